@@ -1,0 +1,82 @@
+"""E701: a worked example that expects something its rules never produce.
+
+Caught when checking, before any example runs: expecting a stat no rule changes, a roll no rule
+calls for, or a restriction no rule states is a mistake in the example, not in the rules.
+"""
+
+from __future__ import annotations
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl.diagnostics import Reporter, did_you_mean
+
+
+def check_examples(book: m.Book, reporter: Reporter) -> None:
+    for example in all_examples(book):
+        _check(example, book, reporter)
+
+
+def all_examples(book: m.Book) -> list[m.Example]:
+    return [x for rule in book.rules.values() for x in rule.examples] + list(book.examples)
+
+
+def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
+    stats: set[str] = set()
+    derives: set[str] = set()
+    rolls: set[str] = set()
+    texts: set[str] = set()
+    columns: dict[str, set[str]] = {}
+    for name in example.rules:
+        rule = book.rules.get(name)
+        if rule is None:
+            table = book.tables.get(name)
+            if table is not None:
+                columns[name] = {c for c, _ in table.columns}
+            continue
+        for effect in rule.effects:
+            if isinstance(effect, m.ModEffect):
+                stats.add(effect.target)
+            elif isinstance(effect, m.DeriveEffect):
+                derives.add(effect.name)
+            elif isinstance(effect, m.RollEffect):
+                rolls.add(effect.name)
+            elif isinstance(effect, m.CannotEffect):
+                texts.add(effect.text)
+    rules = ", ".join(example.rules)
+    for expectation in example.expectations:
+        if isinstance(expectation, n.ExpectValue):
+            name = expectation.name.text
+            if name not in stats | derives:
+                reporter.report(
+                    "E701",
+                    f"no rule of {rules} changes or derives `{name}`",
+                    expectation.name.span,
+                    did_you_mean(name, stats | derives),
+                )
+        elif isinstance(expectation, (n.ExpectRoll, n.ExpectNoRoll)):
+            name = expectation.roll.text
+            if name not in rolls:
+                reporter.report(
+                    "E701", f"no rule of {rules} calls for a roll `{name}`", expectation.roll.span, did_you_mean(name, rolls)
+                )
+        elif isinstance(expectation, n.ExpectCannot):
+            if expectation.text.value not in texts:
+                reporter.report(
+                    "E701",
+                    f'no rule of {rules} says `cannot "{expectation.text.value}"`',
+                    expectation.text.span,
+                    did_you_mean(expectation.text.value, texts),
+                )
+        elif isinstance(expectation, n.ExpectColumn):
+            table = expectation.table.text
+            if table not in columns:
+                reporter.report("E701", f"table `{table}` is not among {rules}", expectation.table.span)
+            elif expectation.column.text not in columns[table]:
+                reporter.report(
+                    "E701",
+                    f"table `{table}` has no column `{expectation.column.text}`",
+                    expectation.column.span,
+                    did_you_mean(expectation.column.text, columns[table]),
+                )
+        elif isinstance(expectation, n.ExpectSuppressed) and expectation.rule.text not in example.rules:
+            reporter.report("E701", f"`{expectation.rule.text}` is not among {rules}", expectation.rule.span)

@@ -1,0 +1,191 @@
+"""E401-E405 and E301 for tables: every die face or input value covered exactly once, in order.
+
+For a table rolled with dice, the values to cover are the pool's totals, shifted by the range of
+its modifier input and by every `then roll TABLE +N` that lands on it; `above N: as M` folds the
+totals above N into row M.  For a table looked up by a number, they are the input's range; by a
+choice, its members (an `else` row covers the rest).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import model as m
+from dsl import types as t
+from dsl.diagnostics import Reporter
+
+
+def check_tables(book: m.Book, reporter: Reporter) -> None:
+    offsets = _offsets(book)
+    for table in book.tables.values():
+        if table.pool is not None:
+            _roll_table(table, offsets.get(table.name, {0}), book, reporter)
+        elif table.inputs:
+            key_type = book.vars[table.inputs[0]].type
+            if isinstance(key_type, t.Enum):
+                _member_table(table, key_type, reporter)
+            elif isinstance(key_type, t.Numeric):
+                _number_table(table, key_type, reporter)
+
+
+def _offsets(book: m.Book) -> dict[str, set[int]]:
+    """For each table, the offsets other rolls add when they send a result to it (0: plain roll)."""
+    found: dict[str, set[int]] = {name: {0} for name in book.tables}
+    steps: list[tuple[str, m.Step]] = []
+    for table in book.tables.values():
+        for row in table.rows:
+            steps += [(table.name, c.step) for c in row.cells if c.step is not None]
+        if table.overflow and table.overflow.step:
+            steps.append((table.name, table.overflow.step))
+    for rule in book.rules.values():
+        for effect in rule.effects:
+            if isinstance(effect, m.RollEffect):
+                steps += [(rule.name, o.step) for o in effect.outcomes if o.step is not None]
+    for owner, step in steps:
+        target = step.table or owner
+        if target in found:
+            found[target].add(step.offset)
+    return found
+
+
+def _roll_table(table: m.Table, offsets: set[int], book: m.Book, reporter: Reporter) -> None:
+    pool = table.pool
+    assert pool is not None
+    if pool.keep:
+        low, high = 1, pool.sides
+    else:
+        low, high = pool.count, pool.count * pool.sides
+    dice = f"{pool.count}d{pool.sides}" if pool.count != 1 else f"d{pool.sides}"
+    what = dice
+    if table.modifier is not None:
+        var_type = book.vars[table.modifier].type
+        assert isinstance(var_type, t.Numeric)
+        if var_type.low is None or var_type.high is None:
+            reporter.report(
+                "E401",
+                f"the modifier `{table.modifier}` has no range, so the rows this table needs are unknown",
+                table.span,
+                f"give `{table.modifier}` a range, e.g. `int -5..5`",
+            )
+            return
+        shifts = sorted({int(table.modifier_sign * var_type.low), int(table.modifier_sign * var_type.high)})
+        low, high = low + shifts[0], high + shifts[1]
+        what += f" {'+' if table.modifier_sign > 0 else '-'} {table.modifier}"
+    extra = [o for o in offsets if o]
+    if extra:
+        low, high = low + min(0, *extra), high + max(0, *extra)
+        what += " (and " + ", ".join(f"{o:+d}" for o in sorted(extra)) + " from other rolls)"
+    reach_high = high
+    if table.overflow is not None:
+        high = min(high, table.overflow.above)
+    _ranges(table, Fraction(low), Fraction(high), f"{what} gives {low}..{reach_high}", reporter, dice_table=True)
+
+
+def _number_table(table: m.Table, key_type: t.Numeric, reporter: Reporter) -> None:
+    name = table.inputs[0]
+    _ranges(table, key_type.low, key_type.high, f"`{name}` is {key_type.describe()}", reporter, dice_table=False)
+
+
+def _ranges(
+    table: m.Table,
+    low: Fraction | None,
+    high: Fraction | None,
+    reach: str,
+    reporter: Reporter,
+    *,
+    dice_table: bool,
+) -> None:
+    rows = [r for r in table.rows if r.low is not None]
+    previous: m.TableRow | None = None
+    for row in rows:
+        assert row.low is not None
+        if previous is not None and previous.low is not None and row.low < previous.low:
+            reporter.report(
+                "E403",
+                f"row {row.key_text()} comes after row {previous.key_text()}",
+                row.span,
+                "list the rows from the lowest value to the highest",
+            )
+            return
+        previous = row
+    covered: list[tuple[int, int | None, m.TableRow]] = []
+    for row in rows:
+        assert row.low is not None
+        row_high = row.high
+        outside_low = high is not None and row.low > high
+        outside_high = low is not None and row_high is not None and row_high < low
+        if outside_low or outside_high:
+            reporter.report("E301", f"row {row.key_text()} can never be reached: {reach}", row.span)
+            continue
+        for start, end, other in covered:
+            if (end is None or row.low <= end) and (row_high is None or row_high >= start):
+                top = row_high if end is None else (end if row_high is None else min(end, row_high))
+                both = f"{row.low}" if top == row.low else f"{row.low}..{top}" if top is not None else f"{row.low}+"
+                reporter.report(
+                    "E402",
+                    f"rows {other.key_text()} and {row.key_text()} both cover {both}",
+                    row.span,
+                    "each value belongs to exactly one row",
+                )
+        covered.append((row.low, row_high, row))
+    if any(r.is_else for r in table.rows):
+        return
+    gaps = _gaps(covered, low, high)
+    for gap_low, gap_high in gaps:
+        if gap_high is None:
+            text = f"{gap_low} and above"
+        elif gap_low is None:
+            text = f"{gap_high} and below"
+        elif gap_low == gap_high:
+            text = str(gap_low)
+        else:
+            text = f"{gap_low}..{gap_high}"
+        where = table.rows[-1].span if table.rows else table.span
+        hint = "add a row for it" + (", or an `above N: as M` line" if dice_table else ", or an `else` row")
+        reporter.report("E401", f"table `{table.name}` has no row for {text} ({reach})", where, hint)
+
+
+def _gaps(
+    covered: list[tuple[int, int | None, m.TableRow]], low: Fraction | None, high: Fraction | None
+) -> list[tuple[int | None, int | None]]:
+    """The runs of values in low..high (None: unbounded) that no row covers."""
+    top = None if high is None else int(high)
+    cursor: int | None = None if low is None else int(low)
+    gaps: list[tuple[int | None, int | None]] = []
+    for start, end in sorted((s, e) for s, e, _ in covered):
+        if top is not None and cursor is not None and cursor > top:
+            return gaps
+        if cursor is None or start > cursor:
+            gap_end = start - 1 if top is None else min(start - 1, top)
+            gaps.append((cursor, gap_end))
+        if end is None:
+            return gaps
+        cursor = end + 1 if cursor is None else max(cursor, end + 1)
+    if cursor is None:
+        return gaps
+    if top is None:
+        gaps.append((cursor, None))
+    elif cursor <= top:
+        gaps.append((cursor, top))
+    return gaps
+
+
+def _member_table(table: m.Table, key_type: t.Enum, reporter: Reporter) -> None:
+    seen: dict[str, m.TableRow] = {}
+    for row in table.rows:
+        if row.member is None:
+            continue
+        if row.member in seen:
+            reporter.report("E402", f"`{row.member}` has two rows", row.span, f"the first is on line {seen[row.member].span.line}")
+        seen.setdefault(row.member, row)
+    elses = [r for r in table.rows if r.is_else]
+    if elses and elses[0] is not table.rows[-1]:
+        reporter.report("E403", "the `else` row comes last", elses[0].span)
+    missing = [x for x in key_type.members if x not in seen]
+    if missing and not elses:
+        reporter.report(
+            "E404",
+            f"table `{table.name}` has no row for {', '.join(f'`{x}`' for x in missing)}",
+            table.rows[-1].span if table.rows else table.span,
+            "add the rows, or an `else` row for the rest",
+        )

@@ -1,0 +1,315 @@
+"""The `rulecraft` command line.
+
+Exit codes: 0 clean (warnings allowed), 1 errors in a rulebook or a failed example, 2 bad usage
+(unknown option, rulebook or rule; a value that does not fit an input).  A user's mistake is
+always a message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from dsl import __version__
+from dsl.build import BuildError, build_outputs, check_outputs, write_outputs
+from dsl.compiler import Compiled, compile_file, generate, load_module, rulebook_files
+from dsl.resources import bundled_rulebooks_dir
+from dsl.runner import run_examples
+
+DEFAULT_RULEBOOKS = Path("rulebooks")
+DEFAULT_OUTPUT = Path("generated")
+
+
+class Usage(click.UsageError):
+    """Bad usage: exit 2 with the message."""
+
+
+def _echo_err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _report(compiled: list[Compiled]) -> tuple[int, int]:
+    errors = warnings = 0
+    for item in compiled:
+        if item.diagnostics:
+            _echo_err(item.render())
+        errors += len(item.errors)
+        warnings += len(item.warnings)
+    return errors, warnings
+
+
+def _summary(verb: str, count: int, errors: int, warnings: int) -> str:
+    books = f"{count} rulebook{'s' if count != 1 else ''}"
+    return f"{verb} {books}: {errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+
+
+def _paths(paths: tuple[Path, ...]) -> list[Path]:
+    """The rulebook files named, or by default those in ./rulebooks (else the bundled ones)."""
+    if not paths:
+        default = DEFAULT_RULEBOOKS if DEFAULT_RULEBOOKS.is_dir() else bundled_rulebooks_dir()
+        paths = (default,)
+    for path in paths:
+        if not path.exists():
+            raise Usage(f"no such file or directory: {path}")
+    files = rulebook_files(list(paths))
+    if not files:
+        raise Usage("no rulebooks (*.rules) found in " + ", ".join(str(p) for p in paths))
+    return files
+
+
+def _book(book: str) -> Compiled:
+    """BOOK is a rulebook path, or the name of a bundled rulebook."""
+    path = Path(book)
+    if not path.exists():
+        bundled = bundled_rulebooks_dir()
+        candidates = {p.stem: p for p in rulebook_files([bundled])} if bundled.is_dir() else {}
+        if book not in candidates:
+            known = ", ".join(sorted(candidates)) or "none"
+            raise Usage(f"no rulebook file `{book}` and no bundled rulebook of that name (bundled: {known})")
+        path = candidates[book]
+    compiled = compile_file(path)
+    if not compiled.ok:
+        _echo_err(compiled.render())
+        _fail(f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})")
+    return compiled
+
+
+def _fail(message: str) -> NoReturn:
+    _echo_err(f"error: {message}")
+    sys.exit(1)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rulecraft")
+def main() -> None:
+    """rulecraft: write tabletop-game rules as code, check them, compile them to resolvers and cards."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def check(paths: tuple[Path, ...]) -> None:
+    """Parse and check rulebooks; print every diagnostic.
+
+    PATHS are rulebook files or directories (default: ./rulebooks).
+    """
+    files = _paths(paths)
+    compiled = [compile_file(p) for p in files]
+    errors, warnings = _report(compiled)
+    _echo_err(_summary("checked", len(compiled), errors, warnings))
+    sys.exit(1 if errors else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=DEFAULT_OUTPUT, show_default=True, help="Directory for the generated modules (cards go to OUTPUT/cards).")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if OUTPUT is not what a build would write.")
+@click.option("--cards/--no-cards", default=True, show_default=True, help="Also build reference cards and sheets.")
+def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) -> None:
+    """Compile rulebooks to Python resolver modules (and cards).
+
+    Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
+    """
+    files = _paths(paths)
+    compiled = [compile_file(p) for p in files]
+    errors, warnings = _report(compiled)
+    if errors:
+        _echo_err(_summary("checked", len(compiled), errors, warnings))
+        _fail("nothing was written")
+    try:
+        outputs = build_outputs(compiled, output, cards=cards)
+    except BuildError as error:
+        _fail(str(error))
+    if check_only:
+        stale = check_outputs(outputs, output, cards=cards)
+        if stale:
+            for line in stale:
+                _echo_err(f"stale: {line}")
+            _fail(f"{output} is out of date; run `rulecraft build` and commit the result")
+        _echo_err(f"{output} is up to date ({len(outputs)} files)")
+        return
+    written = write_outputs(outputs, output)
+    _echo_err(f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged")
+
+
+@main.command(name="list")
+@click.argument("book")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_(book: str, as_json: bool) -> None:
+    """List the rules, terrains, conditions, traits and tables of BOOK."""
+    compiled = _book(book)
+    model = compiled.book
+    assert model is not None
+    entries: list[dict[str, Any]] = []
+    for rule in model.rules.values():
+        entries.append({"name": rule.name, "kind": rule.kind, "title": rule.title, "source": rule.cites, "category": rule.category})
+    for table in model.tables.values():
+        entries.append({"name": table.name, "kind": "table", "title": table.title, "source": table.cites, "category": table.category})
+    if as_json:
+        click.echo(json.dumps({"rulebook": model.name, "title": model.title, "entries": entries}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{model.title} ({model.name})")
+    width = max((len(e["name"]) for e in entries), default=0)
+    for entry in entries:
+        source = f"  [{entry['source']}]" if entry["source"] else ""
+        click.echo(f"  {entry['name']:<{width}}  {entry['kind']:<9}  {entry['title']}{source}")
+
+
+@main.command()
+@click.argument("book")
+@click.argument("rule")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def describe(book: str, rule: str, as_json: bool) -> None:
+    """Describe RULE of BOOK: its inputs with types, ranges, choices and defaults."""
+    compiled = _book(book)
+    module = load_module(generate(compiled), compiled.book.name if compiled.book else "book")
+    info = module.RULES.get(rule)
+    if info is None:
+        from difflib import get_close_matches
+
+        close = get_close_matches(rule, list(module.RULES), n=1)
+        raise Usage(f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else ""))
+    inputs = [module.INPUTS[name] for name in info.reads]
+    model = compiled.book
+    assert model is not None
+    effects = []
+    if rule in model.rules:
+        from dsl.emitter import effect_summary
+
+        effects = [line for line in (effect_summary(e) for e in model.rules[rule].effects) if line]
+    data = {
+        "name": info.name,
+        "kind": info.kind,
+        "title": info.title,
+        "source": info.source,
+        "inputs": [
+            {
+                "name": spec.name,
+                "label": spec.label,
+                "type": spec.kind,
+                "range": None if spec.low is None and spec.high is None else [_plain(spec.low), _plain(spec.high)],
+                "unit": spec.unit,
+                "choices": list(spec.members) or None,
+                "default": _plain(spec.default),
+                "stat": spec.is_stat,
+            }
+            for spec in inputs
+        ],
+        "effects": effects,
+    }
+    if info.kind == "table":
+        data["inputs"].append({"name": "roll", "label": "the die result (optional)", "type": "int", "range": None, "unit": None, "choices": None, "default": None, "stat": False})
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    source = f" [{info.source}]" if info.source else ""
+    click.echo(f"{info.title} ({info.name}, {info.kind}){source}")
+    if effects:
+        click.echo("")
+        for line in effects:
+            click.echo(f"  {line}")
+    click.echo("")
+    click.echo("inputs:" if data["inputs"] else "inputs: none")
+    for spec in inputs:
+        label = f"  {spec.label}" if spec.label else ""
+        kind = "stat" if spec.is_stat else "input"
+        click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {_shown(spec.default)}{label}")
+
+
+def _plain(value: object) -> object:
+    from dsl.runtime import _json
+
+    return _json(value) if value is not None else None
+
+
+def _shown(value: object) -> str:
+    from dsl.runtime import show
+
+    return show(value)
+
+
+@main.command()
+@click.argument("book")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="An input of the situation (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
+def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool) -> None:
+    """Resolve a situation in which the rules and tables NAMES apply together."""
+    compiled = _book(book)
+    assert compiled.book is not None
+    module = load_module(generate(compiled), compiled.book.name)
+    given: dict[str, object] = {}
+    for setting in settings:
+        name, sep, raw = setting.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise Usage(f"--set takes NAME=VALUE, not `{setting}`")
+        spec = module.INPUTS.get(name)
+        try:
+            if spec is not None:
+                given[name] = spec.parse(raw)
+            else:
+                given[name] = raw.strip()
+        except module.RuleInputError as error:
+            raise Usage(str(error)) from None
+    try:
+        resolution = module.resolve(list(names), **given)
+    except module.RuleInputError as error:
+        raise Usage(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(resolution.to_dict(), indent=2, ensure_ascii=False))
+        return
+    from dsl.report import resolution_text
+
+    click.echo(resolution_text(resolution))
+
+
+@main.command(name="test")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-v", "--verbose", is_flag=True, help="List every example, not only failures.")
+def test_(paths: tuple[Path, ...], verbose: bool) -> None:
+    """Run the worked examples of rulebooks (default: ./rulebooks)."""
+    files = _paths(paths)
+    compiled = [compile_file(p) for p in files]
+    errors, warnings = _report(compiled)
+    if errors:
+        _fail("fix the errors above before running examples")
+    passed = failed = 0
+    for item in compiled:
+        outcome = run_examples(item)
+        for line in outcome.lines(verbose):
+            click.echo(line)
+        passed += outcome.passed
+        failed += outcome.failed
+    click.echo(f"{passed} example{'s' if passed != 1 else ''} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("cards"), show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
+@click.option("--layout", type=click.Choice(["cards", "sheet"]), default="cards", show_default=True)
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str) -> None:
+    """Print-ready reference cards (or a quick-reference sheet) for rulebooks."""
+    from dsl.cards import render_cards
+
+    files = _paths(paths)
+    compiled = [compile_file(p) for p in files]
+    errors, warnings = _report(compiled)
+    if errors:
+        _fail("nothing was written")
+    written = []
+    for item in compiled:
+        assert item.book is not None
+        written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
+    for path in written:
+        click.echo(str(path))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

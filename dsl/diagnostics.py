@@ -1,0 +1,118 @@
+"""Diagnostics: positions, messages, and their rendering.
+
+Every stage reports through a `Reporter`, which collects diagnostics instead of raising, so one
+run shows every mistake in a rulebook, sorted by position (the most requested feature of DSL
+toolkits that stop at the first error).  Rendering follows the gcc/rustc convention that editors
+and CI logs already understand:
+
+    rulebooks/x.rules:12:5: error[E101]: unknown name `DXE`
+       12 |     DXE -2
+          |     ^^^
+       = hint: did you mean `DEX`?
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dsl.codes import CODES
+from dsl.codes import Level as Severity
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A region of a source file: 1-based line and column, end column exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    hint: str | None = None
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.span.path, self.span.line, self.span.column, self.code, self.message)
+
+
+@dataclass
+class Reporter:
+    """Collects the diagnostics of a run; duplicates (same place, code, text) are kept once."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _seen: set[tuple[Span, str, str]] = field(default_factory=set)
+
+    def report(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        if code not in CODES:
+            raise KeyError(f"undocumented diagnostic code {code}")
+        key = (span, code, message)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.diagnostics.append(Diagnostic(code, message, span, hint))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.diagnostics, key=Diagnostic.sort_key)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """A hint naming the closest candidate, or None when nothing is close."""
+    pool = sorted(set(candidates))
+    matches = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    if not matches:
+        lowered = {c.lower(): c for c in pool}
+        if word.lower() in lowered:
+            matches = [lowered[word.lower()]]
+    return f"did you mean `{matches[0]}`?" if matches else None
+
+
+def render(diagnostic: Diagnostic, source_lines: list[str] | None) -> str:
+    """Format one diagnostic with the offending line and its span underlined."""
+    d = diagnostic
+    head = f"{d.span}: {d.severity.value}[{d.code}]: {d.message}"
+    out = [head]
+    if source_lines is not None and 1 <= d.span.line <= len(source_lines):
+        text = _printable(source_lines[d.span.line - 1].rstrip("\r\n"))
+        number = str(d.span.line)
+        gutter = " " * len(number)
+        start = max(d.span.column, 1)
+        end = max(d.span.end_column, start + 1) if d.span.end_line == d.span.line else max(len(text) + 1, start + 1)
+        caret = " " * (start - 1) + "^" * (end - start)
+        out.append(f"  {number} | {text}")
+        out.append(f"  {gutter} | {caret}")
+        if d.hint:
+            out.append(f"  {gutter} = hint: {d.hint}")
+    elif d.hint:
+        out.append(f"  = hint: {d.hint}")
+    return "\n".join(out)
+
+
+def _printable(line: str) -> str:
+    """Make control and invisible characters visible so the caret lines up and nothing hides."""
+    chars = []
+    for ch in line:
+        if ch == "\t":
+            chars.append(" ")
+        elif ch.isprintable():
+            chars.append(ch)
+        else:
+            chars.append("\N{REPLACEMENT CHARACTER}")
+    return "".join(chars)

@@ -1,0 +1,437 @@
+"""Name resolution and type inference for expressions.
+
+`ExprTyper.infer` walks an expression once: it resolves every name (input, stat, derived value,
+member of an enumeration, special name of a context such as `target`), records the result in
+`Book.refs`, computes the type with its interval and unit into `Book.types`, and reports what
+does not fit.  An expression that fails to type gets `None`, and its parents stay quiet about it,
+so one mistake produces one diagnostic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.diagnostics import Reporter, did_you_mean
+from dsl.model import Book, Ref
+
+FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1)}
+"""Built-in functions: name -> (fewest, most) arguments."""
+
+
+@dataclass
+class Scope:
+    """Names an expression may use besides the rulebook's inputs and stats."""
+
+    derives: dict[str, t.Type] = field(default_factory=dict)
+    specials: dict[str, t.Type] = field(default_factory=dict)
+    later_derives: frozenset[str] = frozenset()
+
+
+@dataclass
+class TableShape:
+    """What an expression needs to know to look a table up."""
+
+    key_types: tuple[t.Type, ...]
+    columns: dict[str, t.Type]
+
+
+class ExprTyper:
+    def __init__(self, book: Book, reporter: Reporter, tables: Mapping[str, TableShape]) -> None:
+        self.book = book
+        self.reporter = reporter
+        self.tables = tables
+
+    # ------------------------------------------------------------------ entry points
+
+    def infer(self, expr: n.Expr, scope: Scope, expected: t.Type | None = None) -> t.Type | None:
+        result = self._infer(expr, scope, expected)
+        if result is not None:
+            self.book.types[id(expr)] = result
+        self.book.keep_alive.append(expr)
+        return result
+
+    def condition(self, expr: n.Expr, scope: Scope) -> None:
+        """Type a `when` / `unless` condition: it must be a yes/no value."""
+        found = self.infer(expr, scope)
+        if found is not None and not isinstance(found, t.Flag):
+            self.reporter.report(
+                "E201",
+                f"a condition must be yes or no, but this is {_a(found)}",
+                expr.span,
+                "compare it with something, e.g. `moved > 0`",
+            )
+
+    def expect(self, expr: n.Expr, scope: Scope, expected: t.Type, what: str) -> t.Type | None:
+        """Type `expr` where a value of type `expected` is needed."""
+        found = self.infer(expr, scope, expected)
+        if found is None:
+            return None
+        if not t.same_kind(expected, found):
+            self.reporter.report(
+                "E201", f"{what} must be {_a(expected)}, but this is {_a(found)}", expr.span
+            )
+            return None
+        if isinstance(expected, t.Numeric) and isinstance(found, t.Numeric):
+            self._check_units(expected.unit, found.unit, expr, what)
+        return found
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _infer(self, expr: n.Expr, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        method = getattr(self, "_" + type(expr).__name__)
+        result: t.Type | None = method(expr, scope, expected)
+        return result
+
+    def _Number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type:
+        kind = "int" if expr.value.denominator == 1 else "number"
+        unit = expected.unit if isinstance(expected, t.Numeric) else None
+        return t.Numeric(kind, expr.value, expr.value, unit)
+
+    def _DiceLiteral(self, expr: n.DiceLiteral, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        if not check_dice(expr.count, expr.sides, expr, self.reporter):
+            return None
+        return t.DICE
+
+    def _TextLiteral(self, expr: n.TextLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
+        return t.TEXT
+
+    def _Boolean(self, expr: n.Boolean, scope: Scope, expected: t.Type | None) -> t.Type:
+        return t.FLAG
+
+    def _NameRef(self, expr: n.NameRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        name = expr.name
+        if isinstance(expected, t.Enum) and name in expected.members:
+            self._ref(expr, "member", name)
+            return expected
+        if name in scope.specials:
+            self._ref(expr, "special", name)
+            return scope.specials[name]
+        if name in scope.derives:
+            self._ref(expr, "derive", name)
+            return scope.derives[name]
+        var = self.book.vars.get(name)
+        if var is not None:
+            self._ref(expr, "stat" if var.is_stat else "input", name)
+            return var.type
+        if name in scope.later_derives:
+            self.reporter.report(
+                "E101",
+                f"`{name}` is used before it is derived",
+                expr.span,
+                f"move `derive {name} = ...` above its first use",
+            )
+            return None
+        owners = [v.type for v in self.book.vars.values() if isinstance(v.type, t.Enum) and name in v.type.members]
+        distinct = {o.members for o in owners if isinstance(o, t.Enum)}
+        if len(distinct) == 1 and isinstance(owners[0], t.Enum):
+            self._ref(expr, "member", name)
+            return owners[0]
+        candidates = [*self.book.vars, *scope.derives, *scope.specials]
+        if isinstance(expected, t.Enum):
+            candidates += list(expected.members)
+        self.reporter.report("E101", f"unknown name `{name}`", expr.span, did_you_mean(name, candidates))
+        return None
+
+    def _BaseRef(self, expr: n.BaseRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        var = self.book.vars.get(expr.name)
+        if var is None:
+            self.reporter.report(
+                "E101", f"unknown stat `{expr.name}`", expr.span, did_you_mean(expr.name, self.book.vars)
+            )
+            return None
+        if not var.is_stat:
+            self.reporter.report(
+                "E104",
+                f"`base` applies to stats, and `{expr.name}` is an input",
+                expr.span,
+                f"an input has no modifiers, so `{expr.name}` alone is its value",
+            )
+            return None
+        self._ref(expr, "base", expr.name)
+        return var.type
+
+    def _Call(self, expr: n.Call, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        name = expr.function.text
+        if name not in FUNCTIONS:
+            self.reporter.report(
+                "E101",
+                f"unknown function `{name}`",
+                expr.function.span,
+                did_you_mean(name, FUNCTIONS) or "the functions are min, max and abs",
+            )
+            return None
+        fewest, most = FUNCTIONS[name]
+        if len(expr.args) < fewest or (most is not None and len(expr.args) > most):
+            count = f"{fewest}" if most == fewest else f"at least {fewest}"
+            self.reporter.report(
+                "E205", f"`{name}` takes {count} argument(s), not {len(expr.args)}", expr.span
+            )
+            return None
+        types = [self.infer(a, scope, expected) for a in expr.args]
+        numerics: list[t.Numeric] = []
+        for arg, found in zip(expr.args, types, strict=True):
+            if found is None:
+                return None
+            if not isinstance(found, t.Numeric):
+                self.reporter.report("E201", f"`{name}` takes numbers, but this is {_a(found)}", arg.span)
+                return None
+            numerics.append(found)
+        unit = self._common_unit(numerics, expr)
+        kind = _join_kind(numerics)
+        if name == "abs":
+            only = numerics[0]
+            if only.low is not None and only.high is not None:
+                values = [abs(only.low), abs(only.high)]
+                low = Fraction(0) if only.low <= 0 <= only.high else min(values)
+                return t.Numeric(kind, low, max(values), unit)
+            return t.Numeric(kind, None, None, unit)
+        lows = [x.low for x in numerics]
+        highs = [x.high for x in numerics]
+        pick = min if name == "min" else max
+        low = None if None in lows else pick(x for x in lows if x is not None)
+        high = None if None in highs else pick(x for x in highs if x is not None)
+        return t.Numeric(kind, low, high, unit)
+
+    def _Lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        shape = self.tables.get(expr.table.text)
+        if shape is None:
+            self.reporter.report(
+                "E101", f"unknown table `{expr.table.text}`", expr.table.span, did_you_mean(expr.table.text, self.tables)
+            )
+            return None
+        self._ref(expr, "table", expr.table.text)
+        if len(expr.keys) != len(shape.key_types):
+            self.reporter.report(
+                "E205",
+                f"table `{expr.table.text}` is looked up with {len(shape.key_types)} key(s), not {len(expr.keys)}",
+                expr.span,
+            )
+            return None
+        for key, key_type in zip(expr.keys, shape.key_types, strict=True):
+            self.expect(key, scope, key_type, "a key of this table")
+        if expr.column is None:
+            if len(shape.columns) != 1:
+                self.reporter.report(
+                    "E108",
+                    f"table `{expr.table.text}` has several columns; name one",
+                    expr.span,
+                    f"write `{expr.table.text}[...].{next(iter(shape.columns))}`",
+                )
+                return None
+            return next(iter(shape.columns.values()))
+        column = shape.columns.get(expr.column.text)
+        if column is None:
+            self.reporter.report(
+                "E108",
+                f"table `{expr.table.text}` has no column `{expr.column.text}`",
+                expr.column.span,
+                did_you_mean(expr.column.text, shape.columns),
+            )
+            return None
+        return column
+
+    def _Negate(self, expr: n.Negate, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        found = self.infer(expr.operand, scope, expected)
+        if found is None:
+            return None
+        if not isinstance(found, t.Numeric):
+            self.reporter.report("E201", f"cannot negate {_a(found)}", expr.span)
+            return None
+        low, high = t.interval_neg(found)
+        return t.Numeric(found.kind, low, high, found.unit)
+
+    def _Binary(self, expr: n.Binary, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        # a bare number takes the unit of what it is added to, never of what it scales
+        inner = expected if expr.op in "+-" else None
+        left = self.infer(expr.left, scope, inner)
+        right = self.infer(expr.right, scope, inner)
+        if left is None or right is None:
+            return None
+        if isinstance(left, t.Dice) or isinstance(right, t.Dice):
+            return self._dice_arithmetic(expr, left, right)
+        if isinstance(left, t.Cell) or isinstance(right, t.Cell):
+            if expr.op in "+-":
+                number = left.number if isinstance(left, t.Cell) else left
+                other = right.number if isinstance(right, t.Cell) else right
+                if isinstance(number, t.Numeric) and isinstance(other, t.Numeric):
+                    low, high = t.interval_add(number, other)
+                    return t.Cell(t.Numeric(_join_kind([number, other]), low, high, number.unit))
+            self.reporter.report(
+                "E201", f"a table cell (which may be X or N/A) can only be added to, not `{expr.op}`", expr.span
+            )
+            return None
+        if not isinstance(left, t.Numeric) or not isinstance(right, t.Numeric):
+            bad = left if not isinstance(left, t.Numeric) else right
+            self.reporter.report("E201", f"`{expr.op}` needs numbers, but one side is {_a(bad)}", expr.span)
+            return None
+        if expr.op in "+-":
+            unit = self._common_unit([left, right], expr)
+            low, high = t.interval_add(left, right if expr.op == "+" else t.Numeric("int", *t.interval_neg(right)))
+            return t.Numeric(_join_kind([left, right]), low, high, unit)
+        unit = self._product_unit(left, right, expr)
+        if expr.op == "*":
+            low, high = t.interval_mul(left, right)
+            return t.Numeric(_join_kind([left, right]), low, high, unit)
+        if expr.op == "/":
+            if right.low is not None and right.high is not None and right.low == right.high == 0:
+                self.reporter.report("E301", "division by zero", expr.right.span)
+                return None
+            low, high = t.interval_div(left, right)
+            kind = "percent" if left.kind == "percent" and right.unit is None else "number"
+            return t.Numeric(kind, low, high, unit)
+        # power: only whole exponents keep arithmetic exact
+        if not right.integral:
+            self.reporter.report("E201", "an exponent must be a whole number", expr.right.span)
+            return None
+        return t.Numeric(left.kind if right.low is not None and right.low >= 0 else "number", None, None, unit)
+
+    def _dice_arithmetic(self, expr: n.Binary, left: t.Type, right: t.Type) -> t.Type | None:
+        if expr.op in "+-" and all(isinstance(s, (t.Dice, t.Numeric)) for s in (left, right)):
+            if isinstance(right, t.Dice) and expr.op == "-":
+                self.reporter.report("E201", "dice cannot be subtracted from something", expr.span)
+                return None
+            return t.DICE
+        self.reporter.report(
+            "E201",
+            f"dice can be added together or to a number, not combined with `{expr.op}`",
+            expr.span,
+            "to change the number of dice write `N d6`, e.g. `leak_turns d6`",
+        )
+        return None
+
+    def _Rounded(self, expr: n.Rounded, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        found = self.infer(expr.operand, scope, expected)
+        if found is None:
+            return None
+        if not isinstance(found, t.Numeric):
+            self.reporter.report("E201", f"only numbers can be rounded, not {_a(found)}", expr.span)
+            return None
+        low, high = t.interval_round(found, expr.mode)
+        return t.Numeric("percent" if found.kind == "percent" else "int", low, high, found.unit)
+
+    def _DiceCount(self, expr: n.DiceCount, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        found = self.infer(expr.count, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Numeric) or not found.integral:
+            self.reporter.report(
+                "E201",
+                f"the number of dice must be a whole number, but this is {_a(found)}",
+                expr.count.span,
+                "round it first, e.g. `(x / 2 round up) d6`",
+            )
+            return None
+        if not check_dice(1, expr.sides, expr, self.reporter):
+            return None
+        return t.DICE
+
+    def _Compare(self, expr: n.Compare, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        left = self.infer(expr.left, scope)
+        right = self.infer(expr.right, scope, left)
+        if left is None or right is None:
+            return None
+        if isinstance(left, t.Numeric) and isinstance(right, t.Numeric):
+            self._common_unit([left, right], expr)
+            return t.FLAG
+        if isinstance(left, t.Enum) and isinstance(right, t.Enum) and left.members == right.members:
+            if expr.op not in ("==", "!=") and not left.ordered:
+                self.reporter.report(
+                    "E203",
+                    f"`{expr.op}` needs ordered levels, and {left.describe()} has no order",
+                    expr.span,
+                    "declare the type as `levels {a < b < c}` to compare with < and >",
+                )
+                return None
+            return t.FLAG
+        if type(left) is type(right) and isinstance(left, (t.Flag, t.Text)) and expr.op in ("==", "!="):
+            return t.FLAG
+        self.reporter.report(
+            "E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span
+        )
+        return None
+
+    def _Member(self, expr: n.Member, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        found = self.infer(expr.operand, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Enum):
+            self.reporter.report(
+                "E201", f"`in {{...}}` tests a choice among names, but this is {_a(found)}", expr.operand.span
+            )
+            return None
+        for member in expr.members:
+            if member.text not in found.members:
+                self.reporter.report(
+                    "E105",
+                    f"`{member.text}` is not one of {found.describe()}",
+                    member.span,
+                    did_you_mean(member.text, found.members),
+                )
+        return t.FLAG
+
+    def _Not(self, expr: n.Not, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        self.condition(expr.operand, scope)
+        return t.FLAG
+
+    def _BoolOp(self, expr: n.BoolOp, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        self.condition(expr.left, scope)
+        self.condition(expr.right, scope)
+        return t.FLAG
+
+    # ------------------------------------------------------------------ helpers
+
+    def _ref(self, expr: n.Expr, kind: str, name: str) -> None:
+        self.book.refs[id(expr)] = Ref(kind, name)  # type: ignore[arg-type]
+
+    def _check_units(self, want: str | None, got: str | None, expr: n.Node, what: str) -> None:
+        if want is not None and got is not None and want != got:
+            self.reporter.report("E202", f"{what} is in {want}, but this is in {got}", expr.span)
+
+    def _common_unit(self, sides: list[t.Numeric], expr: n.Node) -> str | None:
+        units = {s.unit for s in sides if s.unit is not None}
+        if len(units) > 1:
+            self.reporter.report(
+                "E202", f"cannot combine {' and '.join(sorted(units))} in one quantity", expr.span
+            )
+            return None
+        return units.pop() if units else None
+
+    def _product_unit(self, left: t.Numeric, right: t.Numeric, expr: n.Node) -> str | None:
+        if left.unit and right.unit:
+            self.reporter.report(
+                "E202",
+                f"multiplying or dividing {left.unit} by {right.unit} gives a unit rulecraft does not track",
+                expr.span,
+            )
+            return None
+        return left.unit or right.unit
+
+
+def _join_kind(sides: list[t.Numeric]) -> str:
+    kinds = {s.kind for s in sides}
+    if "number" in kinds:
+        return "number"
+    if "percent" in kinds:
+        return "percent"
+    return "int"
+
+
+def _a(type_: t.Type) -> str:
+    text = type_.describe()
+    return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+def describe(type_: t.Type) -> str:
+    return _a(type_)
+
+
+def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
+    if sides < 2 or count < 1:
+        what = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        reporter.report("E303", f"`{what}` is not a roll anyone can make", node.span, "dice have 2 sides or more; roll at least one")
+        return False
+    return True

@@ -1,0 +1,318 @@
+"""The checked model of a rulebook: what the analyzer builds and every back end reads.
+
+Rules are flattened: nested `when`/`unless`/`else` blocks become one guard per effect, and
+`as OTHER` is expanded in place (with its bindings substituted), so a back end sees a flat list
+of effects per rule, each with the condition under which it applies and the rule text it came
+from.  Expressions stay AST nodes; what each name in them refers to is recorded in
+`Book.refs` (keyed by node identity) and each node's type in `Book.types`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class DiceConst:
+    """A dice value known when compiling: terms of (count, sides) plus a flat bonus."""
+
+    terms: tuple[tuple[int, int], ...]
+    bonus: int = 0
+
+
+Constant = int | Fraction | bool | str | DiceConst
+"""A value known when compiling: number, flag, member of an enumeration or text, or dice."""
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """An input of the situation; a stat is an input whose value rules change."""
+
+    name: str
+    label: str | None
+    type: t.Type
+    default: Constant | None
+    is_stat: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    name: str
+    label: str | None
+    stacking: n.Stacking
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    name: str
+    step: int | None
+    op: Literal["mul", "div", "set"]
+    value: Fraction
+    rounding: n.Rounding | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Tier:
+    name: str
+    op: str | None
+    bound: n.Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TierSystem:
+    name: str
+    label: str | None
+    tiers: tuple[Tier, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Resistance:
+    label: str | None
+    pool: n.Pool
+    op: str
+    target: n.Expr
+    span: Span
+
+
+# ---------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """One clause of a guard: `when expr` or `unless expr`."""
+
+    expr: n.Expr
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Something a rule does under a guard (all of its conditions hold)."""
+
+    key: str  # stable identity: origin rule, statement number, and the bindings of `as`
+    origin: str  # the rule whose text this is
+    cites: str | None
+    guard: tuple[Condition, ...]
+    via: tuple[str, ...]  # the `as` chain that brought it here, outermost first
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModEffect(Effect):
+    target: str
+    op: Literal["add", "mul", "div", "set", "min", "max", "grade", "dice", "step", "shift"]
+    value: n.Expr | None
+    rounding: n.Rounding | None
+    per: n.Expr | None
+    percent: bool
+    delta: int
+    grade: str | None
+    group: str | None
+    label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RollChange:
+    guard: tuple[Condition, ...]
+    kind: Literal["pool", "dice", "target", "automatic"]
+    pool: n.Pool | None
+    delta: int
+    value: n.Expr | None
+    success: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    name: str
+    by_margin: bool
+    text: str | None
+    step: Step | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RollEffect(Effect):
+    name: str
+    label: str | None
+    kind: Literal["check", "resist", "opposed", "automatic"]
+    pool: n.Pool | None
+    op: str | None
+    target: n.Expr | None
+    active: n.Expr | None
+    passive: n.Expr | None
+    against: n.Pool | None
+    bonus: n.Expr | None
+    against_bonus: n.Expr | None
+    success: bool
+    changes: tuple[RollChange, ...]
+    outcomes: tuple[Outcome, ...]
+    tiers: str | None
+    ties: str | None
+    notes: tuple[tuple[str, str | None], ...]  # (text, quoted source for an erratum)
+
+
+@dataclass(frozen=True, slots=True)
+class CannotEffect(Effect):
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteEffect(Effect):
+    text: str
+    quote: str | None  # set for an erratum: the words of the source it explains
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveEffect(Effect):
+    name: str
+    label: str | None
+    unit: str | None
+    value: n.Expr
+    type: t.Type
+
+
+# ---------------------------------------------------------------- rules, tables, examples
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    title: str
+    rules: tuple[str, ...]
+    givens: tuple[tuple[str, n.Expr], ...]
+    expectations: tuple[n.Expectation, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    kind: n.RuleKind
+    title: str
+    cites: str | None
+    category: str | None
+    effects: tuple[Effect, ...]
+    examples: tuple[Example, ...]
+    reads: tuple[str, ...]  # the inputs and stats its conditions and values read
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: Literal["roll_on", "twice", "again"]
+    table: str | None
+    offset: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TableCell:
+    kind: Literal["value", "impassable", "na", "step"]
+    value: n.Expr | None
+    step: Step | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    low: int | None  # numeric rows: the first value covered
+    high: int | None  # the last value covered; None when open upward
+    member: str | None  # enumeration rows
+    is_else: bool
+    cells: tuple[TableCell, ...]
+    span: Span
+    threshold: bool = False  # written `N+`: from N up to the next row
+
+    def key_text(self) -> str:
+        if self.is_else:
+            return "else"
+        if self.member is not None:
+            return self.member
+        if self.high is None or self.threshold:
+            return f"{self.low}+"
+        if self.low == self.high:
+            return str(self.low)
+        return f"{self.low}..{self.high}"
+
+
+@dataclass(frozen=True, slots=True)
+class Overflow:
+    above: int
+    becomes: int
+    step: Step | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    title: str
+    cites: str | None
+    category: str | None
+    key: Literal["roll", "input"]
+    pool: n.Pool | None
+    modifier: str | None  # input added to (or subtracted from) the roll
+    modifier_sign: int
+    inputs: tuple[str, ...]  # keys of an input table: one, or row and column of a 2-D table
+    columns: tuple[tuple[str, str | None], ...]  # (name, label)
+    rows: tuple[TableRow, ...]
+    overflow: Overflow | None
+    notes: tuple[tuple[str, str | None], ...]
+    span: Span
+
+    @property
+    def two_dimensional(self) -> bool:
+        return len(self.inputs) == 2
+
+
+# ---------------------------------------------------------------- the book
+
+
+@dataclass
+class Book:
+    name: str
+    title: str
+    source: str | None
+    version: str | None
+    notes: tuple[tuple[str, str | None], ...]
+    path: str
+    units: dict[str, str | None] = field(default_factory=dict)
+    vars: dict[str, Var] = field(default_factory=dict)
+    groups: dict[str, Group] = field(default_factory=dict)
+    grades: tuple[Grade, ...] = ()
+    tiers: dict[str, TierSystem] = field(default_factory=dict)
+    resistance: Resistance | None = None
+    rules: dict[str, Rule] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    examples: list[Example] = field(default_factory=list)
+    refs: dict[int, Ref] = field(default_factory=dict)
+    types: dict[int, t.Type] = field(default_factory=dict)
+    keep_alive: list[object] = field(default_factory=list)
+
+    def ref(self, expr: n.Expr) -> Ref:
+        return self.refs[id(expr)]
+
+    def type_of(self, expr: n.Expr) -> t.Type:
+        return self.types[id(expr)]
+
+
+RefKind = Literal["input", "stat", "base", "derive", "member", "special", "function", "table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """What a name in an expression stands for."""
+
+    kind: RefKind
+    name: str

@@ -1,0 +1,732 @@
+"""The abstract syntax tree.
+
+One frozen dataclass per construct, named after its grammar rule or alias in
+grammars/rulecraft.lark (`when_block` -> WhenBlock, `-> add_mod` -> AddMod).  Every node carries
+the span of the text it came from, so any later stage can point at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from dsl.diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    span: Span = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Node):
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text(Node):
+    value: str
+
+
+# ------------------------------------------------------------------ expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Expr(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Number(Expr):
+    value: Fraction
+    literal: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiceLiteral(Expr):
+    count: int
+    sides: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextLiteral(Expr):
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Boolean(Expr):
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NameRef(Expr):
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BaseRef(Expr):
+    """`base DEX`: a stat's value before any modifier."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    function: Name
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup(Expr):
+    table: Name
+    keys: tuple[Expr, ...]
+    column: Name | None
+
+
+@dataclass(frozen=True, slots=True)
+class Negate(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Expr):
+    op: Literal["+", "-", "*", "/", "^"]
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Rounded(Expr):
+    operand: Expr
+    mode: Rounding
+
+
+@dataclass(frozen=True, slots=True)
+class DiceCount(Expr):
+    """`leak_turns d6`: as many dice as the count evaluates to."""
+
+    count: Expr
+    sides: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Expr):
+    op: Literal["<", "<=", ">", ">=", "==", "!="]
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Member(Expr):
+    operand: Expr
+    members: tuple[Name, ...]
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Expr):
+    op: Literal["and", "or"]
+    left: Expr
+    right: Expr
+
+
+Rounding = Literal["up", "down", "nearest"]
+
+# ------------------------------------------------------------------ types
+
+
+@dataclass(frozen=True, slots=True)
+class TypeExpr(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds(Node):
+    low: Fraction
+    high: Fraction | None
+
+
+@dataclass(frozen=True, slots=True)
+class IntType(TypeExpr):
+    bounds: Bounds | None
+    unit: Name | None
+
+
+@dataclass(frozen=True, slots=True)
+class NumberType(TypeExpr):
+    bounds: Bounds | None
+    unit: Name | None
+
+
+@dataclass(frozen=True, slots=True)
+class PercentType(TypeExpr):
+    bounds: Bounds | None
+
+
+@dataclass(frozen=True, slots=True)
+class FlagType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DiceType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class TextType(TypeExpr):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class EnumType(TypeExpr):
+    members: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LevelsType(TypeExpr):
+    members: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType(TypeExpr):
+    name: Name
+
+
+# ------------------------------------------------------------------ declarations
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDecl(Declaration):
+    name: Name
+    label: Text | None
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDecl(Declaration):
+    name: Name
+    type: TypeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class InputDecl(Declaration):
+    name: Name
+    label: Text | None
+    type: TypeExpr
+    default: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class StatDecl(Declaration):
+    name: Name
+    label: Text | None
+    type: TypeExpr
+    default: Expr | None
+
+
+Stacking = Literal["strongest", "highest", "lowest", "cumulative"]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupDecl(Declaration):
+    name: Name
+    label: Text | None
+    stacking: Stacking
+
+
+@dataclass(frozen=True, slots=True)
+class GradeItem(Node):
+    name: Name
+    step: int | None
+    effect: ModOp
+
+
+@dataclass(frozen=True, slots=True)
+class GradesDecl(Declaration):
+    label: Text | None
+    grades: tuple[GradeItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TierItem(Node):
+    name: Name
+    op: Literal["<", "<=", ">", ">=", "==", "!="] | None
+    bound: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class TiersDecl(Declaration):
+    name: Name
+    label: Text | None
+    tiers: tuple[TierItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResistanceDecl(Declaration):
+    label: Text | None
+    pool: Pool
+    op: Literal["<", "<=", ">", ">=", "==", "!="]
+    target: Expr
+
+
+# ------------------------------------------------------------------ modifiers
+
+
+@dataclass(frozen=True, slots=True)
+class ModOp(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AddMod(ModOp):
+    value: Expr
+    percent: bool
+    per: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class MulMod(ModOp):
+    factor: Expr
+    rounding: Rounding | None
+
+
+@dataclass(frozen=True, slots=True)
+class DivMod(ModOp):
+    divisor: Expr
+    rounding: Rounding | None
+
+
+@dataclass(frozen=True, slots=True)
+class SetMod(ModOp):
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class MinMod(ModOp):
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class MaxMod(ModOp):
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class GradeMod(ModOp):
+    grade: Name
+
+
+@dataclass(frozen=True, slots=True)
+class DiceMod(ModOp):
+    delta: int
+
+
+@dataclass(frozen=True, slots=True)
+class StepMod(ModOp):
+    delta: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftMod(ModOp):
+    delta: int
+
+
+# ------------------------------------------------------------------ statements
+
+
+@dataclass(frozen=True, slots=True)
+class Statement(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier(Statement):
+    target: Name
+    op: ModOp
+    group: Name | None
+    label: Text | None
+
+
+@dataclass(frozen=True, slots=True)
+class WhenBlock(Statement):
+    negated: bool
+    condition: Expr
+    body: tuple[Statement, ...]
+    orelse: tuple[Statement, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CannotStmt(Statement):
+    text: Text
+
+
+@dataclass(frozen=True, slots=True)
+class NoteStmt(Statement):
+    text: Text
+
+
+@dataclass(frozen=True, slots=True)
+class ErratumStmt(Statement):
+    quote: Text
+    text: Text
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryStmt(Statement):
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveStmt(Statement):
+    name: Name
+    label: Text | None
+    unit: Name | None
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binding(Node):
+    name: Name
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class AsStmt(Statement):
+    rules: tuple[Name, ...]
+    bindings: tuple[Binding, ...]
+
+
+# ------------------------------------------------------------------ rolls
+
+
+@dataclass(frozen=True, slots=True)
+class Pool(Node):
+    count: int
+    sides: int
+    keep: Literal["highest", "lowest"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RollSpec(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec(RollSpec):
+    pool: Pool
+    op: Literal["<", "<=", ">", ">=", "==", "!="]
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ResistSpec(RollSpec):
+    active: Expr
+    passive: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedSpec(RollSpec):
+    pool: Pool
+    bonus: Expr | None
+    against: Pool
+    against_bonus: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class AutomaticSpec(RollSpec):
+    success: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RollChange(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class PoolChange(RollChange):
+    pool: Pool
+
+
+@dataclass(frozen=True, slots=True)
+class DiceChange(RollChange):
+    delta: int
+
+
+@dataclass(frozen=True, slots=True)
+class TargetChange(RollChange):
+    delta: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class AutomaticChange(RollChange):
+    success: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RollItem(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedChange(RollItem):
+    negated: bool
+    condition: Expr | None
+    change: RollChange
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeItem(RollItem):
+    outcome: Name
+    by_margin: bool
+    text: Text | None
+    step: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class TiersRef(RollItem):
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
+class TiesItem(RollItem):
+    winner: Name
+
+
+@dataclass(frozen=True, slots=True)
+class RollNote(RollItem):
+    note: NoteStmt | ErratumStmt
+
+
+@dataclass(frozen=True, slots=True)
+class RollDecl(Statement):
+    name: Name
+    label: Text | None
+    spec: RollSpec
+    items: tuple[RollItem, ...]
+
+
+# ------------------------------------------------------------------ tables
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class RollOn(Step):
+    table: Name
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class RollTwice(Step):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class RollAgain(Step):
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableKey(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class RollKey(TableKey):
+    pool: Pool
+    modifier: Name | None
+    modifier_sign: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputKey(TableKey):
+    inputs: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RowKey(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRange(RowKey):
+    """`5`, `-3`, `1..5` and `6+` (high is None: open upward)."""
+
+    low: int
+    high: int | None
+    open: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KeyName(RowKey):
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
+class KeyElse(RowKey):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Cell(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ValueCell(Cell):
+    value: Expr
+    step: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImpassableCell(Cell):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class NACell(Cell):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class StepCell(Cell):
+    step: Step
+
+
+@dataclass(frozen=True, slots=True)
+class Column(Node):
+    name: Name
+    label: Text | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableItem(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Columns(TableItem):
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Row(TableItem):
+    key: RowKey
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Overflow(TableItem):
+    above: int
+    becomes: int
+    step: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableStmt(TableItem):
+    statement: NoteStmt | ErratumStmt | CategoryStmt
+
+
+@dataclass(frozen=True, slots=True)
+class TableDecl(Declaration):
+    name: Name
+    title: Text | None
+    cites: Text | None
+    key: TableKey
+    items: tuple[TableItem, ...]
+
+
+# ------------------------------------------------------------------ examples
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectValue(Expectation):
+    name: Name
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectColumn(Expectation):
+    table: Name
+    column: Name
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectRoll(Expectation):
+    roll: Name
+    tier: Name | None
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectNoRoll(Expectation):
+    roll: Name
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectCannot(Expectation):
+    text: Text
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectSuppressed(Expectation):
+    rule: Name
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleDecl(Declaration):
+    title: Text
+    rules: tuple[Name, ...]
+    givens: tuple[Binding, ...]
+    expectations: tuple[Expectation, ...]
+
+
+# ------------------------------------------------------------------ rules and the book
+
+
+RuleKind = Literal["rule", "terrain", "condition", "trait"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDecl(Declaration):
+    kind: RuleKind
+    name: Name
+    title: Text | None
+    cites: Text | None
+    body: tuple[Statement, ...]
+    examples: tuple[ExampleDecl, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Header(Node):
+    name: Name
+    title: Text
+    source: Text | None
+    version: Text | None
+    notes: tuple[NoteStmt | ErratumStmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rulebook(Node):
+    header: Header
+    declarations: tuple[Declaration, ...]

@@ -1,0 +1,957 @@
+"""Text -> AST.
+
+Lark parses the grammar in grammars/rulecraft.lark with LALR(1) in strict mode (a conflict is a
+build error, not a surprise) and an indenter that turns leading whitespace into block tokens.
+`Builder` turns the parse tree into the frozen dataclasses of dsl/nodes.py, one method per grammar
+rule or alias, each keeping the span of its text.
+
+A syntax error does not stop the run: the top-level block that holds it is blanked out (line
+numbers kept) and the file is parsed again, so every broken declaration is reported at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+from lark.indenter import DedentError, Indenter
+
+from dsl import nodes as n
+from dsl.diagnostics import Reporter, Span
+from dsl.resources import grammar_text
+
+_MAX_RECOVERIES = 50
+
+
+class RulecraftIndenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 4
+
+
+@functools.cache
+def _lark() -> Lark:
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        postlex=RulecraftIndenter(),
+        propagate_positions=True,
+        maybe_placeholders=False,
+        strict=True,
+    )
+
+
+def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
+    """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything."""
+    lines = text.split("\n")
+    _check_indentation(lines, path, reporter)
+    for _ in range(_MAX_RECOVERIES):
+        source = "\n".join(lines)
+        if not source.endswith("\n"):
+            source += "\n"
+        try:
+            tree = _lark().parse(source)
+        except (UnexpectedInput, DedentError) as error:
+            line = _report_syntax_error(error, source, path, reporter)
+            if not _blank_block(lines, line):
+                return None
+            continue
+        try:
+            book: n.Rulebook = Builder(path).transform(tree)
+        except VisitError as error:
+            if isinstance(error.orig_exc, _BuildError):
+                reporter.report("E001", error.orig_exc.message, error.orig_exc.span)
+                if not _blank_block(lines, error.orig_exc.span.line):
+                    return None
+                continue
+            raise
+        return book
+    return None
+
+
+class _BuildError(Exception):
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+def _check_indentation(lines: list[str], path: str, reporter: Reporter) -> None:
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip(" \t")
+        indent = line[: len(line) - len(stripped)]
+        if "\t" in indent and stripped and not stripped.startswith("#"):
+            column = indent.index("\t") + 1
+            reporter.report(
+                "E003",
+                "a tab in the indentation",
+                Span(path, number, column, number, column + 1),
+                "indent with spaces only (4 per level is usual)",
+            )
+
+
+def _blank_block(lines: list[str], line: int) -> bool:
+    """Blank the top-level block holding `line` (1-based); False when nothing is left to skip."""
+    index = min(max(line - 1, 0), len(lines) - 1)
+
+    def top(i: int) -> bool:
+        text = lines[i]
+        return bool(text) and not text[0].isspace() and not text.startswith("#")
+
+    start = index
+    while start > 0 and not top(start):
+        start -= 1
+    end = index + 1
+    while end < len(lines) and not top(end):
+        end += 1
+    if all(not lines[i].strip() for i in range(start, end)):
+        return False
+    for i in range(start, end):
+        lines[i] = ""
+    return True
+
+
+_TOKEN_WORDS = {
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "STRING": 'a "string"',
+    "DICE": "dice such as 3d6",
+    "DIE": "a die such as d20",
+    "_NL": "the end of the line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the block",
+    "$END": "the end of the file",
+}
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TOKEN_WORDS:
+        return _TOKEN_WORDS[name]
+    for terminal in _lark().terminals:
+        if terminal.name == name and terminal.pattern.type == "str":
+            return f"`{terminal.pattern.value}`"
+    return name.lower()
+
+
+def _describe_token(token: Token) -> str:
+    if token.type in ("_NL", "_INDENT", "_DEDENT", "$END"):
+        return _TOKEN_WORDS[token.type]
+    return f"`{token.value}`"
+
+
+def _report_syntax_error(
+    error: UnexpectedInput | DedentError, source: str, path: str, reporter: Reporter
+) -> int:
+    """Report one syntax error; return its line."""
+    if isinstance(error, DedentError):
+        line = _dedent_line(source, str(error))
+        reporter.report(
+            "E003",
+            "this line's indentation matches no enclosing block",
+            Span(path, line, 1, line, 2),
+            "indent it exactly as far as a line above it, or as far as the block it belongs to",
+        )
+        return line
+    if isinstance(error, UnexpectedCharacters):
+        char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else ""
+        shown = char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        hint = None
+        if char in "'\u2018\u2019\u201c\u201d":
+            hint = 'write strings between straight double quotes: "like this"'
+        reporter.report("E002", f"unexpected character `{shown}`", span, hint)
+        return error.line
+    if isinstance(error, UnexpectedEOF):
+        line = source.count("\n") or 1
+        reporter.report(
+            "E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2)
+        )
+        return line
+    assert isinstance(error, UnexpectedToken)
+    token = error.token
+    expected = sorted({_describe_terminal(t) for t in error.expected if not t.startswith("__")})
+    shown = ", ".join(expected[:10]) + (", ..." if len(expected) > 10 else "")
+    line = token.line or 1
+    column = token.column or 1
+    if token.type == "$END":
+        reporter.report(
+            "E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2)
+        )
+        return line
+    width = max(len(str(token.value)), 1) if token.type not in ("_NL", "_DEDENT") else 1
+    span = Span(path, line, column, line, column + width)
+    message = f"unexpected {_describe_token(token)}; expected {shown}"
+    reporter.report("E001", message, span, _syntax_hint(token, expected))
+    return line
+
+
+def _syntax_hint(token: Token, expected: list[str]) -> str | None:
+    if expected == ["`:`"]:
+        return "a line that opens a block ends with `:`"
+    if token.type == "_INDENT":
+        return "only a line ending with `:` opens an indented block"
+    if token.type == "NAME" and "the end of the line" in expected:
+        return "one statement per line; start a new line for the next one"
+    return None
+
+
+def _dedent_line(source: str, message: str) -> int:
+    """Lark's DedentError names no position: find the first line whose indent is inconsistent."""
+    stack = [0]
+    for number, line in enumerate(source.split("\n"), start=1):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        width = len(line) - len(stripped)
+        if width > stack[-1]:
+            stack.append(width)
+            continue
+        while width < stack[-1]:
+            stack.pop()
+        if width != stack[-1]:
+            return number
+    return 1
+
+
+# ---------------------------------------------------------------------- tree -> AST
+
+
+def _token_span(path: str, token: Token) -> Span:
+    return Span(
+        path,
+        token.line or 1,
+        token.column or 1,
+        token.end_line or token.line or 1,
+        token.end_column or (token.column or 1) + len(token.value),
+    )
+
+
+def _unquote(token: Token) -> str:
+    """The value of a STRING token: backslash escapes \\" \\\\ \\n \\t; any other is kept as is."""
+    body = str(token)[1:-1]
+    out: list[str] = []
+    chars = iter(body)
+    for ch in chars:
+        if ch != "\\":
+            out.append(ch)
+            continue
+        nxt = next(chars, "")
+        out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
+    return "".join(out)
+
+
+@v_args(meta=True, inline=True)
+class Builder(Transformer[Token, Any]):
+    """One method per grammar rule or alias; each returns the matching dsl.nodes class."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    # -- helpers
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.path, 1, 1, 1, 1)
+        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _name(self, token: Token) -> n.Name:
+        return n.Name(span=_token_span(self.path, token), text=str(token))
+
+    def _text(self, token: Token) -> n.Text:
+        return n.Text(span=_token_span(self.path, token), value=_unquote(token))
+
+    def _int(self, token: Token) -> int:
+        value = Fraction(str(token))
+        if value.denominator != 1:
+            raise _BuildError(f"expected a whole number, found `{token}`", _token_span(self.path, token))
+        return int(value)
+
+    @staticmethod
+    def _split(children: tuple[Any, ...], *types: type) -> Iterator[Any]:
+        for child in children:
+            if isinstance(child, types):
+                yield child
+
+    def _optional_text(self, children: tuple[Any, ...]) -> n.Text | None:
+        for child in children:
+            if isinstance(child, Token) and child.type == "STRING":
+                return self._text(child)
+        return None
+
+    # -- rulebook
+
+    def start(self, meta: Any, *children: Any) -> n.Rulebook:
+        header = next(self._split(children, n.Header), None)
+        declarations = tuple(self._split(children, n.Declaration))
+        if header is None:
+            span = Span(self.path, 1, 1, 1, 2)
+            raise _BuildError('a rulebook starts with `rulebook NAME "Title":`', span)
+        return n.Rulebook(span=self._span(meta), header=header, declarations=declarations)
+
+    def header(self, meta: Any, name: Token, title: Token, *items: Any) -> n.Header:
+        source = next((i for i in items if isinstance(i, tuple) and i[0] == "source"), None)
+        version = next((i for i in items if isinstance(i, tuple) and i[0] == "version"), None)
+        notes = tuple(i for i in items if isinstance(i, (n.NoteStmt, n.ErratumStmt)))
+        return n.Header(
+            span=self._span(meta),
+            name=self._name(name),
+            title=self._text(title),
+            source=source[1] if source else None,
+            version=version[1] if version else None,
+            notes=notes,
+        )
+
+    def source_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
+        return ("source", self._text(value))
+
+    def version_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
+        return ("version", self._text(value))
+
+    # -- vocabulary
+
+    def unit_decl(self, meta: Any, name: Token, *rest: Token) -> n.UnitDecl:
+        return n.UnitDecl(span=self._span(meta), name=self._name(name), label=self._optional_text(rest))
+
+    def type_decl(self, meta: Any, name: Token, type_: n.TypeExpr) -> n.TypeDecl:
+        return n.TypeDecl(span=self._span(meta), name=self._name(name), type=type_)
+
+    def _var(self, meta: Any, children: tuple[Any, ...]) -> dict[str, Any]:
+        name = self._name(children[0])
+        type_ = next(self._split(children, n.TypeExpr))
+        default = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "default"), None)
+        return {
+            "span": self._span(meta),
+            "name": name,
+            "label": self._optional_text(children[1:]),
+            "type": type_,
+            "default": default,
+        }
+
+    def input_decl(self, meta: Any, *children: Any) -> n.InputDecl:
+        return n.InputDecl(**self._var(meta, children))
+
+    def stat_decl(self, meta: Any, *children: Any) -> n.StatDecl:
+        return n.StatDecl(**self._var(meta, children))
+
+    def default(self, meta: Any, value: n.Expr) -> tuple[str, n.Expr]:
+        return ("default", value)
+
+    def int_type(self, meta: Any, *children: Any) -> n.IntType:
+        bounds = next(self._split(children, n.Bounds), None)
+        unit = next(self._split(children, n.Name), None)
+        return n.IntType(span=self._span(meta), bounds=bounds, unit=unit)
+
+    def number_type(self, meta: Any, *children: Any) -> n.NumberType:
+        bounds = next(self._split(children, n.Bounds), None)
+        unit = next(self._split(children, n.Name), None)
+        return n.NumberType(span=self._span(meta), bounds=bounds, unit=unit)
+
+    def percent_type(self, meta: Any, *children: Any) -> n.PercentType:
+        return n.PercentType(span=self._span(meta), bounds=next(self._split(children, n.Bounds), None))
+
+    def flag_type(self, meta: Any) -> n.FlagType:
+        return n.FlagType(span=self._span(meta))
+
+    def dice_type(self, meta: Any) -> n.DiceType:
+        return n.DiceType(span=self._span(meta))
+
+    def text_type(self, meta: Any) -> n.TextType:
+        return n.TextType(span=self._span(meta))
+
+    def enum_type(self, meta: Any, members: tuple[n.Name, ...]) -> n.EnumType:
+        return n.EnumType(span=self._span(meta), members=members)
+
+    def levels_type(self, meta: Any, *members: Token) -> n.LevelsType:
+        return n.LevelsType(span=self._span(meta), members=tuple(self._name(m) for m in members))
+
+    def named_type(self, meta: Any, name: Token) -> n.NamedType:
+        return n.NamedType(span=self._span(meta), name=self._name(name))
+
+    def bounds(self, meta: Any, low: Any, high: Any = None) -> n.Bounds:
+        return n.Bounds(
+            span=self._span(meta),
+            low=self._bound(low),
+            high=None if high is None else self._bound(high),
+        )
+
+    def _bound(self, value: Any) -> Fraction:
+        if isinstance(value, tuple):
+            return -Fraction(str(value[1]))
+        return Fraction(str(value))
+
+    def negative(self, meta: Any, value: Token) -> tuple[str, Token]:
+        return ("negative", value)
+
+    def unit_ref(self, meta: Any, name: Token) -> n.Name:
+        return self._name(name)
+
+    def name_list(self, meta: Any, *names: Token) -> tuple[n.Name, ...]:
+        return tuple(self._name(t) for t in names)
+
+    def group_decl(self, meta: Any, name: Token, *rest: Any) -> n.GroupDecl:
+        stacking = str(rest[-1])
+        return n.GroupDecl(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._optional_text(rest),
+            stacking=stacking,  # type: ignore[arg-type]
+        )
+
+    def stacking(self, meta: Any, word: Token) -> Token:
+        return word
+
+    def grades_decl(self, meta: Any, *children: Any) -> n.GradesDecl:
+        return n.GradesDecl(
+            span=self._span(meta),
+            label=self._optional_text(children),
+            grades=tuple(self._split(children, n.GradeItem)),
+        )
+
+    def grade_item(self, meta: Any, name: Token, *rest: Any) -> n.GradeItem:
+        step = next((r for r in rest if isinstance(r, int)), None)
+        effect = next(self._split(rest, n.ModOp))
+        return n.GradeItem(span=self._span(meta), name=self._name(name), step=step, effect=effect)
+
+    def grade_step(self, meta: Any, sign: str, number: Token) -> int:
+        value = self._int(number)
+        return -value if sign == "-" else value
+
+    def tiers_decl(self, meta: Any, name: Token, *children: Any) -> n.TiersDecl:
+        return n.TiersDecl(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._optional_text(children),
+            tiers=tuple(self._split(children, n.TierItem)),
+        )
+
+    def tier_bound(self, meta: Any, name: Token, op: str, bound: n.Expr) -> n.TierItem:
+        return n.TierItem(span=self._span(meta), name=self._name(name), op=op, bound=bound)  # type: ignore[arg-type]
+
+    def tier_otherwise(self, meta: Any, name: Token) -> n.TierItem:
+        return n.TierItem(span=self._span(meta), name=self._name(name), op=None, bound=None)
+
+    def resistance_decl(self, meta: Any, *children: Any) -> n.ResistanceDecl:
+        pool = next(self._split(children, n.Pool))
+        op = next(c for c in children if isinstance(c, str) and not isinstance(c, Token))
+        target = children[-1]
+        return n.ResistanceDecl(
+            span=self._span(meta),
+            label=self._optional_text(children),
+            pool=pool,
+            op=op,  # type: ignore[arg-type]
+            target=target,
+        )
+
+    # -- rules and statements
+
+    def rule_decl(self, meta: Any, kind: str, name: Token, *children: Any) -> n.RuleDecl:
+        cites = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "cites"), None)
+        return n.RuleDecl(
+            span=self._span(meta),
+            kind=kind,  # type: ignore[arg-type]
+            name=self._name(name),
+            title=self._optional_text(children),
+            cites=cites,
+            body=tuple(self._split(children, n.Statement)),
+            examples=tuple(self._split(children, n.ExampleDecl)),
+        )
+
+    def rule_kind(self, meta: Any, word: Token) -> str:
+        return str(word)
+
+    def cites(self, meta: Any, value: Token) -> tuple[str, n.Text]:
+        return ("cites", self._text(value))
+
+    def when_block(self, meta: Any, guard: str, condition: n.Expr, body: Any, orelse: Any = ()) -> n.WhenBlock:
+        return n.WhenBlock(
+            span=self._span(meta),
+            negated=guard == "unless",
+            condition=condition,
+            body=tuple(body),
+            orelse=tuple(orelse),
+        )
+
+    def guard(self, meta: Any, word: Token) -> str:
+        return str(word)
+
+    def else_block(self, meta: Any, body: Any) -> tuple[n.Statement, ...]:
+        return tuple(body)
+
+    def body(self, meta: Any, *statements: n.Statement) -> tuple[n.Statement, ...]:
+        return statements
+
+    def text(self, meta: Any, *strings: Token) -> n.Text:
+        return n.Text(span=self._span(meta), value="".join(_unquote(s) for s in strings))
+
+    def cannot_stmt(self, meta: Any, text: n.Text) -> n.CannotStmt:
+        return n.CannotStmt(span=self._span(meta), text=text)
+
+    def note_stmt(self, meta: Any, text: n.Text) -> n.NoteStmt:
+        return n.NoteStmt(span=self._span(meta), text=text)
+
+    def erratum_stmt(self, meta: Any, quote: n.Text, text: n.Text) -> n.ErratumStmt:
+        return n.ErratumStmt(span=self._span(meta), quote=quote, text=text)
+
+    def category_stmt(self, meta: Any, name: Token) -> n.CategoryStmt:
+        return n.CategoryStmt(span=self._span(meta), name=self._name(name))
+
+    def derive_stmt(self, meta: Any, name: Token, *rest: Any) -> n.DeriveStmt:
+        unit = next(self._split(rest, n.Name), None)
+        return n.DeriveStmt(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._optional_text(rest),
+            unit=unit,
+            value=rest[-1],
+        )
+
+    def as_stmt(self, meta: Any, *names: Token) -> n.AsStmt:
+        return n.AsStmt(span=self._span(meta), rules=tuple(self._name(t) for t in names), bindings=())
+
+    def as_with(self, meta: Any, name: Token, *bindings: n.Binding) -> n.AsStmt:
+        return n.AsStmt(span=self._span(meta), rules=(self._name(name),), bindings=bindings)
+
+    def binding(self, meta: Any, name: Token, value: n.Expr) -> n.Binding:
+        return n.Binding(span=self._span(meta), name=self._name(name), value=value)
+
+    # -- modifiers
+
+    def modifier(self, meta: Any, target: Token, op: n.ModOp, *rest: Any) -> n.Modifier:
+        group = next(self._split(rest, n.Name), None)
+        label = next(self._split(rest, n.Text), None)
+        return n.Modifier(span=self._span(meta), target=self._name(target), op=op, group=group, label=label)
+
+    def group_ref(self, meta: Any, name: Token) -> n.Name:
+        return self._name(name)
+
+    def label(self, meta: Any, value: Token) -> n.Text:
+        return self._text(value)
+
+    def sign(self, meta: Any, token: Token) -> str:
+        return str(token)
+
+    def add_mod(self, meta: Any, sign: str, value: n.Expr, *rest: Any) -> n.AddMod:
+        percent = any(r == "%" for r in rest if isinstance(r, str))
+        per = next((r[1] for r in rest if isinstance(r, tuple) and r[0] == "per"), None)
+        if sign == "-":
+            if isinstance(value, n.Number):
+                value = n.Number(span=value.span, value=-value.value, literal="-" + value.literal)
+            else:
+                value = n.Negate(span=value.span, operand=value)
+        return n.AddMod(span=self._span(meta), value=value, percent=percent, per=per)
+
+    def percent(self, meta: Any) -> str:
+        return "%"
+
+    def per(self, meta: Any, value: n.Expr) -> tuple[str, n.Expr]:
+        return ("per", value)
+
+    def mul_mod(self, meta: Any, factor: n.Expr, rounding: Any = None) -> n.MulMod:
+        return n.MulMod(span=self._span(meta), factor=factor, rounding=rounding)
+
+    def div_mod(self, meta: Any, divisor: n.Expr, rounding: Any = None) -> n.DivMod:
+        return n.DivMod(span=self._span(meta), divisor=divisor, rounding=rounding)
+
+    def rounding(self, meta: Any, _round: Token, mode: Token) -> str:
+        return str(mode)
+
+    def set_mod(self, meta: Any, value: n.Expr) -> n.SetMod:
+        return n.SetMod(span=self._span(meta), value=value)
+
+    def min_mod(self, meta: Any, value: n.Expr) -> n.MinMod:
+        return n.MinMod(span=self._span(meta), value=value)
+
+    def max_mod(self, meta: Any, value: n.Expr) -> n.MaxMod:
+        return n.MaxMod(span=self._span(meta), value=value)
+
+    def grade_mod(self, meta: Any, name: Token) -> n.GradeMod:
+        return n.GradeMod(span=self._span(meta), grade=self._name(name))
+
+    def _delta(self, sign: str, number: Token) -> int:
+        value = self._int(number)
+        return -value if sign == "-" else value
+
+    def dice_mod(self, meta: Any, sign: str, number: Token) -> n.DiceMod:
+        return n.DiceMod(span=self._span(meta), delta=self._delta(sign, number))
+
+    def step_mod(self, meta: Any, sign: str, number: Token) -> n.StepMod:
+        return n.StepMod(span=self._span(meta), delta=self._delta(sign, number))
+
+    def shift_mod(self, meta: Any, sign: str, number: Token) -> n.ShiftMod:
+        return n.ShiftMod(span=self._span(meta), delta=self._delta(sign, number))
+
+    # -- rolls
+
+    def roll_decl(self, meta: Any, name: Token, *children: Any) -> n.RollDecl:
+        spec = next(self._split(children, n.RollSpec))
+        items = next((c for c in children if isinstance(c, list)), [])
+        return n.RollDecl(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._optional_text(children),
+            spec=spec,
+            items=tuple(items),
+        )
+
+    def roll_body(self, meta: Any, *items: Any) -> list[n.RollItem]:
+        return [
+            n.RollNote(span=item.span, note=item) if isinstance(item, (n.NoteStmt, n.ErratumStmt)) else item
+            for item in items
+        ]
+
+    def check_spec(self, meta: Any, pool: n.Pool, op: str, target: n.Expr) -> n.CheckSpec:
+        return n.CheckSpec(span=self._span(meta), pool=pool, op=op, target=target)  # type: ignore[arg-type]
+
+    def resist_spec(self, meta: Any, active: n.Expr, passive: n.Expr) -> n.ResistSpec:
+        return n.ResistSpec(span=self._span(meta), active=active, passive=passive)
+
+    def opposed_spec(self, meta: Any, *children: Any) -> n.OpposedSpec:
+        pools: list[n.Pool] = []
+        bonuses: list[n.Expr | None] = [None, None]
+        for child in children:
+            if isinstance(child, n.Pool):
+                pools.append(child)
+            else:
+                bonuses[len(pools) - 1] = child
+        return n.OpposedSpec(
+            span=self._span(meta),
+            pool=pools[0],
+            bonus=bonuses[0],
+            against=pools[1],
+            against_bonus=bonuses[1],
+        )
+
+    def bonus(self, meta: Any, sign: str, value: n.Expr) -> n.Expr:
+        return value if sign == "+" else n.Negate(span=self._span(meta), operand=value)
+
+    def automatic_spec(self, meta: Any, kind: str) -> n.AutomaticSpec:
+        return n.AutomaticSpec(span=self._span(meta), success=kind == "success")
+
+    def outcome_kind(self, meta: Any, word: Token) -> str:
+        return str(word)
+
+    def _pool(self, meta: Any, token: Token, keep: str | None) -> n.Pool:
+        text = str(token).lower()
+        count_text, _, sides_text = text.partition("d")
+        count = int(count_text) if count_text else 1
+        return n.Pool(span=self._span(meta), count=count, sides=int(sides_text), keep=keep)  # type: ignore[arg-type]
+
+    def sum_pool(self, meta: Any, token: Token) -> n.Pool:
+        return self._pool(meta, token, None)
+
+    def keep_pool(self, meta: Any, keep: str, token: Token) -> n.Pool:
+        return self._pool(meta, token, keep)
+
+    def keep(self, meta: Any, word: Token) -> str:
+        return str(word)
+
+    def guarded_change(
+        self, meta: Any, guard: str, condition: n.Expr, change: n.GuardedChange
+    ) -> n.GuardedChange:
+        return n.GuardedChange(
+            span=self._span(meta), negated=guard == "unless", condition=condition, change=change.change
+        )
+
+    def pool_change(self, meta: Any, pool: n.Pool) -> n.GuardedChange:
+        return self._unguarded(meta, n.PoolChange(span=self._span(meta), pool=pool))
+
+    def dice_change(self, meta: Any, sign: str, number: Token) -> n.GuardedChange:
+        return self._unguarded(meta, n.DiceChange(span=self._span(meta), delta=self._delta(sign, number)))
+
+    def target_change(self, meta: Any, sign: str, value: n.Expr) -> n.GuardedChange:
+        if sign == "-":
+            value = n.Negate(span=value.span, operand=value)
+        return self._unguarded(meta, n.TargetChange(span=self._span(meta), delta=value))
+
+    def automatic_change(self, meta: Any, kind: str) -> n.GuardedChange:
+        return self._unguarded(meta, n.AutomaticChange(span=self._span(meta), success=kind == "success"))
+
+    def _unguarded(self, meta: Any, change: n.RollChange) -> n.GuardedChange:
+        return n.GuardedChange(span=self._span(meta), negated=False, condition=None, change=change)
+
+    def outcome_item(self, meta: Any, name: Token, *rest: Any) -> n.OutcomeItem:
+        by_margin = any(r == "margin" for r in rest if isinstance(r, str))
+        outcome = next(r for r in rest if isinstance(r, tuple))
+        return n.OutcomeItem(
+            span=self._span(meta),
+            outcome=self._name(name),
+            by_margin=by_margin,
+            text=outcome[0],
+            step=outcome[1],
+        )
+
+    def margin(self, meta: Any) -> str:
+        return "margin"
+
+    def outcome(self, meta: Any, *children: Any) -> tuple[n.Text | None, n.Step | None]:
+        text = next(self._split(children, n.Text), None)
+        step = next(self._split(children, n.Step), None)
+        return (text, step)
+
+    def tiers_ref(self, meta: Any, name: Token) -> n.TiersRef:
+        return n.TiersRef(span=self._span(meta), name=self._name(name))
+
+    def ties_item(self, meta: Any, name: Token) -> n.TiesItem:
+        return n.TiesItem(span=self._span(meta), winner=self._name(name))
+
+    # -- tables
+
+    def table_decl(self, meta: Any, name: Token, *children: Any) -> n.TableDecl:
+        cites = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "cites"), None)
+        items: list[n.TableItem] = []
+        for child in children:
+            if isinstance(child, n.TableItem):
+                items.append(child)
+            elif isinstance(child, (n.NoteStmt, n.ErratumStmt, n.CategoryStmt)):
+                items.append(n.TableStmt(span=child.span, statement=child))
+        return n.TableDecl(
+            span=self._span(meta),
+            name=self._name(name),
+            title=self._optional_text(children),
+            cites=cites,
+            key=next(self._split(children, n.TableKey)),
+            items=tuple(items),
+        )
+
+    def roll_key(self, meta: Any, pool: n.Pool, modifier: Any = None) -> n.RollKey:
+        sign, name = modifier if modifier else ("+", None)
+        return n.RollKey(
+            span=self._span(meta),
+            pool=pool,
+            modifier=self._name(name) if name is not None else None,
+            modifier_sign=-1 if sign == "-" else 1,
+        )
+
+    def roll_mod(self, meta: Any, sign: str, name: Token) -> tuple[str, Token]:
+        return (sign, name)
+
+    def input_key(self, meta: Any, *names: Token) -> n.InputKey:
+        return n.InputKey(span=self._span(meta), inputs=tuple(self._name(t) for t in names))
+
+    def columns(self, meta: Any, *columns: n.Column) -> n.Columns:
+        return n.Columns(span=self._span(meta), columns=columns)
+
+    def column(self, meta: Any, name: Token, label: Token | None = None) -> n.Column:
+        return n.Column(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._text(label) if label is not None else None,
+        )
+
+    def row(self, meta: Any, key: n.RowKey, *cells: n.Cell) -> n.Row:
+        return n.Row(span=self._span(meta), key=key, cells=cells)
+
+    def overflow(self, meta: Any, above: Token, becomes: Token, step: n.Step | None = None) -> n.Overflow:
+        return n.Overflow(span=self._span(meta), above=self._int(above), becomes=self._int(becomes), step=step)
+
+    def key_single(self, meta: Any, value: Token) -> n.KeyRange:
+        number = self._int(value)
+        return n.KeyRange(span=self._span(meta), low=number, high=number, open=False)
+
+    def key_negative(self, meta: Any, value: Token) -> n.KeyRange:
+        number = -self._int(value)
+        return n.KeyRange(span=self._span(meta), low=number, high=number, open=False)
+
+    def key_range(self, meta: Any, low: Token, high: Token) -> n.KeyRange:
+        return n.KeyRange(span=self._span(meta), low=self._int(low), high=self._int(high), open=False)
+
+    def key_open(self, meta: Any, low: Token) -> n.KeyRange:
+        return n.KeyRange(span=self._span(meta), low=self._int(low), high=None, open=True)
+
+    def key_name(self, meta: Any, name: Token) -> n.KeyName:
+        return n.KeyName(span=self._span(meta), name=self._name(name))
+
+    def key_else(self, meta: Any) -> n.KeyElse:
+        return n.KeyElse(span=self._span(meta))
+
+    def value_cell(self, meta: Any, value: n.Expr, step: n.Step | None = None) -> n.ValueCell:
+        return n.ValueCell(span=self._span(meta), value=value, step=step)
+
+    def impassable_cell(self, meta: Any) -> n.ImpassableCell:
+        return n.ImpassableCell(span=self._span(meta))
+
+    def na_cell(self, meta: Any) -> n.NACell:
+        return n.NACell(span=self._span(meta))
+
+    def step_cell(self, meta: Any, step: n.Step) -> n.StepCell:
+        return n.StepCell(span=self._span(meta), step=step)
+
+    def roll_on(self, meta: Any, table: Token, offset: int = 0) -> n.RollOn:
+        return n.RollOn(span=self._span(meta), table=self._name(table), offset=offset)
+
+    def roll_twice(self, meta: Any) -> n.RollTwice:
+        return n.RollTwice(span=self._span(meta))
+
+    def roll_again(self, meta: Any, offset: int = 0) -> n.RollAgain:
+        return n.RollAgain(span=self._span(meta), offset=offset)
+
+    def roll_offset(self, meta: Any, sign: str, number: Token) -> int:
+        return self._delta(sign, number)
+
+    # -- examples
+
+    def example_decl(self, meta: Any, title: Token, *children: Any) -> n.ExampleDecl:
+        rules = next((c for c in children if isinstance(c, tuple) and c and c[0] == "for"), ("for",))
+        givens: list[n.Binding] = []
+        expectations: list[n.Expectation] = []
+        for child in children:
+            if isinstance(child, list):
+                for item in child:
+                    (givens if isinstance(item, n.Binding) else expectations).append(item)
+        return n.ExampleDecl(
+            span=self._span(meta),
+            title=self._text(title),
+            rules=tuple(rules[1:]),
+            givens=tuple(givens),
+            expectations=tuple(expectations),
+        )
+
+    def for_rules(self, meta: Any, *names: Token) -> tuple[Any, ...]:
+        return ("for", *(self._name(t) for t in names))
+
+    def given(self, meta: Any, *bindings: n.Binding) -> list[n.Binding]:
+        return list(bindings)
+
+    def expect(self, meta: Any, *expectations: n.Expectation) -> list[n.Expectation]:
+        return list(expectations)
+
+    def expect_value(self, meta: Any, name: Token, value: n.Expr) -> n.ExpectValue:
+        return n.ExpectValue(span=self._span(meta), name=self._name(name), value=value)
+
+    def expect_column(self, meta: Any, table: Token, column: Token, value: n.Expr) -> n.ExpectColumn:
+        return n.ExpectColumn(
+            span=self._span(meta), table=self._name(table), column=self._name(column), value=value
+        )
+
+    def expect_roll(self, meta: Any, name: Token, value: n.Expr) -> n.ExpectRoll:
+        return n.ExpectRoll(span=self._span(meta), roll=self._name(name), tier=None, value=value)
+
+    def expect_tier(self, meta: Any, name: Token, tier: Token, value: n.Expr) -> n.ExpectRoll:
+        return n.ExpectRoll(span=self._span(meta), roll=self._name(name), tier=self._name(tier), value=value)
+
+    def expect_no_roll(self, meta: Any, name: Token) -> n.ExpectNoRoll:
+        return n.ExpectNoRoll(span=self._span(meta), roll=self._name(name))
+
+    def expect_cannot(self, meta: Any, text: Token) -> n.ExpectCannot:
+        return n.ExpectCannot(span=self._span(meta), text=self._text(text))
+
+    def expect_suppressed(self, meta: Any, name: Token) -> n.ExpectSuppressed:
+        return n.ExpectSuppressed(span=self._span(meta), rule=self._name(name))
+
+    # -- expressions
+
+    def or_op(self, meta: Any, left: n.Expr, right: n.Expr) -> n.BoolOp:
+        return n.BoolOp(span=self._span(meta), op="or", left=left, right=right)
+
+    def and_op(self, meta: Any, left: n.Expr, right: n.Expr) -> n.BoolOp:
+        return n.BoolOp(span=self._span(meta), op="and", left=left, right=right)
+
+    def not_op(self, meta: Any, operand: n.Expr) -> n.Not:
+        return n.Not(span=self._span(meta), operand=operand)
+
+    def cmp(self, meta: Any, token: Token) -> str:
+        return str(token)
+
+    def compare(self, meta: Any, left: n.Expr, op: str, right: n.Expr) -> n.Compare:
+        return n.Compare(span=self._span(meta), op=op, left=left, right=right)  # type: ignore[arg-type]
+
+    def member(self, meta: Any, operand: n.Expr, members: tuple[n.Name, ...]) -> n.Member:
+        return n.Member(span=self._span(meta), operand=operand, members=members, negated=False)
+
+    def not_member(self, meta: Any, operand: n.Expr, members: tuple[n.Name, ...]) -> n.Member:
+        return n.Member(span=self._span(meta), operand=operand, members=members, negated=True)
+
+    def set_literal(self, meta: Any, members: tuple[n.Name, ...]) -> tuple[n.Name, ...]:
+        return members
+
+    def rounded(self, meta: Any, operand: n.Expr, mode: str) -> n.Rounded:
+        return n.Rounded(span=self._span(meta), operand=operand, mode=mode)  # type: ignore[arg-type]
+
+    def _binary(self, meta: Any, op: str, left: n.Expr, right: n.Expr) -> n.Binary:
+        return n.Binary(span=self._span(meta), op=op, left=left, right=right)  # type: ignore[arg-type]
+
+    def add(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
+        return self._binary(meta, "+", left, right)
+
+    def sub(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
+        return self._binary(meta, "-", left, right)
+
+    def mul(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
+        return self._binary(meta, "*", left, right)
+
+    def div(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
+        return self._binary(meta, "/", left, right)
+
+    def pow(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
+        return self._binary(meta, "^", left, right)
+
+    def neg(self, meta: Any, operand: n.Expr) -> n.Expr:
+        if isinstance(operand, n.Number):
+            return n.Number(span=self._span(meta), value=-operand.value, literal="-" + operand.literal)
+        return n.Negate(span=self._span(meta), operand=operand)
+
+    def dice_count(self, meta: Any, count: n.Expr, die: Token) -> n.DiceCount:
+        sides = int(str(die)[1:])
+        return n.DiceCount(span=self._span(meta), count=count, sides=sides)
+
+    def number(self, meta: Any, token: Token) -> n.Number:
+        return n.Number(span=self._span(meta), value=Fraction(str(token)), literal=str(token))
+
+    def dice_literal(self, meta: Any, token: Token) -> n.DiceLiteral:
+        text = str(token).lower()
+        count_text, _, sides_text = text.partition("d")
+        return n.DiceLiteral(
+            span=self._span(meta), count=int(count_text) if count_text else 1, sides=int(sides_text)
+        )
+
+    def text_literal(self, meta: Any, token: Token) -> n.TextLiteral:
+        return n.TextLiteral(span=self._span(meta), value=_unquote(token))
+
+    def true(self, meta: Any) -> n.Boolean:
+        return n.Boolean(span=self._span(meta), value=True)
+
+    def false(self, meta: Any) -> n.Boolean:
+        return n.Boolean(span=self._span(meta), value=False)
+
+    def name(self, meta: Any, token: Token) -> n.NameRef:
+        return n.NameRef(span=self._span(meta), name=str(token))
+
+    def base_ref(self, meta: Any, token: Token) -> n.BaseRef:
+        return n.BaseRef(span=self._span(meta), name=str(token))
+
+    def call(self, meta: Any, function: Token, *args: n.Expr) -> n.Call:
+        return n.Call(span=self._span(meta), function=self._name(function), args=args)
+
+    def lookup(self, meta: Any, table: Token, *keys: n.Expr) -> n.Lookup:
+        return n.Lookup(span=self._span(meta), table=self._name(table), keys=keys, column=None)
+
+    def lookup_column(self, meta: Any, table: Token, *rest: Any) -> n.Lookup:
+        column = rest[-1]
+        return n.Lookup(
+            span=self._span(meta), table=self._name(table), keys=tuple(rest[:-1]), column=self._name(column)
+        )
+
+
+@functools.cache
+def reserved_words() -> frozenset[str]:
+    """The words of the language: a declaration may not take one as its name."""
+    words = set()
+    for terminal in _lark().terminals:
+        value = terminal.pattern.value
+        if terminal.pattern.type == "str" and value.isidentifier():
+            words.add(value)
+    return frozenset(words)

@@ -1,0 +1,185 @@
+"""Canonical text of expressions and effects, as a designer would write them.
+
+Used wherever the compiler shows a rule back to people: the trace of a resolution ("when moved >
+MOV / 2: holds"), docstrings of generated functions, `describe`, and reference cards.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import model as m
+from dsl import nodes as n
+
+_PRECEDENCE = {
+    "or": 1,
+    "and": 2,
+    "not": 3,
+    "compare": 4,
+    "round": 5,
+    "+": 6,
+    "-": 6,
+    "*": 7,
+    "/": 7,
+    "neg": 8,
+    "^": 9,
+    "atom": 10,
+}
+
+
+def number_text(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def expr_text(expr: n.Expr) -> str:
+    return _text(expr)[0]
+
+
+def _wrap(text: str, inner: int, outer: int) -> str:
+    return f"({text})" if inner < outer else text
+
+
+def _text(expr: n.Expr) -> tuple[str, int]:
+    if isinstance(expr, n.Number):
+        return expr.literal, _PRECEDENCE["atom"] if expr.value >= 0 else _PRECEDENCE["neg"]
+    if isinstance(expr, n.DiceLiteral):
+        return (f"{expr.count}d{expr.sides}" if expr.count != 1 else f"d{expr.sides}"), _PRECEDENCE["atom"]
+    if isinstance(expr, n.TextLiteral):
+        return _quote(expr.value), _PRECEDENCE["atom"]
+    if isinstance(expr, n.Boolean):
+        return ("yes" if expr.value else "no"), _PRECEDENCE["atom"]
+    if isinstance(expr, n.NameRef):
+        return expr.name, _PRECEDENCE["atom"]
+    if isinstance(expr, n.BaseRef):
+        return f"base {expr.name}", _PRECEDENCE["atom"]
+    if isinstance(expr, n.Call):
+        return f"{expr.function.text}({', '.join(expr_text(a) for a in expr.args)})", _PRECEDENCE["atom"]
+    if isinstance(expr, n.Lookup):
+        text = f"{expr.table.text}[{', '.join(expr_text(k) for k in expr.keys)}]"
+        if expr.column is not None:
+            text += f".{expr.column.text}"
+        return text, _PRECEDENCE["atom"]
+    if isinstance(expr, n.Negate):
+        inner, level = _text(expr.operand)
+        return "-" + _wrap(inner, level, _PRECEDENCE["neg"]), _PRECEDENCE["neg"]
+    if isinstance(expr, n.Binary):
+        level = _PRECEDENCE[expr.op]
+        left, left_level = _text(expr.left)
+        right, right_level = _text(expr.right)
+        right_min = level + 1 if expr.op in "-/" else level
+        if expr.op == "^":
+            left = _wrap(left, left_level, level + 1)
+            right = _wrap(right, right_level, level)
+        else:
+            left = _wrap(left, left_level, level)
+            right = _wrap(right, right_level, right_min)
+        return f"{left} {expr.op} {right}", level
+    if isinstance(expr, n.Rounded):
+        inner, level = _text(expr.operand)
+        return f"{_wrap(inner, level, _PRECEDENCE['+'])} round {expr.mode}", _PRECEDENCE["round"]
+    if isinstance(expr, n.DiceCount):
+        inner, level = _text(expr.count)
+        return f"{_wrap(inner, level, _PRECEDENCE['atom'])} d{expr.sides}", _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.Compare):
+        level = _PRECEDENCE["compare"]
+        left, left_level = _text(expr.left)
+        right, right_level = _text(expr.right)
+        return f"{_wrap(left, left_level, level + 1)} {expr.op} {_wrap(right, right_level, level + 1)}", level
+    if isinstance(expr, n.Member):
+        level = _PRECEDENCE["compare"]
+        inner, inner_level = _text(expr.operand)
+        word = "not in" if expr.negated else "in"
+        members = ", ".join(m_.text for m_ in expr.members)
+        return f"{_wrap(inner, inner_level, level + 1)} {word} {{{members}}}", level
+    if isinstance(expr, n.Not):
+        inner, level = _text(expr.operand)
+        return "not " + _wrap(inner, level, _PRECEDENCE["not"]), _PRECEDENCE["not"]
+    if isinstance(expr, n.BoolOp):
+        level = _PRECEDENCE[expr.op]
+        left, left_level = _text(expr.left)
+        right, right_level = _text(expr.right)
+        return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
+    raise TypeError(f"no text for {type(expr).__name__}")
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def guard_text(guard: tuple[m.Condition, ...]) -> str:
+    """`when a; unless b`: the conditions under which an effect applies."""
+    return "; ".join(f"{'unless' if c.negated else 'when'} {expr_text(c.expr)}" for c in guard)
+
+
+def pool_text(pool: n.Pool) -> str:
+    text = f"{pool.count}d{pool.sides}"
+    return f"{pool.keep} of {text}" if pool.keep else text
+
+
+def modifier_text(effect: m.ModEffect) -> str:
+    """A modifier as written in a rulebook: `DEX -2`, `MOV / 2 round up`, `skill is difficult`."""
+    target = effect.target
+    op = effect.op
+    rounding = f" round {effect.rounding}" if effect.rounding else ""
+    if op == "add":
+        assert effect.value is not None
+        value = expr_text(effect.value)
+        if not value.startswith("-"):
+            value = "+" + value
+        text = f"{target} {value}{'%' if effect.percent else ''}"
+        if effect.per is not None:
+            text += f" per {expr_text(effect.per)}"
+        return text
+    if op in ("mul", "div"):
+        assert effect.value is not None
+        return f"{target} {'*' if op == 'mul' else '/'} {expr_text(effect.value)}{rounding}"
+    if op == "set":
+        assert effect.value is not None
+        return f"{target} = {expr_text(effect.value)}"
+    if op in ("min", "max"):
+        assert effect.value is not None
+        return f"{target} {op} {expr_text(effect.value)}"
+    if op == "grade":
+        return f"{target} is {effect.grade}"
+    word = {"dice": ("die", "dice"), "step": ("step", "steps"), "shift": ("level", "levels")}[op]
+    return f"{target} {effect.delta:+d} {word[0] if abs(effect.delta) == 1 else word[1]}"
+
+
+def roll_text(effect: m.RollEffect) -> str:
+    """`3d6 <= DEX`, `resist POW vs aura`, `opposed 2d6 + a vs 2d6 + b`, `automatic success`."""
+    if effect.kind == "check":
+        assert effect.pool is not None and effect.target is not None
+        return f"{pool_text(effect.pool)} {effect.op} {expr_text(effect.target)}"
+    if effect.kind == "resist":
+        assert effect.active is not None and effect.passive is not None
+        return f"resist {expr_text(effect.active)} vs {expr_text(effect.passive)}"
+    if effect.kind == "opposed":
+        assert effect.pool is not None and effect.against is not None
+        first = pool_text(effect.pool) + (f" + {expr_text(effect.bonus)}" if effect.bonus else "")
+        second = pool_text(effect.against) + (f" + {expr_text(effect.against_bonus)}" if effect.against_bonus else "")
+        return f"opposed {first} vs {second}"
+    return f"automatic {'success' if effect.success else 'failure'}"
+
+
+def change_text(change: m.RollChange) -> str:
+    if change.kind == "pool":
+        assert change.pool is not None
+        return f"roll {pool_text(change.pool)}"
+    if change.kind == "dice":
+        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
+    if change.kind == "target":
+        assert change.value is not None
+        value = expr_text(change.value)
+        return f"target {value if value.startswith('-') else '+' + value}"
+    return f"automatic {'success' if change.success else 'failure'}"
+
+
+def step_text(step: m.Step) -> str:
+    offset = f" {step.offset:+d}" if step.offset else ""
+    if step.kind == "roll_on":
+        return f"roll on {step.table}{offset}"
+    if step.kind == "twice":
+        return "roll twice on this table"
+    return f"roll again{offset}"

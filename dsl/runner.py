@@ -1,0 +1,146 @@
+"""Running worked examples against the generated resolvers, exactly as an app would call them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl.analysis import constant_value
+from dsl.checks.examples import all_examples
+from dsl.compiler import Compiled, generate, load_module
+from dsl.diagnostics import Diagnostic, Span, render
+from dsl.runtime import Dice, show
+
+
+@dataclass
+class ExampleResult:
+    example: m.Example
+    failures: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class RunOutcome:
+    compiled: Compiled
+    results: list[ExampleResult]
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return sum(not r.passed for r in self.results)
+
+    def lines(self, verbose: bool) -> list[str]:
+        out = []
+        source = self.compiled.text.split("\n")
+        for result in self.results:
+            if result.passed:
+                if verbose:
+                    out.append(f"ok    {self.compiled.path}: {result.example.title}")
+                continue
+            out.append(f"FAIL  {self.compiled.path}: {result.example.title}")
+            out.extend(render(d, source) for d in result.failures)
+        return out
+
+
+def run_examples(compiled: Compiled) -> RunOutcome:
+    book = compiled.book
+    assert book is not None and compiled.ok
+    module = load_module(generate(compiled), book.name)
+    results = []
+    for example in all_examples(book):
+        results.append(_run(example, module, book))
+    return RunOutcome(compiled, results)
+
+
+def _value(expr: n.Expr, book: m.Book) -> Any:
+    value = constant_value(expr, book)
+    if isinstance(value, m.DiceConst):
+        # as text: the generated module has its own Dice class, and parses dice given as text
+        text = "+".join(f"{c}d{s}" for c, s in value.terms)
+        return text + (f"{value.bonus:+d}" if value.bonus else "")
+    return value
+
+
+def _run(example: m.Example, module: Any, book: m.Book) -> ExampleResult:
+    result = ExampleResult(example)
+
+    def fail(span: Span, message: str) -> None:
+        result.failures.append(Diagnostic("E790", f'example "{example.title}": {message}', span))
+
+    given = {name: _value(expr, book) for name, expr in example.givens}
+    try:
+        resolution = module.resolve(list(example.rules), **given)
+    except module.RuleInputError as error:
+        fail(example.span, f"the resolver refused the inputs: {error}")
+        return result
+    for expectation in example.expectations:
+        _expect(expectation, resolution, book, fail)
+    return result
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    if type(actual).__name__ == "Dice":
+        return str(actual) == str(Dice.parse(str(expected)))
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return actual is expected
+    if isinstance(expected, (int, Fraction)) and isinstance(actual, (int, Fraction)):
+        return Fraction(actual) == Fraction(expected)
+    return bool(actual == expected)
+
+
+def _expect(
+    expectation: n.Expectation, resolution: Any, book: m.Book, fail: Callable[[Span, str], None]
+) -> None:
+    if isinstance(expectation, n.ExpectValue):
+        name = expectation.name.text
+        wanted = _value(expectation.value, book)
+        if name not in resolution.stats:
+            fail(expectation.span, f"expected {name} = {show(wanted)}, but no rule changed or derived {name} here")
+        elif not _same(resolution.stats[name], wanted):
+            fail(expectation.span, f"expected {name} = {show(wanted)}, got {show(resolution.stats[name])}")
+    elif isinstance(expectation, n.ExpectRoll):
+        name = expectation.roll.text
+        wanted = _value(expectation.value, book)
+        rolls = [r for r in resolution.rolls if r.name == name]
+        if not rolls:
+            fail(expectation.span, f"expected a roll `{name}`, but the situation calls for none")
+            return
+        roll = rolls[0]
+        if expectation.tier is None:
+            actual = roll.probability
+            what = f"P({name})"
+        else:
+            actual = roll.outcomes.get(expectation.tier.text)
+            what = f"P({name}: {expectation.tier.text})"
+        if actual is None or Fraction(actual) != Fraction(wanted):
+            fail(expectation.span, f"expected {what} = {show(Fraction(wanted))}, got {show(actual)} ({roll.dice} {roll.comparison} {show(roll.target)})")
+    elif isinstance(expectation, n.ExpectNoRoll):
+        if any(r.name == expectation.roll.text for r in resolution.rolls):
+            fail(expectation.span, f"expected no roll `{expectation.roll.text}`, but the situation calls for one")
+    elif isinstance(expectation, n.ExpectCannot):
+        texts = [r.text for r in resolution.restrictions]
+        if expectation.text.value not in texts:
+            fail(expectation.span, f'expected the restriction "{expectation.text.value}"; got {texts or "none"}')
+    elif isinstance(expectation, n.ExpectColumn):
+        tables = [x for x in resolution.tables if x.name == expectation.table.text]
+        wanted = _value(expectation.value, book)
+        if not tables or tables[0].selected is None:
+            fail(expectation.span, f"expected a row of `{expectation.table.text}`, but none was selected (give `roll`?)")
+            return
+        actual = tables[0].selected.values.get(expectation.column.text)
+        if not _same(actual, wanted):
+            fail(expectation.span, f"expected {expectation.table.text}.{expectation.column.text} = {show(wanted)}, got {show(actual)}")
+    elif isinstance(expectation, n.ExpectSuppressed):
+        rule = expectation.rule.text
+        if not any(x.rule == rule and x.status != "applied" for x in resolution.modifiers):
+            fail(expectation.span, f"expected a modifier of `{rule}` to be suppressed or overridden; none was")

@@ -1,0 +1,1336 @@
+"""The resolver runtime: the part of every generated module that is the same in all of them.
+
+The code generator copies everything below the body marker into each module it writes, so a
+module is self-contained (standard library only) and an app can copy one file in.  The compiler
+also imports this module directly: the dice distributions it bakes into generated code are
+computed by the same functions that would compute them at run time, and `rulecraft test`
+exercises exactly the code an app runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+# rulecraft-runtime-body
+
+class RuleInputError(ValueError):
+    """A bad input to a resolver: unknown rule, unknown input, wrong type, or out of range.
+
+    The message names the input and what it accepts; `resolve` raises nothing else for bad input.
+    """
+
+
+# ---------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """A table cell that is not a number: X (impassable) or N/A (not applicable)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+IMPASSABLE: Final = Special("X")
+NOT_APPLICABLE: Final = Special("N/A")
+
+DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
+"""Die sizes from smallest to largest, for stepping a die up or down."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A dice expression such as 3d6, 1d6+1d8+4 or 2d6-1, optionally scaled after rolling."""
+
+    terms: tuple[tuple[int, int], ...]
+    bonus: int = 0
+    scale: Fraction = Fraction(1)
+    rounding: str | None = None
+
+    def __str__(self) -> str:
+        text = "+".join(f"{count}d{sides}" for count, sides in self.terms)
+        if self.bonus:
+            text = f"{text}{self.bonus:+d}" if text else str(self.bonus)
+        text = text or "0"
+        if self.scale != 1:
+            factor = f"/{self.scale.denominator}" if self.scale.numerator == 1 else f"*{self.scale}"
+            text = f"({text}){factor}"
+            if self.rounding:
+                text += f" round {self.rounding}"
+        return text
+
+    @classmethod
+    def parse(cls, text: str) -> Dice:
+        """Read `3d6`, `d20`, `1d6+1d8+4`, `2d6-1`."""
+        compact = text.replace(" ", "").lower()
+        if not compact:
+            raise ValueError("empty dice expression")
+        terms: list[tuple[int, int]] = []
+        bonus = 0
+        for sign, part in _signed_parts(compact):
+            if "d" in part:
+                count_text, _, sides_text = part.partition("d")
+                if sign < 0 or not sides_text.isdigit() or not (count_text.isdigit() or not count_text):
+                    raise ValueError(f"cannot read dice `{text}`")
+                count = int(count_text) if count_text else 1
+                sides = int(sides_text)
+                if count < 1 or sides < 2:
+                    raise ValueError(f"`{part}` is not a roll anyone can make")
+                terms.append((count, sides))
+            elif part.isdigit():
+                bonus += sign * int(part)
+            else:
+                raise ValueError(f"cannot read dice `{text}`")
+        return cls(tuple(terms), bonus)
+
+    def plus(self, other: Dice | int) -> Dice:
+        if isinstance(other, Dice):
+            return Dice(self.terms + other.terms, self.bonus + other.bonus, self.scale, self.rounding)
+        return Dice(self.terms, self.bonus + other, self.scale, self.rounding)
+
+    def with_dice(self, delta: int) -> Dice:
+        """Add or remove dice from the first term; a pool never drops below one die."""
+        if not self.terms:
+            return self
+        count, sides = self.terms[0]
+        return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.scale, self.rounding)
+
+    def stepped(self, steps: int) -> Dice:
+        """Move every die up or down the ladder d2 < d3 < d4 < d6 < d8 < d10 < d12 < d20."""
+        return Dice(
+            tuple((count, step_die(sides, steps)) for count, sides in self.terms),
+            self.bonus,
+            self.scale,
+            self.rounding,
+        )
+
+    def scaled(self, factor: Fraction, rounding: str | None) -> Dice:
+        return Dice(self.terms, self.bonus, self.scale * factor, rounding or self.rounding)
+
+
+def _signed_parts(text: str) -> list[tuple[int, str]]:
+    parts: list[tuple[int, str]] = []
+    sign = 1
+    current = ""
+    for ch in text:
+        if ch in "+-":
+            if current:
+                parts.append((sign, current))
+            elif parts or ch == "+":
+                raise ValueError(f"cannot read dice `{text}`")
+            sign = 1 if ch == "+" else -1
+            current = ""
+        else:
+            current += ch
+    if not current:
+        raise ValueError(f"cannot read dice `{text}`")
+    parts.append((sign, current))
+    return parts
+
+
+Value = int | Fraction | bool | str | Dice | Special
+"""A value of an input or stat: a number (int, or Fraction when not whole), a flag, the name of
+a member of an enumeration, text, a dice expression, or a table's X / N/A."""
+
+
+def step_die(sides: int, steps: int) -> int:
+    if sides not in DIE_LADDER:
+        return sides
+    index = min(max(DIE_LADDER.index(sides) + steps, 0), len(DIE_LADDER) - 1)
+    return DIE_LADDER[index]
+
+
+def round_value(value: Fraction | int, mode: str) -> int:
+    if mode == "up":
+        return math.ceil(value)
+    if mode == "down":
+        return math.floor(value)
+    return math.floor(value + Fraction(1, 2))
+
+
+def show(value: object) -> str:
+    """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return str(value.numerator)
+        denominator = value.denominator
+        twos = fives = 0
+        while denominator % 2 == 0:
+            denominator //= 2
+            twos += 1
+        while denominator % 5 == 0:
+            denominator //= 5
+            fives += 1
+        if denominator == 1:
+            places = max(twos, fives)
+            scaled = abs(value.numerator) * (10**places // value.denominator)
+            digits = str(scaled).rjust(places + 1, "0")
+            sign = "-" if value < 0 else ""
+            return f"{sign}{digits[:-places]}.{digits[-places:]}"
+        return f"{value.numerator}/{value.denominator}"
+    return str(value)
+
+
+def _json(value: object) -> object:
+    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
+    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return show(value)
+
+
+# ---------------------------------------------------------------------------- distributions
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i."""
+
+    low: int
+    denominator: int
+    at_most: tuple[int, ...]
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.at_most) - 1
+
+    def count_at_most(self, total: int) -> int:
+        index = total - self.low
+        if index < 0:
+            return 0
+        if index >= len(self.at_most):
+            return self.denominator
+        return self.at_most[index]
+
+    def at_most_p(self, total: Fraction | int) -> Fraction:
+        return Fraction(self.count_at_most(math.floor(total)), self.denominator)
+
+    def between_p(self, low: Fraction | int, high: Fraction | int) -> Fraction:
+        """P(low <= total <= high)."""
+        below = self.count_at_most(math.ceil(low) - 1)
+        return Fraction(max(self.count_at_most(math.floor(high)) - below, 0), self.denominator)
+
+    def compare_p(self, op: str, target: Fraction | int) -> Fraction:
+        """P(total op target) for op in <, <=, >, >=, ==, !=."""
+        if op == "<=":
+            return self.at_most_p(target)
+        if op == "<":
+            return Fraction(self.count_at_most(math.ceil(target) - 1), self.denominator)
+        if op == ">":
+            return 1 - self.at_most_p(target)
+        if op == ">=":
+            return 1 - Fraction(self.count_at_most(math.ceil(target) - 1), self.denominator)
+        exact = self.between_p(target, target) if Fraction(target).denominator == 1 else Fraction(0)
+        return exact if op == "==" else 1 - exact
+
+
+def distribution(count: int, sides: int, keep: str | None = None) -> Distribution:
+    """The distribution of the sum of `count` dice of `sides` sides, or of the highest or lowest die."""
+    total = sides**count
+    if keep == "highest":
+        return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
+    if keep == "lowest":
+        return Distribution(1, total, tuple(total - (sides - x) ** count for x in range(1, sides + 1)))
+    ways = [1]
+    for _ in range(count):
+        nxt = [0] * (len(ways) + sides - 1)
+        for i, w in enumerate(ways):
+            for face in range(sides):
+                nxt[i + face] += w
+        ways = nxt
+    running = 0
+    cumulative = []
+    for w in ways:
+        running += w
+        cumulative.append(running)
+    return Distribution(count, total, tuple(cumulative))
+
+
+def difference(first: Distribution, second: Distribution) -> Distribution:
+    """The distribution of first - second, both rolled independently."""
+    a = _counts(first)
+    b = _counts(second)
+    ways = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            ways[i + (len(b) - 1 - j)] += x * y
+    running = 0
+    cumulative = []
+    for w in ways:
+        running += w
+        cumulative.append(running)
+    return Distribution(first.low - second.high, first.denominator * second.denominator, tuple(cumulative))
+
+
+def _counts(dist: Distribution) -> list[int]:
+    previous = 0
+    counts = []
+    for value in dist.at_most:
+        counts.append(value - previous)
+        previous = value
+    return counts
+
+
+# ---------------------------------------------------------------------------- the resolution
+
+
+@dataclass(frozen=True, slots=True)
+class RulebookInfo:
+    name: str
+    title: str
+    source: str | None
+    version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class InputSpec:
+    """An input a resolver accepts: its type, range or choices, unit and default."""
+
+    name: str
+    label: str | None
+    kind: str  # int | number | percent | flag | dice | text | one of | levels
+    low: Fraction | int | None
+    high: Fraction | int | None
+    unit: str | None
+    members: tuple[str, ...]
+    default: Value
+    is_stat: bool
+
+    def describe(self) -> str:
+        if self.members:
+            sep = " < " if self.kind == "levels" else ", "
+            return f"{self.kind} {{{sep.join(self.members)}}}"
+        text = self.kind
+        if self.low is not None or self.high is not None:
+            low = "" if self.low is None else show(self.low)
+            high = "" if self.high is None else show(self.high)
+            text += f" {low}..{high}"
+        if self.unit:
+            text += f" {self.unit}"
+        return text
+
+    def coerce(self, value: object) -> Value:
+        """Check a Python value for this input; raise RuleInputError naming what is accepted."""
+        kind = self.kind
+        if kind == "flag":
+            if isinstance(value, bool):
+                return value
+            raise self._error(value, "True or False")
+        if kind in ("one of", "levels"):
+            if isinstance(value, str) and value in self.members:
+                return value
+            hint = _close(value, self.members) if isinstance(value, str) else ""
+            raise self._error(value, "one of " + ", ".join(self.members), hint)
+        if kind == "text":
+            if isinstance(value, str):
+                return value
+            raise self._error(value, "text")
+        if kind == "dice":
+            if isinstance(value, Dice):
+                return value
+            if isinstance(value, str):
+                try:
+                    return Dice.parse(value)
+                except ValueError as error:
+                    raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
+            raise self._error(value, "dice such as 3d6 or 1d6+2")
+        number = _as_number(value)
+        if number is None:
+            raise self._error(value, "a number" if kind == "number" else "a whole number")
+        if kind != "number" and number.denominator != 1:
+            raise self._error(value, "a whole number")
+        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+            raise self._error(value, "a number in " + self.describe())
+        return number.numerator if number.denominator == 1 and kind != "number" else number
+
+    def parse(self, text: str) -> Value:
+        """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
+        if self.kind == "flag":
+            lowered = text.strip().lower()
+            if lowered in ("yes", "true", "1", "on"):
+                return True
+            if lowered in ("no", "false", "0", "off"):
+                return False
+            raise self._error(text, "yes or no")
+        if self.kind in ("one of", "levels", "text", "dice"):
+            return self.coerce(text)
+        return self.coerce(text.strip())
+
+    def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
+        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
+        extra = f" ({detail})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+
+
+def _as_number(value: object) -> Fraction | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return Fraction(repr(value))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            return None
+    try:
+        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _close(word: str, choices: Sequence[str]) -> str:
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean `{matches[0]}`?" if matches else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
+
+    rule: str
+    source: str | None
+    target: str
+    operation: str
+    value: str
+    text: str
+    group: str | None
+    status: str  # applied | suppressed | overridden
+    reason: str | None
+    label: str | None
+
+    @property
+    def applied(self) -> bool:
+        return self.status == "applied"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "operation": self.operation,
+            "value": self.value,
+            "text": self.text,
+            "rule": self.rule,
+            "source": self.source,
+            "group": self.group,
+            "applied": self.applied,
+            "status": self.status,
+            "reason": self.reason,
+            "label": self.label,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    rule: str
+    source: str | None
+    name: str
+    label: str | None
+    dice: str
+    comparison: str | None
+    target: Fraction | None
+    probability: Fraction
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    effects: Mapping[str, str]
+    margins: Mapping[int, Fraction]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "rule": self.rule,
+            "source": self.source,
+            "label": self.label,
+            "dice": self.dice,
+            "comparison": self.comparison,
+            "target": None if self.target is None else show(self.target),
+            "probability": _fraction(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
+            "effects": dict(self.effects),
+            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
+            "notes": list(self.notes),
+        }
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+
+
+@dataclass(frozen=True, slots=True)
+class Restriction:
+    rule: str
+    source: str | None
+    text: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "rule": self.rule, "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+
+    rule: str
+    source: str | None
+    text: str
+    erratum: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply."""
+
+    rule: str
+    source: str | None
+    item: str
+    applied: bool
+    because: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "source": self.source,
+            "item": self.item,
+            "applied": self.applied,
+            "because": self.because,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    key: str
+    values: Mapping[str, Value]
+    steps: tuple[str, ...]
+    probability: Fraction | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "key": self.key,
+            "values": {k: _json(v) for k, v in self.values.items()},
+            "then": list(self.steps),
+            "probability": None if self.probability is None else _fraction(self.probability),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A table consulted: the row the situation selects (if known) and every row's chance."""
+
+    name: str
+    title: str
+    source: str | None
+    dice: str | None
+    result: int | None  # the modified roll, when a roll was given
+    selected: TableRow | None
+    rows: tuple[TableRow, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "source": self.source,
+            "dice": self.dice,
+            "result": self.result,
+            "selected": None if self.selected is None else self.selected.to_dict(),
+            "rows": [row.to_dict() for row in self.rows],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
+
+    rules: tuple[str, ...]
+    inputs: Mapping[str, Value]
+    stats: Mapping[str, Value]
+    modifiers: tuple[Modifier, ...]
+    rolls: tuple[Roll, ...]
+    restrictions: tuple[Restriction, ...]
+    notes: tuple[Note, ...]
+    tables: tuple[TableResult, ...]
+    trace: tuple[TraceEntry, ...]
+
+    def roll(self, name: str) -> Roll:
+        """The roll called `name`; RuleInputError if the situation calls for none."""
+        for roll in self.rolls:
+            if roll.name == name:
+                return roll
+        called = ", ".join(r.name for r in self.rolls) or "none"
+        raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rules": list(self.rules),
+            "inputs": {k: _json(v) for k, v in self.inputs.items()},
+            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "modifiers": [x.to_dict() for x in self.modifiers],
+            "rolls": [x.to_dict() for x in self.rolls],
+            "restrictions": [x.to_dict() for x in self.restrictions],
+            "notes": [x.to_dict() for x in self.notes],
+            "tables": [x.to_dict() for x in self.tables],
+            "trace": [x.to_dict() for x in self.trace],
+        }
+
+
+# ---------------------------------------------------------------------------- compiled rules
+
+Holds = bool | Callable[[], bool]
+"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
+
+Lazy = Any
+"""A value known at once, or a function computing it once the stats it reads are final."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModSpec:
+    key: str
+    rule: str
+    source: str | None
+    target: str
+    op: str  # add | mul | div | set | min | max | grade | dice | step | shift
+    value: Lazy
+    text: str
+    group: str | None
+    stacking: str
+    rounding: str | None
+    condition: str
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSpec:
+    kind: str  # pool | dice | target | automatic
+    pool: tuple[int, int, str | None] | None
+    delta: int
+    success: bool
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class TierSpec:
+    name: str
+    op: str | None  # <= | >= | None for "otherwise"
+    bound: Callable[[Fraction], Fraction | int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RollSpec:
+    key: str
+    rule: str
+    source: str | None
+    name: str
+    label: str | None
+    kind: str  # check | resist | opposed | automatic
+    pool: tuple[int, int, str | None] | None
+    op: str | None
+    against: tuple[int, int, str | None] | None
+    success: bool
+    outcomes: Mapping[str, str]
+    margin_outcomes: tuple[str, ...]
+    tiers: tuple[TierSpec, ...]
+    ties: str | None
+    notes: tuple[str, ...]
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextSpec:
+    key: str
+    rule: str
+    source: str | None
+    kind: str  # cannot | note | erratum
+    text: str
+    quote: str | None
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveSpec:
+    key: str
+    rule: str
+    source: str | None
+    name: str
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    name: str
+    step: int | None
+    op: str
+    value: Fraction
+    rounding: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RowSpec:
+    low: int | None
+    high: int | None
+    member: str | None
+    is_else: bool
+    key: str
+    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    name: str
+    title: str
+    source: str | None
+    pool: tuple[int, int, str | None] | None
+    modifier: str | None
+    sign: int
+    inputs: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[RowSpec, ...]
+    above: int | None
+    becomes: int | None
+    overflow_step: str | None
+
+    def row_for(self, keys: tuple[Value, ...]) -> RowSpec | None:
+        """The row a key selects (a number, a member, or a member pair for a two-way table)."""
+        key = keys[0]
+        numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
+        for row in self.rows:
+            if row.member is not None and row.member == key:
+                return row
+            if row.low is not None and numeric and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
+                return row
+        for row in self.rows:
+            if row.is_else:
+                return row
+        return None
+
+    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
+        row = self.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
+        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
+        cell = row.cells[index]
+        value: Value = cell(run) if callable(cell) else cell
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    name: str
+    kind: str
+    title: str
+    source: str | None
+    reads: tuple[str, ...]
+
+
+@dataclass
+class Book:
+    info: RulebookInfo
+    inputs: Mapping[str, InputSpec]
+    rules: Mapping[str, RuleInfo]
+    functions: Mapping[str, Callable[[Run], None]]
+    tables: Mapping[str, TableSpec]
+    pools: dict[tuple[int, int, str | None], Distribution]
+    differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
+    grades: tuple[Grade, ...]
+    resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
+    resistance_pool: tuple[int, int, str | None] | None
+    resistance_op: str | None
+
+    def pool(self, key: tuple[int, int, str | None]) -> Distribution:
+        found = self.pools.get(key)
+        if found is None:
+            found = self.pools[key] = distribution(*key)
+        return found
+
+
+@dataclass
+class _Candidate:
+    spec: ModSpec
+    holds: Holds
+    value: Lazy
+
+
+class Run:
+    """One resolution in progress: rule functions register what they do, stats settle lazily.
+
+    Registration records each part of a rule with its condition, evaluated at once when it reads
+    only inputs, or as a function when it reads a stat (stats settle only after every rule has
+    registered, in whatever order their dependencies need; the checker has ruled out cycles).
+    A part reached twice (a rule applied both directly and through another's `as`) counts once:
+    the first registration whose condition holds.
+    """
+
+    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
+        self.book = book
+        self.rules = rules
+        self.values = values
+        self._mods: dict[str, list[_Candidate]] = {}
+        self._effective: dict[str, Any] = {}
+        self._derived: dict[str, Callable[[], Any]] = {}
+        self._derive_values: dict[str, Any] = {}
+        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
+        self._texts: list[tuple[TextSpec, Holds]] = []
+        self.modifiers: list[Modifier] = []
+        self.trace: list[TraceEntry] = []
+
+    # -- registration, called by the generated rule functions
+
+    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
+        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+
+    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
+        self._derived.setdefault(spec.name, value)
+        self._derive_specs.append((spec, holds))
+
+    def roll(
+        self,
+        spec: RollSpec,
+        holds: Holds,
+        target: Lazy = None,
+        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
+    ) -> None:
+        self._rolls.append((spec, holds, target, changes))
+
+    def text(self, spec: TextSpec, holds: Holds) -> None:
+        self._texts.append((spec, holds))
+
+    # -- values read by rule expressions
+
+    def stat(self, name: str) -> Any:
+        if name not in self._effective:
+            self._effective[name] = self._settle(name)
+        return self._effective[name]
+
+    def derived(self, name: str) -> Any:
+        if name not in self._derive_values:
+            self._derive_values[name] = self._derived[name]()
+        return self._derive_values[name]
+
+    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
+        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
+        if seen.get(key):
+            return None
+        if key in seen and not holds:
+            return None
+        seen[key] = holds
+        return holds
+
+    # -- settling a stat
+
+    def _settle(self, name: str) -> Any:
+        base = self.values[name]
+        kind = self.book.inputs[name].kind
+        held: list[tuple[ModSpec, Any]] = []
+        seen: dict[str, bool] = {}
+        for candidate in self._mods.get(name, ()):
+            spec = candidate.spec
+            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
+            if holds is None:
+                continue
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            if holds:
+                held.append((spec, _now(candidate.value)))
+        if not held:
+            return base
+        if kind in ("int", "number", "percent"):
+            value, statuses = self._numeric(name, base, held, kind)
+        elif kind == "dice":
+            value, statuses = _dice_value(base, held)
+        elif kind == "levels":
+            value, statuses = _level_value(self.book.inputs[name], base, held)
+        else:
+            value, statuses = _set_only(base, held)
+        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
+            self.modifiers.append(
+                Modifier(spec.rule, spec.source, spec.target, spec.op, show(amount), spec.text, spec.group, status, reason, spec.label)
+            )
+        return value
+
+    def _numeric(
+        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+    ) -> tuple[Value, list[tuple[str, str | None]]]:
+        statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+        value = Fraction(base)
+        for spec, amount in held:
+            if spec.op in ("mul", "div"):
+                factor = Fraction(amount) if spec.op == "mul" else 1 / Fraction(amount)
+                value *= factor
+                if spec.rounding:
+                    value = Fraction(round_value(value, spec.rounding))
+        value += _stacked_sum(held, statuses)
+        grade = self._grade(held, statuses)
+        if grade is not None:
+            if grade.op == "set":
+                value = grade.value
+            else:
+                value *= grade.value if grade.op == "mul" else 1 / grade.value
+                if grade.rounding:
+                    value = Fraction(round_value(value, grade.rounding))
+        sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
+        if sets:
+            last = sets[-1]
+            value = Fraction(held[last][1])
+            winner = held[last][0]
+            for i, (spec, _) in enumerate(held):
+                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+        caps = [Fraction(a) for spec, a in held if spec.op == "max"]
+        floors = [Fraction(a) for spec, a in held if spec.op == "min"]
+        if caps:
+            value = min(value, min(caps))
+        if floors:
+            value = max(value, max(floors))
+        if kind == "number":
+            return (value.numerator if value.denominator == 1 else value), statuses
+        return round_value(value, "down") if value.denominator != 1 else value.numerator, statuses
+
+    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Grade | None:
+        grades = {g.name: g for g in self.book.grades}
+        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+        if not chosen:
+            return None
+        absolute = [(i, g) for i, g in chosen if g.step is None]
+        if absolute:
+            for i, _ in chosen:
+                if i != absolute[0][0]:
+                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+            return absolute[0][1]
+        net = sum(g.step or 0 for _, g in chosen)
+        if net == 0:
+            for i, _ in chosen:
+                statuses[i] = ("suppressed", "grades cancel one another")
+            return None
+        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
+        same_side = [g for g in steps if (g.step or 0) * net > 0]
+        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
+        return best
+
+    # -- finishing
+
+    def finish(self) -> Resolution:
+        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
+        seen: dict[str, bool] = {}
+        for spec, holds in self._derive_specs:
+            applied = self._once(spec.key, bool(_now(holds)), seen)
+            if applied is None:
+                continue
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied)))
+            if applied:
+                stats[spec.name] = self.derived(spec.name)
+        rolls = []
+        for spec_r, holds, target, changes in self._rolls:
+            applied = self._once(spec_r.key, bool(_now(holds)), seen)
+            if applied is None:
+                continue
+            self.trace.append(TraceEntry(spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)))
+            if applied:
+                rolls.append(self._roll(spec_r, target, changes))
+        restrictions = []
+        notes = []
+        for text_spec, holds in self._texts:
+            applied = self._once(text_spec.key, bool(_now(holds)), seen)
+            if applied is None:
+                continue
+            if text_spec.condition:
+                self.trace.append(
+                    TraceEntry(text_spec.rule, text_spec.source, f"{text_spec.kind}: {text_spec.text}", applied, _because(text_spec.condition, applied))
+                )
+            if not applied:
+                continue
+            if text_spec.kind == "cannot":
+                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            else:
+                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+        return Resolution(
+            rules=self.rules,
+            inputs=dict(self.values),
+            stats=stats,
+            modifiers=tuple(self.modifiers),
+            rolls=tuple(rolls),
+            restrictions=tuple(restrictions),
+            notes=tuple(notes),
+            tables=tuple(self._tables()),
+            trace=tuple(self.trace),
+        )
+
+    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
+        book = self.book
+        pool = spec.pool
+        delta = 0
+        shift: Fraction = Fraction(0)
+        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+        for change, holds, amount in changes:
+            applied = _now(holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"roll {spec.name}: {_change_text(change, amount)}", applied, _because(change.condition, applied)))
+            if not applied:
+                continue
+            if change.kind == "pool":
+                pool = change.pool
+            elif change.kind == "dice":
+                delta += change.delta
+            elif change.kind == "target":
+                shift += Fraction(_now(amount))
+            elif automatic != "failure":
+                automatic = "success" if change.success else "failure"
+        outcomes: dict[str, Fraction] = {}
+        margins: dict[int, Fraction] = {}
+        goal: Fraction | None = None
+        op = spec.op
+        dice = ""
+        if spec.kind == "resist":
+            assert book.resistance is not None and book.resistance_pool is not None
+            active, passive = _now(target)
+            goal = Fraction(book.resistance(active, passive))
+            pool = book.resistance_pool
+            op = book.resistance_op
+        elif spec.kind == "check":
+            goal = Fraction(_now(target)) + shift
+        if pool is not None:
+            count, sides, keep = pool
+            pool = (max(count + delta, 1), sides, keep)
+            dice = _pool_text(pool)
+        if automatic is not None:
+            probability = Fraction(1 if automatic == "success" else 0)
+            dice = dice or "none"
+        elif spec.kind == "opposed":
+            assert spec.pool is not None and spec.against is not None
+            first, second = _now(target)
+            diff = book.differences[(spec.pool, spec.against)]
+            edge = Fraction(second) - Fraction(first)
+            win = 1 - diff.at_most_p(edge)
+            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+            probability = win + (tie if spec.ties == "win" else 0)
+            dice = f"{_pool_text(spec.pool)} vs {_pool_text(spec.against)}"
+            op = "vs"
+        else:
+            assert pool is not None and goal is not None and op is not None
+            dist = book.pool(pool)
+            probability = dist.compare_p(op, goal)
+            outcomes = {"success": probability, "failure": 1 - probability}
+            if spec.tiers:
+                outcomes = {**_tiers(dist, spec.tiers, goal), **outcomes}
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, goal, "success" in spec.margin_outcomes)
+        return Roll(
+            rule=spec.rule,
+            source=spec.source,
+            name=spec.name,
+            label=spec.label,
+            dice=dice,
+            comparison=op,
+            target=goal,
+            probability=probability,
+            automatic=automatic,
+            outcomes=outcomes,
+            effects=spec.outcomes,
+            margins=margins,
+            notes=spec.notes,
+        )
+
+    def _tables(self) -> list[TableResult]:
+        results = []
+        for name in self.rules:
+            table = self.book.tables.get(name)
+            if table is not None:
+                results.append(self._table(table))
+        return results
+
+    def _table(self, table: TableSpec) -> TableResult:
+        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
+            values: dict[str, Value] = {}
+            for column, cell in zip(table.columns, row.cells, strict=True):
+                values[column] = cell(self) if callable(cell) else cell
+            return TableRow(row.key, values, row.steps, probability)
+
+        if table.pool is None:
+            keys = tuple(self.values[k] for k in table.inputs[:1])
+            row = table.row_for(keys)
+            rows = tuple(row_result(r, None) for r in table.rows)
+            selected = row_result(row, None) if row is not None else None
+            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
+        dist = self.book.pool(table.pool)
+        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
+        rows_out = []
+        for row in table.rows:
+            low = row.low if row.low is not None else dist.low
+            high = row.high if row.high is not None else dist.high + max(offset, 0)
+            probability = dist.between_p(low - offset, high - offset)
+            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+                probability += 1 - dist.at_most_p(table.above - offset)
+            rows_out.append(row_result(row, probability))
+        selected = None
+        result = None
+        rolled = self.values.get("roll")
+        if rolled is not None:
+            result = int(rolled) + offset
+            steps: tuple[str, ...] = ()
+            if table.above is not None and table.becomes is not None and result > table.above:
+                result = table.becomes
+                steps = (table.overflow_step,) if table.overflow_step else ()
+            row = table.row_for((result,))
+            if row is not None:
+                chosen = row_result(row, None)
+                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
+        dice = _pool_text(table.pool)
+        if table.modifier:
+            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+
+
+def _now(value: Lazy) -> Any:
+    return value() if callable(value) else value
+
+
+def _because(condition: str, holds: bool) -> str:
+    if not condition:
+        return "always applies" if holds else "does not apply"
+    return f"{condition}: {'holds' if holds else 'does not hold'}"
+
+
+def _change_text(change: ChangeSpec, amount: Lazy) -> str:
+    if change.kind == "pool" and change.pool is not None:
+        return f"roll {_pool_text(change.pool)}"
+    if change.kind == "dice":
+        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
+    if change.kind == "target":
+        return "target changed"
+    return f"automatic {'success' if change.success else 'failure'}"
+
+
+def _pool_text(pool: tuple[int, int, str | None]) -> str:
+    count, sides, keep = pool
+    text = f"{count}d{sides}"
+    return f"{keep} of {text}" if keep else text
+
+
+def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Fraction:
+    """Additive modifiers: cumulative, except that a stacking group keeps only its strongest."""
+    total = Fraction(0)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, amount) in enumerate(held):
+        if spec.op != "add":
+            continue
+        if spec.group is None or spec.stacking == "cumulative":
+            total += Fraction(amount)
+        else:
+            groups.setdefault(spec.group, []).append(i)
+    for members in groups.values():
+        stacking = held[members[0]][0].stacking
+        best = max(members, key=lambda i: (_strength(Fraction(held[i][1]), stacking), -i))
+        total += Fraction(held[best][1])
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = ("suppressed", f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}")
+    return total
+
+
+def _strength(amount: Fraction, stacking: str) -> Fraction:
+    """How strong a modifier is within its group: `highest` and `lowest` by value, else by size."""
+    if stacking == "highest":
+        return amount
+    if stacking == "lowest":
+        return -amount
+    return abs(amount)
+
+
+def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
+    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+    sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
+    value = held[sets[-1]][1] if sets else base
+    for i in sets[:-1]:
+        statuses[i] = ("overridden", f"{held[sets[-1]][0].rule}: {held[sets[-1]][0].text}")
+    assert isinstance(value, Dice)
+    for spec, amount in held:
+        if spec.op == "dice":
+            value = value.with_dice(int(amount))
+    for spec, amount in held:
+        if spec.op == "step":
+            value = value.stepped(int(amount))
+    for spec, amount in held:
+        if spec.op == "add":
+            value = value.plus(amount if isinstance(amount, Dice) else int(amount))
+    for spec, amount in held:
+        if spec.op in ("mul", "div"):
+            factor = Fraction(amount) if spec.op == "mul" else 1 / Fraction(amount)
+            value = value.scaled(factor, spec.rounding)
+    return value, statuses
+
+
+def _level_value(
+    spec_in: InputSpec, base: Value, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[str, str | None]]]:
+    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+    members = spec_in.members
+    sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
+    value = str(held[sets[-1]][1]) if sets else str(base)
+    for i in sets[:-1]:
+        statuses[i] = ("overridden", f"{held[sets[-1]][0].rule}: {held[sets[-1]][0].text}")
+    index = members.index(value)
+    index += sum(int(a) for spec, a in held if spec.op == "shift")
+    index = min(max(index, 0), len(members) - 1)
+    caps = [members.index(str(a)) for spec, a in held if spec.op == "max"]
+    floors = [members.index(str(a)) for spec, a in held if spec.op == "min"]
+    if caps:
+        index = min(index, min(caps))
+    if floors:
+        index = max(index, max(floors))
+    return members[index], statuses
+
+
+def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
+    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+    for i in range(len(held) - 1):
+        statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
+    return held[-1][1], statuses
+
+
+def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: Fraction) -> dict[str, Fraction]:
+    """Outcome tiers, first match wins: each tier takes the totals not claimed by an earlier one."""
+    low_edge = dist.low - 1  # totals <= low_edge are claimed
+    high_edge = dist.high + 1  # totals >= high_edge are claimed
+    result: dict[str, Fraction] = {}
+    for tier in tiers:
+        if tier.op is None or tier.bound is None:
+            result[tier.name] = dist.between_p(low_edge + 1, high_edge - 1) if high_edge - low_edge > 1 else Fraction(0)
+            low_edge, high_edge = dist.high, dist.high + 1
+            continue
+        bound = Fraction(tier.bound(target))
+        if tier.op == "<=":
+            top = min(math.floor(bound), high_edge - 1)
+            result[tier.name] = dist.between_p(low_edge + 1, top) if top > low_edge else Fraction(0)
+            low_edge = max(low_edge, top)
+        else:
+            bottom = max(math.ceil(bound), low_edge + 1)
+            result[tier.name] = dist.between_p(bottom, high_edge - 1) if bottom < high_edge else Fraction(0)
+            high_edge = min(high_edge, bottom)
+    return result
+
+
+def _margins(dist: Distribution, op: str, target: Fraction, successes: bool) -> dict[int, Fraction]:
+    """The chance of each margin (how far the total lands from the target) on failure or success."""
+    margins: dict[int, Fraction] = {}
+    for total in range(dist.low, dist.high + 1):
+        p = dist.between_p(total, total)
+        if p == 0:
+            continue
+        success = {
+            "<=": total <= target,
+            "<": total < target,
+            ">=": total >= target,
+            ">": total > target,
+            "==": total == target,
+            "!=": total != target,
+        }[op]
+        if success != successes:
+            continue
+        margin = abs(math.floor(total - target)) if total >= target else math.ceil(target - total)
+        margins[margin] = margins.get(margin, Fraction(0)) + p
+    return dict(sorted(margins.items()))
+
+
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together."""
+    if isinstance(names, str):
+        names = (names,)
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.functions and name not in book.tables:
+            known = [*book.functions, *book.tables]
+            hint = _close(name, known)
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = {}
+    uses_tables = any(name in book.tables for name in chosen)
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is None:
+            if key == "roll" and uses_tables:
+                values["roll"] = _roll_input(raw, book, chosen)
+                continue
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        values[key] = spec.coerce(raw)
+    for key, spec in book.inputs.items():
+        if key not in values:
+            values[key] = spec.default
+    run = Run(book, tuple(chosen), values)
+    for name in chosen:
+        function = book.functions.get(name)
+        if function is not None:
+            function(run)
+    return run.finish()
+
+
+def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
+    number = _as_number(raw)
+    if number is None or number.denominator != 1:
+        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
+    for name in chosen:
+        table = book.tables.get(name)
+        if table is not None and table.pool is not None:
+            dist = book.pool(table.pool)
+            if not dist.low <= number <= dist.high:
+                raise RuleInputError(f"input `roll` must be a result of {_pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}")
+    return number.numerator
+
+
+def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Value:
+    return book.tables[table].cell(run, keys, column)
+
+
+def cell_add(left: Any, right: Any) -> Any:
+    """Add table cells: X (impassable) absorbs everything, then N/A."""
+    for special in (IMPASSABLE, NOT_APPLICABLE):
+        if left == special or right == special:
+            return special
+    return left + right
+
+
+__all__ = [
+    "IMPASSABLE",
+    "NOT_APPLICABLE",
+    "Dice",
+    "Distribution",
+    "InputSpec",
+    "Modifier",
+    "Note",
+    "Resolution",
+    "Restriction",
+    "Roll",
+    "RuleInfo",
+    "RuleInputError",
+    "RulebookInfo",
+    "Special",
+    "TableResult",
+    "TableRow",
+    "TraceEntry",
+]
