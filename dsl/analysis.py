@@ -13,6 +13,7 @@ import functools
 import operator
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
+from typing import Any, TypeVar
 
 from dsl import model as m
 from dsl import nodes as n
@@ -21,6 +22,8 @@ from dsl.categories import CATEGORIES
 from dsl.diagnostics import Reporter, Span, did_you_mean
 from dsl.infer import ExprTyper, Scope, TableShape, check_dice, describe
 from dsl.parser import reserved_words
+
+_T = TypeVar("_T")
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -57,26 +60,27 @@ class Analyzer:
     def run(self) -> m.Book:
         self._check_name(self.tree.header.name, "rulebook")
         decls = self.tree.declarations
-        for decl in _of(decls, n.UnitDecl):
-            if self._declare(decl.name, "unit"):
-                self.book.units[decl.name.text] = decl.label.value if decl.label else None
-        for decl in _of(decls, n.TypeDecl):
-            if self._declare(decl.name, "type"):
-                resolved = self._type(decl.type)
+        for unit in _of(decls, n.UnitDecl):
+            if self._declare(unit.name, "unit"):
+                self.book.units[unit.name.text] = unit.label.value if unit.label else None
+        for alias in _of(decls, n.TypeDecl):
+            if self._declare(alias.name, "type"):
+                resolved = self._type(alias.type)
                 if resolved is not None:
                     if isinstance(resolved, t.Enum):
-                        resolved = dataclasses.replace(resolved, name=decl.name.text)
-                    self.type_aliases[decl.name.text] = resolved
-        for var_decl in _of(decls, (n.InputDecl, n.StatDecl)):
-            self._var(var_decl)
+                        resolved = dataclasses.replace(resolved, name=alias.name.text)
+                    self.type_aliases[alias.name.text] = resolved
+        for var_decl in decls:
+            if isinstance(var_decl, (n.InputDecl, n.StatDecl)):
+                self._var(var_decl)
         for group in _of(decls, n.GroupDecl):
             if self._declare(group.name, "group"):
                 self.book.groups[group.name.text] = m.Group(
                     group.name.text, _text(group.label), group.stacking, group.span
                 )
         grades = list(_of(decls, n.GradesDecl))
-        for extra in grades[1:]:
-            self.reporter.report("E102", "a rulebook has one `grades` scale", extra.span, "merge the two lists")
+        for extra_grades in grades[1:]:
+            self.reporter.report("E102", "a rulebook has one `grades` scale", extra_grades.span, "merge the two lists")
         if grades:
             self._grades(grades[0])
         for tiers in _of(decls, n.TiersDecl):
@@ -237,9 +241,7 @@ class Analyzer:
                 self.reporter.report("E201", f"{what} must be a whole number", expr.span)
                 return None
             if not type_.contains(Fraction(value)):
-                self.reporter.report(
-                    "E301", f"{what} {_num(Fraction(value))} is outside {type_.describe()}", expr.span
-                )
+                self.reporter.report("E301", f"{what} {_num(Fraction(value))} is outside {type_.describe()}", expr.span)
                 return None
         return value
 
@@ -249,7 +251,11 @@ class Analyzer:
             if not self._declare(item.name, "grade"):
                 continue
             effect = item.effect
-            value_expr = effect.value if isinstance(effect, n.SetMod) else getattr(effect, "factor", None) or getattr(effect, "divisor", None)
+            value_expr = (
+                effect.value
+                if isinstance(effect, n.SetMod)
+                else getattr(effect, "factor", None) or getattr(effect, "divisor", None)
+            )
             assert value_expr is not None
             value = self._constant(value_expr, t.NUMBER, "a grade's factor")
             if value is None or not isinstance(value, (int, Fraction)):
@@ -294,6 +300,7 @@ class Analyzer:
         if isinstance(decl.key, n.RollKey):
             key_types.append(t.Numeric("int"))
         else:
+            assert isinstance(decl.key, n.InputKey)
             for name in decl.key.inputs:
                 var = self.book.vars.get(name.text)
                 if var is None:
@@ -336,12 +343,15 @@ class Analyzer:
                     )
                 elif not (isinstance(var.type, t.Numeric) and var.type.integral):
                     self.reporter.report(
-                        "E201", f"a roll is modified by a whole number, but `{var.name}` is {describe(var.type)}", decl.key.modifier.span
+                        "E201",
+                        f"a roll is modified by a whole number, but `{var.name}` is {describe(var.type)}",
+                        decl.key.modifier.span,
                     )
                 else:
                     modifier = var.name
                 sign = decl.key.modifier_sign
         else:
+            assert isinstance(decl.key, n.InputKey)
             inputs = tuple(x.text for x in decl.key.inputs)
             if len(inputs) == 2:
                 self._two_d_columns(decl, shape, column_decls)
@@ -371,7 +381,9 @@ class Analyzer:
                 if pool is None:
                     self.reporter.report("E203", "`above N: as M` belongs to tables rolled with dice", item.span)
                     continue
-                overflow = m.Overflow(item.above, item.becomes, self._step(item.step, decl) if item.step else None, item.span)
+                overflow = m.Overflow(
+                    item.above, item.becomes, self._step(item.step, decl) if item.step else None, item.span
+                )
             elif isinstance(item, n.TableStmt):
                 statement = item.statement
                 if isinstance(statement, n.CategoryStmt):
@@ -398,16 +410,22 @@ class Analyzer:
     def _two_d_columns(self, decl: n.TableDecl, shape: TableShape, column_decls: list[n.Columns]) -> None:
         column_type = shape.key_types[1]
         row_type = shape.key_types[0]
-        for key_type, key_name in zip((row_type, column_type), decl.key.inputs, strict=True):  # type: ignore[union-attr]
+        assert isinstance(decl.key, n.InputKey)
+        for key_type, key_name in zip((row_type, column_type), decl.key.inputs, strict=True):
             if not isinstance(key_type, t.Enum):
                 self.reporter.report(
-                    "E201", f"a two-way table is keyed by choices, but `{key_name.text}` is {describe(key_type)}", key_name.span
+                    "E201",
+                    f"a two-way table is keyed by choices, but `{key_name.text}` is {describe(key_type)}",
+                    key_name.span,
                 )
         if not isinstance(column_type, t.Enum):
             return
         if not column_decls:
             self.reporter.report(
-                "E205", "a two-way table names its columns", decl.name.span, f"add `columns {', '.join(column_type.members)}`"
+                "E205",
+                "a two-way table names its columns",
+                decl.name.span,
+                f"add `columns {', '.join(column_type.members)}`",
             )
             return
         listed = [c.name for c in column_decls[0].columns]
@@ -505,7 +523,10 @@ class Analyzer:
         if isinstance(step, n.RollOn):
             if step.table.text not in self.table_shapes and step.table.text != decl.name.text:
                 self.reporter.report(
-                    "E101", f"unknown table `{step.table.text}`", step.table.span, did_you_mean(step.table.text, self.table_shapes)
+                    "E101",
+                    f"unknown table `{step.table.text}`",
+                    step.table.span,
+                    did_you_mean(step.table.text, self.table_shapes),
                 )
             return m.Step("roll_on", step.table.text, step.offset, step.span)
         if not isinstance(decl.key, n.RollKey):
@@ -571,14 +592,28 @@ class Analyzer:
         origin = rule.name.text
         for _index, statement in enumerate(body):
             key = _effect_key(origin, statement, bindings)
-            base = {"key": key, "origin": origin, "cites": rule.cites.value if rule.cites else None, "guard": guard, "via": via, "span": statement.span}
+            base: dict[str, Any] = {
+                "key": key,
+                "origin": origin,
+                "cites": rule.cites.value if rule.cites else None,
+                "guard": guard,
+                "via": via,
+                "span": statement.span,
+            }
             if isinstance(statement, n.WhenBlock):
                 condition = substitute(statement.condition, bindings)
                 self.typer.condition(condition, scope)
-                yield from self._expand(rule, statement.body, (*guard, m.Condition(condition, statement.negated)), via, bindings, scope)
+                yield from self._expand(
+                    rule, statement.body, (*guard, m.Condition(condition, statement.negated)), via, bindings, scope
+                )
                 if statement.orelse:
                     yield from self._expand(
-                        rule, statement.orelse, (*guard, m.Condition(condition, not statement.negated)), via, bindings, scope
+                        rule,
+                        statement.orelse,
+                        (*guard, m.Condition(condition, not statement.negated)),
+                        via,
+                        bindings,
+                        scope,
                     )
             elif isinstance(statement, n.Modifier):
                 effect = self._modifier(statement, base, bindings, scope)
@@ -595,9 +630,9 @@ class Analyzer:
             elif isinstance(statement, n.ErratumStmt):
                 yield m.NoteEffect(**base, text=statement.text.value, quote=statement.quote.value)
             elif isinstance(statement, n.DeriveStmt):
-                effect = self._derive(statement, base, bindings, scope)
-                if effect is not None:
-                    yield effect
+                derived = self._derive(statement, base, bindings, scope)
+                if derived is not None:
+                    yield derived
             elif isinstance(statement, n.AsStmt):
                 yield from self._as(statement, guard, via, bindings, scope)
             elif isinstance(statement, n.CategoryStmt) and guard and not via:
@@ -621,15 +656,20 @@ class Analyzer:
                     self.reporter.report("E101", f"unknown rule `{ref.text}`", ref.span, hint)
                 continue
             if ref.text in self.expanding:
-                chain = " -> ".join([*self.expanding[self.expanding.index(ref.text):], ref.text])
-                self.reporter.report("E107", f"rules compose in a circle: {chain}", ref.span, "one of them must not use `as`")
+                chain = " -> ".join([*self.expanding[self.expanding.index(ref.text) :], ref.text])
+                self.reporter.report(
+                    "E107", f"rules compose in a circle: {chain}", ref.span, "one of them must not use `as`"
+                )
                 continue
             inner: dict[str, n.Expr] = {}
             for binding in statement.bindings:
                 var = self.book.vars.get(binding.name.text)
                 if var is None:
                     self.reporter.report(
-                        "E101", f"unknown input `{binding.name.text}`", binding.name.span, did_you_mean(binding.name.text, self.book.vars)
+                        "E101",
+                        f"unknown input `{binding.name.text}`",
+                        binding.name.span,
+                        did_you_mean(binding.name.text, self.book.vars),
                     )
                     continue
                 value = substitute(binding.value, bindings)
@@ -646,7 +686,7 @@ class Analyzer:
             self.expanding.pop()
 
     def _modifier(
-        self, statement: n.Modifier, base: dict[str, object], bindings: dict[str, n.Expr], scope: Scope
+        self, statement: n.Modifier, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
     ) -> m.ModEffect | None:
         target = statement.target.text
         var = self.book.vars.get(target)
@@ -676,7 +716,7 @@ class Analyzer:
                 _allowed_hint(var.type),
             )
             return None
-        fields: dict[str, object] = {
+        fields: dict[str, Any] = {
             "target": target,
             "op": kind,
             "value": None,
@@ -696,13 +736,17 @@ class Analyzer:
                     "E203",
                     f"`%` changes a percentage, and `{target}` is {describe(stat_type)}",
                     statement.span,
-                    f"write `{target} -{_num(abs(_literal(op.value)))}` for points" if isinstance(op.value, n.Number) else None,
+                    f"write `{target} -{_num(abs(_literal(op.value)))}` for points"
+                    if isinstance(op.value, n.Number)
+                    else None,
                 )
                 return None
             if isinstance(stat_type, t.Dice):
                 found = self.typer.infer(value, scope)
                 if found is not None and not isinstance(found, (t.Numeric, t.Dice)):
-                    self.reporter.report("E201", f"dice are changed by a number or dice, not {describe(found)}", value.span)
+                    self.reporter.report(
+                        "E201", f"dice are changed by a number or dice, not {describe(found)}", value.span
+                    )
             else:
                 self.typer.expect(value, scope, _loose(stat_type), "the change")
             fields["value"] = value
@@ -759,16 +803,18 @@ class Analyzer:
                 self.reporter.report("E203", "stacking groups hold additive modifiers (+N / -N)", statement.group.span)
                 return None
             fields["group"] = statement.group.text
-        return m.ModEffect(**base, **fields)  # type: ignore[arg-type]
+        return m.ModEffect(**base, **fields)
 
     def _derive(
-        self, statement: n.DeriveStmt, base: dict[str, object], bindings: dict[str, n.Expr], scope: Scope
+        self, statement: n.DeriveStmt, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
     ) -> m.DeriveEffect | None:
         name = statement.name.text
         if not self._check_name(statement.name, "derived value"):
             return None
         if name in self.book.vars:
-            self.reporter.report("E102", f"`{name}` is already an input or stat", statement.name.span, f"call it `{name}_effective`")
+            self.reporter.report(
+                "E102", f"`{name}` is already an input or stat", statement.name.span, f"call it `{name}_effective`"
+            )
             return None
         owner = self.derive_owner.setdefault(name, str(base["origin"]))
         if owner != base["origin"]:
@@ -778,7 +824,9 @@ class Analyzer:
         if statement.unit is not None:
             unit = statement.unit.text
             if unit not in self.book.units:
-                self.reporter.report("E101", f"unknown unit `{unit}`", statement.unit.span, did_you_mean(unit, self.book.units))
+                self.reporter.report(
+                    "E101", f"unknown unit `{unit}`", statement.unit.span, did_you_mean(unit, self.book.units)
+                )
                 return None
         value = substitute(statement.value, bindings)
         expected = t.Numeric("number", unit=unit) if unit else None
@@ -787,25 +835,27 @@ class Analyzer:
             return None
         if unit is not None:
             if not isinstance(found, t.Numeric):
-                self.reporter.report("E201", f"a value in {unit} must be a number, but this is {describe(found)}", value.span)
+                self.reporter.report(
+                    "E201", f"a value in {unit} must be a number, but this is {describe(found)}", value.span
+                )
                 return None
             if found.unit not in (None, unit):
                 self.reporter.report("E202", f"`{name}` is in {unit}, but this is in {found.unit}", value.span)
                 return None
             found = dataclasses.replace(found, unit=unit)
         scope.derives[name] = found
-        return m.DeriveEffect(**base, name=name, label=_text(statement.label), unit=unit, value=value, type=found)  # type: ignore[arg-type]
+        return m.DeriveEffect(**base, name=name, label=_text(statement.label), unit=unit, value=value, type=found)
 
     def _roll(
         self,
         statement: n.RollDecl,
-        base: dict[str, object],
+        base: dict[str, Any],
         bindings: dict[str, n.Expr],
         scope: Scope,
         guard: tuple[m.Condition, ...],
     ) -> m.RollEffect | None:
         spec = statement.spec
-        fields: dict[str, object] = {
+        fields: dict[str, Any] = {
             "name": statement.name.text,
             "label": _text(statement.label),
             "pool": None,
@@ -848,7 +898,9 @@ class Analyzer:
             for value in (bonus, against_bonus):
                 if value is not None:
                     self.typer.expect(value, scope, number, "a bonus")
-            fields.update(kind="opposed", pool=spec.pool, against=spec.against, bonus=bonus, against_bonus=against_bonus)
+            fields.update(
+                kind="opposed", pool=spec.pool, against=spec.against, bonus=bonus, against_bonus=against_bonus
+            )
         else:
             assert isinstance(spec, n.AutomaticSpec)
             fields.update(kind="automatic", success=spec.success)
@@ -863,7 +915,12 @@ class Analyzer:
                 if kind != "check":
                     self.reporter.report("E203", "outcome tiers apply to a roll against a target", item.span)
                 elif item.name.text not in self.book.tiers:
-                    self.reporter.report("E101", f"unknown tiers `{item.name.text}`", item.name.span, did_you_mean(item.name.text, self.book.tiers))
+                    self.reporter.report(
+                        "E101",
+                        f"unknown tiers `{item.name.text}`",
+                        item.name.span,
+                        did_you_mean(item.name.text, self.book.tiers),
+                    )
                 else:
                     tiers = item.name.text
         allowed = OPPOSED_OUTCOMES if kind == "opposed" else OUTCOMES
@@ -889,11 +946,16 @@ class Analyzer:
                 step = None
                 if item.step is not None:
                     if not isinstance(item.step, n.RollOn):
-                        self.reporter.report("E203", "an outcome can roll on a table, not roll itself again", item.step.span)
+                        self.reporter.report(
+                            "E203", "an outcome can roll on a table, not roll itself again", item.step.span
+                        )
                     else:
                         if item.step.table.text not in self.table_shapes:
                             self.reporter.report(
-                                "E101", f"unknown table `{item.step.table.text}`", item.step.table.span, did_you_mean(item.step.table.text, self.table_shapes)
+                                "E101",
+                                f"unknown table `{item.step.table.text}`",
+                                item.step.table.span,
+                                did_you_mean(item.step.table.text, self.table_shapes),
                             )
                         step = m.Step("roll_on", item.step.table.text, item.step.offset, item.step.span)
                 outcomes.append(m.Outcome(item.outcome.text, item.by_margin, _text(item.text), step, item.span))
@@ -902,15 +964,18 @@ class Analyzer:
                     self.reporter.report("E203", "`ties` belongs to opposed rolls", item.span)
                 elif item.winner.text not in TIE_RULES:
                     self.reporter.report(
-                        "E101", f"ties are `win`, `lose` or `tie`, not `{item.winner.text}`", item.winner.span, did_you_mean(item.winner.text, TIE_RULES)
+                        "E101",
+                        f"ties are `win`, `lose` or `tie`, not `{item.winner.text}`",
+                        item.winner.span,
+                        did_you_mean(item.winner.text, TIE_RULES),
                     )
                 else:
                     ties = item.winner.text
             elif isinstance(item, n.RollNote):
                 notes.append(_note_pair(item.note))
         return m.RollEffect(
-            **base,  # type: ignore[arg-type]
-            **fields,  # type: ignore[arg-type]
+            **base,
+            **fields,
             changes=tuple(changes),
             outcomes=tuple(outcomes),
             tiers=tiers,
@@ -961,7 +1026,10 @@ class Analyzer:
         for ref in decl.rules:
             if ref.text not in self.rule_decls and ref.text not in self.table_shapes:
                 self.reporter.report(
-                    "E101", f"unknown rule `{ref.text}`", ref.span, did_you_mean(ref.text, [*self.rule_decls, *self.table_shapes])
+                    "E101",
+                    f"unknown rule `{ref.text}`",
+                    ref.span,
+                    did_you_mean(ref.text, [*self.rule_decls, *self.table_shapes]),
                 )
                 ok = False
         if not ok:
@@ -974,7 +1042,10 @@ class Analyzer:
             type_ = var.type if var is not None else table_inputs.get(name)
             if type_ is None:
                 self.reporter.report(
-                    "E101", f"unknown input `{name}`", binding.name.span, did_you_mean(name, [*self.book.vars, *table_inputs])
+                    "E101",
+                    f"unknown input `{name}`",
+                    binding.name.span,
+                    did_you_mean(name, [*self.book.vars, *table_inputs]),
                 )
                 continue
             if self._constant(binding.value, type_, f"`{name}`") is not None:
@@ -1172,9 +1243,14 @@ def _close_thresholds(rows: list[m.TableRow]) -> list[m.TableRow]:
     closed = []
     for index, row in enumerate(rows):
         following = rows[index + 1] if index + 1 < len(rows) else None
-        if row.threshold and row.low is not None and following is not None and following.low is not None:
-            if following.low > row.low:
-                row = dataclasses.replace(row, high=following.low - 1)
+        if (
+            row.threshold
+            and row.low is not None
+            and following is not None
+            and following.low is not None
+            and following.low > row.low
+        ):
+            row = dataclasses.replace(row, high=following.low - 1)
         closed.append(row)
     return closed
 
@@ -1277,8 +1353,8 @@ def _hull(types: list[t.Type]) -> t.Type:
     return t.TEXT
 
 
-def _of(items: Iterable[object], kinds: type | tuple[type, ...]) -> Iterator[object]:
-    return (i for i in items if isinstance(i, kinds))  # type: ignore[misc]
+def _of(items: Iterable[object], kind: type[_T]) -> Iterator[_T]:
+    return (i for i in items if isinstance(i, kind))
 
 
 def _text(node: n.Text | None) -> str | None:

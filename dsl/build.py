@@ -92,16 +92,16 @@ def write_outputs(outputs: dict[str, bytes], output: Path) -> int:
         for relative, data in changed.items():
             target = output / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=".rulecraft-", dir=target.parent)
+            handle, name = tempfile.mkstemp(prefix=".rulecraft-", dir=target.parent)
+            staged.append((Path(name), target))
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
-            staged.append((Path(temporary), target))
     except BaseException:
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
+        for staged_path, _ in staged:
+            staged_path.unlink(missing_ok=True)
         raise
-    for temporary, target in staged:
-        os.replace(temporary, target)
+    for staged_path, target in staged:
+        os.replace(staged_path, target)
     for relative in orphans:
         (output / relative).unlink(missing_ok=True)
     return len(changed) + len(orphans)

@@ -44,7 +44,9 @@ def _report(compiled: list[Compiled]) -> tuple[int, int]:
 
 def _summary(verb: str, count: int, errors: int, warnings: int) -> str:
     books = f"{count} rulebook{'s' if count != 1 else ''}"
-    return f"{verb} {books}: {errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    return (
+        f"{verb} {books}: {errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    )
 
 
 def _paths(paths: tuple[Path, ...]) -> list[Path]:
@@ -105,8 +107,17 @@ def check(paths: tuple[Path, ...]) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=DEFAULT_OUTPUT, show_default=True, help="Directory for the generated modules (cards go to OUTPUT/cards).")
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if OUTPUT is not what a build would write.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_OUTPUT,
+    show_default=True,
+    help="Directory for the generated modules (cards go to OUTPUT/cards).",
+)
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; exit 1 if OUTPUT is not what a build would write."
+)
 @click.option("--cards/--no-cards", default=True, show_default=True, help="Also build reference cards and sheets.")
 def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) -> None:
     """Compile rulebooks to Python resolver modules (and cards).
@@ -132,7 +143,9 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
         _echo_err(f"{output} is up to date ({len(outputs)} files)")
         return
     written = write_outputs(outputs, output)
-    _echo_err(f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged")
+    _echo_err(
+        f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged"
+    )
 
 
 @main.command(name="list")
@@ -145,11 +158,23 @@ def list_(book: str, as_json: bool) -> None:
     assert model is not None
     entries: list[dict[str, Any]] = []
     for rule in model.rules.values():
-        entries.append({"name": rule.name, "kind": rule.kind, "title": rule.title, "source": rule.cites, "category": rule.category})
+        entries.append(
+            {"name": rule.name, "kind": rule.kind, "title": rule.title, "source": rule.cites, "category": rule.category}
+        )
     for table in model.tables.values():
-        entries.append({"name": table.name, "kind": "table", "title": table.title, "source": table.cites, "category": table.category})
+        entries.append(
+            {
+                "name": table.name,
+                "kind": "table",
+                "title": table.title,
+                "source": table.cites,
+                "category": table.category,
+            }
+        )
     if as_json:
-        click.echo(json.dumps({"rulebook": model.name, "title": model.title, "entries": entries}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps({"rulebook": model.name, "title": model.title, "entries": entries}, indent=2, ensure_ascii=False)
+        )
         return
     click.echo(f"{model.title} ({model.name})")
     width = max((len(e["name"]) for e in entries), default=0)
@@ -171,7 +196,9 @@ def describe(book: str, rule: str, as_json: bool) -> None:
         from difflib import get_close_matches
 
         close = get_close_matches(rule, list(module.RULES), n=1)
-        raise Usage(f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else ""))
+        raise Usage(
+            f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else "")
+        )
     inputs = [module.INPUTS[name] for name in info.reads]
     model = compiled.book
     assert model is not None
@@ -201,7 +228,18 @@ def describe(book: str, rule: str, as_json: bool) -> None:
         "effects": effects,
     }
     if info.kind == "table":
-        data["inputs"].append({"name": "roll", "label": "the die result (optional)", "type": "int", "range": None, "unit": None, "choices": None, "default": None, "stat": False})
+        data["inputs"].append(
+            {
+                "name": "roll",
+                "label": "the die result (optional)",
+                "type": "int",
+                "range": None,
+                "unit": None,
+                "choices": None,
+                "default": None,
+                "stat": False,
+            }
+        )
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -274,7 +312,7 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
     """Run the worked examples of rulebooks (default: ./rulebooks)."""
     files = _paths(paths)
     compiled = [compile_file(p) for p in files]
-    errors, warnings = _report(compiled)
+    errors, _ = _report(compiled)
     if errors:
         _fail("fix the errors above before running examples")
     passed = failed = 0
@@ -300,7 +338,7 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
 
     files = _paths(paths)
     compiled = [compile_file(p) for p in files]
-    errors, warnings = _report(compiled)
+    errors, _ = _report(compiled)
     if errors:
         _fail("nothing was written")
     written = []

@@ -219,8 +219,10 @@ class Emitter:
         elif isinstance(effect, m.RollEffect):
             self._roll(effect, const, base, condition, holds, specs, calls)
         elif isinstance(effect, m.DeriveEffect):
-            specs.append((const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))]))
-            value = canonical(self._py(effect.value))
+            specs.append(
+                (const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))])
+            )
+            value = self._py(effect.value)
             calls.append(("run.derive", [const, holds, f"lambda: {value}"]))
         else:
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
@@ -256,12 +258,12 @@ class Emitter:
             if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum):
                 value_code = literal(printer.expr_text(amount))
             elif _is_constant(amount, self.book) and effect.per is None:
-                value_code = canonical(self._py(amount))
+                value_code = self._py(amount)
             else:
-                expr = self._py(amount)
+                code = self._code(amount, "v")
                 if effect.per is not None:
-                    expr = f"({expr}) * ({self._py(effect.per)})"
-                runtime_value = canonical(expr)
+                    code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per, 'v'), _MUL + 1)}", _MUL)
+                runtime_value = code[0]
                 if self._lazy([amount] + ([effect.per] if effect.per is not None else [])):
                     runtime_value = f"lambda: {runtime_value}"
         elif effect.op == "grade":
@@ -300,7 +302,7 @@ class Emitter:
         if effect.tiers:
             parts = []
             for tier in self.book.tiers[effect.tiers].tiers:
-                bound = "None" if tier.bound is None else f"lambda target: {canonical(self._py(tier.bound))}"
+                bound = "None" if tier.bound is None else f"lambda target: {self._py(tier.bound)}"
                 parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound})")
             tiers = _tuple(parts)
         fields = [
@@ -323,14 +325,14 @@ class Emitter:
         target = "None"
         if effect.kind == "check":
             assert effect.target is not None
-            target = f"lambda: {canonical(self._py(effect.target))}"
+            target = f"lambda: {self._py(effect.target)}"
         elif effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
-            target = f"lambda: {canonical(f'({self._py(effect.active)}, {self._py(effect.passive)})')}"
+            target = f"lambda: ({self._py(effect.active)}, {self._py(effect.passive)})"
         elif effect.kind == "opposed":
             first = self._py(effect.bonus) if effect.bonus is not None else "0"
             second = self._py(effect.against_bonus) if effect.against_bonus is not None else "0"
-            target = f"lambda: {canonical(f'({first}, {second})')}"
+            target = f"lambda: ({first}, {second})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = f"{const}_change{index}"
@@ -344,7 +346,7 @@ class Emitter:
             specs.append((name, "ChangeSpec", change_fields))
             amount = "None"
             if change.value is not None:
-                amount = f"lambda: {canonical(self._py(change.value))}"
+                amount = f"lambda: {self._py(change.value)}"
             changes.append(f"({name}, {self._guard(change.guard)}, {amount})")
         args = [const, holds, target]
         if changes:
@@ -373,8 +375,11 @@ class Emitter:
     def _guard(self, guard: tuple[m.Condition, ...]) -> str:
         if not guard:
             return "True"
-        parts = [f"(not {self._py(c.expr)})" if c.negated else self._py(c.expr) for c in guard]
-        code = canonical(" and ".join(f"({p})" for p in parts))
+        parts = [self._negation(c.expr, "v") if c.negated else self._code(c.expr, "v") for c in guard]
+        combined = parts[0]
+        for part in parts[1:]:
+            combined = self._bool("and", combined, part)
+        code = combined[0]
         if self._lazy([c.expr for c in guard]):
             return f"lambda: {code}"
         return code
@@ -396,72 +401,105 @@ class Emitter:
         return False
 
     def _py(self, expr: n.Expr, values: str = "v") -> str:
-        """Python source for an expression (exact arithmetic with Fraction)."""
+        """Python source for an expression: exact arithmetic with Fraction, minimal parentheses."""
+        return self._code(expr, values)[0]
+
+    def _code(self, expr: n.Expr, values: str) -> tuple[str, int]:
         book = self.book
         if isinstance(expr, n.Number):
-            return _fraction_literal(expr.value)
+            return _fraction_literal(expr.value), (_UNARY if expr.value < 0 else _ATOM)
         if isinstance(expr, n.DiceLiteral):
-            return f"Dice((({expr.count}, {expr.sides}),))"
+            return f"Dice((({expr.count}, {expr.sides}),))", _ATOM
         if isinstance(expr, n.TextLiteral):
-            return literal(expr.value)
+            return literal(expr.value), _ATOM
         if isinstance(expr, n.Boolean):
-            return "True" if expr.value else "False"
+            return ("True" if expr.value else "False"), _ATOM
         if isinstance(expr, (n.NameRef, n.BaseRef)):
             ref = book.refs[id(expr)]
             if ref.kind == "member":
-                return literal(ref.name)
+                return literal(ref.name), _ATOM
             if ref.kind == "special":
-                return ref.name
+                return ref.name, _ATOM
             if ref.kind == "stat":
-                return f"run.stat({literal(ref.name)})"
+                return f"run.stat({literal(ref.name)})", _ATOM
             if ref.kind == "derive":
-                return f"run.derived({literal(ref.name)})"
-            return f"{values}[{literal(ref.name)}]"
+                return f"run.derived({literal(ref.name)})", _ATOM
+            return f"{values}[{literal(ref.name)}]", _ATOM
         if isinstance(expr, n.Call):
-            return f"{expr.function.text}({', '.join(self._py(a, values) for a in expr.args)})"
+            return f"{expr.function.text}({', '.join(self._py(a, values) for a in expr.args)})", _ATOM
         if isinstance(expr, n.Lookup):
-            keys = "(" + "".join(self._py(k, values) + ", " for k in expr.keys) + ")"
+            keys = _tuple([self._py(k, values) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
-            return f"lookup(_BOOK, run, {literal(expr.table.text)}, {keys}, {literal(column)})"
+            return f"lookup(_BOOK, run, {literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
-            return f"(-{self._py(expr.operand, values)})"
+            return "-" + _wrap(self._code(expr.operand, values), _UNARY), _UNARY
         if isinstance(expr, n.Binary):
-            left = self._py(expr.left, values)
-            right = self._py(expr.right, values)
-            result_type = book.types.get(id(expr))
-            if isinstance(result_type, t.Dice):
-                if isinstance(book.types.get(id(expr.left)), t.Dice):
-                    return f"({left}).plus({right if expr.op == '+' else f'(-{right})'})"
-                return f"({right}).plus({left})"
-            if isinstance(result_type, t.Cell):
-                right = right if expr.op == "+" else f"(-{right})"
-                return f"cell_add({left}, {right})"
-            if expr.op == "/":
-                return f"(Fraction({left}) / ({right}))"
-            if expr.op == "^":
-                return f"(Fraction({left}) ** ({right}))"
-            return f"({left} {expr.op} {right})"
+            return self._binary(expr, values)
         if isinstance(expr, n.Rounded):
-            return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})"
+            return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
-            return f"Dice(((max(int({self._py(expr.count, values)}), 0), {expr.sides}),))"
+            return f"Dice(((max(int({self._py(expr.count, values)}), 0), {expr.sides}),))", _ATOM
         if isinstance(expr, n.Compare):
-            left = self._py(expr.left, values)
-            right = self._py(expr.right, values)
+            left = _wrap(self._code(expr.left, values), _ADD)
+            right = _wrap(self._code(expr.right, values), _ADD)
             left_type = book.types.get(id(expr.left))
             if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
-                members = "(" + "".join(literal(x) + ", " for x in left_type.members) + ")"
-                return f"({members}.index({left}) {expr.op} {members}.index({right}))"
-            return f"({left} {expr.op} {right})"
+                members = _tuple([literal(x) for x in left_type.members])
+                return f"{members}.index({left}) {expr.op} {members}.index({right})", _COMPARE
+            return f"{left} {expr.op} {right}", _COMPARE
         if isinstance(expr, n.Member):
-            members = "(" + "".join(literal(x.text) + ", " for x in expr.members) + ")"
-            word = "not in" if expr.negated else "in"
-            return f"({self._py(expr.operand, values)} {word} {members})"
+            return self._member(expr, values, negate=False)
         if isinstance(expr, n.Not):
-            return f"(not {self._py(expr.operand, values)})"
+            return self._negation(expr.operand, values)
         if isinstance(expr, n.BoolOp):
-            return f"({self._py(expr.left, values)} {expr.op} {self._py(expr.right, values)})"
+            return self._bool(expr.op, self._code(expr.left, values), self._code(expr.right, values))
         raise TypeError(f"cannot emit {type(expr).__name__}")
+
+    def _binary(self, expr: n.Binary, values: str) -> tuple[str, int]:
+        left = self._code(expr.left, values)
+        right = self._code(expr.right, values)
+        result_type = self.book.types.get(id(expr))
+        if isinstance(result_type, t.Dice):
+            if isinstance(self.book.types.get(id(expr.left)), t.Dice):
+                other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
+                return f"{_wrap(left, _ATOM)}.plus({other})", _ATOM
+            return f"{_wrap(right, _ATOM)}.plus({left[0]})", _ATOM
+        if isinstance(result_type, t.Cell):
+            other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
+            return f"cell_add({left[0]}, {other})", _ATOM
+        if expr.op == "+":
+            return f"{_wrap(left, _ADD)} + {_wrap(right, _ADD)}", _ADD
+        if expr.op == "-":
+            return f"{_wrap(left, _ADD)} - {_wrap(right, _ADD + 1)}", _ADD
+        if expr.op == "*":
+            return f"{_wrap(left, _MUL)} * {_wrap(right, _MUL + 1)}", _MUL
+        if expr.op == "/":
+            return f"Fraction({left[0]}) / {_wrap(right, _MUL + 1)}", _MUL
+        return f"Fraction({left[0]}) ** {_wrap(right, _UNARY)}", _POWER
+
+    def _member(self, expr: n.Member, values: str, *, negate: bool) -> tuple[str, int]:
+        members = _tuple([literal(x.text) for x in expr.members])
+        word = "not in" if expr.negated != negate else "in"
+        return f"{_wrap(self._code(expr.operand, values), _ADD)} {word} {members}", _COMPARE
+
+    def _negation(self, expr: n.Expr, values: str) -> tuple[str, int]:
+        """`not expr`, written the way a reader expects: `x not in (...)`, `x != y`."""
+        if isinstance(expr, n.Member):
+            return self._member(expr, values, negate=True)
+        if isinstance(expr, n.Compare) and expr.op in ("==", "!="):
+            flipped = n.Compare(span=expr.span, op="!=" if expr.op == "==" else "==", left=expr.left, right=expr.right)
+            self.book.types[id(flipped)] = t.FLAG
+            self.book.keep_alive.append(flipped)
+            return self._code(flipped, values)
+        return "not " + _wrap(self._code(expr, values), _NOT), _NOT
+
+    @staticmethod
+    def _bool(op: str, left: tuple[str, int], right: tuple[str, int]) -> tuple[str, int]:
+        level = _OR if op == "or" else _AND
+        # `a and b` inside `or` is parenthesized, so precedence never has to be remembered
+        left_code = left[0] if left[1] == level or left[1] >= _NOT else f"({left[0]})"
+        right_code = right[0] if right[1] >= _NOT else f"({right[0]})"
+        return f"{left_code} {op} {right_code}", level
 
     # ------------------------------------------------------------------ tables
 
@@ -512,7 +550,7 @@ class Emitter:
                 cells.append(literal(""))
             else:
                 assert cell.value is not None
-                code = canonical(self._py(cell.value, "run.values"))
+                code = self._py(cell.value, "run.values")
                 cells.append(code if _is_constant(cell.value, self.book) else f"lambda run: {code}")
             if cell.step is not None:
                 steps.append(printer.step_text(cell.step))
@@ -542,8 +580,8 @@ class Emitter:
                 f"{literal(rule.title)}, {literal(rule.cites)}, {reads}),"
             )
         for table in book.tables.values():
-            reads = tuple(dict.fromkeys((*table.inputs, *((table.modifier,) if table.modifier else ()))))
-            reads_code = "(" + "".join(literal(x) + ", " for x in reads) + ")"
+            table_reads = tuple(dict.fromkeys((*table.inputs, *((table.modifier,) if table.modifier else ()))))
+            reads_code = "(" + "".join(literal(x) + ", " for x in table_reads) + ")"
             w.line(
                 f"{literal(table.name)}: RuleInfo({literal(table.name)}, 'table', "
                 f"{literal(table.title)}, {literal(table.cites)}, {reads_code}),"
@@ -557,7 +595,7 @@ class Emitter:
             w.blank()
             w.line("def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:")
             w.indent()
-            w.line(f"return {canonical(self._py(resistance.target, 'v'))}")
+            w.line(f"return {self._py(resistance.target, 'v')}")
             w.dedent()
             w.blank()
             self.pools.add(_pool_key(resistance.pool))  # type: ignore[arg-type]
@@ -627,10 +665,20 @@ class Emitter:
             exported.append(self.public[table.name])
         w.blank()
         w.blank()
-        runtime_api = ["Dice", "Modifier", "Note", "Resolution", "Restriction", "Roll", "RuleInputError", "TableResult", "TraceEntry"]
+        runtime_api = [
+            "Dice",
+            "Modifier",
+            "Note",
+            "Resolution",
+            "Restriction",
+            "Roll",
+            "RuleInputError",
+            "TableResult",
+            "TraceEntry",
+        ]
         w.line("__all__ = [")
         w.indent()
-        for name in sorted({*exported, *runtime_api}):
+        for name in sorted({*exported, *runtime_api}, key=_export_order):
             w.line(f"{literal(name)},")
         w.dedent()
         w.line("]")
@@ -808,9 +856,18 @@ def _tuple(items: list[str]) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def canonical(code: str) -> str:
-    """Python source for an expression, re-printed by `ast`: valid, minimal parentheses, stable."""
-    return ast.unparse(ast.parse(code, mode="eval"))
+# Python operator precedence, loosest first, for parenthesizing generated expressions.
+_OR, _AND, _NOT, _COMPARE, _ADD, _MUL, _UNARY, _POWER, _ATOM = 1, 2, 3, 4, 6, 7, 8, 9, 10
+
+
+def _export_order(name: str) -> tuple[int, str]:
+    """Constants, then classes, then functions: the order linters expect of `__all__`."""
+    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def _wrap(code: tuple[str, int], minimum: int) -> str:
+    """Code as an operand that needs at least `minimum` precedence."""
+    return code[0] if code[1] >= minimum else f"({code[0]})"
 
 
 def emit(book: m.Book, source_name: str, version: str) -> str:

@@ -71,9 +71,7 @@ class ExprTyper:
         if found is None:
             return None
         if not t.same_kind(expected, found):
-            self.reporter.report(
-                "E201", f"{what} must be {_a(expected)}, but this is {_a(found)}", expr.span
-            )
+            self.reporter.report("E201", f"{what} must be {_a(expected)}, but this is {_a(found)}", expr.span)
             return None
         if isinstance(expected, t.Numeric) and isinstance(found, t.Numeric):
             self._check_units(expected.unit, found.unit, expr, what)
@@ -167,9 +165,7 @@ class ExprTyper:
         fewest, most = FUNCTIONS[name]
         if len(expr.args) < fewest or (most is not None and len(expr.args) > most):
             count = f"{fewest}" if most == fewest else f"at least {fewest}"
-            self.reporter.report(
-                "E205", f"`{name}` takes {count} argument(s), not {len(expr.args)}", expr.span
-            )
+            self.reporter.report("E205", f"`{name}` takes {count} argument(s), not {len(expr.args)}", expr.span)
             return None
         types = [self.infer(a, scope, expected) for a in expr.args]
         numerics: list[t.Numeric] = []
@@ -186,8 +182,8 @@ class ExprTyper:
             only = numerics[0]
             if only.low is not None and only.high is not None:
                 values = [abs(only.low), abs(only.high)]
-                low = Fraction(0) if only.low <= 0 <= only.high else min(values)
-                return t.Numeric(kind, low, max(values), unit)
+                smallest = Fraction(0) if only.low <= 0 <= only.high else min(values)
+                return t.Numeric(kind, smallest, max(values), unit)
             return t.Numeric(kind, None, None, unit)
         lows = [x.low for x in numerics]
         highs = [x.high for x in numerics]
@@ -200,7 +196,10 @@ class ExprTyper:
         shape = self.tables.get(expr.table.text)
         if shape is None:
             self.reporter.report(
-                "E101", f"unknown table `{expr.table.text}`", expr.table.span, did_you_mean(expr.table.text, self.tables)
+                "E101",
+                f"unknown table `{expr.table.text}`",
+                expr.table.span,
+                did_you_mean(expr.table.text, self.tables),
             )
             return None
         self._ref(expr, "table", expr.table.text)
@@ -349,9 +348,7 @@ class ExprTyper:
             return t.FLAG
         if type(left) is type(right) and isinstance(left, (t.Flag, t.Text)) and expr.op in ("==", "!="):
             return t.FLAG
-        self.reporter.report(
-            "E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span
-        )
+        self.reporter.report("E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span)
         return None
 
     def _Member(self, expr: n.Member, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -394,9 +391,7 @@ class ExprTyper:
     def _common_unit(self, sides: list[t.Numeric], expr: n.Node) -> str | None:
         units = {s.unit for s in sides if s.unit is not None}
         if len(units) > 1:
-            self.reporter.report(
-                "E202", f"cannot combine {' and '.join(sorted(units))} in one quantity", expr.span
-            )
+            self.reporter.report("E202", f"cannot combine {' and '.join(sorted(units))} in one quantity", expr.span)
             return None
         return units.pop() if units else None
 
@@ -432,6 +427,8 @@ def describe(type_: t.Type) -> str:
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
     if sides < 2 or count < 1:
         what = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        reporter.report("E303", f"`{what}` is not a roll anyone can make", node.span, "dice have 2 sides or more; roll at least one")
+        reporter.report(
+            "E303", f"`{what}` is not a roll anyone can make", node.span, "dice have 2 sides or more; roll at least one"
+        )
         return False
     return True

@@ -35,8 +35,8 @@ _MAX_RECOVERIES = 50
 
 class RulecraftIndenter(Indenter):
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]  # noqa: RUF012 - the names lark's Indenter reads
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]  # noqa: RUF012
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
@@ -152,9 +152,7 @@ def _describe_token(token: Token) -> str:
     return f"`{token.value}`"
 
 
-def _report_syntax_error(
-    error: UnexpectedInput | DedentError, source: str, path: str, reporter: Reporter
-) -> int:
+def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path: str, reporter: Reporter) -> int:
     """Report one syntax error; return its line."""
     if isinstance(error, DedentError):
         line = _dedent_line(source, str(error))
@@ -166,7 +164,8 @@ def _report_syntax_error(
         )
         return line
     if isinstance(error, UnexpectedCharacters):
-        char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else ""
+        position = error.pos_in_stream or 0
+        char = source[position] if position < len(source) else " "
         shown = char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
         span = Span(path, error.line, error.column, error.line, error.column + 1)
         hint = None
@@ -176,9 +175,7 @@ def _report_syntax_error(
         return error.line
     if isinstance(error, UnexpectedEOF):
         line = source.count("\n") or 1
-        reporter.report(
-            "E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2)
-        )
+        reporter.report("E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2))
         return line
     assert isinstance(error, UnexpectedToken)
     token = error.token
@@ -187,9 +184,7 @@ def _report_syntax_error(
     line = token.line or 1
     column = token.column or 1
     if token.type == "$END":
-        reporter.report(
-            "E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2)
-        )
+        reporter.report("E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2))
         return line
     width = max(len(str(token.value)), 1) if token.type not in ("_NL", "_DEDENT") else 1
     span = Span(path, line, column, line, column + width)
@@ -659,9 +654,7 @@ class Builder(Transformer[Token, Any]):
     def keep(self, meta: Any, word: Token) -> str:
         return str(word)
 
-    def guarded_change(
-        self, meta: Any, guard: str, condition: n.Expr, change: n.GuardedChange
-    ) -> n.GuardedChange:
+    def guarded_change(self, meta: Any, guard: str, condition: n.Expr, change: n.GuardedChange) -> n.GuardedChange:
         return n.GuardedChange(
             span=self._span(meta), negated=guard == "unless", condition=condition, change=change.change
         )
@@ -833,9 +826,7 @@ class Builder(Transformer[Token, Any]):
         return n.ExpectValue(span=self._span(meta), name=self._name(name), value=value)
 
     def expect_column(self, meta: Any, table: Token, column: Token, value: n.Expr) -> n.ExpectColumn:
-        return n.ExpectColumn(
-            span=self._span(meta), table=self._name(table), column=self._name(column), value=value
-        )
+        return n.ExpectColumn(span=self._span(meta), table=self._name(table), column=self._name(column), value=value)
 
     def expect_roll(self, meta: Any, name: Token, value: n.Expr) -> n.ExpectRoll:
         return n.ExpectRoll(span=self._span(meta), roll=self._name(name), tier=None, value=value)
@@ -914,9 +905,7 @@ class Builder(Transformer[Token, Any]):
     def dice_literal(self, meta: Any, token: Token) -> n.DiceLiteral:
         text = str(token).lower()
         count_text, _, sides_text = text.partition("d")
-        return n.DiceLiteral(
-            span=self._span(meta), count=int(count_text) if count_text else 1, sides=int(sides_text)
-        )
+        return n.DiceLiteral(span=self._span(meta), count=int(count_text) if count_text else 1, sides=int(sides_text))
 
     def text_literal(self, meta: Any, token: Token) -> n.TextLiteral:
         return n.TextLiteral(span=self._span(meta), value=_unquote(token))

@@ -63,7 +63,9 @@ def resolution_text(resolution: Any) -> str:
             for row in table.rows:
                 mark = "->" if table.selected is not None and row.key == table.selected.key else "  "
                 values = ", ".join(f"{k}: {show(v)}" for k, v in row.values.items())
-                chance = f"  {show(row.probability)} ({percent(row.probability)})" if row.probability is not None else ""
+                chance = (
+                    f"  {show(row.probability)} ({percent(row.probability)})" if row.probability is not None else ""
+                )
                 then = f"; then {', '.join(row.steps)}" if row.steps else ""
                 lines.append(f"  {mark} {row.key:<8} {values}{then}{chance}")
             if table.selected is not None and table.selected.steps:

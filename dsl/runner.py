@@ -98,9 +98,7 @@ def _same(actual: Any, expected: Any) -> bool:
     return bool(actual == expected)
 
 
-def _expect(
-    expectation: n.Expectation, resolution: Any, book: m.Book, fail: Callable[[Span, str], None]
-) -> None:
+def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: Callable[[Span, str], None]) -> None:
     if isinstance(expectation, n.ExpectValue):
         name = expectation.name.text
         wanted = _value(expectation.value, book)
@@ -123,7 +121,10 @@ def _expect(
             actual = roll.outcomes.get(expectation.tier.text)
             what = f"P({name}: {expectation.tier.text})"
         if actual is None or Fraction(actual) != Fraction(wanted):
-            fail(expectation.span, f"expected {what} = {show(Fraction(wanted))}, got {show(actual)} ({roll.dice} {roll.comparison} {show(roll.target)})")
+            fail(
+                expectation.span,
+                f"expected {what} = {show(Fraction(wanted))}, got {show(actual)} ({roll.dice} {roll.comparison} {show(roll.target)})",
+            )
     elif isinstance(expectation, n.ExpectNoRoll):
         if any(r.name == expectation.roll.text for r in resolution.rolls):
             fail(expectation.span, f"expected no roll `{expectation.roll.text}`, but the situation calls for one")
@@ -135,11 +136,16 @@ def _expect(
         tables = [x for x in resolution.tables if x.name == expectation.table.text]
         wanted = _value(expectation.value, book)
         if not tables or tables[0].selected is None:
-            fail(expectation.span, f"expected a row of `{expectation.table.text}`, but none was selected (give `roll`?)")
+            fail(
+                expectation.span, f"expected a row of `{expectation.table.text}`, but none was selected (give `roll`?)"
+            )
             return
         actual = tables[0].selected.values.get(expectation.column.text)
         if not _same(actual, wanted):
-            fail(expectation.span, f"expected {expectation.table.text}.{expectation.column.text} = {show(wanted)}, got {show(actual)}")
+            fail(
+                expectation.span,
+                f"expected {expectation.table.text}.{expectation.column.text} = {show(wanted)}, got {show(actual)}",
+            )
     elif isinstance(expectation, n.ExpectSuppressed):
         rule = expectation.rule.text
         if not any(x.rule == rule and x.status != "applied" for x in resolution.modifiers):

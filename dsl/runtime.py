@@ -18,6 +18,7 @@ from typing import Any, Final
 
 # rulecraft-runtime-body
 
+
 class RuleInputError(ValueError):
     """A bad input to a resolver: unknown rule, unknown input, wrong type, or out of range.
 
@@ -861,7 +862,18 @@ class Run:
             value, statuses = _set_only(base, held)
         for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
             self.modifiers.append(
-                Modifier(spec.rule, spec.source, spec.target, spec.op, show(amount), spec.text, spec.group, status, reason, spec.label)
+                Modifier(
+                    spec.rule,
+                    spec.source,
+                    spec.target,
+                    spec.op,
+                    show(amount),
+                    spec.text,
+                    spec.group,
+                    status,
+                    reason,
+                    spec.label,
+                )
             )
         return value
 
@@ -933,7 +945,9 @@ class Run:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied)))
+            self.trace.append(
+                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
+            )
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
@@ -941,7 +955,11 @@ class Run:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(TraceEntry(spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)))
+            self.trace.append(
+                TraceEntry(
+                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                )
+            )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
@@ -952,7 +970,13 @@ class Run:
                 continue
             if text_spec.condition:
                 self.trace.append(
-                    TraceEntry(text_spec.rule, text_spec.source, f"{text_spec.kind}: {text_spec.text}", applied, _because(text_spec.condition, applied))
+                    TraceEntry(
+                        text_spec.rule,
+                        text_spec.source,
+                        f"{text_spec.kind}: {text_spec.text}",
+                        applied,
+                        _because(text_spec.condition, applied),
+                    )
                 )
             if not applied:
                 continue
@@ -980,7 +1004,15 @@ class Run:
         automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
         for change, holds, amount in changes:
             applied = _now(holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"roll {spec.name}: {_change_text(change, amount)}", applied, _because(change.condition, applied)))
+            self.trace.append(
+                TraceEntry(
+                    spec.rule,
+                    spec.source,
+                    f"roll {spec.name}: {_change_text(change, amount)}",
+                    applied,
+                    _because(change.condition, applied),
+                )
+            )
             if not applied:
                 continue
             if change.kind == "pool":
@@ -1141,7 +1173,10 @@ def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str 
         winner = held[best][0]
         for i in members:
             if i != best:
-                statuses[i] = ("suppressed", f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}")
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}",
+                )
     return total
 
 
@@ -1299,7 +1334,9 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
         if table is not None and table.pool is not None:
             dist = book.pool(table.pool)
             if not dist.low <= number <= dist.high:
-                raise RuleInputError(f"input `roll` must be a result of {_pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}")
+                raise RuleInputError(
+                    f"input `roll` must be a result of {_pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
+                )
     return number.numerator
 
 

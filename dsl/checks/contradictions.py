@@ -12,7 +12,7 @@ from itertools import combinations
 
 from dsl import model as m
 from dsl.analysis import constant_value
-from dsl.checks.domain import TRUE, conjoin, dnf, satisfiable
+from dsl.checks.domain import DNF, TRUE, conjoin, dnf, satisfiable
 from dsl.diagnostics import Reporter
 from dsl.printer import modifier_text
 
@@ -47,11 +47,11 @@ def check_contradictions(book: m.Book, reporter: Reporter) -> None:
                 )
 
 
-def _guard(effect: m.ModEffect, book: m.Book) -> list[tuple[object, ...]]:
+def _guard(effect: m.ModEffect, book: m.Book) -> DNF:
     result = TRUE
     for condition in effect.guard:
         result = conjoin(result, dnf(condition.expr, book, condition.negated))
-    return result  # type: ignore[return-value]
+    return result
 
 
 def _conflict(a: m.ModEffect, b: m.ModEffect, book: m.Book) -> bool:

@@ -57,7 +57,10 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
             name = expectation.roll.text
             if name not in rolls:
                 reporter.report(
-                    "E701", f"no rule of {rules} calls for a roll `{name}`", expectation.roll.span, did_you_mean(name, rolls)
+                    "E701",
+                    f"no rule of {rules} calls for a roll `{name}`",
+                    expectation.roll.span,
+                    did_you_mean(name, rolls),
                 )
         elif isinstance(expectation, n.ExpectCannot):
             if expectation.text.value not in texts:
@@ -68,15 +71,15 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                     did_you_mean(expectation.text.value, texts),
                 )
         elif isinstance(expectation, n.ExpectColumn):
-            table = expectation.table.text
-            if table not in columns:
-                reporter.report("E701", f"table `{table}` is not among {rules}", expectation.table.span)
-            elif expectation.column.text not in columns[table]:
+            table_name = expectation.table.text
+            if table_name not in columns:
+                reporter.report("E701", f"table `{table_name}` is not among {rules}", expectation.table.span)
+            elif expectation.column.text not in columns[table_name]:
                 reporter.report(
                     "E701",
-                    f"table `{table}` has no column `{expectation.column.text}`",
+                    f"table `{table_name}` has no column `{expectation.column.text}`",
                     expectation.column.span,
-                    did_you_mean(expectation.column.text, columns[table]),
+                    did_you_mean(expectation.column.text, columns[table_name]),
                 )
         elif isinstance(expectation, n.ExpectSuppressed) and expectation.rule.text not in example.rules:
             reporter.report("E701", f"`{expectation.rule.text}` is not among {rules}", expectation.rule.span)

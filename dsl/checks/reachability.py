@@ -7,7 +7,8 @@ inside `when depth == ankle` is caught as well as `when moved > 60` for an input
 from __future__ import annotations
 
 from dsl import model as m
-from dsl.checks.domain import TRUE, conjoin, dnf, readable, satisfiable
+from dsl.analysis import walk
+from dsl.checks.domain import DNF, TRUE, conjoin, dnf, readable, satisfiable
 from dsl.diagnostics import Reporter
 from dsl.printer import expr_text
 
@@ -21,17 +22,17 @@ def check_reachability(book: m.Book, reporter: Reporter) -> None:
                     _judge(change.guard, context, book, reporter)
 
 
-def _judge(guard: tuple[m.Condition, ...], context: list[tuple[object, ...]], book: m.Book, reporter: Reporter) -> list[tuple[object, ...]] | None:
+def _judge(guard: tuple[m.Condition, ...], context: DNF, book: m.Book, reporter: Reporter) -> DNF | None:
     """Walk a guard's conditions in order; report the first that cannot hold; return the context."""
     current = context
     outer: list[m.Condition] = []
     for condition in guard:
         holds = dnf(condition.expr, book, condition.negated)
-        after = conjoin(current, holds)  # type: ignore[arg-type]
+        after = conjoin(current, holds)
         if not satisfiable(after, book):
             _never(condition, outer, satisfiable(holds, book), book, reporter)
             return None
-        fails = conjoin(current, dnf(condition.expr, book, not condition.negated))  # type: ignore[arg-type]
+        fails = conjoin(current, dnf(condition.expr, book, not condition.negated))
         if readable(condition.expr, book) and not satisfiable(fails, book):
             text = expr_text(condition.expr)
             if condition.negated:
@@ -39,9 +40,9 @@ def _judge(guard: tuple[m.Condition, ...], context: list[tuple[object, ...]], bo
             else:
                 message = f"`{text}` always holds here"
             reporter.report("W502", message, condition.expr.span, "remove the condition, or fix its bounds")
-        current = after  # type: ignore[assignment]
+        current = after
         outer.append(condition)
-    return current  # type: ignore[return-value]
+    return current
 
 
 def _never(condition: m.Condition, outer: list[m.Condition], alone: bool, book: m.Book, reporter: Reporter) -> None:
@@ -53,15 +54,13 @@ def _never(condition: m.Condition, outer: list[m.Condition], alone: bool, book: 
     if alone and outer:
         enclosing = "; ".join(f"{'unless' if c.negated else 'when'} {expr_text(c.expr)}" for c in outer)
         message += f" together with `{enclosing}`"
-        hint = "the enclosing conditions already rule it out"
+        hint: str | None = "the enclosing conditions already rule it out"
     else:
         hint = _ranges(condition, book)
     reporter.report("E501", message, condition.expr.span, hint)
 
 
 def _ranges(condition: m.Condition, book: m.Book) -> str | None:
-    from dsl.analysis import walk
-
     parts = []
     for node in walk(condition.expr):
         ref = book.refs.get(id(node))

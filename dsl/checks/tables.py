@@ -176,7 +176,9 @@ def _member_table(table: m.Table, key_type: t.Enum, reporter: Reporter) -> None:
         if row.member is None:
             continue
         if row.member in seen:
-            reporter.report("E402", f"`{row.member}` has two rows", row.span, f"the first is on line {seen[row.member].span.line}")
+            reporter.report(
+                "E402", f"`{row.member}` has two rows", row.span, f"the first is on line {seen[row.member].span.line}"
+            )
         seen.setdefault(row.member, row)
     elses = [r for r in table.rows if r.is_else]
     if elses and elses[0] is not table.rows[-1]:

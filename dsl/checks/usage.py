@@ -33,4 +33,6 @@ def check_usage(book: m.Book, reporter: Reporter) -> None:
     }
     for group in book.groups.values():
         if group.name not in used_groups:
-            reporter.report("W101", f"group `{group.name}` is never used", group.span, "add `in GROUP` to the modifiers it holds")
+            reporter.report(
+                "W101", f"group `{group.name}` is never used", group.span, "add `in GROUP` to the modifiers it holds"
+            )
