@@ -70,9 +70,11 @@ class Analyzer:
                     if isinstance(resolved, t.Enum):
                         resolved = dataclasses.replace(resolved, name=alias.name.text)
                     self.type_aliases[alias.name.text] = resolved
-        for var_decl in decls:
-            if isinstance(var_decl, (n.InputDecl, n.StatDecl)):
-                self._var(var_decl)
+        var_decls = [d for d in decls if isinstance(d, (n.InputDecl, n.StatDecl))]
+        for var_decl in var_decls:
+            self._var(var_decl)
+        for var_decl in var_decls:
+            self._default(var_decl)
         for group in _of(decls, n.GroupDecl):
             if self._declare(group.name, "group"):
                 self.book.groups[group.name.text] = m.Group(
@@ -122,7 +124,7 @@ class Analyzer:
         if name.text in reserved_words():
             self.reporter.report(
                 "E103",
-                f"`{name.text}` is a word of the language and cannot name a {what}",
+                f"`{name.text}` is a word of the language and cannot name {_article(what)}",
                 name.span,
                 f"choose another name, e.g. `{name.text}_value`",
             )
@@ -130,8 +132,9 @@ class Analyzer:
         return True
 
     def _declare(self, name: n.Name, namespace: str) -> bool:
-        if not self._check_name(name, namespace):
-            return False
+        """Declare a name; False for a duplicate.  A reserved name is reported but still
+        declared, so its uses do not pile up `unknown name` errors."""
+        self._check_name(name, namespace)
         key = (namespace, name.text)
         if key in self.seen_names:
             first = self.seen_names[key]
@@ -211,11 +214,18 @@ class Analyzer:
         type_ = self._type(decl.type)
         if type_ is None:
             return
-        default: m.Constant | None = None
-        if decl.default is not None:
-            default = self._constant(decl.default, type_, "the default")
-        else:
-            default = _implicit_default(type_)
+        self.book.vars[decl.name.text] = m.Var(
+            decl.name.text, _text(decl.label), type_, None, isinstance(decl, n.StatDecl), decl.span
+        )
+
+    def _default(self, decl: n.InputDecl | n.StatDecl) -> None:
+        """A default is a fixed value, or (once every input is known) a formula of other values:
+        `stat to_hit: int = DEX` starts from the effective DEX unless given."""
+        var = self.book.vars.get(decl.name.text)
+        if var is None or self.book.vars[decl.name.text].span != decl.span:
+            return
+        if decl.default is None:
+            default = _implicit_default(var.type)
             if default is None:
                 self.reporter.report(
                     "E201",
@@ -223,9 +233,21 @@ class Analyzer:
                     decl.name.span,
                     "for dice, e.g. `= 1d6`",
                 )
-        self.book.vars[decl.name.text] = m.Var(
-            decl.name.text, _text(decl.label), type_, default, isinstance(decl, n.StatDecl), decl.span
-        )
+            self.book.vars[var.name] = dataclasses.replace(var, default=default)
+            return
+        if not any(isinstance(x, (n.NameRef, n.BaseRef)) and x.name in self.book.vars for x in walk(decl.default)):
+            value = self._constant(decl.default, var.type, "the default")
+            self.book.vars[var.name] = dataclasses.replace(var, default=value)
+            return
+        found = self.typer.expect(decl.default, Scope(), _loose(var.type), "the default")
+        if found is None:
+            return
+        if decl.name.text in names_read(decl.default, self.book) | _stats_read(decl.default, self.book):
+            self.reporter.report(
+                "E601", f"`{var.name}` cannot start from itself", decl.default.span, "give it a fixed default"
+            )
+            return
+        self.book.vars[var.name] = dataclasses.replace(var, default=None, default_expr=decl.default)
 
     def _constant(self, expr: n.Expr, type_: t.Type, what: str) -> m.Constant | None:
         """Evaluate a value that must be known when compiling, checking its type and range."""
@@ -1278,6 +1300,10 @@ def _reads(effects: list[m.Effect], book: m.Book) -> tuple[str, ...]:
     return tuple(v for v in book.vars if v in names)
 
 
+def _stats_read(expr: n.Expr, book: m.Book) -> set[str]:
+    return {r.name for node in walk(expr) if (r := book.refs.get(id(node))) is not None and r.kind == "stat"}
+
+
 def effect_exprs(effect: m.Effect) -> Iterator[n.Expr]:
     """Every expression of an effect: its guard, its values, its roll's targets and changes."""
     for condition in effect.guard:
@@ -1355,6 +1381,10 @@ def _hull(types: list[t.Type]) -> t.Type:
 
 def _of(items: Iterable[object], kind: type[_T]) -> Iterator[_T]:
     return (i for i in items if isinstance(i, kind))
+
+
+def _article(what: str) -> str:
+    return ("an " if what[:1] in "aeiou" else "a ") + what
 
 
 def _text(node: n.Text | None) -> str | None:

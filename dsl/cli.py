@@ -221,6 +221,7 @@ def describe(book: str, rule: str, as_json: bool) -> None:
                 "unit": spec.unit,
                 "choices": list(spec.members) or None,
                 "default": _plain(spec.default),
+                "default_from": spec.default_text,
                 "stat": spec.is_stat,
             }
             for spec in inputs
@@ -254,7 +255,8 @@ def describe(book: str, rule: str, as_json: bool) -> None:
     for spec in inputs:
         label = f"  {spec.label}" if spec.label else ""
         kind = "stat" if spec.is_stat else "input"
-        click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {_shown(spec.default)}{label}")
+        default = f"the effective {spec.default_text}" if spec.derived else _shown(spec.default)
+        click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {default}{label}")
 
 
 def _plain(value: object) -> object:

@@ -174,10 +174,13 @@ class Emitter:
             _fraction_literal(low),
             _fraction_literal(high),
             literal(unit),
-            "(" + "".join(f"{literal(x)}, " for x in members) + ")",
+            _tuple([literal(x) for x in members]),
             _constant_literal(var.default),
             literal(var.is_stat),
         ]
+        if var.default_expr is not None:
+            args.append(f"lambda run: {self._py(var.default_expr, 'run.values')}")
+            args.append(literal(printer.expr_text(var.default_expr)))
         return f"InputSpec({', '.join(args)})"
 
     # ------------------------------------------------------------------ rules
@@ -393,6 +396,8 @@ class Emitter:
                     continue
                 if ref.kind in ("stat", "derive"):
                     return True
+                if ref.kind in ("input", "base") and self.book.vars[ref.name].default_expr is not None:
+                    return True
                 if ref.kind == "table":
                     table = self.book.tables[ref.name]
                     cells = [c.value for row in table.rows for c in row.cells if c.value is not None]
@@ -424,6 +429,8 @@ class Emitter:
                 return f"run.stat({literal(ref.name)})", _ATOM
             if ref.kind == "derive":
                 return f"run.derived({literal(ref.name)})", _ATOM
+            if book.vars[ref.name].default_expr is not None:
+                return f"run.base({literal(ref.name)})", _ATOM
             return f"{values}[{literal(ref.name)}]", _ATOM
         if isinstance(expr, n.Call):
             return f"{expr.function.text}({', '.join(self._py(a, values) for a in expr.args)})", _ATOM
@@ -692,7 +699,10 @@ class Emitter:
             var = self.book.vars[var_name]
             param = python_name(var_name, taken)
             taken.add(param)
-            params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
+            if var.default_expr is not None:
+                params.append(f"{param}: {_annotation(var.type)} | None = None")
+            else:
+                params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
             arguments.append(f"{literal(var_name)}: {param}")
         if table:
             param = python_name("roll", taken)

@@ -336,6 +336,15 @@ class ExprTyper:
         if isinstance(left, t.Numeric) and isinstance(right, t.Numeric):
             self._common_unit([left, right], expr)
             return t.FLAG
+        if isinstance(left, (t.Cell, t.Numeric)) and isinstance(right, (t.Cell, t.Numeric)):
+            if expr.op in ("==", "!="):
+                return t.FLAG
+            self.reporter.report(
+                "E201",
+                f"a table cell may be X or N/A, which have no order: compare it with `==` or `!=`, not `{expr.op}`",
+                expr.span,
+            )
+            return None
         if isinstance(left, t.Enum) and isinstance(right, t.Enum) and left.members == right.members:
             if expr.op not in ("==", "!=") and not left.ordered:
                 self.reporter.report(

@@ -40,6 +40,7 @@ class Var:
     default: Constant | None
     is_stat: bool
     span: Span
+    default_expr: n.Expr | None = None  # a default computed from other stats, e.g. `= DEX`
 
 
 @dataclass(frozen=True, slots=True)

@@ -777,7 +777,7 @@ class Builder(Transformer[Token, Any]):
     def impassable_cell(self, meta: Any) -> n.ImpassableCell:
         return n.ImpassableCell(span=self._span(meta))
 
-    def na_cell(self, meta: Any) -> n.NACell:
+    def na_cell(self, meta: Any, _token: Token) -> n.NACell:
         return n.NACell(span=self._span(meta))
 
     def step_cell(self, meta: Any, step: n.Step) -> n.StepCell:
@@ -935,12 +935,25 @@ class Builder(Transformer[Token, Any]):
         )
 
 
+_ALWAYS_RESERVED = frozenset({"and", "or", "not", "in", "is", "yes", "no", "vs"})
+"""Words kept out of names for readability, though the grammar could tell them apart."""
+
+
 @functools.cache
 def reserved_words() -> frozenset[str]:
-    """The words of the language: a declaration may not take one as its name."""
-    words = set()
-    for terminal in _lark().terminals:
-        value = terminal.pattern.value
-        if terminal.pattern.type == "str" and value.isidentifier():
-            words.add(value)
-    return frozenset(words)
+    """The words a declaration may not take as its name.
+
+    Exactly the keywords the parser could confuse with a name: those it accepts in some state
+    where a name is accepted too (`note` at the start of a statement, `int` where a type goes),
+    plus the operators of conditions.  Every other keyword (`round`, `level`, `min`, `target`,
+    `success` ...) is a keyword only where a name cannot stand, so it stays free for names.
+    """
+    parser = _lark()
+    keywords = {
+        t.name: t.pattern.value
+        for t in parser.terminals
+        if t.pattern.type == "str" and t.pattern.value.isidentifier()
+    }
+    states = parser.parser.parser.parser.parse_table.states
+    confusable = {keywords[k] for actions in states.values() if "NAME" in actions for k in actions if k in keywords}
+    return frozenset(confusable | _ALWAYS_RESERVED)

@@ -8,6 +8,12 @@ from typing import Any
 from dsl.runtime import show
 
 
+def chance(p: Fraction) -> str:
+    """An exact probability with its percentage: `7/27 (25.9%)`."""
+    exact = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    return f"{exact} ({percent(p)})"
+
+
 def percent(p: Fraction) -> str:
     value = float(p) * 100
     if 0 < value < 0.1:
@@ -33,7 +39,8 @@ def resolution_text(resolution: Any) -> str:
         for mod in resolution.modifiers:
             source = f" [{mod.source}]" if mod.source else ""
             label = f"  {mod.label}" if mod.label else ""
-            line = f"  {mod.status:<10}  {mod.text:<24} {mod.rule}{source}{label}"
+            amount = f" (= {mod.value})" if mod.operation == "add" and mod.value not in mod.text else ""
+            line = f"  {mod.status:<10}  {mod.text + amount:<24} {mod.rule}{source}{label}"
             if mod.reason:
                 line += f"\n              ({mod.reason})"
             lines.append(line)
@@ -46,12 +53,10 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  {roll.name}{label}: automatic {roll.automatic}")
             else:
                 target = f" {roll.comparison} {show(roll.target)}" if roll.target is not None else f" {roll.comparison}"
-                lines.append(
-                    f"  {roll.name}{label}: {roll.dice}{target}: {show(roll.probability)} ({percent(roll.probability)})"
-                )
+                lines.append(f"  {roll.name}{label}: {roll.dice}{target}: {chance(roll.probability)}")
             for outcome, p in roll.outcomes.items():
                 if outcome not in ("success", "failure"):
-                    lines.append(f"      {outcome}: {show(p)} ({percent(p)})")
+                    lines.append(f"      {outcome}: {chance(p)}")
             for outcome, effect in roll.effects.items():
                 if effect:
                     lines.append(f"      on {outcome}: {effect}")
@@ -63,11 +68,9 @@ def resolution_text(resolution: Any) -> str:
             for row in table.rows:
                 mark = "->" if table.selected is not None and row.key == table.selected.key else "  "
                 values = ", ".join(f"{k}: {show(v)}" for k, v in row.values.items())
-                chance = (
-                    f"  {show(row.probability)} ({percent(row.probability)})" if row.probability is not None else ""
-                )
+                odds = f"  {chance(row.probability)}" if row.probability is not None else ""
                 then = f"; then {', '.join(row.steps)}" if row.steps else ""
-                lines.append(f"  {mark} {row.key:<8} {values}{then}{chance}")
+                lines.append(f"  {mark} {row.key:<8} {values}{then}{odds}")
             if table.selected is not None and table.selected.steps:
                 lines.append(f"  then: {', '.join(table.selected.steps)}")
     if resolution.restrictions:

@@ -304,8 +304,10 @@ class InputSpec:
     high: Fraction | int | None
     unit: str | None
     members: tuple[str, ...]
-    default: Value
+    default: Value | None
     is_stat: bool
+    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
         if self.members:
@@ -790,6 +792,7 @@ class Run:
         self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
         self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
         self._texts: list[tuple[TextSpec, Holds]] = []
+        self.pending = {k for k, spec in book.inputs.items() if spec.derived is not None and values.get(k) is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
@@ -816,6 +819,15 @@ class Run:
 
     # -- values read by rule expressions
 
+    def base(self, name: str) -> Any:
+        """The value an input was given, or its default (computed when it depends on stats)."""
+        if name in self.pending:
+            self.pending.discard(name)
+            derived = self.book.inputs[name].derived
+            assert derived is not None
+            self.values[name] = derived(self)
+        return self.values[name]
+
     def stat(self, name: str) -> Any:
         if name not in self._effective:
             self._effective[name] = self._settle(name)
@@ -838,7 +850,7 @@ class Run:
     # -- settling a stat
 
     def _settle(self, name: str) -> Any:
-        base = self.values[name]
+        base = self.base(name)
         kind = self.book.inputs[name].kind
         held: list[tuple[ModSpec, Any]] = []
         seen: dict[str, bool] = {}
@@ -940,6 +952,8 @@ class Run:
 
     def finish(self) -> Resolution:
         stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
+        for name in list(self.pending):
+            self.base(name)
         seen: dict[str, bool] = {}
         for spec, holds in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
@@ -1307,6 +1321,8 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     uses_tables = any(name in book.tables for name in chosen)
     for key, raw in given.items():
         spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
         if spec is None:
             if key == "roll" and uses_tables:
                 values["roll"] = _roll_input(raw, book, chosen)
@@ -1322,7 +1338,21 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
         function = book.functions.get(name)
         if function is not None:
             function(run)
-    return run.finish()
+    resolution = run.finish()
+    # report the inputs the situation read or was given, in declaration order
+    relevant = {key for name in chosen for key in book.rules[name].reads} | set(given)
+    inputs = {key: value for key, value in values.items() if key in relevant}
+    return Resolution(
+        resolution.rules,
+        inputs,
+        resolution.stats,
+        resolution.modifiers,
+        resolution.rolls,
+        resolution.restrictions,
+        resolution.notes,
+        resolution.tables,
+        resolution.trace,
+    )
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:

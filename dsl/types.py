@@ -107,8 +107,6 @@ TEXT = Text()
 def same_kind(a: Type, b: Type) -> bool:
     """Whether a value of type b may stand where a is expected (ignoring intervals)."""
     if isinstance(a, Numeric) and isinstance(b, Numeric):
-        if a.kind == "percent" or b.kind == "percent":
-            return a.kind == b.kind or "int" in (a.kind, b.kind)
         return True
     if isinstance(a, Enum) and isinstance(b, Enum):
         return a.members == b.members

@@ -27,6 +27,10 @@ def check_cycles(book: m.Book, reporter: Reporter) -> None:
             for expr in exprs:
                 for name in _reads(expr, book, set()):
                     edges.setdefault(node, {}).setdefault(name, effect.span)
+    for var in book.vars.values():
+        if var.default_expr is not None:
+            for name in _reads(var.default_expr, book, set()):
+                edges.setdefault(var.name, {}).setdefault(name, var.default_expr.span)
     reported: set[frozenset[str]] = set()
     for start in sorted(edges):
         path = _find_cycle(start, edges)
