@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
@@ -325,6 +325,9 @@ class InputSpec:
     def coerce(self, value: object) -> Value:
         """Check a Python value for this input; raise RuleInputError naming what is accepted."""
         kind = self.kind
+        if type(value) is int and kind in ("int", "percent"):
+            if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+                return value
         if kind == "flag":
             if isinstance(value, bool):
                 return value
@@ -396,7 +399,9 @@ def _as_number(value: object) -> Fraction | None:
 
 
 def _close(word: str, choices: Sequence[str]) -> str:
-    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    """A "did you mean" hint: the same word in another case, else the closest spelling."""
+    same = [c for c in choices if c.lower() == word.lower()]
+    matches = same or difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean `{matches[0]}`?" if matches else ""
 
 
@@ -445,7 +450,7 @@ class Roll:
     label: str | None
     dice: str
     comparison: str | None
-    target: Fraction | None
+    target: int | Fraction | None
     probability: Fraction
     automatic: str | None  # "success" | "failure" when no dice need rolling
     outcomes: Mapping[str, Fraction]
@@ -632,7 +637,7 @@ class ChangeSpec:
 class TierSpec:
     name: str
     op: str | None  # <= | >= | None for "otherwise"
-    bound: Callable[[Fraction], Fraction | int] | None
+    bound: Callable[[int | Fraction], Fraction | int] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -756,6 +761,14 @@ class Book:
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
+    defaults: dict[str, Any] = field(init=False)
+    derived_inputs: frozenset[str] = field(init=False)
+    order: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.order = {name: index for index, name in enumerate(self.inputs)}
+        self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
     def pool(self, key: tuple[int, int, str | None]) -> Distribution:
         found = self.pools.get(key)
@@ -792,7 +805,7 @@ class Run:
         self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
         self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
         self._texts: list[tuple[TextSpec, Holds]] = []
-        self.pending = {k for k, spec in book.inputs.items() if spec.derived is not None and values.get(k) is None}
+        self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
@@ -837,6 +850,9 @@ class Run:
         if name not in self._derive_values:
             self._derive_values[name] = self._derived[name]()
         return self._derive_values[name]
+
+    def _order(self, key: str) -> int:
+        return self.book.order.get(key, len(self.book.order))
 
     def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
         """Whether this registration is the one that counts for its key (None: a later duplicate)."""
@@ -893,39 +909,44 @@ class Run:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
     ) -> tuple[Value, list[tuple[str, str | None]]]:
         statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
-        value = Fraction(base)
+        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
         for spec, amount in held:
-            if spec.op in ("mul", "div"):
-                factor = Fraction(amount) if spec.op == "mul" else 1 / Fraction(amount)
-                value *= factor
-                if spec.rounding:
-                    value = Fraction(round_value(value, spec.rounding))
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
+                continue
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
         value += _stacked_sum(held, statuses)
         grade = self._grade(held, statuses)
         if grade is not None:
             if grade.op == "set":
                 value = grade.value
             else:
-                value *= grade.value if grade.op == "mul" else 1 / grade.value
+                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
                 if grade.rounding:
-                    value = Fraction(round_value(value, grade.rounding))
+                    value = round_value(value, grade.rounding)
         sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
         if sets:
             last = sets[-1]
-            value = Fraction(held[last][1])
+            value = held[last][1]
             winner = held[last][0]
             for i, (spec, _) in enumerate(held):
                 if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
                     statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        caps = [Fraction(a) for spec, a in held if spec.op == "max"]
-        floors = [Fraction(a) for spec, a in held if spec.op == "min"]
+        caps = [a for spec, a in held if spec.op == "max"]
+        floors = [a for spec, a in held if spec.op == "min"]
         if caps:
             value = min(value, min(caps))
         if floors:
             value = max(value, max(floors))
-        if kind == "number":
-            return (value.numerator if value.denominator == 1 else value), statuses
-        return round_value(value, "down") if value.denominator != 1 else value.numerator, statuses
+        if isinstance(value, Fraction) and value.denominator == 1:
+            value = value.numerator
+        if kind != "number" and isinstance(value, Fraction):
+            value = round_value(value, "down")
+        return value, statuses
 
     def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Grade | None:
         grades = {g.name: g for g in self.book.grades}
@@ -950,7 +971,7 @@ class Run:
 
     # -- finishing
 
-    def finish(self) -> Resolution:
+    def finish(self, relevant: set[str]) -> Resolution:
         stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
         for name in list(self.pending):
             self.base(name)
@@ -1000,7 +1021,7 @@ class Run:
                 notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
         return Resolution(
             rules=self.rules,
-            inputs=dict(self.values),
+            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
             stats=stats,
             modifiers=tuple(self.modifiers),
             rolls=tuple(rolls),
@@ -1014,7 +1035,7 @@ class Run:
         book = self.book
         pool = spec.pool
         delta = 0
-        shift: Fraction = Fraction(0)
+        shift: int | Fraction = 0
         automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
         for change, holds, amount in changes:
             applied = _now(holds)
@@ -1034,22 +1055,22 @@ class Run:
             elif change.kind == "dice":
                 delta += change.delta
             elif change.kind == "target":
-                shift += Fraction(_now(amount))
+                shift += _now(amount)
             elif automatic != "failure":
                 automatic = "success" if change.success else "failure"
         outcomes: dict[str, Fraction] = {}
         margins: dict[int, Fraction] = {}
-        goal: Fraction | None = None
+        goal: int | Fraction | None = None
         op = spec.op
         dice = ""
         if spec.kind == "resist":
             assert book.resistance is not None and book.resistance_pool is not None
             active, passive = _now(target)
-            goal = Fraction(book.resistance(active, passive))
+            goal = book.resistance(active, passive)
             pool = book.resistance_pool
             op = book.resistance_op
         elif spec.kind == "check":
-            goal = Fraction(_now(target)) + shift
+            goal = _now(target) + shift
         if pool is not None:
             count, sides, keep = pool
             pool = (max(count + delta, 1), sides, keep)
@@ -1169,38 +1190,42 @@ def _pool_text(pool: tuple[int, int, str | None]) -> str:
     return f"{keep} of {text}" if keep else text
 
 
-def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Fraction:
+def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> int | Fraction:
     """Additive modifiers: cumulative, except that a stacking group keeps only its strongest."""
-    total = Fraction(0)
+    total: int | Fraction = 0
     groups: dict[str, list[int]] = {}
     for i, (spec, amount) in enumerate(held):
         if spec.op != "add":
             continue
         if spec.group is None or spec.stacking == "cumulative":
-            total += Fraction(amount)
+            total += amount
         else:
             groups.setdefault(spec.group, []).append(i)
     for members in groups.values():
         stacking = held[members[0]][0].stacking
-        best = max(members, key=lambda i: (_strength(Fraction(held[i][1]), stacking), -i))
-        total += Fraction(held[best][1])
+        best = max(members, key=lambda i: (_strength(held[i][1], stacking), -i))
+        total += held[best][1]
         winner = held[best][0]
         for i in members:
             if i != best:
-                statuses[i] = (
-                    "suppressed",
-                    f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}",
-                )
+                statuses[i] = ("suppressed", f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}")
     return total
 
 
-def _strength(amount: Fraction, stacking: str) -> Fraction:
+def _divide(value: int | Fraction, by: int | Fraction) -> int | Fraction:
+    """Exact division that keeps whole results as ints."""
+    if type(value) is int and type(by) is int and value % by == 0:
+        return value // by
+    return Fraction(value) / by
+
+
+def _strength(amount: int | Fraction, stacking: str) -> int | Fraction:
     """How strong a modifier is within its group: `highest` and `lowest` by value, else by size."""
     if stacking == "highest":
         return amount
     if stacking == "lowest":
         return -amount
-    return abs(amount)
+    return -amount if amount < 0 else amount
 
 
 def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
@@ -1254,7 +1279,7 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     return held[-1][1], statuses
 
 
-def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: Fraction) -> dict[str, Fraction]:
+def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: int | Fraction) -> dict[str, Fraction]:
     """Outcome tiers, first match wins: each tier takes the totals not claimed by an earlier one."""
     low_edge = dist.low - 1  # totals <= low_edge are claimed
     high_edge = dist.high + 1  # totals >= high_edge are claimed
@@ -1276,7 +1301,7 @@ def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: Fraction) ->
     return result
 
 
-def _margins(dist: Distribution, op: str, target: Fraction, successes: bool) -> dict[int, Fraction]:
+def _margins(dist: Distribution, op: str, target: int | Fraction, successes: bool) -> dict[int, Fraction]:
     """The chance of each margin (how far the total lands from the target) on failure or success."""
     margins: dict[int, Fraction] = {}
     for total in range(dist.low, dist.high + 1):
@@ -1317,7 +1342,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
             chosen.append(name)
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(book.defaults)
     uses_tables = any(name in book.tables for name in chosen)
     for key, raw in given.items():
         spec = book.inputs.get(key)
@@ -1330,29 +1355,14 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
             hint = _close(key, list(book.inputs))
             raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         values[key] = spec.coerce(raw)
-    for key, spec in book.inputs.items():
-        if key not in values:
-            values[key] = spec.default
     run = Run(book, tuple(chosen), values)
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
             function(run)
-    resolution = run.finish()
     # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads} | set(given)
-    inputs = {key: value for key, value in values.items() if key in relevant}
-    return Resolution(
-        resolution.rules,
-        inputs,
-        resolution.stats,
-        resolution.modifiers,
-        resolution.rolls,
-        resolution.restrictions,
-        resolution.notes,
-        resolution.tables,
-        resolution.trace,
-    )
+    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
+    return run.finish(relevant)
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:

@@ -1,0 +1,153 @@
+"""The command line as a user meets it: outputs, exit codes 0/1/2, and never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from dsl.cli import main
+from tests.conftest import ROOT
+
+BOOK = "rulebooks/skirmish_terrain.rules"
+
+
+@pytest.fixture(autouse=True)
+def at_root() -> Iterator[None]:
+    previous = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_check_clean_rulebooks() -> None:
+    result = run("check", "rulebooks/")
+    assert result.exit_code == 0
+    assert "checked 1 rulebook: 0 errors, 0 warnings" in result.output
+
+
+def test_check_reports_errors_with_position_and_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.rules"
+    bad.write_text('rulebook bad "Bad":\n    source "s"\nstat DEX: int 1..30 = 10\nrule r "R" cites "1":\n    DXE -2\n')
+    result = run("check", str(bad))
+    assert result.exit_code == 1
+    assert f"{bad.as_posix()}:5:5: error[E101]: unknown stat `DXE`" in result.output
+    assert "did you mean `DEX`?" in result.output
+
+
+def test_missing_path_is_bad_usage() -> None:
+    result = run("check", "no/such/file.rules")
+    assert result.exit_code == 2
+    assert "no such file or directory" in result.output
+
+
+def test_list_by_bundled_name_and_json() -> None:
+    text = run("list", "skirmish_terrain")
+    assert text.exit_code == 0
+    assert "broken_ground" in text.output and "[17.1]" in text.output
+    data = json.loads(run("list", BOOK, "--json").output)
+    assert data["rulebook"] == "skirmish_terrain"
+    assert {e["name"] for e in data["entries"]} >= {"broken_ground", "recoil_push"}
+
+
+def test_unknown_book_is_bad_usage() -> None:
+    result = run("list", "no_such_book")
+    assert result.exit_code == 2
+    assert "bundled: skirmish_terrain" in result.output
+
+
+def test_describe_lists_inputs_with_types_ranges_choices_defaults() -> None:
+    data = json.loads(run("describe", BOOK, "broken_ground", "--json").output)
+    inputs = {i["name"]: i for i in data["inputs"]}
+    assert inputs["DEX"]["range"] == [0, 30]
+    assert inputs["DEX"]["default"] == 10
+    assert inputs["weapon"]["choices"][:3] == ["none", "melee", "thrown"]
+    assert inputs["moved"]["unit"] == "hex"
+    text = run("describe", BOOK, "broken_ground").output
+    assert "moved (input): int 0..60 hex, default 0" in text
+
+
+def test_describe_unknown_rule_suggests() -> None:
+    result = run("describe", BOOK, "brokenground")
+    assert result.exit_code == 2
+    assert "did you mean `broken_ground`?" in result.output
+
+
+def test_resolve_json_across_rules() -> None:
+    # broken ground + smoke, DEX 12, moving 6 of MOV 10 through 2 hexes: DEX 10, to hit 8;
+    # footing 3d6 <= 10 = 1/2; hit 3d6 <= 8 = 56/216 = 7/27.
+    result = run(
+        "resolve", BOOK, "broken_ground", "smoke",
+        "--set", "DEX=12", "--set", "MOV=10", "--set", "moved=6", "--set", "smoke_hexes=2", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["stats"]["DEX"] == 10 and data["stats"]["to_hit"] == 8
+    assert {r["name"]: r["probability"] for r in data["rolls"]} == {"fall": "1/2", "hit": "7/27"}
+
+
+def test_resolve_text_output() -> None:
+    result = run("resolve", BOOK, "ice", "--set", "DEX=8", "--set", "moved=4")
+    assert result.exit_code == 0
+    # 2d6 <= 8: 26/36 = 13/18
+    assert "fall (Avoid falling): 2d6 <= 8: 13/18 (72.2%)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "DEX=40"], "input `DEX` must be a number in int 0..30"),
+        (["--set", "DEX"], "--set takes NAME=VALUE"),
+        (["--set", "acrobatics=maybe"], "must be yes or no"),
+        (["--set", "weapon=lazer"], "did you mean `laser`?"),
+        (["--set", "dexterity=3"], "no input `dexterity`"),
+    ],
+)
+def test_resolve_bad_values_are_usage_errors(args: list[str], message: str) -> None:
+    result = run("resolve", BOOK, "broken_ground", *args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_resolve_table_with_a_roll() -> None:
+    data = json.loads(run("resolve", BOOK, "recoil_push", "--set", "recoil_st=9", "--json").output)
+    (table,) = data["tables"]
+    assert table["selected"]["values"] == {"speed": "0.5"}
+
+
+def test_test_command_runs_examples() -> None:
+    result = run("test", "rulebooks/", "-v")
+    assert result.exit_code == 0
+    assert "ok    rulebooks/skirmish_terrain.rules: Running 6 hexes of MOV 10 with DEX 12" in result.output
+
+
+def test_test_command_fails_on_a_wrong_example(tmp_path: Path) -> None:
+    book = tmp_path / "wrong.rules"
+    book.write_text(
+        'rulebook wrong "Wrong":\n    source "s"\nstat DEX: int 1..30 = 10\n'
+        'rule r "R" cites "1":\n    DEX -2\n    example "off by one":\n        given DEX = 12\n        expect DEX = 11\n'
+    )
+    result = run("test", str(book))
+    assert result.exit_code == 1
+    assert 'error[E790]: example "off by one": expected DEX = 11, got 10' in result.output
+
+
+def test_version_and_help() -> None:
+    assert run("--version").exit_code == 0
+    help_text = run("--help").output
+    for command in ("check", "build", "cards", "list", "describe", "resolve", "test"):
+        assert command in help_text
+    assert run("frobnicate").exit_code == 2

@@ -1,0 +1,197 @@
+"""The public contract of a generated resolver module, and situations worked out by hand.
+
+Every probability below is computed in its comment from the dice alone: the number of ways to
+roll at most N on 2d6 is 1, 3, 6, 10, 15, 21, 26, 30, 33, 35, 36 for N = 2..12; on 3d6 it is
+1, 4, 10, 20, 35, 56, 81, 108, 135, 160, 180, 195, 205, 211, 214, 216 for N = 3..18.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from fractions import Fraction
+from types import ModuleType
+
+import pytest
+
+
+def test_rulebook_info(skirmish: ModuleType) -> None:
+    info = skirmish.RULEBOOK
+    assert info.name == "skirmish_terrain"
+    assert info.title == "17 Terrain and Environmental Factors"
+    assert "000_9b16bddb4d1908d2.txt" in info.source
+    assert info.version == "1.0.0"
+
+
+def test_resolve_takes_names_positionally_and_inputs_by_keyword(skirmish: ModuleType) -> None:
+    parameters = inspect.signature(skirmish.resolve).parameters
+    assert parameters["names"].kind is inspect.Parameter.POSITIONAL_ONLY
+    assert parameters["inputs"].kind is inspect.Parameter.VAR_KEYWORD
+
+
+def test_one_typed_function_per_rule(skirmish: ModuleType) -> None:
+    for name in skirmish.RULES:
+        assert callable(getattr(skirmish, name)), name
+    signature = inspect.signature(skirmish.broken_ground)
+    assert signature.parameters["DEX"].default == 10
+    assert signature.parameters["moved"].annotation in ("int", int)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
+    assert skirmish.broken_ground.__doc__.startswith("Broken Ground (17.1).")
+
+
+def test_typed_function_equals_resolve(skirmish: ModuleType) -> None:
+    direct = skirmish.broken_ground(DEX=12, MOV=10, moved=6).to_dict()
+    assert direct == skirmish.resolve("broken_ground", DEX=12, MOV=10, moved=6).to_dict()
+
+
+def test_to_dict_is_json_with_exact_fractions(skirmish: ModuleType) -> None:
+    # 3d6 <= 10: 108/216 = 1/2
+    data = skirmish.resolve("broken_ground", DEX=12, MOV=10, moved=6).to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert set(data) >= {"stats", "modifiers", "rolls", "restrictions", "notes", "trace"}
+    assert data["stats"]["DEX"] == 10
+    (modifier,) = data["modifiers"]
+    assert modifier["target"] == "DEX"
+    assert modifier["operation"] == "add"
+    assert modifier["value"] == "-2"
+    assert modifier["source"] == "17.1"
+    assert modifier["applied"] is True
+    (roll,) = data["rolls"]
+    assert roll["dice"] == "3d6"
+    assert roll["comparison"] == "<="
+    assert roll["target"] == "10"
+    assert roll["probability"] == "1/2"
+
+
+def test_probability_is_an_exact_fraction(skirmish: ModuleType) -> None:
+    roll = skirmish.resolve("ice", DEX=8, moved=7).roll("fall")
+    # 3d6 <= 8: 56/216 = 7/27
+    assert roll.probability == Fraction(7, 27)
+    assert isinstance(roll.probability, Fraction)
+
+
+def test_stacking_across_rules(skirmish: ModuleType) -> None:
+    # mud (ankle): MOV 9 / 2 = 4.5 -> 5; spacesuit: -2 -> 3; both: DEX -2 (bad footing) -2 (suit).
+    result = skirmish.resolve(["mud", "spacesuit"], DEX=12, MOV=9, weapon="melee")
+    assert result.stats["MOV"] == 3
+    assert result.stats["DEX"] == 8
+
+
+def test_a_rule_reached_twice_applies_once(skirmish: ModuleType) -> None:
+    # snow is broken ground; naming broken_ground too must not subtract the 2 DEX twice.
+    result = skirmish.resolve(["snow", "broken_ground"], DEX=10, weapon="melee")
+    assert result.stats["DEX"] == 8
+    assert [m.text for m in result.modifiers if m.target == "DEX"] == ["DEX -2"]
+
+
+def test_knee_deep_water_is_broken_ground_too(skirmish: ModuleType) -> None:
+    # Knee-deep: MOV 10 / 2 = 5; DEX 12 - 2 = 10; moving 3 > 5/2 asks 3d6 <= 10: 1/2.
+    result = skirmish.resolve("water", water_depth="knee", DEX=12, MOV=10, moved=3)
+    assert (result.stats["MOV"], result.stats["DEX"]) == (5, 10)
+    assert result.roll("fall").probability == Fraction(1, 2)
+
+
+def test_set_value_overrides_and_is_reported(skirmish: ModuleType) -> None:
+    # Firing a missile in the dark over broken ground: DEX to hit is 5 whatever the penalties.
+    result = skirmish.resolve(["darkness", "broken_ground"], DEX=15, to_hit=15, weapon="missile", moved=2)
+    assert result.stats["to_hit"] == 5
+    # DEX: 15 - 8 - 2 = 5 too, but by arithmetic
+    assert result.stats["DEX"] == 5
+    statuses = {(m.target, m.text): m.status for m in result.modifiers}
+    assert statuses[("to_hit", "to_hit = 5")] == "applied"
+
+
+def test_to_hit_starts_from_the_effective_dex(skirmish: ModuleType) -> None:
+    # Spacesuit DEX 12 - 2 = 10; through 4 smoke hexes: to hit 10 - 4 = 6; 3d6 <= 6: 20/216 = 5/54.
+    result = skirmish.resolve(["spacesuit", "smoke"], DEX=12, smoke_hexes=4)
+    assert result.stats["to_hit"] == 6
+    assert result.roll("hit").probability == Fraction(5, 54)
+    assert result.inputs["to_hit"] == 10
+
+
+def test_microgravity_dice_changes_combine(skirmish: ModuleType) -> None:
+    # Holding a rail (-1 die) with Astrobatics (-2 dice): 4 - 3 = 1 die; 1d6 <= (10 + 11) / 2 = 10.5:
+    # always.  Recovering (+1) instead of astrobatics: 4 - 1 + 1 = 4 dice <= 10: ways 4..10 =
+    # 1+4+10+20+35+56+80 = 206 of 1296 = 103/648.
+    easy = skirmish.resolve("microgravity", STR=10, DEX=11, running=True, holding_on=True, astrobatics=True)
+    assert easy.roll("footing").dice == "1d6"
+    assert easy.roll("footing").probability == 1
+    hard = skirmish.resolve("microgravity", STR=10, DEX=11, recovering=True, holding_on=True)
+    assert hard.roll("footing").dice == "4d6"
+    assert hard.roll("footing").probability == Fraction(103, 648)
+
+
+def test_prone_is_automatic_success(skirmish: ModuleType) -> None:
+    roll = skirmish.resolve("microgravity", running=True, stance="prone").roll("footing")
+    assert roll.automatic == "success"
+    assert roll.probability == 1
+
+
+def test_gravity_formula_with_exact_decimals(skirmish: ModuleType) -> None:
+    # 40 kg at 1.5 g: 40 x 1.5 + 0.5 x 70 = 60 + 35 = 95 kg.
+    result = skirmish.resolve("gravity", carried="40", gravity=1.5)
+    assert result.stats["load"] == 95
+    data = skirmish.resolve("gravity", carried=5.5, gravity=0.7).to_dict()
+    assert data["stats"]["load"] == "-17.15"
+
+
+def test_leak_damage_progression(skirmish: ModuleType) -> None:
+    assert str(skirmish.resolve("spacesuit", leak_turns=5).stats["leak_damage"]) == "5d6"
+    assert "leak_damage" not in skirmish.resolve("spacesuit", leak_turns=0).stats
+
+
+def test_restrictions_notes_and_errata(skirmish: ModuleType) -> None:
+    result = skirmish.resolve("water", water_depth="deep")
+    assert [r.text for r in result.restrictions] == ["fight effectively in deep water"]
+    errata = [n for n in result.notes if n.erratum]
+    assert errata and all(n.source for n in errata)
+
+
+def test_trace_says_why(skirmish: ModuleType) -> None:
+    trace = skirmish.resolve("broken_ground", moved=0, weapon="thrown").trace
+    entry = next(e for e in trace if e.item == "DEX -2")
+    assert entry.applied is False
+    assert "unless moved == 0 and weapon in {thrown, missile}" in entry.because
+
+
+@pytest.mark.parametrize(
+    ("names", "inputs", "message"),
+    [
+        ("broken_gruond", {}, "did you mean `broken_ground`?"),
+        ("broken_ground", {"dex": 3}, "did you mean `DEX`?"),
+        ("broken_ground", {"DEX": 31}, "input `DEX` must be a number in int 0..30"),
+        ("broken_ground", {"DEX": "12"}, None),
+        ("broken_ground", {"DEX": 7.5}, "whole number"),
+        ("broken_ground", {"DEX": True}, "whole number"),
+        ("broken_ground", {"acrobatics": "yes"}, "True or False"),
+        ("broken_ground", {"weapon": "lazer"}, "did you mean `laser`?"),
+        ("smoke", {"laser_damage": "3x6"}, "dice"),
+        ([], {}, "name at least one rule"),
+        ([3], {}, "rule names are text"),
+    ],
+)
+def test_bad_input_raises_one_documented_error(
+    skirmish: ModuleType, names: object, inputs: dict[str, object], message: str | None
+) -> None:
+    if message is None:
+        skirmish.resolve(names, **inputs)
+        return
+    with pytest.raises(skirmish.RuleInputError) as raised:
+        skirmish.resolve(names, **inputs)
+    assert message in str(raised.value)
+    assert isinstance(raised.value, ValueError)
+
+
+def test_inputs_describe_themselves(skirmish: ModuleType) -> None:
+    weapon = skirmish.INPUTS["weapon"]
+    assert weapon.members == ("none", "melee", "thrown", "missile", "laser", "other")
+    assert weapon.default == "none"
+    assert skirmish.INPUTS["MOV"].unit == "hex"
+    assert skirmish.INPUTS["to_hit"].default_text == "DEX"
+    assert skirmish.RULES["smoke"].reads[:2] == ("DEX", "to_hit")
+
+
+def test_resolution_is_deterministic(skirmish: ModuleType) -> None:
+    first = skirmish.resolve(["mud", "smoke", "darkness"], DEX=13, moved=4, smoke_hexes=1).to_dict()
+    second = skirmish.resolve(["mud", "smoke", "darkness"], DEX=13, moved=4, smoke_hexes=1).to_dict()
+    assert json.dumps(first) == json.dumps(second)
