@@ -325,9 +325,13 @@ class InputSpec:
     def coerce(self, value: object) -> Value:
         """Check a Python value for this input; raise RuleInputError naming what is accepted."""
         kind = self.kind
-        if type(value) is int and kind in ("int", "percent"):
-            if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
-                return value
+        if (
+            type(value) is int
+            and kind in ("int", "percent")
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
+        ):
+            return value
         if kind == "flag":
             if isinstance(value, bool):
                 return value
