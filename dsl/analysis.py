@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -20,8 +22,9 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.categories import CATEGORIES
 from dsl.diagnostics import Reporter, Span, did_you_mean
-from dsl.infer import ExprTyper, Scope, TableShape, check_dice, describe
+from dsl.infer import ExprTyper, Scope, TableShape, check_dice, choices, describe, not_a_member
 from dsl.parser import reserved_words
+from dsl.printer import expr_text
 
 _T = TypeVar("_T")
 
@@ -31,7 +34,30 @@ TIE_RULES = ("win", "lose", "tie")
 
 
 def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
-    return Analyzer(tree, reporter).run()
+    quiet = _Unparsed(inner=reporter, names=set(tree.unparsed)) if tree.unparsed else reporter
+    return Analyzer(tree, quiet).run()
+
+
+_UNKNOWN = re.compile(r"unknown (?:\w+ )?`([^`]+)`")
+
+
+@dataclass
+class _Unparsed(Reporter):
+    """Passes diagnostics on, except `unknown ... NAME` for a name whose declaration did not parse:
+    its syntax error is reported already, and every use of the name would only repeat it."""
+
+    inner: Reporter = field(default_factory=Reporter)
+    names: set[str] = field(default_factory=set)
+
+    def report(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        match = _UNKNOWN.fullmatch(message)
+        if code == "E101" and match is not None and match.group(1) in self.names:
+            return
+        self.inner.report(code, message, span, hint)
+
+    @property
+    def has_errors(self) -> bool:
+        return self.inner.has_errors
 
 
 class Analyzer:
@@ -52,6 +78,7 @@ class Analyzer:
         self.table_shapes: dict[str, TableShape] = {}
         self.typer = ExprTyper(self.book, reporter, self.table_shapes)
         self.expanding: list[str] = []
+        self.circles: set[frozenset[str]] = set()
         self.derive_owner: dict[str, str] = {}
         self.seen_names: dict[tuple[str, str], Span] = {}
 
@@ -213,6 +240,9 @@ class Analyzer:
             return
         type_ = self._type(decl.type)
         if type_ is None:
+            unparsed = self.reporter.names if isinstance(self.reporter, _Unparsed) else set()
+            if isinstance(decl.type, n.NamedType) and decl.type.name.text in unparsed:
+                unparsed.add(decl.name.text)  # of a type that did not parse: its uses are not news
             return
         self.book.vars[decl.name.text] = m.Var(
             decl.name.text, _text(decl.label), type_, None, isinstance(decl, n.StatDecl), decl.span
@@ -455,7 +485,7 @@ class Analyzer:
             if column.text not in column_type.members:
                 self.reporter.report(
                     "E105",
-                    f"`{column.text}` is not one of {column_type.describe()}",
+                    not_a_member(column.text, column_type),
                     column.span,
                     did_you_mean(column.text, column_type.members),
                 )
@@ -481,8 +511,12 @@ class Analyzer:
         member = None
         if isinstance(key, n.KeyRange):
             if not numeric_key:
+                row_type = shape.key_types[0]
                 self.reporter.report(
-                    "E405", f"rows of this table are named by {shape.key_types[0].describe()}, not numbers", key.span
+                    "E405",
+                    f"rows of this table are named by {row_type.describe()}, not numbers",
+                    key.span,
+                    f"name the row by one of {choices(row_type)}" if isinstance(row_type, t.Enum) else None,
                 )
                 return None
             low, high = key.low, key.high
@@ -497,12 +531,18 @@ class Analyzer:
         elif isinstance(key, n.KeyName):
             row_type = shape.key_types[0]
             if numeric_key or not isinstance(row_type, t.Enum):
-                self.reporter.report("E405", "rows of this table are numbers or ranges, not names", key.span)
+                keyed = "the roll" if isinstance(decl.key, n.RollKey) else "the value"
+                self.reporter.report(
+                    "E405",
+                    "rows of this table are numbers or ranges, not names",
+                    key.span,
+                    f"key each row by {keyed}: a number (`20`), a range (`1..5`) or a threshold (`15+`)",
+                )
                 return None
             if key.name.text not in row_type.members:
                 self.reporter.report(
                     "E105",
-                    f"`{key.name.text}` is not one of {row_type.describe()}",
+                    not_a_member(key.name.text, row_type),
                     key.name.span,
                     did_you_mean(key.name.text, row_type.members),
                 )
@@ -673,15 +713,25 @@ class Analyzer:
             if target is None:
                 hint = did_you_mean(ref.text, self.rule_decls)
                 if ref.text in self.table_shapes:
-                    self.reporter.report("E104", f"`{ref.text}` is a table; `as` takes a rule", ref.span)
+                    self.reporter.report(
+                        "E104",
+                        f"`{ref.text}` is a table; `as` takes a rule, terrain, condition or trait",
+                        ref.span,
+                        f"use a table by looking it up, `{ref.text}[...]`, or from a roll: `then roll {ref.text}`",
+                    )
                 else:
                     self.reporter.report("E101", f"unknown rule `{ref.text}`", ref.span, hint)
                 continue
             if ref.text in self.expanding:
-                chain = " -> ".join([*self.expanding[self.expanding.index(ref.text) :], ref.text])
-                self.reporter.report(
-                    "E107", f"rules compose in a circle: {chain}", ref.span, "one of them must not use `as`"
-                )
+                circle = self.expanding[self.expanding.index(ref.text) :]
+                if frozenset(circle) not in self.circles:  # met again from each rule of the circle
+                    self.circles.add(frozenset(circle))
+                    self.reporter.report(
+                        "E107",
+                        f"rules compose in a circle: {' -> '.join([*circle, ref.text])}",
+                        ref.span,
+                        "one of them must not use `as`",
+                    )
                 continue
             inner: dict[str, n.Expr] = {}
             for binding in statement.bindings:
@@ -757,8 +807,8 @@ class Analyzer:
                 self.reporter.report(
                     "E203",
                     f"`%` changes a percentage, and `{target}` is {describe(stat_type)}",
-                    statement.span,
-                    f"write `{target} -{_num(abs(_literal(op.value)))}` for points"
+                    op.span,
+                    f"write `{target} {_signed(_literal(op.value))}` to change it by points"
                     if isinstance(op.value, n.Number)
                     else None,
                 )
@@ -777,18 +827,24 @@ class Analyzer:
                 per = substitute(op.per, bindings)
                 found = self.typer.infer(per, scope)
                 if found is not None and not (isinstance(found, t.Numeric) and found.integral):
-                    self.reporter.report("E201", f"`per` counts whole units, but this is {describe(found)}", per.span)
+                    self.reporter.report(
+                        "E201",
+                        f"`per` counts whole units, but this is {describe(found)}",
+                        per.span,
+                        "`per N` applies the change N times: N is a count, such as a number of hexes",
+                    )
                 fields["per"] = per
         elif isinstance(op, (n.MulMod, n.DivMod)):
             value = substitute(op.factor if isinstance(op, n.MulMod) else op.divisor, bindings)
             self.typer.expect(value, scope, t.Numeric("number"), "the factor")
             needs_rounding = not (isinstance(stat_type, t.Numeric) and stat_type.kind == "number")
             if op.rounding is None and needs_rounding:
+                scaled = f"{target} {'*' if isinstance(op, n.MulMod) else '/'} {expr_text(value)}"
                 self.reporter.report(
                     "E204",
                     f"`{target}` holds whole numbers: say how to round",
-                    statement.span,
-                    "end the line with `round up`, `round down` or `round nearest`",
+                    _through(statement.target.span, op.span),
+                    f"write `{scaled} round up`, `round down` or `round nearest`",
                 )
                 return None
             fields["value"] = value
@@ -796,6 +852,8 @@ class Analyzer:
         elif isinstance(op, (n.SetMod, n.MinMod, n.MaxMod)):
             value = substitute(op.value, bindings)
             if self.typer.expect(value, scope, _loose(stat_type), "the value") is None:
+                return None
+            if not self._within(target, kind, value, stat_type, statement):
                 return None
             fields["value"] = value
         elif isinstance(op, n.GradeMod):
@@ -826,6 +884,28 @@ class Analyzer:
                 return None
             fields["group"] = statement.group.text
         return m.ModEffect(**base, **fields)
+
+    def _within(self, target: str, kind: str, value: n.Expr, stat_type: t.Type, statement: n.Modifier) -> bool:
+        """A fixed `= N`, `min N` or `max N` must leave the stat a value its range allows."""
+        constant = constant_value(value, self.book)
+        if not isinstance(stat_type, t.Numeric) or not _is_number(constant):
+            return True
+        number = Fraction(constant)  # type: ignore[arg-type]
+        low, high = stat_type.low, stat_type.high
+        outside = (
+            (kind == "set" and not stat_type.contains(number))
+            or (kind == "min" and high is not None and number > high)
+            or (kind == "max" and low is not None and number < low)
+        )
+        if outside:
+            word = "=" if kind == "set" else kind
+            self.reporter.report(
+                "E301",
+                f"`{target} {word} {_num(number)}` takes `{target}` outside its range, {stat_type.describe()}",
+                _through(statement.target.span, statement.op.span),
+                f"fix the value, or widen the range of `{target}`",
+            )
+        return not outside
 
     def _derive(
         self, statement: n.DeriveStmt, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
@@ -862,7 +942,12 @@ class Analyzer:
                 )
                 return None
             if found.unit not in (None, unit):
-                self.reporter.report("E202", f"`{name}` is in {unit}, but this is in {found.unit}", value.span)
+                self.reporter.report(
+                    "E202",
+                    f"`{name}` is in {unit}, but this is in {found.unit}",
+                    value.span,
+                    f"convert the value to {unit}, or declare `{name}` in {found.unit}",
+                )
                 return None
             found = dataclasses.replace(found, unit=unit)
         scope.derives[name] = found
@@ -1385,6 +1470,15 @@ def _of(items: Iterable[object], kind: type[_T]) -> Iterator[_T]:
 
 def _article(what: str) -> str:
     return ("an " if what[:1] in "aeiou" else "a ") + what
+
+
+def _through(first: Span, last: Span) -> Span:
+    """The span from the start of `first` to the end of `last`."""
+    return Span(first.path, first.line, first.column, last.end_line, last.end_column)
+
+
+def _signed(value: Fraction) -> str:
+    return ("+" if value >= 0 else "-") + _num(abs(value))
 
 
 def _text(node: n.Text | None) -> str | None:

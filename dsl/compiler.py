@@ -52,8 +52,7 @@ def compile_text(text: str, path: str) -> Compiled:
     book = None
     if tree is not None:
         book = analyze(tree, reporter)
-        if not reporter.has_errors:
-            run_checks(book, reporter)
+        run_checks(book, reporter)
     return Compiled(path, text, book, reporter.sorted())
 
 
@@ -61,13 +60,18 @@ def compile_file(path: Path, shown: str | None = None) -> Compiled:
     shown = shown or display_path(path)
     reporter = Reporter()
     text = read_text(path, shown, reporter)
-    if text is None:
-        return Compiled(shown, "", None, reporter.sorted())
+    if reporter.has_errors:
+        return Compiled(shown, text or "", None, reporter.sorted())
+    assert text is not None
     return compile_text(text, shown)
 
 
 def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
-    """A rulebook's text: UTF-8 (a byte-order mark is allowed), reported precisely when not."""
+    """A rulebook's text: UTF-8 (a byte-order mark is allowed), reported precisely when not.
+
+    Text that is not UTF-8 is reported and returned with the bad bytes replaced by U+FFFD, so the
+    diagnostic can show the line it is on; it is not compiled.
+    """
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -78,16 +82,19 @@ def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = data[: error.start]
-        line = before.count(b"\n") + 1
-        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        before = data[: error.start].decode("utf-8", errors="replace")
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        byte = data[error.start]
+        legacy = bytes([byte]).decode("cp1252", errors="replace")
+        guess = f" (`{legacy}` in Windows-1252 or Latin-1)" if legacy.isprintable() and legacy != "\ufffd" else ""
         reporter.report(
             "E005",
-            f"byte 0x{data[error.start]:02x} is not UTF-8 text",
+            f"byte 0x{byte:02x}{guess} is not UTF-8 text",
             Span(shown, line, column, line, column + 1),
             "save the rulebook as UTF-8",
         )
-        return None
+        return data.decode("utf-8", errors="replace")
 
 
 def display_path(path: Path) -> str:

@@ -58,11 +58,16 @@ class ExprTyper:
         """Type a `when` / `unless` condition: it must be a yes/no value."""
         found = self.infer(expr, scope)
         if found is not None and not isinstance(found, t.Flag):
+            example = "moved > 0"
+            if isinstance(expr, n.NameRef) and isinstance(found, t.Numeric):
+                example = f"{expr.name} > 0"
+            elif isinstance(expr, n.NameRef) and isinstance(found, t.Enum) and found.members:
+                example = f"{expr.name} == {found.members[-1]}"
             self.reporter.report(
                 "E201",
                 f"a condition must be yes or no, but this is {_a(found)}",
                 expr.span,
-                "compare it with something, e.g. `moved > 0`",
+                f"compare it with something, e.g. `{example}`",
             )
 
     def expect(self, expr: n.Expr, scope: Scope, expected: t.Type, what: str) -> t.Type | None:
@@ -128,9 +133,11 @@ class ExprTyper:
         if len(distinct) == 1 and isinstance(owners[0], t.Enum):
             self._ref(expr, "member", name)
             return owners[0]
-        candidates = [*self.book.vars, *scope.derives, *scope.specials]
         if isinstance(expected, t.Enum):
-            candidates += list(expected.members)
+            # `weapon == lazer`: a misspelt choice, not a missing declaration
+            self.reporter.report("E105", not_a_member(name, expected), expr.span, did_you_mean(name, expected.members))
+            return None
+        candidates = [*self.book.vars, *scope.derives, *scope.specials]
         self.reporter.report("E101", f"unknown name `{name}`", expr.span, did_you_mean(name, candidates))
         return None
 
@@ -357,7 +364,10 @@ class ExprTyper:
             return t.FLAG
         if type(left) is type(right) and isinstance(left, (t.Flag, t.Text)) and expr.op in ("==", "!="):
             return t.FLAG
-        self.reporter.report("E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span)
+        hint = None
+        if isinstance(left, t.Flag) and isinstance(expr.left, n.NameRef):
+            hint = f"a flag is yes or no: write `{expr.left.name}` or `not {expr.left.name}`"
+        self.reporter.report("E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span, hint)
         return None
 
     def _Member(self, expr: n.Member, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -373,7 +383,7 @@ class ExprTyper:
             if member.text not in found.members:
                 self.reporter.report(
                     "E105",
-                    f"`{member.text}` is not one of {found.describe()}",
+                    not_a_member(member.text, found),
                     member.span,
                     did_you_mean(member.text, found.members),
                 )
@@ -425,6 +435,12 @@ def _join_kind(sides: list[t.Numeric]) -> str:
 
 
 def _a(type_: t.Type) -> str:
+    if isinstance(type_, t.Numeric) and type_.low is not None and type_.low == type_.high:
+        number = type_.low
+        shown = str(number.numerator) if number.denominator == 1 else str(number)
+        return f"the number {shown}" + (f" {type_.unit}" if type_.unit else "")
+    if isinstance(type_, t.Enum) and type_.name is None:
+        return ("one of " if not type_.ordered else "a level of ") + choices(type_)
     text = type_.describe()
     return ("an " if text[:1] in "aeiou" else "a ") + text
 
@@ -433,11 +449,19 @@ def describe(type_: t.Type) -> str:
     return _a(type_)
 
 
+def choices(type_: t.Enum) -> str:
+    """The members of an enumeration as a designer wrote them: `{a, b, c}` or `{a < b < c}`."""
+    return "{" + (" < " if type_.ordered else ", ").join(type_.members) + "}"
+
+
+def not_a_member(name: str, type_: t.Enum) -> str:
+    return f"`{name}` is not one of {choices(type_)}"
+
+
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
     if sides < 2 or count < 1:
         what = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        reporter.report(
-            "E303", f"`{what}` is not a roll anyone can make", node.span, "dice have 2 sides or more; roll at least one"
-        )
+        hint = "a die has 2 sides or more" if sides < 2 else "roll at least one die"
+        reporter.report("E303", f"`{what}` is not a roll anyone can make", node.span, hint)
         return False
     return True

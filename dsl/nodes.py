@@ -730,3 +730,5 @@ class Header(Node):
 class Rulebook(Node):
     header: Header
     declarations: tuple[Declaration, ...]
+    unparsed: frozenset[str] = frozenset()
+    """Names declared in blocks skipped for a syntax error; their uses are not reported as unknown."""

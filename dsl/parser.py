@@ -11,7 +11,10 @@ numbers kept) and the file is parsed again, so every broken declaration is repor
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
+import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -57,7 +60,8 @@ def _lark() -> Lark:
 def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything."""
     lines = text.split("\n")
-    _check_indentation(lines, path, reporter)
+    tabbed = _check_indentation(lines, path, reporter)
+    unparsed: set[str] = set()
     for _ in range(_MAX_RECOVERIES):
         source = "\n".join(lines)
         if not source.endswith("\n"):
@@ -65,7 +69,14 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
         try:
             tree = _lark().parse(source)
         except (UnexpectedInput, DedentError) as error:
-            line = _report_syntax_error(error, source, path, reporter)
+            found = Reporter()
+            line = _report_syntax_error(error, source, path, found)
+            start, end = _block(lines, line)
+            if not tabbed.intersection(range(start + 1, end + 1)):
+                # in a block indented with a tab, the tab (reported already) is the mistake
+                for diagnostic in found.diagnostics:
+                    reporter.report(diagnostic.code, diagnostic.message, diagnostic.span, diagnostic.hint)
+            unparsed |= _declared(lines, line)
             if not _blank_block(lines, line):
                 return None
             continue
@@ -74,11 +85,12 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
         except VisitError as error:
             if isinstance(error.orig_exc, _BuildError):
                 reporter.report("E001", error.orig_exc.message, error.orig_exc.span)
+                unparsed |= _declared(lines, error.orig_exc.span.line)
                 if not _blank_block(lines, error.orig_exc.span.line):
                     return None
                 continue
             raise
-        return book
+        return dataclasses.replace(book, unparsed=frozenset(unparsed)) if unparsed else book
     return None
 
 
@@ -89,22 +101,26 @@ class _BuildError(Exception):
         self.span = span
 
 
-def _check_indentation(lines: list[str], path: str, reporter: Reporter) -> None:
+def _check_indentation(lines: list[str], path: str, reporter: Reporter) -> set[int]:
+    """Report every line indented with a tab; return their numbers."""
+    tabbed: set[int] = set()
     for number, line in enumerate(lines, start=1):
         stripped = line.lstrip(" \t")
         indent = line[: len(line) - len(stripped)]
         if "\t" in indent and stripped and not stripped.startswith("#"):
             column = indent.index("\t") + 1
+            tabbed.add(number)
             reporter.report(
                 "E003",
                 "a tab in the indentation",
                 Span(path, number, column, number, column + 1),
                 "indent with spaces only (4 per level is usual)",
             )
+    return tabbed
 
 
-def _blank_block(lines: list[str], line: int) -> bool:
-    """Blank the top-level block holding `line` (1-based); False when nothing is left to skip."""
+def _block(lines: list[str], line: int) -> tuple[int, int]:
+    """The top-level block holding `line` (1-based), as 0-based indices [start, end)."""
     index = min(max(line - 1, 0), len(lines) - 1)
 
     def top(i: int) -> bool:
@@ -117,6 +133,29 @@ def _blank_block(lines: list[str], line: int) -> bool:
     end = index + 1
     while end < len(lines) and not top(end):
         end += 1
+    return start, end
+
+
+_DECLARES = re.compile(r"(?:unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table)\s+([A-Za-z_]\w*)")
+
+
+def _declared(lines: list[str], line: int) -> set[str]:
+    """The names the top-level block holding `line` declares: its own, and the members of a
+    choice it declares (`type depth = one of {ankle, knee}`)."""
+    start, end = _block(lines, line)
+    match = _DECLARES.match(lines[start]) if lines else None
+    if match is None:
+        return set()
+    names = {match.group(1)}
+    if lines[start].startswith(("type", "input", "stat")):
+        for members in re.findall(r"\{([^}]*)", "\n".join(lines[start:end])):
+            names.update(re.findall(r"[A-Za-z_]\w*", members))
+    return names
+
+
+def _blank_block(lines: list[str], line: int) -> bool:
+    """Blank the top-level block holding `line` (1-based); False when nothing is left to skip."""
+    start, end = _block(lines, line)
     if all(not lines[i].strip() for i in range(start, end)):
         return False
     for i in range(start, end):
@@ -136,6 +175,30 @@ _TOKEN_WORDS = {
     "$END": "the end of the file",
 }
 
+_UNEXPECTED_WORDS = {
+    "_NL": "end of line",
+    "_INDENT": "indentation",
+    "_DEDENT": "end of the block",
+    "$END": "end of file",
+}
+
+_LOOKALIKES = {
+    "\u00d7": "*",
+    "\u00f7": "/",
+    "\u2212": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2260": "!=",
+    "\u00bd": "1/2",
+    "\u00bc": "1/4",
+    "\u00be": "3/4",
+}
+"""Characters of printed rulebooks that the language writes in plain ASCII."""
+
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+
 
 def _describe_terminal(name: str) -> str:
     if name in _TOKEN_WORDS:
@@ -146,9 +209,17 @@ def _describe_terminal(name: str) -> str:
     return name.lower()
 
 
+def _shown(name: str) -> bool:
+    """Whether a terminal is worth naming: lark's anonymous ones only when they are plain words
+    or symbols (`==`, `..`); its internal ones never."""
+    if not name.startswith("__"):
+        return True
+    return any(t.name == name and t.pattern.type == "str" for t in _lark().terminals)
+
+
 def _describe_token(token: Token) -> str:
-    if token.type in ("_NL", "_INDENT", "_DEDENT", "$END"):
-        return _TOKEN_WORDS[token.type]
+    if token.type in _UNEXPECTED_WORDS:
+        return _UNEXPECTED_WORDS[token.type]
     return f"`{token.value}`"
 
 
@@ -156,50 +227,160 @@ def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path
     """Report one syntax error; return its line."""
     if isinstance(error, DedentError):
         line = _dedent_line(source, str(error))
+        text = source.split("\n")[line - 1]
+        width = len(text) - len(text.lstrip(" "))
         reporter.report(
             "E003",
             "this line's indentation matches no enclosing block",
-            Span(path, line, 1, line, 2),
+            Span(path, line, 1, line, max(width, 1) + 1),
             "indent it exactly as far as a line above it, or as far as the block it belongs to",
         )
         return line
-    if isinstance(error, UnexpectedCharacters):
-        position = error.pos_in_stream or 0
-        char = source[position] if position < len(source) else " "
-        shown = char if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
-        span = Span(path, error.line, error.column, error.line, error.column + 1)
-        hint = None
-        if char in "'\u2018\u2019\u201c\u201d":
-            hint = 'write strings between straight double quotes: "like this"'
-        reporter.report("E002", f"unexpected character `{shown}`", span, hint)
-        return error.line
-    if isinstance(error, UnexpectedEOF):
-        line = source.count("\n") or 1
-        reporter.report("E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2))
+    unclosed = _unclosed_bracket(source, _error_position(error, source))
+    if unclosed is not None:
+        line, column, bracket = unclosed
+        reporter.report(
+            "E001",
+            f"this `{bracket}` is never closed",
+            Span(path, line, column, line, column + 1),
+            f"close it with `{_BRACKETS[bracket]}`; what follows is read as part of it until then",
+        )
         return line
+    if isinstance(error, UnexpectedCharacters):
+        return _report_character(error, source, path, reporter)
+    if isinstance(error, UnexpectedEOF):
+        return _report_end_of_file(source, set(error.expected), path, reporter)
     assert isinstance(error, UnexpectedToken)
     token = error.token
-    expected = sorted({_describe_terminal(t) for t in error.expected if not t.startswith("__")})
+    accepted = _accepted(error)
+    if token.type == "$END":
+        return _report_end_of_file(source, accepted, path, reporter)
+    # kinds of token (a name, a number) first: they are what a designer most often left out
+    described = {_describe_terminal(t) for t in accepted if _shown(t)}
+    expected = sorted(described, key=lambda word: (word.startswith("`"), word))
     shown = ", ".join(expected[:10]) + (", ..." if len(expected) > 10 else "")
     line = token.line or 1
     column = token.column or 1
-    if token.type == "$END":
-        reporter.report("E004", "the file ends in the middle of a declaration", Span(path, line, 1, line, 2))
-        return line
     width = max(len(str(token.value)), 1) if token.type not in ("_NL", "_DEDENT") else 1
     span = Span(path, line, column, line, column + width)
     message = f"unexpected {_describe_token(token)}; expected {shown}"
-    reporter.report("E001", message, span, _syntax_hint(token, expected))
+    reporter.report("E001", message, span, _syntax_hint(token, accepted, source))
     return line
 
 
-def _syntax_hint(token: Token, expected: list[str]) -> str | None:
-    if expected == ["`:`"]:
+def _accepted(error: UnexpectedToken) -> set[str]:
+    """The terminals the parser accepts at the error: exact, where LALR's `expected` over-approximates."""
+    if error.interactive_parser is None:
+        return set(error.expected)
+    accepts: set[str] = error.interactive_parser.accepts()  # type: ignore[no-untyped-call]
+    return accepts
+
+
+def _report_character(error: UnexpectedCharacters, source: str, path: str, reporter: Reporter) -> int:
+    position = error.pos_in_stream or 0
+    char = source[position] if position < len(source) else " "
+    span = Span(path, error.line, error.column, error.line, error.column + 1)
+    hint = None
+    if char.isprintable() and not char.isspace():
+        message = f"unexpected character `{char}`"
+    else:
+        name = unicodedata.name(char, "")
+        message = f"unexpected invisible character U+{ord(char):04X}" + (f" ({name})" if name else "")
+        hint = "delete it; it probably came with text pasted from a web page or a PDF"
+    if char in "'\u2018\u2019\u201c\u201d":
+        hint = 'write strings between straight double quotes: "like this"'
+    elif char == '"':
+        hint = 'a string ends on its line: close it with `"`, and continue a long text in `( "..." "..." )`'
+    elif char in _LOOKALIKES:
+        hint = f"write `{_LOOKALIKES[char]}` for `{char}`"
+    elif char.isalpha():
+        hint = "names are written with the letters a-z and A-Z, digits and `_`; other text goes in quotes"
+    reporter.report("E002", message, span, hint)
+    return error.line
+
+
+def _report_end_of_file(source: str, accepted: set[str], path: str, reporter: Reporter) -> int:
+    lines = source.rstrip("\n").split("\n")
+    line = next((i for i in range(len(lines), 0, -1) if lines[i - 1].strip()), 1)
+    text = lines[line - 1] if lines else ""
+    start = len(text) - len(text.lstrip()) + 1
+    hint = "a line ending with `:` needs an indented block below it" if accepted == {"_INDENT"} else None
+    reporter.report(
+        "E004",
+        "the file ends in the middle of a declaration",
+        Span(path, line, start, line, max(len(text.rstrip()) + 1, start + 1)),
+        hint,
+    )
+    return line
+
+
+def _error_position(error: UnexpectedInput, source: str) -> int:
+    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
+        return len(source)
+    position = error.pos_in_stream
+    return len(source) if position is None else position
+
+
+def _unclosed_bracket(source: str, position: int) -> tuple[int, int, str] | None:
+    """The innermost bracket open at `position`, opened on an earlier line and never closed.
+
+    Line breaks inside brackets continue a line, so an unclosed bracket makes the parser fail
+    lines later, on text that is fine; the bracket is the mistake to show.
+    """
+    stack: list[tuple[int, int, int, str]] = []
+    line, column = 1, 1
+    in_string = in_comment = escaped = False
+    for offset, char in enumerate(source):
+        if in_comment:
+            in_comment = char != "\n"
+        elif in_string:
+            in_string = not (char == '"' and not escaped) and char != "\n"
+            escaped = char == "\\" and not escaped
+        elif char == "#":
+            in_comment = True
+        elif char == '"':
+            in_string, escaped = True, False
+        elif char in _BRACKETS:
+            stack.append((offset, line, column, char))
+        elif char in _BRACKETS.values() and stack:
+            stack.pop()
+        if char == "\n":
+            line, column = line + 1, 1
+        else:
+            column += 1
+    unmatched = [b for b in stack if b[0] < position]
+    if not unmatched:
+        return None
+    _, open_line, open_column, bracket = unmatched[-1]
+    error_line = source.count("\n", 0, position) + 1
+    return (open_line, open_column, bracket) if open_line < error_line else None
+
+
+def _syntax_hint(token: Token, accepted: set[str], source: str) -> str | None:
+    before = source[: token.start_pos or 0].rsplit("\n", 1)[-1].split()
+    if before and before[-1] in ("if", "elif"):
+        return "a condition starts with `when` (or `unless`), not `if`"
+    if "COLON" in accepted and token.type == "_NL":
         return "a line that opens a block ends with `:`"
+    if accepted == {"COLON"}:
+        return "a `:` comes here, before the statement it governs"
+    closers = [c for name, c in (("RPAR", ")"), ("RSQB", "]"), ("RBRACE", "}")) if name in accepted]
+    if token.type in ("RPAR", "RSQB", "RBRACE") and closers:
+        return f"brackets close in pairs: this one needs `{closers[0]}`"
+    if token.type == "EQUAL" and any(_describe_terminal(t) == "`==`" for t in accepted):
+        return "to compare, write `==`; a single `=` sets a value"
     if token.type == "_INDENT":
         return "only a line ending with `:` opens an indented block"
-    if token.type == "NAME" and "the end of the line" in expected:
+    if token.type == "PLUS" and "NUMBER" in accepted:
+        rest = source[(token.end_pos or 0) :].split("\n", 1)[0].strip()
+        number = rest.split()[0].rstrip(",") if rest else "2"
+        return f"a value has no plus sign: write `{number}`, not `+{number}`"
+    if token.type == "NAME" and "_NL" in accepted:
         return "one statement per line; start a new line for the next one"
+    if "base" in before[-2:]:
+        return "`base NAME` is a stat's value before modifiers, so nothing can be named `base`"
+    if before and before[-1] in reserved_words() - {"and", "or", "not", "in", "is"}:
+        return f"`{before[-1]}` is a word of the language; if it names something here, rename that"
     return None
 
 
@@ -235,16 +416,28 @@ def _token_span(path: str, token: Token) -> Span:
 
 
 def _unquote(token: Token) -> str:
-    """The value of a STRING token: backslash escapes \\" \\\\ \\n \\t; any other is kept as is."""
+    """The value of a STRING token.
+
+    Escapes: \\" \\\\ \\n \\t, and \\uXXXX for any character by its code (a bidi mark, a
+    garbled character quoted from a source); any other backslash is kept as written.
+    """
     body = str(token)[1:-1]
     out: list[str] = []
-    chars = iter(body)
-    for ch in chars:
-        if ch != "\\":
+    index = 0
+    while index < len(body):
+        ch = body[index]
+        index += 1
+        if ch != "\\" or index >= len(body):
             out.append(ch)
             continue
-        nxt = next(chars, "")
-        out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
+        nxt = body[index]
+        index += 1
+        hex_digits = body[index : index + 4]
+        if nxt == "u" and len(hex_digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in hex_digits):
+            out.append(chr(int(hex_digits, 16)))
+            index += 4
+        else:
+            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
     return "".join(out)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from dsl import model as m
@@ -11,9 +12,12 @@ from dsl.checks.examples import check_examples
 from dsl.checks.reachability import check_reachability
 from dsl.checks.tables import check_tables
 from dsl.checks.usage import check_usage
-from dsl.diagnostics import Reporter
+from dsl.codes import Level
+from dsl.diagnostics import Reporter, Span
 
-CHECKS: tuple[Callable[[m.Book, Reporter], None], ...] = (
+Check = Callable[[m.Book, Reporter], None]
+
+CHECKS: tuple[Check, ...] = (
     check_tables,
     check_reachability,
     check_contradictions,
@@ -22,7 +26,41 @@ CHECKS: tuple[Callable[[m.Book, Reporter], None], ...] = (
     check_usage,
 )
 
+CHECKS_OF_DECLARATIONS: tuple[Check, ...] = (
+    check_tables,
+    check_reachability,
+    check_contradictions,
+    check_cycles,
+)
+"""The checks that judge each rule or table on its own content, and so stay sound when other
+declarations have errors.  Examples and usage look at the whole book: a modifier dropped for an
+error would make them blame an example or an input for what is really that error."""
+
 
 def run_checks(book: m.Book, reporter: Reporter) -> None:
-    for check in CHECKS:
-        check(book, reporter)
+    """Every check on a book without errors; on one with errors, the checks of declarations on the
+    rules and tables that no error touches, so a run still reports every mistake it can prove."""
+    if not reporter.has_errors:
+        for check in CHECKS:
+            check(book, reporter)
+        return
+    untouched = _untouched(book, reporter)
+    for check in CHECKS_OF_DECLARATIONS:
+        check(untouched, reporter)
+
+
+def _untouched(book: m.Book, reporter: Reporter) -> m.Book:
+    """The book without the rules and tables that hold an error (in their text, or in the text of
+    a rule they compose with `as`): what remains of those is partial and would mislead a check."""
+    errors = [d.span for d in reporter.diagnostics if d.severity is Level.ERROR]
+
+    def touched(span: Span) -> bool:
+        return any(e.path == span.path and span.line <= e.line <= span.end_line for e in errors)
+
+    rules = {
+        name: rule
+        for name, rule in book.rules.items()
+        if not touched(rule.span) and not any(touched(effect.span) for effect in rule.effects)
+    }
+    tables = {name: table for name, table in book.tables.items() if not touched(table.span)}
+    return dataclasses.replace(book, rules=rules, tables=tables)

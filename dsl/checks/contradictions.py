@@ -37,13 +37,18 @@ def check_contradictions(book: m.Book, reporter: Reporter) -> None:
             first, second = sorted((a, b), key=lambda e: (e.span.path, e.span.line, e.span.column))
             message = f"`{modifier_text(second)}` contradicts `{modifier_text(first)}` (line {first.span.line})"
             if rule_a == rule_b:
-                reporter.report("E503", message, second.span, "their conditions can hold at the same time")
+                reporter.report(
+                    "E503",
+                    message,
+                    second.span,
+                    "their conditions can hold at the same time: make them exclusive (`else`), or keep one",
+                )
             elif a.origin != b.origin:
                 reporter.report(
                     "W504",
                     message + f" when rules `{rule_a}` and `{rule_b}` apply together",
                     second.span,
-                    "the later rule wins; say so in a note if that is intended",
+                    _resolution(a, b, book) + "; make their conditions exclusive if they should never meet",
                 )
 
 
@@ -52,6 +57,15 @@ def _guard(effect: m.ModEffect, book: m.Book) -> DNF:
     for condition in effect.guard:
         result = conjoin(result, dnf(condition.expr, book, condition.negated))
     return result
+
+
+def _resolution(a: m.ModEffect, b: m.ModEffect, book: m.Book) -> str:
+    """What the resolver does with the pair: the minimum beats a maximum; the last `=` applied wins."""
+    if {a.op, b.op} == {"min", "max"}:
+        floor = a if a.op == "min" else b
+        assert floor.value is not None
+        return f"resolved together, the minimum wins: `{floor.target}` is {constant_value(floor.value, book)}"
+    return "resolved together, the one applied last wins"
 
 
 def _conflict(a: m.ModEffect, b: m.ModEffect, book: m.Book) -> bool:

@@ -42,23 +42,24 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                 rolls.add(effect.name)
             elif isinstance(effect, m.CannotEffect):
                 texts.add(effect.text)
-    rules = ", ".join(example.rules)
+    rules = ", ".join(f"`{r}`" for r in example.rules)
+    never = f"rule `{example.rules[0]}` never" if len(example.rules) == 1 else f"none of {rules}"
     for expectation in example.expectations:
         if isinstance(expectation, n.ExpectValue):
             name = expectation.name.text
             if name not in stats | derives:
                 reporter.report(
                     "E701",
-                    f"no rule of {rules} changes or derives `{name}`",
+                    f"{never} changes or derives `{name}`",
                     expectation.name.span,
-                    did_you_mean(name, stats | derives),
+                    did_you_mean(name, stats | derives) or _elsewhere(name, example, book),
                 )
         elif isinstance(expectation, (n.ExpectRoll, n.ExpectNoRoll)):
             name = expectation.roll.text
             if name not in rolls:
                 reporter.report(
                     "E701",
-                    f"no rule of {rules} calls for a roll `{name}`",
+                    f"{never} calls for a roll `{name}`",
                     expectation.roll.span,
                     did_you_mean(name, rolls),
                 )
@@ -66,7 +67,7 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
             if expectation.text.value not in texts:
                 reporter.report(
                     "E701",
-                    f'no rule of {rules} says `cannot "{expectation.text.value}"`',
+                    f'{never} says `cannot "{expectation.text.value}"`',
                     expectation.text.span,
                     did_you_mean(expectation.text.value, texts),
                 )
@@ -83,3 +84,18 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                 )
         elif isinstance(expectation, n.ExpectSuppressed) and expectation.rule.text not in example.rules:
             reporter.report("E701", f"`{expectation.rule.text}` is not among {rules}", expectation.rule.span)
+
+
+def _elsewhere(name: str, example: m.Example, book: m.Book) -> str | None:
+    """Where the value does come from, when another rule changes or derives it."""
+    for rule in book.rules.values():
+        if any(
+            (isinstance(e, m.ModEffect) and e.target == name) or (isinstance(e, m.DeriveEffect) and e.name == name)
+            for e in rule.effects
+        ):
+            owner = example.rules[0]
+            return (
+                f"rule `{rule.name}` changes `{name}`: compose it into `{owner}` (`as {rule.name}`), "
+                f"or apply it in the example too (`for {', '.join(example.rules)}, {rule.name}`)"
+            )
+    return None

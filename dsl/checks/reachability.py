@@ -6,7 +6,10 @@ inside `when depth == ankle` is caught as well as `when moved > 60` for an input
 
 from __future__ import annotations
 
+import dataclasses
+
 from dsl import model as m
+from dsl import nodes as n
 from dsl.analysis import walk
 from dsl.checks.domain import DNF, TRUE, conjoin, dnf, readable, satisfiable
 from dsl.diagnostics import Reporter
@@ -39,10 +42,17 @@ def _judge(guard: tuple[m.Condition, ...], context: DNF, book: m.Book, reporter:
                 message = f"`{text}` can never hold here, so `unless` / `else` changes nothing"
             else:
                 message = f"`{text}` always holds here"
-            reporter.report("W502", message, condition.expr.span, "remove the condition, or fix its bounds")
+            reporter.report("W502", message, condition.expr.span, _always_hint(condition.expr))
         current = after
         outer.append(condition)
     return current
+
+
+def _always_hint(expr: n.Expr) -> str:
+    if isinstance(expr, n.Compare) and expr.op in ("<=", ">="):
+        strict = expr_text(dataclasses.replace(expr, op="<" if expr.op == "<=" else ">"))
+        return f"remove the condition, or fix the comparison: did you mean `{strict}`?"
+    return "remove the condition, or fix the comparison"
 
 
 def _never(condition: m.Condition, outer: list[m.Condition], alone: bool, book: m.Book, reporter: Reporter) -> None:

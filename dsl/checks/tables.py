@@ -96,6 +96,11 @@ def _ranges(
     dice_table: bool,
 ) -> None:
     rows = [r for r in table.rows if r.low is not None]
+    unreachable = (
+        f"remove it, or send results to it from another table with `then roll {table.name} +N`"
+        if dice_table
+        else f"remove it, or widen the range of `{table.inputs[0]}`"
+    )
     previous: m.TableRow | None = None
     for row in rows:
         assert row.low is not None
@@ -115,8 +120,20 @@ def _ranges(
         outside_low = high is not None and row.low > high
         outside_high = low is not None and row_high is not None and row_high < low
         if outside_low or outside_high:
-            reporter.report("E301", f"row {row.key_text()} can never be reached: {reach}", row.span)
+            reporter.report("E301", f"row {row.key_text()} can never be reached: {reach}", row.span, unreachable)
             continue
+        if dice_table and not row.threshold and row_high is not None and low is not None and high is not None:
+            # a closed range that a die never fills says the die is not the one the source rolls
+            beyond = [x for x in (row.low, row_high) if not low <= x <= high]
+            if beyond:
+                reporter.report(
+                    "E301",
+                    f"row {row.key_text()} reaches {beyond[0]}, which the roll never gives: {reach}",
+                    row.span,
+                    f"end the row within {low}..{high}, or write it as a threshold (`{row.low}+`)"
+                    if row.low >= low
+                    else f"start the row within {low}..{high}",
+                )
         for start, end, other in covered:
             if (end is None or row.low <= end) and (row_high is None or row_high >= start):
                 top = row_high if end is None else (end if row_high is None else min(end, row_high))
@@ -140,8 +157,18 @@ def _ranges(
             text = str(gap_low)
         else:
             text = f"{gap_low}..{gap_high}"
-        where = table.rows[-1].span if table.rows else table.span
-        hint = "add a row for it" + (", or an `above N: as M` line" if dice_table else ", or an `else` row")
+        after = next((r for _, _, r in covered if gap_high is not None and r.low == gap_high + 1), None)
+        before = next((r for _, _, r in covered if gap_low is not None and r.high == gap_low - 1), None)
+        # show the row the gap ends at, where a designer looks for the typo
+        where = after.span if after else table.rows[-1].span if table.rows else table.span
+        hint = f"add a row for {text}"
+        if after and before:
+            hint += ", or widen the row before or after it"
+        elif not dice_table:
+            hint += ", or an `else` row"
+        elif before and before.high is not None and gap_high == high:
+            top = before.high
+            hint += f", or fold the higher totals into row {before.key_text()} with `above {top}: as {top}`"
         reporter.report("E401", f"table `{table.name}` has no row for {text} ({reach})", where, hint)
 
 
