@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from dsl.compiler import compile_file, compile_text, generate, load_module  # noqa: E402
 from handwritten import make  # noqa: E402
+
+from dsl.compiler import compile_file, compile_text, generate, load_module  # noqa: E402
 
 
 def best(statement: object, number: int, repeat: int = 5) -> float:

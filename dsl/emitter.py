@@ -161,9 +161,16 @@ class Emitter:
         w.line(f"title={literal(book.title)},")
         w.line(f"source={literal(book.source)},")
         w.line(f"version={literal(book.version)},")
+        if book.notes:
+            w.line("notes=(")
+            w.indent()
+            for text, quote in book.notes:
+                w.call("Note", [literal(book.name), "None", literal(text), literal(quote)], ",")
+            w.dedent()
+            w.line("),")
         w.dedent()
         w.line(")")
-        w.line('"""The rulebook these resolvers were compiled from."""')
+        w.line('"""The rulebook these resolvers were compiled from, with its general notes."""')
         w.blank()
 
     def _inputs(self) -> None:
@@ -555,6 +562,13 @@ class Emitter:
             w.line(f"becomes={overflow.becomes if overflow else None},")
             step = printer.step_text(overflow.step) if overflow and overflow.step else None
             w.line(f"overflow_step={literal(step)},")
+            if table.notes:
+                w.line("notes=(")
+                w.indent()
+                for text, quote in table.notes:
+                    w.call("Note", [literal(table.name), literal(table.cites), literal(text), literal(quote)], ",")
+                w.dedent()
+                w.line("),")
             w.dedent()
             w.line(")")
 

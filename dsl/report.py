@@ -52,7 +52,7 @@ def resolution_text(resolution: Any) -> str:
             if roll.automatic:
                 lines.append(f"  {roll.name}{label}: automatic {roll.automatic}")
             else:
-                target = f" {roll.comparison} {show(roll.target)}" if roll.target is not None else f" {roll.comparison}"
+                target = f" {roll.comparison} {show(roll.target)}" if roll.target is not None else ""
                 lines.append(f"  {roll.name}{label}: {roll.dice}{target}: {chance(roll.probability)}")
             for outcome, p in roll.outcomes.items():
                 if outcome not in ("success", "failure"):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from dsl import model as m
 from dsl import nodes as n
@@ -74,8 +73,8 @@ def _value(expr: n.Expr, book: m.Book) -> Any:
 def _run(example: m.Example, module: Any, book: m.Book) -> ExampleResult:
     result = ExampleResult(example)
 
-    def fail(span: Span, message: str) -> None:
-        result.failures.append(Diagnostic("E790", f'example "{example.title}": {message}', span))
+    def fail(span: Span, message: str, hint: str | None = None) -> None:
+        result.failures.append(Diagnostic("E790", f'example "{example.title}": {message}', span, hint))
 
     given = {name: _value(expr, book) for name, expr in example.givens}
     try:
@@ -90,7 +89,12 @@ def _run(example: m.Example, module: Any, book: m.Book) -> ExampleResult:
 
 def _same(actual: Any, expected: Any) -> bool:
     if type(actual).__name__ == "Dice":
-        return str(actual) == str(Dice.parse(str(expected)))
+        if str(actual) == str(expected):  # e.g. a scaled value, expected as "(2d6)/2 round down"
+            return True
+        try:
+            return str(actual) == str(Dice.parse(str(expected)))
+        except ValueError:
+            return False
     if type(actual).__name__ == "Special":  # a table's X or N/A, expected as the text "X" / "N/A"
         return str(actual) == str(expected)
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -100,14 +104,33 @@ def _same(actual: Any, expected: Any) -> bool:
     return bool(actual == expected)
 
 
-def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: Callable[[Span, str], None]) -> None:
+def _how(name: str, resolution: Any) -> str | None:
+    """How the resolver reached a stat's value: its value given, then each modifier of it."""
+    modifiers = [x for x in resolution.modifiers if x.target == name]
+    if not modifiers:
+        return None
+    steps = [f"`{x.text}` ({x.rule}{'' if x.status == 'applied' else ', ' + x.status})" for x in modifiers]
+    given = resolution.inputs.get(name)
+    start = f"from {name} {show(given)}: " if given is not None else ""
+    return start + ", ".join(steps)
+
+
+class _Fail(Protocol):
+    def __call__(self, span: Span, message: str, hint: str | None = None) -> None: ...
+
+
+def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fail) -> None:
     if isinstance(expectation, n.ExpectValue):
         name = expectation.name.text
         wanted = _value(expectation.value, book)
         if name not in resolution.stats:
             fail(expectation.span, f"expected {name} = {show(wanted)}, but no rule changed or derived {name} here")
         elif not _same(resolution.stats[name], wanted):
-            fail(expectation.span, f"expected {name} = {show(wanted)}, got {show(resolution.stats[name])}")
+            fail(
+                expectation.span,
+                f"expected {name} = {show(wanted)}, got {show(resolution.stats[name])}",
+                _how(name, resolution),
+            )
     elif isinstance(expectation, n.ExpectRoll):
         name = expectation.roll.text
         wanted = _value(expectation.value, book)

@@ -56,7 +56,7 @@ class Dice:
     rounding: str | None = None
 
     def __str__(self) -> str:
-        text = "+".join(f"{count}d{sides}" for count, sides in self.terms)
+        text = "+".join(f"{count}d{sides}" for count, sides in self.terms if count > 0)
         if self.bonus:
             text = f"{text}{self.bonus:+d}" if text else str(self.bonus)
         text = text or "0"
@@ -291,6 +291,7 @@ class RulebookInfo:
     title: str
     source: str | None
     version: str | None
+    notes: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -718,6 +719,7 @@ class TableSpec:
     above: int | None
     becomes: int | None
     overflow_step: str | None
+    notes: tuple[Note, ...] = ()
 
     def row_for(self, keys: tuple[Value, ...]) -> RowSpec | None:
         """The row a key selects (a number, a member, or a member pair for a two-way table)."""
@@ -1023,6 +1025,10 @@ class Run:
                 restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
             else:
                 notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+        for name in self.rules:
+            table = self.book.tables.get(name)
+            if table is not None:
+                notes.extend(table.notes)
         return Resolution(
             rules=self.rules,
             inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
@@ -1099,7 +1105,10 @@ class Run:
             probability = dist.compare_p(op, goal)
             outcomes = {"success": probability, "failure": 1 - probability}
             if spec.tiers:
-                outcomes = {**_tiers(dist, spec.tiers, goal), **outcomes}
+                tiers = {tier.name for tier in spec.tiers}
+                # tiers in their declared order; a tier called success or failure reports its own
+                # chance (a plain success: neither special nor critical), `probability` the overall
+                outcomes = {**_tiers(dist, spec.tiers, goal), **{k: v for k, v in outcomes.items() if k not in tiers}}
             if spec.margin_outcomes:
                 margins = _margins(dist, op, goal, "success" in spec.margin_outcomes)
         return Roll(
@@ -1141,14 +1150,18 @@ class Run:
             return TableResult(table.name, table.title, table.source, None, None, selected, rows)
         dist = self.book.pool(table.pool)
         offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        rows_out = []
-        for row in table.rows:
+        chances: dict[int, Fraction] = {}
+        for index, row in enumerate(table.rows):
+            if row.is_else:
+                continue
             low = row.low if row.low is not None else dist.low
             high = row.high if row.high is not None else dist.high + max(offset, 0)
             probability = dist.between_p(low - offset, high - offset)
             if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
                 probability += 1 - dist.at_most_p(table.above - offset)
-            rows_out.append(row_result(row, probability))
+            chances[index] = probability
+        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
         selected = None
         result = None
         rolled = self.values.get("roll")
