@@ -1,0 +1,112 @@
+"""Print-ready reference cards and quick-reference sheets for any rulebook.
+
+`card_files` renders everything a build ships (generated/cards/); `render_cards` writes what
+`rulecraft cards` asks for.  Output is deterministic: the same book gives the same bytes.
+
+The package reads a checked `dsl.model.Book` in three steps: deck.py / sheet.py decide what to
+say (blocks.py), flow.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py as HTML.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from dsl import model as m
+from dsl.cards.deck import build_deck
+from dsl.cards.html import cards_html, sheet_html
+from dsl.cards.pdfcards import PAPERS, faces_of, imposed_pdf, press_pdf
+from dsl.cards.pdfsheet import sheet_pdf
+from dsl.cards.sheet import build_sheet
+from dsl.cards.text import clean
+
+__all__ = ["FORMATS", "LAYOUTS", "card_files", "render_cards"]
+
+FORMATS = ("pdf", "html")
+LAYOUTS = ("cards", "sheet")
+
+
+def card_files(book: m.Book) -> dict[str, bytes]:
+    """Every card and sheet file of a bundled build, by file name: cards imposed on A4 and
+    Letter, the print-shop file (one card per page, with bleed), the sheet on A4 and Letter, and
+    both as HTML."""
+    name = _file_stem(book)
+    title = clean(book.title)
+    deck = build_deck(book)
+    faces = faces_of(deck)
+    sheet = build_sheet(book)
+    files = {
+        f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title),
+        f"{name}-cards-letter.pdf": imposed_pdf(faces, "letter", title),
+        f"{name}-cards-press.pdf": press_pdf(faces, title),
+        f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
+        f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
+        f"{name}.html": cards_html(deck, title),
+        f"{name}-sheet.html": sheet_html(sheet),
+    }
+    return dict(sorted(files.items()))
+
+
+def render_cards(book: m.Book, output: Path, *, fmt: str, layout: str, paper: str) -> list[Path]:
+    """Write the requested cards or sheet into `output` (created if needed); the paths written.
+
+    PDF cards come as two files: imposed for `paper`, and the print-shop file.  Everything is
+    rendered before anything is written, and each file is renamed into place whole.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format `{fmt}`: expected one of {', '.join(FORMATS)}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout `{layout}`: expected one of {', '.join(LAYOUTS)}")
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper `{paper}`: expected one of {', '.join(PAPERS)}")
+    name = _file_stem(book)
+    title = clean(book.title)
+    files: dict[str, bytes] = {}
+    if layout == "cards":
+        deck = build_deck(book)
+        if fmt == "pdf":
+            faces = faces_of(deck)
+            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title)
+            files[f"{name}-cards-press.pdf"] = press_pdf(faces, title)
+        else:
+            files[f"{name}.html"] = cards_html(deck, title)
+    else:
+        sheet = build_sheet(book)
+        if fmt == "pdf":
+            files[f"{name}-sheet-{paper}.pdf"] = sheet_pdf(sheet, paper)
+        else:
+            files[f"{name}-sheet.html"] = sheet_html(sheet)
+    return _write_all(files, output)
+
+
+def _file_stem(book: m.Book) -> str:
+    """The rulebook's name, which the grammar makes an identifier; anything else is replaced."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", book.name) or "rulebook"
+
+
+def _umask() -> int:
+    """The process's file-creation mask (mkstemp makes private files; outputs are ordinary ones)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_all(files: dict[str, bytes], output: Path) -> list[Path]:
+    output.mkdir(parents=True, exist_ok=True)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, data in files.items():
+            handle, path = tempfile.mkstemp(prefix=".rulecraft-", suffix=".tmp", dir=output)
+            staged.append((Path(path), output / name))
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(path, 0o666 & ~_umask())
+    except BaseException:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for temporary, target in staged:
+        os.replace(temporary, target)
+    return [target for _, target in staged]

@@ -1,0 +1,144 @@
+"""What a card or sheet says, independent of how it is drawn.
+
+The builders (deck.py, sheet.py) turn a checked rulebook into these blocks once; the PDF and HTML
+writers only lay them out.  All text in a block is plain text (already passed through
+`text.clean`), never markup: each writer escapes it for its own format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from dsl.cards.chances import ChanceTable
+from dsl.categories import Category
+
+Style = Literal["plain", "strong", "em", "muted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stretch of text in one style: the notation of a modifier is strong, its label muted."""
+
+    text: str
+    style: Style = "plain"
+
+
+Inline = tuple[Run, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """Starts a part of a card: "As Broken Ground", "Notes", "Errata"."""
+
+    text: str
+    detail: str = ""  # a citation or other small text after the heading
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """ "When moved > half MOV:": the condition of the entries indented below it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One effect: a modifier, a derived value, a restriction."""
+
+    runs: Inline
+    indent: bool = False
+    mark: str = ""  # a leading symbol: ✕ for what cannot be done
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """A small line belonging to the entry or roll above it: stacking, a dice change, an outcome."""
+
+    runs: Inline
+    indent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RollHead:
+    title: str  # "Avoid falling"
+    notation: str  # "3d6 ≤ DEX"
+
+
+@dataclass(frozen=True, slots=True)
+class Chances:
+    table: ChanceTable
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A rulebook table: a header row, then rows whose first `keys` cells are keys."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    keys: int = 1
+
+    def numeric(self, index: int) -> bool:
+        """Whether a column holds only numbers (or X, N/A, a dash): such columns are centred."""
+        return index >= self.keys and all(_NUMERIC.match(row[index]) for row in self.rows)
+
+
+_NUMERIC = re.compile(r"^(?:[<>+\u2212-]?[0-9½¼¾⅓⅔⅕⅛.,/]+%?|[\u2013\u2014X]|N/A)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note, or an erratum when `quote` holds the words of the source it explains."""
+
+    text: str
+    quote: str | None = None
+    condition: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    runs: Inline
+    small: bool = False
+
+
+Block = Heading | Condition | Entry | Detail | RollHead | Chances | Grid | Note | Text
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """The content of one card; a long one is split over several when printed."""
+
+    key: str  # the rule or table name, or "" for the rulebook's own card
+    kind: str  # "Rule", "Terrain", "Condition", "Trait", "Table", "Rulebook"
+    title: str
+    cites: str
+    category: Category
+    blocks: tuple[Block, ...]
+    footer: str  # the rulebook's title
+
+
+@dataclass(frozen=True, slots=True)
+class SheetEntry:
+    title: str
+    cites: str
+    kind: str
+    category: Category
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetSection:
+    title: str
+    category: Category | None
+    entries: tuple[SheetEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The quick-reference sheet: tables first, then every rule's effects by category."""
+
+    title: str
+    subtitle: str
+    intro: tuple[Block, ...]
+    sections: tuple[SheetSection, ...]

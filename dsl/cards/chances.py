@@ -1,0 +1,279 @@
+"""Exact success chances printed under a roll: "3d6 ≤ DEX — DEX 8: 26%, 10: 50%, 12: 74%".
+
+Chances come from dsl.runtime's exact distributions (the numbers a resolver returns), computed
+as fractions and rounded only for display.  A card shows the chance against a handful of target
+values where the roll is uncertain, one row per dice pool a rule can ask for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl import runtime
+from dsl import types as t
+from dsl.cards.notation import Notation, literal_fraction, pool_text
+from dsl.cards.text import MINUS, display_name, percent, signed
+
+MAX_COLUMNS = 7
+"""Target values shown per table: as many as fit across a poker card at 7 pt."""
+
+_NICE_STEPS = (1, 2, 3, 4, 5, 10, 20, 25, 50, 100)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceRow:
+    dice: str  # what is rolled, or the outcome tier: "3d6", "critical"
+    note: str  # when this row applies: "when acrobatics"; empty for the plain roll
+    chances: tuple[Fraction, ...]
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The chances as printed: `50%`, `<1%`, `100%`."""
+        return tuple(percent(p) for p in self.chances)
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        """The same without the percent sign, for a table whose header says "chance %"."""
+        return tuple(c.removesuffix("%") for c in self.cells)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceTable:
+    """Chances of success (one row per pool or outcome) against each target value (columns)."""
+
+    against: str  # what the columns are values of: "DEX", "(STR + DEX) / 2", "POW \u2212 aura"
+    columns: tuple[str, ...]
+    rows: tuple[ChanceRow, ...]
+
+    def chance(self, column: str, row: int = 0) -> str:
+        return self.rows[row].cells[self.columns.index(column)]
+
+
+def roll_chances(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+    """The chance table of a roll, or None when there is nothing uncertain to show."""
+    if effect.kind == "check":
+        return _check(effect, notation)
+    if effect.kind == "opposed":
+        return _opposed(effect, notation)
+    if effect.kind == "resist":
+        return _resist(effect, notation)
+    return None
+
+
+# ---------------------------------------------------------------- checks: pool against a target
+
+
+def _check(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+    assert effect.pool is not None and effect.target is not None and effect.op is not None
+    pool, op = effect.pool, effect.op
+    dist = _distribution(pool)
+    low, high = _interval(notation.book.types.get(id(effect.target)))
+    targets = pick_targets(lambda v: dist.compare_p(op, v), dist.low - 1, dist.high + 1, low, high)
+    if not targets:
+        return None
+    rows: list[ChanceRow] = []
+    system = notation.book.tiers.get(effect.tiers) if effect.tiers else None
+    if system is not None:
+        rows += _tier_rows(system, dist, op, targets)
+    else:
+        rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, v) for v in targets)))
+    for change in effect.changes:
+        note = notation.guard(change.guard).removeprefix("when ")
+        if change.kind == "pool" and change.pool is not None:
+            other = _distribution(change.pool)
+            rows.append(ChanceRow(pool_text(change.pool), note, tuple(other.compare_p(op, v) for v in targets)))
+        elif change.kind == "dice":
+            changed = n.Pool(pool.span, max(pool.count + change.delta, 1), pool.sides, pool.keep)
+            other = _distribution(changed)
+            rows.append(ChanceRow(pool_text(changed), note, tuple(other.compare_p(op, v) for v in targets)))
+        elif change.kind == "target" and change.value is not None:
+            shift = literal_fraction(change.value)
+            if shift is not None:
+                label = f"target {signed(shift)}"
+                rows.append(ChanceRow(label, note, tuple(dist.compare_p(op, v + shift) for v in targets)))
+    return ChanceTable(notation.expr(effect.target), tuple(str(v) for v in targets), tuple(rows))
+
+
+def _tier_rows(system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[int]) -> list[ChanceRow]:
+    """One row per outcome tier, computed as the resolver does (first matching tier wins; the
+    `success` and `failure` rows are the chances of the roll as a whole)."""
+    specs = []
+    for tier in system.tiers:
+        bound = tier.bound
+        specs.append(runtime.TierSpec(tier.name, tier.op, None if bound is None else _bound_function(bound)))
+    columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
+    for value in targets:
+        success = dist.compare_p(op, value)
+        try:
+            found = runtime._tiers(dist, tuple(specs), Fraction(value))
+        except _Unknown:
+            return []
+        found.update({"success": success, "failure": 1 - success})
+        for name in columns:
+            columns[name].append(found.get(name, Fraction(0)))
+    # `failure` is what `success` leaves: a row of its own would only repeat it.
+    return [ChanceRow(display_name(name), "", tuple(values)) for name, values in columns.items() if name != "failure"]
+
+
+class _Unknown(Exception):
+    """An expression the card cannot evaluate ahead of play (it reads an input)."""
+
+
+def _bound_function(expr: n.Expr) -> Callable[[Fraction | int], Fraction | int]:
+    def bound(target: Fraction | int) -> Fraction | int:
+        value = evaluate(expr, {"target": Fraction(target)})
+        if value is None:
+            raise _Unknown
+        return value
+
+    return bound
+
+
+# ---------------------------------------------------------------- opposed and resistance rolls
+
+
+def _opposed(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+    assert effect.pool is not None and effect.against is not None
+    diff = runtime.difference(_distribution(effect.pool), _distribution(effect.against))
+
+    def win(bonus: int) -> Fraction:
+        return 1 - diff.at_most_p(-bonus)
+
+    def tie(bonus: int) -> Fraction:
+        return diff.between_p(-bonus, -bonus)
+
+    bonuses = pick_targets(win, diff.low - 1, diff.high + 1, None, None, anchor=0)
+    if not bonuses:
+        return None
+    rows = [ChanceRow("win", "", tuple(win(b) + (tie(b) if effect.ties == "win" else 0) for b in bonuses))]
+    if effect.ties not in ("win", "lose"):
+        rows.append(ChanceRow("tie", "", tuple(tie(b) for b in bonuses)))
+    first = notation.expr(effect.bonus) if effect.bonus is not None else "0"
+    second = notation.expr(effect.against_bonus) if effect.against_bonus is not None else "0"
+    against = f"{first} {MINUS} {second}" if effect.bonus or effect.against_bonus else "modifier"
+    return ChanceTable(against, tuple(signed(b) if b else "0" for b in bonuses), tuple(rows))
+
+
+def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+    """Against the difference active minus passive, when the rulebook's resistance formula depends
+    on nothing else (as resistance tables do)."""
+    resistance = notation.book.resistance
+    if resistance is None or effect.active is None or effect.passive is None:
+        return None
+
+    def goal(active: int, passive: int) -> Fraction | None:
+        return evaluate(resistance.target, {"active": Fraction(active), "passive": Fraction(passive)})
+
+    probes = [goal(10 + d, 10) == goal(20 + d, 20) for d in (-3, 0, 4)]
+    if not all(probes) or goal(10, 10) is None:
+        return None
+    dist = _distribution(resistance.pool)
+    op = resistance.op
+
+    def chance(difference: int) -> Fraction:
+        value = goal(10 + difference, 10)
+        assert value is not None
+        return dist.compare_p(op, value)
+
+    differences = pick_targets(chance, -60, 60, None, None, anchor=0)
+    if not differences:
+        return None
+    rows = (ChanceRow(pool_text(resistance.pool), "", tuple(chance(d) for d in differences)),)
+    against = f"{notation.expr(effect.active)} {MINUS} {notation.expr(effect.passive)}"
+    return ChanceTable(against, tuple(signed(d) if d else "0" for d in differences), rows)
+
+
+# ---------------------------------------------------------------- choosing the columns
+
+
+def pick_targets(
+    chance: Callable[[int], Fraction],
+    first: int,
+    last: int,
+    low: Fraction | None,
+    high: Fraction | None,
+    anchor: int | None = None,
+) -> list[int]:
+    """Target values worth printing: those where the roll is uncertain (1%..99% if there are
+    enough of them), at most MAX_COLUMNS, evenly spaced around the value nearest an even chance."""
+    start = first if low is None else max(first, math.ceil(low))
+    stop = last if high is None else min(last, math.floor(high))
+    values = [(v, chance(v)) for v in range(start, stop + 1)]
+    uncertain = [(v, p) for v, p in values if 0 < p < 1]
+    likely = [(v, p) for v, p in uncertain if Fraction(1, 100) <= p <= Fraction(99, 100)]
+    chosen = likely if len(likely) >= 3 else uncertain
+    if len(chosen) <= MAX_COLUMNS:
+        return [v for v, _ in chosen]
+    step = next(s for s in _NICE_STEPS if len(chosen) / s <= MAX_COLUMNS + 1)
+    if anchor is None or not any(v == anchor for v, _ in chosen):
+        anchor = min(chosen, key=lambda vp: (abs(vp[1] - Fraction(1, 2)), vp[0]))[0]
+    if step >= 5:
+        anchor -= anchor % step  # round values for coarse steps: 20, 40, 60 ...
+    picked = [(v, p) for v, p in chosen if (v - anchor) % step == 0]
+    while len(picked) > MAX_COLUMNS:
+        # Drop the end where the roll is most certain.
+        picked = (
+            picked[1:] if abs(picked[0][1] - Fraction(1, 2)) >= abs(picked[-1][1] - Fraction(1, 2)) else picked[:-1]
+        )
+    return [v for v, _ in picked]
+
+
+def _interval(found: t.Type | None) -> tuple[Fraction | None, Fraction | None]:
+    if isinstance(found, t.Numeric):
+        return found.low, found.high
+    return None, None
+
+
+def _distribution(pool: n.Pool) -> runtime.Distribution:
+    return runtime.distribution(pool.count, pool.sides, pool.keep)
+
+
+# ---------------------------------------------------------------- evaluating constant formulas
+
+
+def evaluate(expr: n.Expr, env: Mapping[str, Fraction]) -> Fraction | None:
+    """The value of an arithmetic formula over `env` (a tier's bound, a resistance formula), or
+    None when it reads anything else."""
+    if isinstance(expr, n.Number):
+        return expr.value
+    if isinstance(expr, n.NameRef):
+        return env.get(expr.name)
+    if isinstance(expr, n.Negate):
+        inner = evaluate(expr.operand, env)
+        return None if inner is None else -inner
+    if isinstance(expr, n.Rounded):
+        inner = evaluate(expr.operand, env)
+        return None if inner is None else Fraction(t.round_value(inner, expr.mode))
+    if isinstance(expr, n.Call):
+        args = [evaluate(a, env) for a in expr.args]
+        if any(a is None for a in args):
+            return None
+        known = [a for a in args if a is not None]
+        functions: dict[str, Callable[[list[Fraction]], Fraction]] = {
+            "min": min,
+            "max": max,
+            "abs": lambda xs: abs(xs[0]),
+        }
+        function = functions.get(expr.function.text)
+        return None if function is None else function(known)
+    if isinstance(expr, n.Binary):
+        left = evaluate(expr.left, env)
+        right = evaluate(expr.right, env)
+        if left is None or right is None:
+            return None
+        if expr.op == "+":
+            return left + right
+        if expr.op == "-":
+            return left - right
+        if expr.op == "*":
+            return left * right
+        if expr.op == "/":
+            return None if right == 0 else left / right
+        if right.denominator == 1 and (left != 0 or right >= 0):
+            return Fraction(left) ** int(right)
+    return None

@@ -1,0 +1,280 @@
+"""A rule's effects as blocks: modifiers grouped under their conditions, rolls with their chances,
+restrictions, derived values, what it inherits through `as`, notes and errata.
+
+Used by both the cards (`full`: everything, chance tables, notes) and the quick-reference sheet
+(compact: effects and rolls only; notes stay on the cards).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl import types as t
+from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Heading, Inline, Note, RollHead, Run
+from dsl.cards.chances import roll_chances
+from dsl.cards.notation import COMPARISON, Notation, pool_text
+from dsl.cards.text import clean, display_name, title_case_first
+
+CANNOT = "✕"
+
+_STACKING = {
+    "strongest": "only the strongest applies",
+    "highest": "only the highest applies",
+    "lowest": "only the lowest applies",
+}
+
+_GROUP_NOUNS = ("modifiers", "modifier", "mods", "mod", "bonuses", "penalties", "maluses")
+
+
+class EffectWriter:
+    def __init__(self, book: m.Book, notation: Notation, *, full: bool) -> None:
+        self.book = book
+        self.notation = notation
+        self.full = full
+
+    # ------------------------------------------------------------------ a whole rule
+
+    def rule(self, rule: m.Rule) -> list[Block]:
+        own = [e for e in rule.effects if not e.via]
+        blocks = self.effects(own)
+        blocks += self.inherited(rule)
+        if self.full:
+            blocks += self.notes([e for e in own if isinstance(e, m.NoteEffect)])
+        return blocks
+
+    def effects(self, effects: Sequence[m.Effect]) -> list[Block]:
+        """Modifiers, values and restrictions grouped by condition, in source order; then rolls."""
+        plain = [e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect))]
+        clamps = _attachable_clamps(plain)
+        blocks: list[Block] = []
+        for guard, group in _by_guard([e for e in plain if e not in clamps.values()]):
+            condition = self.notation.guard(guard)
+            if condition:
+                blocks.append(Condition(title_case_first(condition) + ":"))
+            for index, effect in enumerate(group):
+                following = group[index + 1] if index + 1 < len(group) else None
+                blocks += self._effect(effect, clamps, following, indent=bool(condition))
+        for effect in effects:
+            if isinstance(effect, m.RollEffect):
+                blocks += self.roll(effect)
+        return blocks
+
+    def _effect(
+        self, effect: m.Effect, clamps: dict[str, m.ModEffect], following: m.Effect | None, *, indent: bool
+    ) -> list[Block]:
+        if isinstance(effect, m.ModEffect):
+            # Modifiers of one stacking group in a row share one line saying how they stack.
+            same_group = isinstance(following, m.ModEffect) and following.group == effect.group
+            return self.modifier(effect, clamps.get(effect.target), indent=indent, stacking=not same_group)
+        if isinstance(effect, m.DeriveEffect):
+            return self.derive(effect, indent=indent)
+        assert isinstance(effect, m.CannotEffect)
+        return [Entry((Run("Cannot", "strong"), Run(" " + clean(effect.text))), indent, CANNOT)]
+
+    # ------------------------------------------------------------------ one effect
+
+    def modifier(
+        self, effect: m.ModEffect, clamp: m.ModEffect | None, *, indent: bool, stacking: bool = True
+    ) -> list[Block]:
+        runs: list[Run] = [Run(self.notation.modifier(effect), "strong")]
+        if clamp is not None and effect.op not in ("min", "max"):
+            runs.append(Run(" " + self.notation.clamp(clamp), "strong"))
+        if effect.label:
+            runs.append(Run("\u2002" + clean(effect.label), "muted"))
+        blocks: list[Block] = [Entry(tuple(runs), indent)]
+        group = self.book.groups.get(effect.group) if effect.group else None
+        if stacking and group is not None and group.stacking in _STACKING:
+            blocks.append(Detail((Run(self.stacking(group), "em"),), indent))
+        return blocks
+
+    def stacking(self, group: m.Group) -> str:
+        label = clean(group.label) if group.label else display_name(group.name)
+        noun = label if label.lower().rsplit(" ", 1)[-1] in _GROUP_NOUNS else f"{label} modifiers"
+        return f"Does not stack with other {noun}: {_STACKING[group.stacking]}."
+
+    def derive(self, effect: m.DeriveEffect, *, indent: bool) -> list[Block]:
+        name = clean(effect.label) if effect.label else display_name(effect.name)
+        if isinstance(effect.type, t.Flag):
+            alternatives = self.notation.alternatives(effect.value)
+            if len(alternatives) == 1:
+                return [Entry((Run(name, "strong"), Run(" when " + alternatives[0])), indent)]
+            blocks: list[Block] = [Entry((Run(name, "strong"), Run(" when any of:")), indent)]
+            blocks += [Detail((Run("• " + text),), True) for text in alternatives]
+            return blocks
+        unit = self.notation.unit(effect.unit)
+        value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
+        return [Entry((Run(name, "strong"), Run(" = " + value)), indent)]
+
+    def roll(self, effect: m.RollEffect) -> list[Block]:
+        notation = self.notation
+        title = clean(effect.label) if effect.label else title_case_first(display_name(effect.name))
+        blocks: list[Block] = [RollHead(title, notation.roll(effect))]
+        if effect.guard:
+            blocks.append(Detail((Run(title_case_first(notation.guard(effect.guard)), "em"),)))
+        if effect.kind == "resist" and self.book.resistance is not None:
+            blocks.append(Detail(self._resistance(effect)))
+        for change in effect.changes:
+            condition = notation.guard(change.guard)
+            what = notation.change_of_roll(change, effect.pool)
+            runs: Inline = (Run(title_case_first(condition) + ": ", "em"), Run(what)) if condition else (Run(what),)
+            blocks.append(Detail(runs))
+        if effect.ties:
+            blocks.append(Detail((Run("Ties: ", "strong"), Run(display_name(effect.ties)))))
+        for outcome in effect.outcomes:
+            blocks.append(Detail(self._outcome(outcome)))
+        if self.full:
+            chances = roll_chances(effect, notation)
+            if chances is not None:
+                blocks.append(Chances(chances))
+            blocks += [Note(clean(text), clean(quote) if quote else None) for text, quote in effect.notes]
+        return blocks
+
+    def _resistance(self, effect: m.RollEffect) -> Inline:
+        resistance = self.book.resistance
+        assert resistance is not None and effect.active is not None and effect.passive is not None
+        named = self.notation.with_specials(
+            {"active": self.notation.expr(effect.active), "passive": self.notation.expr(effect.passive)}
+        )
+        label = clean(resistance.label) if resistance.label else "Resistance"
+        roll = f"{pool_text(resistance.pool)} {COMPARISON[resistance.op]} {named.expr(resistance.target)}"
+        return (Run(label + ": ", "em"), Run(roll))
+
+    def _outcome(self, outcome: m.Outcome) -> Inline:
+        head = title_case_first(display_name(outcome.name))
+        if outcome.by_margin:
+            head += ", by margin"
+        parts = []
+        if outcome.text:
+            parts.append(clean(outcome.text))
+        if outcome.step is not None:
+            step = self.notation.step(outcome.step)
+            parts.append(("then " + step) if parts else title_case_first(step) + ".")
+        return (Run(head + ": ", "strong"), Run(" ".join(parts)))
+
+    # ------------------------------------------------------------------ composition
+
+    def inherited(self, rule: m.Rule) -> list[Block]:
+        """Effects brought in by `as OTHER`: under a heading naming OTHER and the condition of the
+        `as`, each once even when several `as` statements bring the same effects."""
+        sections: list[tuple[str, list[tuple[m.Condition, ...]], list[Block], bool]] = []
+        for (source, outer), effects in _by_source(self.book, rule).items():
+            inner = [dataclasses.replace(e, guard=e.guard[len(outer) :]) for e in effects]
+            has_notes = any(isinstance(e, m.NoteEffect) for e in inner)
+            blocks = self.effects(inner)
+            for section in sections:
+                if section[0] == source and section[2] == blocks:
+                    section[1].append(outer)
+                    break
+            else:
+                sections.append((source, [outer], blocks, has_notes))
+        out: list[Block] = []
+        for source, outers, blocks, has_notes in sections:
+            other = self.book.rules[source]
+            condition = self._either(outers)
+            if not self.full:
+                # The sheet lists the other rule itself: name it, do not repeat it.
+                cites = f" ({clean(other.cites)})" if other.cites else ""
+                runs: Inline = (Run("As ", "strong"), Run(clean(other.title) + cites, "strong"))
+                out.append(Entry((*runs, Run(", " + condition, "em")) if condition else runs))
+                continue
+            out.append(Heading("As " + clean(other.title), clean(other.cites or "")))
+            if condition:
+                out.append(Condition(title_case_first(condition) + ":"))
+            out += blocks
+            if has_notes and self.full:
+                out.append(Detail((Run(f"Notes: see the {clean(other.title)} card.", "muted"),)))
+        return out
+
+    def _either(self, guards: list[tuple[m.Condition, ...]]) -> str:
+        """`when depth is ankle or knee` for guards that differ only in one choice."""
+        if any(not g for g in guards):
+            return ""
+        if len(guards) > 1 and all(len(g) == 1 and not g[0].negated for g in guards):
+            subjects = {_choice_subject(g[0].expr) for g in guards}
+            if len(subjects) == 1 and None not in subjects:
+                first = guards[0][0].expr
+                assert isinstance(first, n.Compare)
+                members = [self.notation.expr(g[0].expr.right) for g in guards if isinstance(g[0].expr, n.Compare)]
+                return f"when {self.notation.words(first.left)} is {' or '.join(members)}"
+        return " or ".join(self.notation.guard(g) for g in guards)
+
+    # ------------------------------------------------------------------ notes
+
+    def notes(self, notes: Iterable[m.NoteEffect]) -> list[Block]:
+        plain = [e for e in notes if e.quote is None]
+        errata = [e for e in notes if e.quote is not None]
+        blocks: list[Block] = []
+        if plain:
+            blocks.append(Heading("Notes"))
+            blocks += [Note(clean(e.text), None, self.notation.guard(e.guard)) for e in plain]
+        if errata:
+            blocks.append(Heading("Errata"))
+            blocks += [Note(clean(e.text), clean(e.quote or ""), self.notation.guard(e.guard)) for e in errata]
+        return blocks
+
+
+def _by_guard(effects: Sequence[m.Effect]) -> list[tuple[tuple[m.Condition, ...], list[m.Effect]]]:
+    """Consecutive effects under the same conditions, together."""
+    groups: list[tuple[tuple[m.Condition, ...], list[m.Effect]]] = []
+    for effect in effects:
+        if groups and _same_guard(groups[-1][0], effect.guard):
+            groups[-1][1].append(effect)
+        else:
+            groups.append((effect.guard, [effect]))
+    return groups
+
+
+def _same_guard(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> bool:
+    return len(a) == len(b) and all(x.negated == y.negated and x.expr is y.expr for x, y in zip(a, b, strict=True))
+
+
+def _attachable_clamps(effects: Sequence[m.Effect]) -> dict[str, m.ModEffect]:
+    """Unconditional `STAT min N` / `max N` written after the modifiers of the same stat, as in
+    `MOV -2 (min 0)`, when there are such modifiers; otherwise a clamp keeps its own line."""
+    clamps: dict[str, m.ModEffect] = {}
+    for effect in effects:
+        if isinstance(effect, m.ModEffect) and effect.op in ("min", "max") and not effect.guard and not effect.label:
+            others = [
+                e
+                for e in effects
+                if isinstance(e, m.ModEffect) and e.target == effect.target and e.op not in ("min", "max")
+            ]
+            if others and effect.target not in clamps:
+                clamps[effect.target] = effect
+    return clamps
+
+
+def _by_source(book: m.Book, rule: m.Rule) -> dict[tuple[str, tuple[m.Condition, ...]], list[m.Effect]]:
+    """Inherited effects by the rule they came through and the conditions of the `as`."""
+    found: dict[tuple[str, tuple[m.Condition, ...]], list[m.Effect]] = {}
+    for effect in rule.effects:
+        if not effect.via:
+            continue
+        source = effect.via[0]
+        outer = effect.guard[: len(effect.guard) - _inner_length(book, effect)]
+        key = next((k for k in found if k[0] == source and _same_guard(k[1], outer)), (source, outer))
+        found.setdefault(key, []).append(effect)
+    return found
+
+
+def _inner_length(book: m.Book, effect: m.Effect) -> int:
+    """How many of an inherited effect's conditions were written in the rule it came from."""
+    source = book.rules.get(effect.via[0])
+    base = effect.key.split("[", 1)[0]
+    if source is not None:
+        for original in source.effects:
+            same = original.key.split("[", 1)[0] == base and original.via == effect.via[1:]
+            if same and len(original.guard) <= len(effect.guard):
+                return len(original.guard)
+    return len(effect.guard)
+
+
+def _choice_subject(expr: n.Expr) -> str | None:
+    """The choice a guard like `depth == knee` is about, if it is one."""
+    if not isinstance(expr, n.Compare) or expr.op != "==":
+        return None
+    left, right = expr.left, expr.right
+    return left.name if isinstance(left, n.NameRef) and isinstance(right, n.NameRef) else None

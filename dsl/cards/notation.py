@@ -1,0 +1,414 @@
+"""How a card writes rules: compact notation for numbers and effects, plain words for conditions.
+
+dsl/printer.py gives the canonical *source* text of a rule (`MOV / 2 round up`); a card speaks to
+players instead: `MOV x½ ↑` (with a true multiplication sign), `DEX -1 / smoke hex` (with a
+true minus sign), "when moved > half MOV", "unless stance is
+prone, kneeling or crawling".  One `Notation` per book, because names are shown by what they
+refer to (a member of a choice, a table's title) and conditions by the types of what they compare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl import types as t
+from dsl.cards.text import MINUS, TIMES, clean, display_name, number, plural, signed, singular, vulgar
+
+ROUNDING = {"up": "↑", "down": "↓", "nearest": "≈"}
+"""Rounding marks after a scaled value: `MOV x½ ↑` halves MOV and rounds up."""
+
+COMPARISON = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠"}
+
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+_LEVEL = {"or": 1, "and": 2, "not": 3, "compare": 4, "round": 5, "+": 6, "-": 6, "*": 7, "/": 7, "neg": 8, "^": 9}
+_ATOM = 10
+
+_PARTS = {2: "half", 3: "a third of", 4: "a quarter of"}
+
+
+def literal_fraction(expr: n.Expr) -> Fraction | None:
+    """The value of a numeric literal such as `2`, `-1` or `3/4`, else None."""
+    if isinstance(expr, n.Number):
+        return expr.value
+    if isinstance(expr, n.Negate):
+        inner = literal_fraction(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, n.Binary) and expr.op == "/":
+        top = literal_fraction(expr.left)
+        bottom = literal_fraction(expr.right)
+        if top is not None and bottom:
+            return top / bottom
+    return None
+
+
+def pool_text(pool: n.Pool, delta: int = 0) -> str:
+    """`3d6`, `d20`, `highest of 2d20`; `delta` adds or removes dice (never below one)."""
+    count = max(pool.count + delta, 1)
+    dice = f"{count if count != 1 else ''}d{pool.sides}"
+    return f"{pool.keep} of {dice}" if pool.keep else dice
+
+
+class Notation:
+    def __init__(self, book: m.Book, specials: Mapping[str, str] | None = None) -> None:
+        self.book = book
+        self.specials = dict(specials or {})
+
+    def with_specials(self, specials: Mapping[str, str]) -> Notation:
+        """A notation that writes `target`, `active`, `passive` as the given text."""
+        return Notation(self.book, {**self.specials, **specials})
+
+    # ------------------------------------------------------------------ names
+
+    def name(self, name: str) -> str:
+        if name in self.specials:
+            return self.specials[name]
+        return display_name(name)
+
+    def table_title(self, name: str) -> str:
+        table = self.book.tables.get(name)
+        return clean(table.title) if table is not None else display_name(name)
+
+    def unit(self, unit: str | None) -> str:
+        if not unit:
+            return ""
+        label = self.book.units.get(unit)
+        return clean(label) if label else display_name(unit)
+
+    def _type(self, expr: n.Expr) -> t.Type | None:
+        return self.book.types.get(id(expr))
+
+    def _ref(self, expr: n.Expr) -> m.Ref | None:
+        return self.book.refs.get(id(expr))
+
+    # ------------------------------------------------------------------ notation
+
+    def expr(self, expr: n.Expr) -> str:
+        """An expression in compact notation: `(STR + DEX) / 2`, `carried x gravity`."""
+        return self._note(expr, words=False)[0]
+
+    def words(self, expr: n.Expr) -> str:
+        """A condition in plain words: `moved > half MOV`, `weapon is thrown or missile`."""
+        return self._note(expr, words=True)[0]
+
+    def _note(self, expr: n.Expr, words: bool) -> tuple[str, int]:
+        if isinstance(expr, n.Number):
+            literal = clean(expr.literal)
+            if literal.startswith("-"):
+                return MINUS + literal[1:], _LEVEL["neg"]
+            return literal, _ATOM
+        if isinstance(expr, n.DiceLiteral):
+            return f"{expr.count if expr.count != 1 else ''}d{expr.sides}", _ATOM
+        if isinstance(expr, n.TextLiteral):
+            return (f"“{clean(expr.value)}”" if words else clean(expr.value)), _ATOM
+        if isinstance(expr, n.Boolean):
+            return ("yes" if expr.value else "no"), _ATOM
+        if isinstance(expr, n.NameRef):
+            return self.name(expr.name), _ATOM
+        if isinstance(expr, n.BaseRef):
+            return f"base {self.name(expr.name)}", _ATOM
+        if isinstance(expr, n.Call):
+            args = ", ".join(self._note(a, words)[0] for a in expr.args)
+            return f"{display_name(expr.function.text)}({args})", _ATOM
+        if isinstance(expr, n.Lookup):
+            title = self.table_title(expr.table.text)
+            if expr.column is not None:
+                title += " · " + self._column_label(expr.table.text, expr.column.text)
+            return f"[{title}]", _ATOM
+        if isinstance(expr, n.Negate):
+            inner, level = self._note(expr.operand, words)
+            return MINUS + _wrap(inner, level, _LEVEL["neg"]), _LEVEL["neg"]
+        if isinstance(expr, n.Binary):
+            return self._binary(expr, words)
+        if isinstance(expr, n.Rounded):
+            inner, level = self._note(expr.operand, words)
+            return f"{_wrap(inner, level, _LEVEL['+'])} {ROUNDING[expr.mode]}", _LEVEL["round"]
+        if isinstance(expr, n.DiceCount):
+            count = literal_fraction(expr.count)
+            if count is not None and count.denominator == 1:
+                return f"{count.numerator}d{expr.sides}", _ATOM
+            inner, _ = self._note(expr.count, words)
+            return f"({inner})d{expr.sides}", _ATOM
+        if isinstance(expr, n.Compare):
+            return self._compare(expr, words)
+        if isinstance(expr, n.Member):
+            return self._member(expr, words)
+        if isinstance(expr, n.Not):
+            return self._not(expr, words)
+        if isinstance(expr, n.BoolOp):
+            level = _LEVEL[expr.op]
+            left, left_level = self._note(expr.left, words)
+            right, right_level = self._note(expr.right, words)
+            return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
+        raise TypeError(f"no notation for {type(expr).__name__}")
+
+    def _column_label(self, table: str, column: str) -> str:
+        found = self.book.tables.get(table)
+        if found is not None:
+            for name, label in found.columns:
+                if name == column and label:
+                    return clean(label)
+        return display_name(column)
+
+    def _binary(self, expr: n.Binary, words: bool) -> tuple[str, int]:
+        fraction = literal_fraction(expr) if expr.op == "/" else None
+        if fraction is not None and isinstance(expr.left, n.Number) and isinstance(expr.right, n.Number):
+            glyph = vulgar(fraction)
+            if glyph is not None:
+                return glyph, _ATOM
+        level = _LEVEL[expr.op]
+        left, left_level = self._note(expr.left, words)
+        right, right_level = self._note(expr.right, words)
+        if words and expr.op == "/" and isinstance(expr.right, n.Number) and left_level == _ATOM:
+            part = _PARTS.get(int(expr.right.value)) if expr.right.value.denominator == 1 else None
+            if part is not None:
+                return f"{part} {left}", _LEVEL["*"]
+        if expr.op == "^":
+            return f"{_wrap(left, left_level, level + 1)}^{_wrap(right, right_level, level)}", level
+        right_min = level + 1 if expr.op in "-/" else level
+        symbol = {"+": "+", "-": MINUS, "*": TIMES, "/": "/"}[expr.op]
+        return f"{_wrap(left, left_level, level)} {symbol} {_wrap(right, right_level, right_min)}", level
+
+    def _is_choice(self, expr: n.Expr) -> bool:
+        """Whether an expression is a choice (`stance`) or one of its members (`prone`)."""
+        ref = self._ref(expr)
+        return isinstance(self._type(expr), t.Enum) or (ref is not None and ref.kind == "member")
+
+    def _compare(self, expr: n.Compare, words: bool) -> tuple[str, int]:
+        level = _LEVEL["compare"]
+        left, left_level = self._note(expr.left, words)
+        right, right_level = self._note(expr.right, words)
+        left = _wrap(left, left_level, level + 1)
+        right = _wrap(right, right_level, level + 1)
+        if words:
+            if self._is_choice(expr.left) or self._is_choice(expr.right):
+                phrase = {
+                    "==": f"{left} is {right}",
+                    "!=": f"{left} is not {right}",
+                    ">=": f"{left} is {right} or higher",
+                    ">": f"{left} is above {right}",
+                    "<=": f"{left} is {right} or lower",
+                    "<": f"{left} is below {right}",
+                }[expr.op]
+                return phrase, level
+            if isinstance(self._type(expr.left), t.Flag) and isinstance(expr.right, n.Boolean):
+                positive = expr.right.value == (expr.op == "==")
+                return (left if positive else f"not {left}"), (_ATOM if positive else _LEVEL["not"])
+        return f"{left} {COMPARISON[expr.op]} {right}", level
+
+    def _member(self, expr: n.Member, words: bool) -> tuple[str, int]:
+        level = _LEVEL["compare"]
+        inner, inner_level = self._note(expr.operand, words)
+        inner = _wrap(inner, inner_level, level + 1)
+        members = [display_name(x.text) for x in expr.members]
+        if not words:
+            word = "∉" if expr.negated else "∈"
+            return f"{inner} {word} {{{', '.join(members)}}}", level
+        if not expr.negated:
+            return f"{inner} is {_alternatives(members)}", level
+        if len(members) == 1:
+            return f"{inner} is not {members[0]}", level
+        if len(members) == 2:
+            return f"{inner} is neither {members[0]} nor {members[1]}", level
+        return f"{inner} is none of {', '.join(members)}", level
+
+    def _not(self, expr: n.Not, words: bool) -> tuple[str, int]:
+        operand = expr.operand
+        if words:
+            if isinstance(operand, n.Compare):
+                op = _NEGATED[operand.op]
+                return self._compare(n.Compare(operand.span, op, operand.left, operand.right), words)  # type: ignore[arg-type]
+            if isinstance(operand, n.Member):
+                return self._member(
+                    n.Member(operand.span, operand.operand, operand.members, not operand.negated), words
+                )
+        inner, level = self._note(operand, words)
+        return "not " + _wrap(inner, level, _LEVEL["not"]), _LEVEL["not"]
+
+    # ------------------------------------------------------------------ conditions
+
+    def condition(self, expr: n.Expr) -> str:
+        """A whole condition in words; `a and b and not (c and d)` reads `a and b, unless c and d`."""
+        return self._clauses([expr], [], lead="")
+
+    def guard(self, guard: tuple[m.Condition, ...]) -> str:
+        """`when moved > 0 and weapon is laser, unless lit`: the conditions of an effect, in words."""
+        if not guard:
+            return ""
+        return self._clauses([c.expr for c in guard if not c.negated], [c.expr for c in guard if c.negated], "when ")
+
+    def _clauses(self, holds: list[n.Expr], fails: list[n.Expr], lead: str) -> str:
+        """All of `holds` and none of `fails`: `when a and b, unless c or d`."""
+        terms = [x for expr in holds for x in _chain(expr, "and")]
+        kept = [x for x in terms if not (isinstance(x, n.Not) and isinstance(x.operand, n.BoolOp))]
+        exceptions = [*fails, *(x.operand for x in terms if isinstance(x, n.Not) and isinstance(x.operand, n.BoolOp))]
+        parts = []
+        if kept:
+            parts.append(lead + " and ".join(self._term(x, _LEVEL["and"] if len(kept) > 1 else 0) for x in kept))
+        if exceptions:
+            boolean = len(exceptions) > 1
+            parts.append("unless " + " or ".join(self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions))
+        return ", ".join(parts)
+
+    def _term(self, expr: n.Expr, level: int) -> str:
+        text, inner = self._note(expr, True)
+        return _wrap(text, inner, level)
+
+    def alternatives(self, expr: n.Expr) -> list[str]:
+        """The alternatives of a flag defined by `a or b or c`, each in words."""
+        return [self.condition(x) for x in _chain(expr, "or")]
+
+    # ------------------------------------------------------------------ effects
+
+    def target(self, name: str) -> str:
+        return self.name(name)
+
+    def modifier(self, effect: m.ModEffect) -> str:
+        """`DEX -2`, `MOV x½ ↑`, `DEX -1 / smoke hex`, `DEX = 5`, `skill is difficult (x½ ↑)`, printed
+        with true minus and multiplication signs."""
+        return f"{self.target(effect.target)} {self.change(effect)}"
+
+    def change(self, effect: m.ModEffect) -> str:
+        """What a modifier does, without the stat it changes."""
+        op = effect.op
+        if op == "add":
+            assert effect.value is not None
+            text = self._signed(effect.value) + ("%" if effect.percent else "")
+            if effect.per is not None:
+                if isinstance(effect.per, n.NameRef):
+                    text += " / " + singular(self.name(effect.per.name))
+                else:
+                    text += " per " + self.expr(effect.per)
+            return text
+        if op in ("mul", "div"):
+            assert effect.value is not None
+            return self._scale(op, effect.value) + _rounding(effect.rounding)
+        if op == "set":
+            assert effect.value is not None
+            return "= " + self.expr(effect.value)
+        if op in ("min", "max"):
+            assert effect.value is not None
+            return f"{op} {self.expr(effect.value)}"
+        if op == "grade":
+            grade = next((g for g in self.book.grades if g.name == effect.grade), None)
+            name = display_name(effect.grade or "")
+            return f"is {name}" + (f" ({self.grade_effect(grade)})" if grade is not None else "")
+        delta = effect.delta
+        unit = {"dice": ("die", "dice"), "step": ("die step", "die steps"), "shift": ("level", "levels")}[op]
+        return f"{signed(delta)} {plural(delta, *unit)}"
+
+    def clamp(self, effect: m.ModEffect) -> str:
+        """A clamp written after the modifier it bounds: `(min 1)`."""
+        assert effect.value is not None
+        return f"({effect.op} {self.expr(effect.value)})"
+
+    def grade_effect(self, grade: m.Grade) -> str:
+        if grade.op == "set":
+            return "= " + number(grade.value)
+        factor = grade.value if grade.op == "mul" else 1 / grade.value
+        return TIMES + (vulgar(factor) or number(factor)) + _rounding(grade.rounding)
+
+    def _signed(self, value: n.Expr) -> str:
+        constant = literal_fraction(value)
+        if constant is not None:
+            return signed(constant)
+        if isinstance(value, n.Negate):
+            return f"{MINUS} {self._wrapped(value.operand)}"
+        return f"+ {self._wrapped(value)}"
+
+    def _wrapped(self, value: n.Expr) -> str:
+        text, level = self._note(value, False)
+        return _wrap(text, level, _ATOM)
+
+    def _scale(self, op: str, value: n.Expr) -> str:
+        constant = literal_fraction(value)
+        if constant is None or constant == 0:
+            return (TIMES if op == "mul" else "÷") + " " + self._wrapped(value)
+        factor = constant if op == "mul" else 1 / constant
+        glyph = vulgar(factor)
+        if glyph is not None:
+            return TIMES + glyph
+        if op == "div":
+            return "÷" + number(constant)
+        return TIMES + number(factor)
+
+    def roll(self, effect: m.RollEffect) -> str:
+        """`3d6 ≤ DEX`, `2d6 + attack vs 2d6 + defense`, `POW vs aura`, `automatic success`."""
+        if effect.kind == "check":
+            assert effect.pool is not None and effect.target is not None and effect.op is not None
+            return f"{pool_text(effect.pool)} {COMPARISON[effect.op]} {self.expr(effect.target)}"
+        if effect.kind == "resist":
+            assert effect.active is not None and effect.passive is not None
+            return f"{self.expr(effect.active)} vs {self.expr(effect.passive)}"
+        if effect.kind == "opposed":
+            assert effect.pool is not None and effect.against is not None
+            first = pool_text(effect.pool) + (self._bonus(effect.bonus))
+            second = pool_text(effect.against) + (self._bonus(effect.against_bonus))
+            return f"{first} vs {second}"
+        return f"automatic {'success' if effect.success else 'failure'}"
+
+    def _bonus(self, bonus: n.Expr | None) -> str:
+        if bonus is None:
+            return ""
+        constant = literal_fraction(bonus)
+        if constant is not None:
+            return f" {MINUS if constant < 0 else '+'} {number(abs(constant))}"
+        return " " + self._signed(bonus)
+
+    def change_of_roll(self, change: m.RollChange, pool: n.Pool | None) -> str:
+        if change.kind == "pool":
+            assert change.pool is not None
+            return f"roll {pool_text(change.pool)}"
+        if change.kind == "dice":
+            text = f"{signed(change.delta)} {plural(change.delta, 'die', 'dice')}"
+            if pool is not None:
+                text += f" ({pool_text(pool, change.delta)})"
+            return text
+        if change.kind == "target":
+            assert change.value is not None
+            return "target " + self._signed(change.value)
+        return f"automatic {'success' if change.success else 'failure'}"
+
+    def step(self, step: m.Step) -> str:
+        offset = f" {signed(step.offset)}" if step.offset else ""
+        if step.kind == "roll_on":
+            return f"roll on {self.table_title(step.table or '')}{offset}"
+        if step.kind == "twice":
+            return "roll twice on this table"
+        return f"roll again{offset}"
+
+    def cell(self, cell: m.TableCell) -> str:
+        if cell.kind == "impassable":
+            return "X"
+        if cell.kind == "na":
+            return "N/A"
+        parts = []
+        if cell.value is not None:
+            parts.append(self.expr(cell.value))
+        if cell.step is not None:
+            parts.append(("then " if parts else "") + self.step(cell.step))
+        text = ", ".join(parts)
+        return text[:1].upper() + text[1:] if cell.value is None else text
+
+
+def _rounding(mode: str | None) -> str:
+    return f" {ROUNDING[mode]}" if mode else ""
+
+
+def _wrap(text: str, inner: int, outer: int) -> str:
+    return f"({text})" if inner < outer else text
+
+
+def _chain(expr: n.Expr, op: str) -> list[n.Expr]:
+    if isinstance(expr, n.BoolOp) and expr.op == op:
+        return [*_chain(expr.left, op), *_chain(expr.right, op)]
+    return [expr]
+
+
+def _alternatives(items: list[str]) -> str:
+    if len(items) <= 2:
+        return " or ".join(items)
+    return ", ".join(items[:-1]) + " or " + items[-1]

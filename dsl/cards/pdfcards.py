@@ -1,0 +1,404 @@
+"""Cards as PDF: poker size (63 by 88 mm) with 3 mm bleed, imposed nine to an A4 or Letter page
+for cutting at home, or one card per page for a print shop.
+
+A card too long for one face continues on the next, titled "(cont.)" and numbered "1/2", "2/2":
+text is laid out with reportlab's platypus (paragraphs and tables split between lines and rows),
+never shrunk and never clipped.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4, LETTER
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, Paragraph
+
+from dsl.cards.blocks import Card, Text
+from dsl.cards.blocks import Run as TextRun
+from dsl.cards.flow import INK, MUTED, WHITE, Item, flowables, markup
+from dsl.cards.fonts import BOLD, MM, REGULAR, register_fonts, text_width
+
+CARD_WIDTH = 63 * MM
+CARD_HEIGHT = 88 * MM
+BLEED = 3 * MM
+SAFE = 3 * MM  # text stays this far inside the trim
+BODY_WIDTH = CARD_WIDTH - 2 * SAFE
+
+PAPERS = {"a4": A4, "letter": LETTER}
+COLUMNS = 3
+ROWS = 3
+
+TITLE_SIZES = (11.5, 10.5, 9.5, 8.5)
+TITLE_LINES = 3
+BAND_ROW = 4.4 * MM  # the category row at the top of the band
+FOOTER = 3.6 * MM  # the footer line above the bottom safe edge
+GAP = 1.8 * MM
+
+CONTINUED = " (cont.)"
+
+
+class CardLayoutError(Exception):
+    """Content that cannot be laid out on a card at all (not even split)."""
+
+
+@dataclass
+class Face:
+    """One printed face: a card's content, or the part of it that fits."""
+
+    card: Card
+    part: int
+    parts: int
+    header: Header
+    items: list[tuple[Flowable, float, float]]  # flowable, height, space above it
+
+
+@dataclass
+class Header:
+    title: Paragraph
+    title_height: float
+    cites: Paragraph | None
+    cites_height: float
+
+    @property
+    def band(self) -> float:
+        """Height of the colour band below the trim's top edge."""
+        return SAFE + BAND_ROW + self.title_height + 2.2 * MM
+
+    @property
+    def height(self) -> float:
+        return self.band + (self.cites_height + 1.0 * MM if self.cites is not None else 0) + GAP
+
+
+# ---------------------------------------------------------------- laying out
+
+
+def _measure() -> Canvas:
+    return Canvas(io.BytesIO(), invariant=1)
+
+
+def _title_style(size: float) -> ParagraphStyle:
+    return ParagraphStyle("card_title", fontName=BOLD, fontSize=size, leading=size * 1.12, textColor=WHITE)
+
+
+CITES = ParagraphStyle("card_cites", fontName=REGULAR, fontSize=7.0, leading=8.4, textColor=MUTED)
+
+
+def _header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
+    """The title in the largest size that fits in three lines; a title that fits in none is
+    shortened in the band and printed in full at the top of the body."""
+    canvas = _measure()
+    title = card.title + (CONTINUED if continued else "")
+    extra: list[Item] = []
+    for size in TITLE_SIZES:
+        style = _title_style(size)
+        paragraph = Paragraph(markup(title), style)
+        _, height = paragraph.wrapOn(canvas, BODY_WIDTH, 1000)
+        if height <= style.leading * TITLE_LINES + 0.1:
+            break
+    else:
+        style = _title_style(TITLE_SIZES[-1])
+        short = _shorten(title, style, BODY_WIDTH * TITLE_LINES * 0.9)
+        paragraph = Paragraph(markup(short), style)
+        _, height = paragraph.wrapOn(canvas, BODY_WIDTH, 1000)
+        extra = flowables([Text((TextRun(card.title, "strong"),))], BODY_WIDTH, INK)
+    cites = None
+    cites_height = 0.0
+    if card.cites and not _cites_in_band(card):
+        cites = Paragraph(markup(card.cites), CITES)
+        _, cites_height = cites.wrapOn(canvas, BODY_WIDTH, 1000)
+    return Header(paragraph, height, cites, cites_height), extra
+
+
+def _chip_width(card: Card) -> float:
+    return text_width(card.category.glyph, BOLD, 7.0) + 2.6 * MM
+
+
+def _band_right(card: Card) -> str:
+    """The kind of card, and its citation when that is short enough to share the band's top row."""
+    return card.kind.upper() + (f" · {card.cites}" if _cites_in_band(card) else "")
+
+
+def _cites_in_band(card: Card) -> bool:
+    if not card.cites:
+        return False
+    used = _chip_width(card) + 1.6 * MM + text_width(card.category.label.upper(), BOLD, 7.0) + 3 * MM
+    return used + text_width(f"{card.kind.upper()} · {card.cites}", REGULAR, 7.0) <= BODY_WIDTH
+
+
+def _shorten(text: str, style: ParagraphStyle, width: float) -> str:
+    while text and text_width(text + "…", style.fontName, style.fontSize) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def body_height(header: Header) -> float:
+    return CARD_HEIGHT - header.height - SAFE - FOOTER - GAP
+
+
+def layout(card: Card) -> list[Face]:
+    """The faces a card needs: its content split at line and row boundaries over as many cards
+    as it takes, each as full as possible, keeping headings with what follows them."""
+    canvas = _measure()
+    first, first_extra = _header(card, continued=False)
+    items = first_extra + flowables(card.blocks, BODY_WIDTH, colors.HexColor(card.category.colour))
+    pages: list[list[tuple[Flowable, float, float]]] = [[]]
+    headers = [first]
+    room = body_height(first)
+    queue = list(items)
+    following: Header | None = None
+
+    def new_page() -> float:
+        nonlocal following
+        if following is None:
+            following, _ = _header(card, continued=True)
+        pages.append([])
+        headers.append(following)
+        return body_height(following)
+
+    while queue:
+        group = [queue.pop(0)]
+        while group[-1].keep and queue:
+            group.append(queue.pop(0))
+        placed, rest = _fill(canvas, group, bool(pages[-1]), room)
+        if placed is None:
+            if pages[-1]:
+                # Not even a first piece of the group fits under what this card already holds.
+                room = new_page()
+                queue[0:0] = group
+            elif len(group) > 1:
+                # Taller than a whole card: let the group break between any of its pieces.
+                queue[0:0] = [Item(item.flowable, False, item.split) for item in group]
+            else:
+                raise CardLayoutError(f"a part of card `{card.title}` does not fit on a card")
+            continue
+        pages[-1].extend(placed)
+        room -= sum(height + space for _, height, space in placed)
+        if rest:
+            queue[0:0] = rest
+            room = new_page()
+    parts = len(pages)
+    return [Face(card, i + 1, parts, headers[i], page) for i, page in enumerate(pages)]
+
+
+def _fill(
+    canvas: Canvas, group: list[Item], started: bool, room: float
+) -> tuple[list[tuple[Flowable, float, float]] | None, list[Item]]:
+    """Lay a group (a heading and what it keeps with) into the room left on a card.
+
+    Returns what goes on this card and what continues on the next.  Whole items go first; the
+    first one that does not fit is split at a line or row if it may be, so that a heading is
+    never left alone at the foot of a card.  None when nothing of the group can start here.
+    """
+    placed: list[tuple[Flowable, float, float]] = []
+    left = room
+    for index, item in enumerate(group):
+        flowable = item.flowable
+        space = flowable.getSpaceBefore() if (started or placed) else 0.0
+        _, height = flowable.wrapOn(canvas, BODY_WIDTH, max(left - space, 0))
+        if height + space <= left + 0.01:
+            placed.append((flowable, height, space))
+            left -= height + space
+            continue
+        parts = flowable.splitOn(canvas, BODY_WIDTH, left - space) if item.split and left - space > 0 else []
+        if len(parts) < 2:
+            return None, group
+        _, height = parts[0].wrapOn(canvas, BODY_WIDTH, left - space)
+        placed.append((parts[0], height, space))
+        rest = [Item(p, item.keep, item.split) for p in parts[1:]]
+        return placed, rest + group[index + 1 :]
+    return placed, []
+
+
+# ---------------------------------------------------------------- drawing one face
+
+
+def draw_face(canvas: Canvas, face: Face) -> None:
+    """Draw a face with its trim box's lower-left corner at the origin; the band bleeds."""
+    card = face.card
+    accent = colors.HexColor(card.category.colour)
+    header = face.header
+    top = CARD_HEIGHT
+    canvas.saveState()
+    canvas.setFillColor(WHITE)
+    canvas.rect(-BLEED, -BLEED, CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED, stroke=0, fill=1)
+    canvas.setFillColor(accent)
+    canvas.rect(-BLEED, top - header.band, CARD_WIDTH + 2 * BLEED, header.band + BLEED, stroke=0, fill=1)
+    _category_row(canvas, face, top - SAFE)
+    header.title.drawOn(canvas, SAFE, top - SAFE - BAND_ROW - header.title_height)
+    y = top - header.band
+    if header.cites is not None:
+        y -= 1.0 * MM + header.cites_height
+        header.cites.drawOn(canvas, SAFE, y)
+    y -= GAP
+    for flowable, height, space in face.items:
+        y -= space + height
+        flowable.drawOn(canvas, SAFE, y)
+    _footer(canvas, face)
+    canvas.restoreState()
+
+
+def _category_row(canvas: Canvas, face: Face, top: float) -> None:
+    """The glyph in a white chip, the category's name, and the kind of card: what identifies the
+    category without its colour."""
+    card = face.card
+    accent = colors.HexColor(card.category.colour)
+    size = 7.0
+    chip_width = _chip_width(card)
+    chip_height = 3.6 * MM
+    baseline = top - chip_height + 1.05 * MM
+    canvas.setFillColor(WHITE)
+    canvas.roundRect(SAFE, top - chip_height, chip_width, chip_height, 0.8 * MM, stroke=0, fill=1)
+    canvas.setFillColor(accent)
+    canvas.setFont(BOLD, size)
+    canvas.drawCentredString(SAFE + chip_width / 2, baseline, card.category.glyph)
+    canvas.setFillColor(WHITE)
+    canvas.setFont(BOLD, size)
+    canvas.drawString(SAFE + chip_width + 1.6 * MM, baseline, card.category.label.upper())
+    canvas.setFont(REGULAR, size)
+    canvas.drawRightString(CARD_WIDTH - SAFE, baseline, _band_right(card))
+
+
+def _footer(canvas: Canvas, face: Face) -> None:
+    size = 7.0
+    baseline = SAFE + 0.8 * MM
+    canvas.setStrokeColor(colors.HexColor(face.card.category.colour))
+    canvas.setLineWidth(0.5)
+    canvas.line(SAFE, SAFE + FOOTER - 0.4 * MM, CARD_WIDTH - SAFE, SAFE + FOOTER - 0.4 * MM)
+    part = f"{face.part}/{face.parts}" if face.parts > 1 else ""
+    room = BODY_WIDTH - (text_width(part, BOLD, size) + 2 * MM if part else 0)
+    canvas.setFillColor(MUTED)
+    canvas.setFont(REGULAR, size)
+    canvas.drawString(SAFE, baseline, _fit(face.card.footer, REGULAR, size, room))
+    if part:
+        canvas.setFillColor(INK)
+        canvas.setFont(BOLD, size)
+        canvas.drawRightString(CARD_WIDTH - SAFE, baseline, part)
+
+
+def _fit(text: str, font: str, size: float, width: float) -> str:
+    if text_width(text, font, size) <= width:
+        return text
+    while text and text_width(text + "…", font, size) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+# ---------------------------------------------------------------- documents
+
+
+def _document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
+    register_fonts()
+    buffer = io.BytesIO()
+    # The initial font is ours too, so that no page refers to a font that is not embedded.
+    canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=REGULAR, initialFontSize=8)
+    canvas.setTitle(title)
+    canvas.setAuthor("rulecraft")
+    canvas.setSubject(subject)
+    canvas.setCreator("rulecraft")
+    return canvas, buffer
+
+
+def faces_of(cards: list[Card]) -> list[Face]:
+    """Every printed face of a deck, in order: the same for every paper and for the press file."""
+    register_fonts()
+    return [face for card in cards for face in layout(card)]
+
+
+def imposed_pdf(faces: list[Face], paper: str, title: str) -> bytes:
+    """Nine cards to a page in a 3 by 3 block centred on the paper, neighbours sharing their cut
+    lines, bleed around the block, crop marks outside it."""
+    width, height = PAPERS[paper]
+    canvas, buffer = _document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, 9 per page")
+    canvas.setPageSize((width, height))
+    left = (width - COLUMNS * CARD_WIDTH) / 2
+    bottom = (height - ROWS * CARD_HEIGHT) / 2
+    per_page = COLUMNS * ROWS
+    for start in range(0, max(len(faces), 1), per_page):
+        for slot, face in enumerate(faces[start : start + per_page]):
+            column, row = slot % COLUMNS, slot // COLUMNS
+            x = left + column * CARD_WIDTH
+            y = bottom + (ROWS - 1 - row) * CARD_HEIGHT
+            canvas.saveState()
+            canvas.translate(x, y)
+            _clip_bleed(canvas, column, row)
+            draw_face(canvas, face)
+            canvas.restoreState()
+        _crop_marks(canvas, left, bottom, width, height)
+        _slug(
+            canvas,
+            left,
+            bottom,
+            (title, f"Sheet {start // per_page + 1} of {-(-len(faces) // per_page)} · {paper.upper()}"),
+        )
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def _clip_bleed(canvas: Canvas, column: int, row: int) -> None:
+    """Clip a card to its trim, extended by the bleed only on the block's outer edges."""
+    x0 = -BLEED if column == 0 else 0.0
+    x1 = CARD_WIDTH + (BLEED if column == COLUMNS - 1 else 0.0)
+    y0 = -BLEED if row == ROWS - 1 else 0.0
+    y1 = CARD_HEIGHT + (BLEED if row == 0 else 0.0)
+    path = canvas.beginPath()
+    path.rect(x0, y0, x1 - x0, y1 - y0)
+    canvas.clipPath(path, stroke=0, fill=0)
+
+
+def _crop_marks(canvas: Canvas, left: float, bottom: float, width: float, height: float) -> None:
+    """Marks on every cut line, from just outside the bleed towards the paper's edge."""
+    right = left + COLUMNS * CARD_WIDTH
+    top = bottom + ROWS * CARD_HEIGHT
+    start = BLEED + 0.5 * MM
+    length = 5 * MM
+    canvas.saveState()
+    canvas.setStrokeColor(colors.black)
+    canvas.setLineWidth(0.3)
+    xs = [left + i * CARD_WIDTH for i in range(COLUMNS + 1)]
+    ys = [bottom + i * CARD_HEIGHT for i in range(ROWS + 1)]
+    vertical_room = min(bottom, height - top) - 1.0 * MM
+    horizontal_room = min(left, width - right) - 1.0 * MM
+    for x in xs:
+        reach = min(start + length, vertical_room)
+        canvas.line(x, top + start, x, top + reach)
+        canvas.line(x, bottom - start, x, bottom - reach)
+    for y in ys:
+        reach = min(start + length, horizontal_room)
+        canvas.line(left - start, y, left - reach, y)
+        canvas.line(right + start, y, right + reach, y)
+    canvas.restoreState()
+
+
+def _slug(canvas: Canvas, left: float, bottom: float, lines: tuple[str, str]) -> None:
+    """Printing instructions in the left margin, one per row of cards, clear of the crop marks."""
+    texts = (*lines, "Print at 100% (actual size) · cut on the marks")
+    canvas.saveState()
+    canvas.setFillColor(MUTED)
+    canvas.setFont(REGULAR, 7)
+    canvas.translate(left - BLEED - 3.2 * MM, bottom)
+    canvas.rotate(90)
+    for row, text in enumerate(reversed(texts)):
+        canvas.drawCentredString((row + 0.5) * CARD_HEIGHT, 0, _fit(text, REGULAR, 7, CARD_HEIGHT - 12 * MM))
+    canvas.restoreState()
+
+
+def press_pdf(faces: list[Face], title: str) -> bytes:
+    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
+    canvas, buffer = _document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
+    full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
+    canvas.setPageSize(full)
+    canvas.setBleedBox((0, 0, *full))
+    canvas.setTrimBox((BLEED, BLEED, BLEED + CARD_WIDTH, BLEED + CARD_HEIGHT))
+    for face in faces:
+        canvas.saveState()
+        canvas.translate(BLEED, BLEED)
+        draw_face(canvas, face)
+        canvas.restoreState()
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()

@@ -1,0 +1,158 @@
+"""The quick-reference sheet (a GM screen): every table, the odds of the dice the rules roll,
+every rule's effects by category, and the terms the conditions use."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import model as m
+from dsl import runtime
+from dsl import types as t
+from dsl.cards.blocks import Block, Detail, Entry, Grid, Run, Sheet, SheetEntry, SheetSection, Text
+from dsl.cards.deck import category, shared_definitions, table_grid, table_key
+from dsl.cards.effects import CANNOT, EffectWriter
+from dsl.cards.notation import ROUNDING, Notation
+from dsl.cards.text import DASH, MINUS, TIMES, clean, display_name, number, percent
+from dsl.categories import CATEGORIES
+
+_ROLL_UNDER = ("<=", "<")
+
+
+def build_sheet(book: m.Book) -> Sheet:
+    notation = Notation(book)
+    writer = EffectWriter(book, notation, full=False)
+    subtitle = " · ".join(x for x in ("Quick reference", clean(book.source or ""), clean(book.version or "")) if x)
+    intro: list[Block] = [Text((Run(_legend(), "plain"),), small=True)]
+    intro += shared_definitions(book, notation)
+    sections: list[SheetSection] = []
+    if book.tables:
+        entries = [_table_entry(table, notation) for table in book.tables.values()]
+        sections.append(SheetSection("Tables", None, tuple(entries)))
+    odds = _odds(book)
+    if odds:
+        sections.append(SheetSection("Dice odds", None, tuple(odds)))
+    for name, found in CATEGORIES.items():
+        rules = [r for r in book.rules.values() if category(r.category).name == name]
+        if not rules:
+            continue
+        entries = [
+            SheetEntry(clean(r.title), clean(r.cites or ""), r.kind.title(), found, tuple(writer.rule(r)))
+            for r in rules
+        ]
+        sections.append(SheetSection(found.label, found, tuple(entries)))
+    terms = _terms(book, notation)
+    if terms is not None:
+        sections.append(SheetSection("Terms", None, (terms,)))
+    return Sheet(clean(book.title), subtitle, tuple(intro), tuple(sections))
+
+
+def _legend() -> str:
+    return (
+        f"Notation: {MINUS}2 subtract · {TIMES}½ {ROUNDING['up']} halve, round up ({ROUNDING['down']} down, {ROUNDING['nearest']} "
+        f"nearest) · {MINUS}1 / hex for every hex · (min 1) never below 1 · = 5 counts as 5 · 3d6 ≤ DEX roll 3 dice, "
+        f"succeed on DEX or less · {CANNOT} forbidden.  Modifiers are cumulative unless a group says otherwise."
+    )
+
+
+def _table_entry(table: m.Table, notation: Notation) -> SheetEntry:
+    blocks: list[Block] = [Entry(table_key(table, notation)), table_grid(table, notation)]
+    if table.overflow is not None:
+        overflow = table.overflow
+        text = f"Above {overflow.above}: counts as {overflow.becomes}"
+        if overflow.step is not None:
+            text += ", then " + notation.step(overflow.step)
+        blocks.append(Detail((Run(text + "."),)))
+    return SheetEntry(clean(table.title), clean(table.cites or ""), "Table", category(table.category), tuple(blocks))
+
+
+def _odds(book: m.Book) -> list[SheetEntry]:
+    """Chance of rolling at most (or at least) each total on the pools the rules roll against a
+    target: the table a GM looks up when a modifier moves the target."""
+    under: set[tuple[int, int, str | None]] = set()
+    over: set[tuple[int, int, str | None]] = set()
+    for rule in book.rules.values():
+        for effect in rule.effects:
+            if not isinstance(effect, m.RollEffect) or effect.kind != "check" or effect.pool is None:
+                continue
+            pools = [effect.pool] + [c.pool for c in effect.changes if c.pool is not None]
+            dice_changes = [c.delta for c in effect.changes if c.kind == "dice"]
+            keys: set[tuple[int, int, str | None]] = {(p.count, p.sides, p.keep) for p in pools}
+            keys |= {(max(effect.pool.count + d, 1), effect.pool.sides, effect.pool.keep) for d in dice_changes}
+            (under if effect.op in _ROLL_UNDER else over).update(k for k in keys if k[1] < 100)
+    entries = []
+    for title, keys, at_most in (
+        ("Roll under: total ≤ target", under, True),
+        ("Roll over: total ≥ target", over, False),
+    ):
+        if keys:
+            entries.append(SheetEntry(title, "", "Odds", CATEGORIES["general"], (_odds_grid(sorted(keys), at_most),)))
+    return entries
+
+
+def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
+    dists = [runtime.distribution(*key) for key in keys]
+    op = "<=" if at_most else ">="
+    low = min(d.low for d in dists)
+    high = max(d.high for d in dists)
+    rows = []
+    for target in range(low, high + 1):
+        chances = [d.compare_p(op, target) for d in dists]
+        if all(p < Fraction(1, 100) or p > Fraction(99, 100) for p in chances):
+            continue  # nothing to look up: every pool (almost) always or never makes it
+        rows.append((str(target), *(percent(p) if 0 < p < 1 else (DASH if p == 0 else "100%") for p in chances)))
+    header = ("Target", *(_pool_name(key) for key in keys))
+    return Grid(header, tuple(rows))
+
+
+def _pool_name(key: tuple[int, int, str | None]) -> str:
+    count, sides, keep = key
+    dice = f"{count if count != 1 else ''}d{sides}"
+    return f"{keep} of {dice}" if keep else dice
+
+
+def _terms(book: m.Book, notation: Notation) -> SheetEntry | None:
+    """Every input and stat: the name conditions use, what it means, the values it takes."""
+    rows = []
+    for var in book.vars.values():
+        meaning = clean(var.label) if var.label else ""
+        rows.append((notation.name(var.name), meaning, _values(var, notation)))
+    if not rows:
+        return None
+    return SheetEntry("Terms", "", "Terms", CATEGORIES["general"], (Grid(("Name", "Meaning", "Values"), tuple(rows)),))
+
+
+def _values(var: m.Var, notation: Notation) -> str:
+    kind = var.type
+    text = ""
+    if isinstance(kind, t.Numeric):
+        unit = notation.unit(kind.unit)
+        if kind.low is not None and kind.high is not None:
+            text = f"{number(kind.low)}{DASH}{number(kind.high)}"
+        elif kind.low is not None:
+            text = f"{number(kind.low)}+"
+        text = " ".join(x for x in (text, "%" if kind.kind == "percent" else "", unit) if x)
+    elif isinstance(kind, t.Enum):
+        text = (" < " if kind.ordered else ", ").join(display_name(x) for x in kind.members)
+    elif isinstance(kind, t.Flag):
+        text = "yes / no"
+    elif isinstance(kind, t.Dice):
+        text = "dice"
+    else:
+        text = "text"
+    default = _default(var.default)
+    if not default and var.default_expr is not None:  # a default computed from other values
+        default = notation.expr(var.default_expr)
+    return f"{text}; usually {default}" if default else text
+
+
+def _default(value: m.Constant | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, m.DiceConst):
+        dice = "+".join(f"{c}d{s}" for c, s in value.terms)
+        return dice + (f"{value.bonus:+d}" if value.bonus else "")
+    if isinstance(value, str):
+        return display_name(value)
+    return number(value)

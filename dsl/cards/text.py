@@ -1,0 +1,126 @@
+"""Small text helpers shared by every card writer: safe display of rulebook text, names, numbers.
+
+Rulebook text is untrusted.  `clean` is applied to every string taken from a rulebook before it
+reaches a renderer, which then escapes it for its own markup (XML for reportlab, HTML through
+Jinja2's autoescape); nothing here produces markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from fractions import Fraction
+
+REPLACEMENT = "\ufffd"
+
+MINUS = "\u2212"
+"""The minus sign of printed numbers: `DEX \u22122`, not the hyphen of `DEX -2`."""
+
+TIMES = "\u00d7"
+
+DASH = "\u2013"
+"""The en dash of ranges (`1\u20135`) and of empty table cells."""
+
+_VULGAR = {
+    Fraction(1, 2): "½",
+    Fraction(1, 3): "⅓",
+    Fraction(2, 3): "⅔",
+    Fraction(1, 4): "¼",
+    Fraction(3, 4): "¾",
+    Fraction(1, 5): "⅕",
+    Fraction(2, 5): "⅖",
+    Fraction(3, 5): "⅗",
+    Fraction(4, 5): "⅘",
+    Fraction(1, 6): "⅙",
+    Fraction(5, 6): "⅚",
+    Fraction(1, 8): "⅛",
+    Fraction(3, 8): "⅜",
+    Fraction(5, 8): "⅝",
+    Fraction(7, 8): "⅞",
+    Fraction(1, 10): "⅒",
+}
+
+
+def clean(text: str) -> str:
+    """Rulebook text fit for display: control characters (NUL, escapes...) become U+FFFD.
+
+    Line breaks and tabs become spaces (a card reflows text anyway).  Everything else, including
+    right-to-left marks and markup-like text, is kept as is, to be shown literally.
+    """
+    out = []
+    for ch in text:
+        if ch in "\n\t\r":
+            out.append(" ")
+        elif unicodedata.category(ch) == "Cc":
+            out.append(REPLACEMENT)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def display_name(name: str) -> str:
+    """A name as a player reads it: `DEX` stays, `laser_damage` becomes `laser damage`."""
+    return clean(name).replace("_", " ")
+
+
+def singular(words: str) -> str:
+    """`smoke hexes` -> `smoke hex`, `turns` -> `turn`: the unit of a per-unit modifier."""
+    last = words.rsplit(" ", 1)[-1]
+    stem = words[: len(words) - len(last)]
+    lower = last.lower()
+    if lower.endswith(("xes", "ches", "shes", "sses")):
+        last = last[:-2]
+    elif lower.endswith("ies") and len(last) > 3:
+        last = last[:-3] + "y"
+    elif lower.endswith("s") and not lower.endswith("ss") and len(last) > 1:
+        last = last[:-1]
+    return stem + last
+
+
+def title_case_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def signed(value: Fraction | int) -> str:
+    """`+2`, `+½`, and negative numbers with a true minus sign (MINUS)."""
+    value = Fraction(value)
+    sign = MINUS if value < 0 else "+"
+    return sign + number(abs(value))
+
+
+def number(value: Fraction | int) -> str:
+    """A number for print: `3`, `½`, `1½`, `2.5` only when it was written so elsewhere."""
+    value = Fraction(value)
+    if value < 0:
+        return MINUS + number(-value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    whole, part = divmod(value, 1)
+    glyph = _VULGAR.get(Fraction(part))
+    if glyph is not None:
+        return (str(whole) if whole else "") + glyph
+    return f"{value.numerator}/{value.denominator}"
+
+
+def vulgar(value: Fraction) -> str | None:
+    """The single glyph for a simple fraction (½, ¾ ...), if there is one."""
+    return _VULGAR.get(value)
+
+
+def percent(p: Fraction) -> str:
+    """A probability for print: exact value rounded half up to a whole percent, never 0% or 100%
+    for something that can or cannot happen."""
+    if p <= 0:
+        return "0%"
+    if p >= 1:
+        return "100%"
+    scaled = p * 100
+    whole = int(scaled + Fraction(1, 2))
+    if whole < 1:
+        return "<1%"
+    if whole > 99:
+        return ">99%"
+    return f"{whole}%"
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return one if abs(count) == 1 else many

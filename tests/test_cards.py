@@ -1,0 +1,380 @@
+"""Reference cards and sheets: determinism, page geometry, overflow, type size, escaping, chances."""
+
+from __future__ import annotations
+
+import io
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from dsl import model as m
+from dsl.cards import card_files, render_cards
+from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Note, RollHead
+from dsl.cards.deck import build_deck
+from dsl.cards.flow import MIN_SIZE
+from dsl.cards.pdfcards import faces_of
+from dsl.compiler import compile_text
+from dsl.resources import bundled_rulebooks_dir
+
+MM = 72 / 25.4
+
+BOOK = """\
+rulebook cardtest "Card Test Terrain":
+    source "A test source, section 17"
+    version "1.0"
+    note "Agree on the terrain before play."
+
+unit hex "hexes"
+
+type posture = one of {standing, kneeling, prone, crawling}
+
+stat DEX "Dexterity": int 0..30 = 10
+stat MOV "Movement allowance": int 0..30 hex = 10
+input moved "Hexes moved this turn": int 0..60 hex = 0
+input acrobatics "Has the Acrobatics skill": flag = no
+input smoke_hexes "Smoke hexes fired through": int 0..40 hex = 0
+input stance "Posture": posture = standing
+input lit "Lit by a flashlight": flag = no
+
+group vis "Zone of Visibility MODs": strongest
+
+rule rough "Rough Ground" cites "17.1":
+    category movement
+    DEX -2 "bad footing"
+    when moved > MOV / 2:
+        roll fall "Avoid falling": 3d6 <= DEX
+            when acrobatics: 2d6
+            on failure: "The figure falls."
+    erratum "need only roll 2d6/eDEX": "Read as 2d6 against DEX."
+
+terrain mire "Mire" cites "17.3":
+    category movement
+    as rough
+    MOV / 2 round up "mud"
+    MOV min 1
+
+condition smoke "Smoke" cites "17.4":
+    category visibility
+    DEX -1 per smoke_hexes "for every hex fired through"
+    DEX -3 in vis "low visibility"
+
+rule darkness "Darkness" cites "17.5":
+    category visibility
+    unless lit:
+        DEX = 5 "only lucky shots hit"
+
+rule ice "Ice" cites "17.6":
+    category movement
+    unless stance in {prone, kneeling, crawling}:
+        roll slip "Keep standing": 2d6 <= DEX
+    note "One cannot fall if he is prone, kneeling, or crawling."
+
+table weather "Weather" cites "T1" roll d20:
+    columns sky "Sky", wind "Wind"
+    1..10: "Clear", "Calm"
+    11..18: "Overcast", "Breeze"
+    19..20: "Storm", "Gale"
+"""
+
+
+def compile_book(text: str) -> m.Book:
+    compiled = compile_text(text, "test.rules")
+    assert compiled.ok, compiled.render()
+    assert compiled.book is not None
+    return compiled.book
+
+
+@pytest.fixture(scope="module")
+def book() -> m.Book:
+    return compile_book(BOOK)
+
+
+@pytest.fixture(scope="module")
+def files(book: m.Book) -> dict[str, bytes]:
+    return card_files(book)
+
+
+def pdf(data: bytes) -> PdfReader:
+    return PdfReader(io.BytesIO(data))
+
+
+def text_of(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in pdf(data).pages)
+
+
+def card(book: m.Book, key: str) -> Card:
+    return next(c for c in build_deck(book) if c.key == key)
+
+
+def entries(found: Card) -> list[str]:
+    return ["".join(r.text for r in b.runs) for b in found.blocks if isinstance(b, (Entry, Detail))]
+
+
+# ---------------------------------------------------------------- files and determinism
+
+
+def test_card_files_names_every_output(files: dict[str, bytes]) -> None:
+    assert set(files) == {
+        "cardtest-cards-a4.pdf",
+        "cardtest-cards-letter.pdf",
+        "cardtest-cards-press.pdf",
+        "cardtest-sheet-a4.pdf",
+        "cardtest-sheet-letter.pdf",
+        "cardtest.html",
+        "cardtest-sheet.html",
+    }
+    assert all(data for data in files.values())
+
+
+def test_card_files_are_byte_identical_on_rebuild(book: m.Book, files: dict[str, bytes]) -> None:
+    assert card_files(book) == files
+    assert card_files(compile_book(BOOK)) == files
+
+
+@pytest.mark.parametrize(("fmt", "layout"), [("pdf", "cards"), ("pdf", "sheet"), ("html", "cards"), ("html", "sheet")])
+def test_render_cards_is_deterministic(book: m.Book, tmp_path: Path, fmt: str, layout: str) -> None:
+    first = render_cards(book, tmp_path / "one", fmt=fmt, layout=layout, paper="a4")
+    second = render_cards(book, tmp_path / "two", fmt=fmt, layout=layout, paper="a4")
+    assert [p.name for p in first] == [p.name for p in second]
+    assert first and all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == sorted(p.name for p in first)  # no temp files
+
+
+def test_render_cards_writes_the_requested_files(book: m.Book, tmp_path: Path) -> None:
+    written = render_cards(book, tmp_path / "out", fmt="pdf", layout="cards", paper="letter")
+    assert [p.name for p in written] == ["cardtest-cards-letter.pdf", "cardtest-cards-press.pdf"]
+    written = render_cards(book, tmp_path / "out", fmt="pdf", layout="sheet", paper="a4")
+    assert [p.name for p in written] == ["cardtest-sheet-a4.pdf"]
+    written = render_cards(book, tmp_path / "out", fmt="html", layout="sheet", paper="a4")
+    assert [p.name for p in written] == ["cardtest-sheet.html"]
+
+
+def test_bad_request_writes_nothing(book: m.Book, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown format"):
+        render_cards(book, tmp_path / "out", fmt="png", layout="cards", paper="a4")
+    with pytest.raises(ValueError, match="unknown paper"):
+        render_cards(book, tmp_path / "out", fmt="pdf", layout="cards", paper="a3")
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- page geometry
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) < 0.01
+
+
+def test_press_file_has_bleed_and_trim_boxes(files: dict[str, bytes]) -> None:
+    reader = pdf(files["cardtest-cards-press.pdf"])
+    assert len(reader.pages) == len(faces_of(build_deck(compile_book(BOOK))))
+    for page in reader.pages:
+        for box in (page.mediabox, page.bleedbox):
+            assert close(float(box.left), 0) and close(float(box.bottom), 0)
+            assert close(float(box.width), 69 * MM) and close(float(box.height), 94 * MM)
+        trim = page.trimbox
+        assert close(float(trim.left), 3 * MM) and close(float(trim.bottom), 3 * MM)
+        assert close(float(trim.width), 63 * MM) and close(float(trim.height), 88 * MM)
+
+
+@pytest.mark.parametrize(("paper", "size"), [("a4", (210 * MM, 297 * MM)), ("letter", (612.0, 792.0))])
+def test_imposed_sheets_are_the_paper(files: dict[str, bytes], paper: str, size: tuple[float, float]) -> None:
+    for page in pdf(files[f"cardtest-cards-{paper}.pdf"]).pages:
+        assert close(float(page.mediabox.width), size[0]) and close(float(page.mediabox.height), size[1])
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_sheet_is_landscape_paper(files: dict[str, bytes], paper: str) -> None:
+    for page in pdf(files[f"cardtest-sheet-{paper}.pdf"]).pages:
+        assert float(page.mediabox.width) > float(page.mediabox.height)
+
+
+def test_nine_cards_to_a_page(tmp_path: Path) -> None:
+    rules = "".join(f'\nrule r{i:02} "Terrain Q{i:02}" cites "{i}":\n    DEX -1\n' for i in range(1, 17))
+    book = compile_book('rulebook nine "Nine Up":\n    version "1"\n\nstat DEX: int 0..30 = 10\n' + rules)
+    faces = faces_of(build_deck(book))
+    assert len(faces) == 18  # the rulebook's own card, the legend and 16 rules, one face each
+    written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="letter")
+    reader = PdfReader(written[0])
+    assert len(reader.pages) == 2
+    titles = [set(re.findall(r"Terrain Q\d\d", page.extract_text())) for page in reader.pages]
+    assert [len(t) for t in titles] == [7, 9]  # page 1: the rulebook's card, the legend and 7 rules
+    assert "Nine Up" in reader.pages[0].extract_text()
+    assert "Reading these cards" in reader.pages[0].extract_text()
+
+
+# ---------------------------------------------------------------- overflow and type size
+
+LONG_NOTE = " ".join(f"gravel{i:03}" for i in range(1, 111))
+
+
+def test_a_long_rule_continues_on_further_cards(tmp_path: Path) -> None:
+    text = BOOK + f'\nrule quarry "Quarry" cites "17.12":\n    DEX -1\n    note "{LONG_NOTE}"\n'
+    book = compile_book(text)
+    faces = [f for f in faces_of(build_deck(book)) if f.card.key == "quarry"]
+    assert len(faces) == 2
+    written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="a4")
+    press = next(p for p in written if p.name.endswith("-press.pdf"))
+    reader = PdfReader(press)
+    pages = [p.extract_text() for p in reader.pages if "Quarry" in p.extract_text()]
+    assert len(pages) == 2
+    assert "1/2" in pages[0] and "2/2" in pages[1]
+    assert "Quarry (cont.)" in pages[1]
+    words = re.findall(r"gravel\d{3}", "\n".join(pages))
+    assert words == LONG_NOTE.split()  # every word, once, in order: nothing clipped or lost
+
+
+def font_sizes(data: bytes) -> list[float]:
+    sizes = []
+    for page in pdf(data).pages:
+        content = page.get_contents()
+        assert content is not None
+        stream = content.get_data().decode("latin-1")
+        sizes += [float(size) for size in re.findall(r"/\S+ ([\d.]+) Tf", stream)]
+    return sizes
+
+
+@pytest.mark.parametrize("name", ["cardtest-cards-a4.pdf", "cardtest-cards-press.pdf", "cardtest-sheet-a4.pdf"])
+def test_no_text_smaller_than_seven_points(files: dict[str, bytes], name: str) -> None:
+    sizes = font_sizes(files[name])
+    assert sizes and min(sizes) >= MIN_SIZE == 7
+
+
+@pytest.mark.parametrize("name", ["cardtest-cards-a4.pdf", "cardtest-cards-press.pdf", "cardtest-sheet-letter.pdf"])
+def test_only_embedded_dejavu_fonts(files: dict[str, bytes], name: str) -> None:
+    for page in pdf(files[name]).pages:
+        for ref in page["/Resources"]["/Font"].values():
+            font = ref.get_object()
+            assert "DejaVuSansCondensed" in str(font["/BaseFont"])
+            assert "/FontFile2" in font["/FontDescriptor"].get_object()
+
+
+# ---------------------------------------------------------------- html
+
+
+@pytest.mark.parametrize("name", ["cardtest.html", "cardtest-sheet.html"])
+def test_html_is_self_contained(files: dict[str, bytes], name: str) -> None:
+    page = files[name].decode("utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "http" not in page
+    assert "<link" not in page
+    assert "<script" not in page
+    assert "url(" not in page and "@import" not in page
+
+
+# ---------------------------------------------------------------- hostile text
+
+HOSTILE = """\
+rulebook hostile "Hostile <b>Book</b>":
+    version "1"
+
+stat DEX: int 0..30 = 10
+
+rule trap "Trap & <i>Snare</i>" cites "<1>":
+    DEX -1 "label </font><b>"
+    note "<script>alert(1)</script> {{ 7*7 }} {% raw %} say \\"hi\\" & 'bye' <font size=2>tiny</font> \u200fRTL\u202eevil\x00end"
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile() -> dict[str, bytes]:
+    return card_files(compile_book(HOSTILE))
+
+
+def test_hostile_text_is_escaped_in_html(hostile: dict[str, bytes]) -> None:
+    for name in ("hostile.html", "hostile-sheet.html"):
+        page = hostile[name].decode("utf-8")
+        assert "<script" not in page
+        assert "<b>" not in page and "<i>" not in page and "</font>" not in page
+        assert "Hostile &lt;b&gt;Book&lt;/b&gt;" in page
+    cards = hostile["hostile.html"].decode("utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in cards
+    assert "{{ 7*7 }}" in cards and "{% raw %}" in cards and "49" not in cards
+    assert "say &#34;hi&#34; &amp; &#39;bye&#39;" in cards
+    assert "&lt;font size=2&gt;tiny&lt;/font&gt;" in cards
+    assert "\u200fRTL\u202eevil\ufffdend" in cards  # marks kept literally, NUL shown as U+FFFD
+    assert "\x00" not in cards
+
+
+def test_hostile_text_prints_literally_in_pdf(hostile: dict[str, bytes]) -> None:
+    text = text_of(hostile["hostile-cards-press.pdf"])
+    assert "<script>alert(1)</script>" in text
+    assert "{{ 7*7 }}" in text
+    assert "<font size=2>tiny</font>" in text
+    assert "Trap & <i>Snare</i>" in text
+    assert min(font_sizes(hostile["hostile-cards-a4.pdf"])) >= 7  # the markup did not shrink anything
+
+
+# ---------------------------------------------------------------- content
+
+
+def test_chance_of_3d6_at_most_10_is_one_half(book: m.Book) -> None:
+    rough = card(book, "rough")
+    table = next(b.table for b in rough.blocks if isinstance(b, Chances))
+    assert table.against == "DEX"
+    assert table.chance("10") == "50%"  # 108 of 216 totals are 10 or less
+    assert table.rows[0].chances[table.columns.index("10")] == Fraction(1, 2)
+    assert table.chance("8") == "26%" and table.chance("12") == "74%"
+    assert table.rows[1].dice == "2d6" and table.rows[1].note == "acrobatics"
+    assert table.chance("10", row=1) == "92%"  # 33 of 36
+
+
+def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
+    rough = card(book, "rough")
+    head = next(b for b in rough.blocks if isinstance(b, RollHead))
+    assert (head.title, head.notation) == ("Avoid falling", "3d6 ≤ DEX")
+    lines = entries(rough)
+    assert "When moved > half MOV" in lines
+    assert "When acrobatics: roll 2d6" in lines
+    assert "Failure: The figure falls." in lines
+
+
+def test_modifier_notation(book: m.Book) -> None:
+    assert "DEX \u22122\u2002bad footing" in entries(card(book, "rough"))
+    mire = entries(card(book, "mire"))
+    assert "MOV \u00d7½ ↑ (min 1)\u2002mud" in mire
+    smoke = entries(card(book, "smoke"))
+    assert "DEX \u22121 / smoke hex\u2002for every hex fired through" in smoke
+    assert "Does not stack with other Zone of Visibility MODs: only the strongest applies." in smoke
+    darkness = card(book, "darkness")
+    assert any(isinstance(b, Condition) and b.text == "Unless lit:" for b in darkness.blocks)
+    assert "DEX = 5\u2002only lucky shots hit" in entries(darkness)
+
+
+def test_conditions_in_words(book: m.Book) -> None:
+    ice = entries(card(book, "ice"))
+    assert "Unless stance is prone, kneeling or crawling" in ice
+
+
+def test_composition_names_its_source(book: m.Book) -> None:
+    mire = card(book, "mire")
+    headings = [getattr(b, "text", "") for b in mire.blocks]
+    assert "As Rough Ground" in headings
+    assert "DEX \u22122\u2002bad footing" in entries(mire)
+
+
+def test_errata_quote_the_source(book: m.Book) -> None:
+    notes = [b for b in card(book, "rough").blocks if isinstance(b, Note)]
+    assert [(n.quote, n.text) for n in notes] == [("need only roll 2d6/eDEX", "Read as 2d6 against DEX.")]
+
+
+def test_table_card_rows(book: m.Book) -> None:
+    grid = next(b for b in card(book, "weather").blocks if isinstance(b, Grid))
+    assert grid.header == ("d20", "Sky", "Wind", "Chance")
+    assert grid.rows == (
+        ("1\u201310", "Clear", "Calm", "50%"),
+        ("11\u201318", "Overcast", "Breeze", "40%"),
+        ("19\u201320", "Storm", "Gale", "10%"),
+    )
+
+
+def test_the_bundled_rulebook_prints() -> None:
+    from dsl.compiler import compile_file
+
+    compiled = compile_file(bundled_rulebooks_dir() / "skirmish_terrain.rules")
+    assert compiled.book is not None
+    produced = card_files(compiled.book)
+    assert len(pdf(produced["skirmish_terrain-cards-a4.pdf"]).pages) >= 2
+    assert "Broken Ground" in produced["skirmish_terrain.html"].decode("utf-8")
