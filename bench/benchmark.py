@@ -47,7 +47,9 @@ def resolver_ratio(quick: bool) -> None:
     manual_call = best(lambda: by_hand(**situation), number)
     generated_json = best(lambda: module.broken_ground(**situation).to_dict(), number)
     manual_json = best(lambda: by_hand(**situation).to_dict(), number)
-    several = best(lambda: module.resolve(["mud", "smoke", "darkness", "spacesuit"], DEX=12, moved=4, smoke_hexes=2), number // 4)
+    several = best(
+        lambda: module.resolve(["mud", "smoke", "darkness", "spacesuit"], DEX=12, moved=4, smoke_hexes=2), number // 4
+    )
     print("resolver calls (broken_ground, agreeing on", len(grid), "situations)")
     print(f"  generated / hand-written, Resolution:           {generated_call / manual_call:5.2f}x")
     print(f"  generated / hand-written, Resolution.to_dict(): {generated_json / manual_json:5.2f}x")

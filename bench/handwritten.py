@@ -44,17 +44,37 @@ def make(m: ModuleType) -> Any:
         trace = []
         modifiers = []
         penalty = (moved > 0 or weapon != "none") and not (moved == 0 and weapon in ("thrown", "missile"))
-        trace.append(m.TraceEntry("broken_ground", "17.1", "DEX -2", penalty, f"{_CONDITION}: {'holds' if penalty else 'does not hold'}"))
+        trace.append(
+            m.TraceEntry(
+                "broken_ground", "17.1", "DEX -2", penalty, f"{_CONDITION}: {'holds' if penalty else 'does not hold'}"
+            )
+        )
         dex = DEX - 2 if penalty else DEX
         if penalty:
             modifiers.append(
                 m.Modifier("broken_ground", "17.1", "DEX", "add", "-2", "DEX -2", None, "applied", None, "bad footing")
             )
         falls = moved > Fraction(MOV, 2)
-        trace.append(m.TraceEntry("broken_ground", "17.1", "roll fall", falls, f"when moved > MOV / 2: {'holds' if falls else 'does not hold'}"))
+        trace.append(
+            m.TraceEntry(
+                "broken_ground",
+                "17.1",
+                "roll fall",
+                falls,
+                f"when moved > MOV / 2: {'holds' if falls else 'does not hold'}",
+            )
+        )
         rolls = []
         if falls:
-            trace.append(m.TraceEntry("broken_ground", "17.1", "roll fall: roll 2d6", acrobatics, f"when acrobatics: {'holds' if acrobatics else 'does not hold'}"))
+            trace.append(
+                m.TraceEntry(
+                    "broken_ground",
+                    "17.1",
+                    "roll fall: roll 2d6",
+                    acrobatics,
+                    f"when acrobatics: {'holds' if acrobatics else 'does not hold'}",
+                )
+            )
             chance = _at_most(_AT_MOST_2D6, 2, dex) if acrobatics else _at_most(_AT_MOST_3D6, 3, dex)
             rolls.append(
                 m.Roll(

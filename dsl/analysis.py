@@ -34,7 +34,7 @@ TIE_RULES = ("win", "lose", "tie")
 
 
 def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
-    quiet = _Unparsed(inner=reporter, names=set(tree.unparsed)) if tree.unparsed else reporter
+    quiet = _Unparsed(inner=reporter, names=set(tree.unparsed))
     return Analyzer(tree, quiet).run()
 
 
@@ -153,7 +153,7 @@ class Analyzer:
                 "E103",
                 f"`{name.text}` is a word of the language and cannot name {_article(what)}",
                 name.span,
-                f"choose another name, e.g. `{name.text}_value`",
+                _other_name(name.text),
             )
             return False
         return True
@@ -240,9 +240,9 @@ class Analyzer:
             return
         type_ = self._type(decl.type)
         if type_ is None:
-            unparsed = self.reporter.names if isinstance(self.reporter, _Unparsed) else set()
-            if isinstance(decl.type, n.NamedType) and decl.type.name.text in unparsed:
-                unparsed.add(decl.name.text)  # of a type that did not parse: its uses are not news
+            # its type is reported already (or did not parse): its uses are not news
+            if isinstance(self.reporter, _Unparsed):
+                self.reporter.names.add(decl.name.text)
             return
         self.book.vars[decl.name.text] = m.Var(
             decl.name.text, _text(decl.label), type_, None, isinstance(decl, n.StatDecl), decl.span
@@ -820,7 +820,9 @@ class Analyzer:
                         "E201", f"dice are changed by a number or dice, not {describe(found)}", value.span
                     )
             else:
-                self.typer.expect(value, scope, _loose(stat_type), "the change")
+                found_change = self.typer.expect(value, scope, _loose(stat_type), "the change")
+                if op.per is None:
+                    self._whole(found_change, stat_type, op.value, target, "+")
             fields["value"] = value
             fields["percent"] = op.percent
             if op.per is not None:
@@ -851,8 +853,10 @@ class Analyzer:
             fields["rounding"] = op.rounding
         elif isinstance(op, (n.SetMod, n.MinMod, n.MaxMod)):
             value = substitute(op.value, bindings)
-            if self.typer.expect(value, scope, _loose(stat_type), "the value") is None:
+            found_value = self.typer.expect(value, scope, _loose(stat_type), "the value")
+            if found_value is None:
                 return None
+            self._whole(found_value, stat_type, value, target)
             if not self._within(target, kind, value, stat_type, statement):
                 return None
             fields["value"] = value
@@ -906,6 +910,21 @@ class Analyzer:
                 f"fix the value, or widen the range of `{target}`",
             )
         return not outside
+
+    def _whole(self, found: t.Type | None, stat_type: t.Type, value: n.Expr, target: str, op: str = "=") -> None:
+        """A stat of whole numbers takes whole-number values: a fraction must say how it rounds."""
+        if (
+            isinstance(found, t.Numeric)
+            and isinstance(stat_type, t.Numeric)
+            and stat_type.integral
+            and not found.integral
+        ):
+            self.reporter.report(
+                "E204",
+                f"`{target}` holds whole numbers, but this value may be a fraction: say how to round it",
+                value.span,
+                f"write `{target} {op} ({expr_text(value)} round down)` (or `round up`, `round nearest`)",
+            )
 
     def _derive(
         self, statement: n.DeriveStmt, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
@@ -1466,6 +1485,13 @@ def _hull(types: list[t.Type]) -> t.Type:
 
 def _of(items: Iterable[object], kind: type[_T]) -> Iterator[_T]:
     return (i for i in items if isinstance(i, kind))
+
+
+def _other_name(word: str) -> str:
+    upper = word.upper()
+    if upper not in reserved_words() and upper != word:
+        return f"choose another name, e.g. `{upper}` or `{word}_value`"
+    return f"choose another name, e.g. `{word}_value`"
 
 
 def _article(what: str) -> str:

@@ -100,7 +100,10 @@ def write_outputs(outputs: dict[str, bytes], output: Path) -> int:
         for staged_path, _ in staged:
             staged_path.unlink(missing_ok=True)
         raise
+    umask = os.umask(0)
+    os.umask(umask)
     for staged_path, target in staged:
+        os.chmod(staged_path, 0o666 & ~umask)  # as a plain write would: mkstemp makes files private
         os.replace(staged_path, target)
     for relative in orphans:
         (output / relative).unlink(missing_ok=True)

@@ -2,7 +2,8 @@
 
 A code never changes meaning once released: tools and users match on it.  Each code is
 documented in docs/language.md and has an invalid fixture with its expected output in
-tests/fixtures/invalid/ (the test suite fails if either is missing).
+tests/fixtures/invalid/ (E790, a failing worked example, in tests/fixtures/failing_examples/);
+the test suite fails if either is missing.
 """
 
 from __future__ import annotations

@@ -371,10 +371,6 @@ def _syntax_hint(token: Token, accepted: set[str], source: str) -> str | None:
         return "to compare, write `==`; a single `=` sets a value"
     if token.type == "_INDENT":
         return "only a line ending with `:` opens an indented block"
-    if token.type == "PLUS" and "NUMBER" in accepted:
-        rest = source[(token.end_pos or 0) :].split("\n", 1)[0].strip()
-        number = rest.split()[0].rstrip(",") if rest else "2"
-        return f"a value has no plus sign: write `{number}`, not `+{number}`"
     if token.type == "NAME" and "_NL" in accepted:
         return "one statement per line; start a new line for the next one"
     if "base" in before[-2:]:
@@ -944,19 +940,18 @@ class Builder(Transformer[Token, Any]):
     def overflow(self, meta: Any, above: Token, becomes: Token, step: n.Step | None = None) -> n.Overflow:
         return n.Overflow(span=self._span(meta), above=self._int(above), becomes=self._int(becomes), step=step)
 
-    def key_single(self, meta: Any, value: Token) -> n.KeyRange:
-        number = self._int(value)
-        return n.KeyRange(span=self._span(meta), low=number, high=number, open=False)
+    def row_number(self, meta: Any, *tokens: Token) -> int:
+        number = self._int(tokens[-1])
+        return -number if len(tokens) > 1 or str(tokens[0]) == "-" else number
 
-    def key_negative(self, meta: Any, value: Token) -> n.KeyRange:
-        number = -self._int(value)
-        return n.KeyRange(span=self._span(meta), low=number, high=number, open=False)
+    def key_single(self, meta: Any, value: int) -> n.KeyRange:
+        return n.KeyRange(span=self._span(meta), low=value, high=value, open=False)
 
-    def key_range(self, meta: Any, low: Token, high: Token) -> n.KeyRange:
-        return n.KeyRange(span=self._span(meta), low=self._int(low), high=self._int(high), open=False)
+    def key_range(self, meta: Any, low: int, high: int) -> n.KeyRange:
+        return n.KeyRange(span=self._span(meta), low=low, high=high, open=False)
 
-    def key_open(self, meta: Any, low: Token) -> n.KeyRange:
-        return n.KeyRange(span=self._span(meta), low=self._int(low), high=None, open=True)
+    def key_open(self, meta: Any, low: int) -> n.KeyRange:
+        return n.KeyRange(span=self._span(meta), low=low, high=None, open=True)
 
     def key_name(self, meta: Any, name: Token) -> n.KeyName:
         return n.KeyName(span=self._span(meta), name=self._name(name))
@@ -1143,9 +1138,7 @@ def reserved_words() -> frozenset[str]:
     """
     parser = _lark()
     keywords = {
-        t.name: t.pattern.value
-        for t in parser.terminals
-        if t.pattern.type == "str" and t.pattern.value.isidentifier()
+        t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
     }
     states = parser.parser.parser.parser.parse_table.states
     confusable = {keywords[k] for actions in states.values() if "NAME" in actions for k in actions if k in keywords}

@@ -1225,7 +1225,10 @@ def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str 
         winner = held[best][0]
         for i in members:
             if i != best:
-                statuses[i] = ("suppressed", f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}")
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}",
+                )
     return total
 
 

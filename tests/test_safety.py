@@ -20,7 +20,7 @@ from dsl.compiler import compile_text, generate, load_module
 MARKER = Path("/tmp/rulecraft-safety-marker")
 
 HOSTILE_TEXTS = [
-    'quote " and \' apostrophe',
+    "quote \" and ' apostrophe",
     'triple """ quotes \'\'\' and a trailing quote "',
     "back\\slash \\n not a newline \\",
     "line one\nline two",
