@@ -337,6 +337,7 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
 def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str) -> None:
     """Print-ready reference cards (or a quick-reference sheet) for rulebooks."""
     from dsl.cards import render_cards
+    from dsl.cards.pdfcards import CardLayoutError
 
     files = _paths(paths)
     compiled = [compile_file(p) for p in files]
@@ -346,7 +347,10 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
     written = []
     for item in compiled:
         assert item.book is not None
-        written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
+        try:
+            written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
+        except CardLayoutError as error:
+            _fail(f"{item.path}: {error}")
     for path in written:
         click.echo(str(path))
 

@@ -127,7 +127,7 @@ def guard_text(guard: tuple[m.Condition, ...]) -> str:
 
 
 def pool_text(pool: n.Pool) -> str:
-    text = f"{pool.count}d{pool.sides}"
+    text = f"{pool.count}d{pool.sides}" if pool.count != 1 else f"d{pool.sides}"
     return f"{pool.keep} of {text}" if pool.keep else text
 
 

@@ -100,24 +100,24 @@ def _check(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
 
 
 def _tier_rows(system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[int]) -> list[ChanceRow]:
-    """One row per outcome tier, computed as the resolver does (first matching tier wins; the
-    `success` and `failure` rows are the chances of the roll as a whole)."""
+    """The chance of any success, then one row per outcome tier, computed as the resolver does
+    (the first matching tier wins, so a tier called `success` is a plain success)."""
     specs = []
     for tier in system.tiers:
         bound = tier.bound
         specs.append(runtime.TierSpec(tier.name, tier.op, None if bound is None else _bound_function(bound)))
     columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
+    overall: list[Fraction] = []
     for value in targets:
-        success = dist.compare_p(op, value)
+        overall.append(dist.compare_p(op, value))
         try:
             found = runtime._tiers(dist, tuple(specs), Fraction(value))
         except _Unknown:
             return []
-        found.update({"success": success, "failure": 1 - success})
         for name in columns:
             columns[name].append(found.get(name, Fraction(0)))
-    # `failure` is what `success` leaves: a row of its own would only repeat it.
-    return [ChanceRow(display_name(name), "", tuple(values)) for name, values in columns.items() if name != "failure"]
+    rows = [ChanceRow("any success", "", tuple(overall))]
+    return rows + [ChanceRow(display_name(name), "", tuple(values)) for name, values in columns.items()]
 
 
 class _Unknown(Exception):
