@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from click.testing import CliRunner, Result
 
 from dsl.compiler import Compiled, compile_file, compile_text, generate, load_module
 
@@ -35,6 +38,27 @@ def module_from_text(text: str, name: str = "inline.rules") -> ModuleType:
     assert result.ok, result.render()
     assert result.book is not None
     return load_module(generate(result), result.book.name)
+
+
+def run_cli(*args: str) -> Result:
+    """Run `rulecraft ARGS` in-process: a user's mistake must never surface as a traceback."""
+    from dsl.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.fixture
+def at_root() -> Iterator[None]:
+    """Run the test from the repository's root, as the README's commands are."""
+    previous = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
 
 
 @pytest.fixture(scope="session")

@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from dsl.build import build_outputs, check_outputs, write_outputs
-from dsl.cli import main
 from dsl.compiler import compile_file
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
-
-@pytest.fixture(autouse=True)
-def at_root() -> Iterator[None]:
-    previous = Path.cwd()
-    os.chdir(ROOT)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
-def run(*args: str) -> Result:
-    result = CliRunner().invoke(main, list(args))
-    assert "Traceback" not in result.output
-    return result
+pytestmark = pytest.mark.usefixtures("at_root")
+run = run_cli
 
 
 def test_bundled_generated_directory_is_fresh() -> None:

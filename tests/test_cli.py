@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from dsl.cli import main
-from tests.conftest import ROOT
+from tests.conftest import run_cli
 
 BOOK = "rulebooks/skirmish_terrain.rules"
 
 
-@pytest.fixture(autouse=True)
-def at_root() -> Iterator[None]:
-    previous = Path.cwd()
-    os.chdir(ROOT)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
-def run(*args: str) -> Result:
-    result = CliRunner().invoke(main, list(args))
-    assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
-    return result
+pytestmark = pytest.mark.usefixtures("at_root")
+run = run_cli
 
 
 def test_check_clean_rulebooks() -> None:

@@ -125,7 +125,8 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
 # ---------------------------------------------------------------- tables
 
 
-def table_card(table: m.Table, notation: Notation, footer: str) -> Card:
+def table_blocks(table: m.Table, notation: Notation) -> list[Block]:
+    """A table's key line, its grid, and what happens to rolls above its last row."""
     blocks: list[Block] = [Entry(table_key(table, notation)), table_grid(table, notation)]
     if table.overflow is not None:
         overflow = table.overflow
@@ -133,6 +134,11 @@ def table_card(table: m.Table, notation: Notation, footer: str) -> Card:
         if overflow.step is not None:
             text += ", then " + notation.step(overflow.step)
         blocks.append(Detail((Run(text + "."),)))
+    return blocks
+
+
+def table_card(table: m.Table, notation: Notation, footer: str) -> Card:
+    blocks = table_blocks(table, notation)
     plain = [Note(clean(text)) for text, quote in table.notes if quote is None]
     errata = [Note(clean(text), clean(quote or "")) for text, quote in table.notes if quote is not None]
     if plain:

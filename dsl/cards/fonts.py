@@ -41,3 +41,12 @@ def register_fonts() -> None:
 def text_width(text: str, font: str, size: float) -> float:
     width: float = pdfmetrics.stringWidth(text, font, size)
     return width
+
+
+def fit_text(text: str, font: str, size: float, width: float) -> str:
+    """`text` shortened with an ellipsis until it fits `width` (for one-line labels only)."""
+    if text_width(text, font, size) <= width:
+        return text
+    while text and text_width(text + "\u2026", font, size) > width:
+        text = text[:-1]
+    return text + "\u2026"

@@ -20,7 +20,7 @@ from reportlab.platypus import Flowable, Paragraph
 from dsl.cards.blocks import Card, Text
 from dsl.cards.blocks import Run as TextRun
 from dsl.cards.flow import INK, MUTED, WHITE, Item, flowables, markup
-from dsl.cards.fonts import BOLD, MM, REGULAR, register_fonts, text_width
+from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 
 CARD_WIDTH = 63 * MM
 CARD_HEIGHT = 88 * MM
@@ -272,19 +272,11 @@ def _footer(canvas: Canvas, face: Face) -> None:
     room = BODY_WIDTH - (text_width(part, BOLD, size) + 2 * MM if part else 0)
     canvas.setFillColor(MUTED)
     canvas.setFont(REGULAR, size)
-    canvas.drawString(SAFE, baseline, _fit(face.card.footer, REGULAR, size, room))
+    canvas.drawString(SAFE, baseline, fit_text(face.card.footer, REGULAR, size, room))
     if part:
         canvas.setFillColor(INK)
         canvas.setFont(BOLD, size)
         canvas.drawRightString(CARD_WIDTH - SAFE, baseline, part)
-
-
-def _fit(text: str, font: str, size: float, width: float) -> str:
-    if text_width(text, font, size) <= width:
-        return text
-    while text and text_width(text + "…", font, size) > width:
-        text = text[:-1]
-    return text + "…"
 
 
 # ---------------------------------------------------------------- documents
@@ -383,7 +375,7 @@ def _slug(canvas: Canvas, left: float, bottom: float, lines: tuple[str, str]) ->
     canvas.translate(left - BLEED - 3.2 * MM, bottom)
     canvas.rotate(90)
     for row, text in enumerate(reversed(texts)):
-        canvas.drawCentredString((row + 0.5) * CARD_HEIGHT, 0, _fit(text, REGULAR, 7, CARD_HEIGHT - 12 * MM))
+        canvas.drawCentredString((row + 0.5) * CARD_HEIGHT, 0, fit_text(text, REGULAR, 7, CARD_HEIGHT - 12 * MM))
     canvas.restoreState()
 
 

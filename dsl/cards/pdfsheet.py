@@ -13,7 +13,7 @@ from reportlab.platypus import BaseDocTemplate, CondPageBreak, Flowable, Frame, 
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
 from dsl.cards.flow import INK, MUTED, WHITE, Item, flowables, markup
-from dsl.cards.fonts import BOLD, MM, REGULAR, register_fonts, text_width
+from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.pdfcards import PAPERS
 
 MARGIN = 10 * MM
@@ -161,10 +161,10 @@ def _page_frame(canvas: Canvas, sheet: Sheet, size: tuple[float, float], page: i
     canvas.setFont(BOLD, 13)
     baseline = top - BAND + 2 * MM + 2.6 * MM
     room = width - 2 * MARGIN - 8 * MM - text_width(sheet.subtitle, REGULAR, 7.5)
-    canvas.drawString(MARGIN + 3 * MM, baseline, _fit(sheet.title, BOLD, 13, room))
+    canvas.drawString(MARGIN + 3 * MM, baseline, fit_text(sheet.title, BOLD, 13, room))
     canvas.setFont(REGULAR, 7.5)
     canvas.drawRightString(
-        width - MARGIN - 3 * MM, baseline, _fit(sheet.subtitle, REGULAR, 7.5, (width - 2 * MARGIN) / 2)
+        width - MARGIN - 3 * MM, baseline, fit_text(sheet.subtitle, REGULAR, 7.5, (width - 2 * MARGIN) / 2)
     )
     canvas.setFillColor(MUTED)
     canvas.setFont(REGULAR, 7)
@@ -172,11 +172,3 @@ def _page_frame(canvas: Canvas, sheet: Sheet, size: tuple[float, float], page: i
     number = f"Page {page} of {pages}" if pages else f"Page {page}"
     canvas.drawRightString(width - MARGIN, MARGIN + 1 * MM, number)
     canvas.restoreState()
-
-
-def _fit(text: str, font: str, size: float, width: float) -> str:
-    if text_width(text, font, size) <= width:
-        return text
-    while text and text_width(text + "…", font, size) > width:
-        text = text[:-1]
-    return text + "…"

@@ -8,8 +8,8 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import runtime
 from dsl import types as t
-from dsl.cards.blocks import Block, Detail, Entry, Grid, Run, Sheet, SheetEntry, SheetSection, Text
-from dsl.cards.deck import category, shared_definitions, table_grid, table_key
+from dsl.cards.blocks import Block, Grid, Run, Sheet, SheetEntry, SheetSection, Text
+from dsl.cards.deck import category, shared_definitions, table_blocks
 from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import ROUNDING, Notation
 from dsl.cards.text import DASH, MINUS, TIMES, clean, display_name, number, percent
@@ -55,13 +55,7 @@ def _legend() -> str:
 
 
 def _table_entry(table: m.Table, notation: Notation) -> SheetEntry:
-    blocks: list[Block] = [Entry(table_key(table, notation)), table_grid(table, notation)]
-    if table.overflow is not None:
-        overflow = table.overflow
-        text = f"Above {overflow.above}: counts as {overflow.becomes}"
-        if overflow.step is not None:
-            text += ", then " + notation.step(overflow.step)
-        blocks.append(Detail((Run(text + "."),)))
+    blocks = table_blocks(table, notation)
     return SheetEntry(clean(table.title), clean(table.cites or ""), "Table", category(table.category), tuple(blocks))
 
 
