@@ -1,9 +1,12 @@
 """Measure rulecraft: resolver calls against hand-written Python, and compile time against size.
 
-    python bench/benchmark.py            # full run (about a minute)
-    python bench/benchmark.py --quick    # fewer repetitions
+    python bench/benchmark.py                 # full run (about a minute)
+    python bench/benchmark.py --quick         # fewer repetitions
+    python bench/benchmark.py --instructions  # resolver cost in instructions (needs valgrind)
 
-Reports ratios, not absolute times (machines differ; ratios travel):
+Reports ratios, not absolute times (machines differ; ratios travel).  On a shared or virtual
+machine wall-clock timings swing widely; `--instructions` counts CPU instructions with callgrind
+instead, which repeats exactly:
 - a generated resolver call versus the same rule written by hand (bench/handwritten.py), both
   building the same Resolution (the script checks they agree on a grid of situations);
 - compiling a 10,000-line rulebook versus a 1,000-line one (linear scaling gives about 10).
@@ -12,6 +15,11 @@ Reports ratios, not absolute times (machines differ; ratios travel):
 from __future__ import annotations
 
 import argparse
+import gc
+import os
+import re
+import shutil
+import subprocess
 import sys
 import timeit
 from itertools import product
@@ -42,7 +50,7 @@ def resolver_ratio(quick: bool) -> None:
         manual = by_hand(DEX=dex, MOV=mov, moved=moved, weapon=weapon, acrobatics=acrobatics)
         assert generated.to_dict() == manual.to_dict(), (dex, mov, moved, weapon, acrobatics)
     number = 2_000 if quick else 20_000
-    situation = {"DEX": 12, "MOV": 10, "moved": 6, "weapon": "melee", "acrobatics": False}
+    situation = SITUATION
     generated_call = best(lambda: module.broken_ground(**situation), number)
     manual_call = best(lambda: by_hand(**situation), number)
     generated_json = best(lambda: module.broken_ground(**situation).to_dict(), number)
@@ -107,10 +115,55 @@ def compile_ratio(quick: bool) -> None:
     print(f"  ({small:.2f} s and {large:.2f} s on this machine)")
 
 
+SITUATION = {"DEX": 12, "MOV": 10, "moved": 6, "weapon": "melee", "acrobatics": False}
+
+
+def probe(which: str, calls: int) -> None:
+    """Make `calls` resolver calls (run under callgrind by `instruction_ratio`)."""
+    module = load_module(generate(compile_file(ROOT / "rulebooks" / "skirmish_terrain.rules")), "skirmish_terrain")
+    function = module.broken_ground if which == "generated" else make(module)
+    gc.disable()  # collections at different moments would blur the difference between runs
+    for _ in range(calls):
+        function(**SITUATION)
+
+
+def instruction_ratio() -> None:
+    if shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+    counts = {}
+    for which in ("generated", "hand-written"):
+        for calls in (500, 1500):
+            command = [
+                "valgrind",
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                sys.executable,
+                __file__,
+                "--probe",
+                which,
+                str(calls),
+            ]
+            environment = {**os.environ, "PYTHONHASHSEED": "0"}
+            out = subprocess.run(command, capture_output=True, text=True, check=True, env=environment).stderr
+            counts[which, calls] = int(re.search(r"Collected : (\d+)", out).group(1))  # type: ignore[union-attr]
+    per_call = {w: (counts[w, 1500] - counts[w, 500]) / 1000 for w in ("generated", "hand-written")}
+    print("resolver calls, CPU instructions per call (callgrind, setup subtracted)")
+    print(f"  generated {per_call['generated']:,.0f}, hand-written {per_call['hand-written']:,.0f}")
+    print(f"  generated / hand-written: {per_call['generated'] / per_call['hand-written']:5.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind")
+    parser.add_argument("--probe", nargs=2, metavar=("WHICH", "CALLS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe:
+        probe(args.probe[0], int(args.probe[1]))
+        return
+    if args.instructions:
+        instruction_ratio()
+        return
     resolver_ratio(args.quick)
     compile_ratio(args.quick)
 
