@@ -922,18 +922,21 @@ class Run:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
     ) -> tuple[Value, list[tuple[str, str | None]]]:
         statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+        ops = {spec.op for spec, _ in held}
         value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        for spec, amount in held:
-            if spec.op == "mul":
-                value = value * amount
-            elif spec.op == "div":
-                value = _divide(value, amount)
-            else:
-                continue
-            if spec.rounding:
-                value = round_value(value, spec.rounding)
-        value += _stacked_sum(held, statuses)
-        grade = self._grade(held, statuses)
+        if "mul" in ops or "div" in ops:
+            for spec, amount in held:
+                if spec.op == "mul":
+                    value = value * amount
+                elif spec.op == "div":
+                    value = _divide(value, amount)
+                else:
+                    continue
+                if spec.rounding:
+                    value = round_value(value, spec.rounding)
+        if "add" in ops:
+            value += _stacked_sum(held, statuses)
+        grade = self._grade(held, statuses) if "grade" in ops else None
         if grade is not None:
             if grade.op == "set":
                 value = grade.value
@@ -941,24 +944,22 @@ class Run:
                 value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
                 if grade.rounding:
                     value = round_value(value, grade.rounding)
-        sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
-        if sets:
-            last = sets[-1]
+        if "set" in ops:
+            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
             value = held[last][1]
             winner = held[last][0]
             for i, (spec, _) in enumerate(held):
                 if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
                     statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        caps = [a for spec, a in held if spec.op == "max"]
-        floors = [a for spec, a in held if spec.op == "min"]
-        if caps:
-            value = min(value, min(caps))
-        if floors:
-            value = max(value, max(floors))
-        if isinstance(value, Fraction) and value.denominator == 1:
-            value = value.numerator
-        if kind != "number" and isinstance(value, Fraction):
-            value = round_value(value, "down")
+        if "max" in ops:
+            value = min(value, min(a for spec, a in held if spec.op == "max"))
+        if "min" in ops:
+            value = max(value, max(a for spec, a in held if spec.op == "min"))
+        if isinstance(value, Fraction):
+            if value.denominator == 1:
+                value = value.numerator
+            elif kind != "number":
+                value = round_value(value, "down")
         return value, statuses
 
     def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Grade | None:
