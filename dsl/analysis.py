@@ -873,7 +873,23 @@ class Analyzer:
             fields["grade"] = op.grade.text
         else:
             assert isinstance(op, (n.DiceMod, n.StepMod, n.ShiftMod))
-            fields["delta"] = op.delta
+            count = substitute(op.delta, bindings)
+            found_count = self.typer.expect(count, scope, t.Numeric("int"), "the number of " + _COUNTED[kind])
+            if found_count is None:
+                return None
+            if not (isinstance(found_count, t.Numeric) and found_count.integral):
+                self.reporter.report(
+                    "E204",
+                    f"the number of {_COUNTED[kind]} may be a fraction: say how to round it",
+                    count.span,
+                    f"write `({expr_text(count)} round down)`",
+                )
+                return None
+            constant = constant_value(count, self.book)
+            if isinstance(constant, int) and not isinstance(constant, bool):
+                fields["delta"] = constant
+            else:
+                fields["value"] = count
         if statement.group is not None:
             if statement.group.text not in self.book.groups:
                 self.reporter.report(
@@ -1205,6 +1221,8 @@ _MOD_KINDS: dict[type, str] = {
     n.StepMod: "step",
     n.ShiftMod: "shift",
 }
+
+_COUNTED = {"dice": "dice", "step": "die steps", "shift": "levels"}
 
 _MOD_WORDS = {
     "add": "adding or subtracting",

@@ -291,8 +291,12 @@ class Emitter:
                     runtime_value = f"lambda: {runtime_value}"
         elif effect.op == "grade":
             value_code = literal(effect.grade)
-        else:
+        elif effect.value is None:
             value_code = str(effect.delta)
+        else:
+            runtime_value = self._py(effect.value)
+            if self._lazy([effect.value]):
+                runtime_value = f"lambda: {runtime_value}"
         fields = [
             *base,
             ("target", literal(effect.target)),

@@ -329,17 +329,17 @@ class GradeMod(ModOp):
 
 @dataclass(frozen=True, slots=True)
 class DiceMod(ModOp):
-    delta: int
+    delta: Expr  # how many: a whole number, or a formula (`forest_shift[size] levels`)
 
 
 @dataclass(frozen=True, slots=True)
 class StepMod(ModOp):
-    delta: int
+    delta: Expr  # how many: a whole number, or a formula (`forest_shift[size] levels`)
 
 
 @dataclass(frozen=True, slots=True)
 class ShiftMod(ModOp):
-    delta: int
+    delta: Expr  # how many: a whole number, or a formula (`forest_shift[size] levels`)
 
 
 # ------------------------------------------------------------------ statements

@@ -769,14 +769,22 @@ class Builder(Transformer[Token, Any]):
         value = self._int(number)
         return -value if sign == "-" else value
 
-    def dice_mod(self, meta: Any, sign: str, number: Token) -> n.DiceMod:
-        return n.DiceMod(span=self._span(meta), delta=self._delta(sign, number))
+    @staticmethod
+    def _signed(sign: str, value: n.Expr) -> n.Expr:
+        if sign == "+":
+            return value
+        if isinstance(value, n.Number):
+            return n.Number(span=value.span, value=-value.value, literal="-" + value.literal)
+        return n.Negate(span=value.span, operand=value)
 
-    def step_mod(self, meta: Any, sign: str, number: Token) -> n.StepMod:
-        return n.StepMod(span=self._span(meta), delta=self._delta(sign, number))
+    def dice_mod(self, meta: Any, sign: str, count: n.Expr) -> n.DiceMod:
+        return n.DiceMod(span=self._span(meta), delta=self._signed(sign, count))
 
-    def shift_mod(self, meta: Any, sign: str, number: Token) -> n.ShiftMod:
-        return n.ShiftMod(span=self._span(meta), delta=self._delta(sign, number))
+    def step_mod(self, meta: Any, sign: str, count: n.Expr) -> n.StepMod:
+        return n.StepMod(span=self._span(meta), delta=self._signed(sign, count))
+
+    def shift_mod(self, meta: Any, sign: str, count: n.Expr) -> n.ShiftMod:
+        return n.ShiftMod(span=self._span(meta), delta=self._signed(sign, count))
 
     # -- rolls
 

@@ -157,6 +157,10 @@ def modifier_text(effect: m.ModEffect) -> str:
     if op == "grade":
         return f"{target} is {effect.grade}"
     word = {"dice": ("die", "dice"), "step": ("step", "steps"), "shift": ("level", "levels")}[op]
+    if effect.value is not None:
+        count = expr_text(effect.value)
+        sign = "" if count.startswith("-") else "+"
+        return f"{target} {sign}{count} {word[1]}"
     return f"{target} {effect.delta:+d} {word[0] if abs(effect.delta) == 1 else word[1]}"
 
 

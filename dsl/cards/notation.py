@@ -298,6 +298,9 @@ class Notation:
             return f"is {name}" + (f" ({self.grade_effect(grade)})" if grade is not None else "")
         delta = effect.delta
         unit = {"dice": ("die", "dice"), "step": ("die step", "die steps"), "shift": ("level", "levels")}[op]
+        if effect.value is not None:
+            count = self.expr(effect.value)
+            return f"{count if count.startswith(MINUS) else '+' + count} {unit[1]}"
         return f"{signed(delta)} {plural(delta, *unit)}"
 
     def clamp(self, effect: m.ModEffect) -> str:
