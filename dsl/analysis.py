@@ -650,10 +650,15 @@ class Analyzer:
         via: tuple[str, ...],
         bindings: dict[str, n.Expr],
         scope: Scope,
+        path: str = "",
     ) -> Iterator[m.Effect]:
+        """The effects of statements, each keyed by its place in its rule (`mud#3`, `mud#2.1`): a
+        key that survives edits elsewhere in the file, and that is the same when the statement is
+        reached through `as`, which is how a rule applied twice is recognised."""
         origin = rule.name.text
-        for _index, statement in enumerate(body):
-            key = _effect_key(origin, statement, bindings)
+        for index, statement in enumerate(body, start=1):
+            place = f"{path}{index}"
+            key = _effect_key(origin, place, bindings)
             base: dict[str, Any] = {
                 "key": key,
                 "origin": origin,
@@ -666,7 +671,13 @@ class Analyzer:
                 condition = substitute(statement.condition, bindings)
                 self.typer.condition(condition, scope)
                 yield from self._expand(
-                    rule, statement.body, (*guard, m.Condition(condition, statement.negated)), via, bindings, scope
+                    rule,
+                    statement.body,
+                    (*guard, m.Condition(condition, statement.negated)),
+                    via,
+                    bindings,
+                    scope,
+                    f"{place}.",
                 )
                 if statement.orelse:
                     yield from self._expand(
@@ -676,6 +687,7 @@ class Analyzer:
                         via,
                         bindings,
                         scope,
+                        f"{place}else.",
                     )
             elif isinstance(statement, n.Modifier):
                 effect = self._modifier(statement, base, bindings, scope)
@@ -1370,16 +1382,12 @@ def substitute(expr: n.Expr, bindings: dict[str, n.Expr]) -> n.Expr:
     return dataclasses.replace(expr, **changes) if changes else expr  # type: ignore[arg-type]
 
 
-def _effect_key(origin: str, statement: n.Statement, bindings: dict[str, n.Expr]) -> str:
-    where = f"{origin}@{statement.span.line}:{statement.span.column}"
+def _effect_key(origin: str, place: str, bindings: dict[str, n.Expr]) -> str:
+    where = f"{origin}#{place}"
     if not bindings:
         return where
-    bound = ",".join(f"{k}={_expr_key(v)}" for k, v in sorted(bindings.items()))
+    bound = ",".join(f"{k}={expr_text(v)}" for k, v in sorted(bindings.items()))
     return f"{where}[{bound}]"
-
-
-def _expr_key(expr: n.Expr) -> str:
-    return f"{type(expr).__name__}@{expr.span.line}:{expr.span.column}"
 
 
 def _close_thresholds(rows: list[m.TableRow]) -> list[m.TableRow]:

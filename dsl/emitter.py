@@ -175,12 +175,12 @@ class Emitter:
 
     def _inputs(self) -> None:
         w = self.w
-        w.line("INPUTS: Final[Mapping[str, InputSpec]] = {")
+        w.line("INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({")
         w.indent()
         for var in self.book.vars.values():
             w.line(f"{literal(var.name)}: {self._input_spec(var)},")
         w.dedent()
-        w.line("}")
+        w.line("})")
         w.line('"""Every input a resolver accepts, with its type, range or choices, and default."""')
         w.blank()
 
@@ -609,7 +609,7 @@ class Emitter:
         w.line("# public interface")
         w.line("# " + "-" * 76)
         w.blank()
-        w.line("RULES: Final[Mapping[str, RuleInfo]] = {")
+        w.line("RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({")
         w.indent()
         for rule in book.rules.values():
             reads = "(" + "".join(literal(x) + ", " for x in rule.reads) + ")"
@@ -625,7 +625,7 @@ class Emitter:
                 f"{literal(table.title)}, {literal(table.cites)}, {reads_code}),"
             )
         w.dedent()
-        w.line("}")
+        w.line("})")
         w.line('"""Every rule, terrain, condition, trait and table, with the inputs each reads."""')
         w.blank()
         if book.resistance is not None:
@@ -835,7 +835,7 @@ def _annotation(type_: t.Type) -> str:
     if isinstance(type_, t.Numeric):
         return "Fraction | int | float | str" if type_.kind == "number" else "int"
     if isinstance(type_, t.Enum):
-        return "str"
+        return "Literal[" + ", ".join(literal(x) for x in type_.members) + "]"
     if isinstance(type_, t.Flag):
         return "bool"
     if isinstance(type_, t.Dice):

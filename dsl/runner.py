@@ -138,6 +138,12 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
         if not rolls:
             fail(expectation.span, f"expected a roll `{name}`, but the situation calls for none")
             return
+        if len({(r.dice, r.comparison, r.target, r.probability) for r in rolls}) > 1:
+            rules = ", ".join(r.rule for r in rolls)
+            fail(
+                expectation.span, f"several rules call for different rolls `{name}` ({rules}); expect one rule's alone"
+            )
+            return
         roll = rolls[0]
         if expectation.tier is None:
             actual = roll.probability

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Any, Final, Literal
 
 # rulecraft-runtime-body
 
@@ -393,9 +395,12 @@ def _as_number(value: object) -> Fraction | None:
             return None
         return Fraction(repr(value))
     if isinstance(value, str):
+        text = value.strip()
+        if not _NUMBER_TEXT.fullmatch(text):
+            return None
         try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
+            return Fraction(text)
+        except ZeroDivisionError:
             return None
     try:
         return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
@@ -403,11 +408,20 @@ def _as_number(value: object) -> Fraction | None:
         return None
 
 
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
+"""Numbers written as text: 12, -3, 0.7, 7/10 (no exponents, separators or other digits)."""
+
+
 def _close(word: str, choices: Sequence[str]) -> str:
     """A "did you mean" hint: the same word in another case, else the closest spelling."""
     same = [c for c in choices if c.lower() == word.lower()]
     matches = same or difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean `{matches[0]}`?" if matches else ""
+
+
+Status = Literal["applied", "suppressed", "overridden", "capped"]
+"""What became of a modifier whose condition held: it counted; stacking suppressed it; a later
+`= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,7 +435,7 @@ class Modifier:
     value: str
     text: str
     group: str | None
-    status: str  # applied | suppressed | overridden
+    status: Status
     reason: str | None
     label: str | None
 
@@ -573,8 +587,8 @@ class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
     rules: tuple[str, ...]
-    inputs: Mapping[str, Value]
-    stats: Mapping[str, Value]
+    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
+    stats: Mapping[str, Any]
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -582,12 +596,18 @@ class Resolution:
     tables: tuple[TableResult, ...]
     trace: tuple[TraceEntry, ...]
 
-    def roll(self, name: str) -> Roll:
-        """The roll called `name`; RuleInputError if the situation calls for none."""
-        for roll in self.rolls:
-            if roll.name == name:
-                return roll
-        called = ", ".join(r.name for r in self.rolls) or "none"
+    def roll(self, name: str, rule: str | None = None) -> Roll:
+        """The roll called `name` (of `rule`, when several rules call for a roll of that name).
+
+        RuleInputError if the situation calls for none, or for several and `rule` is not given.
+        """
+        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            rules = ", ".join(r.rule for r in found)
+            raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
+        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
 
     def to_dict(self) -> dict[str, object]:
@@ -772,6 +792,7 @@ class Book:
     order: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
@@ -913,8 +934,8 @@ class Run:
 
     def _numeric(
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[str, str | None]]]:
-        statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+    ) -> tuple[Value, list[tuple[Status, str | None]]]:
+        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
         ops = {spec.op for spec, _ in held}
         value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
         if "mul" in ops or "div" in ops:
@@ -955,7 +976,7 @@ class Run:
                 value = round_value(value, "down")
         return value, statuses
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Grade | None:
+    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
         grades = {g.name: g for g in self.book.grades}
         chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
         if not chosen:
@@ -1123,7 +1144,7 @@ class Run:
             probability=probability,
             automatic=automatic,
             outcomes=outcomes,
-            effects=spec.outcomes,
+            effects=dict(spec.outcomes),
             margins=margins,
             notes=spec.notes,
         )
@@ -1208,7 +1229,7 @@ def _pool_text(pool: tuple[int, int, str | None]) -> str:
     return f"{keep} of {text}" if keep else text
 
 
-def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> int | Fraction:
+def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> int | Fraction:
     """Additive modifiers: cumulative, except that a stacking group keeps only its strongest."""
     total: int | Fraction = 0
     groups: dict[str, list[int]] = {}
@@ -1249,16 +1270,19 @@ def _strength(amount: int | Fraction, stacking: str) -> int | Fraction:
     return -amount if amount < 0 else amount
 
 
-def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
     value = held[sets[-1]][1] if sets else base
     for i in sets[:-1]:
         statuses[i] = ("overridden", f"{held[sets[-1]][0].rule}: {held[sets[-1]][0].text}")
     assert isinstance(value, Dice)
-    for spec, amount in held:
+    for i, (spec, amount) in enumerate(held):
         if spec.op == "dice":
+            wanted = value.terms[0][0] + int(amount) if value.terms else 0
             value = value.with_dice(int(amount))
+            if value.terms and value.terms[0][0] != wanted:
+                statuses[i] = ("capped", "a pool keeps at least one die")
     for spec, amount in held:
         if spec.op == "step":
             value = value.stepped(int(amount))
@@ -1274,8 +1298,8 @@ def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, li
 
 def _level_value(
     spec_in: InputSpec, base: Value, held: list[tuple[ModSpec, Any]]
-) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     members = spec_in.members
     sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
     value = str(held[sets[-1]][1]) if sets else str(base)
@@ -1293,8 +1317,8 @@ def _level_value(
     return members[index], statuses
 
 
-def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
@@ -1351,6 +1375,8 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     """Resolve a situation in which the named rules and tables apply together."""
     if isinstance(names, str):
         names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):

@@ -151,7 +151,7 @@ def test_trace_says_why(skirmish: ModuleType) -> None:
     trace = skirmish.resolve("broken_ground", moved=0, weapon="thrown").trace
     entry = next(e for e in trace if e.item == "DEX -2")
     assert entry.applied is False
-    assert "unless moved == 0 and weapon in {thrown, missile}" in entry.because
+    assert "unless moved == 0 and weapon in {thrown, missile, laser}" in entry.because
 
 
 @pytest.mark.parametrize(
@@ -168,6 +168,11 @@ def test_trace_says_why(skirmish: ModuleType) -> None:
         ("smoke", {"laser_damage": "3x6"}, "dice"),
         ([], {}, "name at least one rule"),
         ([3], {}, "rule names are text"),
+        (None, {}, "name the rules as text"),
+        (b"ice", {}, "name the rules as text"),
+        ("broken_ground", {"DEX": "1e1"}, "whole number"),
+        ("broken_ground", {"DEX": "\uff11\uff12"}, "whole number"),
+        ("gravity", {"gravity": "1/0"}, "a number"),
     ],
 )
 def test_bad_input_raises_one_documented_error(
@@ -184,7 +189,7 @@ def test_bad_input_raises_one_documented_error(
 
 def test_inputs_describe_themselves(skirmish: ModuleType) -> None:
     weapon = skirmish.INPUTS["weapon"]
-    assert weapon.members == ("none", "melee", "thrown", "missile", "laser", "other")
+    assert weapon.members == ("none", "melee", "thrown", "missile", "laser")
     assert weapon.default == "none"
     assert skirmish.INPUTS["MOV"].unit == "hex"
     assert skirmish.INPUTS["to_hit"].default_text == "DEX"
@@ -195,3 +200,34 @@ def test_resolution_is_deterministic(skirmish: ModuleType) -> None:
     first = skirmish.resolve(["mud", "smoke", "darkness"], DEX=13, moved=4, smoke_hexes=1).to_dict()
     second = skirmish.resolve(["mud", "smoke", "darkness"], DEX=13, moved=4, smoke_hexes=1).to_dict()
     assert json.dumps(first) == json.dumps(second)
+
+
+def test_same_named_rolls_of_several_rules_are_told_apart(skirmish: ModuleType) -> None:
+    # Darkness and broken ground both ask for `fall`; with Acrobatics the two differ:
+    # DEX 14 - 8 - 2 = 4; darkness 3d6 <= 4 = 4/216 = 1/54, broken ground 2d6 <= 4 = 6/36 = 1/6.
+    result = skirmish.resolve(["darkness", "broken_ground"], DEX=14, MOV=10, moved=6, acrobatics=True)
+    assert result.roll("fall", rule="darkness").probability == Fraction(1, 54)
+    assert result.roll("fall", rule="broken_ground").probability == Fraction(1, 6)
+    with pytest.raises(skirmish.RuleInputError, match="several rules call for a roll `fall`"):
+        result.roll("fall")
+
+
+def test_a_resolution_shares_no_state_with_the_module(skirmish: ModuleType) -> None:
+    first = skirmish.broken_ground(DEX=12, moved=6)
+    first.roll("fall").effects["failure"] = "changed by a caller"
+    first.stats["DEX"] = 99
+    again = skirmish.broken_ground(DEX=12, moved=6)
+    assert again.roll("fall").effects["failure"].startswith("The figure falls down")
+    assert again.stats["DEX"] == 10
+    with pytest.raises(TypeError):
+        skirmish.INPUTS["DEX"] = None
+    with pytest.raises(TypeError):
+        skirmish.RULES["ice"] = None
+
+
+def test_a_pool_keeps_one_die_and_says_so(skirmish: ModuleType) -> None:
+    # A 1d6 laser through anti-laser smoke: one die less would be none; it stays 1d6, -1 per hex.
+    result = skirmish.resolve("smoke", weapon="laser", smoke_hexes=1, anti_laser=True, laser_damage="1d6")
+    assert str(result.stats["laser_damage"]) == "1d6-1"
+    capped = next(m for m in result.modifiers if m.operation == "dice")
+    assert (capped.status, capped.reason) == ("capped", "a pool keeps at least one die")
