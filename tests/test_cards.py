@@ -9,17 +9,23 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+from reportlab.platypus import Spacer
 
 from dsl import model as m
 from dsl.cards import card_files, render_cards
 from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Note, RollHead
 from dsl.cards.deck import build_deck
-from dsl.cards.flow import MIN_SIZE
+from dsl.cards.flow import MIN_SIZE, NOTE, Item, RollHeading, prose
+from dsl.cards.paginate import Placed, paginate
+from dsl.cards.pdfcards import BODY_WIDTH as BODY
 from dsl.cards.pdfcards import faces_of
+from dsl.cards.pdfsheet import sheet_columns
+from dsl.cards.sheet import build_sheet
 from dsl.compiler import compile_text
 from dsl.resources import bundled_rulebooks_dir
 
 MM = 72 / 25.4
+NB = "\u00a0"  # the no-break space joining an operator to its operands
 
 BOOK = """\
 rulebook cardtest "Card Test Terrain":
@@ -324,23 +330,23 @@ def test_chance_of_3d6_at_most_10_is_one_half(book: m.Book) -> None:
 def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
     rough = card(book, "rough")
     head = next(b for b in rough.blocks if isinstance(b, RollHead))
-    assert (head.title, head.notation) == ("Avoid falling", "3d6 ≤ DEX")
+    assert (head.title, head.notation) == ("Avoid falling", f"3d6{NB}≤{NB}DEX")
     lines = entries(rough)
-    assert "When moved > half MOV" in lines
+    assert f"When moved{NB}>{NB}half{NB}MOV" in lines
     assert "When acrobatics: roll 2d6" in lines
     assert "Failure: The figure falls." in lines
 
 
 def test_modifier_notation(book: m.Book) -> None:
-    assert "DEX \u22122\u2002bad footing" in entries(card(book, "rough"))
+    assert f"DEX{NB}\u22122\u2002bad footing" in entries(card(book, "rough"))
     mire = entries(card(book, "mire"))
-    assert "MOV \u00d7½ ↑ (min 1)\u2002mud" in mire
+    assert f"MOV{NB}\u00d7½{NB}↑ (min{NB}1)\u2002mud" in mire
     smoke = entries(card(book, "smoke"))
-    assert "DEX \u22121 / smoke hex\u2002for every hex fired through" in smoke
+    assert f"DEX{NB}\u22121{NB}/{NB}smoke hex\u2002for every hex fired through" in smoke
     assert "Does not stack with other Zone of Visibility MODs: only the strongest applies." in smoke
     darkness = card(book, "darkness")
     assert any(isinstance(b, Condition) and b.text == "Unless lit:" for b in darkness.blocks)
-    assert "DEX = 5\u2002only lucky shots hit" in entries(darkness)
+    assert f"DEX{NB}={NB}5\u2002only lucky shots hit" in entries(darkness)
 
 
 def test_conditions_in_words(book: m.Book) -> None:
@@ -352,7 +358,7 @@ def test_composition_names_its_source(book: m.Book) -> None:
     mire = card(book, "mire")
     headings = [getattr(b, "text", "") for b in mire.blocks]
     assert "As Rough Ground" in headings
-    assert "DEX \u22122\u2002bad footing" in entries(mire)
+    assert f"DEX{NB}\u22122\u2002bad footing" in entries(mire)
 
 
 def test_errata_quote_the_source(book: m.Book) -> None:
@@ -378,3 +384,280 @@ def test_the_bundled_rulebook_prints() -> None:
     produced = card_files(compiled.book)
     assert len(pdf(produced["skirmish_terrain-cards-a4.pdf"]).pages) >= 2
     assert "Broken Ground" in produced["skirmish_terrain.html"].decode("utf-8")
+
+
+# ---------------------------------------------------------------- long tables, in linear time
+
+
+def table_book(rows: int, *, dice: int = 0, width: int = 1) -> str:
+    """A rulebook with a table of `rows` rows looked up by level, and one rolled on d`dice`."""
+    text = f'rulebook big "Big Tables":\n    version "1"\n\ninput level "Level": int 1..{rows} = 1\n\n'
+    text += 'table loot "Loot" by level:\n    columns item "Item", worth "Worth"\n'
+    text += "".join(f'    {i}: "row{i:04} {"word " * (width - 1)}end", {i % 17}\n' for i in range(1, rows + 1))
+    if dice:
+        text += '\ntable draws "Draws" roll d' + str(dice) + ':\n    columns item "Item"\n'
+        text += "".join(f'    {i}: "draw {i}"\n' for i in range(1, dice + 1))
+    return text
+
+
+def test_three_thousand_table_rows_render_quickly() -> None:
+    """Rendering was quadratic in a table's rows (10,000 rows took minutes): every part of a
+    table split over cards or columns measured all the rows left again.  Only a guard against
+    that coming back: linear rendering takes a few seconds here."""
+    import time
+
+    book = compile_book(table_book(2000, dice=1000))
+    started = time.perf_counter()
+    produced = card_files(book)
+    assert time.perf_counter() - started < 15
+    assert len(pdf(produced["big-cards-press.pdf"]).pages) > 100
+
+
+def test_a_long_table_keeps_every_row_once_and_its_header_on_every_card(tmp_path: Path) -> None:
+    book = compile_book(table_book(150))
+    written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="a4")
+    press = next(p for p in written if p.name.endswith("-press.pdf"))
+    pages = [p.extract_text() for p in PdfReader(press).pages if "Loot" in p.extract_text()]
+    assert len(pages) > 5
+    assert all("Item" in page and "Worth" in page for page in pages)  # the header row, repeated
+    rows = re.findall(r"row\d{4}", "\n".join(pages))
+    assert rows == [f"row{i:04}" for i in range(1, 151)]
+    sheet = text_of(render_cards(book, tmp_path, fmt="pdf", layout="sheet", paper="a4")[0].read_bytes())
+    assert re.findall(r"row\d{4}", sheet) == rows
+
+
+def test_a_table_row_taller_than_a_card_is_split_inside() -> None:
+    book = compile_book(table_book(3, width=400))
+    faces = [f for f in faces_of(build_deck(book)) if f.card.key == "loot"]
+    assert len(faces) > 2
+    text = text_of(card_files(book)["big-cards-press.pdf"])
+    assert re.findall(r"row\d{4}", text) == ["row0001", "row0002", "row0003"]
+    assert text.count("word") == 3 * 399
+
+
+def test_numeric_columns_and_distributions_are_computed_once() -> None:
+    from dsl.cards.chances import distribution
+
+    grid = Grid(("d6", "Result", "Chance"), (("1\u20133", "Calm", "50%"), ("4\u20136", "Storm", "50%")))
+    assert [grid.numeric(i) for i in range(4)] == [False, False, True, False]
+    assert distribution(3, 6) is distribution(3, 6)
+
+
+# ---------------------------------------------------------------- operators and line breaks
+
+WALLS = """\
+rulebook walls "Walls":
+    version "1"
+
+input attacker_distance "Hexes from the attacker": int 1..99 = 10
+input target_distance "Hexes to the target": int 1..99 = 10
+input wall_height "Height of the wall": int 0..9 = 0
+input attacker_standing "The attacker stands": flag = no
+
+rule cover "Walls: cover":
+    derive protected "Completely protected by the wall" = (
+        (wall_height >= 1 and not (attacker_standing and attacker_distance < 3))
+        or (wall_height >= 2 and attacker_distance > 1 and target_distance <= 4)
+        or (wall_height > 3 and attacker_distance > 1) or (target_distance < 2 and wall_height >= 1))
+    when attacker_distance < 3 and wall_height <= 1 and target_distance > 1:
+        cannot "hide behind the wall from an attacker this close"
+"""
+
+
+def test_an_operator_is_joined_to_its_operands() -> None:
+    cover = card(compile_book(WALLS), "cover")
+    text = " ".join(entries(cover) + [b.text for b in cover.blocks if isinstance(b, Condition)])
+    assert f"attacker distance{NB}<{NB}3" in text
+    assert f"wall height{NB}≥{NB}2" in text
+    legend = next(b for b in build_deck(compile_book(WALLS))[1].blocks if isinstance(b, Grid))
+    assert (f"3d6{NB}≤{NB}DEX", "roll 3d6: success on DEX or less") in legend.rows
+
+
+@pytest.mark.parametrize("name", ["walls-cards-press.pdf", "walls-sheet-a4.pdf"])
+def test_no_line_ends_with_an_operator(name: str) -> None:
+    lines = text_of(card_files(compile_book(WALLS))[name]).splitlines()
+    assert any("distance" in line for line in lines)
+    assert [line for line in lines if re.search("[<>≤≥=+\u2212\u00d7/]$", line.strip(" \u00a0"))] == []
+
+
+def test_html_keeps_operators_with_their_operands() -> None:
+    files = card_files(compile_book(WALLS))
+    for name in ("walls.html", "walls-sheet.html"):
+        page = files[name].decode("utf-8")
+        assert f"3d6{NB}≤{NB}DEX" in page
+    assert f"attacker distance{NB}&lt;{NB}3" in files["walls.html"].decode("utf-8")
+
+
+def test_an_expression_too_long_for_a_line_breaks_before_an_operator() -> None:
+    from dsl.cards.flow import loosen
+
+    times, minus = "\u00d7", "\u2212"
+    long = NB.join(["carried", times, "gravity", "+", "(gravity", minus, "1)", times, "70"])
+    assert loosen(long, 1000, 8) == long
+    assert loosen(long, 40, 8) == f"carried {times}{NB}gravity +{NB}(gravity {minus}{NB}1) {times}{NB}70"
+    assert loosen(f"moved{NB}>{NB}3 and more", 1000, 8) == f"moved{NB}>{NB}3 and more"
+
+
+def test_the_legend_says_how_its_format_shows_long_cards(book: m.Book, files: dict[str, bytes]) -> None:
+    page = files["cardtest.html"].decode("utf-8")
+    assert "Every card is shown whole" in page
+    assert "numbered 1/2" not in page
+    assert "numbered 1/2, 2/2" in text_of(files["cardtest-cards-press.pdf"])
+
+
+# ---------------------------------------------------------------- a target the rule sets
+
+DARK = """\
+rulebook dark "Dark":
+    version "1"
+
+stat to_hit "DEX to hit": int 0..30 = 10
+input lit "Lit": flag = no
+input thrown "Throwing": flag = no
+
+rule dark "Complete Darkness":
+    unless lit:
+        when thrown:
+            to_hit = 5 "DEX is considered 5"
+            roll hit "Hit in the dark": 3d6 <= to_hit
+
+rule fog "Fog":
+    when thrown:
+        to_hit = 7
+        when lit:
+            roll hit "Hit in the fog": 3d6 <= to_hit
+
+rule dusk "Dusk":
+    when lit:
+        to_hit = 5
+    roll hit "Hit at dusk": 3d6 <= to_hit
+"""
+
+
+def test_a_target_the_rule_sets_shows_its_one_value() -> None:
+    book = compile_book(DARK)
+    dark = next(b.table for b in card(book, "dark").blocks if isinstance(b, Chances))
+    assert (dark.against, dark.columns) == ("to hit", ("5",))
+    assert dark.chance("5") == "5%"
+    assert dark.rows[0].chances == (Fraction(10, 216),)  # 1 + 3 + 6 ways to roll 5 or less
+    fog = next(b.table for b in card(book, "fog").blocks if isinstance(b, Chances))
+    assert fog.columns == ("7",) and fog.rows[0].chances == (Fraction(35, 216),)  # set outside, rolled inside
+
+
+def test_a_target_set_under_other_conditions_keeps_its_range() -> None:
+    dusk = next(b.table for b in card(compile_book(DARK), "dusk").blocks if isinstance(b, Chances))
+    assert len(dusk.columns) > 3
+
+
+# ---------------------------------------------------------------- breaking cards and columns
+
+
+def box(height: float, **how: bool) -> Item:
+    return Item(Spacer(10, height), split=False, **how)
+
+
+def heights(frames: list[list[Placed]]) -> list[list[float]]:
+    return [[round(p.height) for p in frame] for frame in frames]
+
+
+SENTENCES = [f"Sentence {word} of the note is long enough to take most of a line." for word in "abcdef"]
+
+
+def note_item() -> tuple[Item, float]:
+    """A note of six sentences, and the height of a card it just fits on."""
+    item = Item(prose(SENTENCES, NOTE), whole=True)
+    return item, item.flowable.wrap(BODY, 1000)[1] + 10
+
+
+def plain(placed: Placed) -> str:
+    text: str = placed.flowable.getPlainText()
+    return text
+
+
+def test_a_note_moves_whole_rather_than_split() -> None:
+    note, room = note_item()
+    frames = paginate([box(room * 0.6), note], lambda _: room, BODY)
+    assert len(frames) == 2 and frames[1][0].flowable is note.flowable
+
+
+def test_a_note_splits_after_a_sentence_rather_than_leave_a_card_mostly_empty() -> None:
+    note, room = note_item()
+    frames = paginate([box(room * 0.3), note], lambda _: room, BODY)
+    assert len(frames) == 2 and len(frames[0]) == 2
+    first, rest = plain(frames[0][1]), plain(frames[1][0])
+    assert first.endswith("line.") and rest.startswith("Sentence")
+    assert f"{first} {rest}" == " ".join(SENTENCES)
+
+
+def test_a_sentence_taller_than_a_card_is_split_between_lines_where_it_stands() -> None:
+    long = Item(prose([" ".join(["gravel"] * 200) + "."], NOTE), whole=True)
+    frames = paginate([box(20), long], lambda _: 100, BODY)
+    assert len(frames[0]) == 2  # not moved to an empty card first
+    assert drawn(frames).split() == ["gravel"] * 199 + ["gravel."]
+
+
+def drawn(frames: list[list[Placed]]) -> str:
+    """The text of frames drawn one to a page (a part of a split paragraph has no plain text)."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(BODY + 20, 1000))
+    for frame in frames:
+        y = 990.0
+        for placed in frame:
+            y -= placed.space + placed.height
+            placed.flowable.drawOn(canvas, 10, y)
+        canvas.showPage()
+    canvas.save()
+    return text_of(buffer.getvalue())
+
+
+def test_a_nearly_empty_last_card_is_balanced_with_the_one_before() -> None:
+    items = [box(50), box(45), box(10)]
+    assert heights(paginate(items, lambda _: 100, BODY)) == [[50, 45], [10]]
+    assert heights(paginate(items, lambda _: 100, BODY, balance=True)) == [[50], [45, 10]]
+
+
+def test_a_continued_card_repeats_its_heading() -> None:
+    notes = "".join(f'    note "Note {i}: {LONG_NOTE[:150]}"\n' for i in range(8))
+    book = compile_book(BOOK + f'\nrule quarry "Quarry":\n    DEX -1\n{notes}')
+    faces = [f for f in faces_of(build_deck(book)) if f.card.key == "quarry"]
+    assert len(faces) > 1
+    for face in faces[1:]:
+        assert plain(face.items[0]) == "NOTES (CONT.)"  # headings are set in capitals
+
+
+def test_no_card_ends_with_a_heading() -> None:
+    from dsl.compiler import compile_file
+
+    compiled = compile_file(bundled_rulebooks_dir() / "skirmish_terrain.rules")
+    assert compiled.book is not None
+    faces = faces_of(build_deck(compiled.book))
+    for face in faces:
+        last = face.items[-1].flowable
+        assert getattr(last, "style", None) is None or last.style.name not in ("heading_accent", "condition")
+        assert not isinstance(last, RollHeading)
+
+
+def many_rules(count: int) -> str:
+    rules = "".join(
+        f'\nrule r{i:02} "Terrain Q{i:02}" cites "{i}":\n    category movement\n'
+        f"    when moved > {i}:\n        DEX -1\n        MOV -1\n    DEX -{i % 3 + 1}\n"
+        for i in range(count)
+    )
+    effects = "".join(f"    when moved > {i}:\n        DEX -{i}\n" for i in range(1, 40))
+    return BOOK + rules + f'\nrule long "Long Rule":\n    category movement\n{effects}'
+
+
+def test_sheet_columns_repeat_the_category_and_entry_they_continue() -> None:
+    sheet = build_sheet(compile_book(many_rules(30)))
+    columns = sheet_columns(sheet, "a4")
+    firsts = [plain(column[0]) for column in columns[1:]]
+    assert "MOV · MOVEMENT (CONT.)" in firsts  # bands are set in capitals
+    continued = [c for c in columns[1:] if plain(c[0]) == "MOV · MOVEMENT (CONT.)" and len(c) > 1]
+    assert any(plain(c[1]) == "Long Rule (cont.)" for c in continued)
+    for column in columns:
+        last = column[-1].flowable
+        name = getattr(getattr(last, "style", None), "name", "")
+        assert name not in ("sheet_section_c", "sheet_entry", "heading_accent", "condition")
+        assert not isinstance(last, RollHeading)

@@ -4,7 +4,8 @@
 `rulecraft cards` asks for.  Output is deterministic: the same book gives the same bytes.
 
 The package reads a checked `dsl.model.Book` in three steps: deck.py / sheet.py decide what to
-say (blocks.py), flow.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py as HTML.
+say (blocks.py), flow.py / paginate.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py
+as HTML.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def card_files(book: m.Book) -> dict[str, bytes]:
         f"{name}-cards-press.pdf": press_pdf(faces, title),
         f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
         f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
-        f"{name}.html": cards_html(deck, title),
+        f"{name}.html": cards_html(build_deck(book, screen=True), title),
         f"{name}-sheet.html": sheet_html(sheet),
     }
     return dict(sorted(files.items()))
@@ -65,7 +66,7 @@ def render_cards(book: m.Book, output: Path, *, fmt: str, layout: str, paper: st
     title = clean(book.title)
     files: dict[str, bytes] = {}
     if layout == "cards":
-        deck = build_deck(book)
+        deck = build_deck(book, screen=fmt == "html")
         if fmt == "pdf":
             faces = faces_of(deck)
             files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title)

@@ -8,7 +8,7 @@ writers only lay them out.  All text in a block is plain text (already passed th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from dsl.cards.chances import ChanceTable
@@ -78,10 +78,19 @@ class Grid:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     keys: int = 1
+    _numeric: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Once per column, not once per cell: writers ask for every cell of a long table.
+        numeric = tuple(
+            index >= self.keys and all(_NUMERIC.match(row[index]) for row in self.rows)
+            for index in range(len(self.header))
+        )
+        object.__setattr__(self, "_numeric", numeric)
 
     def numeric(self, index: int) -> bool:
         """Whether a column holds only numbers (or X, N/A, a dash): such columns are centred."""
-        return index >= self.keys and all(_NUMERIC.match(row[index]) for row in self.rows)
+        return 0 <= index < len(self._numeric) and self._numeric[index]
 
 
 _NUMERIC = re.compile(r"^(?:[<>+\u2212-]?[0-9½¼¾⅓⅔⅕⅛.,/]+%?|[\u2013\u2014X]|N/A)?$")

@@ -7,6 +7,7 @@ values where the roll is uncertain, one row per dice pool a rule can ask for.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from dsl import nodes as n
 from dsl import runtime
 from dsl import types as t
 from dsl.cards.notation import Notation, literal_fraction, pool_text
-from dsl.cards.text import MINUS, display_name, percent, signed
+from dsl.cards.text import MINUS, NBSP, display_name, number, percent, signed
 
 MAX_COLUMNS = 7
 """Target values shown per table: as many as fit across a poker card at 7 pt."""
@@ -54,10 +55,11 @@ class ChanceTable:
         return self.rows[row].cells[self.columns.index(column)]
 
 
-def roll_chances(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
-    """The chance table of a roll, or None when there is nothing uncertain to show."""
+def roll_chances(effect: m.RollEffect, notation: Notation, fixed: Fraction | None = None) -> ChanceTable | None:
+    """The chance table of a roll, or None when there is nothing uncertain to show.  `fixed`: the
+    one value a check's target takes (the rule sets it): the chance against it alone."""
     if effect.kind == "check":
-        return _check(effect, notation)
+        return _check(effect, notation, fixed)
     if effect.kind == "opposed":
         return _opposed(effect, notation)
     if effect.kind == "resist":
@@ -68,12 +70,17 @@ def roll_chances(effect: m.RollEffect, notation: Notation) -> ChanceTable | None
 # ---------------------------------------------------------------- checks: pool against a target
 
 
-def _check(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+def _check(effect: m.RollEffect, notation: Notation, fixed: Fraction | None) -> ChanceTable | None:
     assert effect.pool is not None and effect.target is not None and effect.op is not None
     pool, op = effect.pool, effect.op
     dist = _distribution(pool)
     low, high = _interval(notation.book.types.get(id(effect.target)))
-    targets = pick_targets(lambda v: dist.compare_p(op, v), dist.low - 1, dist.high + 1, low, high)
+    targets: list[Fraction | int]
+    if fixed is not None:
+        # The value is kept within the stat's range, as the resolver keeps it.
+        targets = [min(max(fixed, low if low is not None else fixed), high if high is not None else fixed)]
+    else:
+        targets = list(pick_targets(lambda v: dist.compare_p(op, v), dist.low - 1, dist.high + 1, low, high))
     if not targets:
         return None
     rows: list[ChanceRow] = []
@@ -96,10 +103,12 @@ def _check(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
             if shift is not None:
                 label = f"target {signed(shift)}"
                 rows.append(ChanceRow(label, note, tuple(dist.compare_p(op, v + shift) for v in targets)))
-    return ChanceTable(notation.expr(effect.target), tuple(str(v) for v in targets), tuple(rows))
+    return ChanceTable(notation.expr(effect.target), tuple(number(v) for v in targets), tuple(rows))
 
 
-def _tier_rows(system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[int]) -> list[ChanceRow]:
+def _tier_rows(
+    system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[Fraction | int]
+) -> list[ChanceRow]:
     """The chance of any success, then one row per outcome tier, computed as the resolver does
     (the first matching tier wins, so a tier called `success` is a plain success)."""
     specs = []
@@ -155,7 +164,7 @@ def _opposed(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
         rows.append(ChanceRow("tie", "", tuple(tie(b) for b in bonuses)))
     first = notation.expr(effect.bonus) if effect.bonus is not None else "0"
     second = notation.expr(effect.against_bonus) if effect.against_bonus is not None else "0"
-    against = f"{first} {MINUS} {second}" if effect.bonus or effect.against_bonus else "modifier"
+    against = f"{first}{NBSP}{MINUS}{NBSP}{second}" if effect.bonus or effect.against_bonus else "modifier"
     return ChanceTable(against, tuple(signed(b) if b else "0" for b in bonuses), tuple(rows))
 
 
@@ -184,7 +193,7 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     if not differences:
         return None
     rows = (ChanceRow(pool_text(resistance.pool), "", tuple(chance(d) for d in differences)),)
-    against = f"{notation.expr(effect.active)} {MINUS} {notation.expr(effect.passive)}"
+    against = f"{notation.expr(effect.active)}{NBSP}{MINUS}{NBSP}{notation.expr(effect.passive)}"
     return ChanceTable(against, tuple(signed(d) if d else "0" for d in differences), rows)
 
 
@@ -230,7 +239,14 @@ def _interval(found: t.Type | None) -> tuple[Fraction | None, Fraction | None]:
 
 
 def _distribution(pool: n.Pool) -> runtime.Distribution:
-    return runtime.distribution(pool.count, pool.sides, pool.keep)
+    return distribution(pool.count, pool.sides, pool.keep)
+
+
+@functools.lru_cache(maxsize=256)
+def distribution(count: int, sides: int, keep: str | None = None) -> runtime.Distribution:
+    """`runtime.distribution`, computed once per pool: a table asks for it once per row.  The
+    result is immutable, so sharing it is safe."""
+    return runtime.distribution(count, sides, keep)
 
 
 # ---------------------------------------------------------------- evaluating constant formulas

@@ -6,11 +6,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import model as m
-from dsl import runtime
 from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Run, Text
+from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
-from dsl.cards.text import DASH, MINUS, TIMES, clean, display_name, percent, signed, title_case_first
+from dsl.cards.text import DASH, MINUS, NBSP, TIMES, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 
 BOOK_KIND = "Rulebook"
@@ -21,11 +21,12 @@ def category(name: str | None) -> Category:
     return CATEGORIES.get(name or DEFAULT_CATEGORY, CATEGORIES[DEFAULT_CATEGORY])
 
 
-def build_deck(book: m.Book) -> list[Card]:
+def build_deck(book: m.Book, *, screen: bool = False) -> list[Card]:
+    """The cards of a book; `screen` for HTML, where a card is never split (the legend says so)."""
     notation = Notation(book)
     writer = EffectWriter(book, notation, full=True)
     footer = clean(book.title)
-    cards = [book_card(book, notation), legend_card(footer)]
+    cards = [book_card(book, notation), legend_card(footer, screen=screen)]
     items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
     items.sort(key=lambda item: (item.span.line, item.span.column))
     for item in items:
@@ -64,22 +65,31 @@ def book_card(book: m.Book, notation: Notation) -> Card:
     return Card("", BOOK_KIND, clean(book.title), "", category(None), tuple(blocks), clean(book.title))
 
 
-def legend_card(footer: str) -> Card:
-    """How to read the notation, for players who have not seen it before: the same in every deck."""
+def legend_card(footer: str, *, screen: bool = False) -> Card:
+    """How to read the notation, for players who have not seen it before: the same in every deck
+    of a format.  Printed cards continue on further faces; on a screen (HTML) a card is whole."""
     rows = (
-        (f"DEX {MINUS}2", "subtract 2 from DEX"),
-        (f"MOV {TIMES}½ {ROUNDING['up']}", f"halve, round up ({ROUNDING['down']} down, {ROUNDING['nearest']} nearest)"),
-        (f"{MINUS}1 / hex", "for every hex"),
-        ("(min 1)", "never below 1"),
-        ("DEX = 5", "DEX counts as 5"),
-        ("3d6 ≤ DEX", "roll 3d6: success on DEX or less"),
-        ("chance %", "exact chance of success"),
-        (CANNOT + " Cannot", "forbidden while its condition holds"),
+        (f"DEX{NBSP}{MINUS}2", "subtract 2 from DEX"),
+        (
+            f"MOV{NBSP}{TIMES}½{NBSP}{ROUNDING['up']}",
+            f"halve, round up ({ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}nearest)",
+        ),
+        (f"{MINUS}1{NBSP}/{NBSP}hex", "for every hex"),
+        (f"(min{NBSP}1)", "never below 1"),
+        (f"DEX{NBSP}={NBSP}5", "DEX counts as 5"),
+        (f"3d6{NBSP}≤{NBSP}DEX", "roll 3d6: success on DEX or less"),
+        (f"chance{NBSP}%", "exact chance of success"),
+        (CANNOT + NBSP + "Cannot", "forbidden while its condition holds"),
+    )
+    continued = (
+        "Every card is shown whole, however long."
+        if screen
+        else "A card too long for one face continues on the next, numbered 1/2, 2/2."
     )
     blocks: list[Block] = [
         Grid(("Notation", "Meaning"), rows),
         Text((Run("Modifiers from several rules add up, unless a stacking group says otherwise."),), small=True),
-        Text((Run("A card too long for one face continues on the next, numbered 1/2, 2/2."),), small=True),
+        Text((Run(continued),), small=True),
     ]
     return Card("", LEGEND_KIND, "Reading these cards", "", category(None), tuple(blocks), footer)
 
@@ -107,12 +117,12 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
             if tier.bound is None or tier.op is None:
                 rule = "otherwise"
             else:
-                rule = f"roll {COMPARISON[tier.op]} {notation.expr(tier.bound)}"
+                rule = f"roll{NBSP}{COMPARISON[tier.op]}{NBSP}{notation.expr(tier.bound)}"
             blocks.append(Detail((Run(title_case_first(display_name(tier.name)), "strong"), Run(": " + rule))))
     if book.resistance is not None:
         resistance = book.resistance
         blocks.append(Heading(clean(resistance.label) if resistance.label else "Resistance"))
-        roll = f"{pool_text(resistance.pool)} {COMPARISON[resistance.op]} {notation.expr(resistance.target)}"
+        roll = f"{pool_text(resistance.pool)}{NBSP}{COMPARISON[resistance.op]}{NBSP}{notation.expr(resistance.target)}"
         blocks.append(Detail((Run(roll, "strong"),)))
     groups = [g for g in book.groups.values() if g.stacking != "cumulative"]
     if groups:
@@ -161,7 +171,7 @@ def table_key(table: m.Table, notation: Notation) -> tuple[Run, ...]:
     if table.pool is not None:
         text = pool_text(table.pool)
         if table.modifier:
-            text += f" {'+' if table.modifier_sign > 0 else MINUS} {notation.name(table.modifier)}"
+            text += f"{NBSP}{'+' if table.modifier_sign > 0 else MINUS}{NBSP}{notation.name(table.modifier)}"
         return (Run("Roll ", "plain"), Run(text, "strong"))
     parts: list[Run] = [Run("By ")]
     for index, name in enumerate(table.inputs):
@@ -211,12 +221,11 @@ def table_grid(table: m.Table, notation: Notation) -> Grid:
     chances = table.pool is not None and table.modifier is None and table.overflow is None
     if chances:
         header.append("Chance")
+    dist = distribution(table.pool.count, table.pool.sides, table.pool.keep) if table.pool is not None else None
     rows = []
     for row in table.rows:
         cells = [row_key(row), *(notation.cell(c) for c in row.cells)]
-        if chances:
-            assert table.pool is not None
-            dist = runtime.distribution(table.pool.count, table.pool.sides, table.pool.keep)
+        if chances and dist is not None:
             low = row.low if row.low is not None else dist.low
             high = row.high if row.high is not None else dist.high
             chance = dist.between_p(Fraction(low), Fraction(high))

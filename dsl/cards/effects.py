@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import roll_chances
-from dsl.cards.notation import COMPARISON, Notation, pool_text
-from dsl.cards.text import clean, display_name, title_case_first
+from dsl.cards.notation import COMPARISON, Notation, literal_fraction, pool_text
+from dsl.cards.text import NBSP, clean, display_name, title_case_first
 
 CANNOT = "✕"
 
@@ -59,7 +60,7 @@ class EffectWriter:
                 blocks += self._effect(effect, clamps, following, indent=bool(condition))
         for effect in effects:
             if isinstance(effect, m.RollEffect):
-                blocks += self.roll(effect)
+                blocks += self.roll(effect, self._fixed_target(effect, effects))
         return blocks
 
     def _effect(
@@ -106,9 +107,11 @@ class EffectWriter:
             return blocks
         unit = self.notation.unit(effect.unit)
         value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
-        return [Entry((Run(name, "strong"), Run(" = " + value)), indent)]
+        return [Entry((Run(name, "strong"), Run(f" ={NBSP}" + value)), indent)]
 
-    def roll(self, effect: m.RollEffect) -> list[Block]:
+    def roll(self, effect: m.RollEffect, fixed: Fraction | None = None) -> list[Block]:
+        """A roll's heading, conditions, changes and outcomes; on a card its chances (against the
+        single value `fixed` when the rule sets the target to it) and notes."""
         notation = self.notation
         title = clean(effect.label) if effect.label else title_case_first(display_name(effect.name))
         blocks: list[Block] = [RollHead(title, notation.roll(effect))]
@@ -126,7 +129,7 @@ class EffectWriter:
         for outcome in effect.outcomes:
             blocks.append(Detail(self._outcome(outcome)))
         if self.full:
-            chances = roll_chances(effect, notation)
+            chances = roll_chances(effect, notation, fixed)
             if chances is not None:
                 blocks.append(Chances(chances))
             blocks += [Note(clean(text), clean(quote) if quote else None) for text, quote in effect.notes]
@@ -139,7 +142,7 @@ class EffectWriter:
             {"active": self.notation.expr(effect.active), "passive": self.notation.expr(effect.passive)}
         )
         label = clean(resistance.label) if resistance.label else "Resistance"
-        roll = f"{pool_text(resistance.pool)} {COMPARISON[resistance.op]} {named.expr(resistance.target)}"
+        roll = f"{pool_text(resistance.pool)}{NBSP}{COMPARISON[resistance.op]}{NBSP}{named.expr(resistance.target)}"
         return (Run(label + ": ", "em"), Run(roll))
 
     def _outcome(self, outcome: m.Outcome) -> Inline:
@@ -153,6 +156,36 @@ class EffectWriter:
             step = self.notation.step(outcome.step)
             parts.append(("then " + step) if parts else title_case_first(step) + ".")
         return (Run(head + ": ", "strong"), Run(" ".join(parts)))
+
+    def _fixed_target(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> Fraction | None:
+        """The constant the same rule sets a roll's target to whenever the roll is made: in
+        `when thrown: to_hit = 5; roll hit: 3d6 <= to_hit`, to_hit is 5, whatever it was.  A set
+        wins over every other modifier, so the chance against 5 is the only one to show.  Only a
+        set under the roll's own conditions or fewer (its guard a prefix of the roll's) counts."""
+        if roll.kind != "check" or not isinstance(roll.target, n.NameRef):
+            return None
+        fixed = None
+        for effect in effects:
+            if (
+                isinstance(effect, m.ModEffect)
+                and effect.op == "set"
+                and effect.target == roll.target.name
+                and effect.value is not None
+                and self._within(effect.guard, roll.guard)
+            ):
+                value = literal_fraction(effect.value)
+                if value is not None:
+                    fixed = value  # the last set wins, as when the rules are resolved
+        return fixed
+
+    def _within(self, outer: tuple[m.Condition, ...], inner: tuple[m.Condition, ...]) -> bool:
+        """Whether every condition of `outer` is, in order, the start of `inner`."""
+        if len(outer) > len(inner):
+            return False
+        return all(
+            a.negated == b.negated and (a.expr is b.expr or self.notation.words(a.expr) == self.notation.words(b.expr))
+            for a, b in zip(outer, inner, strict=False)
+        )
 
     # ------------------------------------------------------------------ composition
 

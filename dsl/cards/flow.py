@@ -6,6 +6,9 @@ drawn as text, never read as paragraph markup.  No style is smaller than 7 pt (`
 
 from __future__ import annotations
 
+import bisect
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
@@ -15,8 +18,9 @@ from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
-from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Text
+from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
+from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
 
@@ -72,11 +76,35 @@ CELL_PAD = 2.0
 
 @dataclass(slots=True)
 class Item:
-    """A flowable and whether it must stay on the same card as the one after it."""
+    """A flowable, and how the paginator (paginate.py) may place it."""
 
     flowable: Flowable
-    keep: bool = False
-    split: bool = True  # may be split between lines or rows when it does not fit
+    keep: bool = False  # stays on the same card (or sheet column) as the item after it
+    split: bool = True  # may be split between lines, sentences or rows when it does not fit
+    whole: bool = False  # running text: moved whole to the next card rather than split, if it fits there
+    resume: tuple[Item, ...] = ()  # repeated above this item when it starts a card: "Errata (cont.)"
+    need: float = 0.0  # starts a new card or column when less than this is left
+
+
+def loosen(text: str, width: float, size: float) -> str:
+    """`text` with any part joined by no-break spaces that is wider than `width` made breakable
+    before its operators: an expression too long for a line wraps as `carried x gravity` /
+    `+ (gravity - 1) x 70`, never after an operator, rather than being cut inside a word."""
+    if NBSP not in text:
+        return text
+
+    def fit(found: re.Match[str]) -> str:
+        part = found.group(0)
+        return _BEFORE_OPERATOR.sub(" ", part) if text_width(part, BOLD, size) > width else part
+
+    return WORD.sub(fit, text)
+
+
+_BEFORE_OPERATOR = re.compile(NBSP + "(?=[<>≤≥=≠+\u2212\u00d7÷/∈∉])")
+
+
+def _loose(runs: Inline, width: float, size: float) -> Inline:
+    return tuple(Run(loosen(run.text, width, size), run.style) for run in runs)
 
 
 def markup(text: str) -> str:
@@ -119,19 +147,87 @@ class RuledHeading(Paragraph):  # type: ignore[misc]
         canvas.restoreState()
 
 
-def flowables(blocks: tuple[Block, ...] | list[Block], width: float, accent: colors.Color) -> list[Item]:
-    """Flowables for blocks; a roll (its heading, the lines under it and its chances) is kept on
-    one card when it fits on one."""
+class Prose(Paragraph):  # type: ignore[misc]
+    """Running text (a note, an erratum) that breaks between sentences rather than inside one.
+
+    `split` (what the paginator asks first) only breaks after a whole sentence; `split_lines` is
+    the ordinary line break, for a sentence taller than a whole card.  Parts made by a line break
+    are plain paragraphs of this class without sentences."""
+
+    sentences: tuple[str, ...] = ()
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        for count in range(len(self.sentences) - 1, 0, -1):
+            head = Paragraph(" ".join(self.sentences[:count]), self.style)
+            _, height = head.wrap(availWidth, availHeight)
+            if height <= availHeight + 0.01:
+                return [head, prose(self.sentences[count:], self.style)]
+        return []
+
+    def first_sentence_height(self, availWidth: float) -> float:
+        """The height of the first sentence alone; a part made by a line break is all one."""
+        if not self.sentences:
+            return float("inf")
+        _, height = Paragraph(self.sentences[0], self.style).wrap(availWidth, 1e6)
+        return float(height)
+
+    def split_lines(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        parts: list[Flowable] = super().split(availWidth, availHeight)
+        return parts
+
+
+def prose(sentences: Sequence[str], style: ParagraphStyle) -> Prose:
+    """A paragraph of sentences, each already in paragraph markup."""
+    paragraph = Prose(" ".join(sentences), style)
+    paragraph.sentences = tuple(sentences)
+    return paragraph
+
+
+def flowables(
+    blocks: tuple[Block, ...] | list[Block], width: float, accent: colors.Color, resume: tuple[Item, ...] = ()
+) -> list[Item]:
+    """Flowables for blocks.  A roll (its heading, the lines under it and its chances) is kept on
+    one card when it fits on one, a heading or a condition with what follows it.  Each item knows
+    what to repeat above it when it starts a card: the heading it is under ("Errata (cont.)"), the
+    condition of an indented line, the roll of a chance table; `resume` comes first (the sheet's
+    section and entry)."""
     items: list[Item] = []
     in_roll = False
+    section: tuple[Item, ...] = ()  # the heading the blocks are under, continued
+    condition: tuple[Item, ...] = ()  # the condition of indented lines, repeated
+    roll: tuple[Item, ...] = ()  # the roll heading of its details and chances, continued
     for index, block in enumerate(blocks):
         made = _block(block, width, accent)
         in_roll = isinstance(block, RollHead) or (in_roll and isinstance(block, (Detail, Chances)))
+        indented = isinstance(block, (Entry, Detail)) and block.indent
+        if not indented:
+            condition = ()
+        if not in_roll:
+            roll = ()
+        context = resume + section + condition + roll
+        if isinstance(block, RollHead):
+            context = resume + section
+            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent)))
+        elif isinstance(block, Heading):
+            context = resume
+            section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent)))
+        elif isinstance(block, Condition):
+            condition = tuple(_again(made))
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if in_roll and isinstance(following, (Detail, Chances)):
             made[-1].keep = True
+        for item in made:
+            item.resume = context
         items += made
     return items
+
+
+CONTINUED = " (cont.)"
+
+
+def _again(items: list[Item]) -> list[Item]:
+    """Copies of a heading's items to repeat at the top of a card, kept with what follows."""
+    return [Item(item.flowable, keep=True, split=False) for item in items]
 
 
 def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
@@ -141,11 +237,12 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
             text += f'\u2002<font name="{REGULAR}" color="#5c5c5c">{markup(block.detail)}</font>'
         style = ParagraphStyle("heading_accent", parent=HEADING, textColor=accent)
         return [Item(RuledHeading(text, style), keep=True)]
+    room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
-        return [Item(Paragraph(markup(block.text), CONDITION), keep=True)]
+        return [Item(Paragraph(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
     if isinstance(block, Entry):
         style = _indented(ENTRY, block.indent)
-        text = runs_markup(block.runs, muted_size=7.5)
+        text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
         if block.mark:
             style = ParagraphStyle(
                 style.name + "_mark", parent=style, bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9
@@ -153,7 +250,9 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
             return [Item(Paragraph(text, style, bulletText=block.mark))]
         return [Item(Paragraph(text, style))]
     if isinstance(block, Detail):
-        return [Item(Paragraph(runs_markup(block.runs), _indented(DETAIL, block.indent)))]
+        return [
+            Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
+        ]
     if isinstance(block, RollHead):
         return [Item(_roll_head(block, width, accent), keep=True, split=False)]
     if isinstance(block, Chances):
@@ -161,25 +260,34 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
     if isinstance(block, Grid):
         return [Item(table) for table in grid_tables(block, width, accent)]
     if isinstance(block, Note):
-        return [Item(Paragraph(_note(block), NOTE))]
+        return [Item(prose(_note(block), NOTE), whole=True)]
     assert isinstance(block, Text)
-    return [Item(Paragraph(runs_markup(block.runs), SMALL if block.small else TEXT))]
+    style = SMALL if block.small else TEXT
+    if all(run.style == "plain" for run in block.runs):
+        return [Item(prose([markup(s) for s in sentences("".join(r.text for r in block.runs))], style), whole=True)]
+    return [Item(Paragraph(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
 
 
-def _note(note: Note) -> str:
-    text = ""
+def _note(note: Note) -> list[str]:
+    """A note's sentences in markup; its condition and the quoted source come with the first."""
+    lead = ""
     if note.condition:
-        text += f"<i>{markup(note.condition[:1].upper() + note.condition[1:])}:</i> "
+        lead += f"<i>{markup(note.condition[:1].upper() + note.condition[1:])}:</i> "
     if note.quote is not None:
-        text += f"<i>“{markup(note.quote)}”</i> — "
-    return text + markup(note.text)
+        lead += f"<i>“{markup(note.quote)}”</i> — "
+    parts = [markup(s) for s in sentences(note.text)] or [""]
+    return [lead + parts[0], *parts[1:]]
+
+
+class RollHeading(Table):  # type: ignore[misc]
+    """The band that starts a roll: its title, and its notation on the right."""
 
 
 def _roll_head(block: RollHead, width: float, accent: colors.Color) -> Table:
     notation_width = min(text_width(block.notation, BOLD, ROLL_NOTATION.fontSize) + 2 * CELL_PAD + 1, width * 0.62)
     title = Paragraph("<b>Roll</b> · " + markup(block.title), ROLL_TITLE)
-    notation = Paragraph(markup(block.notation), ROLL_NOTATION)
-    table = Table([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
+    notation = Paragraph(markup(loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)), ROLL_NOTATION)
+    table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
     table.setStyle(
         TableStyle(
             [
@@ -199,21 +307,45 @@ def _roll_head(block: RollHead, width: float, accent: colors.Color) -> Table:
     return table
 
 
+CHANCE_PAD = 1.0
+"""Padding either side of a chance, when the labels leave room for it."""
+
+CHANCE_CELL_MAX = 9 * MM
+"""The widest a chance column gets: a table of one or two values stays compact."""
+
+
 def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
     chances = block.table
-    cell_width = (
-        max(
-            max((text_width(c, REGULAR, CHANCE.fontSize) for row in chances.rows for c in row.numbers), default=0.0),
-            max((text_width(c, BOLD, CHANCE_HEAD.fontSize) for c in chances.columns), default=0.0),
-        )
-        + 2 * 1.4
-        + 1.0
+    count = max(len(chances.columns), 1)
+    numbers = max(
+        max((text_width(c, REGULAR, CHANCE.fontSize) for row in chances.rows for c in row.numbers), default=0.0),
+        max((text_width(c, BOLD, CHANCE_HEAD.fontSize) for c in chances.columns), default=0.0),
     )
-    # The label column takes what the numbers leave, within reason: few columns spread out.
-    label_width = min(max(width - cell_width * len(chances.columns), 12 * MM), width * 0.42)
-    cell_width = (width - label_width) / max(len(chances.columns), 1)
+    # The labels get what they need to stay on one line and the header's longest unbreakable
+    # part (`(STR + DEX) / 2`) what it needs not to be cut, the numbers giving up padding for
+    # it if need be; the numbers share the rest, up to a comfortable width each.
+    size = CHANCE_LABEL.fontSize
+    labels = max(
+        (
+            text_width(row.dice, BOLD, size) + (text_width(" " + row.note, REGULAR, size) if row.note else 0.0)
+            for row in chances.rows
+        ),
+        default=0.0,
+    )
+    head = max((text_width(word, BOLD, size) for word in words(chances.against)), default=0.0)
+    needed = max(labels, head) + CHANCE_PAD + 0.5
+    pad = CHANCE_PAD
+    if needed + count * (numbers + 2 * pad + 0.5) > width:
+        pad = max(0.3, ((width - needed) / count - numbers - 0.5) / 2)
+    cell_least = numbers + 2 * pad + 0.5
+    label_width = max(min(max(needed, width * 0.42), width - cell_least * count), 12 * MM)
+    cell_width = min((width - label_width) / count, max(CHANCE_CELL_MAX, cell_least))
     header = [
-        Paragraph(f'<b>{markup(chances.against)}</b> <font size="7" color="#5c5c5c">chance %</font>', CHANCE_LABEL)
+        Paragraph(
+            f'<b>{markup(loosen(chances.against, label_width - pad, size))}</b> <font size="7" color="#5c5c5c">'
+            "chance %</font>",
+            CHANCE_LABEL,
+        )
     ]
     header += [Paragraph(markup(c), CHANCE_HEAD) for c in chances.columns]
     rows: list[list[Any]] = [header]
@@ -230,8 +362,8 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
                 ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
                 ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
                 ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                ("LEFTPADDING", (0, 0), (-1, -1), 1.4),
-                ("RIGHTPADDING", (0, 0), (-1, -1), 1.4),
+                ("LEFTPADDING", (0, 0), (-1, -1), pad),
+                ("RIGHTPADDING", (0, 0), (-1, -1), pad),
                 ("LEFTPADDING", (0, 0), (0, -1), 0),
                 ("TOPPADDING", (0, 0), (-1, -1), 1.0),
                 ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
@@ -245,12 +377,12 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
 # ---------------------------------------------------------------- rulebook tables
 
 
-def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[Table]:
+def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTable]:
     """A rulebook table, ruled, with its header repeated when it runs onto another card; when
     its columns cannot all fit side by side, several tables that each repeat the key columns."""
     widths = _column_widths(grid, width)
     if widths is not None:
-        return [_grid_table(grid, widths, accent)]
+        return [GridTable(_GridData(grid, widths, accent))]
     keys = grid.keys
     values = list(range(keys, len(grid.header)))
     tables = []
@@ -263,7 +395,7 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[Table]:
             take -= 1
         part = _columns(grid, [*range(keys), *values[:take]])
         found = _column_widths(part, width) or _even(part, width)
-        tables.append(_grid_table(part, found, accent))
+        tables.append(GridTable(_GridData(part, found, accent)))
         values = values[take:]
     return tables
 
@@ -289,8 +421,8 @@ def _column_widths(grid: Grid, width: float) -> list[float] | None:
             (row[index], CELL_KEY if index < grid.keys else CELL) for row in grid.rows
         ]
         natural.append(max(text_width(text, s.fontName, s.fontSize) for text, s in column) + 2 * CELL_PAD + 0.5)
-        words = [w for text, s in column for w in [(x, s) for x in text.split()]] or [("", CELL)]
-        least.append(max(text_width(w, s.fontName, s.fontSize) for w, s in words) + 2 * CELL_PAD + 0.5)
+        widest = max((text_width(w, s.fontName, s.fontSize) for text, s in column for w in words(text)), default=0.0)
+        least.append(widest + 2 * CELL_PAD + 0.5)
     if sum(least) > width:
         return None
     if sum(natural) <= width:
@@ -303,33 +435,142 @@ def _column_widths(grid: Grid, width: float) -> list[float] | None:
     return [m + spare * w / total for m, w in zip(least, wanted, strict=True)]
 
 
-def _grid_table(grid: Grid, widths: list[float], accent: colors.Color) -> Table:
-    centred = [grid.numeric(i) for i in range(len(grid.header))]
-    rows: list[list[Any]] = [
-        [Paragraph(markup(h), CELL_HEAD_CENTRED if centred[i] else CELL_HEAD) for i, h in enumerate(grid.header)]
-    ]
-    for row in grid.rows:
-        cells = []
-        for i, cell in enumerate(row):
-            style = CELL_KEY if i < grid.keys else CELL_CENTRED if centred[i] else CELL
-            cells.append(Paragraph(markup(cell), style))
-        rows.append(cells)
-    table = Table(rows, colWidths=widths, hAlign="LEFT", repeatRows=1, splitInRow=1)
-    table.setStyle(
-        TableStyle(
-            [
-                ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-                ("BACKGROUND", (0, 0), (-1, 0), tint(accent, 0.16)),
-                ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
-                ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
-                ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
-                ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.4),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.8),
-            ]
+_CELL_TOP = 1.4
+_CELL_BOTTOM = 1.8
+
+
+class _GridData:
+    """What every part of one rulebook table shares, measured once: the cells (a plain string
+    for text that fits on one line, drawn as the table's font; a paragraph for text that wraps)
+    and the height of every row."""
+
+    def __init__(self, grid: Grid, widths: list[float], accent: colors.Color) -> None:
+        self.widths = widths
+        self.keys = grid.keys
+        self.accent = accent
+        self.centred = [grid.numeric(i) for i in range(len(grid.header))]
+        head_styles = [CELL_HEAD_CENTRED if c else CELL_HEAD for c in self.centred]
+        body_styles = [
+            CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
+        ]
+        self.head, self.head_height = self._row(grid.header, head_styles)
+        self.rows: list[list[Any]] = []
+        self.tops = [0.0]  # tops[i]: the height of rows before row i
+        for row in grid.rows:
+            cells, height = self._row(row, body_styles)
+            self.rows.append(cells)
+            self.tops.append(self.tops[-1] + height)
+
+    def _row(self, texts: tuple[str, ...], styles: list[ParagraphStyle]) -> tuple[list[Any], float]:
+        cells: list[Any] = []
+        height = 0.0
+        for text, style, width in zip(texts, styles, self.widths, strict=True):
+            room = width - 2 * CELL_PAD
+            # Reportlab's paragraphs fold runs of spaces: a string cell would keep them.
+            if text_width(text, style.fontName, style.fontSize) <= room and text == text.strip() and "  " not in text:
+                cells.append(text)
+                height = max(height, style.leading)
+            else:
+                paragraph = Paragraph(markup(text), style)
+                height = max(height, paragraph.wrap(room, 1e6)[1])
+                cells.append(paragraph)
+        return cells, height + _CELL_TOP + _CELL_BOTTOM
+
+    def height(self, start: int, stop: int) -> float:
+        return self.tops[stop] - self.tops[start]
+
+    def table(self, start: int, stop: int, header: bool, *, measured: bool = True) -> Table:
+        """Rows `start` to `stop` as a reportlab table, under the header row if `header`.  Not
+        `measured`: reportlab measures the rows itself (and may split inside one)."""
+        body = self.rows[start:stop]
+        data = [self.head, *body] if header else body
+        heights: list[float] | None = None
+        if measured:
+            heights = [self.tops[i + 1] - self.tops[i] for i in range(start, stop)]
+            if header:
+                heights.insert(0, self.head_height)
+        table = Table(
+            data,
+            colWidths=self.widths,
+            rowHeights=heights,
+            hAlign="LEFT",
+            repeatRows=1 if header else 0,
+            splitInRow=1,
         )
-    )
-    table.spaceBefore = 3.0
-    return table
+        first = 1 if header else 0
+        commands: list[Any] = [
+            ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+            ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
+            ("LEADING", (0, 0), (-1, -1), CELL.leading),
+            ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+            ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+            ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+            ("TOPPADDING", (0, 0), (-1, -1), _CELL_TOP),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), _CELL_BOTTOM),
+        ]
+        if self.keys:
+            commands.append(("FONTNAME", (0, first), (self.keys - 1, -1), BOLD))
+        commands += [("ALIGN", (i, 0), (i, -1), "CENTER") for i, c in enumerate(self.centred) if c]
+        if header:
+            commands += [
+                ("FONTNAME", (0, 0), (-1, 0), BOLD),
+                ("FONTSIZE", (0, 0), (-1, 0), CELL_HEAD.fontSize),
+                ("LEADING", (0, 0), (-1, 0), CELL_HEAD.leading),
+                ("BACKGROUND", (0, 0), (-1, 0), tint(self.accent, 0.16)),
+                ("LINEABOVE", (0, 0), (-1, 0), 0.8, self.accent),
+                ("LINEBELOW", (0, 0), (-1, 0), 0.6, self.accent),
+            ]
+        table.setStyle(TableStyle(commands))
+        return table
+
+
+class GridTable(Flowable):  # type: ignore[misc]
+    """A rulebook table (or the rows of one from `start` on) that splits between rows, repeating
+    its header row.  Splitting takes time in proportion to the rows placed, however long the table:
+    reportlab's own Table measures every remaining row again at each split, which makes a table of
+    thousands of rows take minutes over hundreds of cards."""
+
+    def __init__(self, data: _GridData, start: int = 0, header: bool = True) -> None:
+        super().__init__()
+        self.data = data
+        self.start = start
+        self.header = header
+        self.spaceBefore = 3.0 if start == 0 else 0.0
+
+    @property
+    def stop(self) -> int:
+        return len(self.data.rows)
+
+    def _height(self, stop: int) -> float:
+        return (self.data.head_height if self.header else 0.0) + self.data.height(self.start, stop)
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        self.width = sum(self.data.widths)
+        self.height = self._height(self.stop)
+        return self.width, self.height
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        data = self.data
+        # The most whole rows that fit (at least one, or none can be placed here).
+        limit = availHeight + 0.01 - (data.head_height if self.header else 0.0) + data.tops[self.start]
+        fit = bisect.bisect_right(data.tops, limit, lo=self.start + 1, hi=self.stop + 1) - 1
+        if fit >= self.stop:
+            return [self]
+        if fit > self.start:
+            return [data.table(self.start, fit, self.header), GridTable(data, fit)]
+        # Not one row fits: a row taller than the room left splits inside, as reportlab does.
+        row = data.table(self.start, self.start + 1, self.header, measured=False)
+        parts: list[Flowable] = row.split(availWidth, availHeight)
+        if len(parts) < 2:
+            return []
+        parts[1].spaceBefore = 0.0
+        if self.start + 1 == self.stop:
+            return parts
+        return [*parts, GridTable(data, self.start + 1, header=False)]
+
+    def draw(self) -> None:
+        table = self.data.table(self.start, self.stop, self.header)
+        table.wrapOn(self.canv, self.width, self.height)
+        table.drawOn(self.canv, 0, 0)

@@ -3,6 +3,7 @@ its licence and embedded (subset) in each PDF, so a print shop sees exactly what
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
@@ -38,7 +39,10 @@ def register_fonts() -> None:
     addMapping(REGULAR, 1, 1, BOLD)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def text_width(text: str, font: str, size: float) -> float:
+    """The width of `text` set in `font` at `size` points (remembered: tables measure every cell
+    and every word, and the same words recur)."""
     width: float = pdfmetrics.stringWidth(text, font, size)
     return width
 

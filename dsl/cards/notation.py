@@ -5,6 +5,9 @@ players instead: `MOV x½ ↑` (with a true multiplication sign), `DEX -1 / smok
 true minus sign), "when moved > half MOV", "unless stance is
 prone, kneeling or crawling".  One `Notation` per book, because names are shown by what they
 refer to (a member of a choice, a table's title) and conditions by the types of what they compare.
+
+An operator is joined to its operands by no-break spaces (text.NBSP), and a modifier to its stat:
+`distance < 3` or `DEX -2` never breaks at the operator, on a card or on a screen.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.cards.text import MINUS, TIMES, clean, display_name, number, plural, signed, singular, vulgar
+from dsl.cards.text import MINUS, NBSP, TIMES, clean, display_name, number, plural, signed, singular, vulgar
 
 ROUNDING = {"up": "↑", "down": "↓", "nearest": "≈"}
 """Rounding marks after a scaled value: `MOV x½ ↑` halves MOV and rounds up."""
@@ -125,7 +128,7 @@ class Notation:
             return self._binary(expr, words)
         if isinstance(expr, n.Rounded):
             inner, level = self._note(expr.operand, words)
-            return f"{_wrap(inner, level, _LEVEL['+'])} {ROUNDING[expr.mode]}", _LEVEL["round"]
+            return f"{_wrap(inner, level, _LEVEL['+'])}{NBSP}{ROUNDING[expr.mode]}", _LEVEL["round"]
         if isinstance(expr, n.DiceCount):
             count = literal_fraction(expr.count)
             if count is not None and count.denominator == 1:
@@ -165,12 +168,12 @@ class Notation:
         if words and expr.op == "/" and isinstance(expr.right, n.Number) and left_level == _ATOM:
             part = _PARTS.get(int(expr.right.value)) if expr.right.value.denominator == 1 else None
             if part is not None:
-                return f"{part} {left}", _LEVEL["*"]
+                return f"{part}{NBSP}{left}", _LEVEL["*"]
         if expr.op == "^":
             return f"{_wrap(left, left_level, level + 1)}^{_wrap(right, right_level, level)}", level
         right_min = level + 1 if expr.op in "-/" else level
         symbol = {"+": "+", "-": MINUS, "*": TIMES, "/": "/"}[expr.op]
-        return f"{_wrap(left, left_level, level)} {symbol} {_wrap(right, right_level, right_min)}", level
+        return f"{_wrap(left, left_level, level)}{NBSP}{symbol}{NBSP}{_wrap(right, right_level, right_min)}", level
 
     def _is_choice(self, expr: n.Expr) -> bool:
         """Whether an expression is a choice (`stance`) or one of its members (`prone`)."""
@@ -197,7 +200,7 @@ class Notation:
             if isinstance(self._type(expr.left), t.Flag) and isinstance(expr.right, n.Boolean):
                 positive = expr.right.value == (expr.op == "==")
                 return (left if positive else f"not {left}"), (_ATOM if positive else _LEVEL["not"])
-        return f"{left} {COMPARISON[expr.op]} {right}", level
+        return f"{left}{NBSP}{COMPARISON[expr.op]}{NBSP}{right}", level
 
     def _member(self, expr: n.Member, words: bool) -> tuple[str, int]:
         level = _LEVEL["compare"]
@@ -206,7 +209,7 @@ class Notation:
         members = [display_name(x.text) for x in expr.members]
         if not words:
             word = "∉" if expr.negated else "∈"
-            return f"{inner} {word} {{{', '.join(members)}}}", level
+            return f"{inner}{NBSP}{word}{NBSP}{{{', '.join(members)}}}", level
         if not expr.negated:
             return f"{inner} is {_alternatives(members)}", level
         if len(members) == 1:
@@ -269,7 +272,7 @@ class Notation:
     def modifier(self, effect: m.ModEffect) -> str:
         """`DEX -2`, `MOV x½ ↑`, `DEX -1 / smoke hex`, `DEX = 5`, `skill is difficult (x½ ↑)`, printed
         with true minus and multiplication signs."""
-        return f"{self.target(effect.target)} {self.change(effect)}"
+        return f"{self.target(effect.target)}{NBSP}{self.change(effect)}"
 
     def change(self, effect: m.ModEffect) -> str:
         """What a modifier does, without the stat it changes."""
@@ -279,7 +282,7 @@ class Notation:
             text = self._signed(effect.value) + ("%" if effect.percent else "")
             if effect.per is not None:
                 if isinstance(effect.per, n.NameRef):
-                    text += " / " + singular(self.name(effect.per.name))
+                    text += f"{NBSP}/{NBSP}" + singular(self.name(effect.per.name))
                 else:
                     text += " per " + self.expr(effect.per)
             return text
@@ -288,10 +291,10 @@ class Notation:
             return self._scale(op, effect.value) + _rounding(effect.rounding)
         if op == "set":
             assert effect.value is not None
-            return "= " + self.expr(effect.value)
+            return f"={NBSP}" + self.expr(effect.value)
         if op in ("min", "max"):
             assert effect.value is not None
-            return f"{op} {self.expr(effect.value)}"
+            return f"{op}{NBSP}{self.expr(effect.value)}"
         if op == "grade":
             grade = next((g for g in self.book.grades if g.name == effect.grade), None)
             name = display_name(effect.grade or "")
@@ -306,11 +309,11 @@ class Notation:
     def clamp(self, effect: m.ModEffect) -> str:
         """A clamp written after the modifier it bounds: `(min 1)`."""
         assert effect.value is not None
-        return f"({effect.op} {self.expr(effect.value)})"
+        return f"({effect.op}{NBSP}{self.expr(effect.value)})"
 
     def grade_effect(self, grade: m.Grade) -> str:
         if grade.op == "set":
-            return "= " + number(grade.value)
+            return f"={NBSP}" + number(grade.value)
         factor = grade.value if grade.op == "mul" else 1 / grade.value
         return TIMES + (vulgar(factor) or number(factor)) + _rounding(grade.rounding)
 
@@ -319,8 +322,8 @@ class Notation:
         if constant is not None:
             return signed(constant)
         if isinstance(value, n.Negate):
-            return f"{MINUS} {self._wrapped(value.operand)}"
-        return f"+ {self._wrapped(value)}"
+            return f"{MINUS}{NBSP}{self._wrapped(value.operand)}"
+        return f"+{NBSP}{self._wrapped(value)}"
 
     def _wrapped(self, value: n.Expr) -> str:
         text, level = self._note(value, False)
@@ -329,7 +332,7 @@ class Notation:
     def _scale(self, op: str, value: n.Expr) -> str:
         constant = literal_fraction(value)
         if constant is None or constant == 0:
-            return (TIMES if op == "mul" else "÷") + " " + self._wrapped(value)
+            return (TIMES if op == "mul" else "÷") + NBSP + self._wrapped(value)
         factor = constant if op == "mul" else 1 / constant
         glyph = vulgar(factor)
         if glyph is not None:
@@ -342,7 +345,7 @@ class Notation:
         """`3d6 ≤ DEX`, `2d6 + attack vs 2d6 + defense`, `POW vs aura`, `automatic success`."""
         if effect.kind == "check":
             assert effect.pool is not None and effect.target is not None and effect.op is not None
-            return f"{pool_text(effect.pool)} {COMPARISON[effect.op]} {self.expr(effect.target)}"
+            return f"{pool_text(effect.pool)}{NBSP}{COMPARISON[effect.op]}{NBSP}{self.expr(effect.target)}"
         if effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
             return f"{self.expr(effect.active)} vs {self.expr(effect.passive)}"
@@ -358,8 +361,8 @@ class Notation:
             return ""
         constant = literal_fraction(bonus)
         if constant is not None:
-            return f" {MINUS if constant < 0 else '+'} {number(abs(constant))}"
-        return " " + self._signed(bonus)
+            return f"{NBSP}{MINUS if constant < 0 else '+'}{NBSP}{number(abs(constant))}"
+        return NBSP + self._signed(bonus)
 
     def change_of_roll(self, change: m.RollChange, pool: n.Pool | None) -> str:
         if change.kind == "pool":
@@ -372,7 +375,7 @@ class Notation:
             return text
         if change.kind == "target":
             assert change.value is not None
-            return "target " + self._signed(change.value)
+            return f"target{NBSP}" + self._signed(change.value)
         return f"automatic {'success' if change.success else 'failure'}"
 
     def step(self, step: m.Step) -> str:
@@ -398,7 +401,7 @@ class Notation:
 
 
 def _rounding(mode: str | None) -> str:
-    return f" {ROUNDING[mode]}" if mode else ""
+    return f"{NBSP}{ROUNDING[mode]}" if mode else ""
 
 
 def _wrap(text: str, inner: int, outer: int) -> str:

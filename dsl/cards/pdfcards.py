@@ -2,8 +2,9 @@
 for cutting at home, or one card per page for a print shop.
 
 A card too long for one face continues on the next, titled "(cont.)" and numbered "1/2", "2/2":
-text is laid out with reportlab's platypus (paragraphs and tables split between lines and rows),
-never shrunk and never clipped.
+its blocks are reportlab flowables (flow.py) laid out by paginate.py, which keeps notes whole,
+breaks text between sentences, tables between rows, and repeats the heading a face continues;
+nothing is ever shrunk or clipped.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Flowable, Paragraph
+from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Card, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.flow import INK, MUTED, WHITE, Item, flowables, markup
+from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
+from dsl.cards.paginate import LayoutError, Placed, paginate
 
 CARD_WIDTH = 63 * MM
 CARD_HEIGHT = 88 * MM
@@ -38,8 +40,6 @@ BAND_ROW = 4.4 * MM  # the category row at the top of the band
 FOOTER = 3.6 * MM  # the footer line above the bottom safe edge
 GAP = 1.8 * MM
 
-CONTINUED = " (cont.)"
-
 
 class CardLayoutError(Exception):
     """Content that cannot be laid out on a card at all (not even split)."""
@@ -53,7 +53,7 @@ class Face:
     part: int
     parts: int
     header: Header
-    items: list[tuple[Flowable, float, float]]  # flowable, height, space above it
+    items: list[Placed]
 
 
 @dataclass
@@ -140,77 +140,22 @@ def body_height(header: Header) -> float:
 
 
 def layout(card: Card) -> list[Face]:
-    """The faces a card needs: its content split at line and row boundaries over as many cards
-    as it takes, each as full as possible, keeping headings with what follows them."""
-    canvas = _measure()
+    """The faces a card needs: its content over as many cards as it takes (see paginate.py),
+    keeping headings with what follows them."""
     first, first_extra = _header(card, continued=False)
+    following, _ = _header(card, continued=True)
     items = first_extra + flowables(card.blocks, BODY_WIDTH, colors.HexColor(card.category.colour))
-    pages: list[list[tuple[Flowable, float, float]]] = [[]]
-    headers = [first]
-    room = body_height(first)
-    queue = list(items)
-    following: Header | None = None
+    headers = [first, following]
 
-    def new_page() -> float:
-        nonlocal following
-        if following is None:
-            following, _ = _header(card, continued=True)
-        pages.append([])
-        headers.append(following)
-        return body_height(following)
+    def room(index: int) -> float:
+        return body_height(headers[min(index, 1)])
 
-    while queue:
-        group = [queue.pop(0)]
-        while group[-1].keep and queue:
-            group.append(queue.pop(0))
-        placed, rest = _fill(canvas, group, bool(pages[-1]), room)
-        if placed is None:
-            if pages[-1]:
-                # Not even a first piece of the group fits under what this card already holds.
-                room = new_page()
-                queue[0:0] = group
-            elif len(group) > 1:
-                # Taller than a whole card: let the group break between any of its pieces.
-                queue[0:0] = [Item(item.flowable, False, item.split) for item in group]
-            else:
-                raise CardLayoutError(f"a part of card `{card.title}` does not fit on a card")
-            continue
-        pages[-1].extend(placed)
-        room -= sum(height + space for _, height, space in placed)
-        if rest:
-            queue[0:0] = rest
-            room = new_page()
+    try:
+        pages = paginate(items, room, BODY_WIDTH, balance=True)
+    except LayoutError as error:
+        raise CardLayoutError(f"a part of card `{card.title}` does not fit on a card") from error
     parts = len(pages)
-    return [Face(card, i + 1, parts, headers[i], page) for i, page in enumerate(pages)]
-
-
-def _fill(
-    canvas: Canvas, group: list[Item], started: bool, room: float
-) -> tuple[list[tuple[Flowable, float, float]] | None, list[Item]]:
-    """Lay a group (a heading and what it keeps with) into the room left on a card.
-
-    Returns what goes on this card and what continues on the next.  Whole items go first; the
-    first one that does not fit is split at a line or row if it may be, so that a heading is
-    never left alone at the foot of a card.  None when nothing of the group can start here.
-    """
-    placed: list[tuple[Flowable, float, float]] = []
-    left = room
-    for index, item in enumerate(group):
-        flowable = item.flowable
-        space = flowable.getSpaceBefore() if (started or placed) else 0.0
-        _, height = flowable.wrapOn(canvas, BODY_WIDTH, max(left - space, 0))
-        if height + space <= left + 0.01:
-            placed.append((flowable, height, space))
-            left -= height + space
-            continue
-        parts = flowable.splitOn(canvas, BODY_WIDTH, left - space) if item.split and left - space > 0 else []
-        if len(parts) < 2:
-            return None, group
-        _, height = parts[0].wrapOn(canvas, BODY_WIDTH, left - space)
-        placed.append((parts[0], height, space))
-        rest = [Item(p, item.keep, item.split) for p in parts[1:]]
-        return placed, rest + group[index + 1 :]
-    return placed, []
+    return [Face(card, i + 1, parts, headers[min(i, 1)], page) for i, page in enumerate(pages)]
 
 
 # ---------------------------------------------------------------- drawing one face
@@ -234,9 +179,9 @@ def draw_face(canvas: Canvas, face: Face) -> None:
         y -= 1.0 * MM + header.cites_height
         header.cites.drawOn(canvas, SAFE, y)
     y -= GAP
-    for flowable, height, space in face.items:
-        y -= space + height
-        flowable.drawOn(canvas, SAFE, y)
+    for placed in face.items:
+        y -= placed.space + placed.height
+        placed.flowable.drawOn(canvas, SAFE, y)
     _footer(canvas, face)
     canvas.restoreState()
 
@@ -282,7 +227,8 @@ def _footer(canvas: Canvas, face: Face) -> None:
 # ---------------------------------------------------------------- documents
 
 
-def _document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
+def document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
+    """A canvas for a whole PDF (cards or sheet), writing into the buffer returned with it."""
     register_fonts()
     buffer = io.BytesIO()
     # The initial font is ours too, so that no page refers to a font that is not embedded.
@@ -304,7 +250,7 @@ def imposed_pdf(faces: list[Face], paper: str, title: str) -> bytes:
     """Nine cards to a page in a 3 by 3 block centred on the paper, neighbours sharing their cut
     lines, bleed around the block, crop marks outside it."""
     width, height = PAPERS[paper]
-    canvas, buffer = _document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, 9 per page")
+    canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, 9 per page")
     canvas.setPageSize((width, height))
     left = (width - COLUMNS * CARD_WIDTH) / 2
     bottom = (height - ROWS * CARD_HEIGHT) / 2
@@ -381,7 +327,7 @@ def _slug(canvas: Canvas, left: float, bottom: float, lines: tuple[str, str]) ->
 
 def press_pdf(faces: list[Face], title: str) -> bytes:
     """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
-    canvas, buffer = _document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
+    canvas, buffer = document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
     full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
     canvas.setPageSize(full)
     canvas.setBleedBox((0, 0, *full))

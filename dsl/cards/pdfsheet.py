@@ -9,19 +9,20 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import BaseDocTemplate, CondPageBreak, Flowable, Frame, KeepTogether, PageTemplate, Paragraph
+from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
-from dsl.cards.flow import INK, MUTED, WHITE, Item, flowables, markup
+from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
-from dsl.cards.pdfcards import PAPERS
+from dsl.cards.paginate import Placed, paginate
+from dsl.cards.pdfcards import PAPERS, document
 
 MARGIN = 10 * MM
 GUTTER = 6 * MM
 COLUMNS = 3
 BAND = 11 * MM
 FOOT = 6 * MM
-SHORT = 55 * MM  # entries up to this tall are kept whole in one column
+SHORT = 70 * MM  # entries up to this tall are kept whole in one column
 LONG_START = 30 * MM  # a longer entry starts in a new column when less than this is left
 
 SECTION = ParagraphStyle(
@@ -41,88 +42,82 @@ ENTRY_TITLE = ParagraphStyle(
 
 
 def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
-    """Laid out twice: once to count the pages, once to number them "1 of N"."""
-    register_fonts()
-    _, pages = _build(sheet, paper, None)
-    data, _ = _build(sheet, paper, pages)
-    return data
-
-
-def _build(sheet: Sheet, paper: str, pages: int | None) -> tuple[bytes, int]:
+    """Laid out into columns first (see paginate.py), so that every page can say "of N"."""
     size = landscape(PAPERS[paper])
-    buffer = io.BytesIO()
+    frame_width, frame_height = _frame(size)
+    columns = sheet_columns(sheet, paper)
+    pages = max(1, -(-len(columns) // COLUMNS))
+    canvas, buffer = document(f"{sheet.title} — quick reference", f"Quick-reference sheet, {paper.upper()} landscape")
+    canvas.setPageSize(size)
+    for page in range(pages):
+        _page_frame(canvas, sheet, size, page + 1, pages)
+        for column, placed in enumerate(columns[page * COLUMNS : (page + 1) * COLUMNS]):
+            x = MARGIN + column * (frame_width + GUTTER)
+            y = MARGIN + FOOT + frame_height
+            for item in placed:
+                y -= item.space + item.height
+                item.flowable.drawOn(canvas, x, y)
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def sheet_columns(sheet: Sheet, paper: str) -> list[list[Placed]]:
+    """What each column holds, page after page (three columns to a page)."""
+    register_fonts()
+    frame_width, frame_height = _frame(landscape(PAPERS[paper]))
+    return paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+
+
+def _frame(size: tuple[float, float]) -> tuple[float, float]:
+    """The width and height of a column."""
     width, height = size
-    frame_width = (width - 2 * MARGIN - (COLUMNS - 1) * GUTTER) / COLUMNS
-    frame_height = height - 2 * MARGIN - BAND - FOOT
-    frames = [
-        Frame(
-            MARGIN + i * (frame_width + GUTTER),
-            MARGIN + FOOT,
-            frame_width,
-            frame_height,
-            leftPadding=0,
-            rightPadding=0,
-            topPadding=0,
-            bottomPadding=0,
-            id=f"column{i}",
-        )
-        for i in range(COLUMNS)
-    ]
-
-    def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
-        _page_frame(canvas, sheet, size, doc.page, pages)
-
-    doc = BaseDocTemplate(
-        buffer,
-        pagesize=size,
-        leftMargin=MARGIN,
-        rightMargin=MARGIN,
-        topMargin=MARGIN,
-        bottomMargin=MARGIN,
-        title=f"{sheet.title} — quick reference",
-        author="rulecraft",
-        subject=f"Quick-reference sheet, {paper.upper()} landscape",
-        creator="rulecraft",
-        invariant=1,
-        pageCompression=1,
-        initialFontName=REGULAR,
-        initialFontSize=8,
-    )
-    doc.addPageTemplates([PageTemplate(id="sheet", frames=frames, onPage=decorate)])
-    doc.build(_story(sheet, frame_width))
-    return buffer.getvalue(), doc.page
+    return (width - 2 * MARGIN - (COLUMNS - 1) * GUTTER) / COLUMNS, height - 2 * MARGIN - BAND - FOOT
 
 
-def _story(sheet: Sheet, width: float) -> list[Flowable]:
-    story: list[Flowable] = [item.flowable for item in flowables(sheet.intro, width, INK)]
+def _items(sheet: Sheet, width: float) -> list[Item]:
+    items = flowables(sheet.intro, width, INK)
     for section in sheet.sections:
-        story += _section(section, width)
-    return story
+        items += _section(section, width)
+    return items
 
 
-def _section(section: SheetSection, width: float) -> list[Flowable]:
+def _section(section: SheetSection, width: float) -> list[Item]:
+    """A section's band and entries.  A short entry is kept whole in one column; a longer one flows
+    from where it starts if that leaves room for a good start.  The band keeps with the first
+    entry's title, a title with its first block; a column that continues a section starts with its
+    band, marked "(cont.)", and with the title of the entry it continues."""
     accent = colors.HexColor(section.category.colour) if section.category else INK
-    title = markup(section.title)
-    if section.category is not None:
-        title = f"{markup(section.category.glyph)} · {title}"
-    heading = Paragraph(title, ParagraphStyle("sheet_section_c", parent=SECTION, backColor=accent))
-    out: list[Flowable] = []
+    again = Item(_band(section, accent, continued=True), keep=True, split=False)
+    out: list[Item] = []
     for index, entry in enumerate(section.entries):
-        head = [Item(_title(entry))] if entry.title != section.title else []
-        items = head + flowables(entry.blocks, width, accent)
+        items: list[Item] = []
+        resume: tuple[Item, ...] = (again,)
+        if entry.title != section.title:
+            items.append(Item(_title(entry), keep=True, resume=resume))
+            resume = (again, Item(_title(entry, continued=True), keep=True, split=False))
+        items += flowables(entry.blocks, width, accent, resume)
         if index == 0:
-            items.insert(0, Item(heading))
+            items.insert(0, Item(_band(section, accent, continued=False), keep=True))
         if _height(items, width) < SHORT:
-            out.append(KeepTogether([item.flowable for item in items]))
+            for item in items[:-1]:
+                item.keep = True
         else:
-            # A long entry flows from where it starts, if that leaves room for a good start; a
-            # roll (its heading and the lines under it) stays in one column, as on the cards.
-            out.append(CondPageBreak(LONG_START))
-            out += _kept(items)
+            items[0].need = LONG_START
+        out += items
     return out
 
 
-def _title(entry: SheetEntry) -> Paragraph:
+def _band(section: SheetSection, accent: colors.Color, *, continued: bool) -> Paragraph:
+    title = markup(section.title + (CONTINUED if continued else ""))
+    if section.category is not None:
+        title = f"{markup(section.category.glyph)} · {title}"
+    return Paragraph(title, ParagraphStyle("sheet_section_c", parent=SECTION, backColor=accent))
+
+
+def _title(entry: SheetEntry, *, continued: bool = False) -> Paragraph:
+    if continued:
+        return Paragraph(markup(entry.title + CONTINUED), ENTRY_TITLE)
     head = markup(entry.title)
     detail = " · ".join(
         x for x in (entry.kind if entry.kind not in ("Table", "Odds", "Terms") else "", entry.cites) if x
@@ -135,20 +130,6 @@ def _title(entry: SheetEntry) -> Paragraph:
 def _height(items: list[Item], width: float) -> float:
     measure = Canvas(io.BytesIO())
     return float(sum(i.flowable.wrapOn(measure, width, 10_000)[1] + i.flowable.getSpaceBefore() for i in items))
-
-
-def _kept(items: list[Item]) -> list[Flowable]:
-    """Flowables with every run of items that keep with the next one joined in a KeepTogether."""
-    out: list[Flowable] = []
-    chain: list[Flowable] = []
-    for item in items:
-        chain.append(item.flowable)
-        if not item.keep:
-            out.append(chain[0] if len(chain) == 1 else KeepTogether(chain))
-            chain = []
-    if chain:
-        out.append(KeepTogether(chain))
-    return out
 
 
 def _page_frame(canvas: Canvas, sheet: Sheet, size: tuple[float, float], page: int, pages: int | None) -> None:

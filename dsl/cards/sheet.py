@@ -6,13 +6,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import model as m
-from dsl import runtime
 from dsl import types as t
 from dsl.cards.blocks import Block, Grid, Run, Sheet, SheetEntry, SheetSection, Text
+from dsl.cards.chances import distribution
 from dsl.cards.deck import category, shared_definitions, table_blocks
 from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import ROUNDING, Notation
-from dsl.cards.text import DASH, MINUS, TIMES, clean, display_name, number, percent
+from dsl.cards.text import DASH, MINUS, NBSP, TIMES, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
 
 _ROLL_UNDER = ("<=", "<")
@@ -47,10 +47,12 @@ def build_sheet(book: m.Book) -> Sheet:
 
 
 def _legend() -> str:
+    up, down, nearest = ROUNDING["up"], ROUNDING["down"], ROUNDING["nearest"]
     return (
-        f"Notation: {MINUS}2 subtract · {TIMES}½ {ROUNDING['up']} halve, round up ({ROUNDING['down']} down, {ROUNDING['nearest']} "
-        f"nearest) · {MINUS}1 / hex for every hex · (min 1) never below 1 · = 5 counts as 5 · 3d6 ≤ DEX roll 3 dice, "
-        f"succeed on DEX or less · {CANNOT} forbidden.  Modifiers are cumulative unless a group says otherwise."
+        f"Notation: {MINUS}2 subtract · {TIMES}½{NBSP}{up} halve, round up ({down}{NBSP}down, {nearest}{NBSP}nearest) "
+        f"· {MINUS}1{NBSP}/{NBSP}hex for every hex · (min{NBSP}1) never below 1 · ={NBSP}5 counts as 5 "
+        f"· 3d6{NBSP}≤{NBSP}DEX roll 3 dice, succeed on DEX or less · {CANNOT} forbidden.  Modifiers are "
+        "cumulative unless a group says otherwise."
     )
 
 
@@ -84,7 +86,7 @@ def _odds(book: m.Book) -> list[SheetEntry]:
 
 
 def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
-    dists = [runtime.distribution(*key) for key in keys]
+    dists = [distribution(*key) for key in keys]
     op = "<=" if at_most else ">="
     low = min(d.low for d in dists)
     high = max(d.high for d in dists)
@@ -126,7 +128,7 @@ def _values(var: m.Var, notation: Notation) -> str:
             text = f"{number(kind.low)}+"
         text = " ".join(x for x in (text, "%" if kind.kind == "percent" else "", unit) if x)
     elif isinstance(kind, t.Enum):
-        text = (" < " if kind.ordered else ", ").join(display_name(x) for x in kind.members)
+        text = (f" <{NBSP}" if kind.ordered else ", ").join(display_name(x) for x in kind.members)
     elif isinstance(kind, t.Flag):
         text = "yes / no"
     elif isinstance(kind, t.Dice):

@@ -7,6 +7,7 @@ Jinja2's autoescape); nothing here produces markup.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from fractions import Fraction
 
@@ -16,6 +17,10 @@ MINUS = "\u2212"
 """The minus sign of printed numbers: `DEX \u22122`, not the hyphen of `DEX -2`."""
 
 TIMES = "\u00d7"
+
+NBSP = "\u00a0"
+"""The no-break space that joins an operator to its operands: `distance\u00a0<\u00a03` never ends a
+line with `<`.  Reportlab's paragraphs and every browser keep it from breaking."""
 
 DASH = "\u2013"
 """The en dash of ranges (`1\u20135`) and of empty table cells."""
@@ -124,3 +129,31 @@ def percent(p: Fraction) -> str:
 
 def plural(count: int, one: str, many: str) -> str:
     return one if abs(count) == 1 else many
+
+
+_SPACES = "\t\n\x0b\x0c\r\x1c-\x1f \x85\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000"
+"""The spaces reportlab may break a line at: every space but the no-break space (NBSP)."""
+
+_BREAKS = re.compile(f"[{_SPACES}]+")
+WORD = re.compile(f"[^{_SPACES}]+")
+"""What no line breaks inside: a word, or an expression joined by no-break spaces."""
+
+
+def words(text: str) -> list[str]:
+    """The parts of `text` no line breaks inside: `3d6\u00a0≤\u00a0DEX` is one word."""
+    return [word for word in _BREAKS.split(text) if word]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])([\u201d\u2019\"')\]]*)\s+(?=[A-Z0-9\u201c\u2018\"'(\[])")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut after each full stop (or ! or ?) that a space and a capital, digit or opening
+    quote follow; joined with spaces, the sentences give back the text (up to the spaces)."""
+    out = []
+    start = 0
+    for found in _SENTENCE_END.finditer(text):
+        out.append(text[start : found.start() + len(found.group(1))])
+        start = found.end()
+    out.append(text[start:])
+    return [s for s in out if s]

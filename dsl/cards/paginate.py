@@ -1,0 +1,226 @@
+"""Filling cards (and the sheet's columns) with flowables, in order: both are frames of a fixed
+height that content flows through.
+
+The rules, in order:
+
+- Items that keep together (a heading and its first block, a roll and its chances, a short
+  sheet entry) go whole onto the next frame when they do not fit on this one but fit on an empty
+  one.  Only what is taller than a whole frame is broken up.
+- Running text (a note, an erratum) is moved whole to the next frame rather than split, unless
+  that would leave this frame mostly empty (`MOSTLY_EMPTY`): then it is split after a sentence.
+  Text taller than a whole frame is split after a sentence, or between lines if one sentence is
+  taller than a frame.
+- A table is split between rows, its header row repeated; other paragraphs between lines.
+- An item that starts a frame first repeats what it is under (`Item.resume`): "Errata (cont.)",
+  the condition of an indented line, the roll of a chance table, on the sheet the category and
+  the entry it continues.
+- On cards, a last face left nearly empty (an erratum alone) takes whole items from the face
+  before it until the two are evenly filled (`balance`).
+
+Everything is measured on a throwaway canvas: the same items give the same frames every time.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable
+
+from dsl.cards.flow import Item, Prose
+
+MOSTLY_EMPTY = 0.5
+"""Moving running text to the next card must not leave more than this share of a card empty."""
+
+_FUZZ = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    flowable: Flowable
+    height: float
+    space: float  # above it, from the item before it in the frame
+
+
+class LayoutError(Exception):
+    """Content that cannot be laid out at all, not even split."""
+
+
+def paginate(
+    items: list[Item],
+    rooms: Callable[[int], float],
+    width: float,
+    *,
+    space_after: bool = False,
+    balance: bool = False,
+) -> list[list[Placed]]:
+    """The frames that `items` fill, in order; frame `i` is `rooms(i)` high and `width` wide.
+
+    `space_after`: the space between two items is the larger of the first's space after and the
+    second's space before (as in reportlab's frames); otherwise only the space before counts.
+    `balance`: a last frame left nearly empty (less than `BALANCE` of it used) takes whole items
+    from the one before it, until the two are as evenly filled as they can be."""
+    paginator = _Paginator(rooms, width, space_after, record=balance)
+    frames = paginator.run(items)
+    if balance and len(frames) > 1:
+        frames = paginator.balanced()
+    return frames
+
+
+BALANCE = 0.4
+
+
+def used(frame: list[Placed]) -> float:
+    """The height a frame's content takes."""
+    return sum(p.height + p.space for p in frame)
+
+
+class _Infeasible(Exception):
+    """A trial layout of `_Paginator.balanced` that cannot work."""
+
+
+class _Paginator:
+    def __init__(
+        self,
+        rooms: Callable[[int], float],
+        width: float,
+        space_after: bool,
+        cap: float | None = None,
+        record: bool = False,
+    ) -> None:
+        self.rooms = rooms
+        self.width = width
+        self.space_after = space_after
+        self.cap = cap  # the first frame takes only whole items up to this height (balancing)
+        self.canvas = Canvas(io.BytesIO(), invariant=1)
+        self.frames: list[list[Placed]] = [[]]
+        self.room = rooms(0) if cap is None else cap  # what is left on the current frame
+        self.after = 0.0  # the space after the last item placed
+        self.resumed: set[int] = set()  # the items repeated at the top of the current frame
+        self.queue: deque[Item] = deque()
+        self.record = record  # whether to keep `starts`, for balancing
+        self.starts: list[tuple[list[Item], set[int]]] = []  # what is left as each frame starts
+
+    def balanced(self) -> list[list[Placed]]:
+        """The frames, with the last two filled as evenly as whole items allow."""
+        frames = self.frames
+        last = len(frames) - 1
+        if used(frames[last]) >= BALANCE * self.rooms(last):
+            return frames
+        start, resumed = self.starts[last - 1]
+        best = frames[last - 1 :]
+        cap = used(best[0]) - 1.0
+        while cap > 0:
+            trial = _Paginator(lambda i: self.rooms(last - 1 + i), self.width, self.space_after, cap)
+            trial.resumed = set(resumed)
+            try:
+                pair = trial.run(start)
+            except (_Infeasible, LayoutError):
+                break
+            if len(pair) != 2:
+                break
+            if max(used(pair[0]), used(pair[1])) < max(used(best[0]), used(best[1])) - _FUZZ:
+                best = pair
+            if used(pair[1]) >= used(pair[0]):
+                break
+            cap = used(pair[0]) - 1.0  # one item fewer at least
+        return frames[: last - 1] + best
+
+    @property
+    def capped(self) -> bool:
+        return self.cap is not None and len(self.frames) == 1
+
+    def run(self, items: list[Item]) -> list[list[Placed]]:
+        queue = self.queue
+        queue.extend(items)
+        if self.record:
+            self.starts.append((list(queue), set(self.resumed)))
+        while queue:
+            started = bool(self.frames[-1])
+            if started and queue[0].need > self.room:
+                self.new_frame()
+                continue
+            group = [queue.popleft()]
+            while group[-1].keep and queue:
+                group.append(queue.popleft())
+            result = self.fill(group, started)
+            if result is None:
+                if self.capped and not started:
+                    raise _Infeasible
+                if started:
+                    queue.extendleft(reversed(group))
+                    self.new_frame()
+                elif any(id(item) in self.resumed for item in group):
+                    # What it continues and the group itself do not fit together: the group
+                    # gets the whole frame.
+                    queue.extendleft(reversed([item for item in group if id(item) not in self.resumed]))
+                    self.resumed = set()
+                elif len(group) > 1:
+                    # Taller than a whole frame: let the group break between any of its items.
+                    queue.extendleft(reversed([replace(item, keep=False) for item in group]))
+                else:
+                    raise LayoutError("a part of it does not fit in a frame, even alone")
+                continue
+            placed, rest = result
+            self.frames[-1].extend(placed)
+            self.room -= sum(p.height + p.space for p in placed)
+            self.after = placed[-1].flowable.getSpaceAfter() if self.space_after else 0.0
+            if rest:
+                queue.extendleft(reversed(rest))
+                self.new_frame()
+        return self.frames
+
+    def new_frame(self) -> None:
+        self.frames.append([])
+        self.room = self.rooms(len(self.frames) - 1)
+        self.after = 0.0
+        self.resumed = set()
+        if self.queue:
+            resume = self.queue[0].resume
+            self.resumed = {id(item) for item in resume}
+            self.queue.extendleft(reversed(resume))
+        if self.record:
+            self.starts.append((list(self.queue), set(self.resumed)))
+
+    def fill(self, group: list[Item], started: bool) -> tuple[list[Placed], list[Item]] | None:
+        """Lay a group into the room left on the frame: what goes here and what continues on the
+        next frame, or None when the group should start on the next frame."""
+        placed: list[Placed] = []
+        left = self.room
+        after = self.after
+        full = self.rooms(len(self.frames) - 1)
+        for index, item in enumerate(group):
+            flowable = item.flowable
+            space = max(flowable.getSpaceBefore(), after) if (started or placed) else 0.0
+            _, height = flowable.wrapOn(self.canvas, self.width, max(left - space, 0))
+            if height + space <= left + _FUZZ:
+                placed.append(Placed(flowable, height, space))
+                left -= height + space
+                after = flowable.getSpaceAfter() if self.space_after else 0.0
+                continue
+            if not item.split or left - space <= 0 or self.capped:
+                return None
+            if item.whole and started:
+                # Running text moves whole, unless this frame would be left mostly empty or the
+                # text is taller than a whole frame anyway.
+                filled = full - left
+                if filled >= MOSTLY_EMPTY * full and height <= self.rooms(len(self.frames)) + _FUZZ:
+                    return None
+            parts = flowable.splitOn(self.canvas, self.width, left - space)
+            # Between lines: on an empty frame, or when one sentence is taller than a frame.
+            if (
+                len(parts) < 2
+                and isinstance(flowable, Prose)
+                and (not started or flowable.first_sentence_height(self.width) > self.rooms(len(self.frames)))
+            ):
+                parts = flowable.split_lines(self.width, left - space)
+            if len(parts) < 2:
+                return None
+            _, height = parts[0].wrapOn(self.canvas, self.width, left - space)
+            placed.append(Placed(parts[0], height, space))
+            rest = [replace(item, flowable=part) for part in parts[1:]]
+            return placed, rest + group[index + 1 :]
+        return placed, []
