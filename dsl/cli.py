@@ -1,13 +1,15 @@
 """The `rulecraft` command line.
 
 Exit codes: 0 clean (warnings allowed), 1 errors in a rulebook or a failed example, 2 bad usage
-(unknown option, rulebook or rule; a value that does not fit an input).  A user's mistake is
-always a message, never a traceback.
+(unknown option, rulebook or rule; a value that does not fit an input; an output path that cannot
+be written).  A user's mistake is always a message, never a traceback; an unexpected exception (a
+bug in rulecraft) is one line on stderr and exit 1, or its traceback with RULECRAFT_DEBUG=1.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,7 +18,15 @@ import click
 
 from dsl import __version__
 from dsl.build import BuildError, build_outputs, check_outputs, write_outputs
-from dsl.compiler import Compiled, compile_file, generate, load_module, rulebook_files
+from dsl.compiler import (
+    Compiled,
+    check_rulebook_names,
+    compile_file,
+    generate,
+    load_module,
+    recursion_room,
+    rulebook_files,
+)
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
 
@@ -24,8 +34,40 @@ DEFAULT_RULEBOOKS = Path("rulebooks")
 DEFAULT_OUTPUT = Path("generated")
 
 
+DEBUG_VARIABLE = "RULECRAFT_DEBUG"
+
+
 class Usage(click.UsageError):
     """Bad usage: exit 2 with the message."""
+
+
+class _Main(click.Group):
+    """The command group, with a last resort: an exception that escapes a command is a bug in
+    rulecraft, shown as one line (and exit 1), not as a traceback, unless RULECRAFT_DEBUG=1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            with recursion_room():
+                return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+                raise
+            _echo_err(internal_error(error))
+            sys.exit(1)
+
+
+def internal_error(error: BaseException) -> str:
+    """The one line that reports a bug in rulecraft."""
+    message = " ".join(str(error).split())
+    if len(message) > 300:
+        message = message[:297] + "..."
+    detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    return (
+        f"rulecraft: internal error: {detail} "
+        "(this is a bug in rulecraft; please report it with the rulebook that caused it)"
+    )
 
 
 def _echo_err(text: str) -> None:
@@ -66,6 +108,8 @@ def _paths(paths: tuple[Path, ...]) -> list[Path]:
 def _book(book: str) -> Compiled:
     """BOOK is a rulebook path, or the name of a bundled rulebook."""
     path = Path(book)
+    if path.is_dir():
+        raise Usage(f"`{book}` is a directory; BOOK is one rulebook file, or the name of a bundled rulebook")
     if not path.exists():
         bundled = bundled_rulebooks_dir()
         candidates = {p.stem: p for p in rulebook_files([bundled])} if bundled.is_dir() else {}
@@ -80,12 +124,35 @@ def _book(book: str) -> Compiled:
     return compiled
 
 
+def _compile_all(files: list[Path]) -> list[Compiled]:
+    """Compile rulebooks named together; two of them may not share a rulebook name."""
+    compiled = [compile_file(p) for p in files]
+    check_rulebook_names(compiled)
+    return compiled
+
+
+def _output_dir(output: Path) -> Path:
+    """OUTPUT, if it is (or can become) a directory; else a usage error naming it."""
+    for path in (output, *output.parents):
+        if path.is_dir():
+            return output
+        if path.exists() or path.is_symlink():
+            what = "it" if path == output else f"`{path}`"
+            raise Usage(f"cannot write to `{output}`: {what} is not a directory")
+    return output
+
+
+def _unwritable(output: Path, error: OSError) -> Usage:
+    where = f" ({error.filename})" if error.filename and str(error.filename) != str(output) else ""
+    return Usage(f"cannot write to `{output}`{where}: {error.strerror or error}")
+
+
 def _fail(message: str) -> NoReturn:
     _echo_err(f"error: {message}")
     sys.exit(1)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="rulecraft")
 def main() -> None:
     """rulecraft: write tabletop-game rules as code, check them, compile them to resolvers and cards."""
@@ -99,7 +166,7 @@ def check(paths: tuple[Path, ...]) -> None:
     PATHS are rulebook files or directories (default: ./rulebooks).
     """
     files = _paths(paths)
-    compiled = [compile_file(p) for p in files]
+    compiled = _compile_all(files)
     errors, warnings = _report(compiled)
     _echo_err(_summary("checked", len(compiled), errors, warnings))
     sys.exit(1 if errors else 0)
@@ -125,7 +192,8 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
     Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
     """
     files = _paths(paths)
-    compiled = [compile_file(p) for p in files]
+    _output_dir(output)
+    compiled = _compile_all(files)
     errors, warnings = _report(compiled)
     if errors:
         _echo_err(_summary("checked", len(compiled), errors, warnings))
@@ -135,14 +203,20 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
     except BuildError as error:
         _fail(str(error))
     if check_only:
-        stale = check_outputs(outputs, output, cards=cards)
+        try:
+            stale = check_outputs(outputs, output, cards=cards)
+        except OSError as error:
+            raise _unwritable(output, error) from None
         if stale:
             for line in stale:
                 _echo_err(f"stale: {line}")
             _fail(f"{output} is out of date; run `rulecraft build` and commit the result")
         _echo_err(f"{output} is up to date ({len(outputs)} files)")
         return
-    written = write_outputs(outputs, output)
+    try:
+        written = write_outputs(outputs, output)
+    except OSError as error:
+        raise _unwritable(output, error) from None
     _echo_err(
         f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged"
     )
@@ -313,7 +387,7 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
 def test_(paths: tuple[Path, ...], verbose: bool) -> None:
     """Run the worked examples of rulebooks (default: ./rulebooks)."""
     files = _paths(paths)
-    compiled = [compile_file(p) for p in files]
+    compiled = [compile_file(p) for p in files]  # examples run apart: rulebook names may repeat
     errors, _ = _report(compiled)
     if errors:
         _fail("fix the errors above before running examples")
@@ -340,7 +414,8 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
     from dsl.cards.pdfcards import CardLayoutError
 
     files = _paths(paths)
-    compiled = [compile_file(p) for p in files]
+    _output_dir(output)
+    compiled = _compile_all(files)
     errors, _ = _report(compiled)
     if errors:
         _fail("nothing was written")
@@ -351,6 +426,8 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
             written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
         except CardLayoutError as error:
             _fail(f"{item.path}: {error}")
+        except OSError as error:
+            raise _unwritable(output, error) from None
     for path in written:
         click.echo(str(path))
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import os
+import stat
 import sys
+import threading
 import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from dsl import __version__
 from dsl import model as m
+from dsl import nodes as n
 from dsl.analysis import analyze
 from dsl.checks import run_checks
 from dsl.codes import Level
@@ -18,6 +26,32 @@ from dsl.emitter import emit
 from dsl.parser import parse
 
 SUFFIX = ".rules"
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The largest rulebook read: ten times the biggest real one, and enough to stop a device or a
+mistaken path (a log, a disk image) from being read to the end."""
+
+MAX_EXPRESSION_DEPTH = 1000
+"""How deeply an expression may nest (`1 + 1 + ...` with 1000 terms nests 1000 deep).  Beyond it
+the generated module would be more than Python (or ruff) can read."""
+
+MAX_BLOCK_DEPTH = 500
+"""How deeply `when` blocks may nest."""
+
+_TRIAL_DEPTH = 50
+"""Expressions nested deeper than this (real rulebooks stay near 10) are compiled to Python once
+while checking, so `check` reports what `build` would stumble on (Python reads at most 200 nested
+brackets)."""
+
+_RECURSION_LIMIT = 20_000
+_STACK_BYTES = 256 * 1024 * 1024
+_NESTED_TOO_DEEPLY = "this expression is nested too deeply to compile"
+_NESTING_HINT = (
+    "each operator of a long chain (`1 + 2 + ...`) adds a level: compute a part of it with"
+    " `derive NAME = ...` and use NAME in its place"
+)
+_BLOCKS_HINT = "join the conditions of nested blocks with `and`: `when a and b:`"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -28,6 +62,8 @@ class Compiled:
     text: str
     book: m.Book | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    name_span: Span | None = None
+    """Where the header names the rulebook (`rulebook NAME`), when it parsed."""
 
     @property
     def ok(self) -> bool:
@@ -47,13 +83,27 @@ class Compiled:
 
 
 def compile_text(text: str, path: str) -> Compiled:
+    """Parse, analyze and check a rulebook's text; every mistake is a diagnostic, never an exception."""
+    return deep(_compile, normalize_newlines(text), path)
+
+
+def _compile(text: str, path: str) -> Compiled:
     reporter = Reporter()
-    tree = parse(text, path, reporter)
-    book = None
-    if tree is not None:
-        book = analyze(tree, reporter)
-        run_checks(book, reporter)
-    return Compiled(path, text, book, reporter.sorted())
+    try:
+        tree = parse(text, path, reporter)
+        book = None
+        name_span = None
+        if tree is not None:
+            name_span = tree.header.name.span
+            tree, deepest = _within_depth(tree, reporter)
+            book = analyze(tree, reporter)
+            run_checks(book, reporter)
+            if deepest is not None and not reporter.has_errors:
+                _trial_build(Compiled(path, text, book, reporter.sorted()), deepest, reporter)
+    except RecursionError as error:
+        reporter.report("E001", _NESTED_TOO_DEEPLY, _innermost_span(error, path), _NESTING_HINT)
+        return Compiled(path, text, None, reporter.sorted())
+    return Compiled(path, text, book, reporter.sorted(), name_span)
 
 
 def compile_file(path: Path, shown: str | None = None) -> Compiled:
@@ -66,23 +116,55 @@ def compile_file(path: Path, shown: str | None = None) -> Compiled:
     return compile_text(text, shown)
 
 
+def check_rulebook_names(compiled: list[Compiled]) -> None:
+    """Two rulebooks compiled together may not share a name: each names a generated module.  The
+    second is given an E102 at its header (in place, as every other diagnostic of its file)."""
+    owners: dict[str, Compiled] = {}
+    for item in compiled:
+        if item.book is None or item.name_span is None:
+            continue
+        first = owners.setdefault(item.book.name, item)
+        if first is item:
+            continue
+        where = f"{first.path} (line {first.name_span.line})" if first.name_span else first.path
+        reporter = Reporter(list(item.diagnostics))
+        reporter.report(
+            "E102",
+            f"two rulebooks are named `{item.book.name}`: {where} and this one",
+            item.name_span,
+            "each rulebook names its generated module: rename one of them",
+        )
+        item.diagnostics = reporter.sorted()
+
+
+def normalize_newlines(text: str) -> str:
+    """Windows (CRLF) and old Mac (CR) line endings read as the LF the language is written with."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
     """A rulebook's text: UTF-8 (a byte-order mark is allowed), reported precisely when not.
 
-    Text that is not UTF-8 is reported and returned with the bad bytes replaced by U+FFFD, so the
-    diagnostic can show the line it is on; it is not compiled.
+    Only a regular file of at most MAX_FILE_BYTES is read: a pipe, a device or a directory is
+    reported, never waited on.  Text that is not UTF-8 is reported and returned with the bad bytes
+    replaced by U+FFFD, so the diagnostic can show the line it is on; it is not compiled.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        reporter.report("E005", f"cannot read the file: {error.strerror or error}", Span(shown, 1, 1, 1, 1))
+    where = Span(shown, 1, 1, 1, 1)
+    data = _read_regular_file(path, shown, reporter)
+    if data is None:
+        return None
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        reporter.report("E005", "the file is UTF-32; save it as UTF-8", where)
+        return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        reporter.report("E005", "the file is UTF-16; save it as UTF-8", where)
         return None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = data[: error.start].decode("utf-8", errors="replace")
+        before = normalize_newlines(data[: error.start].decode("utf-8", errors="replace"))
         line = before.count("\n") + 1
         column = len(before) - (before.rfind("\n") + 1) + 1
         byte = data[error.start]
@@ -97,6 +179,242 @@ def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
         return data.decode("utf-8", errors="replace")
 
 
+def _read_regular_file(path: Path, shown: str, reporter: Reporter) -> bytes | None:
+    """The bytes of a regular file, or None with E005 reported.  Opened without blocking (a FIFO
+    with no writer would wait forever) and checked on the open descriptor, then read no further
+    than the size limit (a file may grow while it is read)."""
+    where = Span(shown, 1, 1, 1, 1)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        reporter.report("E005", f"cannot read the file: {error.strerror or error}", where)
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = _file_kind(info.st_mode)
+            reporter.report(
+                "E005", f"{what} is not a rulebook: only a regular file can be read", where, "name a .rules file"
+            )
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        reporter.report("E005", f"cannot read the file: {error.strerror or error}", where)
+        return None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        reporter.report(
+            "E005",
+            f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: too big to be a rulebook",
+            where,
+            "split the rulebook into several files",
+        )
+        return None
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "this file"
+
+
+# ---------------------------------------------------------------------------- deep nesting
+#
+# The parser's tree builder, the analyzer and the emitter recurse over expressions, so nesting
+# costs stack.  They run in a thread with a large stack and a raised recursion limit; expressions
+# and blocks nested beyond MAX_EXPRESSION_DEPTH / MAX_BLOCK_DEPTH are reported (E001) before
+# analysis; and a RecursionError that still happens is reported at the innermost node it reached.
+
+_limit_lock = threading.Lock()
+_limit_users = 0
+_limit_before = 0
+
+
+@contextmanager
+def recursion_room() -> Iterator[None]:
+    """Raise Python's recursion limit (to 20,000) for the duration; the last one out restores it."""
+    global _limit_users, _limit_before
+    with _limit_lock:
+        if _limit_users == 0:
+            _limit_before = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_limit_before, _RECURSION_LIMIT))
+        _limit_users += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_limit_before)
+
+
+def deep(function: Callable[..., T], *args: object) -> T:
+    """`function(*args)` with room to recurse: in a thread with a large stack (the main thread's
+    may be as small as 1 MB), under a raised recursion limit.  Exceptions propagate."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with recursion_room():
+                outcome.append(function(*args))
+        except BaseException as error:  # handed to the caller's thread
+            failure.append(error)
+
+    thread = _thread(run)
+    if thread is None:  # no thread to be had: run here, with the stack there is
+        run()
+    else:
+        thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+def _thread(run: Callable[[], None]) -> threading.Thread | None:
+    with _limit_lock:
+        try:
+            previous = threading.stack_size(_STACK_BYTES)
+        except (ValueError, RuntimeError):
+            previous = None
+        try:
+            thread = threading.Thread(target=run, name="rulecraft-compile", daemon=True)
+            thread.start()
+        except RuntimeError:
+            return None
+        finally:
+            if previous is not None:
+                threading.stack_size(previous)
+    return thread
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: n.Node) -> Iterator[n.Node]:
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, n.Node):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (item for item in value if isinstance(item, n.Node))
+
+
+@dataclass
+class _Nesting:
+    """How deeply a declaration nests: its deepest expression and its deepest `when` block."""
+
+    height: int = 0
+    deepest: n.Expr | None = None
+    too_deep_block: n.WhenBlock | None = None
+
+
+def _nesting(declaration: n.Node) -> _Nesting:
+    """One walk, without recursing (the point is to measure what recursion could not take)."""
+    found = _Nesting()
+    # (node, `when` blocks around it, its depth within its expression or 0, that expression)
+    stack: list[tuple[n.Node, int, int, n.Expr | None]] = [(declaration, 0, 0, None)]
+    while stack:
+        node, blocks, depth, root = stack.pop()
+        if isinstance(node, n.Expr):
+            if root is None:
+                root, depth = node, 0
+            depth += 1
+            if depth > found.height:
+                found.height, found.deepest = depth, root
+        elif isinstance(node, n.WhenBlock):
+            blocks += 1
+            if blocks > MAX_BLOCK_DEPTH and found.too_deep_block is None:
+                found.too_deep_block = node
+        stack.extend((child, blocks, depth, root) for child in _children(node))
+    return found
+
+
+def _within_depth(tree: n.Rulebook, reporter: Reporter) -> tuple[n.Rulebook, n.Expr | None]:
+    """The rulebook without the declarations that nest too deeply (each reported, E001; their
+    names count as declared, so their uses are not reported as unknown), and its deepest
+    expression when that is deeper than _TRIAL_DEPTH."""
+    kept: list[n.Declaration] = []
+    dropped: set[str] = set()
+    deepest: tuple[int, n.Expr | None] = (_TRIAL_DEPTH, None)
+    for declaration in tree.declarations:
+        nesting = _nesting(declaration)
+        if nesting.too_deep_block is not None:
+            message = f"this block is nested too deeply to compile (more than {MAX_BLOCK_DEPTH} blocks deep)"
+            reporter.report("E001", message, nesting.too_deep_block.span, _BLOCKS_HINT)
+        elif nesting.height > MAX_EXPRESSION_DEPTH and nesting.deepest is not None:
+            message = f"{_NESTED_TOO_DEEPLY} ({nesting.height} levels; the limit is {MAX_EXPRESSION_DEPTH})"
+            reporter.report("E001", message, nesting.deepest.span, _NESTING_HINT)
+        else:
+            kept.append(declaration)
+            if nesting.height > deepest[0]:
+                deepest = (nesting.height, nesting.deepest)
+            continue
+        name = getattr(declaration, "name", None)
+        if isinstance(name, n.Name):
+            dropped.add(name.text)
+    if len(kept) < len(tree.declarations):
+        tree = dataclasses.replace(tree, declarations=tuple(kept), unparsed=tree.unparsed | dropped)
+    return tree, deepest[1]
+
+
+def _trial_build(compiled: Compiled, deepest: n.Expr, reporter: Reporter) -> None:
+    """Generate and compile the module of a rulebook with a deeply nested expression, as an app
+    importing it would (default recursion limit); report E001 at that expression if Python refuses."""
+    source = generate(compiled)
+    previous = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(1000)
+        compile(source, "<trial>", "exec")
+    except (RecursionError, MemoryError, SyntaxError) as error:
+        if isinstance(error, SyntaxError) and "nested" not in str(error.msg):
+            raise
+        reporter.report(
+            "E001",
+            f"{_NESTED_TOO_DEEPLY}: Python cannot read the code it becomes",
+            deepest.span,
+            _NESTING_HINT,
+        )
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _innermost_span(error: BaseException, path: str) -> Span:
+    """The span of the innermost syntax node a failed recursion was working on (from its frames)."""
+    found = Span(path, 1, 1, 1, 1)
+    tb = error.__traceback__
+    while tb is not None:
+        for value in tb.tb_frame.f_locals.values():
+            span = getattr(value, "span", None)
+            if isinstance(value, n.Node) and isinstance(span, Span) and span.path == path:
+                found = span
+                break
+            meta = getattr(value, "meta", None)  # a lark tree, while the parse tree is turned into nodes
+            if meta is not None and not getattr(meta, "empty", True):
+                found = Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+                break
+        tb = tb.tb_next
+    return found
+
+
 def display_path(path: Path) -> str:
     """A path as the user would recognise it: relative to the working directory when inside it."""
     try:
@@ -108,7 +426,7 @@ def display_path(path: Path) -> str:
 def generate(compiled: Compiled) -> str:
     """The Python resolver module of a rulebook that checked without errors."""
     assert compiled.book is not None and compiled.ok
-    return emit(compiled.book, Path(compiled.path).name, __version__)
+    return deep(emit, compiled.book, Path(compiled.path).name, __version__)
 
 
 _counter = itertools.count()

@@ -84,17 +84,28 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean `{matches[0]}`?" if matches else None
 
 
+_LONGEST_LINE = 200
+"""Source lines longer than this are shown cut to a window around the span."""
+_WINDOW = 160
+_BEFORE = 40
+
+
 def render(diagnostic: Diagnostic, source_lines: list[str] | None) -> str:
-    """Format one diagnostic with the offending line and its span underlined."""
+    """Format one diagnostic with the offending line and its span underlined.
+
+    A diagnostic about the file itself (it cannot be read) has no source text: no line is shown.
+    """
     d = diagnostic
     head = f"{d.span}: {d.severity.value}[{d.code}]: {d.message}"
     out = [head]
-    if source_lines is not None and 1 <= d.span.line <= len(source_lines):
+    has_text = bool(source_lines) and source_lines != [""]
+    if source_lines is not None and has_text and 1 <= d.span.line <= len(source_lines):
         text = _printable(source_lines[d.span.line - 1].rstrip("\r\n"))
         number = str(d.span.line)
         gutter = " " * len(number)
         start = max(d.span.column, 1)
         end = max(d.span.end_column, start + 1) if d.span.end_line == d.span.line else max(len(text) + 1, start + 1)
+        text, start, end = _window(text, start, end)
         caret = " " * (start - 1) + "^" * (end - start)
         out.append(f"  {number} | {text}")
         out.append(f"  {gutter} | {caret}")
@@ -103,6 +114,23 @@ def render(diagnostic: Diagnostic, source_lines: list[str] | None) -> str:
     elif d.hint:
         out.append(f"  = hint: {d.hint}")
     return "\n".join(out)
+
+
+def _window(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """A very long line cut to the part around the span (`...` marks what is left out), with the
+    span's columns moved to match; a line of ordinary length is kept whole."""
+    if len(text) <= _LONGEST_LINE:
+        return text, start, end
+    left = max(0, min(start - 1 - _BEFORE, len(text) - _WINDOW))
+    if left > 0 and not text[left : start - 1].strip():
+        left = start - 1  # deep indentation: nothing worth showing before the span
+    right = min(len(text), left + _WINDOW)
+    prefix = "..." if left > 0 else ""
+    suffix = "..." if right < len(text) else ""
+    shift = len(prefix) - left
+    start = min(start, right + 1) + shift
+    end = min(end, right + 1) + shift
+    return prefix + text[left:right] + suffix, start, max(end, start + 1)
 
 
 def _printable(line: str) -> str:

@@ -458,10 +458,35 @@ def not_a_member(name: str, type_: t.Enum) -> str:
     return f"`{name}` is not one of {choices(type_)}"
 
 
+MAX_DICE = 100
+MAX_SIDES = 1000
+MAX_TOTALS = 10_000
+"""A pool's distribution is computed exactly when compiling and written into the generated module:
+these bound its size (100d100 has 9,901 totals; d100, 10d10 and 4d6 are far inside)."""
+
+
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
+    """A pool someone can roll, and whose exact probabilities can be computed; else E303."""
+    what = f"{count}d{sides}" if count != 1 else f"d{sides}"
     if sides < 2 or count < 1:
-        what = f"{count}d{sides}" if count != 1 else f"d{sides}"
         hint = "a die has 2 sides or more" if sides < 2 else "roll at least one die"
         reporter.report("E303", f"`{what}` is not a roll anyone can make", node.span, hint)
         return False
-    return True
+    keep = isinstance(node, n.Pool) and node.keep is not None
+    totals = sides if keep else count * (sides - 1) + 1
+    if count > MAX_DICE:
+        reason = f"exact probabilities for more than {MAX_DICE} dice are out of reach"
+    elif sides > MAX_SIDES:
+        reason = f"exact probabilities for dice of more than {MAX_SIDES} sides are out of reach"
+    elif totals > MAX_TOTALS:
+        reason = f"it has {totals:,} possible totals; exact probabilities for more than {MAX_TOTALS:,} are out of reach"
+    else:
+        return True
+    reporter.report(
+        "E303",
+        f"`{what}` is too big a roll: {reason}",
+        node.span,
+        f"roll at most {MAX_DICE} dice of at most {MAX_SIDES} sides ({MAX_TOTALS:,} totals at most);"
+        " describe a bigger roll in a `note`",
+    )
+    return False

@@ -34,6 +34,9 @@ from dsl.diagnostics import Reporter, Span
 from dsl.resources import grammar_text
 
 _MAX_RECOVERIES = 50
+_MAX_DIGITS = 100
+"""The longest number (in digits) a rulebook may write: far beyond any game value, far below
+the length at which exact arithmetic on it, or Python's int(), gives out."""
 
 
 class RulecraftIndenter(Indenter):
@@ -84,21 +87,28 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
             book: n.Rulebook = Builder(path).transform(tree)
         except VisitError as error:
             if isinstance(error.orig_exc, _BuildError):
-                reporter.report("E001", error.orig_exc.message, error.orig_exc.span)
+                built = error.orig_exc
+                reporter.report(built.code, built.message, built.span, built.hint)
                 unparsed |= _declared(lines, error.orig_exc.span.line)
                 if not _blank_block(lines, error.orig_exc.span.line):
                     return None
                 continue
+            if isinstance(error.orig_exc, RecursionError):
+                raise error.orig_exc from None  # nested too deeply: the caller reports where
             raise
         return dataclasses.replace(book, unparsed=frozenset(unparsed)) if unparsed else book
     return None
 
 
 class _BuildError(Exception):
-    def __init__(self, message: str, span: Span) -> None:
+    """A mistake found while building the AST: the declaration that holds it is skipped."""
+
+    def __init__(self, message: str, span: Span, code: str = "E001", hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.span = span
+        self.code = code
+        self.hint = hint
 
 
 def _check_indentation(lines: list[str], path: str, reporter: Reporter) -> set[int]:
@@ -444,6 +454,28 @@ class Builder(Transformer[Token, Any]):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+
+    # -- tokens: every number and die passes here before any method turns it into a value
+
+    def NUMBER(self, token: Token) -> Token:
+        return self._short(token)
+
+    def DICE(self, token: Token) -> Token:
+        return self._short(token)
+
+    def DIE(self, token: Token) -> Token:
+        return self._short(token)
+
+    def _short(self, token: Token) -> Token:
+        digits = max(len(run) for run in re.findall(r"[0-9]+", str(token)))
+        if digits > _MAX_DIGITS:
+            raise _BuildError(
+                f"a number this long ({digits} digits) is not a game value",
+                _token_span(self.path, token),
+                "E301",
+                f"write a number of at most {_MAX_DIGITS} digits",
+            )
+        return token
 
     # -- helpers
 

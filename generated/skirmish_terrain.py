@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Any, Final, Literal
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -400,9 +402,12 @@ def _as_number(value: object) -> Fraction | None:
             return None
         return Fraction(repr(value))
     if isinstance(value, str):
+        text = value.strip()
+        if not _NUMBER_TEXT.fullmatch(text):
+            return None
         try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
+            return Fraction(text)
+        except ZeroDivisionError:
             return None
     try:
         return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
@@ -410,11 +415,20 @@ def _as_number(value: object) -> Fraction | None:
         return None
 
 
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
+"""Numbers written as text: 12, -3, 0.7, 7/10 (no exponents, separators or other digits)."""
+
+
 def _close(word: str, choices: Sequence[str]) -> str:
     """A "did you mean" hint: the same word in another case, else the closest spelling."""
     same = [c for c in choices if c.lower() == word.lower()]
     matches = same or difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean `{matches[0]}`?" if matches else ""
+
+
+Status = Literal["applied", "suppressed", "overridden", "capped"]
+"""What became of a modifier whose condition held: it counted; stacking suppressed it; a later
+`= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,7 +442,7 @@ class Modifier:
     value: str
     text: str
     group: str | None
-    status: str  # applied | suppressed | overridden
+    status: Status
     reason: str | None
     label: str | None
 
@@ -580,8 +594,8 @@ class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
     rules: tuple[str, ...]
-    inputs: Mapping[str, Value]
-    stats: Mapping[str, Value]
+    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
+    stats: Mapping[str, Any]
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -589,12 +603,18 @@ class Resolution:
     tables: tuple[TableResult, ...]
     trace: tuple[TraceEntry, ...]
 
-    def roll(self, name: str) -> Roll:
-        """The roll called `name`; RuleInputError if the situation calls for none."""
-        for roll in self.rolls:
-            if roll.name == name:
-                return roll
-        called = ", ".join(r.name for r in self.rolls) or "none"
+    def roll(self, name: str, rule: str | None = None) -> Roll:
+        """The roll called `name` (of `rule`, when several rules call for a roll of that name).
+
+        RuleInputError if the situation calls for none, or for several and `rule` is not given.
+        """
+        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            rules = ", ".join(r.rule for r in found)
+            raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
+        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
 
     def to_dict(self) -> dict[str, object]:
@@ -779,6 +799,7 @@ class Book:
     order: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
@@ -920,8 +941,8 @@ class Run:
 
     def _numeric(
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[str, str | None]]]:
-        statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+    ) -> tuple[Value, list[tuple[Status, str | None]]]:
+        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
         ops = {spec.op for spec, _ in held}
         value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
         if "mul" in ops or "div" in ops:
@@ -962,7 +983,7 @@ class Run:
                 value = round_value(value, "down")
         return value, statuses
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> Grade | None:
+    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
         grades = {g.name: g for g in self.book.grades}
         chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
         if not chosen:
@@ -1130,7 +1151,7 @@ class Run:
             probability=probability,
             automatic=automatic,
             outcomes=outcomes,
-            effects=spec.outcomes,
+            effects=dict(spec.outcomes),
             margins=margins,
             notes=spec.notes,
         )
@@ -1215,7 +1236,7 @@ def _pool_text(pool: tuple[int, int, str | None]) -> str:
     return f"{keep} of {text}" if keep else text
 
 
-def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[str, str | None]]) -> int | Fraction:
+def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> int | Fraction:
     """Additive modifiers: cumulative, except that a stacking group keeps only its strongest."""
     total: int | Fraction = 0
     groups: dict[str, list[int]] = {}
@@ -1256,16 +1277,19 @@ def _strength(amount: int | Fraction, stacking: str) -> int | Fraction:
     return -amount if amount < 0 else amount
 
 
-def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
     value = held[sets[-1]][1] if sets else base
     for i in sets[:-1]:
         statuses[i] = ("overridden", f"{held[sets[-1]][0].rule}: {held[sets[-1]][0].text}")
     assert isinstance(value, Dice)
-    for spec, amount in held:
+    for i, (spec, amount) in enumerate(held):
         if spec.op == "dice":
+            wanted = value.terms[0][0] + int(amount) if value.terms else 0
             value = value.with_dice(int(amount))
+            if value.terms and value.terms[0][0] != wanted:
+                statuses[i] = ("capped", "a pool keeps at least one die")
     for spec, amount in held:
         if spec.op == "step":
             value = value.stepped(int(amount))
@@ -1281,8 +1305,8 @@ def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, li
 
 def _level_value(
     spec_in: InputSpec, base: Value, held: list[tuple[ModSpec, Any]]
-) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     members = spec_in.members
     sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
     value = str(held[sets[-1]][1]) if sets else str(base)
@@ -1300,8 +1324,8 @@ def _level_value(
     return members[index], statuses
 
 
-def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[str, str | None]]]:
-    statuses: list[tuple[str, str | None]] = [("applied", None)] * len(held)
+def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
@@ -1358,6 +1382,8 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     """Resolve a situation in which the named rules and tables apply together."""
     if isinstance(names, str):
         names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
@@ -1466,7 +1492,7 @@ RULEBOOK: Final = RulebookInfo(
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
 
-INPUTS: Final[Mapping[str, InputSpec]] = {
+INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'DEX': InputSpec('DEX', 'Dexterity', 'int', 0, 30, None, (), 10, True),
     'to_hit': InputSpec('to_hit', 'DEX to hit with an attack', 'int', 0, 30, None, (), None, True, lambda run: run.stat('DEX'), 'DEX'),
     'STR': InputSpec('STR', 'Strength', 'int', 0, 30, None, (), 10, True),
@@ -1474,7 +1500,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = {
     'laser_damage': InputSpec('laser_damage', 'Damage of a laser weapon', 'dice', None, None, None, (), Dice.parse('2d6'), True),
     'moved': InputSpec('moved', 'Hexes moved this turn', 'int', 0, 60, 'hex', (), 0, False),
     'running': InputSpec('running', 'Running this turn', 'flag', None, None, None, (), False, False),
-    'weapon': InputSpec('weapon', 'Weapon used this turn', 'one of', None, None, None, ('none', 'melee', 'thrown', 'missile', 'laser', 'other'), 'none', False),
+    'weapon': InputSpec('weapon', 'Weapon used this turn (a laser is a missile weapon too)', 'one of', None, None, None, ('none', 'melee', 'thrown', 'missile', 'laser'), 'none', False),
     'acrobatics': InputSpec('acrobatics', 'Has the Acrobatics skill', 'flag', None, None, None, (), False, False),
     'astrobatics': InputSpec('astrobatics', 'Has the Astrobatics skill', 'flag', None, None, None, (), False, False),
     'stance': InputSpec('stance', 'Posture', 'one of', None, None, None, ('standing', 'kneeling', 'prone', 'crawling'), 'standing', False),
@@ -1489,6 +1515,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = {
     'attacker': InputSpec('attacker', 'Posture of the figure firing at him', 'one of', None, None, None, ('standing', 'kneeling', 'prone', 'crawling'), 'standing', False),
     'attacker_distance': InputSpec('attacker_distance', 'Hexes from the attacker to the wall', 'int', 1, 99, 'hex', (), 10, False),
     'throwing_grenade': InputSpec('throwing_grenade', 'Throws a grenade over the wall', 'flag', None, None, None, (), False, False),
+    'firing_over': InputSpec('firing_over', 'Fires over or around the wall this turn', 'flag', None, None, None, (), False, False),
     'pit': InputSpec('pit', 'Depth of the pit', 'one of', None, None, None, ('half_meter', 'one_meter', 'two_meters', 'over_two_meters'), 'half_meter', False),
     'gravity': InputSpec('gravity', 'Gravity, Earth = 1', 'number', 0, 10, None, (), 1, False),
     'carried': InputSpec('carried', 'Total weight carried', 'number', 0, 1000, 'kg', (), 0, False),
@@ -1498,17 +1525,17 @@ INPUTS: Final[Mapping[str, InputSpec]] = {
     'holding_on': InputSpec('holding_on', 'Holding a rail, handhold or anchored person with one hand', 'flag', None, None, None, (), False, False),
     'recovering': InputSpec('recovering', 'Standing up to stop floating', 'flag', None, None, None, (), False, False),
     'recoil_st': InputSpec('recoil_st', 'Two-handed ST of the recoil weapon', 'int', 0, 40, None, (), 0, False),
-    'shots': InputSpec('shots', 'Recoil shots fired or taken since losing footing', 'int', 0, 40, None, (), 0, False),
+    'shots': InputSpec('shots', 'Recoil shots that have pushed him, the one that cost his footing included', 'int', 0, 40, None, (), 0, False),
     'floating_speed': InputSpec('floating_speed', 'Current floating speed', 'number', 0, 40, 'hex', (), 0, False),
     'at_tether': InputSpec('at_tether', 'Throwing or firing at a tether', 'flag', None, None, None, (), False, False),
     'leak_turns': InputSpec('leak_turns', 'Turns a spacesuit leak has gone unpatched', 'int', 0, 100, 'turn', (), 0, False),
-}
+})
 """Every input a resolver accepts, with its type, range or choices, and default."""
 
 # terrain broken_ground
 
 _broken_ground__mod1: Final = ModSpec(
-    key='broken_ground@80:13',
+    key='broken_ground#2.1.1',
     rule='broken_ground',
     source='17.1',
     target='DEX',
@@ -1518,11 +1545,11 @@ _broken_ground__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}',
+    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
 _broken_ground__roll1: Final = RollSpec(
-    key='broken_ground@82:9',
+    key='broken_ground#3.1',
     rule='broken_ground',
     source='17.1',
     name='fall',
@@ -1547,7 +1574,25 @@ _broken_ground__roll1_change1: Final = ChangeSpec(
     condition='when acrobatics',
 )
 _broken_ground__text1: Final = TextSpec(
-    key='broken_ground@85:5',
+    key='broken_ground#4',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    quote='except those that do not move and use thrown or missile weapon',
+    condition='',
+)
+_broken_ground__text2: Final = TextSpec(
+    key='broken_ground#5',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    condition='',
+)
+_broken_ground__text3: Final = TextSpec(
+    key='broken_ground#6',
     rule='broken_ground',
     source='17.1',
     kind='erratum',
@@ -1559,13 +1604,13 @@ _broken_ground__text1: Final = TextSpec(
 def _rule_broken_ground(run: Run) -> None:
     """Broken Ground (17.1).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
     v = run.values
     run.modify(
         _broken_ground__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile')),
+        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
     run.roll(
         _broken_ground__roll1,
@@ -1574,11 +1619,13 @@ def _rule_broken_ground(run: Run) -> None:
         ((_broken_ground__roll1_change1, v['acrobatics'], None),),
     )
     run.text(_broken_ground__text1, True)
+    run.text(_broken_ground__text2, True)
+    run.text(_broken_ground__text3, True)
 
 # terrain water
 
 _water__mod1: Final = ModSpec(
-    key='broken_ground@80:13',
+    key='broken_ground#2.1.1',
     rule='broken_ground',
     source='17.1',
     target='DEX',
@@ -1588,11 +1635,11 @@ _water__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}',
+    condition='when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
 _water__roll1: Final = RollSpec(
-    key='broken_ground@82:9',
+    key='broken_ground#3.1',
     rule='broken_ground',
     source='17.1',
     name='fall',
@@ -1617,7 +1664,25 @@ _water__roll1_change1: Final = ChangeSpec(
     condition='when acrobatics',
 )
 _water__text1: Final = TextSpec(
-    key='broken_ground@85:5',
+    key='broken_ground#4',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    quote='except those that do not move and use thrown or missile weapon',
+    condition='when water_depth == ankle',
+)
+_water__text2: Final = TextSpec(
+    key='broken_ground#5',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    condition='when water_depth == ankle',
+)
+_water__text3: Final = TextSpec(
+    key='broken_ground#6',
     rule='broken_ground',
     source='17.1',
     kind='erratum',
@@ -1626,7 +1691,7 @@ _water__text1: Final = TextSpec(
     condition='when water_depth == ankle',
 )
 _water__mod2: Final = ModSpec(
-    key='broken_ground@80:13',
+    key='broken_ground#2.1.1',
     rule='broken_ground',
     source='17.1',
     target='DEX',
@@ -1636,11 +1701,11 @@ _water__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}',
+    condition='when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
 _water__roll2: Final = RollSpec(
-    key='broken_ground@82:9',
+    key='broken_ground#3.1',
     rule='broken_ground',
     source='17.1',
     name='fall',
@@ -1664,8 +1729,26 @@ _water__roll2_change1: Final = ChangeSpec(
     success=False,
     condition='when acrobatics',
 )
-_water__text2: Final = TextSpec(
-    key='broken_ground@85:5',
+_water__text4: Final = TextSpec(
+    key='broken_ground#4',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    quote='except those that do not move and use thrown or missile weapon',
+    condition='when water_depth == knee',
+)
+_water__text5: Final = TextSpec(
+    key='broken_ground#5',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    condition='when water_depth == knee',
+)
+_water__text6: Final = TextSpec(
+    key='broken_ground#6',
     rule='broken_ground',
     source='17.1',
     kind='erratum',
@@ -1674,7 +1757,7 @@ _water__text2: Final = TextSpec(
     condition='when water_depth == knee',
 )
 _water__mod3: Final = ModSpec(
-    key='water@124:9',
+    key='water#3.2',
     rule='water',
     source='17.2',
     target='MOV',
@@ -1687,8 +1770,8 @@ _water__mod3: Final = ModSpec(
     condition='when water_depth == knee',
     label='knee-deep water',
 )
-_water__text3: Final = TextSpec(
-    key='water@126:9',
+_water__text7: Final = TextSpec(
+    key='water#4.1',
     rule='water',
     source='17.2',
     kind='cannot',
@@ -1696,8 +1779,8 @@ _water__text3: Final = TextSpec(
     quote=None,
     condition='when water_depth == deep',
 )
-_water__text4: Final = TextSpec(
-    key='water@127:5',
+_water__text8: Final = TextSpec(
+    key='water#5',
     rule='water',
     source='17.2',
     kind='note',
@@ -1705,8 +1788,8 @@ _water__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_water__text5: Final = TextSpec(
-    key='water@128:5',
+_water__text9: Final = TextSpec(
+    key='water#6',
     rule='water',
     source='17.2',
     kind='erratum',
@@ -1718,9 +1801,9 @@ _water__text5: Final = TextSpec(
 def _rule_water(run: Run) -> None:
     """Water (17.2).
 
-    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when water_depth == ankle; when moved > MOV / 2)
-    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when water_depth == knee; when moved > MOV / 2)
     - MOV / 2 round up (when water_depth == knee)
     - cannot: fight effectively in deep water (when water_depth == deep)
@@ -1728,7 +1811,7 @@ def _rule_water(run: Run) -> None:
     v = run.values
     run.modify(
         _water__mod1,
-        v['water_depth'] == 'ankle' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile')),
+        v['water_depth'] == 'ankle' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
     run.roll(
         _water__roll1,
@@ -1737,9 +1820,11 @@ def _rule_water(run: Run) -> None:
         ((_water__roll1_change1, v['acrobatics'], None),),
     )
     run.text(_water__text1, v['water_depth'] == 'ankle')
+    run.text(_water__text2, v['water_depth'] == 'ankle')
+    run.text(_water__text3, v['water_depth'] == 'ankle')
     run.modify(
         _water__mod2,
-        v['water_depth'] == 'knee' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile')),
+        v['water_depth'] == 'knee' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
     run.roll(
         _water__roll2,
@@ -1747,16 +1832,18 @@ def _rule_water(run: Run) -> None:
         lambda: run.stat('DEX'),
         ((_water__roll2_change1, v['acrobatics'], None),),
     )
-    run.text(_water__text2, v['water_depth'] == 'knee')
+    run.text(_water__text4, v['water_depth'] == 'knee')
+    run.text(_water__text5, v['water_depth'] == 'knee')
+    run.text(_water__text6, v['water_depth'] == 'knee')
     run.modify(_water__mod3, v['water_depth'] == 'knee')
-    run.text(_water__text3, v['water_depth'] == 'deep')
-    run.text(_water__text4, True)
-    run.text(_water__text5, True)
+    run.text(_water__text7, v['water_depth'] == 'deep')
+    run.text(_water__text8, True)
+    run.text(_water__text9, True)
 
 # terrain mud
 
 _mud__mod1: Final = ModSpec(
-    key='broken_ground@80:13',
+    key='broken_ground#2.1.1',
     rule='broken_ground',
     source='17.1',
     target='DEX',
@@ -1766,11 +1853,11 @@ _mud__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}',
+    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
 _mud__roll1: Final = RollSpec(
-    key='broken_ground@82:9',
+    key='broken_ground#3.1',
     rule='broken_ground',
     source='17.1',
     name='fall',
@@ -1795,7 +1882,25 @@ _mud__roll1_change1: Final = ChangeSpec(
     condition='when acrobatics',
 )
 _mud__text1: Final = TextSpec(
-    key='broken_ground@85:5',
+    key='broken_ground#4',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    quote='except those that do not move and use thrown or missile weapon',
+    condition='',
+)
+_mud__text2: Final = TextSpec(
+    key='broken_ground#5',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    condition='',
+)
+_mud__text3: Final = TextSpec(
+    key='broken_ground#6',
     rule='broken_ground',
     source='17.1',
     kind='erratum',
@@ -1804,7 +1909,7 @@ _mud__text1: Final = TextSpec(
     condition='',
 )
 _mud__mod2: Final = ModSpec(
-    key='mud@153:9',
+    key='mud#3.1',
     rule='mud',
     source='17.3',
     target='MOV',
@@ -1818,7 +1923,7 @@ _mud__mod2: Final = ModSpec(
     label='mud, ankle deep',
 )
 _mud__mod3: Final = ModSpec(
-    key='mud@155:9',
+    key='mud#4.1',
     rule='mud',
     source='17.3',
     target='MOV',
@@ -1832,7 +1937,7 @@ _mud__mod3: Final = ModSpec(
     label='mud, knee deep',
 )
 _mud__mod4: Final = ModSpec(
-    key='mud@156:5',
+    key='mud#5',
     rule='mud',
     source='17.3',
     target='MOV',
@@ -1845,8 +1950,8 @@ _mud__mod4: Final = ModSpec(
     condition='',
     label=None,
 )
-_mud__text2: Final = TextSpec(
-    key='mud@157:5',
+_mud__text4: Final = TextSpec(
+    key='mud#6',
     rule='mud',
     source='17.3',
     kind='erratum',
@@ -1854,8 +1959,8 @@ _mud__text2: Final = TextSpec(
     quote='Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
     condition='',
 )
-_mud__text3: Final = TextSpec(
-    key='mud@159:5',
+_mud__text5: Final = TextSpec(
+    key='mud#7',
     rule='mud',
     source='17.3',
     kind='erratum',
@@ -1867,7 +1972,7 @@ _mud__text3: Final = TextSpec(
 def _rule_mud(run: Run) -> None:
     """Mud (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     - MOV / 2 round up (when ground_depth == ankle)
     - MOV / 4 round up (when ground_depth == knee)
@@ -1876,7 +1981,7 @@ def _rule_mud(run: Run) -> None:
     v = run.values
     run.modify(
         _mud__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile')),
+        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
     run.roll(
         _mud__roll1,
@@ -1885,16 +1990,18 @@ def _rule_mud(run: Run) -> None:
         ((_mud__roll1_change1, v['acrobatics'], None),),
     )
     run.text(_mud__text1, True)
+    run.text(_mud__text2, True)
+    run.text(_mud__text3, True)
     run.modify(_mud__mod2, v['ground_depth'] == 'ankle')
     run.modify(_mud__mod3, v['ground_depth'] == 'knee')
     run.modify(_mud__mod4, True)
-    run.text(_mud__text2, True)
-    run.text(_mud__text3, True)
+    run.text(_mud__text4, True)
+    run.text(_mud__text5, True)
 
 # terrain snow
 
 _snow__mod1: Final = ModSpec(
-    key='broken_ground@80:13',
+    key='broken_ground#2.1.1',
     rule='broken_ground',
     source='17.1',
     target='DEX',
@@ -1904,11 +2011,11 @@ _snow__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}',
+    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
 _snow__roll1: Final = RollSpec(
-    key='broken_ground@82:9',
+    key='broken_ground#3.1',
     rule='broken_ground',
     source='17.1',
     name='fall',
@@ -1933,7 +2040,25 @@ _snow__roll1_change1: Final = ChangeSpec(
     condition='when acrobatics',
 )
 _snow__text1: Final = TextSpec(
-    key='broken_ground@85:5',
+    key='broken_ground#4',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    quote='except those that do not move and use thrown or missile weapon',
+    condition='',
+)
+_snow__text2: Final = TextSpec(
+    key='broken_ground#5',
+    rule='broken_ground',
+    source='17.1',
+    kind='erratum',
+    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    condition='',
+)
+_snow__text3: Final = TextSpec(
+    key='broken_ground#6',
     rule='broken_ground',
     source='17.1',
     kind='erratum',
@@ -1942,7 +2067,7 @@ _snow__text1: Final = TextSpec(
     condition='',
 )
 _snow__mod2: Final = ModSpec(
-    key='snow@183:9',
+    key='snow#3.1',
     rule='snow',
     source='17.3',
     target='MOV',
@@ -1956,7 +2081,7 @@ _snow__mod2: Final = ModSpec(
     label='snow, ankle deep',
 )
 _snow__mod3: Final = ModSpec(
-    key='snow@185:9',
+    key='snow#4.1',
     rule='snow',
     source='17.3',
     target='MOV',
@@ -1970,7 +2095,7 @@ _snow__mod3: Final = ModSpec(
     label='snow, knee deep',
 )
 _snow__mod4: Final = ModSpec(
-    key='snow@186:5',
+    key='snow#5',
     rule='snow',
     source='17.3',
     target='MOV',
@@ -1987,7 +2112,7 @@ _snow__mod4: Final = ModSpec(
 def _rule_snow(run: Run) -> None:
     """Snow (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     - MOV -4 (when ground_depth == ankle)
     - MOV -8 (when ground_depth == knee)
@@ -1996,7 +2121,7 @@ def _rule_snow(run: Run) -> None:
     v = run.values
     run.modify(
         _snow__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile')),
+        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
     run.roll(
         _snow__roll1,
@@ -2005,6 +2130,8 @@ def _rule_snow(run: Run) -> None:
         ((_snow__roll1_change1, v['acrobatics'], None),),
     )
     run.text(_snow__text1, True)
+    run.text(_snow__text2, True)
+    run.text(_snow__text3, True)
     run.modify(_snow__mod2, v['ground_depth'] == 'ankle')
     run.modify(_snow__mod3, v['ground_depth'] == 'knee')
     run.modify(_snow__mod4, True)
@@ -2012,7 +2139,7 @@ def _rule_snow(run: Run) -> None:
 # condition smoke
 
 _smoke__mod1: Final = ModSpec(
-    key='smoke@209:9',
+    key='smoke#2.1',
     rule='smoke',
     source='17.4',
     target='to_hit',
@@ -2026,7 +2153,7 @@ _smoke__mod1: Final = ModSpec(
     label='for every hex fired through or into',
 )
 _smoke__roll1: Final = RollSpec(
-    key='smoke@210:9',
+    key='smoke#2.2',
     rule='smoke',
     source='17.4',
     name='hit',
@@ -2044,7 +2171,7 @@ _smoke__roll1: Final = RollSpec(
     condition='when smoke_hexes > 0',
 )
 _smoke__mod2: Final = ModSpec(
-    key='smoke@212:13',
+    key='smoke#2.3.1',
     rule='smoke',
     source='17.4',
     target='laser_damage',
@@ -2058,7 +2185,7 @@ _smoke__mod2: Final = ModSpec(
     label='for each smoke hex fired through',
 )
 _smoke__mod3: Final = ModSpec(
-    key='smoke@214:17',
+    key='smoke#2.3.2.1',
     rule='smoke',
     source='17.4',
     target='laser_damage',
@@ -2072,7 +2199,7 @@ _smoke__mod3: Final = ModSpec(
     label='anti-laser smoke, just like R1 shielding',
 )
 _smoke__mod4: Final = ModSpec(
-    key='smoke@216:9',
+    key='smoke#3.1',
     rule='smoke',
     source='17.4',
     target='DEX',
@@ -2086,7 +2213,7 @@ _smoke__mod4: Final = ModSpec(
     label='standing in smoke without a gas mask',
 )
 _smoke__text1: Final = TextSpec(
-    key='smoke@217:5',
+    key='smoke#4',
     rule='smoke',
     source='17.4',
     kind='erratum',
@@ -2095,7 +2222,7 @@ _smoke__text1: Final = TextSpec(
     condition='',
 )
 _smoke__text2: Final = TextSpec(
-    key='smoke@220:5',
+    key='smoke#5',
     rule='smoke',
     source='17.4',
     kind='erratum',
@@ -2104,7 +2231,7 @@ _smoke__text2: Final = TextSpec(
     condition='',
 )
 _smoke__text3: Final = TextSpec(
-    key='smoke@224:5',
+    key='smoke#6',
     rule='smoke',
     source='17.4',
     kind='erratum',
@@ -2139,7 +2266,7 @@ def _rule_smoke(run: Run) -> None:
 # condition darkness
 
 _darkness__mod1: Final = ModSpec(
-    key='darkness@249:9',
+    key='darkness#2.1',
     rule='darkness',
     source='17.5',
     target='DEX',
@@ -2153,7 +2280,7 @@ _darkness__mod1: Final = ModSpec(
     label='complete darkness',
 )
 _darkness__roll1: Final = RollSpec(
-    key='darkness@251:13',
+    key='darkness#2.2.1',
     rule='darkness',
     source='17.5',
     name='fall',
@@ -2171,7 +2298,7 @@ _darkness__roll1: Final = RollSpec(
     condition='unless lit; when moved > MOV / 2',
 )
 _darkness__mod2: Final = ModSpec(
-    key='darkness@254:13',
+    key='darkness#2.3.1',
     rule='darkness',
     source='17.5',
     target='to_hit',
@@ -2181,11 +2308,11 @@ _darkness__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='unless lit; when weapon in {missile, thrown}',
+    condition='unless lit; when weapon in {missile, thrown, laser}',
     label='not reduced by 5: DEX is considered 5',
 )
 _darkness__roll2: Final = RollSpec(
-    key='darkness@255:13',
+    key='darkness#2.3.2',
     rule='darkness',
     source='17.5',
     name='hit',
@@ -2200,10 +2327,10 @@ _darkness__roll2: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=('Only lucky shots hit.',),
-    condition='unless lit; when weapon in {missile, thrown}',
+    condition='unless lit; when weapon in {missile, thrown, laser}',
 )
 _darkness__text1: Final = TextSpec(
-    key='darkness@257:5',
+    key='darkness#3',
     rule='darkness',
     source='17.5',
     kind='note',
@@ -2212,7 +2339,7 @@ _darkness__text1: Final = TextSpec(
     condition='',
 )
 _darkness__text2: Final = TextSpec(
-    key='darkness@259:5',
+    key='darkness#4',
     rule='darkness',
     source='17.5',
     kind='note',
@@ -2221,11 +2348,11 @@ _darkness__text2: Final = TextSpec(
     condition='',
 )
 _darkness__text3: Final = TextSpec(
-    key='darkness@260:5',
+    key='darkness#5',
     rule='darkness',
     source='17.5',
     kind='erratum',
-    text="The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one's footing.",
+    text='The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
     quote='his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
     condition='',
 )
@@ -2235,8 +2362,8 @@ def _rule_darkness(run: Run) -> None:
 
     - DEX -8 (unless lit)
     - roll fall: 3d6 <= DEX (unless lit; when moved > MOV / 2)
-    - to_hit = 5 (unless lit; when weapon in {missile, thrown})
-    - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown})
+    - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
+    - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
     v = run.values
     run.modify(_darkness__mod1, not v['lit'])
@@ -2245,10 +2372,10 @@ def _rule_darkness(run: Run) -> None:
         lambda: not v['lit'] and v['moved'] > Fraction(run.stat('MOV')) / 2,
         lambda: run.stat('DEX'),
     )
-    run.modify(_darkness__mod2, not v['lit'] and v['weapon'] in ('missile', 'thrown'))
+    run.modify(_darkness__mod2, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser'))
     run.roll(
         _darkness__roll2,
-        not v['lit'] and v['weapon'] in ('missile', 'thrown'),
+        not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser'),
         lambda: run.stat('to_hit'),
     )
     run.text(_darkness__text1, True)
@@ -2258,7 +2385,7 @@ def _rule_darkness(run: Run) -> None:
 # terrain ice
 
 _ice__roll1: Final = RollSpec(
-    key='ice@286:9',
+    key='ice#2.1',
     rule='ice',
     source='17.6',
     name='fall',
@@ -2283,7 +2410,7 @@ _ice__roll1_change1: Final = ChangeSpec(
     condition='when moved > 5',
 )
 _ice__text1: Final = TextSpec(
-    key='ice@290:5',
+    key='ice#3',
     rule='ice',
     source='17.6',
     kind='note',
@@ -2309,14 +2436,14 @@ def _rule_ice(run: Run) -> None:
 # terrain wall_cover
 
 _wall_cover__derive1: Final = DeriveSpec(
-    key='wall_cover@310:5',
+    key='wall_cover#2',
     rule='wall_cover',
     source='17.7',
     name='protected',
     condition='',
 )
 _wall_cover__text1: Final = TextSpec(
-    key='wall_cover@316:9',
+    key='wall_cover#3.1',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2325,7 +2452,7 @@ _wall_cover__text1: Final = TextSpec(
     condition='when wall == one_meter and stance == prone',
 )
 _wall_cover__text2: Final = TextSpec(
-    key='wall_cover@318:9',
+    key='wall_cover#4.1',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2334,7 +2461,7 @@ _wall_cover__text2: Final = TextSpec(
     condition='when wall == two_meters and stance != standing',
 )
 _wall_cover__text3: Final = TextSpec(
-    key='wall_cover@320:9',
+    key='wall_cover#5.1',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2343,16 +2470,16 @@ _wall_cover__text3: Final = TextSpec(
     condition='when wall == over_two_meters',
 )
 _wall_cover__text4: Final = TextSpec(
-    key='wall_cover@322:9',
+    key='wall_cover#6.1',
     rule='wall_cover',
     source='17.7',
     kind='note',
-    text='He can still fire over or around it, but exposes himself (see Concealment).',
+    text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
-    condition='when wall == half_meter',
+    condition='when firing_over',
 )
 _wall_cover__mod1: Final = ModSpec(
-    key='wall_cover@324:9',
+    key='wall_cover#7.1',
     rule='wall_cover',
     source='17.7',
     target='to_hit',
@@ -2366,7 +2493,7 @@ _wall_cover__mod1: Final = ModSpec(
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
 _wall_cover__text5: Final = TextSpec(
-    key='wall_cover@325:5',
+    key='wall_cover#8',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2375,7 +2502,7 @@ _wall_cover__text5: Final = TextSpec(
     condition='',
 )
 _wall_cover__text6: Final = TextSpec(
-    key='wall_cover@326:5',
+    key='wall_cover#9',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2384,7 +2511,7 @@ _wall_cover__text6: Final = TextSpec(
     condition='',
 )
 _wall_cover__text7: Final = TextSpec(
-    key='wall_cover@327:5',
+    key='wall_cover#10',
     rule='wall_cover',
     source='17.7',
     kind='erratum',
@@ -2396,7 +2523,7 @@ _wall_cover__text7: Final = TextSpec(
 def _rule_wall_cover(run: Run) -> None:
     """Walls: cover (17.7).
 
-    - derive protected = wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters
+    - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
     - cannot: fire over the wall (when wall == one_meter and stance == prone)
     - cannot: fire over the wall (when wall == two_meters and stance != standing)
     - cannot: fire over the wall (when wall == over_two_meters)
@@ -2406,12 +2533,12 @@ def _rule_wall_cover(run: Run) -> None:
     run.derive(
         _wall_cover__derive1,
         True,
-        lambda: (v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters',
+        lambda: not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'),
     )
     run.text(_wall_cover__text1, v['wall'] == 'one_meter' and v['stance'] == 'prone')
     run.text(_wall_cover__text2, v['wall'] == 'two_meters' and v['stance'] != 'standing')
     run.text(_wall_cover__text3, v['wall'] == 'over_two_meters')
-    run.text(_wall_cover__text4, v['wall'] == 'half_meter')
+    run.text(_wall_cover__text4, v['firing_over'])
     run.modify(_wall_cover__mod1, v['throwing_grenade'])
     run.text(_wall_cover__text5, True)
     run.text(_wall_cover__text6, True)
@@ -2420,7 +2547,7 @@ def _rule_wall_cover(run: Run) -> None:
 # terrain wall_crossing
 
 _wall_crossing__text1: Final = TextSpec(
-    key='wall_crossing@357:9',
+    key='wall_crossing#2.1',
     rule='wall_crossing',
     source='17.7',
     kind='cannot',
@@ -2429,7 +2556,16 @@ _wall_crossing__text1: Final = TextSpec(
     condition='when wall == one_meter',
 )
 _wall_crossing__text2: Final = TextSpec(
-    key='wall_crossing@359:9',
+    key='wall_crossing#3.1',
+    rule='wall_crossing',
+    source='17.7',
+    kind='cannot',
+    text='move over the wall',
+    quote=None,
+    condition='when wall in {two_meters, over_two_meters}',
+)
+_wall_crossing__text3: Final = TextSpec(
+    key='wall_crossing#3.2',
     rule='wall_crossing',
     source='17.7',
     kind='cannot',
@@ -2437,12 +2573,12 @@ _wall_crossing__text2: Final = TextSpec(
     quote=None,
     condition='when wall in {two_meters, over_two_meters}',
 )
-_wall_crossing__text3: Final = TextSpec(
-    key='wall_crossing@360:5',
+_wall_crossing__text4: Final = TextSpec(
+    key='wall_crossing#4',
     rule='wall_crossing',
     source='17.7',
     kind='erratum',
-    text='Read as two sentences: a one meter wall cannot be walked over; it must be jumped.',
+    text='Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
     quote='walls that are 1 meter high cannot be moved over they must be jumped over',
     condition='',
 )
@@ -2451,24 +2587,26 @@ def _rule_wall_crossing(run: Run) -> None:
     """Walls: crossing (17.7).
 
     - cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
+    - cannot: move over the wall (when wall in {two_meters, over_two_meters})
     - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
     """
     v = run.values
     run.text(_wall_crossing__text1, v['wall'] == 'one_meter')
     run.text(_wall_crossing__text2, v['wall'] in ('two_meters', 'over_two_meters'))
-    run.text(_wall_crossing__text3, True)
+    run.text(_wall_crossing__text3, v['wall'] in ('two_meters', 'over_two_meters'))
+    run.text(_wall_crossing__text4, True)
 
 # terrain pits
 
 _pits__derive1: Final = DeriveSpec(
-    key='wall_cover@310:5[wall=NameRef@375:31]',
+    key='wall_cover#2[wall=pit]',
     rule='wall_cover',
     source='17.7',
     name='protected',
     condition='',
 )
 _pits__text1: Final = TextSpec(
-    key='wall_cover@316:9[wall=NameRef@375:31]',
+    key='wall_cover#3.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2477,7 +2615,7 @@ _pits__text1: Final = TextSpec(
     condition='when pit == one_meter and stance == prone',
 )
 _pits__text2: Final = TextSpec(
-    key='wall_cover@318:9[wall=NameRef@375:31]',
+    key='wall_cover#4.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2486,7 +2624,7 @@ _pits__text2: Final = TextSpec(
     condition='when pit == two_meters and stance != standing',
 )
 _pits__text3: Final = TextSpec(
-    key='wall_cover@320:9[wall=NameRef@375:31]',
+    key='wall_cover#5.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='cannot',
@@ -2495,16 +2633,16 @@ _pits__text3: Final = TextSpec(
     condition='when pit == over_two_meters',
 )
 _pits__text4: Final = TextSpec(
-    key='wall_cover@322:9[wall=NameRef@375:31]',
+    key='wall_cover#6.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='note',
-    text='He can still fire over or around it, but exposes himself (see Concealment).',
+    text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
-    condition='when pit == half_meter',
+    condition='when firing_over',
 )
 _pits__mod1: Final = ModSpec(
-    key='wall_cover@324:9[wall=NameRef@375:31]',
+    key='wall_cover#7.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
     target='to_hit',
@@ -2518,7 +2656,7 @@ _pits__mod1: Final = ModSpec(
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
 _pits__text5: Final = TextSpec(
-    key='wall_cover@325:5[wall=NameRef@375:31]',
+    key='wall_cover#8[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2527,7 +2665,7 @@ _pits__text5: Final = TextSpec(
     condition='',
 )
 _pits__text6: Final = TextSpec(
-    key='wall_cover@326:5[wall=NameRef@375:31]',
+    key='wall_cover#9[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2536,7 +2674,7 @@ _pits__text6: Final = TextSpec(
     condition='',
 )
 _pits__text7: Final = TextSpec(
-    key='wall_cover@327:5[wall=NameRef@375:31]',
+    key='wall_cover#10[wall=pit]',
     rule='wall_cover',
     source='17.7',
     kind='erratum',
@@ -2545,7 +2683,7 @@ _pits__text7: Final = TextSpec(
     condition='',
 )
 _pits__text8: Final = TextSpec(
-    key='pits@377:9',
+    key='pits#3.1',
     rule='pits',
     source='17.8',
     kind='cannot',
@@ -2554,7 +2692,7 @@ _pits__text8: Final = TextSpec(
     condition='when pit != half_meter',
 )
 _pits__text9: Final = TextSpec(
-    key='pits@378:5',
+    key='pits#4',
     rule='pits',
     source='17.8',
     kind='note',
@@ -2566,7 +2704,7 @@ _pits__text9: Final = TextSpec(
 def _rule_pits(run: Run) -> None:
     """Pits and Holes (17.8).
 
-    - derive protected = pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters
+    - derive protected = not firing_over and (pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters)
     - cannot: fire over the wall (when pit == one_meter and stance == prone)
     - cannot: fire over the wall (when pit == two_meters and stance != standing)
     - cannot: fire over the wall (when pit == over_two_meters)
@@ -2577,12 +2715,12 @@ def _rule_pits(run: Run) -> None:
     run.derive(
         _pits__derive1,
         True,
-        lambda: (v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters',
+        lambda: not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'),
     )
     run.text(_pits__text1, v['pit'] == 'one_meter' and v['stance'] == 'prone')
     run.text(_pits__text2, v['pit'] == 'two_meters' and v['stance'] != 'standing')
     run.text(_pits__text3, v['pit'] == 'over_two_meters')
-    run.text(_pits__text4, v['pit'] == 'half_meter')
+    run.text(_pits__text4, v['firing_over'])
     run.modify(_pits__mod1, v['throwing_grenade'])
     run.text(_pits__text5, True)
     run.text(_pits__text6, True)
@@ -2593,21 +2731,21 @@ def _rule_pits(run: Run) -> None:
 # condition gravity
 
 _gravity__derive1: Final = DeriveSpec(
-    key='gravity@396:5',
+    key='gravity#2',
     rule='gravity',
     source='17.9',
     name='load',
     condition='',
 )
 _gravity__derive2: Final = DeriveSpec(
-    key='gravity@397:5',
+    key='gravity#3',
     rule='gravity',
     source='17.9',
     name='jump_width',
     condition='',
 )
 _gravity__text1: Final = TextSpec(
-    key='gravity@398:5',
+    key='gravity#4',
     rule='gravity',
     source='17.9',
     kind='note',
@@ -2616,7 +2754,7 @@ _gravity__text1: Final = TextSpec(
     condition='',
 )
 _gravity__text2: Final = TextSpec(
-    key='gravity@401:5',
+    key='gravity#5',
     rule='gravity',
     source='17.9',
     kind='note',
@@ -2625,7 +2763,7 @@ _gravity__text2: Final = TextSpec(
     condition='',
 )
 _gravity__text3: Final = TextSpec(
-    key='gravity@402:5',
+    key='gravity#6',
     rule='gravity',
     source='17.9',
     kind='note',
@@ -2634,7 +2772,7 @@ _gravity__text3: Final = TextSpec(
     condition='',
 )
 _gravity__text4: Final = TextSpec(
-    key='gravity@403:5',
+    key='gravity#7',
     rule='gravity',
     source='17.9',
     kind='note',
@@ -2643,7 +2781,7 @@ _gravity__text4: Final = TextSpec(
     condition='',
 )
 _gravity__text5: Final = TextSpec(
-    key='gravity@404:5',
+    key='gravity#8',
     rule='gravity',
     source='17.9',
     kind='erratum',
@@ -2652,7 +2790,7 @@ _gravity__text5: Final = TextSpec(
     condition='',
 )
 _gravity__text6: Final = TextSpec(
-    key='gravity@408:5',
+    key='gravity#9',
     rule='gravity',
     source='17.9',
     kind='erratum',
@@ -2684,7 +2822,7 @@ def _rule_gravity(run: Run) -> None:
 # condition microgravity
 
 _microgravity__roll1: Final = RollSpec(
-    key='microgravity@444:9',
+    key='microgravity#2.1',
     rule='microgravity',
     source='17.10',
     name='footing',
@@ -2730,28 +2868,28 @@ _microgravity__roll1_change4: Final = ChangeSpec(
     condition='when stance == prone',
 )
 _microgravity__derive1: Final = DeriveSpec(
-    key='microgravity@451:9',
+    key='microgravity#3.1',
     rule='microgravity',
     source='17.10',
     name='float_speed',
     condition='when shots > 0',
 )
 _microgravity__derive2: Final = DeriveSpec(
-    key='microgravity@452:5',
+    key='microgravity#4',
     rule='microgravity',
     source='17.10',
     name='wall_hits',
     condition='',
 )
 _microgravity__derive3: Final = DeriveSpec(
-    key='microgravity@453:5',
+    key='microgravity#5',
     rule='microgravity',
     source='17.10',
     name='collision_speed',
     condition='',
 )
 _microgravity__mod1: Final = ModSpec(
-    key='microgravity@455:9',
+    key='microgravity#6.1',
     rule='microgravity',
     source='17.10',
     target='to_hit',
@@ -2761,11 +2899,11 @@ _microgravity__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when at_tether and weapon in {thrown, missile}',
+    condition='when at_tether and weapon in {thrown, missile, laser}',
     label='a tether is -8 to hit with a thrown or missile weapon',
 )
 _microgravity__text1: Final = TextSpec(
-    key='microgravity@456:5',
+    key='microgravity#7',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2774,7 +2912,7 @@ _microgravity__text1: Final = TextSpec(
     condition='',
 )
 _microgravity__text2: Final = TextSpec(
-    key='microgravity@457:5',
+    key='microgravity#8',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2783,7 +2921,7 @@ _microgravity__text2: Final = TextSpec(
     condition='',
 )
 _microgravity__text3: Final = TextSpec(
-    key='microgravity@459:5',
+    key='microgravity#9',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2792,7 +2930,7 @@ _microgravity__text3: Final = TextSpec(
     condition='',
 )
 _microgravity__text4: Final = TextSpec(
-    key='microgravity@460:5',
+    key='microgravity#10',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2801,7 +2939,7 @@ _microgravity__text4: Final = TextSpec(
     condition='',
 )
 _microgravity__text5: Final = TextSpec(
-    key='microgravity@462:5',
+    key='microgravity#11',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2810,7 +2948,7 @@ _microgravity__text5: Final = TextSpec(
     condition='',
 )
 _microgravity__text6: Final = TextSpec(
-    key='microgravity@463:5',
+    key='microgravity#12',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2819,7 +2957,7 @@ _microgravity__text6: Final = TextSpec(
     condition='',
 )
 _microgravity__text7: Final = TextSpec(
-    key='microgravity@464:5',
+    key='microgravity#13',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2828,7 +2966,7 @@ _microgravity__text7: Final = TextSpec(
     condition='',
 )
 _microgravity__text8: Final = TextSpec(
-    key='microgravity@465:5',
+    key='microgravity#14',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2837,7 +2975,7 @@ _microgravity__text8: Final = TextSpec(
     condition='',
 )
 _microgravity__text9: Final = TextSpec(
-    key='microgravity@466:5',
+    key='microgravity#15',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2846,7 +2984,7 @@ _microgravity__text9: Final = TextSpec(
     condition='',
 )
 _microgravity__text10: Final = TextSpec(
-    key='microgravity@467:5',
+    key='microgravity#16',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2855,7 +2993,7 @@ _microgravity__text10: Final = TextSpec(
     condition='',
 )
 _microgravity__text11: Final = TextSpec(
-    key='microgravity@469:5',
+    key='microgravity#17',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2864,7 +3002,7 @@ _microgravity__text11: Final = TextSpec(
     condition='',
 )
 _microgravity__text12: Final = TextSpec(
-    key='microgravity@471:5',
+    key='microgravity#18',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2873,7 +3011,7 @@ _microgravity__text12: Final = TextSpec(
     condition='',
 )
 _microgravity__text13: Final = TextSpec(
-    key='microgravity@472:5',
+    key='microgravity#19',
     rule='microgravity',
     source='17.10',
     kind='note',
@@ -2882,7 +3020,7 @@ _microgravity__text13: Final = TextSpec(
     condition='',
 )
 _microgravity__text14: Final = TextSpec(
-    key='microgravity@473:5',
+    key='microgravity#20',
     rule='microgravity',
     source='17.10',
     kind='erratum',
@@ -2891,7 +3029,7 @@ _microgravity__text14: Final = TextSpec(
     condition='',
 )
 _microgravity__text15: Final = TextSpec(
-    key='microgravity@476:5',
+    key='microgravity#21',
     rule='microgravity',
     source='17.10',
     kind='erratum',
@@ -2907,7 +3045,7 @@ def _rule_microgravity(run: Run) -> None:
     - derive float_speed = shots * recoil_push[recoil_st] (when shots > 0)
     - derive wall_hits = floating_speed / 3 round down
     - derive collision_speed = floating_speed / 2
-    - to_hit -8 (when at_tether and weapon in {thrown, missile})
+    - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
     v = run.values
     run.roll(
@@ -2927,7 +3065,10 @@ def _rule_microgravity(run: Run) -> None:
         lambda: round_value(Fraction(v['floating_speed']) / 3, 'down'),
     )
     run.derive(_microgravity__derive3, True, lambda: Fraction(v['floating_speed']) / 2)
-    run.modify(_microgravity__mod1, v['at_tether'] and v['weapon'] in ('thrown', 'missile'))
+    run.modify(
+        _microgravity__mod1,
+        v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser'),
+    )
     run.text(_microgravity__text1, True)
     run.text(_microgravity__text2, True)
     run.text(_microgravity__text3, True)
@@ -2947,7 +3088,7 @@ def _rule_microgravity(run: Run) -> None:
 # condition spacesuit
 
 _spacesuit__mod1: Final = ModSpec(
-    key='spacesuit@527:5',
+    key='spacesuit#2',
     rule='spacesuit',
     source='17.11',
     target='DEX',
@@ -2961,7 +3102,7 @@ _spacesuit__mod1: Final = ModSpec(
     label='spacesuit',
 )
 _spacesuit__mod2: Final = ModSpec(
-    key='spacesuit@528:5',
+    key='spacesuit#3',
     rule='spacesuit',
     source='17.11',
     target='MOV',
@@ -2975,13 +3116,13 @@ _spacesuit__mod2: Final = ModSpec(
     label='spacesuit',
 )
 _spacesuit__mod3: Final = ModSpec(
-    key='spacesuit@529:5',
+    key='spacesuit#4',
     rule='spacesuit',
     source='17.11',
     target='MOV',
     op='min',
-    value=0,
-    text='MOV min 0',
+    value=1,
+    text='MOV min 1',
     group=None,
     stacking='cumulative',
     rounding=None,
@@ -2989,7 +3130,7 @@ _spacesuit__mod3: Final = ModSpec(
     label=None,
 )
 _spacesuit__text1: Final = TextSpec(
-    key='spacesuit@530:5',
+    key='spacesuit#5',
     rule='spacesuit',
     source='17.11',
     kind='cannot',
@@ -2998,7 +3139,7 @@ _spacesuit__text1: Final = TextSpec(
     condition='',
 )
 _spacesuit__text2: Final = TextSpec(
-    key='spacesuit@531:5',
+    key='spacesuit#6',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -3007,7 +3148,7 @@ _spacesuit__text2: Final = TextSpec(
     condition='',
 )
 _spacesuit__text3: Final = TextSpec(
-    key='spacesuit@532:5',
+    key='spacesuit#7',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -3016,14 +3157,14 @@ _spacesuit__text3: Final = TextSpec(
     condition='',
 )
 _spacesuit__derive1: Final = DeriveSpec(
-    key='spacesuit@534:9',
+    key='spacesuit#8.1',
     rule='spacesuit',
     source='17.11',
     name='leak_damage',
     condition='when leak_turns > 0',
 )
 _spacesuit__text4: Final = TextSpec(
-    key='spacesuit@535:5',
+    key='spacesuit#9',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -3032,7 +3173,7 @@ _spacesuit__text4: Final = TextSpec(
     condition='',
 )
 _spacesuit__text5: Final = TextSpec(
-    key='spacesuit@537:5',
+    key='spacesuit#10',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -3041,7 +3182,7 @@ _spacesuit__text5: Final = TextSpec(
     condition='',
 )
 _spacesuit__text6: Final = TextSpec(
-    key='spacesuit@538:5',
+    key='spacesuit#11',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -3050,7 +3191,7 @@ _spacesuit__text6: Final = TextSpec(
     condition='',
 )
 _spacesuit__text7: Final = TextSpec(
-    key='spacesuit@540:5',
+    key='spacesuit#12',
     rule='spacesuit',
     source='17.11',
     kind='erratum',
@@ -3059,11 +3200,11 @@ _spacesuit__text7: Final = TextSpec(
     condition='',
 )
 _spacesuit__text8: Final = TextSpec(
-    key='spacesuit@541:5',
+    key='spacesuit#13',
     rule='spacesuit',
     source='17.11',
     kind='erratum',
-    text='The source gives no minimum MOV here; MOV is kept at 0 or more.',
+    text='"Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.',
     quote='The spacesuit produces a -2 DEX and a -2 MOV.',
     condition='',
 )
@@ -3073,7 +3214,7 @@ def _rule_spacesuit(run: Run) -> None:
 
     - DEX -2
     - MOV -2
-    - MOV min 0
+    - MOV min 1
     - cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
@@ -3128,7 +3269,7 @@ _table_recoil_push: Final = TableSpec(
 # public interface
 # ----------------------------------------------------------------------------
 
-RULES: Final[Mapping[str, RuleInfo]] = {
+RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'broken_ground': RuleInfo('broken_ground', 'terrain', 'Broken Ground', '17.1', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', )),
     'water': RuleInfo('water', 'terrain', 'Water', '17.2', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'water_depth', )),
     'mud': RuleInfo('mud', 'terrain', 'Mud', '17.3', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'ground_depth', )),
@@ -3136,14 +3277,14 @@ RULES: Final[Mapping[str, RuleInfo]] = {
     'smoke': RuleInfo('smoke', 'condition', 'Smoke, Fog, and Dense Atmospheres', '17.4', ('DEX', 'to_hit', 'laser_damage', 'weapon', 'smoke_hexes', 'in_smoke', 'gas_mask', 'anti_laser', )),
     'darkness': RuleInfo('darkness', 'condition', 'Complete Darkness', '17.5', ('DEX', 'to_hit', 'MOV', 'moved', 'weapon', 'lit', )),
     'ice': RuleInfo('ice', 'terrain', 'Ice', '17.6', ('DEX', 'moved', 'stance', )),
-    'wall_cover': RuleInfo('wall_cover', 'terrain', 'Walls: cover', '17.7', ('to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', )),
+    'wall_cover': RuleInfo('wall_cover', 'terrain', 'Walls: cover', '17.7', ('to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', )),
     'wall_crossing': RuleInfo('wall_crossing', 'terrain', 'Walls: crossing', '17.7', ('wall', )),
-    'pits': RuleInfo('pits', 'terrain', 'Pits and Holes', '17.8', ('to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'pit', )),
+    'pits': RuleInfo('pits', 'terrain', 'Pits and Holes', '17.8', ('to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', 'pit', )),
     'gravity': RuleInfo('gravity', 'condition', 'Changes in Gravity', '17.9', ('gravity', 'carried', 'hole', )),
     'microgravity': RuleInfo('microgravity', 'condition', 'Microgravity', '17.10', ('DEX', 'to_hit', 'STR', 'moved', 'running', 'weapon', 'astrobatics', 'stance', 'fired_recoil', 'hit_by_recoil', 'holding_on', 'recovering', 'recoil_st', 'shots', 'floating_speed', 'at_tether', )),
     'spacesuit': RuleInfo('spacesuit', 'condition', 'Vacuum or Hostile Atmospheres: spacesuit', '17.11', ('DEX', 'MOV', 'leak_turns', )),
     'recoil_push': RuleInfo('recoil_push', 'table', 'Floating speed per recoil shot', '17.10', ('recoil_st', )),
-}
+})
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
 _BOOK: Final = Book(
@@ -3194,12 +3335,12 @@ def broken_ground(
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     acrobatics: bool = False,
 ) -> Resolution:
     """Broken Ground (17.1).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
     given: dict[str, object] = {
@@ -3216,15 +3357,15 @@ def water(
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     acrobatics: bool = False,
-    water_depth: str = 'ankle',
+    water_depth: Literal['ankle', 'knee', 'deep'] = 'ankle',
 ) -> Resolution:
     """Water (17.2).
 
-    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when water_depth == ankle; when moved > MOV / 2)
-    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when water_depth == knee; when moved > MOV / 2)
     - MOV / 2 round up (when water_depth == knee)
     - cannot: fight effectively in deep water (when water_depth == deep)
@@ -3244,13 +3385,13 @@ def mud(
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     acrobatics: bool = False,
-    ground_depth: str = 'ankle',
+    ground_depth: Literal['ankle', 'knee'] = 'ankle',
 ) -> Resolution:
     """Mud (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     - MOV / 2 round up (when ground_depth == ankle)
     - MOV / 4 round up (when ground_depth == knee)
@@ -3271,13 +3412,13 @@ def snow(
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     acrobatics: bool = False,
-    ground_depth: str = 'ankle',
+    ground_depth: Literal['ankle', 'knee'] = 'ankle',
 ) -> Resolution:
     """Snow (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile})
+    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     - MOV -4 (when ground_depth == ankle)
     - MOV -8 (when ground_depth == knee)
@@ -3298,7 +3439,7 @@ def smoke(
     DEX: int = 10,
     to_hit: int | None = None,
     laser_damage: Dice | str = '2d6',
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     smoke_hexes: int = 0,
     in_smoke: bool = False,
     gas_mask: bool = False,
@@ -3330,15 +3471,15 @@ def darkness(
     to_hit: int | None = None,
     MOV: int = 10,
     moved: int = 0,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     lit: bool = False,
 ) -> Resolution:
     """Complete Darkness (17.5).
 
     - DEX -8 (unless lit)
     - roll fall: 3d6 <= DEX (unless lit; when moved > MOV / 2)
-    - to_hit = 5 (unless lit; when weapon in {missile, thrown})
-    - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown})
+    - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
+    - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -3350,7 +3491,12 @@ def darkness(
     }
     return resolve_with(_BOOK, ('darkness',), given)
 
-def ice(*, DEX: int = 10, moved: int = 0, stance: str = 'standing') -> Resolution:
+def ice(
+    *,
+    DEX: int = 10,
+    moved: int = 0,
+    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+) -> Resolution:
     """Ice (17.6).
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
@@ -3361,15 +3507,16 @@ def ice(*, DEX: int = 10, moved: int = 0, stance: str = 'standing') -> Resolutio
 def wall_cover(
     *,
     to_hit: int | None = None,
-    stance: str = 'standing',
-    wall: str = 'half_meter',
-    attacker: str = 'standing',
+    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+    wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
+    attacker: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
     attacker_distance: int = 10,
     throwing_grenade: bool = False,
+    firing_over: bool = False,
 ) -> Resolution:
     """Walls: cover (17.7).
 
-    - derive protected = wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters
+    - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
     - cannot: fire over the wall (when wall == one_meter and stance == prone)
     - cannot: fire over the wall (when wall == two_meters and stance != standing)
     - cannot: fire over the wall (when wall == over_two_meters)
@@ -3382,13 +3529,18 @@ def wall_cover(
         'attacker': attacker,
         'attacker_distance': attacker_distance,
         'throwing_grenade': throwing_grenade,
+        'firing_over': firing_over,
     }
     return resolve_with(_BOOK, ('wall_cover',), given)
 
-def wall_crossing(*, wall: str = 'half_meter') -> Resolution:
+def wall_crossing(
+    *,
+    wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
+) -> Resolution:
     """Walls: crossing (17.7).
 
     - cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
+    - cannot: move over the wall (when wall in {two_meters, over_two_meters})
     - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
     """
     given: dict[str, object] = {'wall': wall}
@@ -3397,15 +3549,16 @@ def wall_crossing(*, wall: str = 'half_meter') -> Resolution:
 def pits(
     *,
     to_hit: int | None = None,
-    stance: str = 'standing',
-    attacker: str = 'standing',
+    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+    attacker: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
     attacker_distance: int = 10,
     throwing_grenade: bool = False,
-    pit: str = 'half_meter',
+    firing_over: bool = False,
+    pit: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
 ) -> Resolution:
     """Pits and Holes (17.8).
 
-    - derive protected = pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters
+    - derive protected = not firing_over and (pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters)
     - cannot: fire over the wall (when pit == one_meter and stance == prone)
     - cannot: fire over the wall (when pit == two_meters and stance != standing)
     - cannot: fire over the wall (when pit == over_two_meters)
@@ -3418,6 +3571,7 @@ def pits(
         'attacker': attacker,
         'attacker_distance': attacker_distance,
         'throwing_grenade': throwing_grenade,
+        'firing_over': firing_over,
         'pit': pit,
     }
     return resolve_with(_BOOK, ('pits',), given)
@@ -3443,9 +3597,9 @@ def microgravity(
     STR: int = 10,
     moved: int = 0,
     running: bool = False,
-    weapon: str = 'none',
+    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
     astrobatics: bool = False,
-    stance: str = 'standing',
+    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
     fired_recoil: bool = False,
     hit_by_recoil: bool = False,
     holding_on: bool = False,
@@ -3461,7 +3615,7 @@ def microgravity(
     - derive float_speed = shots * recoil_push[recoil_st] (when shots > 0)
     - derive wall_hits = floating_speed / 3 round down
     - derive collision_speed = floating_speed / 2
-    - to_hit -8 (when at_tether and weapon in {thrown, missile})
+    - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -3488,7 +3642,7 @@ def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolutio
 
     - DEX -2
     - MOV -2
-    - MOV min 0
+    - MOV min 1
     - cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """

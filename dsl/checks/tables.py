@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import types as t
-from dsl.diagnostics import Reporter
+from dsl.diagnostics import Reporter, Span
 
 
 def check_tables(book: m.Book, reporter: Reporter) -> None:
@@ -96,11 +96,12 @@ def _ranges(
     dice_table: bool,
 ) -> None:
     rows = [r for r in table.rows if r.low is not None]
-    unreachable = (
-        f"remove it, or send results to it from another table with `then roll {table.name} +N`"
+    remedy = (
+        f"send results to {{it}} from another table with `then roll {table.name} +N`"
         if dice_table
-        else f"remove it, or widen the range of `{table.inputs[0]}`"
+        else f"widen the range of `{table.inputs[0]}`"
     )
+    unreachable = "remove {it}, or " + remedy
     previous: m.TableRow | None = None
     for row in rows:
         assert row.low is not None
@@ -114,13 +115,20 @@ def _ranges(
             return
         previous = row
     covered: list[tuple[int, int | None, m.TableRow]] = []
+    beyond_reach: list[m.TableRow] = []  # a run of consecutive rows no value reaches
+    run_side = ""
     for row in rows:
         assert row.low is not None
         row_high = row.high
         outside_low = high is not None and row.low > high
         outside_high = low is not None and row_high is not None and row_high < low
-        if outside_low or outside_high:
-            reporter.report("E301", f"row {row.key_text()} can never be reached: {reach}", row.span, unreachable)
+        side = "above" if outside_low else "below" if outside_high else ""
+        if beyond_reach and side != run_side:
+            _unreachable(beyond_reach, reach, unreachable, reporter)
+            beyond_reach = []
+        if side:
+            beyond_reach.append(row)
+            run_side = side
             continue
         if dice_table and not row.threshold and row_high is not None and low is not None and high is not None:
             # a closed range that a die never fills says the die is not the one the source rolls
@@ -145,6 +153,8 @@ def _ranges(
                     "each value belongs to exactly one row",
                 )
         covered.append((row.low, row_high, row))
+    if beyond_reach:
+        _unreachable(beyond_reach, reach, unreachable, reporter)
     if any(r.is_else for r in table.rows):
         return
     gaps = _gaps(covered, low, high)
@@ -170,6 +180,22 @@ def _ranges(
             top = before.high
             hint += f", or fold the higher totals into row {before.key_text()} with `above {top}: as {top}`"
         reporter.report("E401", f"table `{table.name}` has no row for {text} ({reach})", where, hint)
+
+
+def _unreachable(run: list[m.TableRow], reach: str, hint: str, reporter: Reporter) -> None:
+    """One E301 for a run of consecutive rows that no value reaches (a table of 10,000 rows keyed
+    on 0..1000 is one mistake, not 9,000).  `hint` names the rows `{it}`."""
+    first, last = run[0], run[-1]
+    if len(run) == 1:
+        what = f"row {first.key_text()}"
+    elif last.high is None or last.threshold:
+        what = f"rows {first.low}+ ({len(run)} rows)"
+    else:
+        what = f"rows {first.low}..{last.high} ({len(run)} rows)"
+    span = Span(first.span.path, first.span.line, first.span.column, last.span.end_line, last.span.end_column)
+    reporter.report(
+        "E301", f"{what} can never be reached: {reach}", span, hint.format(it="it" if len(run) == 1 else "them")
+    )
 
 
 def _gaps(
