@@ -1127,6 +1127,18 @@ class Analyzer:
                     ties = item.winner.text
             elif isinstance(item, n.RollNote):
                 notes.append(_note_pair(item.note))
+        pools = [c.pool for c in changes if c.pool is not None] + ([spec.pool] if isinstance(spec, n.CheckSpec) else [])
+        if pools:
+            most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+            if most > MAX_POOL:
+                self.reporter.report(
+                    "E303",
+                    f"with every change that adds dice, this roll reaches {most} dice: exact probabilities for "
+                    "so many are out of reach",
+                    statement.name.span,
+                    f"keep pools to {MAX_POOL} dice or fewer",
+                )
+                return None
         return m.RollEffect(
             **base,
             **fields,
@@ -1234,6 +1246,12 @@ _MOD_KINDS: dict[type, str] = {
     n.ShiftMod: "shift",
 }
 
+MAX_EXPONENT = 1000
+"""The largest exponent worked out when compiling (`10 ^ 10 ^ 10` would never finish)."""
+
+MAX_POOL = 100
+"""The most dice a roll's pool may reach through its changes (the checker bounds pools too)."""
+
 _COUNTED = {"dice": "dice", "step": "die steps", "shift": "levels"}
 
 _MOD_WORDS = {
@@ -1332,7 +1350,7 @@ def constant_value(expr: n.Expr, book: m.Book) -> m.Constant | None:
                 return None
             value = a / b
         else:
-            if b.denominator != 1:
+            if b.denominator != 1 or abs(b) > MAX_EXPONENT:
                 return None
             value = a ** int(b)
         return int(value) if value.denominator == 1 else value
@@ -1478,15 +1496,20 @@ def names_read(expr: n.Expr, book: m.Book) -> set[str]:
 
 
 def walk(expr: n.Expr) -> Iterator[n.Expr]:
-    yield expr
-    for f in dataclasses.fields(expr):
-        value = getattr(expr, f.name)
-        if isinstance(value, n.Expr):
-            yield from walk(value)
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, n.Expr):
-                    yield from walk(item)
+    """Every node of an expression, parents before children (an explicit stack, so a long sum
+    costs time in proportion to its length, not to the square of its depth)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        children: list[n.Expr] = []
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            if isinstance(value, n.Expr):
+                children.append(value)
+            elif isinstance(value, tuple):
+                children.extend(item for item in value if isinstance(item, n.Expr))
+        stack.extend(reversed(children))
 
 
 def _hull(types: list[t.Type]) -> t.Type:

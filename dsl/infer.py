@@ -293,7 +293,25 @@ class ExprTyper:
         if not right.integral:
             self.reporter.report("E201", "an exponent must be a whole number", expr.right.span)
             return None
-        return t.Numeric(left.kind if right.low is not None and right.low >= 0 else "number", None, None, unit)
+        if right.low is None or right.high is None:
+            self.reporter.report(
+                "E301",
+                "an exponent needs a bounded range: with no upper bound, a resolver could be asked for 2 ^ 1000000000",
+                expr.right.span,
+                "declare the range of the inputs it reads, e.g. `int 1..20`",
+            )
+            return None
+        largest = max(abs(right.low), abs(right.high))
+        if largest > 1000:
+            self.reporter.report(
+                "E301",
+                f"an exponent as large as {largest} is not a game value",
+                expr.right.span,
+                "exponents up to 1000 are worked out exactly",
+            )
+            return None
+        low, high = _power_bounds(left, right)
+        return t.Numeric(left.kind if right.low is not None and right.low >= 0 else "number", low, high, unit)
 
     def _dice_arithmetic(self, expr: n.Binary, left: t.Type, right: t.Type) -> t.Type | None:
         if expr.op in "+-" and all(isinstance(s, (t.Dice, t.Numeric)) for s in (left, right)):
@@ -423,6 +441,22 @@ class ExprTyper:
             )
             return None
         return left.unit or right.unit
+
+
+def _power_bounds(base: t.Numeric, exponent: t.Numeric) -> tuple[Fraction | None, Fraction | None]:
+    """The range of base ^ exponent, when both ranges are known and the exponents few."""
+    if None in (base.low, base.high, exponent.low, exponent.high):
+        return None, None
+    assert base.low is not None and base.high is not None
+    assert exponent.low is not None and exponent.high is not None
+    first, last = int(exponent.low), int(exponent.high)
+    if last - first > 64 or max(abs(first), abs(last)) > 1000:
+        return None, None
+    bases = {base.low, base.high} | ({Fraction(0)} if base.low < 0 < base.high else set())
+    if first < 0 and base.low <= 0 <= base.high:
+        return None, None
+    values = [b**e for b in bases for e in range(first, last + 1)]
+    return min(values), max(values)
 
 
 def _join_kind(sides: list[t.Numeric]) -> str:

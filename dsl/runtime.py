@@ -246,11 +246,12 @@ def distribution(count: int, sides: int, keep: str | None = None) -> Distributio
         return Distribution(1, total, tuple(total - (sides - x) ** count for x in range(1, sides + 1)))
     ways = [1]
     for _ in range(count):
-        nxt = [0] * (len(ways) + sides - 1)
-        for i, w in enumerate(ways):
-            for face in range(sides):
-                nxt[i + face] += w
-        ways = nxt
+        # adding one die: each new total sums a window of `sides` old totals (prefix sums)
+        prefix = [0]
+        for w in ways:
+            prefix.append(prefix[-1] + w)
+        size = len(ways) + sides - 1
+        ways = [prefix[min(i + 1, len(ways))] - prefix[max(i + 1 - sides, 0)] for i in range(size)]
     running = 0
     cumulative = []
     for w in ways:
