@@ -13,8 +13,8 @@ from typing import Any
 # totals of 2d6 and 3d6 at most N, by N
 _AT_MOST_2D6 = (1, 3, 6, 10, 15, 21, 26, 30, 33, 35, 36)
 _AT_MOST_3D6 = (1, 4, 10, 20, 35, 56, 81, 108, 135, 160, 180, 195, 205, 211, 214, 216)
-_WEAPONS = ("none", "melee", "thrown", "missile", "laser", "other")
-_CONDITION = "when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile}"
+_WEAPONS = ("none", "melee", "thrown", "missile", "laser")
+_CONDITION = "when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}"
 _FAILURE = "The figure falls down somewhere in this path; roll randomly to find where."
 
 
@@ -29,7 +29,7 @@ def _at_most(table: tuple[int, ...], low: int, total: int) -> Fraction:
 
 def make(m: ModuleType) -> Any:
     """A hand-written broken_ground for module `m` (whose result classes it uses)."""
-    erratum = next(n for n in m.resolve("broken_ground").notes)
+    errata = m.resolve("broken_ground").notes
 
     def broken_ground(
         DEX: int = 10, MOV: int = 10, moved: int = 0, weapon: str = "none", acrobatics: bool = False
@@ -43,7 +43,7 @@ def make(m: ModuleType) -> Any:
             raise m.RuleInputError("input `acrobatics` must be True or False")
         trace = []
         modifiers = []
-        penalty = (moved > 0 or weapon != "none") and not (moved == 0 and weapon in ("thrown", "missile"))
+        penalty = (moved > 0 or weapon != "none") and not (moved == 0 and weapon in ("thrown", "missile", "laser"))
         trace.append(
             m.TraceEntry(
                 "broken_ground", "17.1", "DEX -2", penalty, f"{_CONDITION}: {'holds' if penalty else 'does not hold'}"
@@ -101,7 +101,7 @@ def make(m: ModuleType) -> Any:
             modifiers=tuple(modifiers),
             rolls=tuple(rolls),
             restrictions=(),
-            notes=(erratum,),
+            notes=errata,
             tables=(),
             trace=tuple(trace),
         )
