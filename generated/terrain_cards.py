@@ -6,7 +6,7 @@ Source: 001_cfee7431011b3d55.txt: terrain cards, MOV / VIS / SAT, Hostility and 
 
 Use it:
 
-    resolution = resolve('lof_roll', attribute=12, burst=3)
+    resolution = resolve('other_mods_stack', attribute=12, lof_skill='bs_attack')
     resolution.stats, resolution.rolls, resolution.to_dict()
 
 RuleInputError reports a bad rule name or input.  The module depends on the Python standard
@@ -1522,11 +1522,70 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
 })
 """Every input a resolver accepts, with its type, range or choices, and default."""
 
+# rule other_mods_stack
+
+_other_mods_stack__mod1: Final = ModSpec(
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_other_mods_stack__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_other_mods_stack__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+
+def _rule_other_mods_stack(run: Run) -> None:
+    """Other MODs of the roll (VIS).
+
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    """
+    v = run.values
+    run.modify(
+        _other_mods_stack__mod1,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _other_mods_stack__mod2,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_other_mods_stack__text1, True)
+
 # rule lof_roll
 
 _lof_roll__mod1: Final = ModSpec(
-    key='lof_roll#2.1.1',
-    rule='lof_roll',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
     source='VIS',
     target='attribute',
     op='add',
@@ -1539,8 +1598,8 @@ _lof_roll__mod1: Final = ModSpec(
     label='Range MOD',
 )
 _lof_roll__mod2: Final = ModSpec(
-    key='lof_roll#2.2.1',
-    rule='lof_roll',
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
     source='VIS',
     target='attribute',
     op='add',
@@ -1552,8 +1611,17 @@ _lof_roll__mod2: Final = ModSpec(
     condition='when lof_skill != none; when other_mods != 0',
     label='Special Skills, Equipment, Partial Cover, etc.',
 )
+_lof_roll__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
 _lof_roll__roll1: Final = RollSpec(
-    key='lof_roll#2.3',
+    key='lof_roll#3.1',
     rule='lof_roll',
     source='VIS',
     name='lof',
@@ -1571,7 +1639,7 @@ _lof_roll__roll1: Final = RollSpec(
     condition='when lof_skill != none',
 )
 _lof_roll__roll2: Final = RollSpec(
-    key='lof_roll#2.4.1',
+    key='lof_roll#3.2.1',
     rule='lof_roll',
     source='VIS',
     name='hit',
@@ -1623,8 +1691,8 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
-_lof_roll__text1: Final = TextSpec(
-    key='lof_roll#3',
+_lof_roll__text2: Final = TextSpec(
+    key='lof_roll#4',
     rule='lof_roll',
     source='VIS',
     kind='note',
@@ -1644,6 +1712,7 @@ def _rule_lof_roll(run: Run) -> None:
     v = run.values
     run.modify(_lof_roll__mod1, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
     run.modify(_lof_roll__mod2, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
+    run.text(_lof_roll__text1, True)
     run.roll(_lof_roll__roll1, v['lof_skill'] != 'none', lambda: run.stat('attribute'))
     run.roll(
         _lof_roll__roll2,
@@ -1651,7 +1720,7 @@ def _rule_lof_roll(run: Run) -> None:
         lambda: run.stat('attribute'),
         ((_lof_roll__roll2_change1, lambda: run.stat('burst') == 1, None), (_lof_roll__roll2_change2, lambda: run.stat('burst') == 2, None), (_lof_roll__roll2_change3, lambda: run.stat('burst') == 3, None), (_lof_roll__roll2_change4, lambda: run.stat('burst') == 4, None), (_lof_roll__roll2_change5, lambda: run.stat('burst') == 5, None)),
     )
-    run.text(_lof_roll__text1, True)
+    run.text(_lof_roll__text2, True)
 
 # trait difficult
 
@@ -1989,7 +2058,44 @@ def _rule_high_saturation(run: Run) -> None:
 # trait low_visibility
 
 _low_visibility__mod1: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_low_visibility__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_low_visibility__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_low_visibility__mod3: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -2002,8 +2108,8 @@ _low_visibility__mod1: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_low_visibility__mod2: Final = ModSpec(
-    key='low_visibility#3.1',
+_low_visibility__mod4: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -2016,8 +2122,8 @@ _low_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_low_visibility__text1: Final = TextSpec(
-    key='low_visibility#4',
+_low_visibility__text2: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -2025,8 +2131,8 @@ _low_visibility__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_low_visibility__text2: Final = TextSpec(
-    key='low_visibility#5',
+_low_visibility__text3: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -2038,19 +2144,69 @@ _low_visibility__text2: Final = TextSpec(
 def _rule_low_visibility(run: Run) -> None:
     """VIS: Low Visibility (VIS: Low Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
     v = run.values
-    run.modify(_low_visibility__mod1, True)
-    run.modify(_low_visibility__mod2, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _low_visibility__mod1,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _low_visibility__mod2,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_low_visibility__text1, True)
+    run.modify(_low_visibility__mod3, True)
+    run.modify(_low_visibility__mod4, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_low_visibility__text2, True)
+    run.text(_low_visibility__text3, True)
 
 # trait poor_visibility
 
 _poor_visibility__mod1: Final = ModSpec(
-    key='poor_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_poor_visibility__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_poor_visibility__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_poor_visibility__mod3: Final = ModSpec(
+    key='poor_visibility#3',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='vis',
@@ -2063,8 +2219,8 @@ _poor_visibility__mod1: Final = ModSpec(
     condition='',
     label='Poor Visibility Zone',
 )
-_poor_visibility__mod2: Final = ModSpec(
-    key='poor_visibility#3.1',
+_poor_visibility__mod4: Final = ModSpec(
+    key='poor_visibility#4.1',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='attribute',
@@ -2077,8 +2233,8 @@ _poor_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
-_poor_visibility__text1: Final = TextSpec(
-    key='poor_visibility#4',
+_poor_visibility__text2: Final = TextSpec(
+    key='poor_visibility#5',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -2086,8 +2242,8 @@ _poor_visibility__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_poor_visibility__text2: Final = TextSpec(
-    key='poor_visibility#5',
+_poor_visibility__text3: Final = TextSpec(
+    key='poor_visibility#6',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -2099,19 +2255,69 @@ _poor_visibility__text2: Final = TextSpec(
 def _rule_poor_visibility(run: Run) -> None:
     """VIS: Poor Visibility (VIS: Poor Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
     v = run.values
-    run.modify(_poor_visibility__mod1, True)
-    run.modify(_poor_visibility__mod2, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _poor_visibility__mod1,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _poor_visibility__mod2,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_poor_visibility__text1, True)
+    run.modify(_poor_visibility__mod3, True)
+    run.modify(_poor_visibility__mod4, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_poor_visibility__text2, True)
+    run.text(_poor_visibility__text3, True)
 
 # trait zero_visibility
 
 _zero_visibility__mod1: Final = ModSpec(
-    key='zero_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_zero_visibility__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_zero_visibility__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_zero_visibility__mod3: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -2124,8 +2330,8 @@ _zero_visibility__mod1: Final = ModSpec(
     condition='',
     label='Zero Visibility Zone',
 )
-_zero_visibility__text1: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_zero_visibility__text2: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2133,8 +2339,8 @@ _zero_visibility__text1: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; unless responding',
 )
-_zero_visibility__mod2: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_zero_visibility__mod4: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -2147,8 +2353,8 @@ _zero_visibility__mod2: Final = ModSpec(
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_zero_visibility__text2: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_zero_visibility__text3: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2156,8 +2362,8 @@ _zero_visibility__text2: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_zero_visibility__text3: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_zero_visibility__text4: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2165,8 +2371,17 @@ _zero_visibility__text3: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; unless facing',
 )
-_zero_visibility__text4: Final = TextSpec(
-    key='zero_visibility#4',
+_zero_visibility__text5: Final = TextSpec(
+    key='zero_visibility#5',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
+    condition='',
+)
+_zero_visibility__text6: Final = TextSpec(
+    key='zero_visibility#6',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -2174,8 +2389,8 @@ _zero_visibility__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_zero_visibility__text5: Final = TextSpec(
-    key='zero_visibility#5',
+_zero_visibility__text7: Final = TextSpec(
+    key='zero_visibility#7',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -2183,8 +2398,8 @@ _zero_visibility__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_zero_visibility__text6: Final = TextSpec(
-    key='zero_visibility#6',
+_zero_visibility__text8: Final = TextSpec(
+    key='zero_visibility#8',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -2196,6 +2411,8 @@ _zero_visibility__text6: Final = TextSpec(
 def _rule_zero_visibility(run: Run) -> None:
     """VIS: Zero Visibility (VIS: Zero Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -2203,28 +2420,77 @@ def _rule_zero_visibility(run: Run) -> None:
     - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
     v = run.values
-    run.modify(_zero_visibility__mod1, True)
-    run.text(_zero_visibility__text1, v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _zero_visibility__mod1,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
     run.modify(
         _zero_visibility__mod2,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_zero_visibility__text1, True)
+    run.modify(_zero_visibility__mod3, True)
+    run.text(_zero_visibility__text2, v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _zero_visibility__mod4,
         v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
-        _zero_visibility__text2,
+        _zero_visibility__text3,
         v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
-        _zero_visibility__text3,
+        _zero_visibility__text4,
         v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
-    run.text(_zero_visibility__text4, True)
     run.text(_zero_visibility__text5, True)
     run.text(_zero_visibility__text6, True)
+    run.text(_zero_visibility__text7, True)
+    run.text(_zero_visibility__text8, True)
 
 # trait white_noise
 
 _white_noise__mod1: Final = ModSpec(
-    key='zero_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_white_noise__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_white_noise__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='when msv',
+)
+_white_noise__mod3: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -2237,8 +2503,8 @@ _white_noise__mod1: Final = ModSpec(
     condition='when msv',
     label='Zero Visibility Zone',
 )
-_white_noise__text1: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_white_noise__text2: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2246,8 +2512,8 @@ _white_noise__text1: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; unless responding',
 )
-_white_noise__mod2: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_white_noise__mod4: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -2260,8 +2526,8 @@ _white_noise__mod2: Final = ModSpec(
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_white_noise__text2: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_white_noise__text3: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2269,8 +2535,8 @@ _white_noise__text2: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_white_noise__text3: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_white_noise__text4: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -2278,22 +2544,13 @@ _white_noise__text3: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; unless facing',
 )
-_white_noise__text4: Final = TextSpec(
-    key='zero_visibility#4',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when msv',
-)
 _white_noise__text5: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='when msv',
 )
 _white_noise__text6: Final = TextSpec(
@@ -2301,11 +2558,29 @@ _white_noise__text6: Final = TextSpec(
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
     quote=None,
     condition='when msv',
 )
 _white_noise__text7: Final = TextSpec(
+    key='zero_visibility#7',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
+    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    quote=None,
+    condition='when msv',
+)
+_white_noise__text8: Final = TextSpec(
+    key='zero_visibility#8',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
+    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    quote=None,
+    condition='when msv',
+)
+_white_noise__text9: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2314,7 +2589,7 @@ _white_noise__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text8: Final = TextSpec(
+_white_noise__text10: Final = TextSpec(
     key='white_noise#4',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2323,7 +2598,7 @@ _white_noise__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text9: Final = TextSpec(
+_white_noise__text11: Final = TextSpec(
     key='white_noise#5',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2332,7 +2607,7 @@ _white_noise__text9: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text10: Final = TextSpec(
+_white_noise__text12: Final = TextSpec(
     key='white_noise#6',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2341,7 +2616,7 @@ _white_noise__text10: Final = TextSpec(
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='',
 )
-_white_noise__text11: Final = TextSpec(
+_white_noise__text13: Final = TextSpec(
     key='white_noise#7',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2354,6 +2629,8 @@ _white_noise__text11: Final = TextSpec(
 def _rule_white_noise(run: Run) -> None:
     """VIS: White Noise (VIS: White Noise).
 
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -2361,28 +2638,40 @@ def _rule_white_noise(run: Run) -> None:
     - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
     """
     v = run.values
-    run.modify(_white_noise__mod1, v['msv'])
-    run.text(_white_noise__text1, v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _white_noise__mod1,
+        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
     run.modify(
         _white_noise__mod2,
+        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_white_noise__text1, v['msv'])
+    run.modify(_white_noise__mod3, v['msv'])
+    run.text(_white_noise__text2, v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _white_noise__mod4,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
-        _white_noise__text2,
+        _white_noise__text3,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
-        _white_noise__text3,
+        _white_noise__text4,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
-    run.text(_white_noise__text4, v['msv'])
     run.text(_white_noise__text5, v['msv'])
     run.text(_white_noise__text6, v['msv'])
-    run.text(_white_noise__text7, True)
-    run.text(_white_noise__text8, True)
+    run.text(_white_noise__text7, v['msv'])
+    run.text(_white_noise__text8, v['msv'])
     run.text(_white_noise__text9, True)
     run.text(_white_noise__text10, True)
     run.text(_white_noise__text11, True)
+    run.text(_white_noise__text12, True)
+    run.text(_white_noise__text13, True)
 
 # trait insecure
 
@@ -2748,7 +3037,44 @@ _woods__text3: Final = TextSpec(
     condition='',
 )
 _woods__mod6: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_woods__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_woods__text4: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_woods__mod8: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -2761,8 +3087,8 @@ _woods__mod6: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_woods__mod7: Final = ModSpec(
-    key='low_visibility#3.1',
+_woods__mod9: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -2775,8 +3101,8 @@ _woods__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_woods__text4: Final = TextSpec(
-    key='low_visibility#4',
+_woods__text5: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -2784,8 +3110,8 @@ _woods__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_woods__text5: Final = TextSpec(
-    key='low_visibility#5',
+_woods__text6: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -2793,7 +3119,7 @@ _woods__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_woods__mod8: Final = ModSpec(
+_woods__mod10: Final = ModSpec(
     key='saturation#2.1',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -2807,7 +3133,7 @@ _woods__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
-_woods__mod9: Final = ModSpec(
+_woods__mod11: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -2821,7 +3147,7 @@ _woods__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_woods__text6: Final = TextSpec(
+_woods__text7: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -2830,7 +3156,7 @@ _woods__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_woods__mod10: Final = ModSpec(
+_woods__mod12: Final = ModSpec(
     key='insecure#2',
     rule='insecure',
     source='HOSTILITY LEVEL',
@@ -2872,6 +3198,8 @@ def _rule_woods(run: Run) -> None:
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -2902,14 +3230,17 @@ def _rule_woods(run: Run) -> None:
     )
     run.text(_woods__text2, True)
     run.text(_woods__text3, True)
-    run.modify(_woods__mod6, True)
-    run.modify(_woods__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(_woods__mod6, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
+    run.modify(_woods__mod7, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
     run.text(_woods__text4, True)
+    run.modify(_woods__mod8, True)
+    run.modify(_woods__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_woods__text5, True)
-    run.modify(_woods__mod8, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_woods__mod9, True)
     run.text(_woods__text6, True)
-    run.modify(_woods__mod10, True)
+    run.modify(_woods__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
+    run.modify(_woods__mod11, True)
+    run.text(_woods__text7, True)
+    run.modify(_woods__mod12, True)
     run.roll(_woods__roll1, True, lambda: 20)
 
 # terrain jungle
@@ -3021,7 +3352,44 @@ _jungle__text4: Final = TextSpec(
     condition='',
 )
 _jungle__mod6: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_jungle__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_jungle__text5: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_jungle__mod8: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -3034,8 +3402,8 @@ _jungle__mod6: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_jungle__mod7: Final = ModSpec(
-    key='low_visibility#3.1',
+_jungle__mod9: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -3048,8 +3416,8 @@ _jungle__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_jungle__text5: Final = TextSpec(
-    key='low_visibility#4',
+_jungle__text6: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -3057,8 +3425,8 @@ _jungle__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_jungle__text6: Final = TextSpec(
-    key='low_visibility#5',
+_jungle__text7: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -3066,7 +3434,7 @@ _jungle__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_jungle__mod8: Final = ModSpec(
+_jungle__mod10: Final = ModSpec(
     key='saturation#2.1',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3080,7 +3448,7 @@ _jungle__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
-_jungle__mod9: Final = ModSpec(
+_jungle__mod11: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3094,7 +3462,7 @@ _jungle__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_jungle__text7: Final = TextSpec(
+_jungle__text8: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3103,7 +3471,7 @@ _jungle__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_jungle__mod10: Final = ModSpec(
+_jungle__mod12: Final = ModSpec(
     key='adverse#2',
     rule='adverse',
     source='HOSTILITY LEVEL',
@@ -3146,6 +3514,8 @@ def _rule_jungle(run: Run) -> None:
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -3180,14 +3550,17 @@ def _rule_jungle(run: Run) -> None:
     )
     run.text(_jungle__text3, True)
     run.text(_jungle__text4, True)
-    run.modify(_jungle__mod6, True)
-    run.modify(_jungle__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(_jungle__mod6, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
+    run.modify(_jungle__mod7, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
     run.text(_jungle__text5, True)
+    run.modify(_jungle__mod8, True)
+    run.modify(_jungle__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_jungle__text6, True)
-    run.modify(_jungle__mod8, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_jungle__mod9, True)
     run.text(_jungle__text7, True)
-    run.modify(_jungle__mod10, True)
+    run.modify(_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
+    run.modify(_jungle__mod11, True)
+    run.text(_jungle__text8, True)
+    run.modify(_jungle__mod12, True)
     run.roll(_jungle__roll1, True, lambda: 19)
 
 # terrain steep_hills
@@ -3427,7 +3800,44 @@ _high_mountain__text4: Final = TextSpec(
     condition='',
 )
 _high_mountain__mod6: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_high_mountain__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_high_mountain__text5: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_high_mountain__mod8: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -3440,8 +3850,8 @@ _high_mountain__mod6: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_high_mountain__mod7: Final = ModSpec(
-    key='low_visibility#3.1',
+_high_mountain__mod9: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -3454,8 +3864,8 @@ _high_mountain__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_high_mountain__text5: Final = TextSpec(
-    key='low_visibility#4',
+_high_mountain__text6: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -3463,8 +3873,8 @@ _high_mountain__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_high_mountain__text6: Final = TextSpec(
-    key='low_visibility#5',
+_high_mountain__text7: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -3472,7 +3882,7 @@ _high_mountain__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_high_mountain__mod8: Final = ModSpec(
+_high_mountain__mod10: Final = ModSpec(
     key='saturation#2.1',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3486,7 +3896,7 @@ _high_mountain__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
-_high_mountain__mod9: Final = ModSpec(
+_high_mountain__mod11: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3500,7 +3910,7 @@ _high_mountain__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_high_mountain__text7: Final = TextSpec(
+_high_mountain__text8: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -3509,7 +3919,7 @@ _high_mountain__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_high_mountain__mod10: Final = ModSpec(
+_high_mountain__mod12: Final = ModSpec(
     key='adverse#2',
     rule='adverse',
     source='HOSTILITY LEVEL',
@@ -3552,6 +3962,8 @@ def _rule_high_mountain(run: Run) -> None:
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -3586,14 +3998,28 @@ def _rule_high_mountain(run: Run) -> None:
     )
     run.text(_high_mountain__text3, True)
     run.text(_high_mountain__text4, True)
-    run.modify(_high_mountain__mod6, True)
-    run.modify(_high_mountain__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _high_mountain__mod6,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _high_mountain__mod7,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_high_mountain__text5, True)
+    run.modify(_high_mountain__mod8, True)
+    run.modify(_high_mountain__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_high_mountain__text6, True)
-    run.modify(_high_mountain__mod8, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_high_mountain__mod9, True)
     run.text(_high_mountain__text7, True)
-    run.modify(_high_mountain__mod10, True)
+    run.modify(
+        _high_mountain__mod10,
+        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
+    )
+    run.modify(_high_mountain__mod11, True)
+    run.text(_high_mountain__text8, True)
+    run.modify(_high_mountain__mod12, True)
     run.roll(_high_mountain__roll1, True, lambda: 19)
 
 # terrain primeval_forest
@@ -3705,7 +4131,44 @@ _primeval_forest__text4: Final = TextSpec(
     condition='',
 )
 _primeval_forest__mod6: Final = ModSpec(
-    key='zero_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_primeval_forest__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_primeval_forest__text5: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_primeval_forest__mod8: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -3718,8 +4181,8 @@ _primeval_forest__mod6: Final = ModSpec(
     condition='',
     label='Zero Visibility Zone',
 )
-_primeval_forest__text5: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_primeval_forest__text6: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -3727,8 +4190,8 @@ _primeval_forest__text5: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; unless responding',
 )
-_primeval_forest__mod7: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_primeval_forest__mod9: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -3741,8 +4204,8 @@ _primeval_forest__mod7: Final = ModSpec(
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_primeval_forest__text6: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_primeval_forest__text7: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -3750,8 +4213,8 @@ _primeval_forest__text6: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_primeval_forest__text7: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_primeval_forest__text8: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -3759,22 +4222,13 @@ _primeval_forest__text7: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; unless facing',
 )
-_primeval_forest__text8: Final = TextSpec(
-    key='zero_visibility#4',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='',
-)
 _primeval_forest__text9: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='',
 )
 _primeval_forest__text10: Final = TextSpec(
@@ -3782,11 +4236,29 @@ _primeval_forest__text10: Final = TextSpec(
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
+    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    quote=None,
+    condition='',
+)
+_primeval_forest__text11: Final = TextSpec(
+    key='zero_visibility#7',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
+    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    quote=None,
+    condition='',
+)
+_primeval_forest__text12: Final = TextSpec(
+    key='zero_visibility#8',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
     text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
     quote=None,
     condition='',
 )
-_primeval_forest__mod8: Final = ModSpec(
+_primeval_forest__mod10: Final = ModSpec(
     key='high_saturation#2.1',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -3800,7 +4272,7 @@ _primeval_forest__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
 )
-_primeval_forest__mod9: Final = ModSpec(
+_primeval_forest__mod11: Final = ModSpec(
     key='high_saturation#3',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -3814,7 +4286,7 @@ _primeval_forest__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_primeval_forest__text11: Final = TextSpec(
+_primeval_forest__text13: Final = TextSpec(
     key='high_saturation#4',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -3823,7 +4295,7 @@ _primeval_forest__text11: Final = TextSpec(
     quote=None,
     condition='',
 )
-_primeval_forest__text12: Final = TextSpec(
+_primeval_forest__text14: Final = TextSpec(
     key='high_saturation#5',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -3832,7 +4304,7 @@ _primeval_forest__text12: Final = TextSpec(
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
-_primeval_forest__mod10: Final = ModSpec(
+_primeval_forest__mod12: Final = ModSpec(
     key='dangerous#2',
     rule='dangerous',
     source='HOSTILITY LEVEL',
@@ -3864,7 +4336,7 @@ _primeval_forest__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
-_primeval_forest__text13: Final = TextSpec(
+_primeval_forest__text15: Final = TextSpec(
     key='primeval_forest#5',
     rule='primeval_forest',
     source='PRIMEVAL FOREST',
@@ -3884,6 +4356,8 @@ def _rule_primeval_forest(run: Run) -> None:
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -3921,33 +4395,45 @@ def _rule_primeval_forest(run: Run) -> None:
     )
     run.text(_primeval_forest__text3, True)
     run.text(_primeval_forest__text4, True)
-    run.modify(_primeval_forest__mod6, True)
-    run.text(_primeval_forest__text5, v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _primeval_forest__mod6,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
     run.modify(
         _primeval_forest__mod7,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_primeval_forest__text5, True)
+    run.modify(_primeval_forest__mod8, True)
+    run.text(_primeval_forest__text6, v['lof_zone'] != 'clear_of' and not v['responding'])
+    run.modify(
+        _primeval_forest__mod9,
         v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
-        _primeval_forest__text6,
+        _primeval_forest__text7,
         v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
-        _primeval_forest__text7,
+        _primeval_forest__text8,
         v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
-    run.text(_primeval_forest__text8, True)
     run.text(_primeval_forest__text9, True)
     run.text(_primeval_forest__text10, True)
-    run.modify(
-        _primeval_forest__mod8,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
-    )
-    run.modify(_primeval_forest__mod9, True)
     run.text(_primeval_forest__text11, True)
     run.text(_primeval_forest__text12, True)
-    run.modify(_primeval_forest__mod10, True)
-    run.roll(_primeval_forest__roll1, True, lambda: 18)
+    run.modify(
+        _primeval_forest__mod10,
+        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
+    )
+    run.modify(_primeval_forest__mod11, True)
     run.text(_primeval_forest__text13, True)
+    run.text(_primeval_forest__text14, True)
+    run.modify(_primeval_forest__mod12, True)
+    run.roll(_primeval_forest__roll1, True, lambda: 18)
+    run.text(_primeval_forest__text15, True)
 
 # terrain dense_jungle
 
@@ -4058,7 +4544,44 @@ _dense_jungle__text4: Final = TextSpec(
     condition='',
 )
 _dense_jungle__mod6: Final = ModSpec(
-    key='poor_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_dense_jungle__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_dense_jungle__text5: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_dense_jungle__mod8: Final = ModSpec(
+    key='poor_visibility#3',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='vis',
@@ -4071,8 +4594,8 @@ _dense_jungle__mod6: Final = ModSpec(
     condition='',
     label='Poor Visibility Zone',
 )
-_dense_jungle__mod7: Final = ModSpec(
-    key='poor_visibility#3.1',
+_dense_jungle__mod9: Final = ModSpec(
+    key='poor_visibility#4.1',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='attribute',
@@ -4085,8 +4608,8 @@ _dense_jungle__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
-_dense_jungle__text5: Final = TextSpec(
-    key='poor_visibility#4',
+_dense_jungle__text6: Final = TextSpec(
+    key='poor_visibility#5',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -4094,8 +4617,8 @@ _dense_jungle__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_dense_jungle__text6: Final = TextSpec(
-    key='poor_visibility#5',
+_dense_jungle__text7: Final = TextSpec(
+    key='poor_visibility#6',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -4103,7 +4626,7 @@ _dense_jungle__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_dense_jungle__mod8: Final = ModSpec(
+_dense_jungle__mod10: Final = ModSpec(
     key='high_saturation#2.1',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -4117,7 +4640,7 @@ _dense_jungle__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
 )
-_dense_jungle__mod9: Final = ModSpec(
+_dense_jungle__mod11: Final = ModSpec(
     key='high_saturation#3',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -4131,7 +4654,7 @@ _dense_jungle__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_dense_jungle__text7: Final = TextSpec(
+_dense_jungle__text8: Final = TextSpec(
     key='high_saturation#4',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -4140,7 +4663,7 @@ _dense_jungle__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_dense_jungle__text8: Final = TextSpec(
+_dense_jungle__text9: Final = TextSpec(
     key='high_saturation#5',
     rule='high_saturation',
     source='SAT: High Sat Zone',
@@ -4149,7 +4672,7 @@ _dense_jungle__text8: Final = TextSpec(
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
-_dense_jungle__mod10: Final = ModSpec(
+_dense_jungle__mod12: Final = ModSpec(
     key='dangerous#2',
     rule='dangerous',
     source='HOSTILITY LEVEL',
@@ -4181,7 +4704,7 @@ _dense_jungle__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
-_dense_jungle__text9: Final = TextSpec(
+_dense_jungle__text10: Final = TextSpec(
     key='dense_jungle#5',
     rule='dense_jungle',
     source='DENSE JUNGLE',
@@ -4201,6 +4724,8 @@ def _rule_dense_jungle(run: Run) -> None:
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -4235,17 +4760,28 @@ def _rule_dense_jungle(run: Run) -> None:
     )
     run.text(_dense_jungle__text3, True)
     run.text(_dense_jungle__text4, True)
-    run.modify(_dense_jungle__mod6, True)
-    run.modify(_dense_jungle__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _dense_jungle__mod6,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _dense_jungle__mod7,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_dense_jungle__text5, True)
+    run.modify(_dense_jungle__mod8, True)
+    run.modify(_dense_jungle__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_dense_jungle__text6, True)
-    run.modify(_dense_jungle__mod8, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_dense_jungle__mod9, True)
     run.text(_dense_jungle__text7, True)
+    run.modify(_dense_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
+    run.modify(_dense_jungle__mod11, True)
     run.text(_dense_jungle__text8, True)
-    run.modify(_dense_jungle__mod10, True)
-    run.roll(_dense_jungle__roll1, True, lambda: 18)
     run.text(_dense_jungle__text9, True)
+    run.modify(_dense_jungle__mod12, True)
+    run.roll(_dense_jungle__roll1, True, lambda: 18)
+    run.text(_dense_jungle__text10, True)
 
 # terrain arctic_plains
 
@@ -5530,6 +6066,15 @@ _zero_g__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zero_g__text6: Final = TextSpec(
+    key='zero_g#5',
+    rule='zero_g',
+    source='ZERO-G',
+    kind='erratum',
+    text='The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
+    quote='Terrain Type: Zero-G',
+    condition='',
+)
 
 def _rule_zero_g(run: Run) -> None:
     """Zero-G (ZERO-G).
@@ -5568,6 +6113,7 @@ def _rule_zero_g(run: Run) -> None:
     run.text(_zero_g__text3, True)
     run.text(_zero_g__text4, True)
     run.text(_zero_g__text5, True)
+    run.text(_zero_g__text6, True)
 
 # terrain generator_room
 
@@ -5655,7 +6201,44 @@ _generator_room__text3: Final = TextSpec(
     condition='when optional_mov',
 )
 _generator_room__mod5: Final = ModSpec(
-    key='zero_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_generator_room__mod6: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_generator_room__text4: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='when msv',
+)
+_generator_room__mod7: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -5668,8 +6251,8 @@ _generator_room__mod5: Final = ModSpec(
     condition='when msv',
     label='Zero Visibility Zone',
 )
-_generator_room__text4: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_generator_room__text5: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -5677,8 +6260,8 @@ _generator_room__text4: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; unless responding',
 )
-_generator_room__mod6: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_generator_room__mod8: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -5691,8 +6274,8 @@ _generator_room__mod6: Final = ModSpec(
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_generator_room__text5: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_generator_room__text6: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -5700,8 +6283,8 @@ _generator_room__text5: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_generator_room__text6: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_generator_room__text7: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -5709,22 +6292,13 @@ _generator_room__text6: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; unless facing',
 )
-_generator_room__text7: Final = TextSpec(
-    key='zero_visibility#4',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when msv',
-)
 _generator_room__text8: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='when msv',
 )
 _generator_room__text9: Final = TextSpec(
@@ -5732,11 +6306,29 @@ _generator_room__text9: Final = TextSpec(
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
     quote=None,
     condition='when msv',
 )
 _generator_room__text10: Final = TextSpec(
+    key='zero_visibility#7',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
+    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    quote=None,
+    condition='when msv',
+)
+_generator_room__text11: Final = TextSpec(
+    key='zero_visibility#8',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='note',
+    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    quote=None,
+    condition='when msv',
+)
+_generator_room__text12: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
     source='VIS: White Noise',
@@ -5745,7 +6337,7 @@ _generator_room__text10: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text11: Final = TextSpec(
+_generator_room__text13: Final = TextSpec(
     key='white_noise#4',
     rule='white_noise',
     source='VIS: White Noise',
@@ -5754,7 +6346,7 @@ _generator_room__text11: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text12: Final = TextSpec(
+_generator_room__text14: Final = TextSpec(
     key='white_noise#5',
     rule='white_noise',
     source='VIS: White Noise',
@@ -5763,7 +6355,7 @@ _generator_room__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text13: Final = TextSpec(
+_generator_room__text15: Final = TextSpec(
     key='white_noise#6',
     rule='white_noise',
     source='VIS: White Noise',
@@ -5772,7 +6364,7 @@ _generator_room__text13: Final = TextSpec(
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='',
 )
-_generator_room__text14: Final = TextSpec(
+_generator_room__text16: Final = TextSpec(
     key='white_noise#7',
     rule='white_noise',
     source='VIS: White Noise',
@@ -5781,7 +6373,7 @@ _generator_room__text14: Final = TextSpec(
     quote='-6*',
     condition='',
 )
-_generator_room__mod7: Final = ModSpec(
+_generator_room__mod9: Final = ModSpec(
     key='saturation#2.1',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -5795,7 +6387,7 @@ _generator_room__mod7: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
-_generator_room__mod8: Final = ModSpec(
+_generator_room__mod10: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -5809,7 +6401,7 @@ _generator_room__mod8: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_generator_room__text15: Final = TextSpec(
+_generator_room__text17: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -5818,7 +6410,7 @@ _generator_room__text15: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text16: Final = TextSpec(
+_generator_room__text18: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -5827,7 +6419,7 @@ _generator_room__text16: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text17: Final = TextSpec(
+_generator_room__text19: Final = TextSpec(
     key='generator_room#6',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -5845,6 +6437,8 @@ def _rule_generator_room(run: Run) -> None:
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -5875,39 +6469,51 @@ def _rule_generator_room(run: Run) -> None:
     )
     run.text(_generator_room__text2, v['optional_mov'])
     run.text(_generator_room__text3, v['optional_mov'])
-    run.modify(_generator_room__mod5, v['msv'])
-    run.text(
-        _generator_room__text4,
-        v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'],
+    run.modify(
+        _generator_room__mod5,
+        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
     )
     run.modify(
         _generator_room__mod6,
+        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_generator_room__text4, v['msv'])
+    run.modify(_generator_room__mod7, v['msv'])
+    run.text(
+        _generator_room__text5,
+        v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'],
+    )
+    run.modify(
+        _generator_room__mod8,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
-        _generator_room__text5,
+        _generator_room__text6,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
-        _generator_room__text6,
+        _generator_room__text7,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
-    run.text(_generator_room__text7, v['msv'])
     run.text(_generator_room__text8, v['msv'])
     run.text(_generator_room__text9, v['msv'])
-    run.text(_generator_room__text10, True)
-    run.text(_generator_room__text11, True)
+    run.text(_generator_room__text10, v['msv'])
+    run.text(_generator_room__text11, v['msv'])
     run.text(_generator_room__text12, True)
     run.text(_generator_room__text13, True)
     run.text(_generator_room__text14, True)
-    run.modify(
-        _generator_room__mod7,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
-    )
-    run.modify(_generator_room__mod8, True)
     run.text(_generator_room__text15, True)
     run.text(_generator_room__text16, True)
+    run.modify(
+        _generator_room__mod9,
+        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
+    )
+    run.modify(_generator_room__mod10, True)
     run.text(_generator_room__text17, True)
+    run.text(_generator_room__text18, True)
+    run.text(_generator_room__text19, True)
 
 # terrain engine_room
 
@@ -6009,7 +6615,44 @@ _engine_room__text3: Final = TextSpec(
     condition='when optional_mov',
 )
 _engine_room__mod6: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_engine_room__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_engine_room__text4: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_engine_room__mod8: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -6022,8 +6665,8 @@ _engine_room__mod6: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_engine_room__mod7: Final = ModSpec(
-    key='low_visibility#3.1',
+_engine_room__mod9: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -6036,8 +6679,8 @@ _engine_room__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_engine_room__text4: Final = TextSpec(
-    key='low_visibility#4',
+_engine_room__text5: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -6045,8 +6688,8 @@ _engine_room__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text5: Final = TextSpec(
-    key='low_visibility#5',
+_engine_room__text6: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -6054,7 +6697,7 @@ _engine_room__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__mod8: Final = ModSpec(
+_engine_room__mod10: Final = ModSpec(
     key='saturation#2.1',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -6068,7 +6711,7 @@ _engine_room__mod8: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
-_engine_room__mod9: Final = ModSpec(
+_engine_room__mod11: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -6082,7 +6725,7 @@ _engine_room__mod9: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
-_engine_room__text6: Final = TextSpec(
+_engine_room__text7: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
     source='SAT: Saturation Zone',
@@ -6091,7 +6734,7 @@ _engine_room__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text7: Final = TextSpec(
+_engine_room__text8: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6100,7 +6743,7 @@ _engine_room__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text8: Final = TextSpec(
+_engine_room__text9: Final = TextSpec(
     key='engine_room#7',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6119,6 +6762,8 @@ def _rule_engine_room(run: Run) -> None:
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -6147,15 +6792,26 @@ def _rule_engine_room(run: Run) -> None:
     )
     run.text(_engine_room__text2, v['optional_mov'])
     run.text(_engine_room__text3, v['optional_mov'])
-    run.modify(_engine_room__mod6, True)
-    run.modify(_engine_room__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _engine_room__mod6,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _engine_room__mod7,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_engine_room__text4, True)
+    run.modify(_engine_room__mod8, True)
+    run.modify(_engine_room__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_engine_room__text5, True)
-    run.modify(_engine_room__mod8, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_engine_room__mod9, True)
     run.text(_engine_room__text6, True)
+    run.modify(_engine_room__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
+    run.modify(_engine_room__mod11, True)
     run.text(_engine_room__text7, True)
     run.text(_engine_room__text8, True)
+    run.text(_engine_room__text9, True)
 
 # terrain energy_core_room
 
@@ -6257,7 +6913,44 @@ _energy_core_room__text3: Final = TextSpec(
     condition='when optional_mov',
 )
 _energy_core_room__mod6: Final = ModSpec(
-    key='low_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_energy_core_room__mod7: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_energy_core_room__text4: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='',
+)
+_energy_core_room__mod8: Final = ModSpec(
+    key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='vis',
@@ -6270,8 +6963,8 @@ _energy_core_room__mod6: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_energy_core_room__mod7: Final = ModSpec(
-    key='low_visibility#3.1',
+_energy_core_room__mod9: Final = ModSpec(
+    key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
     target='attribute',
@@ -6284,8 +6977,8 @@ _energy_core_room__mod7: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_energy_core_room__text4: Final = TextSpec(
-    key='low_visibility#4',
+_energy_core_room__text5: Final = TextSpec(
+    key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -6293,8 +6986,8 @@ _energy_core_room__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text5: Final = TextSpec(
-    key='low_visibility#5',
+_energy_core_room__text6: Final = TextSpec(
+    key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
     kind='note',
@@ -6302,8 +6995,45 @@ _energy_core_room__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__mod8: Final = ModSpec(
-    key='zero_visibility#2',
+_energy_core_room__mod10: Final = ModSpec(
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_energy_core_room__mod11: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when msv; when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_energy_core_room__text7: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='when msv',
+)
+_energy_core_room__mod12: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -6316,8 +7046,8 @@ _energy_core_room__mod8: Final = ModSpec(
     condition='when msv',
     label='Zero Visibility Zone',
 )
-_energy_core_room__text6: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_energy_core_room__text8: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6325,8 +7055,8 @@ _energy_core_room__text6: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; unless responding',
 )
-_energy_core_room__mod9: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_energy_core_room__mod13: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -6339,8 +7069,8 @@ _energy_core_room__mod9: Final = ModSpec(
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_energy_core_room__text7: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_energy_core_room__text9: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6348,8 +7078,8 @@ _energy_core_room__text7: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_energy_core_room__text8: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_energy_core_room__text10: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6357,8 +7087,17 @@ _energy_core_room__text8: Final = TextSpec(
     quote=None,
     condition='when msv; when lof_zone != clear_of; when responding; unless facing',
 )
-_energy_core_room__text9: Final = TextSpec(
-    key='zero_visibility#4',
+_energy_core_room__text11: Final = TextSpec(
+    key='zero_visibility#5',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
+    condition='when msv',
+)
+_energy_core_room__text12: Final = TextSpec(
+    key='zero_visibility#6',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6366,8 +7105,8 @@ _energy_core_room__text9: Final = TextSpec(
     quote=None,
     condition='when msv',
 )
-_energy_core_room__text10: Final = TextSpec(
-    key='zero_visibility#5',
+_energy_core_room__text13: Final = TextSpec(
+    key='zero_visibility#7',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6375,8 +7114,8 @@ _energy_core_room__text10: Final = TextSpec(
     quote=None,
     condition='when msv',
 )
-_energy_core_room__text11: Final = TextSpec(
-    key='zero_visibility#6',
+_energy_core_room__text14: Final = TextSpec(
+    key='zero_visibility#8',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6384,7 +7123,7 @@ _energy_core_room__text11: Final = TextSpec(
     quote=None,
     condition='when msv',
 )
-_energy_core_room__text12: Final = TextSpec(
+_energy_core_room__text15: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
     source='VIS: White Noise',
@@ -6393,7 +7132,7 @@ _energy_core_room__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text13: Final = TextSpec(
+_energy_core_room__text16: Final = TextSpec(
     key='white_noise#4',
     rule='white_noise',
     source='VIS: White Noise',
@@ -6402,7 +7141,7 @@ _energy_core_room__text13: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text14: Final = TextSpec(
+_energy_core_room__text17: Final = TextSpec(
     key='white_noise#5',
     rule='white_noise',
     source='VIS: White Noise',
@@ -6411,7 +7150,7 @@ _energy_core_room__text14: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text15: Final = TextSpec(
+_energy_core_room__text18: Final = TextSpec(
     key='white_noise#6',
     rule='white_noise',
     source='VIS: White Noise',
@@ -6420,7 +7159,7 @@ _energy_core_room__text15: Final = TextSpec(
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='',
 )
-_energy_core_room__text16: Final = TextSpec(
+_energy_core_room__text19: Final = TextSpec(
     key='white_noise#7',
     rule='white_noise',
     source='VIS: White Noise',
@@ -6429,7 +7168,7 @@ _energy_core_room__text16: Final = TextSpec(
     quote='-6*',
     condition='',
 )
-_energy_core_room__text17: Final = TextSpec(
+_energy_core_room__text20: Final = TextSpec(
     key='energy_core_room#6',
     rule='energy_core_room',
     source='ENERGY CORE ROOM',
@@ -6438,7 +7177,7 @@ _energy_core_room__text17: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text18: Final = TextSpec(
+_energy_core_room__text21: Final = TextSpec(
     key='energy_core_room#7',
     rule='energy_core_room',
     source='ENERGY CORE ROOM',
@@ -6457,8 +7196,12 @@ def _rule_energy_core_room(run: Run) -> None:
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -6488,42 +7231,102 @@ def _rule_energy_core_room(run: Run) -> None:
     )
     run.text(_energy_core_room__text2, v['optional_mov'])
     run.text(_energy_core_room__text3, v['optional_mov'])
-    run.modify(_energy_core_room__mod6, True)
-    run.modify(_energy_core_room__mod7, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
+    run.modify(
+        _energy_core_room__mod6,
+        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _energy_core_room__mod7,
+        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
     run.text(_energy_core_room__text4, True)
+    run.modify(_energy_core_room__mod8, True)
+    run.modify(_energy_core_room__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
     run.text(_energy_core_room__text5, True)
-    run.modify(_energy_core_room__mod8, v['msv'])
+    run.text(_energy_core_room__text6, True)
+    run.modify(
+        _energy_core_room__mod10,
+        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _energy_core_room__mod11,
+        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
+    )
+    run.text(_energy_core_room__text7, v['msv'])
+    run.modify(_energy_core_room__mod12, v['msv'])
     run.text(
-        _energy_core_room__text6,
+        _energy_core_room__text8,
         v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'],
     )
     run.modify(
-        _energy_core_room__mod9,
+        _energy_core_room__mod13,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
-        _energy_core_room__text7,
+        _energy_core_room__text9,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
-        _energy_core_room__text8,
+        _energy_core_room__text10,
         v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
-    run.text(_energy_core_room__text9, v['msv'])
-    run.text(_energy_core_room__text10, v['msv'])
     run.text(_energy_core_room__text11, v['msv'])
-    run.text(_energy_core_room__text12, True)
-    run.text(_energy_core_room__text13, True)
-    run.text(_energy_core_room__text14, True)
+    run.text(_energy_core_room__text12, v['msv'])
+    run.text(_energy_core_room__text13, v['msv'])
+    run.text(_energy_core_room__text14, v['msv'])
     run.text(_energy_core_room__text15, True)
     run.text(_energy_core_room__text16, True)
     run.text(_energy_core_room__text17, True)
     run.text(_energy_core_room__text18, True)
+    run.text(_energy_core_room__text19, True)
+    run.text(_energy_core_room__text20, True)
+    run.text(_energy_core_room__text21, True)
 
 # condition storm
 
 _storm__mod1: Final = ModSpec(
-    key='poor_visibility#2',
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_storm__mod2: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_storm__text1: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
+)
+_storm__mod3: Final = ModSpec(
+    key='poor_visibility#3',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='vis',
@@ -6536,8 +7339,8 @@ _storm__mod1: Final = ModSpec(
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
     label='Poor Visibility Zone',
 )
-_storm__mod2: Final = ModSpec(
-    key='poor_visibility#3.1',
+_storm__mod4: Final = ModSpec(
+    key='poor_visibility#4.1',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     target='attribute',
@@ -6550,8 +7353,8 @@ _storm__mod2: Final = ModSpec(
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
-_storm__text1: Final = TextSpec(
-    key='poor_visibility#4',
+_storm__text2: Final = TextSpec(
+    key='poor_visibility#5',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -6559,8 +7362,8 @@ _storm__text1: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
 )
-_storm__text2: Final = TextSpec(
-    key='poor_visibility#5',
+_storm__text3: Final = TextSpec(
+    key='poor_visibility#6',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
     kind='note',
@@ -6568,8 +7371,45 @@ _storm__text2: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
 )
-_storm__mod3: Final = ModSpec(
-    key='zero_visibility#2',
+_storm__mod5: Final = ModSpec(
+    key='other_mods_stack#2.1.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +range_mod',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0',
+    label='Range MOD',
+)
+_storm__mod6: Final = ModSpec(
+    key='other_mods_stack#2.2.1',
+    rule='other_mods_stack',
+    source='VIS',
+    target='attribute',
+    op='add',
+    value=None,
+    text='attribute +other_mods',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0',
+    label='Special Skills, Equipment, Partial Cover, etc.',
+)
+_storm__text4: Final = TextSpec(
+    key='other_mods_stack#3',
+    rule='other_mods_stack',
+    source='VIS',
+    kind='note',
+    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    quote=None,
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
+)
+_storm__mod7: Final = ModSpec(
+    key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='vis',
@@ -6582,8 +7422,8 @@ _storm__mod3: Final = ModSpec(
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
     label='Zero Visibility Zone',
 )
-_storm__text3: Final = TextSpec(
-    key='zero_visibility#3.1.1',
+_storm__text5: Final = TextSpec(
+    key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6591,8 +7431,8 @@ _storm__text3: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding',
 )
-_storm__mod4: Final = ModSpec(
-    key='zero_visibility#3.2.1.1.1',
+_storm__mod8: Final = ModSpec(
+    key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     target='attribute',
@@ -6605,8 +7445,8 @@ _storm__mod4: Final = ModSpec(
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_storm__text4: Final = TextSpec(
-    key='zero_visibility#3.2.1.2.1',
+_storm__text6: Final = TextSpec(
+    key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6614,8 +7454,8 @@ _storm__text4: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_storm__text5: Final = TextSpec(
-    key='zero_visibility#3.2.1else.1',
+_storm__text7: Final = TextSpec(
+    key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='cannot',
@@ -6623,8 +7463,17 @@ _storm__text5: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; unless facing',
 )
-_storm__text6: Final = TextSpec(
-    key='zero_visibility#4',
+_storm__text8: Final = TextSpec(
+    key='zero_visibility#5',
+    rule='zero_visibility',
+    source='VIS: Zero Visibility',
+    kind='erratum',
+    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
+    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
+)
+_storm__text9: Final = TextSpec(
+    key='zero_visibility#6',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6632,8 +7481,8 @@ _storm__text6: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
 )
-_storm__text7: Final = TextSpec(
-    key='zero_visibility#5',
+_storm__text10: Final = TextSpec(
+    key='zero_visibility#7',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6641,8 +7490,8 @@ _storm__text7: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
 )
-_storm__text8: Final = TextSpec(
-    key='zero_visibility#6',
+_storm__text11: Final = TextSpec(
+    key='zero_visibility#8',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
     kind='note',
@@ -6650,7 +7499,7 @@ _storm__text8: Final = TextSpec(
     quote=None,
     condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
 )
-_storm__text9: Final = TextSpec(
+_storm__text12: Final = TextSpec(
     key='storm#2else.1',
     rule='storm',
     source='STORM',
@@ -6659,7 +7508,7 @@ _storm__text9: Final = TextSpec(
     quote=None,
     condition='unless jungle_type or aquatic_type or desert_type or mountains_type',
 )
-_storm__text10: Final = TextSpec(
+_storm__text13: Final = TextSpec(
     key='storm#3',
     rule='storm',
     source='STORM',
@@ -6668,7 +7517,7 @@ _storm__text10: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text11: Final = TextSpec(
+_storm__text14: Final = TextSpec(
     key='storm#4',
     rule='storm',
     source='STORM',
@@ -6677,7 +7526,7 @@ _storm__text11: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text12: Final = TextSpec(
+_storm__text15: Final = TextSpec(
     key='storm#5',
     rule='storm',
     source='STORM',
@@ -6686,7 +7535,7 @@ _storm__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text13: Final = TextSpec(
+_storm__text16: Final = TextSpec(
     key='storm#6',
     rule='storm',
     source='STORM',
@@ -6699,8 +7548,12 @@ _storm__text13: Final = TextSpec(
 def _rule_storm(run: Run) -> None:
     """Storm (STORM).
 
+    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0)
     - vis min poor (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
     - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of)
+    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0)
     - vis min zero (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding)
     - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -6711,47 +7564,67 @@ def _rule_storm(run: Run) -> None:
     v = run.values
     run.modify(
         _storm__mod1,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
     )
     run.modify(
         _storm__mod2,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and (v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
     )
     run.text(
         _storm__text1,
         lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
     )
+    run.modify(
+        _storm__mod3,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
+    )
+    run.modify(
+        _storm__mod4,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and (v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
+    )
     run.text(
         _storm__text2,
         lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
     )
-    run.modify(
-        _storm__mod3,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
     run.text(
         _storm__text3,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and not v['responding'],
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
     )
     run.modify(
-        _storm__mod4,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
+        _storm__mod5,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        v['range_mod'],
+    )
+    run.modify(
+        _storm__mod6,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        v['other_mods'],
     )
     run.text(
         _storm__text4,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+    )
+    run.modify(
+        _storm__mod7,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
     )
     run.text(
         _storm__text5,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and not v['responding'],
+    )
+    run.modify(
+        _storm__mod8,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
     )
     run.text(
         _storm__text6,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
     )
     run.text(
         _storm__text7,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
     )
     run.text(
         _storm__text8,
@@ -6759,12 +7632,24 @@ def _rule_storm(run: Run) -> None:
     )
     run.text(
         _storm__text9,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+    )
+    run.text(
+        _storm__text10,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+    )
+    run.text(
+        _storm__text11,
+        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
+    )
+    run.text(
+        _storm__text12,
         lambda: not (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')),
     )
-    run.text(_storm__text10, True)
-    run.text(_storm__text11, True)
-    run.text(_storm__text12, True)
     run.text(_storm__text13, True)
+    run.text(_storm__text14, True)
+    run.text(_storm__text15, True)
+    run.text(_storm__text16, True)
 
 # table hostility_level
 
@@ -6855,27 +7740,28 @@ _table_damage_value: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
+    'other_mods_stack': RuleInfo('other_mods_stack', 'rule', 'Other MODs of the roll', 'VIS', ('attribute', 'lof_skill', 'range_mod', 'other_mods', )),
     'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'lof_skill', 'range_mod', 'other_mods', )),
     'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
     'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
     'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
     'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', )),
-    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', )),
-    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'responding', 'facing', )),
-    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'responding', 'facing', 'msv', )),
+    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
     'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure', 'HOSTILITY LEVEL', ('hostility', )),
     'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse', 'HOSTILITY LEVEL', ('hostility', )),
     'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous', 'HOSTILITY LEVEL', ('hostility', )),
     'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive', 'HOSTILITY LEVEL', ('hostility', )),
     'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal', 'HOSTILITY LEVEL', ('hostility', )),
     'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage', 'HOSTILITY LEVEL', ('hostility', )),
-    'woods': RuleInfo('woods', 'terrain', 'Woods', 'WOODS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
-    'jungle': RuleInfo('jungle', 'terrain', 'Jungle', 'JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
+    'woods': RuleInfo('woods', 'terrain', 'Woods', 'WOODS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'jungle': RuleInfo('jungle', 'terrain', 'Jungle', 'JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'steep_hills': RuleInfo('steep_hills', 'terrain', 'Steep Hills', 'STEEP HILLS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
-    'high_mountain': RuleInfo('high_mountain', 'terrain', 'High Mountain', 'HIGH MOUNTAIN', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
-    'primeval_forest': RuleInfo('primeval_forest', 'terrain', 'Primeval Forest', 'PRIMEVAL FOREST', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'responding', 'facing', )),
-    'dense_jungle': RuleInfo('dense_jungle', 'terrain', 'Dense Jungle', 'DENSE JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
+    'high_mountain': RuleInfo('high_mountain', 'terrain', 'High Mountain', 'HIGH MOUNTAIN', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'primeval_forest': RuleInfo('primeval_forest', 'terrain', 'Primeval Forest', 'PRIMEVAL FOREST', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'dense_jungle': RuleInfo('dense_jungle', 'terrain', 'Dense Jungle', 'DENSE JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'arctic_plains': RuleInfo('arctic_plains', 'terrain', 'Arctic Plains', 'ARCTIC PLAINS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
     'mid_mountain': RuleInfo('mid_mountain', 'terrain', 'Mid-Mountain', 'MID-MOUNTAIN', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
     'swamp': RuleInfo('swamp', 'terrain', 'Swamp', 'SWAMP', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'burst', 'hostility', 'aquatic_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
@@ -6884,10 +7770,10 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'sand_dunes': RuleInfo('sand_dunes', 'terrain', 'Sand Dunes', 'SAND DUNES', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'desert_type', 'turn', 'movement', 'failed_guts', )),
     'beach': RuleInfo('beach', 'terrain', 'Beach', 'BEACH', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'aquatic_type', 'turn', 'movement', 'failed_guts', )),
     'zero_g': RuleInfo('zero_g', 'terrain', 'Zero-G', 'ZERO-G', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'zero_g_type', 'turn', 'movement', 'failed_guts', )),
-    'generator_room': RuleInfo('generator_room', 'terrain', 'Generator Room', 'GENERATOR ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'responding', 'facing', 'msv', 'optional_mov', )),
-    'engine_room': RuleInfo('engine_room', 'terrain', 'Engine Room', 'ENGINE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'optional_mov', )),
-    'energy_core_room': RuleInfo('energy_core_room', 'terrain', 'Energy Core Room', 'ENERGY CORE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'responding', 'facing', 'msv', 'optional_mov', )),
-    'storm': RuleInfo('storm', 'condition', 'Storm', 'STORM', ('attribute', 'zone_vis', 'vis', 'jungle_type', 'mountains_type', 'aquatic_type', 'desert_type', 'lof_skill', 'lof_zone', 'responding', 'facing', )),
+    'generator_room': RuleInfo('generator_room', 'terrain', 'Generator Room', 'GENERATOR ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', )),
+    'engine_room': RuleInfo('engine_room', 'terrain', 'Engine Room', 'ENGINE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'optional_mov', )),
+    'energy_core_room': RuleInfo('energy_core_room', 'terrain', 'Energy Core Room', 'ENERGY CORE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', )),
+    'storm': RuleInfo('storm', 'condition', 'Storm', 'STORM', ('attribute', 'zone_vis', 'vis', 'jungle_type', 'mountains_type', 'aquatic_type', 'desert_type', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
     'hostility_level': RuleInfo('hostility_level', 'table', 'Hostility Level', 'HOSTILITY LEVEL', ()),
     'damage_value': RuleInfo('damage_value', 'table', 'Roll or Choose a Damage Value', 'Roll or Choose a Damage Value', ()),
 })
@@ -6898,6 +7784,7 @@ _BOOK: Final = Book(
     inputs=INPUTS,
     rules=RULES,
     functions={
+        'other_mods_stack': _rule_other_mods_stack,
         'lof_roll': _rule_lof_roll,
         'difficult': _rule_difficult,
         'very_difficult': _rule_very_difficult,
@@ -6957,6 +7844,26 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     rules; a bad rule name or input raises RuleInputError.
     """
     return resolve_with(_BOOK, names, inputs)
+
+def other_mods_stack(
+    *,
+    attribute: int = 12,
+    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
+    range_mod: int = 0,
+    other_mods: int = 0,
+) -> Resolution:
+    """Other MODs of the roll (VIS).
+
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    """
+    given: dict[str, object] = {
+        'attribute': attribute,
+        'lof_skill': lof_skill,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
+    }
+    return resolve_with(_BOOK, ('other_mods_stack',), given)
 
 def lof_roll(
     *,
@@ -7073,9 +7980,13 @@ def low_visibility(
     vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """VIS: Low Visibility (VIS: Low Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -7084,6 +7995,8 @@ def low_visibility(
         'vis': vis,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('low_visibility',), given)
 
@@ -7093,9 +8006,13 @@ def poor_visibility(
     vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """VIS: Poor Visibility (VIS: Poor Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -7104,6 +8021,8 @@ def poor_visibility(
         'vis': vis,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('poor_visibility',), given)
 
@@ -7113,11 +8032,15 @@ def zero_visibility(
     vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
 ) -> Resolution:
     """VIS: Zero Visibility (VIS: Zero Visibility).
 
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -7129,6 +8052,8 @@ def zero_visibility(
         'vis': vis,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
     }
@@ -7140,12 +8065,16 @@ def white_noise(
     vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
     msv: bool = False,
 ) -> Resolution:
     """VIS: White Noise (VIS: White Noise).
 
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -7157,6 +8086,8 @@ def white_noise(
         'vis': vis,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
         'msv': msv,
@@ -7252,6 +8183,8 @@ def woods(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """Woods (WOODS).
 
@@ -7261,6 +8194,8 @@ def woods(
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -7284,6 +8219,8 @@ def woods(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('woods',), given)
 
@@ -7304,6 +8241,8 @@ def jungle(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """Jungle (JUNGLE).
 
@@ -7314,6 +8253,8 @@ def jungle(
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -7337,6 +8278,8 @@ def jungle(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('jungle',), given)
 
@@ -7388,6 +8331,8 @@ def high_mountain(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """High Mountain (HIGH MOUNTAIN).
 
@@ -7398,6 +8343,8 @@ def high_mountain(
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -7421,6 +8368,8 @@ def high_mountain(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('high_mountain',), given)
 
@@ -7441,6 +8390,8 @@ def primeval_forest(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
 ) -> Resolution:
@@ -7453,6 +8404,8 @@ def primeval_forest(
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -7479,6 +8432,8 @@ def primeval_forest(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
     }
@@ -7501,6 +8456,8 @@ def dense_jungle(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
 ) -> Resolution:
     """Dense Jungle (DENSE JUNGLE).
 
@@ -7511,6 +8468,8 @@ def dense_jungle(
     - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -7534,6 +8493,8 @@ def dense_jungle(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
     }
     return resolve_with(_BOOK, ('dense_jungle',), given)
 
@@ -7837,6 +8798,8 @@ def generator_room(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
     msv: bool = False,
@@ -7849,6 +8812,8 @@ def generator_room(
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -7871,6 +8836,8 @@ def generator_room(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
         'msv': msv,
@@ -7894,6 +8861,8 @@ def engine_room(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     optional_mov: bool = True,
 ) -> Resolution:
     """Engine Room (ENGINE ROOM).
@@ -7904,6 +8873,8 @@ def engine_room(
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -7924,6 +8895,8 @@ def engine_room(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'optional_mov': optional_mov,
     }
     return resolve_with(_BOOK, ('engine_room',), given)
@@ -7943,6 +8916,8 @@ def energy_core_room(
     failed_guts: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
     msv: bool = False,
@@ -7956,8 +8931,12 @@ def energy_core_room(
     - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
+    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
     - vis min zero (when msv)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
     - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -7978,6 +8957,8 @@ def energy_core_room(
         'failed_guts': failed_guts,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
         'msv': msv,
@@ -7996,13 +8977,19 @@ def storm(
     desert_type: bool = False,
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    range_mod: int = 0,
+    other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
 ) -> Resolution:
     """Storm (STORM).
 
+    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0)
     - vis min poor (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
     - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of)
+    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0)
+    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0)
     - vis min zero (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding)
     - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -8020,6 +9007,8 @@ def storm(
         'desert_type': desert_type,
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
+        'range_mod': range_mod,
+        'other_mods': other_mods,
         'responding': responding,
         'facing': facing,
     }
@@ -8079,6 +9068,7 @@ __all__ = [
     'low_visibility',
     'mid_mountain',
     'open_sea',
+    'other_mods_stack',
     'poor_visibility',
     'primeval_forest',
     'resolve',

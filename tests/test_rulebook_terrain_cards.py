@@ -27,7 +27,7 @@ TRAITS = [
     "poor_visibility", "zero_visibility", "white_noise",
     "insecure", "adverse", "dangerous", "aggressive", "lethal", "savage",
 ]  # fmt: skip
-CONDITIONS = ["storm", "lof_roll", "hostility_level", "damage_value"]
+CONDITIONS = ["storm", "lof_roll", "other_mods_stack", "hostility_level", "damage_value"]
 
 ZERO_LOF = (
     "draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact "
@@ -78,6 +78,13 @@ def test_storm_over_woods_shifts_low_to_poor(cards: ModuleType) -> None:
     assert result.roll("hit").probability == Fraction(231, 400)
     # Insecure, as the woods: only on 20.
     assert result.roll("hostile").probability == Fraction(1, 20)
+
+
+def test_range_mod_stacks_without_naming_the_roll(cards: ModuleType) -> None:
+    # Woods under a Storm, -3 Range: 13 - 6 - 3 = 4; the roll is not called for unless named.
+    result = cards.resolve(["woods", "storm"], attribute=13, range_mod=-3)
+    assert result.stats["attribute"] == 4
+    assert [r.name for r in result.rolls] == ["hostile"]
 
 
 def test_low_and_poor_zones_give_minus_six_and_range_still_stacks(cards: ModuleType) -> None:
