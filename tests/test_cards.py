@@ -649,6 +649,22 @@ def many_rules(count: int) -> str:
     return BOOK + rules + f'\nrule long "Long Rule":\n    category movement\n{effects}'
 
 
+def test_sheet_odds_mix_totals_and_kept_dice_of_one_pool() -> None:
+    # `d20 <= BS` and `lowest of 2d20 <= BS` less a die both roll one d20: the odds list both.
+    text = (
+        'rulebook odds "Odds":\n    source "test"\n\nstat BS: int 0..20 = 12\ninput burst: int 1..2 = 2\n\n'
+        'rule fire "Fire" cites "1":\n    roll one "One die": d20 <= BS\n'
+        '    roll any "At least one": lowest of 2d20 <= BS\n        when burst == 1: -1 die\n'
+    )
+    sheet = build_sheet(compile_book(text))
+    (odds,) = [s for s in sheet.sections if s.title == "Dice odds"]
+    (grid,) = odds.entries[0].blocks
+    assert isinstance(grid, Grid)
+    assert grid.header == ("Target", "d20", "lowest of d20", "lowest of 2d20")
+    # Target 12: d20 <= 12 is 12/20 = 60%; at least one of 2d20 is 1 - (8/20)^2 = 84%.
+    assert ("12", "60%", "60%", "84%") in grid.rows
+
+
 def test_sheet_columns_repeat_the_category_and_entry_they_continue() -> None:
     sheet = build_sheet(compile_book(many_rules(30)))
     columns = sheet_columns(sheet, "a4")
