@@ -249,3 +249,12 @@ def test_grade_values_are_emitted_as_fractions() -> None:
     assert all(type(value) is Fraction for value in values)
     # 45 / 2 = 22.5, rounded up: 23.
     assert module.hard(skill=45).stats["skill"] == 23
+
+
+def test_a_rule_takes_the_inputs_its_stats_start_from(skirmish: ModuleType) -> None:
+    # Walls change `to_hit`, which starts from DEX: the typed function takes DEX too, and reads
+    # it as resolve() does.
+    assert "DEX" in inspect.signature(skirmish.wall_cover).parameters
+    assert "DEX" in skirmish.RULES["wall_cover"].reads
+    typed = skirmish.wall_cover(DEX=13, stance="kneeling")
+    assert typed.stats["to_hit"] == skirmish.resolve("wall_cover", DEX=13, stance="kneeling").stats["to_hit"]
