@@ -1486,8 +1486,20 @@ RULEBOOK: Final = RulebookInfo(
         Note(
             'spot_rules_e_to_z',
             None,
-            'The chapter halves Difficult rolls without saying how to round; rounded up, as the chapter rounds every other half (damage, POT, damage modifiers).',
-            'easy (x2) / difficult (/2 round up)',
+            'The chapter uses Easy, Difficult and Impossible without defining them here: Easy doubles the rating, Difficult halves it (rounded up, as the chapter rounds every half), Impossible leaves no chance; Easy and Difficult cancel (Firing Into Combat).',
+            'At medium range (double the basic range), it becomes Difficult',
+        ),
+        Note(
+            'spot_rules_e_to_z',
+            None,
+            'The 1/5 grade rounds as the special success does; two Difficult grades together, which the chapter never combines, are read as 1/5.',
+            'it becomes 1/5 the normal skill chance (equal to the chance of a special success',
+        ),
+        Note(
+            'spot_rules_e_to_z',
+            None,
+            'Idea, Luck, Agility and Stamina rolls are INT, POW, DEX and CON x 5 unless the character sheet says otherwise.',
+            None,
         ),
     ),
 )
@@ -7003,13 +7015,13 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'improvised_wear': RuleInfo('improvised_wear', 'trait', 'Wear of improvised weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', )),
     'improvised_weapons': RuleInfo('improvised_weapons', 'rule', 'Improvised Weapons', 'Improvised Weapons', ('weapon_hp', 'parried_damage', )),
     'improvised_parrying_weapons': RuleInfo('improvised_parrying_weapons', 'rule', 'Improvised Parrying Weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', 'weapon_base', 'weapon_enc', )),
-    'knockback': RuleInfo('knockback', 'rule', 'Knockback', 'Knockback', ('agility', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', )),
+    'knockback': RuleInfo('knockback', 'rule', 'Knockback', 'Knockback', ('SIZ', 'DEX', 'agility', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', )),
     'knockout_attacks': RuleInfo('knockout_attacks', 'rule', 'Knockout Attacks', 'Knockout Attacks', ('skill', 'wound', 'headed', )),
-    'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
-    'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('luck', 'immersed', 'side_pot', 'enemy_pot', )),
-    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('skill', 'agility', 'jump', 'ride', 'missile_kind', 'attack_kind', 'moving', 'fire_direction', )),
+    'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
+    'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', )),
+    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'attack_kind', 'moving', 'fire_direction', )),
     'superior_position': RuleInfo('superior_position', 'rule', 'Superior/Inferior Positions', 'Superior/Inferior Positions', ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', )),
-    'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', )),
+    'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', )),
     'natural_weapons': RuleInfo('natural_weapons', 'rule', 'Natural Weapons', 'Natural Weapons', ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', )),
     'poisons': RuleInfo('poisons', 'rule', 'Poisons', 'Poisons', ('CON', 'POT', 'poison_speed', )),
     'poison_antidotes': RuleInfo('poison_antidotes', 'rule', 'Poison Antidotes', 'Poison Antidotes', ('CON', 'POT', 'antidote_pot', 'poison_speed', )),
@@ -7019,21 +7031,21 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'radiation_pot', 'mutations', )),
     'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', )),
     'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'attack_kind', 'shot_angle', 'shot_direction', )),
-    'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('agility', 'slick', )),
-    'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
+    'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
+    'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
     'superior_numbers': RuleInfo('superior_numbers', 'rule', 'Superior Numbers', 'Superior Numbers', ('attackers', 'attacker_weapons', )),
     'sweep_attacks': RuleInfo('sweep_attacks', 'rule', 'Sweep Attacks', 'Sweep Attacks', ('STR', 'skill', 'damage', 'action', 'natural_sweep', 'sweep_defender', 'sweep_damage', )),
     'thrown_weapons': RuleInfo('thrown_weapons', 'rule', 'Thrown Weapons', 'Thrown Weapons', ('skill', 'damage_bonus', 'thrown_attack', 'unskilled_close', )),
-    'two_weapons': RuleInfo('two_weapons', 'rule', 'Two Weapons', 'Two Weapons', ('DEX', 'skill', 'luck', 'dex_rank', 'split_attack', 'off_hand', 'off_hand_trained', 'off_hand_weapon', 'handedness_unknown', )),
+    'two_weapons': RuleInfo('two_weapons', 'rule', 'Two Weapons', 'Two Weapons', ('POW', 'DEX', 'skill', 'luck', 'dex_rank', 'split_attack', 'off_hand', 'off_hand_trained', 'off_hand_weapon', 'handedness_unknown', )),
     'underwater_combat': RuleInfo('underwater_combat', 'rule', 'Underwater Combat', 'Underwater Combat', ('skill', 'damage', 'swim', 'underwater', 'swimming', 'damage_type', 'close_or_small', 'shield_parry', 'acclimated', )),
     'vacuum': RuleInfo('vacuum', 'rule', 'Vacuum', 'Vacuum', ('CON', 'INT', 'skill', 'stamina', 'vacuum_round', 'exhaled', 'suit_armor', 'abrupt', 'sight_roll', )),
-    'volley_fire': RuleInfo('volley_fire', 'rule', 'Volley Fire', 'Volley Fire', ('skill', 'dex_rank', 'attacks_per_round', )),
+    'volley_fire': RuleInfo('volley_fire', 'rule', 'Volley Fire', 'Volley Fire', ('DEX', 'skill', 'dex_rank', 'attacks_per_round', )),
     'weapon_length': RuleInfo('weapon_length', 'rule', 'Weapon Length', 'Weapon Length', ('skill', 'action', 'my_length', 'their_length', 'inside_guard', )),
     'wind': RuleInfo('wind', 'rule', 'Wind', 'Wind', ('STR', 'skill', 'wind_str', 'wind_affected', )),
     'cloud_cover': RuleInfo('cloud_cover', 'rule', 'Cloud Cover', 'Cloud Cover', ('skill', 'clouds', 'sky_skill', )),
     'rain': RuleInfo('rain', 'rule', 'Rain', 'Rain', ('skill', 'precipitation_kind', 'weather_skill', )),
     'weather_conditions': RuleInfo('weather_conditions', 'rule', 'Weather Conditions', 'Weather Conditions', ('STR', 'skill', 'wind_str', 'wind_affected', 'clouds', 'sky_skill', 'precipitation_kind', 'weather_skill', )),
-    'zero_gravity_combat': RuleInfo('zero_gravity_combat', 'rule', 'Zero-gravity Combat', 'Zero-gravity Combat', ('skill', 'agility', 'zero_g_failed', 'braced', 'impact_damage', )),
+    'zero_gravity_combat': RuleInfo('zero_gravity_combat', 'rule', 'Zero-gravity Combat', 'Zero-gravity Combat', ('DEX', 'skill', 'agility', 'zero_g_failed', 'braced', 'impact_damage', )),
     'fire_sources': RuleInfo('fire_sources', 'table', 'Fire damage by source', 'Fire and Heat', ('fire', )),
     'light_burn_time': RuleInfo('light_burn_time', 'table', 'Burning time of light sources', 'Light Sources', ('light', )),
     'poison_delay': RuleInfo('poison_delay', 'table', 'Delay before poison damage', 'Poisons', ('poison_speed', )),
@@ -7385,6 +7397,8 @@ def improvised_parrying_weapons(
 
 def knockback(
     *,
+    SIZ: int = 13,
+    DEX: int = 10,
     agility: int | None = None,
     knock_siz: int | None = None,
     knockback_damage: int = 0,
@@ -7402,6 +7416,8 @@ def knockback(
     - roll stay_standing: d100 <= agility
     """
     given: dict[str, object] = {
+        'SIZ': SIZ,
+        'DEX': DEX,
         'agility': agility,
         'knock_siz': knock_siz,
         'knockback_damage': knockback_damage,
@@ -7430,6 +7446,7 @@ def knockout_attacks(
 
 def light_sources(
     *,
+    POW: int = 10,
     skill: int = 50,
     luck: int | None = None,
     spot: int = 25,
@@ -7447,6 +7464,7 @@ def light_sources(
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
     given: dict[str, object] = {
+        'POW': POW,
         'skill': skill,
         'luck': luck,
         'spot': spot,
@@ -7459,6 +7477,7 @@ def light_sources(
 
 def mass_combat(
     *,
+    POW: int = 10,
     luck: int | None = None,
     immersed: bool = True,
     side_pot: int = 0,
@@ -7470,6 +7489,7 @@ def mass_combat(
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
     given: dict[str, object] = {
+        'POW': POW,
         'luck': luck,
         'immersed': immersed,
         'side_pot': side_pot,
@@ -7479,6 +7499,7 @@ def mass_combat(
 
 def missile_fire_while_moving(
     *,
+    DEX: int = 10,
     skill: int = 50,
     agility: int | None = None,
     jump: int = 25,
@@ -7498,6 +7519,7 @@ def missile_fire_while_moving(
     - skill is one_fifth (when attack_kind == missile; when moving != still; when fire_direction == behind)
     """
     given: dict[str, object] = {
+        'DEX': DEX,
         'skill': skill,
         'agility': agility,
         'jump': jump,
@@ -7534,6 +7556,8 @@ def superior_position(
 
 def mounted_combat(
     *,
+    CON: int = 10,
+    POW: int = 10,
     skill: int = 50,
     luck: int | None = None,
     stamina: int | None = None,
@@ -7559,6 +7583,8 @@ def mounted_combat(
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
     given: dict[str, object] = {
+        'CON': CON,
+        'POW': POW,
         'skill': skill,
         'luck': luck,
         'stamina': stamina,
@@ -7778,18 +7804,24 @@ def shooting_up_or_down(
     }
     return resolve_with(_BOOK, ('shooting_up_or_down',), given)
 
-def slippery_surfaces(*, agility: int | None = None, slick: bool = False) -> Resolution:
+def slippery_surfaces(
+    *,
+    DEX: int = 10,
+    agility: int | None = None,
+    slick: bool = False,
+) -> Resolution:
     """Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
 
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
-    given: dict[str, object] = {'agility': agility, 'slick': slick}
+    given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
     return resolve_with(_BOOK, ('slippery_surfaces',), given)
 
 def stunning_or_subduing(
     *,
     INT: int = 13,
+    DEX: int = 10,
     skill: int = 50,
     agility: int | None = None,
     hit_points: int = 12,
@@ -7812,6 +7844,7 @@ def stunning_or_subduing(
     """
     given: dict[str, object] = {
         'INT': INT,
+        'DEX': DEX,
         'skill': skill,
         'agility': agility,
         'hit_points': hit_points,
@@ -7888,6 +7921,7 @@ def thrown_weapons(
 
 def two_weapons(
     *,
+    POW: int = 10,
     DEX: int = 10,
     skill: int = 50,
     luck: int | None = None,
@@ -7909,6 +7943,7 @@ def two_weapons(
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
     given: dict[str, object] = {
+        'POW': POW,
         'DEX': DEX,
         'skill': skill,
         'luck': luck,
@@ -7993,6 +8028,7 @@ def vacuum(
 
 def volley_fire(
     *,
+    DEX: int = 10,
     skill: int = 50,
     dex_rank: int | None = None,
     attacks_per_round: int = 1,
@@ -8006,6 +8042,7 @@ def volley_fire(
     - cannot: parry or Dodge while launching volley attacks
     """
     given: dict[str, object] = {
+        'DEX': DEX,
         'skill': skill,
         'dex_rank': dex_rank,
         'attacks_per_round': attacks_per_round,
@@ -8130,6 +8167,7 @@ def weather_conditions(
 
 def zero_gravity_combat(
     *,
+    DEX: int = 10,
     skill: int = 50,
     agility: int | None = None,
     zero_g_failed: bool = False,
@@ -8144,6 +8182,7 @@ def zero_gravity_combat(
     - derive impact = impact_damage / 2 round up (unless braced)
     """
     given: dict[str, object] = {
+        'DEX': DEX,
         'skill': skill,
         'agility': agility,
         'zero_g_failed': zero_g_failed,
