@@ -1579,6 +1579,8 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'mounted': InputSpec('mounted', 'Mounted', 'flag', None, None, None, (), False, False),
     'target_on_foot': InputSpec('target_on_foot', 'The opponent is on foot', 'flag', None, None, None, (), False, False),
     'falling_from_mount': InputSpec('falling_from_mount', 'Falling from the mount', 'flag', None, None, None, (), False, False),
+    'spurring': InputSpec('spurring', 'Spurring the mount onto a set weapon', 'flag', None, None, None, (), False, False),
+    'mount_POW': InputSpec('mount_POW', 'POW of the mount', 'int', 1, 100, None, (), 10, False),
     'natural_weapon': InputSpec('natural_weapon', 'Natural weapon of a creature', 'one of', None, None, None, ('claw', 'bite', 'horn'), 'claw', False),
     'natural_damage': InputSpec('natural_damage', 'Damage of the natural weapon', 'dice', None, None, None, (), Dice.parse('1d6'), True),
     'POT': InputSpec('POT', 'Potency of the poison (POT)', 'int', 0, 100, None, (), 10, True),
@@ -1592,6 +1594,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'after_exchange': InputSpec('after_exchange', 'After the initial exchange of attacks', 'flag', None, None, None, (), False, False),
     'radiation_pot': InputSpec('radiation_pot', 'POT of the radiation exposure', 'int', 0, 100, None, (), 5, False),
     'mutations': InputSpec('mutations', 'The setting allows beneficial mutations', 'flag', None, None, None, (), False, False),
+    'physical_skill': InputSpec('physical_skill', 'The roll is a physical skill', 'flag', None, None, None, (), False, False),
     'shield': InputSpec('shield', 'Shield', 'one of', None, None, None, ('half', 'full', 'large'), 'full', False),
     'shield_use': InputSpec('shield_use', 'How the shield is used', 'one of', None, None, None, ('in_combat', 'kneeling'), 'in_combat', False),
     'shot_angle': InputSpec('shot_angle', 'Angle of the shot above or below the horizontal, degrees', 'int', 0, 90, None, (), 0, False),
@@ -3110,6 +3113,24 @@ _knockback__roll1: Final = RollSpec(
     key='knockback#4.1',
     rule='knockback',
     source='Knockback',
+    name='keep_seat',
+    label="Drive, Pilot or Ride roll: add the mount's SIZ",
+    kind='check',
+    pool=(1, 100, None),
+    op='<=',
+    against=None,
+    success=False,
+    outcomes={},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when mount_siz > 0',
+)
+_knockback__roll2: Final = RollSpec(
+    key='knockback#5.1',
+    rule='knockback',
+    source='Knockback',
     name='resist_knockback',
     label='Resist the knockback (SIZ vs damage)',
     kind='resist',
@@ -3125,14 +3146,14 @@ _knockback__roll1: Final = RollSpec(
     condition='unless from_above',
 )
 _knockback__derive1: Final = DeriveSpec(
-    key='knockback#4.2',
+    key='knockback#5.2',
     rule='knockback',
     source='Knockback',
     name='knocked_meters',
     condition='unless from_above',
 )
 _knockback__text1: Final = TextSpec(
-    key='knockback#4.3.1',
+    key='knockback#5.3.1',
     rule='knockback',
     source='Knockback',
     kind='note',
@@ -3140,8 +3161,8 @@ _knockback__text1: Final = TextSpec(
     quote=None,
     condition='unless from_above; when mount_siz > 0 and not kept_seat',
 )
-_knockback__roll2: Final = RollSpec(
-    key='knockback#5',
+_knockback__roll3: Final = RollSpec(
+    key='knockback#6',
     rule='knockback',
     source='Knockback',
     name='stay_standing',
@@ -3159,7 +3180,7 @@ _knockback__roll2: Final = RollSpec(
     condition='',
 )
 _knockback__text2: Final = TextSpec(
-    key='knockback#6.1',
+    key='knockback#7.1',
     rule='knockback',
     source='Knockback',
     kind='note',
@@ -3168,7 +3189,7 @@ _knockback__text2: Final = TextSpec(
     condition='when from_above',
 )
 _knockback__text3: Final = TextSpec(
-    key='knockback#7',
+    key='knockback#8',
     rule='knockback',
     source='Knockback',
     kind='note',
@@ -3177,7 +3198,7 @@ _knockback__text3: Final = TextSpec(
     condition='',
 )
 _knockback__text4: Final = TextSpec(
-    key='knockback#8',
+    key='knockback#9',
     rule='knockback',
     source='Knockback',
     kind='erratum',
@@ -3186,7 +3207,7 @@ _knockback__text4: Final = TextSpec(
     condition='',
 )
 _knockback__text5: Final = TextSpec(
-    key='knockback#9',
+    key='knockback#10',
     rule='knockback',
     source='Knockback',
     kind='erratum',
@@ -3200,6 +3221,7 @@ def _rule_knockback(run: Run) -> None:
 
     - knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
     - knock_siz / 2 round up (when half_siz_threshold)
+    - roll keep_seat: d100 <= ride (when mount_siz > 0)
     - roll resist_knockback: resist knock_siz vs knockback_damage (unless from_above)
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
@@ -3207,8 +3229,9 @@ def _rule_knockback(run: Run) -> None:
     v = run.values
     run.modify(_knockback__mod1, v['mount_siz'] > 0 and v['kept_seat'], v['mount_siz'])
     run.modify(_knockback__mod2, v['half_siz_threshold'])
+    run.roll(_knockback__roll1, v['mount_siz'] > 0, lambda: v['ride'])
     run.roll(
-        _knockback__roll1,
+        _knockback__roll2,
         not v['from_above'],
         lambda: (run.stat('knock_siz'), v['knockback_damage']),
     )
@@ -3221,7 +3244,7 @@ def _rule_knockback(run: Run) -> None:
         _knockback__text1,
         not v['from_above'] and (v['mount_siz'] > 0 and not v['kept_seat']),
     )
-    run.roll(_knockback__roll2, True, lambda: run.stat('agility'))
+    run.roll(_knockback__roll3, True, lambda: run.stat('agility'))
     run.text(_knockback__text2, v['from_above'])
     run.text(_knockback__text3, True)
     run.text(_knockback__text4, True)
@@ -3625,7 +3648,7 @@ _missile_fire_while_moving__text2: Final = TextSpec(
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
-    text='A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all.',
+    text='A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
     quote=None,
     condition='',
 )
@@ -3905,6 +3928,42 @@ _mounted_combat__roll3: Final = RollSpec(
     key='mounted_combat#4.1',
     rule='mounted_combat',
     source='Mounted Combat',
+    name='spur_ride',
+    label='Ride roll to spur the mount onto a set weapon',
+    kind='check',
+    pool=(1, 100, None),
+    op='<=',
+    against=None,
+    success=False,
+    outcomes={},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when spurring',
+)
+_mounted_combat__roll4: Final = RollSpec(
+    key='mounted_combat#4.2',
+    rule='mounted_combat',
+    source='Mounted Combat',
+    name='spur_will',
+    label="POW vs the mount's POW",
+    kind='resist',
+    pool=None,
+    op=None,
+    against=None,
+    success=False,
+    outcomes={'failure': 'The mount Dodges or balks for the rest of the round.'},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when spurring',
+)
+_mounted_combat__roll5: Final = RollSpec(
+    key='mounted_combat#5.1',
+    rule='mounted_combat',
+    source='Mounted Combat',
     name='fall_luck',
     label='Luck roll when falling from the mount',
     kind='check',
@@ -3919,8 +3978,8 @@ _mounted_combat__roll3: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
-_mounted_combat__roll4: Final = RollSpec(
-    key='mounted_combat#4.2',
+_mounted_combat__roll6: Final = RollSpec(
+    key='mounted_combat#5.2',
     rule='mounted_combat',
     source='Mounted Combat',
     name='fall_stamina',
@@ -3938,7 +3997,7 @@ _mounted_combat__roll4: Final = RollSpec(
     condition='when falling_from_mount',
 )
 _mounted_combat__text6: Final = TextSpec(
-    key='mounted_combat#5',
+    key='mounted_combat#6',
     rule='mounted_combat',
     source='Mounted Combat',
     kind='note',
@@ -3947,7 +4006,7 @@ _mounted_combat__text6: Final = TextSpec(
     condition='',
 )
 _mounted_combat__text7: Final = TextSpec(
-    key='mounted_combat#6',
+    key='mounted_combat#7',
     rule='mounted_combat',
     source='Mounted Combat',
     kind='note',
@@ -3967,6 +4026,8 @@ def _rule_mounted_combat(run: Run) -> None:
     - derive hit_location_bonus = 1 (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - cannot: use two-handed polearms or large shields while mounted (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
+    - roll spur_ride: d100 <= ride (when spurring)
+    - roll spur_will: resist POW vs mount_POW (when spurring)
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
@@ -3994,8 +4055,10 @@ def _rule_mounted_combat(run: Run) -> None:
     )
     run.text(_mounted_combat__text4, v['mounted'])
     run.text(_mounted_combat__text5, v['mounted'])
-    run.roll(_mounted_combat__roll3, v['falling_from_mount'], lambda: run.stat('luck'))
-    run.roll(_mounted_combat__roll4, v['falling_from_mount'], lambda: run.base('stamina'))
+    run.roll(_mounted_combat__roll3, v['spurring'], lambda: v['ride'])
+    run.roll(_mounted_combat__roll4, v['spurring'], lambda: (v['POW'], v['mount_POW']))
+    run.roll(_mounted_combat__roll5, v['falling_from_mount'], lambda: run.stat('luck'))
+    run.roll(_mounted_combat__roll6, v['falling_from_mount'], lambda: run.base('stamina'))
     run.text(_mounted_combat__text6, True)
     run.text(_mounted_combat__text7, True)
 
@@ -4746,14 +4809,55 @@ _radiation__derive4: Final = DeriveSpec(
     name='death_hours',
     condition='when radiation_pot >= 25 and radiation_pot < 30',
 )
-_radiation__derive5: Final = DeriveSpec(
+_radiation__mod1: Final = ModSpec(
+    key='radiation#7.2.1',
+    rule='radiation',
+    source='Radiation',
+    target='skill',
+    op='grade',
+    value='difficult',
+    text='skill is difficult',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+    label='acute radiation: physical skills',
+)
+_radiation__roll3: Final = RollSpec(
+    key='radiation#7.2.2',
+    rule='radiation',
+    source='Radiation',
+    name='acute_stamina',
+    label='Difficult Stamina roll to attempt a physical skill',
+    kind='check',
+    pool=(1, 100, None),
+    op='<=',
+    against=None,
+    success=False,
+    outcomes={},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+)
+_radiation__text1: Final = TextSpec(
     key='radiation#8.1',
+    rule='radiation',
+    source='Radiation',
+    kind='cannot',
+    text='move or act (fatal radiation)',
+    quote=None,
+    condition='when radiation_pot >= 30',
+)
+_radiation__derive5: Final = DeriveSpec(
+    key='radiation#8.2',
     rule='radiation',
     source='Radiation',
     name='corpse_pot',
     condition='when radiation_pot >= 30',
 )
-_radiation__roll3: Final = RollSpec(
+_radiation__roll4: Final = RollSpec(
     key='radiation#9.1',
     rule='radiation',
     source='Radiation',
@@ -4771,7 +4875,7 @@ _radiation__roll3: Final = RollSpec(
     notes=(),
     condition='when mutations',
 )
-_radiation__text1: Final = TextSpec(
+_radiation__text2: Final = TextSpec(
     key='radiation#10',
     rule='radiation',
     source='Radiation',
@@ -4780,7 +4884,7 @@ _radiation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_radiation__text2: Final = TextSpec(
+_radiation__text3: Final = TextSpec(
     key='radiation#11',
     rule='radiation',
     source='Radiation',
@@ -4789,7 +4893,7 @@ _radiation__text2: Final = TextSpec(
     quote='The Radiation Effects Table (below) provides guidelines for different POT levels',
     condition='',
 )
-_radiation__text3: Final = TextSpec(
+_radiation__text4: Final = TextSpec(
     key='radiation#12',
     rule='radiation',
     source='Radiation',
@@ -4808,6 +4912,9 @@ def _rule_radiation(run: Run) -> None:
     - derive radiation_effect = radiation_effects[radiation_pot].effects
     - roll sterility: d100 <= CON (when radiation_pot >= 20)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
+    - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+    - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+    - cannot: move or act (fatal radiation) (when radiation_pot >= 30)
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
@@ -4834,15 +4941,25 @@ def _rule_radiation(run: Run) -> None:
         v['radiation_pot'] >= 25 and v['radiation_pot'] < 30,
         lambda: Fraction(v['CON']) / 2,
     )
+    run.modify(
+        _radiation__mod1,
+        v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
+    )
+    run.roll(
+        _radiation__roll3,
+        v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
+        lambda: round_value(Fraction(run.base('stamina')) / 2, 'up'),
+    )
+    run.text(_radiation__text1, v['radiation_pot'] >= 30)
     run.derive(
         _radiation__derive5,
         v['radiation_pot'] >= 30,
         lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
     )
-    run.roll(_radiation__roll3, v['mutations'], lambda: v['POW'])
-    run.text(_radiation__text1, True)
+    run.roll(_radiation__roll4, v['mutations'], lambda: v['POW'])
     run.text(_radiation__text2, True)
     run.text(_radiation__text3, True)
+    run.text(_radiation__text4, True)
 
 # rule shields_and_missile_fire
 
@@ -7015,20 +7132,20 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'improvised_wear': RuleInfo('improvised_wear', 'trait', 'Wear of improvised weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', )),
     'improvised_weapons': RuleInfo('improvised_weapons', 'rule', 'Improvised Weapons', 'Improvised Weapons', ('weapon_hp', 'parried_damage', )),
     'improvised_parrying_weapons': RuleInfo('improvised_parrying_weapons', 'rule', 'Improvised Parrying Weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', 'weapon_base', 'weapon_enc', )),
-    'knockback': RuleInfo('knockback', 'rule', 'Knockback', 'Knockback', ('SIZ', 'DEX', 'agility', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', )),
+    'knockback': RuleInfo('knockback', 'rule', 'Knockback', 'Knockback', ('SIZ', 'DEX', 'agility', 'ride', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', )),
     'knockout_attacks': RuleInfo('knockout_attacks', 'rule', 'Knockout Attacks', 'Knockout Attacks', ('skill', 'wound', 'headed', )),
     'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
     'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', )),
     'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'attack_kind', 'moving', 'fire_direction', )),
     'superior_position': RuleInfo('superior_position', 'rule', 'Superior/Inferior Positions', 'Superior/Inferior Positions', ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', )),
-    'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', )),
+    'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', 'spurring', 'mount_POW', )),
     'natural_weapons': RuleInfo('natural_weapons', 'rule', 'Natural Weapons', 'Natural Weapons', ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', )),
     'poisons': RuleInfo('poisons', 'rule', 'Poisons', 'Poisons', ('CON', 'POT', 'poison_speed', )),
     'poison_antidotes': RuleInfo('poison_antidotes', 'rule', 'Poison Antidotes', 'Poison Antidotes', ('CON', 'POT', 'antidote_pot', 'poison_speed', )),
     'prone': RuleInfo('prone', 'rule', 'Prone', 'Prone', ('skill', 'action', 'base_range', 'target_range', 'missile_kind', 'attack_kind', 'actor_prone', 'target_prone', 'voluntarily_prone', 'getting_up', )),
     'pulling_blows': RuleInfo('pulling_blows', 'rule', 'Pulling Blows', 'Pulling Blows', ('damage', 'pull_steps', 'pull_dice', )),
     'quickdraws': RuleInfo('quickdraws', 'rule', 'Quickdraws', 'Quickdraws', ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', )),
-    'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'radiation_pot', 'mutations', )),
+    'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', )),
     'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', )),
     'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'attack_kind', 'shot_angle', 'shot_direction', )),
     'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
@@ -7400,6 +7517,7 @@ def knockback(
     SIZ: int = 13,
     DEX: int = 10,
     agility: int | None = None,
+    ride: int = 50,
     knock_siz: int | None = None,
     knockback_damage: int = 0,
     mount_siz: int = 0,
@@ -7411,6 +7529,7 @@ def knockback(
 
     - knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
     - knock_siz / 2 round up (when half_siz_threshold)
+    - roll keep_seat: d100 <= ride (when mount_siz > 0)
     - roll resist_knockback: resist knock_siz vs knockback_damage (unless from_above)
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
@@ -7419,6 +7538,7 @@ def knockback(
         'SIZ': SIZ,
         'DEX': DEX,
         'agility': agility,
+        'ride': ride,
         'knock_siz': knock_siz,
         'knockback_damage': knockback_damage,
         'mount_siz': mount_siz,
@@ -7568,6 +7688,8 @@ def mounted_combat(
     mounted: bool = False,
     target_on_foot: bool = False,
     falling_from_mount: bool = False,
+    spurring: bool = False,
+    mount_POW: int = 10,
 ) -> Resolution:
     """Mounted Combat (Mounted Combat).
 
@@ -7579,6 +7701,8 @@ def mounted_combat(
     - derive hit_location_bonus = 1 (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - cannot: use two-handed polearms or large shields while mounted (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
+    - roll spur_ride: d100 <= ride (when spurring)
+    - roll spur_will: resist POW vs mount_POW (when spurring)
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
@@ -7595,6 +7719,8 @@ def mounted_combat(
         'mounted': mounted,
         'target_on_foot': target_on_foot,
         'falling_from_mount': falling_from_mount,
+        'spurring': spurring,
+        'mount_POW': mount_POW,
     }
     return resolve_with(_BOOK, ('mounted_combat',), given)
 
@@ -7745,8 +7871,11 @@ def radiation(
     *,
     CON: int = 10,
     POW: int = 10,
+    skill: int = 50,
+    stamina: int | None = None,
     radiation_pot: int = 5,
     mutations: bool = False,
+    physical_skill: bool = False,
 ) -> Resolution:
     """Radiation (Radiation).
 
@@ -7756,14 +7885,20 @@ def radiation(
     - derive radiation_effect = radiation_effects[radiation_pot].effects
     - roll sterility: d100 <= CON (when radiation_pot >= 20)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
+    - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+    - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+    - cannot: move or act (fatal radiation) (when radiation_pot >= 30)
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
     given: dict[str, object] = {
         'CON': CON,
         'POW': POW,
+        'skill': skill,
+        'stamina': stamina,
         'radiation_pot': radiation_pot,
         'mutations': mutations,
+        'physical_skill': physical_skill,
     }
     return resolve_with(_BOOK, ('radiation',), given)
 
