@@ -52,7 +52,7 @@ def test_the_radiation_effects_table_is_encoded() -> None:
 
 def test_the_coverage_list_names_every_heading() -> None:
     header = BOOK.read_text(encoding="utf-8").split("rulebook spot_rules_e_to_z", 1)[0]
-    assert [h for h in HEADINGS + ["Radiation Effects Table"] if f"#   {h} ." not in header] == []
+    assert [h for h in [*HEADINGS, "Radiation Effects Table"] if f"#   {h} ." not in header] == []
 
 
 def test_a_stick_of_dynamite(spot: ModuleType) -> None:
