@@ -1771,7 +1771,7 @@ _explosions__text5: Final = TextSpec(
     source='Explosions',
     kind='erratum',
     text='Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on; the distance is counted in whole meters from 1.',
-    quote='reduce the damage dice by –1D6 for every two meters away from the epicenter',
+    quote='reduce the damage dice by -1D6 for every two meters away from the epicenter',
     condition='',
 )
 _explosions__text6: Final = TextSpec(
@@ -3050,7 +3050,7 @@ _improvised_parrying_weapons__text6: Final = TextSpec(
     source='Improvised Parrying Weapons',
     kind='erratum',
     text="The half is rounded up, as the chapter's other halves.",
-    quote='half of the weapon’s base chance (or 20%, whichever is higher)',
+    quote="half of the weapon's base chance (or 20%, whichever is higher)",
     condition='',
 )
 
@@ -4348,7 +4348,7 @@ _poison_antidotes__text4: Final = TextSpec(
     source='Poison Antidotes',
     kind='erratum',
     text='The lowered POT is used for the resistance roll as well as for the damage.',
-    quote='the antidote’s POT is subtracted from the poison’s POT before damage is figured',
+    quote="the antidote's POT is subtracted from the poison's POT before damage is figured",
     condition='',
 )
 
@@ -5598,7 +5598,7 @@ _thrown_weapons__text2: Final = TextSpec(
     source='Thrown Weapons',
     kind='erratum',
     text="Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
-    quote='your character’s damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved',
+    quote="your character's damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved",
     condition='',
 )
 
@@ -6332,7 +6332,7 @@ _wind__text2: Final = TextSpec(
     source='Wind',
     kind='erratum',
     text='No modifier, and no resistance roll: a light wind does not knock anyone down.',
-    quote='Light to Moderate Wind (STR 0–1): —',
+    quote='Light to Moderate Wind (STR 0-1): —',
     condition='',
 )
 
@@ -6604,7 +6604,7 @@ _weather_conditions__text2: Final = TextSpec(
     source='Wind',
     kind='erratum',
     text='No modifier, and no resistance roll: a light wind does not knock anyone down.',
-    quote='Light to Moderate Wind (STR 0–1): —',
+    quote='Light to Moderate Wind (STR 0-1): —',
     condition='',
 )
 _weather_conditions__mod3: Final = ModSpec(
