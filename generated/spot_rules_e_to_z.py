@@ -1492,7 +1492,7 @@ RULEBOOK: Final = RulebookInfo(
         Note(
             'spot_rules_e_to_z',
             None,
-            'The 1/5 grade rounds as the special success does; two Difficult grades together, which the chapter never combines, are read as 1/5.',
+            "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5.",
             'it becomes 1/5 the normal skill chance (equal to the chance of a special success',
         ),
         Note(
@@ -1506,10 +1506,10 @@ RULEBOOK: Final = RulebookInfo(
 """The rulebook these resolvers were compiled from, with its general notes."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
-    'STR': InputSpec('STR', 'Strength', 'int', 0, 100, None, (), 10, False),
+    'STR': InputSpec('STR', 'Strength', 'int', 1, 100, None, (), 10, False),
     'CON': InputSpec('CON', 'Constitution', 'int', 1, 100, None, (), 10, False),
-    'SIZ': InputSpec('SIZ', 'Size', 'int', 1, 200, None, (), 13, False),
-    'INT': InputSpec('INT', 'Intelligence', 'int', 1, 100, None, (), 13, False),
+    'SIZ': InputSpec('SIZ', 'Size', 'int', 1, 200, None, (), 10, False),
+    'INT': InputSpec('INT', 'Intelligence', 'int', 1, 100, None, (), 10, False),
     'POW': InputSpec('POW', 'Power', 'int', 1, 100, None, (), 10, False),
     'DEX': InputSpec('DEX', 'Dexterity', 'int', 1, 100, None, (), 10, False),
     'skill': InputSpec('skill', 'Skill rating', 'percent', 0, 200, None, (), 50, True),
@@ -7235,7 +7235,7 @@ _BOOK: Final = Book(
     },
     differences={
     },
-    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'nearest'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
+    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
@@ -7346,7 +7346,7 @@ def extended_range(
 
 def falling(
     *,
-    SIZ: int = 13,
+    SIZ: int = 10,
     armor: int = 0,
     fall_dice: int | None = None,
     fall_distance: int = 0,
@@ -7514,7 +7514,7 @@ def improvised_parrying_weapons(
 
 def knockback(
     *,
-    SIZ: int = 13,
+    SIZ: int = 10,
     DEX: int = 10,
     agility: int | None = None,
     ride: int = 50,
@@ -7955,7 +7955,7 @@ def slippery_surfaces(
 
 def stunning_or_subduing(
     *,
-    INT: int = 13,
+    INT: int = 10,
     DEX: int = 10,
     skill: int = 50,
     agility: int | None = None,
@@ -8130,7 +8130,7 @@ def underwater_combat(
 def vacuum(
     *,
     CON: int = 10,
-    INT: int = 13,
+    INT: int = 10,
     skill: int = 50,
     stamina: int | None = None,
     vacuum_round: int = 1,
