@@ -1445,6 +1445,14 @@ def _reads(effects: list[m.Effect], book: m.Book) -> tuple[str, ...]:
             names.add(effect.target)
     for table in book.tables.values():
         del table
+    # A value that starts from others (`= DEX * 5`) reads them too: follow defaults.
+    pending = list(names)
+    while pending:
+        var = book.vars.get(pending.pop())
+        if var is not None and var.default_expr is not None:
+            for name in names_read(var.default_expr, book) - names:
+                names.add(name)
+                pending.append(name)
     return tuple(v for v in book.vars if v in names)
 
 

@@ -664,7 +664,7 @@ class Emitter:
         w.dedent()
         w.line("},")
         grades = "".join(
-            f"Grade({literal(g.name)}, {g.step}, {literal(g.op)}, {_fraction_literal(g.value)}, {literal(g.rounding)}), "
+            f"Grade({literal(g.name)}, {g.step}, {literal(g.op)}, {_grade_value_literal(g.value)}, {literal(g.rounding)}), "
             for g in book.grades
         )
         w.line(f"grades=({grades}),")
@@ -849,6 +849,12 @@ def _fraction_literal(value: Fraction | int | None) -> str:
     value = Fraction(value)
     if value.denominator == 1:
         return str(value.numerator)
+    return f"Fraction({value.numerator}, {value.denominator})"
+
+
+def _grade_value_literal(value: Fraction | int) -> str:
+    """A grade's value is typed `Fraction` in the runtime, even when it is whole."""
+    value = Fraction(value)
     return f"Fraction({value.numerator}, {value.denominator})"
 
 

@@ -231,3 +231,30 @@ def test_a_pool_keeps_one_die_and_says_so(skirmish: ModuleType) -> None:
     assert str(result.stats["laser_damage"]) == "1d6-1"
     capped = next(m for m in result.modifiers if m.operation == "dice")
     assert (capped.status, capped.reason) == ("capped", "a pool keeps at least one die")
+
+
+def test_grade_values_are_emitted_as_fractions() -> None:
+    # The runtime types a grade's value as a Fraction; a whole value (Easy doubles: 2) must be
+    # emitted as one too, or the generated module fails `mypy --strict`.
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        'rulebook graded "Grades":\n    source "test"\n\n'
+        'grades "Difficulty":\n    easy +1: * 2\n    difficult -1: / 2 round up\n\n'
+        'stat skill: percent 0..200 = 45\n\n'
+        'rule hard "Hard" cites "t":\n    skill is difficult\n'
+    )
+    values = [grade.value for grade in module._BOOK.grades]
+    assert values == [Fraction(2), Fraction(2)]
+    assert all(type(value) is Fraction for value in values)
+    # 45 / 2 = 22.5, rounded up: 23.
+    assert module.hard(skill=45).stats["skill"] == 23
+
+
+def test_a_rule_takes_the_inputs_its_stats_start_from(skirmish: ModuleType) -> None:
+    # Walls change `to_hit`, which starts from DEX: the typed function takes DEX too, and reads
+    # it as resolve() does.
+    assert "DEX" in inspect.signature(skirmish.wall_cover).parameters
+    assert "DEX" in skirmish.RULES["wall_cover"].reads
+    typed = skirmish.wall_cover(DEX=13, stance="kneeling")
+    assert typed.stats["to_hit"] == skirmish.resolve("wall_cover", DEX=13, stance="kneeling").stats["to_hit"]
