@@ -231,3 +231,24 @@ def test_a_pool_keeps_one_die_and_says_so(skirmish: ModuleType) -> None:
     assert str(result.stats["laser_damage"]) == "1d6-1"
     capped = next(m for m in result.modifiers if m.operation == "dice")
     assert (capped.status, capped.reason) == ("capped", "a pool keeps at least one die")
+
+
+def test_a_value_derived_under_exclusive_conditions_takes_the_one_that_holds() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        "rulebook barrier \"Barrier\":\n"
+        "    source \"docs\"\n"
+        "input level: one of {flimsy, moderate, strong} = flimsy\n"
+        "input hits: int 0..20 = 0\n"
+        "rule barrier \"Barrier\" cites \"B\":\n"
+        "    when level == flimsy: derive tuffness = 8\n"
+        "    when level == moderate: derive tuffness = 10\n"
+        "    when level == strong: derive tuffness = 12\n"
+        "    derive left = tuffness - hits\n"
+    )
+    # Each level its own Tuffness, 8, 10 or 12, and a later line reads the one that holds: 12 - 5 = 7.
+    assert [module.barrier(level=x).stats["tuffness"] for x in ("flimsy", "moderate", "strong")] == [8, 10, 12]
+    assert module.barrier(level="strong", hits=5).stats["left"] == 7
+    trace = [(t.item, t.applied) for t in module.barrier(level="moderate").trace]
+    assert trace[:3] == [("derive tuffness", False), ("derive tuffness", True), ("derive tuffness", False)]
