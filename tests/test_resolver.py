@@ -252,3 +252,26 @@ def test_a_value_derived_under_exclusive_conditions_takes_the_one_that_holds() -
     assert module.barrier(level="strong", hits=5).stats["left"] == 7
     trace = [(t.item, t.applied) for t in module.barrier(level="moderate").trace]
     assert trace[:3] == [("derive tuffness", False), ("derive tuffness", True), ("derive tuffness", False)]
+
+
+def test_a_level_set_or_capped_by_an_input_takes_the_input_value() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        "rulebook tiles \"Tiles\":\n"
+        "    source \"docs\"\n"
+        "type intensity = levels {light < moderate < heavy}\n"
+        "stat level: intensity = light\n"
+        "input chosen: intensity = moderate\n"
+        "input cap: intensity = heavy\n"
+        "input court: flag\n"
+        "rule draw \"Draw\" cites \"D\":\n"
+        "    level +2 levels\n"
+        "    level max cap\n"
+        "    when court: level = chosen\n"
+    )
+    # light + 2 levels = heavy, capped at moderate.  A court card sets the chosen level first, then the
+    # shift applies (section 8: `=`, then shifts, then `max`): light + 2 = heavy, or the moderate cap.
+    assert module.draw(cap="moderate").stats["level"] == "moderate"
+    assert module.draw(court=True, chosen="light", cap="heavy").stats["level"] == "heavy"
+    assert module.draw(court=True, chosen="light", cap="moderate").stats["level"] == "moderate"
