@@ -2240,7 +2240,7 @@ _smoke__text3: Final = TextSpec(
     source='17.4',
     kind='erratum',
     text='The three characters between "die" and "just" are a dash garbled by the text\'s encoding.',
-    quote='Anti-laser smoke reduces laser damage by 1 die â€“ just like R1 shielding.',
+    quote='Anti-laser smoke reduces laser damage by 1 die \xe2\u20ac\u201c just like R1 shielding.',
     condition='',
 )
 
