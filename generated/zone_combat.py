@@ -3674,7 +3674,7 @@ _zone_debris__text1: Final = TextSpec(
     source='Condition tiles: DEBRIS',
     kind='erratum',
     text='The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    quote='DEBRIS – Moderate / DEBRIS – Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
+    quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
     condition='',
 )
 _zone_debris__text2: Final = TextSpec(
@@ -4037,7 +4037,7 @@ _rain__text1: Final = TextSpec(
     source='Condition tiles: RAIN',
     kind='erratum',
     text='The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
-    quote='RAIN – Light',
+    quote='RAIN \u2013 Light',
     condition='',
 )
 _rain__text2: Final = TextSpec(
@@ -4554,7 +4554,7 @@ _debris_tile__text1: Final = TextSpec(
     source='Condition tiles: DEBRIS',
     kind='erratum',
     text='The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    quote='DEBRIS – Moderate / DEBRIS – Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
+    quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
     condition='',
 )
 _debris_tile__text2: Final = TextSpec(
@@ -4696,7 +4696,7 @@ _lighting__text1: Final = TextSpec(
     source='Condition tiles: LIGHT',
     kind='erratum',
     text='The three levels are read as Light, Moderate and Heavy.',
-    quote='LIGHT – Dim / Dark / Black',
+    quote='LIGHT \u2013 Dim / Dark / Black',
     condition='',
 )
 
@@ -4795,7 +4795,7 @@ _noise__text1: Final = TextSpec(
     source='Condition tiles: NOISE',
     kind='erratum',
     text='Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
-    quote='NOISE – Loud / -4 Hearing / +1 Stealth',
+    quote='NOISE \u2013 Loud / -4 Hearing / +1 Stealth',
     condition='',
 )
 
@@ -5104,7 +5104,7 @@ _wall_tile__text1: Final = TextSpec(
     source='Condition tiles: WALL',
     kind='erratum',
     text='Read as Light, Moderate and Heavy.',
-    quote='WALL – Low, ruined, exposed / solid, internal / strong',
+    quote='WALL \u2013 Low, ruined, exposed / solid, internal / strong',
     condition='',
 )
 
