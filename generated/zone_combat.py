@@ -3690,15 +3690,6 @@ _zone_debris__text3: Final = TextSpec(
     key='zone_debris#3',
     rule='zone_debris',
     source='Zone Traits',
-    kind='note',
-    text='DEBRIS: both natural (plants) or artificial (furniture).',
-    quote=None,
-    condition='',
-)
-_zone_debris__text4: Final = TextSpec(
-    key='zone_debris#4',
-    rule='zone_debris',
-    source='Zone Traits',
     kind='erratum',
     text='The trait gives no values; it is read as the DEBRIS condition tile at its level.',
     quote='DEBRIS: both natural (plants) or artificial (furniture).',
@@ -3756,7 +3747,6 @@ def _rule_zone_debris(run: Run) -> None:
     run.text(_zone_debris__text1, True)
     run.text(_zone_debris__text2, True)
     run.text(_zone_debris__text3, True)
-    run.text(_zone_debris__text4, True)
 
 # trait zone_stacking
 
