@@ -278,7 +278,7 @@ class Emitter:
         if effect.op in ("add", "mul", "div", "set", "min", "max"):
             assert effect.value is not None
             amount = effect.value
-            if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum):
+            if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
                 value_code = literal(printer.expr_text(amount))
             elif _is_constant(amount, self.book) and effect.per is None:
                 value_code = self._py(amount)

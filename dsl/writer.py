@@ -63,7 +63,10 @@ class CodeWriter:
 
 def literal(value: object) -> str:
     """A Python literal for a str, int, bool or None coming from a rulebook."""
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, str):
+        # escaped to ASCII: a dash or sign that looks like another (an en dash, a times sign) stays lint-clean
+        return ascii(value)
+    if value is None or isinstance(value, (bool, int)):
         return repr(value)
     raise TypeError(f"not a literal: {type(value).__name__}")
 
@@ -71,7 +74,7 @@ def literal(value: object) -> str:
 def _safe_docstring(text: str) -> bool:
     if '"""' in text or "\\" in text or text.endswith('"') or text.startswith('"'):
         return False
-    return all(ch == "\n" or (ch.isprintable() and ch != "\t") for ch in text)
+    return text.isascii() and all(ch == "\n" or (ch.isprintable() and ch != "\t") for ch in text)
 
 
 def docstring(text: str) -> str:
@@ -79,4 +82,4 @@ def docstring(text: str) -> str:
     text = text.strip("\n")
     if _safe_docstring(text):
         return '"""' + text + ('\n"""' if "\n" in text else '"""')
-    return repr(text)
+    return ascii(text)

@@ -835,7 +835,7 @@ class Run:
         self.values = values
         self._mods: dict[str, list[_Candidate]] = {}
         self._effective: dict[str, Any] = {}
-        self._derived: dict[str, Callable[[], Any]] = {}
+        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
         self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
         self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
@@ -850,7 +850,7 @@ class Run:
         self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, value)
+        self._derived.setdefault(spec.name, []).append((holds, value))
         self._derive_specs.append((spec, holds))
 
     def roll(
@@ -883,7 +883,10 @@ class Run:
 
     def derived(self, name: str) -> Any:
         if name not in self._derive_values:
-            self._derive_values[name] = self._derived[name]()
+            # A name derived under exclusive conditions takes the value whose condition holds.
+            options = self._derived[name]
+            value = next((v for holds, v in options if _now(holds)), options[0][1])
+            self._derive_values[name] = value()
         return self._derive_values[name]
 
     def _order(self, key: str) -> int:
@@ -5098,7 +5101,7 @@ _shooting_up_or_down__text2: Final = TextSpec(
     source='Shooting Up or Down',
     kind='erratum',
     text='Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).',
-    quote='Effective and maximum ranges are halved for a target directly overhead, but are not affected for targets at the 45° angle or greater, up to 90° (directly overhead)',
+    quote='Effective and maximum ranges are halved for a target directly overhead, but are not affected for targets at the 45\xb0 angle or greater, up to 90\xb0 (directly overhead)',
     condition='',
 )
 _shooting_up_or_down__text3: Final = TextSpec(
@@ -5107,7 +5110,7 @@ _shooting_up_or_down__text3: Final = TextSpec(
     source='Shooting Up or Down',
     kind='erratum',
     text='Read as: at an angle of more than 45 degrees, up or down.',
-    quote='If firing a missile weapon at a target or an angle more than 45°, the attack is Difficult',
+    quote='If firing a missile weapon at a target or an angle more than 45\xb0, the attack is Difficult',
     condition='',
 )
 
@@ -6332,7 +6335,7 @@ _wind__text2: Final = TextSpec(
     source='Wind',
     kind='erratum',
     text='No modifier, and no resistance roll: a light wind does not knock anyone down.',
-    quote='Light to Moderate Wind (STR 0-1): —',
+    quote='Light to Moderate Wind (STR 0-1): \u2014',
     condition='',
 )
 
@@ -6604,7 +6607,7 @@ _weather_conditions__text2: Final = TextSpec(
     source='Wind',
     kind='erratum',
     text='No modifier, and no resistance roll: a light wind does not knock anyone down.',
-    quote='Light to Moderate Wind (STR 0-1): —',
+    quote='Light to Moderate Wind (STR 0-1): \u2014',
     condition='',
 )
 _weather_conditions__mod3: Final = ModSpec(

@@ -20,7 +20,8 @@ def test_check_clean_rulebooks() -> None:
     result = run("check", "rulebooks/")
     assert result.exit_code == 0
     count = len(list(Path("rulebooks").glob("*.rules")))
-    assert f"checked {count} rulebook{'s' if count != 1 else ''}: 0 errors, 0 warnings" in result.output
+    assert count >= 1
+    assert f"checked {count} rulebook{'s' if count > 1 else ''}: 0 errors, 0 warnings" in result.output
 
 
 def test_check_reports_errors_with_position_and_exits_1(tmp_path: Path) -> None:
@@ -50,8 +51,8 @@ def test_list_by_bundled_name_and_json() -> None:
 def test_unknown_book_is_bad_usage() -> None:
     result = run("list", "no_such_book")
     assert result.exit_code == 2
-    assert "(bundled: " in result.output
-    assert "skirmish_terrain" in result.output.split("(bundled: ", 1)[1].split(")")[0].split(", ")
+    bundled = result.output.split("(bundled: ", 1)[1].split(")", 1)[0].split(", ")
+    assert "skirmish_terrain" in bundled and bundled == sorted(bundled)
 
 
 def test_describe_lists_inputs_with_types_ranges_choices_defaults() -> None:

@@ -258,3 +258,47 @@ def test_a_rule_takes_the_inputs_its_stats_start_from(skirmish: ModuleType) -> N
     assert "DEX" in skirmish.RULES["wall_cover"].reads
     typed = skirmish.wall_cover(DEX=13, stance="kneeling")
     assert typed.stats["to_hit"] == skirmish.resolve("wall_cover", DEX=13, stance="kneeling").stats["to_hit"]
+
+
+def test_a_value_derived_under_exclusive_conditions_takes_the_one_that_holds() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        "rulebook barrier \"Barrier\":\n"
+        "    source \"docs\"\n"
+        "input level: one of {flimsy, moderate, strong} = flimsy\n"
+        "input hits: int 0..20 = 0\n"
+        "rule barrier \"Barrier\" cites \"B\":\n"
+        "    when level == flimsy: derive tuffness = 8\n"
+        "    when level == moderate: derive tuffness = 10\n"
+        "    when level == strong: derive tuffness = 12\n"
+        "    derive left = tuffness - hits\n"
+    )
+    # Each level its own Tuffness, 8, 10 or 12, and a later line reads the one that holds: 12 - 5 = 7.
+    assert [module.barrier(level=x).stats["tuffness"] for x in ("flimsy", "moderate", "strong")] == [8, 10, 12]
+    assert module.barrier(level="strong", hits=5).stats["left"] == 7
+    trace = [(t.item, t.applied) for t in module.barrier(level="moderate").trace]
+    assert trace[:3] == [("derive tuffness", False), ("derive tuffness", True), ("derive tuffness", False)]
+
+
+def test_a_level_set_or_capped_by_an_input_takes_the_input_value() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        "rulebook tiles \"Tiles\":\n"
+        "    source \"docs\"\n"
+        "type intensity = levels {light < moderate < heavy}\n"
+        "stat level: intensity = light\n"
+        "input chosen: intensity = moderate\n"
+        "input cap: intensity = heavy\n"
+        "input court: flag\n"
+        "rule draw \"Draw\" cites \"D\":\n"
+        "    level +2 levels\n"
+        "    level max cap\n"
+        "    when court: level = chosen\n"
+    )
+    # light + 2 levels = heavy, capped at moderate.  A court card sets the chosen level first, then the
+    # shift applies (section 8: `=`, then shifts, then `max`): light + 2 = heavy, or the moderate cap.
+    assert module.draw(cap="moderate").stats["level"] == "moderate"
+    assert module.draw(court=True, chosen="light", cap="heavy").stats["level"] == "heavy"
+    assert module.draw(court=True, chosen="light", cap="moderate").stats["level"] == "moderate"

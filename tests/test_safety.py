@@ -30,6 +30,7 @@ HOSTILE_TEXTS = [
     "right-to-left \u202e mark \u200f and \u2066 isolate",
     f'"""); __import__("pathlib").Path("{MARKER}").touch()  # ',
     f"'); open('{MARKER}', 'w'); print('",
+    "look-alikes: an en dash \u2013, a multiplication sign \u00d7 and \u00e2\u20ac\u201c",
 ]
 
 
