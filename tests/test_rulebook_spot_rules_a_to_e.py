@@ -62,14 +62,43 @@ SECTIONS = {
 
 # The entries of the chapter's index table that the second half (spot_rules_e_to_z) encodes.
 OTHER_HALF = [
-    "Explosions", "Extended Range", "Falling", "Fighting While Down", "Fire and Heat",
-    "Firing into Combat", "Fortified Positions", "Improvised Parrying Weapons", "Improvised Weapons",
-    "Knockback", "Knockout Attacks", "Light Sources", "Mass Combat", "Missile Fire While Moving",
-    "Mounted Combat", "Natural Weapons", "Point-blank Range", "Poison", "Prone", "Pulling Blows",
-    "Quickdraws", "Radiation", "Shields and Missile Fire", "Shooting Up or Down",
-    "Slippery or Unstable Surfaces", "Stunning or Subduing", "Superior/Inferior Positions",
-    "Superior Numbers", "Sweep Attacks", "Thrown Weapons", "Two Weapons", "Underwater Combat",
-    "Vacuum", "Volley Fire", "Weapon Length (Closing)", "Weather Condition", "Zero-gravity Combat",
+    "Explosions",
+    "Extended Range",
+    "Falling",
+    "Fighting While Down",
+    "Fire and Heat",
+    "Firing into Combat",
+    "Fortified Positions",
+    "Improvised Parrying Weapons",
+    "Improvised Weapons",
+    "Knockback",
+    "Knockout Attacks",
+    "Light Sources",
+    "Mass Combat",
+    "Missile Fire While Moving",
+    "Mounted Combat",
+    "Natural Weapons",
+    "Point-blank Range",
+    "Poison",
+    "Prone",
+    "Pulling Blows",
+    "Quickdraws",
+    "Radiation",
+    "Shields and Missile Fire",
+    "Shooting Up or Down",
+    "Slippery or Unstable Surfaces",
+    "Stunning or Subduing",
+    "Superior/Inferior Positions",
+    "Superior Numbers",
+    "Sweep Attacks",
+    "Thrown Weapons",
+    "Two Weapons",
+    "Underwater Combat",
+    "Vacuum",
+    "Volley Fire",
+    "Weapon Length (Closing)",
+    "Weather Condition",
+    "Zero-gravity Combat",
 ]
 
 
@@ -193,16 +222,16 @@ def test_chase_trouble_table_with_a_re_roll_modifier(spot: ModuleType) -> None:
 def test_aura_total_and_resistance(spot: ModuleType) -> None:
     # SIZ 12, POW 15, CHA 14: 41 / 3 = 13.67 -> 14; a critical Command +3: 17.
     # Target POW 13: 50 + (13 - 17) x 5 = 30.
-    result = spot.resolve(
-        "aura_attacks", SIZ=12, POW=15, CHA=14, command_roll="critical_result", opponent_POW=13
-    )
+    result = spot.resolve("aura_attacks", SIZ=12, POW=15, CHA=14, command_roll="critical_result", opponent_POW=13)
     assert result.stats["aura"] == 17
     assert result.roll("resist_aura").probability == Fraction(3, 10)
 
 
 def test_disease_recovery_rises_by_day(spot: ModuleType) -> None:
     # CON 9: day 2 x2 = 18, day 3 x3 = 27, day 4 x4 = 36; in bed and unstrained.
-    chances = [spot.disease_recovery(diseased=True, CON=9, disease_day=d).roll("recover").probability for d in (2, 3, 4)]
+    chances = [
+        spot.disease_recovery(diseased=True, CON=9, disease_day=d).roll("recover").probability for d in (2, 3, 4)
+    ]
     assert chances == [Fraction(18, 100), Fraction(27, 100), Fraction(36, 100)]
 
 
