@@ -231,3 +231,22 @@ def test_a_pool_keeps_one_die_and_says_so(skirmish: ModuleType) -> None:
     assert str(result.stats["laser_damage"]) == "1d6-1"
     capped = next(m for m in result.modifiers if m.operation == "dice")
     assert (capped.status, capped.reason) == ("capped", "a pool keeps at least one die")
+
+
+def test_a_value_derived_under_several_conditions_takes_the_one_that_holds() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        'rulebook d "D":\n    source "s"\n'
+        "input state: one of {a, b, c} = a\ninput cost: int 0..100 = 10\n"
+        'rule r "R" cites "1":\n'
+        "    when state == a: derive price = cost * 2\n"
+        "    when state == b: derive price = cost * 3\n"
+        "    when price > 25: derive dear = yes\n"
+    )
+    # a: 10 x 2 = 20; b: 10 x 3 = 30 (not the first definition's 20), and 30 > 25 makes it dear.
+    assert module.resolve("r", state="a").stats["price"] == 20
+    b = module.resolve("r", state="b")
+    assert b.stats["price"] == 30
+    assert b.stats["dear"] is True
+    assert "price" not in module.resolve("r", state="c").stats
