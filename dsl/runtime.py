@@ -711,7 +711,7 @@ class Grade:
     name: str
     step: int | None
     op: str
-    value: Fraction
+    value: Fraction | int  # whole numbers are emitted as ints, as everywhere in generated code
     rounding: str | None
 
 
