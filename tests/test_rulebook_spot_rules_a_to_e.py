@@ -7,6 +7,7 @@ the numbers worked out by hand in the comments.  d100 <= N succeeds on N of the 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from fractions import Fraction
 from itertools import product
@@ -145,6 +146,10 @@ def test_the_header_lists_every_heading_and_the_other_half() -> None:
     for heading in [*SECTIONS, *OTHER_HALF]:
         assert heading in header, heading
     assert "spot_rules_e_to_z" in header
+    book = compiled(PATH).book
+    assert book is not None
+    words = set(re.findall(r"[a-z_]+", header))
+    assert sorted(name for name in [*book.rules, *book.tables] if name not in words) == []
 
 
 def test_conventions(spot: ModuleType) -> None:
