@@ -1465,6 +1465,15 @@ def _reads(effects: list[m.Effect], book: m.Book) -> tuple[str, ...]:
             names |= names_read(expr, book)
         if isinstance(effect, m.ModEffect):
             names.add(effect.target)
+    # A value that starts from others (`stat stamina = CON * 5`) reads them too: the rule needs
+    # them to resolve, and its typed function takes them.
+    pending = list(names)
+    while pending:
+        var = book.vars.get(pending.pop())
+        if var is not None and var.default_expr is not None:
+            for more in names_read(var.default_expr, book) - names:
+                names.add(more)
+                pending.append(more)
     for table in book.tables.values():
         del table
     return tuple(v for v in book.vars if v in names)

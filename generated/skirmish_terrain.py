@@ -3282,9 +3282,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'smoke': RuleInfo('smoke', 'condition', 'Smoke, Fog, and Dense Atmospheres', '17.4', ('DEX', 'to_hit', 'laser_damage', 'weapon', 'smoke_hexes', 'in_smoke', 'gas_mask', 'anti_laser', )),
     'darkness': RuleInfo('darkness', 'condition', 'Complete Darkness', '17.5', ('DEX', 'to_hit', 'MOV', 'moved', 'weapon', 'lit', )),
     'ice': RuleInfo('ice', 'terrain', 'Ice', '17.6', ('DEX', 'moved', 'stance', )),
-    'wall_cover': RuleInfo('wall_cover', 'terrain', 'Walls: cover', '17.7', ('to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', )),
+    'wall_cover': RuleInfo('wall_cover', 'terrain', 'Walls: cover', '17.7', ('DEX', 'to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', )),
     'wall_crossing': RuleInfo('wall_crossing', 'terrain', 'Walls: crossing', '17.7', ('wall', )),
-    'pits': RuleInfo('pits', 'terrain', 'Pits and Holes', '17.8', ('to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', 'pit', )),
+    'pits': RuleInfo('pits', 'terrain', 'Pits and Holes', '17.8', ('DEX', 'to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', 'pit', )),
     'gravity': RuleInfo('gravity', 'condition', 'Changes in Gravity', '17.9', ('gravity', 'carried', 'hole', )),
     'microgravity': RuleInfo('microgravity', 'condition', 'Microgravity', '17.10', ('DEX', 'to_hit', 'STR', 'moved', 'running', 'weapon', 'astrobatics', 'stance', 'fired_recoil', 'hit_by_recoil', 'holding_on', 'recovering', 'recoil_st', 'shots', 'floating_speed', 'at_tether', )),
     'spacesuit': RuleInfo('spacesuit', 'condition', 'Vacuum or Hostile Atmospheres: spacesuit', '17.11', ('DEX', 'MOV', 'leak_turns', )),
@@ -3511,6 +3511,7 @@ def ice(
 
 def wall_cover(
     *,
+    DEX: int = 10,
     to_hit: int | None = None,
     stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
     wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
@@ -3528,6 +3529,7 @@ def wall_cover(
     - to_hit -8 (when throwing_grenade)
     """
     given: dict[str, object] = {
+        'DEX': DEX,
         'to_hit': to_hit,
         'stance': stance,
         'wall': wall,
@@ -3553,6 +3555,7 @@ def wall_crossing(
 
 def pits(
     *,
+    DEX: int = 10,
     to_hit: int | None = None,
     stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
     attacker: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
@@ -3571,6 +3574,7 @@ def pits(
     - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     given: dict[str, object] = {
+        'DEX': DEX,
         'to_hit': to_hit,
         'stance': stance,
         'attacker': attacker,

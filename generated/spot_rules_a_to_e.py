@@ -7363,17 +7363,17 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'resistance_roll': RuleInfo('resistance_roll', 'rule', 'Resistance rolls', '7 (system conventions)', ('POW', 'opponent_POW', )),
     'acid': RuleInfo('acid', 'rule', 'Acid', '7. Acid', ('acid_damage', 'acid', 'armored', 'acid_round', 'protection_rounds', 'armor_life', )),
     'aerial_combat': RuleInfo('aerial_combat', 'rule', 'Aerial Combat', '7. Aerial Combat', ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', )),
-    'aimed_attacks': RuleInfo('aimed_attacks', 'rule', 'Aimed Attacks', '7. Aimed Attacks', ('idea', 'interrupted', )),
+    'aimed_attacks': RuleInfo('aimed_attacks', 'rule', 'Aimed Attacks', '7. Aimed Attacks', ('INT', 'idea', 'interrupted', )),
     'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
     'targeting_specific_area': RuleInfo('targeting_specific_area', 'rule', 'Aimed Attacks: Targeting a Specific Area', '7. Aimed Attacks: Targeting a Specific Area', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
     'ambushes': RuleInfo('ambushes', 'rule', 'Ambushes', '7. Ambushes', ('skill', 'defense', 'perception', 'ambush', 'stealth', 'attackers_seen', 'stealth_succeeded', 'target_noticed', 'after_first_round', )),
-    'area_attacks': RuleInfo('area_attacks', 'rule', 'Area Attacks', '7. Area Attacks', ('defense', 'agility', 'damage', 'area_response', 'response_succeeded', )),
+    'area_attacks': RuleInfo('area_attacks', 'rule', 'Area Attacks', '7. Area Attacks', ('defense', 'DEX', 'agility', 'damage', 'area_response', 'response_succeeded', )),
     'armor_damaged': RuleInfo('armor_damaged', 'rule', 'Armor Damaged', '7. Armor Damaged', ('armor', 'armor_roll', 'armor_state', 'armor_cost', )),
-    'aura_attacks': RuleInfo('aura_attacks', 'rule', 'Aura Attacks', '7. Aura Attacks', ('opponent_POW', 'aura', 'command_roll', 'passion_roll', 'previous_aura_success', 'experience', 'aura_circumstances', 'opponent_pow_shift', )),
+    'aura_attacks': RuleInfo('aura_attacks', 'rule', 'Aura Attacks', '7. Aura Attacks', ('SIZ', 'POW', 'CHA', 'opponent_POW', 'aura', 'command_roll', 'passion_roll', 'previous_aura_success', 'experience', 'aura_circumstances', 'opponent_pow_shift', )),
     'autofire': RuleInfo('autofire', 'rule', 'Autofire', '7. Autofire', ('skill', 'fire_mode', 'autofire_targets', 'shots', )),
     'backstabs': RuleInfo('backstabs', 'rule', 'Backstabs and Helpless Opponents', '7. Backstabs and Helpless Opponents', ('skill', 'defense', 'perception', 'opponent_POW', 'backstab', 'helpless', )),
     'big_and_little_targets': RuleInfo('big_and_little_targets', 'rule', 'Big and Little Targets', '7. Big and Little Targets', ('skill', 'SIZ', 'target_SIZ', 'target_kind', )),
-    'both_sides_surprised': RuleInfo('both_sides_surprised', 'rule', 'Both Sides Surprised', '7. Both Sides Surprised', ('perception', 'idea', 'both_surprised', 'opponent_perception', 'both_ideas_succeed', )),
+    'both_sides_surprised': RuleInfo('both_sides_surprised', 'rule', 'Both Sides Surprised', '7. Both Sides Surprised', ('perception', 'INT', 'idea', 'both_surprised', 'opponent_perception', 'both_ideas_succeed', )),
     'broken_weapons': RuleInfo('broken_weapons', 'rule', 'Broken Weapons', '7. Broken Weapons', ('skill', 'defense', 'damage', 'weapon_broken', 'resembles_familiar', )),
     'chases': RuleInfo('chases', 'rule', 'Chases', '7. Chases', ('skill', 'in_chase', 'chase_result', )),
     'range_track_attacks': RuleInfo('range_track_attacks', 'rule', 'Chases: attacks on the Range Track', '7. Chases: Range Track', ('skill', 'in_chase', 'chase_range', 'chase_attack', )),
@@ -7382,18 +7382,18 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', )),
     'vehicle_damage': RuleInfo('vehicle_damage', 'rule', 'Chases: Vehicle Damage', '7. Chases: Maneuvers (Vehicle Damage)', ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', )),
     'skill_roll_modifiers': RuleInfo('skill_roll_modifiers', 'rule', 'Chases: Skill Roll Modifiers Chart', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
-    'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
+    'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
     'chase_trouble_effects': RuleInfo('chase_trouble_effects', 'rule', 'Chases: Chase Trouble effects', '7. Chases: Chase Trouble Table', ('skill', 'speed', 'trouble', 'fueled', 'creature_drawn', )),
-    'asphyxiation': RuleInfo('asphyxiation', 'rule', 'Choking, Drowning, and Asphyxiation', '7. Choking, Drowning, and Asphyxiation', ('CON', 'luck', 'asphyxiation_round', 'asphyxiation_start', 'substance', 'breath_failed', 'breath_multiplier', )),
+    'asphyxiation': RuleInfo('asphyxiation', 'rule', 'Choking, Drowning, and Asphyxiation', '7. Choking, Drowning, and Asphyxiation', ('CON', 'POW', 'luck', 'asphyxiation_round', 'asphyxiation_start', 'substance', 'breath_failed', 'breath_multiplier', )),
     'choking': RuleInfo('choking', 'rule', 'Choking: deliberate strangling', '7. Choking, Drowning, and Asphyxiation', ('CON', 'choked', )),
     'close_combat': RuleInfo('close_combat', 'rule', 'Close Combat', '7. Close Combat', ('skill', 'defense', 'weapon_SIZ', 'opponent_weapon_SIZ', 'in_close_combat', 'kept_at_bay', )),
     'closing': RuleInfo('closing', 'rule', 'Closing', '7. Closing', ('weapon_SIZ', 'opponent_weapon_SIZ', 'closed_this_round', )),
     'cold_exposure_hunger_thirst': RuleInfo('cold_exposure_hunger_thirst', 'rule', 'Cold, Exposure, Hunger, and Thirst', '7. Cold, Exposure, Hunger, and Thirst', ('skill', 'CON', 'stamina', 'days_without_food', 'days_without_water', 'days_exposed', 'fatigue_points_used', 'physical_action', 'exposure_multiplier', )),
     'cover': RuleInfo('cover', 'rule', 'Cover', '7. Cover', ('skill', 'partial_cover', )),
     'darkness': RuleInfo('darkness', 'rule', 'Darkness', '7. Darkness', ('skill', 'perception', 'darkness', 'darkness_modifier', 'opponent_detected', )),
-    'desperate_actions': RuleInfo('desperate_actions', 'rule', 'Desperate Actions', '7. Desperate Actions', ('skill', 'agility', 'fatigue_points_used', 'desperate', 'desperate_last_round', 'fatigue_cost', )),
+    'desperate_actions': RuleInfo('desperate_actions', 'rule', 'Desperate Actions', '7. Desperate Actions', ('skill', 'DEX', 'agility', 'fatigue_points_used', 'desperate', 'desperate_last_round', 'fatigue_cost', )),
     'disarming': RuleInfo('disarming', 'rule', 'Disarming', '7. Disarming', ('skill', 'opponent_STR', 'disarm', 'disarm_damage', 'weapon_hit_points', 'disarm_suspected', )),
-    'disease': RuleInfo('disease', 'rule', 'Disease', '7. Disease', ('stamina', 'exposed_to_disease', 'diseased', 'con_failures', 'disease_type', )),
+    'disease': RuleInfo('disease', 'rule', 'Disease', '7. Disease', ('CON', 'stamina', 'exposed_to_disease', 'diseased', 'con_failures', 'disease_type', )),
     'disease_recovery': RuleInfo('disease_recovery', 'rule', 'Disease: recovery', '7. Disease', ('CON', 'diseased', 'disease_day', 'recovery_fumbles', 'strain', )),
     'disengaging': RuleInfo('disengaging', 'rule', 'Disengaging', '7. Disengaging', ('skill', 'defense', 'disengage', 'all_defenses_succeeded', )),
     'drawing_weapons': RuleInfo('drawing_weapons', 'rule', 'Drawing or Exchanging a Weapon', '7. Drawing or Exchanging a Weapon', ('skill', 'weapon_change', 'ready_ranks', )),
@@ -7637,12 +7637,17 @@ def aerial_combat(
     }
     return resolve_with(_BOOK, ('aerial_combat',), given)
 
-def aimed_attacks(*, idea: int | None = None, interrupted: bool = False) -> Resolution:
+def aimed_attacks(
+    *,
+    INT: int = 10,
+    idea: int | None = None,
+    interrupted: bool = False,
+) -> Resolution:
     """Aimed Attacks (7. Aimed Attacks).
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
-    given: dict[str, object] = {'idea': idea, 'interrupted': interrupted}
+    given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
     return resolve_with(_BOOK, ('aimed_attacks',), given)
 
 def taking_more_time(
@@ -7726,6 +7731,7 @@ def ambushes(
 def area_attacks(
     *,
     defense: int = 50,
+    DEX: int = 10,
     agility: int | None = None,
     damage: Dice | str = '1d8',
     area_response: Literal['no_response', 'dodge_area', 'agility_area'] = 'no_response',
@@ -7741,6 +7747,7 @@ def area_attacks(
     """
     given: dict[str, object] = {
         'defense': defense,
+        'DEX': DEX,
         'agility': agility,
         'damage': damage,
         'area_response': area_response,
@@ -7774,6 +7781,9 @@ def armor_damaged(
 
 def aura_attacks(
     *,
+    SIZ: int = 10,
+    POW: int = 10,
+    CHA: int = 10,
     opponent_POW: int = 10,
     aura: int | None = None,
     command_roll: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
@@ -7795,6 +7805,9 @@ def aura_attacks(
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
     given: dict[str, object] = {
+        'SIZ': SIZ,
+        'POW': POW,
+        'CHA': CHA,
         'opponent_POW': opponent_POW,
         'aura': aura,
         'command_roll': command_roll,
@@ -7883,6 +7896,7 @@ def big_and_little_targets(
 def both_sides_surprised(
     *,
     perception: int = 50,
+    INT: int = 10,
     idea: int | None = None,
     both_surprised: bool = False,
     opponent_perception: int = 50,
@@ -7896,6 +7910,7 @@ def both_sides_surprised(
     """
     given: dict[str, object] = {
         'perception': perception,
+        'INT': INT,
         'idea': idea,
         'both_surprised': both_surprised,
         'opponent_perception': opponent_perception,
@@ -8142,6 +8157,8 @@ def skill_roll_modifiers(
 def individual_actions(
     *,
     skill: int = 50,
+    POW: int = 10,
+    DEX: int = 10,
     agility: int | None = None,
     luck: int | None = None,
     moving_in_vehicle: bool = False,
@@ -8158,6 +8175,8 @@ def individual_actions(
     """
     given: dict[str, object] = {
         'skill': skill,
+        'POW': POW,
+        'DEX': DEX,
         'agility': agility,
         'luck': luck,
         'moving_in_vehicle': moving_in_vehicle,
@@ -8198,6 +8217,7 @@ def chase_trouble_effects(
 def asphyxiation(
     *,
     CON: int = 10,
+    POW: int = 10,
     luck: int | None = None,
     asphyxiation_round: int = 1,
     asphyxiation_start: Literal['expected', 'surprised_took_breath', 'surprised_no_breath'] = 'expected',
@@ -8216,6 +8236,7 @@ def asphyxiation(
     """
     given: dict[str, object] = {
         'CON': CON,
+        'POW': POW,
         'luck': luck,
         'asphyxiation_round': asphyxiation_round,
         'asphyxiation_start': asphyxiation_start,
@@ -8349,6 +8370,7 @@ def darkness(
 def desperate_actions(
     *,
     skill: int = 50,
+    DEX: int = 10,
     agility: int | None = None,
     fatigue_points_used: bool = True,
     desperate: bool = False,
@@ -8365,6 +8387,7 @@ def desperate_actions(
     """
     given: dict[str, object] = {
         'skill': skill,
+        'DEX': DEX,
         'agility': agility,
         'fatigue_points_used': fatigue_points_used,
         'desperate': desperate,
@@ -8401,6 +8424,7 @@ def disarming(
 
 def disease(
     *,
+    CON: int = 10,
     stamina: int | None = None,
     exposed_to_disease: bool = False,
     diseased: bool = False,
@@ -8415,6 +8439,7 @@ def disease(
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
     given: dict[str, object] = {
+        'CON': CON,
         'stamina': stamina,
         'exposed_to_disease': exposed_to_disease,
         'diseased': diseased,

@@ -250,3 +250,16 @@ def test_a_value_derived_under_several_conditions_takes_the_one_that_holds() -> 
     assert b.stats["price"] == 30
     assert b.stats["dear"] is True
     assert "price" not in module.resolve("r", state="c").stats
+
+
+def test_a_typed_function_takes_the_inputs_its_stats_start_from() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        'rulebook s "S":\n    source "s"\n'
+        'input CON: int 1..30 = 10\nstat stamina "Stamina roll": percent 0..150 = CON * 5\n'
+        'rule r "R" cites "1":\n    roll stamina_roll: d100 <= stamina\n'
+    )
+    assert module.RULES["r"].reads == ("CON", "stamina")
+    # CON 12: stamina starts at 12 x 5 = 60, and d100 <= 60 is 3/5.
+    assert module.r(CON=12).roll("stamina_roll").probability == Fraction(3, 5)

@@ -227,7 +227,7 @@ def test_chase_trouble_table_with_a_re_roll_modifier(spot: ModuleType) -> None:
 def test_aura_total_and_resistance(spot: ModuleType) -> None:
     # SIZ 12, POW 15, CHA 14: 41 / 3 = 13.67 -> 14; a critical Command +3: 17.
     # Target POW 13: 50 + (13 - 17) x 5 = 30.
-    result = spot.resolve("aura_attacks", SIZ=12, POW=15, CHA=14, command_roll="critical_result", opponent_POW=13)
+    result = spot.aura_attacks(SIZ=12, POW=15, CHA=14, command_roll="critical_result", opponent_POW=13)
     assert result.stats["aura"] == 17
     assert result.roll("resist_aura").probability == Fraction(3, 10)
 
