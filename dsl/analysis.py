@@ -335,13 +335,35 @@ class Analyzer:
                     )
                     continue
                 self.typer.expect(item.bound, scope, t.Numeric("number"), "a tier's bound")
+                self._only_specials(item.bound, scope, "a tier's bound")
             tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span))
         self.book.tiers[decl.name.text] = m.TierSystem(decl.name.text, _text(decl.label), tuple(tiers), decl.span)
+
+    def _only_specials(self, expr: n.Expr, scope: Scope, what: str) -> None:
+        """A tier's bound and the resistance formula are shared by every roll that uses them, so
+        they read only their own names (`target`; `active`, `passive`), never a stat or input."""
+        allowed = ", ".join(f"`{name}`" for name in scope.specials)
+        for node in walk(expr):
+            if isinstance(node, n.NameRef) and node.name not in scope.specials and node.name in self.book.vars:
+                name = node.name
+            elif isinstance(node, n.BaseRef) and node.name in self.book.vars:
+                name = f"base {node.name}"
+            elif isinstance(node, n.Lookup):
+                name = node.table.text
+            else:
+                continue
+            self.reporter.report(
+                "E104",
+                f"{what} cannot read `{name}`: it may use only {allowed} and numbers",
+                node.span,
+                "it serves every roll that uses it: read other values in the roll itself, or write a second roll",
+            )
 
     def _resistance(self, decl: n.ResistanceDecl) -> None:
         check_dice(decl.pool.count, decl.pool.sides, decl.pool, self.reporter)
         scope = Scope(specials={"active": t.Numeric("int"), "passive": t.Numeric("int")})
         self.typer.expect(decl.target, scope, t.Numeric("number"), "the resistance target")
+        self._only_specials(decl.target, scope, "the resistance formula")
         self.book.resistance = m.Resistance(_text(decl.label), decl.pool, decl.op, decl.target, decl.span)
 
     # ------------------------------------------------------------------ tables
@@ -1443,16 +1465,15 @@ def _reads(effects: list[m.Effect], book: m.Book) -> tuple[str, ...]:
             names |= names_read(expr, book)
         if isinstance(effect, m.ModEffect):
             names.add(effect.target)
-    for table in book.tables.values():
-        del table
-    # A value that starts from others (`= DEX * 5`) reads them too: follow defaults.
+    # A value that starts from others (`stat stamina = CON * 5`) reads them too: the rule needs
+    # them to resolve, and its typed function takes them.
     pending = list(names)
     while pending:
         var = book.vars.get(pending.pop())
         if var is not None and var.default_expr is not None:
-            for name in names_read(var.default_expr, book) - names:
-                names.add(name)
-                pending.append(name)
+            for more in names_read(var.default_expr, book) - names:
+                names.add(more)
+                pending.append(more)
     return tuple(v for v in book.vars if v in names)
 
 

@@ -469,6 +469,8 @@ class Emitter:
         if isinstance(expr, n.Rounded):
             return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
+            if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
+                return f"Dice((({max(int(expr.count.value), 0)}, {expr.sides}),))", _ATOM  # `1 d6`
             return f"Dice(((max(int({self._py(expr.count, values)}), 0), {expr.sides}),))", _ATOM
         if isinstance(expr, n.Compare):
             left = _wrap(self._code(expr.left, values), _ADD)

@@ -192,3 +192,19 @@ def test_no_fixture_makes_the_real_command_print_a_traceback() -> None:
         output = done.stdout + done.stderr
         assert "Traceback" not in output, output
         assert done.returncode in (0, 1), output
+
+
+def test_a_resistance_formula_that_reads_an_input_is_rejected() -> None:
+    # It would compile to a formula with no situation to read from: reported, not a crash.
+    from dsl.compiler import compile_text
+
+    result = compile_text(
+        'rulebook r "R":\n    source "s"\n'
+        'resistance "Resistance": d100 <= 50 + (active - passive) * 5 + bonus\n'
+        "input bonus: int 0..10\ninput POW: int 1..30 = 10\n"
+        'rule r "R" cites "1":\n    roll res "Resist": resist POW vs 10\n',
+        "book.rules",
+    )
+    assert [(d.code, d.message) for d in result.errors] == [
+        ("E104", "the resistance formula cannot read `bonus`: it may use only `active`, `passive` and numbers")
+    ]

@@ -302,3 +302,35 @@ def test_a_level_set_or_capped_by_an_input_takes_the_input_value() -> None:
     assert module.draw(cap="moderate").stats["level"] == "moderate"
     assert module.draw(court=True, chosen="light", cap="heavy").stats["level"] == "heavy"
     assert module.draw(court=True, chosen="light", cap="moderate").stats["level"] == "moderate"
+
+
+def test_a_value_derived_under_several_conditions_takes_the_one_that_holds() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        'rulebook d "D":\n    source "s"\n'
+        "input state: one of {a, b, c} = a\ninput cost: int 0..100 = 10\n"
+        'rule r "R" cites "1":\n'
+        "    when state == a: derive price = cost * 2\n"
+        "    when state == b: derive price = cost * 3\n"
+        "    when price > 25: derive dear = yes\n"
+    )
+    # a: 10 x 2 = 20; b: 10 x 3 = 30 (not the first definition's 20), and 30 > 25 makes it dear.
+    assert module.resolve("r", state="a").stats["price"] == 20
+    b = module.resolve("r", state="b")
+    assert b.stats["price"] == 30
+    assert b.stats["dear"] is True
+    assert "price" not in module.resolve("r", state="c").stats
+
+
+def test_a_typed_function_takes_the_inputs_its_stats_start_from() -> None:
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        'rulebook s "S":\n    source "s"\n'
+        'input CON: int 1..30 = 10\nstat stamina "Stamina roll": percent 0..150 = CON * 5\n'
+        'rule r "R" cites "1":\n    roll stamina_roll: d100 <= stamina\n'
+    )
+    assert module.RULES["r"].reads == ("CON", "stamina")
+    # CON 12: stamina starts at 12 x 5 = 60, and d100 <= 60 is 3/5.
+    assert module.r(CON=12).roll("stamina_roll").probability == Fraction(3, 5)

@@ -135,6 +135,21 @@ def test_generated_module_lints_and_type_checks(generated: str, tmp_path: Path) 
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr
 
 
+def test_generated_module_lints_with_whole_grade_values_and_literal_dice_counts(tmp_path: Path) -> None:
+    result = compile_text(
+        'rulebook lint "Lint":\n    source "s"\n'
+        "grades:\n    easy +1: * 2\n    difficult -1: / 2 round up\n    impossible: = 0\n"
+        "stat skill: percent 0..200 = 50\ninput easy_task: flag\n"
+        'rule r "R" cites "1":\n    when easy_task: skill is easy\n    derive hurt = 1 d6\n',
+        "lint.rules",
+    )
+    assert result.ok, result.render()
+    module = load_module(generate(result), "lint")
+    assert module.r(skill=30, easy_task=True).stats["skill"] == 60
+    assert str(module.r().stats["hurt"]) == "1d6"
+    test_generated_module_lints_and_type_checks(generate(result), tmp_path)
+
+
 def test_identifiers_are_validated_by_the_grammar() -> None:
     result = compile_text('rulebook x "X":\n    source "s"\nstat D\u200fEX: int = 1\n', "rtl.rules")
     assert not result.ok
