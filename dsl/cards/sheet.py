@@ -81,8 +81,13 @@ def _odds(book: m.Book) -> list[SheetEntry]:
         ("Roll over: total ≥ target", over, False),
     ):
         if keys:
-            entries.append(SheetEntry(title, "", "Odds", CATEGORIES["general"], (_odds_grid(sorted(keys), at_most),)))
+            entries.append(SheetEntry(title, "", "Odds", CATEGORIES["general"], (_odds_grid(sorted(keys, key=_pool_order), at_most),)))
     return entries
+
+
+def _pool_order(key: tuple[int, int, str | None]) -> tuple[int, int, str]:
+    """Pools by count and sides; a plain total before the highest or lowest die of the same dice."""
+    return key[0], key[1], key[2] or ""
 
 
 def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
