@@ -3,4 +3,4 @@
 Rebuild with `rulecraft build`.  Each module is self-contained: standard library only.
 """
 
-MODULES = ('skirmish_terrain',)
+MODULES = ('mecha_tables', 'skirmish_terrain')
