@@ -92,7 +92,7 @@ def test_every_table_is_looked_up_three_times_or_once_per_row() -> None:
 
 def test_every_heading_is_in_the_coverage_list() -> None:
     header = BOOK.read_text(encoding="utf-8").split("rulebook mecha_tables")[0]
-    missing = [h for h in HEADINGS + ["DEFENSE ARCS", "HYDROGRAPHIC TERRAIN", "ECM/EECM"] if h not in header]
+    missing = [h for h in [*HEADINGS, "DEFENSE ARCS", "HYDROGRAPHIC TERRAIN", "ECM/EECM"] if h not in header]
     assert missing == []
 
 
@@ -178,7 +178,14 @@ def test_ramming_and_firing(mecha: ModuleType) -> None:
     assert ram.stats["impact_speed"] == 22
     assert ram.stats["ram_dm"] == 15
     # Long -2, half top speed -2, target moving 25 +3, 1 obscurement: -2; aiming for AUX: 3 - 1 dice.
-    fire = mecha.firing(range_band="long", speed="half_top_speed", target_speed=25, obscurement_points=1, aim="aux_systems", attack_dice=3)
+    fire = mecha.firing(
+        range_band="long",
+        speed="half_top_speed",
+        target_speed=25,
+        obscurement_points=1,
+        aim="aux_systems",
+        attack_dice=3,
+    )
     assert fire.stats["attack"] == -2
     assert fire.stats["attack_dice"] == 2
 
