@@ -4192,7 +4192,7 @@ _table_vegetation_features: Final = TableSpec(
         Note(
             'vegetation_features',
             'TERRAIN MODIFIERS',
-            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule obscurement, where the gamemaster may treat rock spires like tall grasses.",
+            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule hex_obscurement, where the gamemaster may treat rock spires like tall grasses.",
             'including rock spires or other similar obstacles',
         ),
     ),
