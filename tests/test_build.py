@@ -27,7 +27,9 @@ def test_build_is_byte_identical(tmp_path: Path) -> None:
     first = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir()}
     second = {p.name: p.read_bytes() for p in (tmp_path / "b").iterdir()}
     assert first == second
-    assert set(first) == {"__init__.py", "skirmish_terrain.py"}
+    books = [compile_file(path).book for path in sorted((ROOT / "rulebooks").glob("*.rules"))]
+    assert set(first) == {"__init__.py"} | {f"{book.name}.py" for book in books if book is not None}
+    assert "skirmish_terrain.py" in first
 
 
 def test_check_names_missing_changed_and_orphaned_files(tmp_path: Path) -> None:

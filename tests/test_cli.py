@@ -19,7 +19,8 @@ run = run_cli
 def test_check_clean_rulebooks() -> None:
     result = run("check", "rulebooks/")
     assert result.exit_code == 0
-    assert "checked 1 rulebook: 0 errors, 0 warnings" in result.output
+    count = len(list(Path("rulebooks").glob("*.rules")))
+    assert f"checked {count} rulebook{'s' if count != 1 else ''}: 0 errors, 0 warnings" in result.output
 
 
 def test_check_reports_errors_with_position_and_exits_1(tmp_path: Path) -> None:
@@ -49,7 +50,9 @@ def test_list_by_bundled_name_and_json() -> None:
 def test_unknown_book_is_bad_usage() -> None:
     result = run("list", "no_such_book")
     assert result.exit_code == 2
-    assert "bundled: skirmish_terrain" in result.output
+    names = ", ".join(sorted(path.stem for path in Path("rulebooks").glob("*.rules")))
+    assert f"(bundled: {names})" in result.output
+    assert "skirmish_terrain" in names
 
 
 def test_describe_lists_inputs_with_types_ranges_choices_defaults() -> None:
