@@ -2278,6 +2278,20 @@ _skidding__mod2: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
+    value=0,
+    text='skid_threshold +0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when unit == wheel',
+    label='Wheeled Vehicle',
+)
+_skidding__mod3: Final = ModSpec(
+    key='skidding#4.1',
+    rule='skidding',
+    source='SKIDDING',
+    target='skid_threshold',
+    op='add',
     value=1,
     text='skid_threshold +1',
     group=None,
@@ -2286,8 +2300,8 @@ _skidding__mod2: Final = ModSpec(
     condition='when unit == walker',
     label='Walker Vehicle',
 )
-_skidding__mod3: Final = ModSpec(
-    key='skidding#4.1',
+_skidding__mod4: Final = ModSpec(
+    key='skidding#5.1',
     rule='skidding',
     source='SKIDDING',
     target='skid_threshold',
@@ -2300,8 +2314,8 @@ _skidding__mod3: Final = ModSpec(
     condition='when off_road',
     label='Off Road Ability',
 )
-_skidding__mod4: Final = ModSpec(
-    key='skidding#5',
+_skidding__mod5: Final = ModSpec(
+    key='skidding#6',
     rule='skidding',
     source='SKIDDING',
     target='skid_threshold',
@@ -2314,8 +2328,36 @@ _skidding__mod4: Final = ModSpec(
     condition='',
     label='speed modifier, per weapons fire mods',
 )
-_skidding__mod5: Final = ModSpec(
-    key='skidding#6.1',
+_skidding__mod6: Final = ModSpec(
+    key='skidding#7.1',
+    rule='skidding',
+    source='SKIDDING',
+    target='skid_threshold',
+    op='add',
+    value=0,
+    text='skid_threshold +0',
+    group='skid_surface',
+    stacking='strongest',
+    rounding=None,
+    condition='when terrain == sand',
+    label='Sand',
+)
+_skidding__mod7: Final = ModSpec(
+    key='skidding#8.1',
+    rule='skidding',
+    source='SKIDDING',
+    target='skid_threshold',
+    op='add',
+    value=0,
+    text='skid_threshold +0',
+    group='skid_surface',
+    stacking='strongest',
+    rounding=None,
+    condition='when wet_pavement',
+    label='Wet Pavement',
+)
+_skidding__mod8: Final = ModSpec(
+    key='skidding#9.1',
     rule='skidding',
     source='SKIDDING',
     target='skid_threshold',
@@ -2328,8 +2370,8 @@ _skidding__mod5: Final = ModSpec(
     condition='when terrain == mud',
     label='Mud',
 )
-_skidding__mod6: Final = ModSpec(
-    key='skidding#7.1',
+_skidding__mod9: Final = ModSpec(
+    key='skidding#10.1',
     rule='skidding',
     source='SKIDDING',
     target='skid_threshold',
@@ -2342,8 +2384,8 @@ _skidding__mod6: Final = ModSpec(
     condition='when surface == snow',
     label='Snow',
 )
-_skidding__mod7: Final = ModSpec(
-    key='skidding#8.1',
+_skidding__mod10: Final = ModSpec(
+    key='skidding#11.1',
     rule='skidding',
     source='SKIDDING',
     target='skid_threshold',
@@ -2357,14 +2399,14 @@ _skidding__mod7: Final = ModSpec(
     label='Ice',
 )
 _skidding__derive1: Final = DeriveSpec(
-    key='skidding#9',
+    key='skidding#12',
     rule='skidding',
     source='SKIDDING',
     name='slick',
     condition='',
 )
 _skidding__text1: Final = TextSpec(
-    key='skidding#10.1',
+    key='skidding#13.1',
     rule='skidding',
     source='SKIDDING',
     kind='note',
@@ -2373,7 +2415,7 @@ _skidding__text1: Final = TextSpec(
     condition='when unit == gev or unit == infantry',
 )
 _skidding__roll1: Final = RollSpec(
-    key='skidding#10else.1.1',
+    key='skidding#13else.1.1',
     rule='skidding',
     source='SKIDDING',
     name='skid',
@@ -2419,7 +2461,7 @@ _skidding__roll1_change4: Final = ChangeSpec(
     condition='when pilot_skill == 5',
 )
 _skidding__text2: Final = TextSpec(
-    key='skidding#11',
+    key='skidding#14',
     rule='skidding',
     source='SKIDDING',
     kind='note',
@@ -2428,7 +2470,7 @@ _skidding__text2: Final = TextSpec(
     condition='',
 )
 _skidding__text3: Final = TextSpec(
-    key='skidding#12',
+    key='skidding#15',
     rule='skidding',
     source='SKIDDING',
     kind='note',
@@ -2437,7 +2479,7 @@ _skidding__text3: Final = TextSpec(
     condition='',
 )
 _skidding__text4: Final = TextSpec(
-    key='skidding#13',
+    key='skidding#16',
     rule='skidding',
     source='SKIDDING',
     kind='erratum',
@@ -2446,7 +2488,7 @@ _skidding__text4: Final = TextSpec(
     condition='',
 )
 _skidding__text5: Final = TextSpec(
-    key='skidding#14',
+    key='skidding#17',
     rule='skidding',
     source='SKIDDING',
     kind='erratum',
@@ -2455,7 +2497,7 @@ _skidding__text5: Final = TextSpec(
     condition='',
 )
 _skidding__text6: Final = TextSpec(
-    key='skidding#15',
+    key='skidding#18',
     rule='skidding',
     source='SKIDDING',
     kind='erratum',
@@ -2468,9 +2510,12 @@ def _rule_skidding(run: Run) -> None:
     """Skidding (SKIDDING).
 
     - skid_threshold -1 (when unit == track)
+    - skid_threshold +0 (when unit == wheel)
     - skid_threshold +1 (when unit == walker)
     - skid_threshold -1 (when off_road)
     - skid_threshold -attacker_movement[speed]
+    - skid_threshold +0 (when terrain == sand)
+    - skid_threshold +0 (when wet_pavement)
     - skid_threshold +1 (when terrain == mud)
     - skid_threshold +1 (when surface == snow)
     - skid_threshold +2 (when surface == ice)
@@ -2479,16 +2524,19 @@ def _rule_skidding(run: Run) -> None:
     """
     v = run.values
     run.modify(_skidding__mod1, v['unit'] == 'track')
-    run.modify(_skidding__mod2, v['unit'] == 'walker')
-    run.modify(_skidding__mod3, v['off_road'])
+    run.modify(_skidding__mod2, v['unit'] == 'wheel')
+    run.modify(_skidding__mod3, v['unit'] == 'walker')
+    run.modify(_skidding__mod4, v['off_road'])
     run.modify(
-        _skidding__mod4,
+        _skidding__mod5,
         True,
         -lookup(_BOOK, run, 'attacker_movement', (v['speed'],), 'modifier'),
     )
-    run.modify(_skidding__mod5, v['terrain'] == 'mud')
-    run.modify(_skidding__mod6, v['surface'] == 'snow')
-    run.modify(_skidding__mod7, v['surface'] == 'ice')
+    run.modify(_skidding__mod6, v['terrain'] == 'sand')
+    run.modify(_skidding__mod7, v['wet_pavement'])
+    run.modify(_skidding__mod8, v['terrain'] == 'mud')
+    run.modify(_skidding__mod9, v['surface'] == 'snow')
+    run.modify(_skidding__mod10, v['surface'] == 'ice')
     run.derive(
         _skidding__derive1,
         True,
@@ -5098,9 +5146,12 @@ def skidding(
     """Skidding (SKIDDING).
 
     - skid_threshold -1 (when unit == track)
+    - skid_threshold +0 (when unit == wheel)
     - skid_threshold +1 (when unit == walker)
     - skid_threshold -1 (when off_road)
     - skid_threshold -attacker_movement[speed]
+    - skid_threshold +0 (when terrain == sand)
+    - skid_threshold +0 (when wet_pavement)
     - skid_threshold +1 (when terrain == mud)
     - skid_threshold +1 (when surface == snow)
     - skid_threshold +2 (when surface == ice)
