@@ -835,7 +835,7 @@ class Run:
         self.values = values
         self._mods: dict[str, list[_Candidate]] = {}
         self._effective: dict[str, Any] = {}
-        self._derived: dict[str, Callable[[], Any]] = {}
+        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
         self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
         self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
@@ -850,7 +850,7 @@ class Run:
         self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, value)
+        self._derived.setdefault(spec.name, []).append((holds, value))
         self._derive_specs.append((spec, holds))
 
     def roll(
@@ -883,7 +883,11 @@ class Run:
 
     def derived(self, name: str) -> Any:
         if name not in self._derive_values:
-            self._derive_values[name] = self._derived[name]()
+            # one name may be derived under exclusive conditions (`when` and `else`): the first
+            # registration whose condition holds gives the value
+            candidates = self._derived[name]
+            chosen = next((value for holds, value in candidates if _now(holds)), candidates[0][1])
+            self._derive_values[name] = chosen()
         return self._derive_values[name]
 
     def _order(self, key: str) -> int:
