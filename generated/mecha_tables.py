@@ -3575,6 +3575,15 @@ _eecm_degrade_range__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_eecm_degrade_range__text2: Final = TextSpec(
+    key='eecm_degrade_range#5',
+    rule='eecm_degrade_range',
+    source='EECM - DEGRADE ECM RANGE',
+    kind='erratum',
+    text='The range never drops below 0 km.',
+    quote='subtract MoS in km from ECM range',
+    condition='',
+)
 
 def _rule_eecm_degrade_range(run: Run) -> None:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
@@ -3586,6 +3595,7 @@ def _rule_eecm_degrade_range(run: Run) -> None:
     run.modify(_eecm_degrade_range__mod1, True, -v['eecm_mos'])
     run.modify(_eecm_degrade_range__mod2, True)
     run.text(_eecm_degrade_range__text1, True)
+    run.text(_eecm_degrade_range__text2, True)
 
 # rule damage
 
