@@ -443,6 +443,8 @@ class Emitter:
             return literal(expr.value), _ATOM
         if isinstance(expr, n.Boolean):
             return ("True" if expr.value else "False"), _ATOM
+        if isinstance(expr, n.SpecialLiteral):
+            return ("IMPASSABLE" if expr.text == "X" else "NOT_APPLICABLE"), _ATOM
         if isinstance(expr, (n.NameRef, n.BaseRef)):
             ref = book.refs[id(expr)]
             if ref.kind == "member":

@@ -105,6 +105,9 @@ class ExprTyper:
     def _Boolean(self, expr: n.Boolean, scope: Scope, expected: t.Type | None) -> t.Type:
         return t.FLAG
 
+    def _SpecialLiteral(self, expr: n.SpecialLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
+        return t.Cell(t.Numeric("int", None, None))
+
     def _NameRef(self, expr: n.NameRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
         name = expr.name
         if isinstance(expected, t.Enum) and name in expected.members:
@@ -357,6 +360,11 @@ class ExprTyper:
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope, left)
         if left is None or right is None:
+            return None
+        if isinstance(expr.right, n.SpecialLiteral) and not isinstance(left, t.Cell):
+            self.reporter.report(
+                "E201", f"only a table cell may be {expr.right.text}, and this is {_a(left)}", expr.span
+            )
             return None
         if isinstance(left, t.Numeric) and isinstance(right, t.Numeric):
             self._common_unit([left, right], expr)

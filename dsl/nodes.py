@@ -60,6 +60,13 @@ class Boolean(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class SpecialLiteral(Expr):
+    """`X` (impassable) or `N/A` (not applicable), compared with a table cell."""
+
+    text: Literal["X", "N/A"]
+
+
+@dataclass(frozen=True, slots=True)
 class NameRef(Expr):
     name: str
 

@@ -1144,6 +1144,12 @@ class Builder(Transformer[Token, Any]):
     def false(self, meta: Any) -> n.Boolean:
         return n.Boolean(span=self._span(meta), value=False)
 
+    def impassable_literal(self, meta: Any) -> n.SpecialLiteral:
+        return n.SpecialLiteral(span=self._span(meta), text="X")
+
+    def na_literal(self, meta: Any, _token: Token) -> n.SpecialLiteral:
+        return n.SpecialLiteral(span=self._span(meta), text="N/A")
+
     def name(self, meta: Any, token: Token) -> n.NameRef:
         return n.NameRef(span=self._span(meta), name=str(token))
 

@@ -50,6 +50,8 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         return _quote(expr.value), _PRECEDENCE["atom"]
     if isinstance(expr, n.Boolean):
         return ("yes" if expr.value else "no"), _PRECEDENCE["atom"]
+    if isinstance(expr, n.SpecialLiteral):
+        return expr.text, _PRECEDENCE["atom"]
     if isinstance(expr, n.NameRef):
         return expr.name, _PRECEDENCE["atom"]
     if isinstance(expr, n.BaseRef):

@@ -3,4 +3,4 @@
 Rebuild with `rulecraft build`.  Each module is self-contained: standard library only.
 """
 
-MODULES = ('skirmish_terrain', 'spot_rules_a_to_e', 'spot_rules_e_to_z', 'terrain_cards', 'zone_combat')
+MODULES = ('mecha_tables', 'skirmish_terrain', 'spot_rules_a_to_e', 'spot_rules_e_to_z', 'terrain_cards', 'zone_combat')

@@ -677,3 +677,23 @@ def test_sheet_columns_repeat_the_category_and_entry_they_continue() -> None:
         name = getattr(getattr(last, "style", None), "name", "")
         assert name not in ("sheet_section_c", "sheet_entry", "heading_accent", "condition")
         assert not isinstance(last, RollHeading)
+
+
+def test_odds_list_a_plain_pool_and_the_highest_die_of_the_same_dice() -> None:
+    # `highest of 2d6` with `-1 die` also rolls the highest of one d6: the odds table lists it,
+    # 2d6 and highest of 2d6 without comparing a plain pool's missing keep with a keep's name.
+    sheet = build_sheet(
+        compile_book(
+            'rulebook odds "Odds":\n    source "test"\n\n'
+            "input skill: int 1..2 = 2\ninput threshold: int 1..6 = 3\n\n"
+            'rule pilot "Pilot" cites "1":\n'
+            '    roll steer "Steer": highest of 2d6 >= threshold\n'
+            "        when skill == 1: -1 die\n"
+            '    roll crash "Crash": 2d6 >= threshold\n'
+        )
+    )
+    odds = [entry for section in sheet.sections for entry in section.entries if entry.kind == "Odds"]
+    assert [entry.title for entry in odds] == ["Roll over: total ≥ target"]
+    grid = odds[0].blocks[0]
+    assert isinstance(grid, Grid)
+    assert grid.header == ("Target", "highest of d6", "2d6", "highest of 2d6")

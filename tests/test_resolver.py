@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.conftest import module_from_text
+
 
 def test_rulebook_info(skirmish: ModuleType) -> None:
     info = skirmish.RULEBOOK
@@ -334,3 +336,20 @@ def test_a_typed_function_takes_the_inputs_its_stats_start_from() -> None:
     assert module.RULES["r"].reads == ("CON", "stamina")
     # CON 12: stamina starts at 12 x 5 = 60, and d100 <= 60 is 3/5.
     assert module.r(CON=12).roll("stamina_roll").probability == Fraction(3, 5)
+
+
+def test_a_name_derived_under_when_and_else_takes_the_branch_that_holds() -> None:
+    module = module_from_text(
+        'rulebook branches "Branches":\n    source "test"\n\n'
+        "input wet: flag = no\ninput y: int 0..10 = 3\n\n"
+        'rule r "R" cites "1":\n'
+        "    when wet:\n"
+        "        derive b = y + 1\n"
+        "        derive a = b * 2\n"
+        "    else:\n"
+        "        derive c = y + 5\n"
+        "        derive a = c * 2\n"
+    )
+    # Dry: c = 3 + 5 = 8, a = 8 x 2 = 16.  Wet: b = 3 + 1 = 4, a = 4 x 2 = 8.
+    assert module.r(y=3).stats["a"] == 16
+    assert module.r(y=3, wet=True).stats["a"] == 8

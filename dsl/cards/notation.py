@@ -109,6 +109,8 @@ class Notation:
             return (f"“{clean(expr.value)}”" if words else clean(expr.value)), _ATOM
         if isinstance(expr, n.Boolean):
             return ("yes" if expr.value else "no"), _ATOM
+        if isinstance(expr, n.SpecialLiteral):
+            return expr.text, _ATOM
         if isinstance(expr, n.NameRef):
             return self.name(expr.name), _ATOM
         if isinstance(expr, n.BaseRef):
