@@ -156,8 +156,9 @@ def test_the_non_utf8_fixture_is_still_not_utf8() -> None:
 
 
 MIXED_DRAFT = MIXED / "first_draft.rules"
-MIXED_CODES = ["E001", "E002", "E101", "E204", "E201", "E302", "E301", "E401", "E501", "W102"]
-"""What the draft gets wrong, in source order: one mistake of each kind, every one reported."""
+MIXED_CODES = ["E001", "E002", "E101", "E204", "E201", "E401", "E302", "E301", "E401", "E501", "W102"]
+"""What the draft gets wrong, in source order, every one reported: one mistake of each kind, and
+the values its empty table row (E302) leaves without a row (E401)."""
 
 
 def test_every_mistake_of_a_file_is_reported_sorted() -> None:

@@ -197,8 +197,19 @@ def test_ejection_odds(mecha: ModuleType) -> None:
 
 
 def test_the_target_movement_table_as_written_is_reported() -> None:
-    # The fixture types the source's "501-99" as written; the checker reports the empty band.
-    result = run_cli("check", "tests/fixtures/invalid/E302_target_movement_as_written.rules")
+    # The fixture types the source's "501-99" as written.  The band is empty (it ends below where
+    # it starts), so it covers nothing: speeds 501 to 1000 have no row at all.
+    path = "tests/fixtures/invalid/E302_target_movement_as_written.rules"
+    result = run_cli("check", path)
     assert result.exit_code == 1
-    assert "error[E302]: the range 501..99 is empty: it ends below where it starts" in result.output
-    assert "did you mean 501..999?" in result.output
+    assert result.output == (
+        f"{path}:18:5: error[E401]: table `target_movement` has no row for 501..1000 (`target_speed` is int 0..1000)\n"
+        "  18 |     100..500: +5\n"
+        "     |     ^^^^^^^^^^^^\n"
+        "     = hint: add a row for 501..1000, or an `else` row\n"
+        f"{path}:19:5: error[E302]: the range 501..99 is empty: it ends below where it starts\n"
+        "  19 |     501..99: +6\n"
+        "     |     ^^^^^^^\n"
+        "     = hint: did you mean 501..999?\n"
+        "checked 1 rulebook: 2 errors, 0 warnings\n"
+    )

@@ -53,14 +53,17 @@ def _untouched(book: m.Book, reporter: Reporter) -> m.Book:
     """The book without the rules and tables that hold an error (in their text, or in the text of
     a rule they compose with `as`): what remains of those is partial and would mislead a check."""
     errors = [d.span for d in reporter.diagnostics if d.severity is Level.ERROR]
+    # A table row whose range is empty (E302, `501..99`) covers no value: the table without it is
+    # exactly what was written, so its coverage is still checked (speeds 501 and up have no row).
+    row_errors = [d.span for d in reporter.diagnostics if d.severity is Level.ERROR and d.code != "E302"]
 
-    def touched(span: Span) -> bool:
-        return any(e.path == span.path and span.line <= e.line <= span.end_line for e in errors)
+    def touched(span: Span, among: list[Span] = errors) -> bool:
+        return any(e.path == span.path and span.line <= e.line <= span.end_line for e in among)
 
     rules = {
         name: rule
         for name, rule in book.rules.items()
         if not touched(rule.span) and not any(touched(effect.span) for effect in rule.effects)
     }
-    tables = {name: table for name, table in book.tables.items() if not touched(table.span)}
+    tables = {name: table for name, table in book.tables.items() if not touched(table.span, row_errors)}
     return dataclasses.replace(book, rules=rules, tables=tables)
