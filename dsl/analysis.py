@@ -100,8 +100,6 @@ class Analyzer:
         var_decls = [d for d in decls if isinstance(d, (n.InputDecl, n.StatDecl))]
         for var_decl in var_decls:
             self._var(var_decl)
-        for var_decl in var_decls:
-            self._default(var_decl)
         for group in _of(decls, n.GroupDecl):
             if self._declare(group.name, "group"):
                 self.book.groups[group.name.text] = m.Group(
@@ -129,6 +127,9 @@ class Analyzer:
         for table in tables:
             if table.name.text in self.table_shapes:
                 self._table(table)
+        # defaults after tables: a stat may start from a lookup (`stat pace = pace_by_class[class]`)
+        for var_decl in var_decls:
+            self._default(var_decl)
         for name, rule in self.rule_decls.items():
             self.book.rules[name] = self._rule(rule)
         for example in _of(decls, n.ExampleDecl):

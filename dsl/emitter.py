@@ -463,7 +463,7 @@ class Emitter:
         if isinstance(expr, n.Lookup):
             keys = _tuple([self._py(k, values) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
-            return f"lookup(_BOOK, run, {literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
+            return f"lookup(run.book, run, {literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
             return "-" + _wrap(self._code(expr.operand, values), _UNARY), _UNARY
         if isinstance(expr, n.Binary):

@@ -1628,7 +1628,7 @@ def _rule_forest_adjustment(run: Run) -> None:
     run.modify(
         _forest_adjustment__mod1,
         v['unit'] != 'infantry' and v['forest'] != 'no_forest',
-        lookup(_BOOK, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
+        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
     )
     run.modify(_forest_adjustment__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
     run.text(_forest_adjustment__text1, True)
@@ -1766,35 +1766,35 @@ def _rule_terrain_movement(run: Run) -> None:
     run.modify(
         _terrain_movement__mod1,
         v['unit'] != 'infantry' and v['forest'] != 'no_forest',
-        lookup(_BOOK, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
+        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
     )
     run.modify(_terrain_movement__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
     run.text(_terrain_movement__text1, True)
     run.derive(
         _terrain_movement__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'terrain_costs', (v['terrain'], v['unit']), 'infantry'),
+        lambda: lookup(run.book, run, 'terrain_costs', (v['terrain'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive2,
         True,
-        lambda: lookup(_BOOK, run, 'vegetation_costs', (v['vegetation'], v['unit']), 'infantry'),
+        lambda: lookup(run.book, run, 'vegetation_costs', (v['vegetation'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive3,
         True,
-        lambda: lookup(_BOOK, run, 'surface_costs', (v['surface'], v['unit']), 'infantry'),
+        lambda: lookup(run.book, run, 'surface_costs', (v['surface'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive4,
         True,
-        lambda: lookup(_BOOK, run, 'elevation_costs', (v['elevation'], v['unit']), 'infantry'),
+        lambda: lookup(run.book, run, 'elevation_costs', (v['elevation'], v['unit']), 'infantry'),
     )
     run.modify(_terrain_movement__mod3, v['unit'] != 'infantry' and v['vehicle_size'] <= 2)
     run.derive(
         _terrain_movement__derive5,
         True,
-        lambda: lookup(_BOOK, run, 'forest_costs', (run.stat('forest'), run.stat('forest_column')), 'infantry'),
+        lambda: lookup(run.book, run, 'forest_costs', (run.stat('forest'), run.stat('forest_column')), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive6,
@@ -1908,17 +1908,17 @@ def _rule_hex_obscurement(run: Run) -> None:
     run.modify(
         _hex_obscurement__mod1,
         True,
-        lookup(_BOOK, run, 'terrain_features', (v['terrain'],), 'obscurement'),
+        lookup(run.book, run, 'terrain_features', (v['terrain'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod2,
         True,
-        lambda: lookup(_BOOK, run, 'forest_features', (run.stat('forest'),), 'obscurement'),
+        lambda: lookup(run.book, run, 'forest_features', (run.stat('forest'),), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod3,
         True,
-        lookup(_BOOK, run, 'vegetation_features', (v['vegetation'],), 'obscurement'),
+        lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod4,
@@ -2049,34 +2049,34 @@ def _rule_hull_down(run: Run) -> None:
     run.modify(
         _hull_down__mod1,
         v['unit'] != 'infantry' and v['forest'] != 'no_forest',
-        lookup(_BOOK, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
+        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
     )
     run.modify(_hull_down__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
     run.text(_hull_down__text1, True)
     run.derive(
         _hull_down__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'terrain_features', (v['terrain'],), 'hull_down'),
+        lambda: lookup(run.book, run, 'terrain_features', (v['terrain'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive2,
         True,
-        lambda: lookup(_BOOK, run, 'forest_features', (run.stat('forest'),), 'hull_down'),
+        lambda: lookup(run.book, run, 'forest_features', (run.stat('forest'),), 'hull_down'),
     )
     run.derive(
         _hull_down__derive3,
         True,
-        lambda: lookup(_BOOK, run, 'vegetation_features', (v['vegetation'],), 'hull_down'),
+        lambda: lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive4,
         True,
-        lambda: lookup(_BOOK, run, 'surface_features', (v['surface'],), 'hull_down'),
+        lambda: lookup(run.book, run, 'surface_features', (v['surface'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive5,
         True,
-        lambda: lookup(_BOOK, run, 'elevation_features', (v['elevation'],), 'hull_down'),
+        lambda: lookup(run.book, run, 'elevation_features', (v['elevation'],), 'hull_down'),
     )
     run.text(
         _hull_down__text2,
@@ -2182,12 +2182,12 @@ def _rule_weather(run: Run) -> None:
     run.derive(
         _weather__derive1,
         True,
-        lambda: round_value(lookup(_BOOK, run, 'weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'),
+        lambda: round_value(lookup(run.book, run, 'weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'),
     )
     run.modify(
         _weather__mod1,
         True,
-        lookup(_BOOK, run, 'weather_effects', (v['weather'],), 'movement'),
+        lookup(run.book, run, 'weather_effects', (v['weather'],), 'movement'),
     )
     run.modify(_weather__mod2, v['weather'] == 'high_wind' and v['weapon'] == 'missile')
     run.modify(_weather__mod3, v['weather'] == 'high_wind' and v['weapon'] != 'missile')
@@ -2534,7 +2534,7 @@ def _rule_skidding(run: Run) -> None:
     run.modify(
         _skidding__mod5,
         True,
-        -lookup(_BOOK, run, 'attacker_movement', (v['speed'],), 'modifier'),
+        -lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
     )
     run.modify(_skidding__mod6, v['terrain'] == 'sand')
     run.modify(_skidding__mod7, v['wet_pavement'])
@@ -2578,7 +2578,7 @@ def _rule_crew_actions(run: Run) -> None:
     run.derive(
         _crew_actions__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'actions', (v['crew'],), 'total'),
+        lambda: lookup(run.book, run, 'actions', (v['crew'],), 'total'),
     )
 
 # rule firing
@@ -2757,20 +2757,24 @@ def _rule_firing(run: Run) -> None:
     run.modify(
         _firing__mod1,
         True,
-        lookup(_BOOK, run, 'range_modifiers', (v['range_band'],), 'modifier'),
+        lookup(run.book, run, 'range_modifiers', (v['range_band'],), 'modifier'),
     )
     run.modify(
         _firing__mod2,
         True,
-        lookup(_BOOK, run, 'attacker_movement', (v['speed'],), 'modifier'),
+        lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
     )
-    run.modify(_firing__mod3, True, lookup(_BOOK, run, 'aiming', (v['aim'],), 'dice'))
+    run.modify(_firing__mod3, True, lookup(run.book, run, 'aiming', (v['aim'],), 'dice'))
     run.modify(
         _firing__mod4,
         True,
-        lookup(_BOOK, run, 'target_movement', (v['target_speed'],), 'modifier'),
+        lookup(run.book, run, 'target_movement', (v['target_speed'],), 'modifier'),
     )
-    run.modify(_firing__mod5, True, lookup(_BOOK, run, 'defensive_arc', (v['arc'],), 'modifier'))
+    run.modify(
+        _firing__mod5,
+        True,
+        lookup(run.book, run, 'defensive_arc', (v['arc'],), 'modifier'),
+    )
     run.modify(_firing__mod6, True, -v['obscurement_points'])
     run.modify(_firing__mod7, v['turret_locked'])
     run.modify(_firing__mod8, v['different_environment'])
@@ -3372,12 +3376,12 @@ def _rule_ramming(run: Run) -> None:
     run.modify(
         _ramming__mod3,
         not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and v['air_space'],
-        lambda: lookup(_BOOK, run, 'impact_dm', (run.stat('impact_speed'),), 'air_space'),
+        lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'air_space'),
     )
     run.modify(
         _ramming__mod4,
         not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and not v['air_space'],
-        lambda: lookup(_BOOK, run, 'impact_dm', (run.stat('impact_speed'),), 'ground'),
+        lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'ground'),
     )
     run.text(_ramming__text2, True)
     run.text(_ramming__text3, True)
@@ -3703,7 +3707,7 @@ def _rule_overkill_ejecting(run: Run) -> None:
     run.roll(
         _overkill_ejecting__roll1,
         True,
-        lambda: lookup(_BOOK, run, 'ejection', (v['ejection'],), 'needed'),
+        lambda: lookup(run.book, run, 'ejection', (v['ejection'],), 'needed'),
     )
     run.text(_overkill_ejecting__text1, True)
 
@@ -4029,7 +4033,7 @@ def _rule_detection(run: Run) -> None:
     run.modify(
         _detection__mod1,
         True,
-        lookup(_BOOK, run, 'sensor_ratings', (v['sensor'],), 'modifier'),
+        lookup(run.book, run, 'sensor_ratings', (v['sensor'],), 'modifier'),
     )
     run.modify(_detection__mod2, v['sensor'] == 'active', -1 * v['extra_range_bands'])
     run.modify(_detection__mod3, True, -v['obscurement_points'])

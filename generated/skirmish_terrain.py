@@ -3062,7 +3062,7 @@ def _rule_microgravity(run: Run) -> None:
     run.derive(
         _microgravity__derive1,
         v['shots'] > 0,
-        lambda: v['shots'] * lookup(_BOOK, run, 'recoil_push', (v['recoil_st'],), 'speed'),
+        lambda: v['shots'] * lookup(run.book, run, 'recoil_push', (v['recoil_st'],), 'speed'),
     )
     run.derive(
         _microgravity__derive2,

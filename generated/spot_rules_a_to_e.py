@@ -3491,12 +3491,12 @@ def _rule_aura_attacks(run: Run) -> None:
     run.modify(
         _aura_attacks__mod1,
         True,
-        lookup(_BOOK, run, 'roll_bonus', (v['command_roll'],), 'value'),
+        lookup(run.book, run, 'roll_bonus', (v['command_roll'],), 'value'),
     )
     run.modify(
         _aura_attacks__mod2,
         True,
-        lookup(_BOOK, run, 'roll_bonus', (v['passion_roll'],), 'value'),
+        lookup(run.book, run, 'roll_bonus', (v['passion_roll'],), 'value'),
     )
     run.modify(_aura_attacks__mod3, v['command_roll'] == 'fumble_result')
     run.modify(_aura_attacks__mod4, v['passion_roll'] == 'fumble_result')
@@ -3665,7 +3665,7 @@ def _rule_autofire(run: Run) -> None:
     run.derive(
         _autofire__derive1,
         v['fire_mode'] != 'single_shot',
-        lambda: lookup(_BOOK, run, 'autofire_hits', (v['shots'],), 'value'),
+        lambda: lookup(run.book, run, 'autofire_hits', (v['shots'],), 'value'),
     )
     run.roll(_autofire__roll1, v['fire_mode'] != 'single_shot', lambda: run.stat('skill'))
     run.text(_autofire__text1, True)
@@ -4177,12 +4177,12 @@ def _rule_chases(run: Run) -> None:
     run.derive(
         _chases__derive1,
         v['in_chase'],
-        lambda: lookup(_BOOK, run, 'chase_steps', (v['chase_result'],), 'mover'),
+        lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'mover'),
     )
     run.derive(
         _chases__derive2,
         v['in_chase'],
-        lambda: lookup(_BOOK, run, 'chase_steps', (v['chase_result'],), 'steps'),
+        lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'steps'),
     )
     run.text(_chases__text1, True)
     run.text(_chases__text2, True)
@@ -4297,7 +4297,7 @@ def _rule_range_track_attacks(run: Run) -> None:
     run.derive(
         _range_track_attacks__derive1,
         v['in_chase'],
-        lambda: lookup(_BOOK, run, 'range_track', (v['chase_range'],), 'range'),
+        lambda: lookup(run.book, run, 'range_track', (v['chase_range'],), 'range'),
     )
     run.text(
         _range_track_attacks__text1,
@@ -5177,7 +5177,7 @@ def _rule_skill_roll_modifiers(run: Run) -> None:
     run.modify(
         _skill_roll_modifiers__mod10,
         True,
-        lookup(_BOOK, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
     )
     run.modify(_skill_roll_modifiers__mod11, v['gravel_road'])
     run.modify(_skill_roll_modifiers__mod12, v['downhill_grade'])
@@ -5608,17 +5608,17 @@ def _rule_asphyxiation(run: Run) -> None:
     run.modify(
         _asphyxiation__mod1,
         v['asphyxiation_start'] == 'expected',
-        lookup(_BOOK, run, 'breath_by_round', (v['asphyxiation_round'],), 'expected'),
+        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'expected'),
     )
     run.modify(
         _asphyxiation__mod2,
         v['asphyxiation_start'] == 'surprised_took_breath',
-        lookup(_BOOK, run, 'breath_by_round', (v['asphyxiation_round'],), 'took_breath'),
+        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'took_breath'),
     )
     run.modify(
         _asphyxiation__mod3,
         v['asphyxiation_start'] == 'surprised_no_breath',
-        lookup(_BOOK, run, 'breath_by_round', (v['asphyxiation_round'],), 'no_breath'),
+        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'no_breath'),
     )
     run.roll(_asphyxiation__roll1, True, lambda: v['CON'] * run.stat('breath_multiplier'))
     run.roll(
@@ -5629,7 +5629,7 @@ def _rule_asphyxiation(run: Run) -> None:
     run.derive(
         _asphyxiation__derive1,
         v['breath_failed'],
-        lambda: lookup(_BOOK, run, 'asphyxiation_damage', (v['substance'],), 'value'),
+        lambda: lookup(run.book, run, 'asphyxiation_damage', (v['substance'],), 'value'),
     )
     run.text(_asphyxiation__text1, True)
     run.text(_asphyxiation__text2, True)
@@ -6585,17 +6585,17 @@ def _rule_disease(run: Run) -> None:
     run.derive(
         _disease__derive1,
         v['diseased'],
-        lambda: lookup(_BOOK, run, 'illness_severity', (v['con_failures'],), 'degree'),
+        lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'degree'),
     )
     run.derive(
         _disease__derive2,
         v['diseased'],
-        lambda: lookup(_BOOK, run, 'illness_severity', (v['con_failures'],), 'loss'),
+        lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'loss'),
     )
     run.derive(
         _disease__derive3,
         v['diseased'],
-        lambda: lookup(_BOOK, run, 'disease_types', (v['disease_type'],), 'characteristic'),
+        lambda: lookup(run.book, run, 'disease_types', (v['disease_type'],), 'characteristic'),
     )
     run.text(_disease__text1, True)
     run.text(_disease__text2, True)

@@ -2652,12 +2652,12 @@ def _rule_fire_and_heat(run: Run) -> None:
     run.derive(
         _fire_and_heat__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'fire_sources', (v['fire'],), 'damage'),
+        lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'damage'),
     )
     run.derive(
         _fire_and_heat__derive2,
         True,
-        lambda: lookup(_BOOK, run, 'fire_sources', (v['fire'],), 'locations'),
+        lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'locations'),
     )
     run.roll(
         _fire_and_heat__roll1,
@@ -3472,7 +3472,7 @@ def _rule_light_sources(run: Run) -> None:
     run.derive(
         _light_sources__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'light_burn_time', (v['light'],), 'value'),
+        lambda: lookup(run.book, run, 'light_burn_time', (v['light'],), 'value'),
     )
     run.roll(
         _light_sources__roll2,
@@ -4245,7 +4245,7 @@ def _rule_poisons(run: Run) -> None:
     run.derive(
         _poisons__derive3,
         True,
-        lambda: lookup(_BOOK, run, 'poison_delay', (v['poison_speed'],), 'value'),
+        lambda: lookup(run.book, run, 'poison_delay', (v['poison_speed'],), 'value'),
     )
     run.text(_poisons__text1, True)
     run.text(_poisons__text2, True)
@@ -4379,7 +4379,7 @@ def _rule_poison_antidotes(run: Run) -> None:
     run.derive(
         _poison_antidotes__derive3,
         True,
-        lambda: lookup(_BOOK, run, 'poison_delay', (v['poison_speed'],), 'value'),
+        lambda: lookup(run.book, run, 'poison_delay', (v['poison_speed'],), 'value'),
     )
     run.text(_poison_antidotes__text1, True)
     run.text(_poison_antidotes__text2, True)
@@ -4927,17 +4927,17 @@ def _rule_radiation(run: Run) -> None:
     run.derive(
         _radiation__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'radiation_effects', (v['radiation_pot'],), 'intensity'),
+        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'intensity'),
     )
     run.derive(
         _radiation__derive2,
         True,
-        lambda: lookup(_BOOK, run, 'radiation_effects', (v['radiation_pot'],), 'interval'),
+        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'interval'),
     )
     run.derive(
         _radiation__derive3,
         True,
-        lambda: lookup(_BOOK, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
+        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
     )
     run.roll(_radiation__roll2, v['radiation_pot'] >= 20, lambda: v['CON'])
     run.derive(
@@ -5013,7 +5013,7 @@ def _rule_shields_and_missile_fire(run: Run) -> None:
     run.roll(
         _shields_and_missile_fire__roll1,
         True,
-        lambda: lookup(_BOOK, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
+        lambda: lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
     )
     run.text(_shields_and_missile_fire__text1, True)
     run.text(_shields_and_missile_fire__text2, True)
@@ -5424,7 +5424,7 @@ def _rule_superior_numbers(run: Run) -> None:
     run.derive(
         _superior_numbers__derive1,
         True,
-        lambda: min(v['attackers'], lookup(_BOOK, run, 'attackers_with_room', (v['attacker_weapons'],), 'value')),
+        lambda: min(v['attackers'], lookup(run.book, run, 'attackers_with_room', (v['attacker_weapons'],), 'value')),
     )
     run.derive(
         _superior_numbers__derive2,
@@ -6352,12 +6352,12 @@ def _rule_wind(run: Run) -> None:
     run.derive(
         _wind__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'wind_strength', (v['wind_str'],), 'wind'),
+        lambda: lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'wind'),
     )
     run.modify(
         _wind__mod1,
         v['wind_affected'],
-        lookup(_BOOK, run, 'wind_strength', (v['wind_str'],), 'modifier'),
+        lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'modifier'),
     )
     run.modify(_wind__mod2, v['wind_affected'])
     run.roll(_wind__roll1, v['wind_str'] >= 2, lambda: (v['STR'], v['wind_str']))
@@ -6451,13 +6451,13 @@ def _rule_cloud_cover(run: Run) -> None:
     run.modify(
         _cloud_cover__mod1,
         v['sky_skill'],
-        lookup(_BOOK, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
+        lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
     )
     run.modify(_cloud_cover__mod2, v['sky_skill'])
     run.roll(
         _cloud_cover__roll1,
         True,
-        lambda: lookup(_BOOK, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
+        lambda: lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
     )
     run.text(_cloud_cover__text1, v['clouds'] in ('severe_clouds', 'complete_clouds'))
     run.text(_cloud_cover__text2, True)
@@ -6533,7 +6533,7 @@ def _rule_rain(run: Run) -> None:
     run.modify(
         _rain__mod1,
         v['weather_skill'],
-        lookup(_BOOK, run, 'precipitation', (v['precipitation_kind'],), 'value'),
+        lookup(run.book, run, 'precipitation', (v['precipitation_kind'],), 'value'),
     )
     run.modify(_rain__mod2, v['weather_skill'])
     run.text(_rain__text1, True)
@@ -6767,12 +6767,12 @@ def _rule_weather_conditions(run: Run) -> None:
     run.derive(
         _weather_conditions__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'wind_strength', (v['wind_str'],), 'wind'),
+        lambda: lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'wind'),
     )
     run.modify(
         _weather_conditions__mod1,
         v['wind_affected'],
-        lookup(_BOOK, run, 'wind_strength', (v['wind_str'],), 'modifier'),
+        lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'modifier'),
     )
     run.modify(_weather_conditions__mod2, v['wind_affected'])
     run.roll(_weather_conditions__roll1, v['wind_str'] >= 2, lambda: (v['STR'], v['wind_str']))
@@ -6781,13 +6781,13 @@ def _rule_weather_conditions(run: Run) -> None:
     run.modify(
         _weather_conditions__mod3,
         v['sky_skill'],
-        lookup(_BOOK, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
+        lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
     )
     run.modify(_weather_conditions__mod4, v['sky_skill'])
     run.roll(
         _weather_conditions__roll2,
         True,
-        lambda: lookup(_BOOK, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
+        lambda: lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
     )
     run.text(_weather_conditions__text3, v['clouds'] in ('severe_clouds', 'complete_clouds'))
     run.text(_weather_conditions__text4, True)
@@ -6796,7 +6796,7 @@ def _rule_weather_conditions(run: Run) -> None:
     run.modify(
         _weather_conditions__mod5,
         v['weather_skill'],
-        lookup(_BOOK, run, 'precipitation', (v['precipitation_kind'],), 'value'),
+        lookup(run.book, run, 'precipitation', (v['precipitation_kind'],), 'value'),
     )
     run.modify(_weather_conditions__mod6, v['weather_skill'])
     run.text(_weather_conditions__text6, True)

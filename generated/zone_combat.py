@@ -1838,7 +1838,7 @@ def _rule_pace_class_rule(run: Run) -> None:
     run.modify(
         _pace_class_rule__mod1,
         True,
-        lookup(_BOOK, run, 'pace_shift', (v['pace_class'],), 'shift'),
+        lookup(run.book, run, 'pace_shift', (v['pace_class'],), 'shift'),
     )
     run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and v['bursting'])
     run.text(_pace_class_rule__text1, True)
@@ -6751,7 +6751,7 @@ def _rule_card_draw(run: Run) -> None:
     run.derive(
         _card_draw__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'suit_category', (v['suit'],), 'category'),
+        lambda: lookup(run.book, run, 'suit_category', (v['suit'],), 'category'),
     )
     run.modify(_card_draw__mod1, v['high_rank'] >= 6 and v['high_rank'] <= 10)
     run.modify(_card_draw__mod2, v['same_suit'] == 2)
@@ -7147,7 +7147,7 @@ def _rule_armour_rules(run: Run) -> None:
     run.modify(
         _armour_rules__mod1,
         True,
-        lookup(_BOOK, run, 'bulk_armour', (v['bulk'],), 'armour'),
+        lookup(run.book, run, 'bulk_armour', (v['bulk'],), 'armour'),
     )
     run.modify(_armour_rules__mod2, v['shield_use'] == 'for_defence', v['shield_bonus'])
     run.modify(_armour_rules__mod3, v['shield_use'] == 'for_armour', v['shield_bonus'])
@@ -7294,7 +7294,7 @@ def _rule_aoe_targets(run: Run) -> None:
     run.derive(
         _aoe_targets__derive1,
         True,
-        lambda: lookup(_BOOK, run, 'aoe_templates', (v['aoe'],), 'targets'),
+        lambda: lookup(run.book, run, 'aoe_templates', (v['aoe'],), 'targets'),
     )
     run.derive(
         _aoe_targets__derive2,

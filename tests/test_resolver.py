@@ -353,3 +353,19 @@ def test_a_name_derived_under_when_and_else_takes_the_branch_that_holds() -> Non
     # Dry: c = 3 + 5 = 8, a = 8 x 2 = 16.  Wet: b = 3 + 1 = 4, a = 4 x 2 = 8.
     assert module.r(y=3).stats["a"] == 16
     assert module.r(y=3, wet=True).stats["a"] == 8
+
+
+def test_a_stat_may_start_from_a_table_lookup() -> None:
+    module = module_from_text(
+        'rulebook paces "Paces":\n    source "test"\n\n'
+        "input class: one of {slow, normal, fast} = normal\n"
+        "table pace_by_class \"Pace\" by class:\n    slow: 4\n    normal: 6\n    fast: 8\n"
+        'stat pace "Pace": int 0..12 = pace_by_class[class]\n\n'
+        'rule mud "Mud" cites "1":\n    pace -1\n    roll move: d6 <= pace\n'
+    )
+    # Slow: 4 - 1 = 3, and d6 <= 3 is 3/6 = 1/2.  Fast: 8 - 1 = 7, so d6 <= 7 always: 1.
+    slow = module.mud(**{"class_": "slow"})
+    assert (slow.stats["pace"], slow.roll("move").probability) == (3, Fraction(1, 2))
+    assert module.resolve("mud", **{"class": "fast"}).roll("move").probability == 1
+    # Given, the stat ignores its formula: pace 2 - 1 = 1, 1/6.
+    assert module.resolve("mud", pace=2).roll("move").probability == Fraction(1, 6)
