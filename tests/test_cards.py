@@ -361,6 +361,49 @@ def test_composition_names_its_source(book: m.Book) -> None:
     assert f"DEX{NB}\u22122\u2002bad footing" in entries(mire)
 
 
+COMPOSED = """
+rulebook composed "Composed":
+    source "test"
+
+stat skill "Skill": percent 0..100 = 50
+input dark "Dark": flag
+input foggy "Foggy": flag
+group sight "Sight modifiers": strongest
+
+trait attack "Attack" cites "A":
+    roll hit "Hit": d100 <= skill
+        note "A roll of 100 always misses."
+
+rule aimed "Aimed shot" cites "B":
+    as attack
+    when dark:
+        skill -20% in sight "dark"
+    when foggy:
+        skill -10% in sight "fog"
+"""
+
+
+def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
+    composed = compile_book(COMPOSED)
+    # The attack card shows the chances of d100 <= skill and the roll's note ...
+    attack = card(composed, "attack")
+    assert any(isinstance(b, Chances) for b in attack.blocks)
+    assert any(isinstance(b, Note) and "always misses" in b.text for b in attack.blocks)
+    # ... the aimed card names the roll and points there instead of printing them again.
+    aimed = card(composed, "aimed")
+    assert not any(isinstance(b, (Chances, Note)) for b in aimed.blocks)
+    assert any(isinstance(b, RollHead) for b in aimed.blocks)
+    assert "Chances and notes: see the Attack card." in entries(aimed)
+
+
+def test_a_stacking_group_is_explained_once_a_card() -> None:
+    aimed = card(compile_book(COMPOSED), "aimed")
+    said = [e for e in entries(aimed) if e.startswith("Does not stack")]
+    # Two modifiers of the group under two conditions: one sentence, after the first.
+    assert said == ["Does not stack with other Sight modifiers: only the strongest applies."]
+    assert entries(aimed).index(said[0]) < next(i for i, e in enumerate(entries(aimed)) if "fog" in e)
+
+
 def test_errata_quote_the_source(book: m.Book) -> None:
     notes = [b for b in card(book, "rough").blocks if isinstance(b, Note)]
     assert [(n.quote, n.text) for n in notes] == [("need only roll 2d6/eDEX", "Read as 2d6 against DEX.")]

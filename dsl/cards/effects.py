@@ -35,10 +35,12 @@ class EffectWriter:
         self.book = book
         self.notation = notation
         self.full = full
+        self._stacking_said: set[str] = set()  # groups whose stacking this rule has explained
 
     # ------------------------------------------------------------------ a whole rule
 
     def rule(self, rule: m.Rule) -> list[Block]:
+        self._stacking_said = set()
         own = [e for e in rule.effects if not e.via]
         blocks = self.effects(own)
         blocks += self.inherited(rule)
@@ -46,8 +48,9 @@ class EffectWriter:
             blocks += self.notes([e for e in own if isinstance(e, m.NoteEffect)])
         return blocks
 
-    def effects(self, effects: Sequence[m.Effect]) -> list[Block]:
-        """Modifiers, values and restrictions grouped by condition, in source order; then rolls."""
+    def effects(self, effects: Sequence[m.Effect], elsewhere: str | None = None) -> list[Block]:
+        """Modifiers, values and restrictions grouped by condition, in source order; then rolls.
+        `elsewhere` names the card of the rule they come from, which shows the rolls' chances."""
         plain = [e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect))]
         clamps = _attachable_clamps(plain)
         blocks: list[Block] = []
@@ -60,7 +63,7 @@ class EffectWriter:
                 blocks += self._effect(effect, clamps, following, indent=bool(condition))
         for effect in effects:
             if isinstance(effect, m.RollEffect):
-                blocks += self.roll(effect, self._fixed_target(effect, effects))
+                blocks += self.roll(effect, self._fixed_target(effect, effects), elsewhere=elsewhere)
         return blocks
 
     def _effect(
@@ -87,7 +90,9 @@ class EffectWriter:
             runs.append(Run("\u2002" + clean(effect.label), "muted"))
         blocks: list[Block] = [Entry(tuple(runs), indent)]
         group = self.book.groups.get(effect.group) if effect.group else None
-        if stacking and group is not None and group.stacking in _STACKING:
+        if stacking and group is not None and group.stacking in _STACKING and group.name not in self._stacking_said:
+            # said once a card, after the first modifiers of the group
+            self._stacking_said.add(group.name)
             blocks.append(Detail((Run(self.stacking(group), "em"),), indent))
         return blocks
 
@@ -109,9 +114,10 @@ class EffectWriter:
         value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
         return [Entry((Run(name, "strong"), Run(f" ={NBSP}" + value)), indent)]
 
-    def roll(self, effect: m.RollEffect, fixed: Fraction | None = None) -> list[Block]:
+    def roll(self, effect: m.RollEffect, fixed: Fraction | None = None, *, elsewhere: str | None = None) -> list[Block]:
         """A roll's heading, conditions, changes and outcomes; on a card its chances (against the
-        single value `fixed` when the rule sets the target to it) and notes."""
+        single value `fixed` when the rule sets the target to it) and notes, or for a roll of
+        another rule a pointer to that rule's card (`elsewhere`), which shows them."""
         notation = self.notation
         title = clean(effect.label) if effect.label else title_case_first(display_name(effect.name))
         blocks: list[Block] = [RollHead(title, notation.roll(effect))]
@@ -128,7 +134,10 @@ class EffectWriter:
             blocks.append(Detail((Run("Ties: ", "strong"), Run(display_name(effect.ties)))))
         for outcome in effect.outcomes:
             blocks.append(Detail(self._outcome(outcome)))
-        if self.full:
+        if self.full and elsewhere is not None:
+            if effect.notes or roll_chances(effect, notation, fixed) is not None:
+                blocks.append(Detail((Run(f"Chances and notes: see the {elsewhere} card.", "muted"),)))
+        elif self.full:
             chances = roll_chances(effect, notation, fixed)
             if chances is not None:
                 blocks.append(Chances(chances))
@@ -196,7 +205,7 @@ class EffectWriter:
         for (source, outer), effects in _by_source(self.book, rule).items():
             inner = [dataclasses.replace(e, guard=e.guard[len(outer) :]) for e in effects]
             has_notes = any(isinstance(e, m.NoteEffect) for e in inner)
-            blocks = self.effects(inner)
+            blocks = self.effects(inner, elsewhere=clean(self.book.rules[source].title))
             for section in sections:
                 if section[0] == source and section[2] == blocks:
                     section[1].append(outer)
