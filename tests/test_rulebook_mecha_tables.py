@@ -135,11 +135,11 @@ def test_impassable_and_not_applicable_are_restrictions(mecha: ModuleType) -> No
 def test_forest_shift_then_the_infantry_entry(mecha: ModuleType) -> None:
     # Size 3 walker, Closed forest: -2 levels, Open: Mud 3 + Open 2 = 5.
     walker = mecha.terrain_movement(unit="walker", vehicle_size=3, forest="closed", terrain="mud")
-    assert walker.stats["forest"] == "open"
+    assert walker.stats["forest_entry"] == "open"
     assert walker.stats["cost"] == 5
     # Size 26 tank, Sparse forest: +3 levels, Closed: X for tracks.
     tank = mecha.terrain_movement(unit="track", vehicle_size=26, forest="sparse")
-    assert tank.stats["forest"] == "closed"
+    assert tank.stats["forest_entry"] == "closed"
     assert str(tank.stats["cost"]) == "X"
 
 
