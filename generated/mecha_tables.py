@@ -1501,7 +1501,8 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'unit': InputSpec('unit', 'Movement type', 'one of', None, None, None, ('infantry', 'wheel', 'track', 'walker', 'gev'), 'infantry', False),
     'vehicle_size': InputSpec('vehicle_size', 'Vehicle size', 'int', 1, 100, None, (), 8, False),
     'terrain': InputSpec('terrain', 'Base terrain of the hex (or hydrographic terrain)', 'one of', None, None, None, ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'), 'clear', False),
-    'forest': InputSpec('forest', 'Forest level of the hex', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), 'no_forest', True),
+    'forest': InputSpec('forest', 'Forest level of the hex', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), 'no_forest', False),
+    'forest_entry': InputSpec('forest_entry', 'Forest level entered, after the vehicle size adjustment', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), None, True, lambda run: run.values['forest'], 'forest'),
     'forest_column': InputSpec('forest_column', 'Column read for the forest rows', 'one of', None, None, None, ('infantry', 'wheel', 'track', 'walker', 'gev'), None, True, lambda run: run.values['unit'], 'unit'),
     'vegetation': InputSpec('vegetation', 'Tall grasses or jungle', 'one of', None, None, None, ('no_vegetation', 'tall_grasses', 'jungle'), 'no_vegetation', False),
     'surface': InputSpec('surface', 'Ice or snow on the ground', 'one of', None, None, None, ('bare', 'ice', 'snow', 'deep_snow'), 'bare', False),
@@ -1542,7 +1543,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'ecm_rating': InputSpec('ecm_rating', 'ECM rating', 'int', 0, 20, None, (), 0, False),
     'eecm_mos': InputSpec('eecm_mos', 'MoS of the opposed EECM roll', 'int', 0, 20, None, (), 0, False),
     'guided': InputSpec('guided', 'The attack is by missile or guided systems', 'flag', None, None, None, (), False, False),
-    'damage_band': InputSpec('damage_band', 'Damage, in whole multiples of the armor', 'int', 0, 100, None, (), 0, False),
+    'damage_band': InputSpec('damage_band', 'Damage divided by the armor, rounded down (0 none, 1 light, 2 heavy, 3+ overkill)', 'int', 0, 100, None, (), 0, False),
     'ejection': InputSpec('ejection', 'Ejection system', 'one of', None, None, None, ('no_ejection_system', 'has_ejection_system'), 'no_ejection_system', False),
     'heavy_hit': InputSpec('heavy_hit', 'Sent to a sub-table by the Heavy Damage table (+1)', 'int', 0, 1, None, (), 0, False),
     'damage_taken': InputSpec('damage_taken', 'Damage taken from one attack', 'int', 0, 1000, None, (), 0, False),
@@ -1584,28 +1585,28 @@ _forest_adjustment__mod1: Final = ModSpec(
     key='forest_adjustment#2.1',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
+    target='forest_entry',
     op='shift',
     value=None,
-    text='forest +forest_shift[vehicle_size].levels levels',
+    text='forest_entry +forest_shift[vehicle_size].levels levels',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
+    condition='when unit != infantry and forest != no_forest',
     label='vehicle size',
 )
 _forest_adjustment__mod2: Final = ModSpec(
     key='forest_adjustment#2.2',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
+    target='forest_entry',
     op='min',
     value='sparse',
-    text='forest min sparse',
+    text='forest_entry min sparse',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
+    condition='when unit != infantry and forest != no_forest',
     label='the forest stays a forest',
 )
 _forest_adjustment__text1: Final = TextSpec(
@@ -1617,12 +1618,21 @@ _forest_adjustment__text1: Final = TextSpec(
     quote='-2 Levels',
     condition='',
 )
+_forest_adjustment__text2: Final = TextSpec(
+    key='forest_adjustment#4',
+    rule='forest_adjustment',
+    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    kind='erratum',
+    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
+    quote='Standard Entry',
+    condition='',
+)
 
 def _rule_forest_adjustment(run: Run) -> None:
     """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
+    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
+    - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
     v = run.values
     run.modify(
@@ -1632,6 +1642,7 @@ def _rule_forest_adjustment(run: Run) -> None:
     )
     run.modify(_forest_adjustment__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
     run.text(_forest_adjustment__text1, True)
+    run.text(_forest_adjustment__text2, True)
 
 # rule terrain_movement
 
@@ -1639,28 +1650,28 @@ _terrain_movement__mod1: Final = ModSpec(
     key='forest_adjustment#2.1',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
+    target='forest_entry',
     op='shift',
     value=None,
-    text='forest +forest_shift[vehicle_size].levels levels',
+    text='forest_entry +forest_shift[vehicle_size].levels levels',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
+    condition='when unit != infantry and forest != no_forest',
     label='vehicle size',
 )
 _terrain_movement__mod2: Final = ModSpec(
     key='forest_adjustment#2.2',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
+    target='forest_entry',
     op='min',
     value='sparse',
-    text='forest min sparse',
+    text='forest_entry min sparse',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
+    condition='when unit != infantry and forest != no_forest',
     label='the forest stays a forest',
 )
 _terrain_movement__text1: Final = TextSpec(
@@ -1670,6 +1681,15 @@ _terrain_movement__text1: Final = TextSpec(
     kind='erratum',
     text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
     quote='-2 Levels',
+    condition='',
+)
+_terrain_movement__text2: Final = TextSpec(
+    key='forest_adjustment#4',
+    rule='forest_adjustment',
+    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    kind='erratum',
+    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
+    quote='Standard Entry',
     condition='',
 )
 _terrain_movement__derive1: Final = DeriveSpec(
@@ -1728,7 +1748,7 @@ _terrain_movement__derive6: Final = DeriveSpec(
     name='cost',
     condition='',
 )
-_terrain_movement__text2: Final = TextSpec(
+_terrain_movement__text3: Final = TextSpec(
     key='terrain_movement#10.1',
     rule='terrain_movement',
     source='TERRAIN TYPE',
@@ -1737,7 +1757,7 @@ _terrain_movement__text2: Final = TextSpec(
     quote=None,
     condition='when cost == X',
 )
-_terrain_movement__text3: Final = TextSpec(
+_terrain_movement__text4: Final = TextSpec(
     key='terrain_movement#11.1',
     rule='terrain_movement',
     source='TERRAIN TYPE',
@@ -1750,14 +1770,14 @@ _terrain_movement__text3: Final = TextSpec(
 def _rule_terrain_movement(run: Run) -> None:
     """Movement cost of a hex (TERRAIN TYPE).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
+    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
+    - forest_entry min sparse (when unit != infantry and forest != no_forest)
     - derive terrain_cost = terrain_costs[terrain, unit]
     - derive vegetation_cost = vegetation_costs[vegetation, unit]
     - derive surface_cost = surface_costs[surface, unit]
     - derive elevation_cost = elevation_costs[elevation, unit]
     - forest_column = infantry (when unit != infantry and vehicle_size <= 2)
-    - derive forest_cost = forest_costs[forest, forest_column]
+    - derive forest_cost = forest_costs[forest_entry, forest_column]
     - derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
     - cannot: enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
@@ -1770,6 +1790,7 @@ def _rule_terrain_movement(run: Run) -> None:
     )
     run.modify(_terrain_movement__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
     run.text(_terrain_movement__text1, True)
+    run.text(_terrain_movement__text2, True)
     run.derive(
         _terrain_movement__derive1,
         True,
@@ -1794,15 +1815,15 @@ def _rule_terrain_movement(run: Run) -> None:
     run.derive(
         _terrain_movement__derive5,
         True,
-        lambda: lookup(run.book, run, 'forest_costs', (run.stat('forest'), run.stat('forest_column')), 'infantry'),
+        lambda: lookup(run.book, run, 'forest_costs', (run.stat('forest_entry'), run.stat('forest_column')), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive6,
         True,
         lambda: cell_add(cell_add(cell_add(cell_add(run.derived('terrain_cost'), run.derived('forest_cost')), run.derived('vegetation_cost')), run.derived('surface_cost')), run.derived('elevation_cost')),
     )
-    run.text(_terrain_movement__text2, lambda: run.derived('cost') == IMPASSABLE)
-    run.text(_terrain_movement__text3, lambda: run.derived('cost') == NOT_APPLICABLE)
+    run.text(_terrain_movement__text3, lambda: run.derived('cost') == IMPASSABLE)
+    run.text(_terrain_movement__text4, lambda: run.derived('cost') == NOT_APPLICABLE)
 
 # rule hex_obscurement
 
@@ -1913,7 +1934,7 @@ def _rule_hex_obscurement(run: Run) -> None:
     run.modify(
         _hex_obscurement__mod2,
         True,
-        lambda: lookup(run.book, run, 'forest_features', (run.stat('forest'),), 'obscurement'),
+        lookup(run.book, run, 'forest_features', (v['forest'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod3,
@@ -1933,80 +1954,43 @@ def _rule_hex_obscurement(run: Run) -> None:
 
 # rule hull_down
 
-_hull_down__mod1: Final = ModSpec(
-    key='forest_adjustment#2.1',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
-    op='shift',
-    value=None,
-    text='forest +forest_shift[vehicle_size].levels levels',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
-    label='vehicle size',
-)
-_hull_down__mod2: Final = ModSpec(
-    key='forest_adjustment#2.2',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest',
-    op='min',
-    value='sparse',
-    text='forest min sparse',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when unit != infantry and base forest != no_forest',
-    label='the forest stays a forest',
-)
-_hull_down__text1: Final = TextSpec(
-    key='forest_adjustment#3',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    kind='erratum',
-    text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    quote='-2 Levels',
-    condition='',
-)
 _hull_down__derive1: Final = DeriveSpec(
-    key='hull_down#3',
+    key='hull_down#2',
     rule='hull_down',
     source='TERRAIN',
     name='terrain_hull_down',
     condition='',
 )
 _hull_down__derive2: Final = DeriveSpec(
-    key='hull_down#4',
+    key='hull_down#3',
     rule='hull_down',
     source='TERRAIN',
     name='forest_hull_down',
     condition='',
 )
 _hull_down__derive3: Final = DeriveSpec(
-    key='hull_down#5',
+    key='hull_down#4',
     rule='hull_down',
     source='TERRAIN',
     name='vegetation_hull_down',
     condition='',
 )
 _hull_down__derive4: Final = DeriveSpec(
-    key='hull_down#6',
+    key='hull_down#5',
     rule='hull_down',
     source='TERRAIN',
     name='surface_hull_down',
     condition='',
 )
 _hull_down__derive5: Final = DeriveSpec(
-    key='hull_down#7',
+    key='hull_down#6',
     rule='hull_down',
     source='TERRAIN',
     name='elevation_hull_down',
     condition='',
 )
-_hull_down__text2: Final = TextSpec(
-    key='hull_down#8.1',
+_hull_down__text1: Final = TextSpec(
+    key='hull_down#7.1',
     rule='hull_down',
     source='TERRAIN',
     kind='cannot',
@@ -2014,8 +1998,8 @@ _hull_down__text2: Final = TextSpec(
     quote=None,
     condition='when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',
 )
-_hull_down__text3: Final = TextSpec(
-    key='hull_down#9',
+_hull_down__text2: Final = TextSpec(
+    key='hull_down#8',
     rule='hull_down',
     source='TERRAIN',
     kind='note',
@@ -2023,8 +2007,8 @@ _hull_down__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_hull_down__text4: Final = TextSpec(
-    key='hull_down#10',
+_hull_down__text3: Final = TextSpec(
+    key='hull_down#9',
     rule='hull_down',
     source='TERRAIN',
     kind='erratum',
@@ -2036,8 +2020,6 @@ _hull_down__text4: Final = TextSpec(
 def _rule_hull_down(run: Run) -> None:
     """Hull-down position (TERRAIN).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
     - derive terrain_hull_down = terrain_features[terrain].hull_down
     - derive forest_hull_down = forest_features[forest].hull_down
     - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
@@ -2046,13 +2028,6 @@ def _rule_hull_down(run: Run) -> None:
     - cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
     v = run.values
-    run.modify(
-        _hull_down__mod1,
-        v['unit'] != 'infantry' and v['forest'] != 'no_forest',
-        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
-    )
-    run.modify(_hull_down__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
-    run.text(_hull_down__text1, True)
     run.derive(
         _hull_down__derive1,
         True,
@@ -2061,7 +2036,7 @@ def _rule_hull_down(run: Run) -> None:
     run.derive(
         _hull_down__derive2,
         True,
-        lambda: lookup(run.book, run, 'forest_features', (run.stat('forest'),), 'hull_down'),
+        lambda: lookup(run.book, run, 'forest_features', (v['forest'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive3,
@@ -2079,11 +2054,11 @@ def _rule_hull_down(run: Run) -> None:
         lambda: lookup(run.book, run, 'elevation_features', (v['elevation'],), 'hull_down'),
     )
     run.text(
-        _hull_down__text2,
+        _hull_down__text1,
         lambda: run.derived('terrain_hull_down') == NOT_APPLICABLE and run.derived('forest_hull_down') == NOT_APPLICABLE and run.derived('vegetation_hull_down') == NOT_APPLICABLE and run.derived('surface_hull_down') == NOT_APPLICABLE and run.derived('elevation_hull_down') == NOT_APPLICABLE,
     )
+    run.text(_hull_down__text2, True)
     run.text(_hull_down__text3, True)
-    run.text(_hull_down__text4, True)
 
 # rule weather
 
@@ -2164,8 +2139,17 @@ _weather__text2: Final = TextSpec(
     rule='weather',
     source='WEATHER/ENVIRONMENT MODIFIERS',
     kind='erratum',
-    text='The source does not say how to round movement points: rounded down.',
+    text='Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
     quote='MOVEMENT 3/4',
+    condition='',
+)
+_weather__text3: Final = TextSpec(
+    key='weather#8',
+    rule='weather',
+    source='WEATHER/ENVIRONMENT MODIFIERS',
+    kind='erratum',
+    text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
     condition='',
 )
 
@@ -2198,6 +2182,7 @@ def _rule_weather(run: Run) -> None:
     )
     run.text(_weather__text1, lambda: run.derived('weather_obscurement') > 0)
     run.text(_weather__text2, True)
+    run.text(_weather__text3, True)
 
 # rule night
 
@@ -3602,8 +3587,15 @@ def _rule_eecm_degrade_range(run: Run) -> None:
 
 # rule damage
 
+_damage__derive1: Final = DeriveSpec(
+    key='damage#2',
+    rule='damage',
+    source='DAMAGE EFFECTS',
+    name='damage_effect',
+    condition='',
+)
 _damage__text1: Final = TextSpec(
-    key='damage#2.1',
+    key='damage#3.1',
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
@@ -3612,7 +3604,7 @@ _damage__text1: Final = TextSpec(
     condition='when damage_band == 0',
 )
 _damage__mod1: Final = ModSpec(
-    key='damage#3.1.1',
+    key='damage#4.1.1',
     rule='damage',
     source='DAMAGE EFFECTS',
     target='armor',
@@ -3625,8 +3617,17 @@ _damage__mod1: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
     label='Light Damage',
 )
+_damage__text2: Final = TextSpec(
+    key='damage#4.1.2',
+    rule='damage',
+    source='DAMAGE EFFECTS',
+    kind='note',
+    text='Roll on the Light Damage system table (table light_damage).',
+    quote=None,
+    condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
+)
 _damage__mod2: Final = ModSpec(
-    key='damage#3.1else.1',
+    key='damage#4.1else.1',
     rule='damage',
     source='DAMAGE EFFECTS',
     target='armor',
@@ -3639,8 +3640,17 @@ _damage__mod2: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
     label='Heavy Damage',
 )
-_damage__text2: Final = TextSpec(
-    key='damage#4.1',
+_damage__text3: Final = TextSpec(
+    key='damage#4.1else.2',
+    rule='damage',
+    source='DAMAGE EFFECTS',
+    kind='note',
+    text='Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).',
+    quote=None,
+    condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
+)
+_damage__text4: Final = TextSpec(
+    key='damage#5.1',
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='cannot',
@@ -3648,25 +3658,49 @@ _damage__text2: Final = TextSpec(
     quote=None,
     condition='when damage_band >= 3',
 )
+_damage__text5: Final = TextSpec(
+    key='damage#5.2',
+    rule='damage',
+    source='DAMAGE EFFECTS',
+    kind='note',
+    text='Overkill: the crew may eject (rule overkill_ejecting).',
+    quote=None,
+    condition='when damage_band >= 3',
+)
 
 def _rule_damage(run: Run) -> None:
     """Damage effects (DAMAGE EFFECTS).
 
+    - derive damage_effect = damage_effects[damage_band].effect
     - armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
     """
     v = run.values
+    run.derive(
+        _damage__derive1,
+        True,
+        lambda: lookup(run.book, run, 'damage_effects', (v['damage_band'],), 'effect'),
+    )
     run.text(_damage__text1, v['damage_band'] == 0)
     run.modify(
         _damage__mod1,
+        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1,
+    )
+    run.text(
+        _damage__text2,
         (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1,
     )
     run.modify(
         _damage__mod2,
         (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1,
     )
-    run.text(_damage__text2, v['damage_band'] >= 3)
+    run.text(
+        _damage__text3,
+        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1,
+    )
+    run.text(_damage__text4, v['damage_band'] >= 3)
+    run.text(_damage__text5, v['damage_band'] >= 3)
 
 # rule overkill_ejecting
 
@@ -4877,10 +4911,10 @@ _table_sensor_ratings: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'forest_adjustment': RuleInfo('forest_adjustment', 'rule', 'Vehicle size forest adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('unit', 'vehicle_size', 'forest', )),
-    'terrain_movement': RuleInfo('terrain_movement', 'rule', 'Movement cost of a hex', 'TERRAIN TYPE', ('unit', 'vehicle_size', 'terrain', 'forest', 'forest_column', 'vegetation', 'surface', 'elevation', )),
+    'forest_adjustment': RuleInfo('forest_adjustment', 'rule', 'Vehicle size forest adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('unit', 'vehicle_size', 'forest', 'forest_entry', )),
+    'terrain_movement': RuleInfo('terrain_movement', 'rule', 'Movement cost of a hex', 'TERRAIN TYPE', ('unit', 'vehicle_size', 'terrain', 'forest', 'forest_entry', 'forest_column', 'vegetation', 'surface', 'elevation', )),
     'hex_obscurement': RuleInfo('hex_obscurement', 'rule', 'Obscurement of a hex', 'TERRAIN TYPE', ('unit', 'vehicle_size', 'terrain', 'forest', 'vegetation', 'surface', 'obscurement', )),
-    'hull_down': RuleInfo('hull_down', 'rule', 'Hull-down position', 'TERRAIN', ('unit', 'vehicle_size', 'terrain', 'forest', 'vegetation', 'surface', 'elevation', )),
+    'hull_down': RuleInfo('hull_down', 'rule', 'Hull-down position', 'TERRAIN', ('terrain', 'forest', 'vegetation', 'surface', 'elevation', )),
     'weather': RuleInfo('weather', 'rule', 'Weather and environment', 'WEATHER/ENVIRONMENT MODIFIERS', ('weather', 'weather_hexes', 'weapon', 'MP', 'attack', )),
     'night': RuleInfo('night', 'rule', 'Night', 'WEATHER/ENVIRONMENT MODIFIERS', ('night', 'has_sensors', 'MP', 'obscurement', )),
     'skidding': RuleInfo('skidding', 'rule', 'Skidding', 'SKIDDING', ('unit', 'terrain', 'surface', 'speed', 'pilot_skill', 'turning', 'off_road', 'wet_pavement', 'skid_threshold', )),
@@ -4997,13 +5031,19 @@ def forest_adjustment(
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
     vehicle_size: int = 8,
     forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
+    forest_entry: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] | None = None,
 ) -> Resolution:
     """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
+    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
+    - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
-    given: dict[str, object] = {'unit': unit, 'vehicle_size': vehicle_size, 'forest': forest}
+    given: dict[str, object] = {
+        'unit': unit,
+        'vehicle_size': vehicle_size,
+        'forest': forest,
+        'forest_entry': forest_entry,
+    }
     return resolve_with(_BOOK, ('forest_adjustment',), given)
 
 def terrain_movement(
@@ -5012,6 +5052,7 @@ def terrain_movement(
     vehicle_size: int = 8,
     terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
     forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
+    forest_entry: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] | None = None,
     forest_column: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] | None = None,
     vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
     surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
@@ -5019,14 +5060,14 @@ def terrain_movement(
 ) -> Resolution:
     """Movement cost of a hex (TERRAIN TYPE).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
+    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
+    - forest_entry min sparse (when unit != infantry and forest != no_forest)
     - derive terrain_cost = terrain_costs[terrain, unit]
     - derive vegetation_cost = vegetation_costs[vegetation, unit]
     - derive surface_cost = surface_costs[surface, unit]
     - derive elevation_cost = elevation_costs[elevation, unit]
     - forest_column = infantry (when unit != infantry and vehicle_size <= 2)
-    - derive forest_cost = forest_costs[forest, forest_column]
+    - derive forest_cost = forest_costs[forest_entry, forest_column]
     - derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
     - cannot: enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
@@ -5036,6 +5077,7 @@ def terrain_movement(
         'vehicle_size': vehicle_size,
         'terrain': terrain,
         'forest': forest,
+        'forest_entry': forest_entry,
         'forest_column': forest_column,
         'vegetation': vegetation,
         'surface': surface,
@@ -5074,8 +5116,6 @@ def hex_obscurement(
 
 def hull_down(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    vehicle_size: int = 8,
     terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
     forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
     vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
@@ -5084,8 +5124,6 @@ def hull_down(
 ) -> Resolution:
     """Hull-down position (TERRAIN).
 
-    - forest +forest_shift[vehicle_size].levels levels (when unit != infantry and base forest != no_forest)
-    - forest min sparse (when unit != infantry and base forest != no_forest)
     - derive terrain_hull_down = terrain_features[terrain].hull_down
     - derive forest_hull_down = forest_features[forest].hull_down
     - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
@@ -5094,8 +5132,6 @@ def hull_down(
     - cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
     given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
         'terrain': terrain,
         'forest': forest,
         'vegetation': vegetation,
@@ -5474,6 +5510,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     """Damage effects (DAMAGE EFFECTS).
 
+    - derive damage_effect = damage_effects[damage_band].effect
     - armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot: fight on: Overkill, target destroyed (when damage_band >= 3)

@@ -135,11 +135,11 @@ def test_impassable_and_not_applicable_are_restrictions(mecha: ModuleType) -> No
 def test_forest_shift_then_the_infantry_entry(mecha: ModuleType) -> None:
     # Size 3 walker, Closed forest: -2 levels, Open: Mud 3 + Open 2 = 5.
     walker = mecha.terrain_movement(unit="walker", vehicle_size=3, forest="closed", terrain="mud")
-    assert walker.stats["forest"] == "open"
+    assert walker.stats["forest_entry"] == "open"
     assert walker.stats["cost"] == 5
     # Size 26 tank, Sparse forest: +3 levels, Closed: X for tracks.
     tank = mecha.terrain_movement(unit="track", vehicle_size=26, forest="sparse")
-    assert tank.stats["forest"] == "closed"
+    assert tank.stats["forest_entry"] == "closed"
     assert str(tank.stats["cost"]) == "X"
 
 
@@ -213,3 +213,38 @@ def test_the_target_movement_table_as_written_is_reported() -> None:
         "     = hint: did you mean 501..999?\n"
         "checked 1 rulebook: 2 errors, 0 warnings\n"
     )
+
+
+def test_chain_reactions_per_hit_through_every_roll_twice(mecha: ModuleType) -> None:
+    # Expected chain reactions per hit, Roll Twice followed to any depth, from the row chances the
+    # resolver gives.  Sub-table A: E_A = P(7) x P(4-6) + P(6) x 2 E_A, so E_A = P(7) P(4-6) / (1 - 2 P(6)).
+    # Heavy: E_H = P(1) E_A + P(6) x 2 E_H, so E_H = P(1) E_A / (1 - 2 P(6)).
+    def rows(result: object) -> dict[str, Fraction]:
+        return {row.key: row.probability for row in result.tables[0].rows}  # type: ignore[attr-defined]
+
+    chain = rows(mecha.ammunition_hit(roll=1))["4..6"]
+    heavy = rows(mecha.heavy_damage(roll=1))
+    light = rows(mecha.light_damage(roll=1))
+    a_heavy = rows(mecha.fire_control(roll=1, heavy_hit=1))
+    a_light = rows(mecha.fire_control(roll=1, heavy_hit=0))
+    # Heavy: 1/6 x 1/2 / (1 - 1/3) = 1/8 per roll on Sub-table A; 1/6 x 1/8 / (2/3) = 1/32 per hit.
+    e_a = a_heavy["7"] * chain / (1 - 2 * a_heavy["6"])
+    assert e_a == Fraction(1, 8)
+    assert heavy["1"] * e_a / (1 - 2 * heavy["6"]) == Fraction(1, 32)
+    # Light: Sub-table A without the +1 never reaches row 7: no chain reaction, ever.
+    assert a_light["7"] == 0
+    assert light["1"] * a_light["7"] * chain == 0
+
+
+def test_the_size_shift_does_not_move_the_trees(mecha: ModuleType) -> None:
+    # Size 16 tank in Open forest: pays Dense (Clear 1 + 5 = 6), but the hex stays Open:
+    # obscurement 1 and hull down +2, alone or resolved with the movement cost.
+    alone = mecha.resolve(["hex_obscurement", "hull_down"], unit="track", vehicle_size=16, forest="open")
+    together = mecha.resolve(
+        ["terrain_movement", "hex_obscurement", "hull_down"], unit="track", vehicle_size=16, forest="open"
+    )
+    for result in (alone, together):
+        assert result.stats["obscurement"] == 1
+        assert result.stats["forest_hull_down"] == 2
+    assert together.stats["cost"] == 6
+    assert together.stats["forest_entry"] == "dense"
