@@ -469,6 +469,25 @@ def test_a_long_table_keeps_every_row_once_and_its_header_on_every_card(tmp_path
     assert re.findall(r"row\d{4}", sheet) == rows
 
 
+def test_a_table_never_leaves_one_row_alone_on_the_next_card() -> None:
+    from reportlab.lib import colors
+
+    from dsl.cards.flow import grid_tables
+    from dsl.cards.fonts import register_fonts
+
+    register_fonts()
+    grid = Grid(("d6", "Result"), tuple((str(i), f"result {i}") for i in range(1, 7)))
+    (table,) = grid_tables(grid, BODY, colors.black)
+    _, height = table.wrap(BODY, 1e6)
+    # Room for five of the six rows: the split leaves two on the next card, not the sixth alone.
+    first, rest = table.split(BODY, height - 1.0)
+    assert (first._nrows - 1, rest.stop - rest.start) == (4, 2)
+    # Room for two rows only: they stay here, the other four go on.
+    two = table.data.head_height + table.data.height(0, 2) + 0.5
+    first, rest = table.split(BODY, two)
+    assert (first._nrows - 1, rest.stop - rest.start) == (2, 4)
+
+
 def test_a_table_row_taller_than_a_card_is_split_inside() -> None:
     book = compile_book(table_book(3, width=400))
     faces = [f for f in faces_of(build_deck(book)) if f.card.key == "loot"]

@@ -558,6 +558,8 @@ class GridTable(Flowable):  # type: ignore[misc]
         fit = bisect.bisect_right(data.tops, limit, lo=self.start + 1, hi=self.stop + 1) - 1
         if fit >= self.stop:
             return [self]
+        if self.stop - fit < 2 and fit - self.start > 2:
+            fit = self.stop - 2  # never one row alone on the next card: take two there
         if fit > self.start:
             return [data.table(self.start, fit, self.header), GridTable(data, fit)]
         # Not one row fits: a row taller than the room left splits inside, as reportlab does.
