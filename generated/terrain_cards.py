@@ -1624,8 +1624,17 @@ _lof_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_lof_roll__text2: Final = TextSpec(
+    key='lof_roll#3.1.1',
+    rule='lof_roll',
+    source='VIS',
+    kind='note',
+    text='No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    quote=None,
+    condition='when lof_skill != none; when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
+)
 _lof_roll__roll1: Final = RollSpec(
-    key='lof_roll#3.1',
+    key='lof_roll#3.1else.1',
     rule='lof_roll',
     source='VIS',
     name='lof',
@@ -1640,10 +1649,10 @@ _lof_roll__roll1: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='when lof_skill != none',
+    condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
 )
 _lof_roll__roll2: Final = RollSpec(
-    key='lof_roll#3.2.1',
+    key='lof_roll#3.1else.2.1',
     rule='lof_roll',
     source='VIS',
     name='hit',
@@ -1658,7 +1667,7 @@ _lof_roll__roll2: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=('One d20 per point of Burst; each die at or under the Attribute succeeds.',),
-    condition='when lof_skill != none; when lof_skill == bs_attack',
+    condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack',
 )
 _lof_roll__roll2_change1: Final = ChangeSpec(
     kind='dice',
@@ -1695,7 +1704,7 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
-_lof_roll__text2: Final = TextSpec(
+_lof_roll__text3: Final = TextSpec(
     key='lof_roll#4',
     rule='lof_roll',
     source='VIS',
@@ -1710,21 +1719,29 @@ def _rule_lof_roll(run: Run) -> None:
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - roll lof: d20 <= attribute (when lof_skill != none)
-    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; when lof_skill == bs_attack)
+    - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
+    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     v = run.values
     run.modify(_lof_roll__mod1, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
     run.modify(_lof_roll__mod2, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
     run.text(_lof_roll__text1, True)
-    run.roll(_lof_roll__roll1, v['lof_skill'] != 'none', lambda: run.stat('attribute'))
+    run.text(
+        _lof_roll__text2,
+        lambda: v['lof_skill'] != 'none' and (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+    )
+    run.roll(
+        _lof_roll__roll1,
+        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+        lambda: run.stat('attribute'),
+    )
     run.roll(
         _lof_roll__roll2,
-        v['lof_skill'] != 'none' and v['lof_skill'] == 'bs_attack',
+        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')) and v['lof_skill'] == 'bs_attack',
         lambda: run.stat('attribute'),
         ((_lof_roll__roll2_change1, lambda: run.stat('burst') == 1, None), (_lof_roll__roll2_change2, lambda: run.stat('burst') == 2, None), (_lof_roll__roll2_change3, lambda: run.stat('burst') == 3, None), (_lof_roll__roll2_change4, lambda: run.stat('burst') == 4, None), (_lof_roll__roll2_change5, lambda: run.stat('burst') == 5, None)),
     )
-    run.text(_lof_roll__text2, True)
+    run.text(_lof_roll__text3, True)
 
 # trait difficult
 
@@ -1799,7 +1816,7 @@ _difficult__text3: Final = TextSpec(
 )
 
 def _rule_difficult(run: Run) -> None:
-    """MOV: Difficult (MOV: Difficult).
+    """MOV: Difficult (second MOV value) (MOV: Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -1910,7 +1927,7 @@ _very_difficult__text4: Final = TextSpec(
 )
 
 def _rule_very_difficult(run: Run) -> None:
-    """MOV: Very Difficult (MOV: Very Difficult).
+    """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -1985,7 +2002,7 @@ _saturation__text1: Final = TextSpec(
 )
 
 def _rule_saturation(run: Run) -> None:
-    """SAT: Saturation Zone (SAT: Saturation Zone).
+    """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -2045,7 +2062,7 @@ _high_saturation__text2: Final = TextSpec(
 )
 
 def _rule_high_saturation(run: Run) -> None:
-    """SAT: High Saturation Zone (SAT: High Sat Zone).
+    """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -2146,7 +2163,7 @@ _low_visibility__text3: Final = TextSpec(
 )
 
 def _rule_low_visibility(run: Run) -> None:
-    """VIS: Low Visibility (VIS: Low Visibility).
+    """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2257,7 +2274,7 @@ _poor_visibility__text3: Final = TextSpec(
 )
 
 def _rule_poor_visibility(run: Run) -> None:
-    """VIS: Poor Visibility (VIS: Poor Visibility).
+    """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2413,7 +2430,7 @@ _zero_visibility__text8: Final = TextSpec(
 )
 
 def _rule_zero_visibility(run: Run) -> None:
-    """VIS: Zero Visibility (VIS: Zero Visibility).
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2631,7 +2648,7 @@ _white_noise__text13: Final = TextSpec(
 )
 
 def _rule_white_noise(run: Run) -> None:
-    """VIS: White Noise (VIS: White Noise).
+    """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
@@ -2713,7 +2730,7 @@ _insecure__roll1: Final = RollSpec(
 )
 
 def _rule_insecure(run: Run) -> None:
-    """Hostility Level: Insecure (HOSTILITY LEVEL).
+    """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
@@ -2757,7 +2774,7 @@ _adverse__roll1: Final = RollSpec(
 )
 
 def _rule_adverse(run: Run) -> None:
-    """Hostility Level: Adverse (HOSTILITY LEVEL).
+    """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
@@ -2801,7 +2818,7 @@ _dangerous__roll1: Final = RollSpec(
 )
 
 def _rule_dangerous(run: Run) -> None:
-    """Hostility Level: Dangerous (HOSTILITY LEVEL).
+    """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
@@ -2845,7 +2862,7 @@ _aggressive__roll1: Final = RollSpec(
 )
 
 def _rule_aggressive(run: Run) -> None:
-    """Hostility Level: Aggressive (HOSTILITY LEVEL).
+    """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
@@ -2889,7 +2906,7 @@ _lethal__roll1: Final = RollSpec(
 )
 
 def _rule_lethal(run: Run) -> None:
-    """Hostility Level: Lethal (HOSTILITY LEVEL).
+    """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
@@ -2933,7 +2950,7 @@ _savage__roll1: Final = RollSpec(
 )
 
 def _rule_savage(run: Run) -> None:
-    """Hostility Level: Savage (HOSTILITY LEVEL).
+    """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14
@@ -7745,21 +7762,21 @@ _table_damage_value: Final = TableSpec(
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'other_mods_stack': RuleInfo('other_mods_stack', 'rule', 'Other MODs of the roll', 'VIS', ('attribute', 'lof_skill', 'range_mod', 'other_mods', )),
-    'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'lof_skill', 'range_mod', 'other_mods', )),
-    'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
-    'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure', 'HOSTILITY LEVEL', ('hostility', )),
-    'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse', 'HOSTILITY LEVEL', ('hostility', )),
-    'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous', 'HOSTILITY LEVEL', ('hostility', )),
-    'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive', 'HOSTILITY LEVEL', ('hostility', )),
-    'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal', 'HOSTILITY LEVEL', ('hostility', )),
-    'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage', 'HOSTILITY LEVEL', ('hostility', )),
+    'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult (second MOV value)', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
+    'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult (one Short Movement, second MOV value)', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
+    'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone (-1B, minimum B1)', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
+    'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone (-2B, minimum B1)', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
+    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility (-3)', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility (-6)', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge)', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise (Zero Visibility for MSV only)', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
+    'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure (only on 20)', 'HOSTILITY LEVEL', ('hostility', )),
+    'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse (19-20)', 'HOSTILITY LEVEL', ('hostility', )),
+    'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous (18+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive (17+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal (16+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage (14+)', 'HOSTILITY LEVEL', ('hostility', )),
     'woods': RuleInfo('woods', 'terrain', 'Woods', 'WOODS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'jungle': RuleInfo('jungle', 'terrain', 'Jungle', 'JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'steep_hills': RuleInfo('steep_hills', 'terrain', 'Steep Hills', 'STEEP HILLS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
@@ -7873,23 +7890,31 @@ def lof_roll(
     *,
     attribute: int = 12,
     burst: int = 3,
+    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
+    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    responding: bool = False,
+    facing: bool = True,
 ) -> Resolution:
     """The roll that requires LoF (VIS).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - roll lof: d20 <= attribute (when lof_skill != none)
-    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; when lof_skill == bs_attack)
+    - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
+    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     given: dict[str, object] = {
         'attribute': attribute,
         'burst': burst,
+        'vis': vis,
         'lof_skill': lof_skill,
+        'lof_zone': lof_zone,
         'range_mod': range_mod,
         'other_mods': other_mods,
+        'responding': responding,
+        'facing': facing,
     }
     return resolve_with(_BOOK, ('lof_roll',), given)
 
@@ -7903,7 +7928,7 @@ def difficult(
     movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
-    """MOV: Difficult (MOV: Difficult).
+    """MOV: Difficult (second MOV value) (MOV: Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -7931,7 +7956,7 @@ def very_difficult(
     movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
-    """MOV: Very Difficult (MOV: Very Difficult).
+    """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -7956,7 +7981,7 @@ def saturation(
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
 ) -> Resolution:
-    """SAT: Saturation Zone (SAT: Saturation Zone).
+    """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -7970,7 +7995,7 @@ def high_saturation(
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
 ) -> Resolution:
-    """SAT: High Saturation Zone (SAT: High Sat Zone).
+    """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -7987,7 +8012,7 @@ def low_visibility(
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
-    """VIS: Low Visibility (VIS: Low Visibility).
+    """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8013,7 +8038,7 @@ def poor_visibility(
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
-    """VIS: Poor Visibility (VIS: Poor Visibility).
+    """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8041,7 +8066,7 @@ def zero_visibility(
     responding: bool = False,
     facing: bool = True,
 ) -> Resolution:
-    """VIS: Zero Visibility (VIS: Zero Visibility).
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8075,7 +8100,7 @@ def white_noise(
     facing: bool = True,
     msv: bool = False,
 ) -> Resolution:
-    """VIS: White Noise (VIS: White Noise).
+    """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
@@ -8102,7 +8127,7 @@ def insecure(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Insecure (HOSTILITY LEVEL).
+    """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
@@ -8114,7 +8139,7 @@ def adverse(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Adverse (HOSTILITY LEVEL).
+    """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
@@ -8126,7 +8151,7 @@ def dangerous(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Dangerous (HOSTILITY LEVEL).
+    """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
@@ -8138,7 +8163,7 @@ def aggressive(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Aggressive (HOSTILITY LEVEL).
+    """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
@@ -8150,7 +8175,7 @@ def lethal(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Lethal (HOSTILITY LEVEL).
+    """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
@@ -8162,7 +8187,7 @@ def savage(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Savage (HOSTILITY LEVEL).
+    """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14
