@@ -1971,8 +1971,8 @@ _saturation__mod1: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -2000,6 +2000,15 @@ _saturation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_saturation__text2: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
 
 def _rule_saturation(run: Run) -> None:
     """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
@@ -2011,6 +2020,7 @@ def _rule_saturation(run: Run) -> None:
     run.modify(_saturation__mod1, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_saturation__mod2, True)
     run.text(_saturation__text1, True)
+    run.text(_saturation__text2, True)
 
 # trait high_saturation
 
@@ -2022,8 +2032,8 @@ _high_saturation__mod1: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -2056,7 +2066,7 @@ _high_saturation__text2: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
@@ -3148,8 +3158,8 @@ _woods__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3174,6 +3184,15 @@ _woods__text7: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_woods__text8: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -3261,6 +3280,7 @@ def _rule_woods(run: Run) -> None:
     run.modify(_woods__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_woods__mod11, True)
     run.text(_woods__text7, True)
+    run.text(_woods__text8, True)
     run.modify(_woods__mod12, True)
     run.roll(_woods__roll1, True, lambda: 20)
 
@@ -3463,8 +3483,8 @@ _jungle__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3489,6 +3509,15 @@ _jungle__text8: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_jungle__text9: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -3581,6 +3610,7 @@ def _rule_jungle(run: Run) -> None:
     run.modify(_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_jungle__mod11, True)
     run.text(_jungle__text8, True)
+    run.text(_jungle__text9, True)
     run.modify(_jungle__mod12, True)
     run.roll(_jungle__roll1, True, lambda: 19)
 
@@ -3911,8 +3941,8 @@ _high_mountain__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3937,6 +3967,15 @@ _high_mountain__text8: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_high_mountain__text9: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -4040,6 +4079,7 @@ def _rule_high_mountain(run: Run) -> None:
     )
     run.modify(_high_mountain__mod11, True)
     run.text(_high_mountain__text8, True)
+    run.text(_high_mountain__text9, True)
     run.modify(_high_mountain__mod12, True)
     run.roll(_high_mountain__roll1, True, lambda: 19)
 
@@ -4287,8 +4327,8 @@ _primeval_forest__mod10: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -4321,7 +4361,7 @@ _primeval_forest__text14: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
@@ -4655,8 +4695,8 @@ _dense_jungle__mod10: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -4689,7 +4729,7 @@ _dense_jungle__text9: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
@@ -5212,8 +5252,8 @@ _swamp__mod5: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -5238,6 +5278,15 @@ _swamp__text5: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_swamp__text6: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -5273,7 +5322,7 @@ _swamp__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
-_swamp__text6: Final = TextSpec(
+_swamp__text7: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
     source='SWAMP',
@@ -5326,9 +5375,10 @@ def _rule_swamp(run: Run) -> None:
     run.modify(_swamp__mod5, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_swamp__mod6, True)
     run.text(_swamp__text5, True)
+    run.text(_swamp__text6, True)
     run.modify(_swamp__mod7, True)
     run.roll(_swamp__roll1, True, lambda: 20)
-    run.text(_swamp__text6, True)
+    run.text(_swamp__text7, True)
 
 # terrain open_sea
 
@@ -5601,8 +5651,8 @@ _rocky_ground__mod5: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -5631,6 +5681,15 @@ _rocky_ground__text4: Final = TextSpec(
     condition='',
 )
 _rocky_ground__text5: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_rocky_ground__text6: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
     source='ROCKY GROUND',
@@ -5677,6 +5736,7 @@ def _rule_rocky_ground(run: Run) -> None:
     run.modify(_rocky_ground__mod6, True)
     run.text(_rocky_ground__text4, True)
     run.text(_rocky_ground__text5, True)
+    run.text(_rocky_ground__text6, True)
 
 # terrain sand_dunes
 
@@ -6402,8 +6462,8 @@ _generator_room__mod9: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -6432,6 +6492,15 @@ _generator_room__text17: Final = TextSpec(
     condition='',
 )
 _generator_room__text18: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_generator_room__text19: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6440,7 +6509,7 @@ _generator_room__text18: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text19: Final = TextSpec(
+_generator_room__text20: Final = TextSpec(
     key='generator_room#6',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6535,6 +6604,7 @@ def _rule_generator_room(run: Run) -> None:
     run.text(_generator_room__text17, True)
     run.text(_generator_room__text18, True)
     run.text(_generator_room__text19, True)
+    run.text(_generator_room__text20, True)
 
 # terrain engine_room
 
@@ -6726,8 +6796,8 @@ _engine_room__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -6756,6 +6826,15 @@ _engine_room__text7: Final = TextSpec(
     condition='',
 )
 _engine_room__text8: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_engine_room__text9: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6764,7 +6843,7 @@ _engine_room__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text9: Final = TextSpec(
+_engine_room__text10: Final = TextSpec(
     key='engine_room#7',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6833,6 +6912,7 @@ def _rule_engine_room(run: Run) -> None:
     run.text(_engine_room__text7, True)
     run.text(_engine_room__text8, True)
     run.text(_engine_room__text9, True)
+    run.text(_engine_room__text10, True)
 
 # terrain energy_core_room
 
