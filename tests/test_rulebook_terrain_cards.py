@@ -160,7 +160,7 @@ def test_hostility_then_damage_value(cards: ModuleType) -> None:
     result = cards.resolve(["dense_jungle", "damage_value"], roll=19)
     hostile = result.roll("hostile")
     assert hostile.probability == Fraction(3, 20)
-    assert hostile.effects["success"].startswith("Roll or choose a Damage Value")
+    assert hostile.effects["success"].startswith("The Game Conditions strike the trooper")
     (table,) = result.tables
     assert table.selected is not None
     assert dict(table.selected.values) == {"damage_type": "ARM/BTS", "strength": "12 (DA Special Ammunition)"}
