@@ -1624,8 +1624,17 @@ _lof_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_lof_roll__text2: Final = TextSpec(
+    key='lof_roll#3.1.1',
+    rule='lof_roll',
+    source='VIS',
+    kind='note',
+    text='No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    quote=None,
+    condition='when lof_skill != none; when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
+)
 _lof_roll__roll1: Final = RollSpec(
-    key='lof_roll#3.1',
+    key='lof_roll#3.1else.1',
     rule='lof_roll',
     source='VIS',
     name='lof',
@@ -1640,10 +1649,10 @@ _lof_roll__roll1: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='when lof_skill != none',
+    condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
 )
 _lof_roll__roll2: Final = RollSpec(
-    key='lof_roll#3.2.1',
+    key='lof_roll#3.1else.2.1',
     rule='lof_roll',
     source='VIS',
     name='hit',
@@ -1658,7 +1667,7 @@ _lof_roll__roll2: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=('One d20 per point of Burst; each die at or under the Attribute succeeds.',),
-    condition='when lof_skill != none; when lof_skill == bs_attack',
+    condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack',
 )
 _lof_roll__roll2_change1: Final = ChangeSpec(
     kind='dice',
@@ -1695,7 +1704,7 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
-_lof_roll__text2: Final = TextSpec(
+_lof_roll__text3: Final = TextSpec(
     key='lof_roll#4',
     rule='lof_roll',
     source='VIS',
@@ -1710,21 +1719,29 @@ def _rule_lof_roll(run: Run) -> None:
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - roll lof: d20 <= attribute (when lof_skill != none)
-    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; when lof_skill == bs_attack)
+    - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
+    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     v = run.values
     run.modify(_lof_roll__mod1, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
     run.modify(_lof_roll__mod2, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
     run.text(_lof_roll__text1, True)
-    run.roll(_lof_roll__roll1, v['lof_skill'] != 'none', lambda: run.stat('attribute'))
+    run.text(
+        _lof_roll__text2,
+        lambda: v['lof_skill'] != 'none' and (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+    )
+    run.roll(
+        _lof_roll__roll1,
+        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+        lambda: run.stat('attribute'),
+    )
     run.roll(
         _lof_roll__roll2,
-        v['lof_skill'] != 'none' and v['lof_skill'] == 'bs_attack',
+        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')) and v['lof_skill'] == 'bs_attack',
         lambda: run.stat('attribute'),
         ((_lof_roll__roll2_change1, lambda: run.stat('burst') == 1, None), (_lof_roll__roll2_change2, lambda: run.stat('burst') == 2, None), (_lof_roll__roll2_change3, lambda: run.stat('burst') == 3, None), (_lof_roll__roll2_change4, lambda: run.stat('burst') == 4, None), (_lof_roll__roll2_change5, lambda: run.stat('burst') == 5, None)),
     )
-    run.text(_lof_roll__text2, True)
+    run.text(_lof_roll__text3, True)
 
 # trait difficult
 
@@ -1799,7 +1816,7 @@ _difficult__text3: Final = TextSpec(
 )
 
 def _rule_difficult(run: Run) -> None:
-    """MOV: Difficult (MOV: Difficult).
+    """MOV: Difficult (second MOV value) (MOV: Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -1910,7 +1927,7 @@ _very_difficult__text4: Final = TextSpec(
 )
 
 def _rule_very_difficult(run: Run) -> None:
-    """MOV: Very Difficult (MOV: Very Difficult).
+    """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -1954,8 +1971,8 @@ _saturation__mod1: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -1983,9 +2000,18 @@ _saturation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_saturation__text2: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
 
 def _rule_saturation(run: Run) -> None:
-    """SAT: Saturation Zone (SAT: Saturation Zone).
+    """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -1994,6 +2020,7 @@ def _rule_saturation(run: Run) -> None:
     run.modify(_saturation__mod1, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_saturation__mod2, True)
     run.text(_saturation__text1, True)
+    run.text(_saturation__text2, True)
 
 # trait high_saturation
 
@@ -2005,8 +2032,8 @@ _high_saturation__mod1: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -2039,13 +2066,13 @@ _high_saturation__text2: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
 
 def _rule_high_saturation(run: Run) -> None:
-    """SAT: High Saturation Zone (SAT: High Sat Zone).
+    """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -2146,7 +2173,7 @@ _low_visibility__text3: Final = TextSpec(
 )
 
 def _rule_low_visibility(run: Run) -> None:
-    """VIS: Low Visibility (VIS: Low Visibility).
+    """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2257,7 +2284,7 @@ _poor_visibility__text3: Final = TextSpec(
 )
 
 def _rule_poor_visibility(run: Run) -> None:
-    """VIS: Poor Visibility (VIS: Poor Visibility).
+    """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2413,7 +2440,7 @@ _zero_visibility__text8: Final = TextSpec(
 )
 
 def _rule_zero_visibility(run: Run) -> None:
-    """VIS: Zero Visibility (VIS: Zero Visibility).
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -2631,7 +2658,7 @@ _white_noise__text13: Final = TextSpec(
 )
 
 def _rule_white_noise(run: Run) -> None:
-    """VIS: White Noise (VIS: White Noise).
+    """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
@@ -2704,7 +2731,7 @@ _insecure__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2713,7 +2740,7 @@ _insecure__roll1: Final = RollSpec(
 )
 
 def _rule_insecure(run: Run) -> None:
-    """Hostility Level: Insecure (HOSTILITY LEVEL).
+    """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
@@ -2748,7 +2775,7 @@ _adverse__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2757,7 +2784,7 @@ _adverse__roll1: Final = RollSpec(
 )
 
 def _rule_adverse(run: Run) -> None:
-    """Hostility Level: Adverse (HOSTILITY LEVEL).
+    """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
@@ -2792,7 +2819,7 @@ _dangerous__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2801,7 +2828,7 @@ _dangerous__roll1: Final = RollSpec(
 )
 
 def _rule_dangerous(run: Run) -> None:
-    """Hostility Level: Dangerous (HOSTILITY LEVEL).
+    """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
@@ -2836,7 +2863,7 @@ _aggressive__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2845,7 +2872,7 @@ _aggressive__roll1: Final = RollSpec(
 )
 
 def _rule_aggressive(run: Run) -> None:
-    """Hostility Level: Aggressive (HOSTILITY LEVEL).
+    """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
@@ -2880,7 +2907,7 @@ _lethal__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2889,7 +2916,7 @@ _lethal__roll1: Final = RollSpec(
 )
 
 def _rule_lethal(run: Run) -> None:
-    """Hostility Level: Lethal (HOSTILITY LEVEL).
+    """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
@@ -2924,7 +2951,7 @@ _savage__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2933,7 +2960,7 @@ _savage__roll1: Final = RollSpec(
 )
 
 def _rule_savage(run: Run) -> None:
-    """Hostility Level: Savage (HOSTILITY LEVEL).
+    """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14
@@ -3131,8 +3158,8 @@ _woods__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3157,6 +3184,15 @@ _woods__text7: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_woods__text8: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -3185,7 +3221,7 @@ _woods__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3244,6 +3280,7 @@ def _rule_woods(run: Run) -> None:
     run.modify(_woods__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_woods__mod11, True)
     run.text(_woods__text7, True)
+    run.text(_woods__text8, True)
     run.modify(_woods__mod12, True)
     run.roll(_woods__roll1, True, lambda: 20)
 
@@ -3446,8 +3483,8 @@ _jungle__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3472,6 +3509,15 @@ _jungle__text8: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_jungle__text9: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -3500,7 +3546,7 @@ _jungle__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3564,6 +3610,7 @@ def _rule_jungle(run: Run) -> None:
     run.modify(_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_jungle__mod11, True)
     run.text(_jungle__text8, True)
+    run.text(_jungle__text9, True)
     run.modify(_jungle__mod12, True)
     run.roll(_jungle__roll1, True, lambda: 19)
 
@@ -3894,8 +3941,8 @@ _high_mountain__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -3920,6 +3967,15 @@ _high_mountain__text8: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_high_mountain__text9: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -3948,7 +4004,7 @@ _high_mountain__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4023,6 +4079,7 @@ def _rule_high_mountain(run: Run) -> None:
     )
     run.modify(_high_mountain__mod11, True)
     run.text(_high_mountain__text8, True)
+    run.text(_high_mountain__text9, True)
     run.modify(_high_mountain__mod12, True)
     run.roll(_high_mountain__roll1, True, lambda: 19)
 
@@ -4270,8 +4327,8 @@ _primeval_forest__mod10: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -4304,7 +4361,7 @@ _primeval_forest__text14: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
@@ -4333,7 +4390,7 @@ _primeval_forest__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4638,8 +4695,8 @@ _dense_jungle__mod10: Final = ModSpec(
     op='add',
     value=-2,
     text='burst -2',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
@@ -4672,7 +4729,7 @@ _dense_jungle__text9: Final = TextSpec(
     rule='high_saturation',
     source='SAT: High Sat Zone',
     kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read literally: a BS Attack through a Saturation and a High Saturation Zone suffers both, -3B, and the minimum Burst of 1 still holds.',
+    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
@@ -4701,7 +4758,7 @@ _dense_jungle__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4897,7 +4954,7 @@ _arctic_plains__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5195,8 +5252,8 @@ _swamp__mod5: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -5221,6 +5278,15 @@ _swamp__text5: Final = TextSpec(
     source='SAT: Saturation Zone',
     kind='note',
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    quote=None,
+    condition='',
+)
+_swamp__text6: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
     quote=None,
     condition='',
 )
@@ -5249,14 +5315,14 @@ _swamp__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
     notes=(),
     condition='',
 )
-_swamp__text6: Final = TextSpec(
+_swamp__text7: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
     source='SWAMP',
@@ -5309,9 +5375,10 @@ def _rule_swamp(run: Run) -> None:
     run.modify(_swamp__mod5, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
     run.modify(_swamp__mod6, True)
     run.text(_swamp__text5, True)
+    run.text(_swamp__text6, True)
     run.modify(_swamp__mod7, True)
     run.roll(_swamp__roll1, True, lambda: 20)
-    run.text(_swamp__text6, True)
+    run.text(_swamp__text7, True)
 
 # terrain open_sea
 
@@ -5432,7 +5499,7 @@ _open_sea__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5584,8 +5651,8 @@ _rocky_ground__mod5: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -5614,6 +5681,15 @@ _rocky_ground__text4: Final = TextSpec(
     condition='',
 )
 _rocky_ground__text5: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_rocky_ground__text6: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
     source='ROCKY GROUND',
@@ -5660,6 +5736,7 @@ def _rule_rocky_ground(run: Run) -> None:
     run.modify(_rocky_ground__mod6, True)
     run.text(_rocky_ground__text4, True)
     run.text(_rocky_ground__text5, True)
+    run.text(_rocky_ground__text6, True)
 
 # terrain sand_dunes
 
@@ -5780,7 +5857,7 @@ _sand_dunes__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'Roll or choose a Damage Value; roll on damage_value'},
+    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6385,8 +6462,8 @@ _generator_room__mod9: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -6415,6 +6492,15 @@ _generator_room__text17: Final = TextSpec(
     condition='',
 )
 _generator_room__text18: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_generator_room__text19: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6423,7 +6509,7 @@ _generator_room__text18: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text19: Final = TextSpec(
+_generator_room__text20: Final = TextSpec(
     key='generator_room#6',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6518,6 +6604,7 @@ def _rule_generator_room(run: Run) -> None:
     run.text(_generator_room__text17, True)
     run.text(_generator_room__text18, True)
     run.text(_generator_room__text19, True)
+    run.text(_generator_room__text20, True)
 
 # terrain engine_room
 
@@ -6709,8 +6796,8 @@ _engine_room__mod10: Final = ModSpec(
     op='add',
     value=-1,
     text='burst -1',
-    group=None,
-    stacking='cumulative',
+    group='sat_mods',
+    stacking='strongest',
     rounding=None,
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
@@ -6739,6 +6826,15 @@ _engine_room__text7: Final = TextSpec(
     condition='',
 )
 _engine_room__text8: Final = TextSpec(
+    key='saturation#5',
+    rule='saturation',
+    source='SAT: Saturation Zone',
+    kind='note',
+    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    quote=None,
+    condition='',
+)
+_engine_room__text9: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6747,7 +6843,7 @@ _engine_room__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text9: Final = TextSpec(
+_engine_room__text10: Final = TextSpec(
     key='engine_room#7',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6816,6 +6912,7 @@ def _rule_engine_room(run: Run) -> None:
     run.text(_engine_room__text7, True)
     run.text(_engine_room__text8, True)
     run.text(_engine_room__text9, True)
+    run.text(_engine_room__text10, True)
 
 # terrain energy_core_room
 
@@ -7745,21 +7842,21 @@ _table_damage_value: Final = TableSpec(
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'other_mods_stack': RuleInfo('other_mods_stack', 'rule', 'Other MODs of the roll', 'VIS', ('attribute', 'lof_skill', 'range_mod', 'other_mods', )),
-    'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'lof_skill', 'range_mod', 'other_mods', )),
-    'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
-    'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure', 'HOSTILITY LEVEL', ('hostility', )),
-    'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse', 'HOSTILITY LEVEL', ('hostility', )),
-    'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous', 'HOSTILITY LEVEL', ('hostility', )),
-    'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive', 'HOSTILITY LEVEL', ('hostility', )),
-    'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal', 'HOSTILITY LEVEL', ('hostility', )),
-    'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage', 'HOSTILITY LEVEL', ('hostility', )),
+    'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult (second MOV value)', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
+    'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult (one Short Movement, second MOV value)', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
+    'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone (-1B, minimum B1)', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
+    'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone (-2B, minimum B1)', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
+    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility (-3)', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility (-6)', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
+    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge)', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
+    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise (Zero Visibility for MSV only)', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
+    'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure (only on 20)', 'HOSTILITY LEVEL', ('hostility', )),
+    'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse (19-20)', 'HOSTILITY LEVEL', ('hostility', )),
+    'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous (18+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive (17+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal (16+)', 'HOSTILITY LEVEL', ('hostility', )),
+    'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage (14+)', 'HOSTILITY LEVEL', ('hostility', )),
     'woods': RuleInfo('woods', 'terrain', 'Woods', 'WOODS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'jungle': RuleInfo('jungle', 'terrain', 'Jungle', 'JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
     'steep_hills': RuleInfo('steep_hills', 'terrain', 'Steep Hills', 'STEEP HILLS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
@@ -7873,23 +7970,31 @@ def lof_roll(
     *,
     attribute: int = 12,
     burst: int = 3,
+    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
+    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    responding: bool = False,
+    facing: bool = True,
 ) -> Resolution:
     """The roll that requires LoF (VIS).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - roll lof: d20 <= attribute (when lof_skill != none)
-    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; when lof_skill == bs_attack)
+    - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
+    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     given: dict[str, object] = {
         'attribute': attribute,
         'burst': burst,
+        'vis': vis,
         'lof_skill': lof_skill,
+        'lof_zone': lof_zone,
         'range_mod': range_mod,
         'other_mods': other_mods,
+        'responding': responding,
+        'facing': facing,
     }
     return resolve_with(_BOOK, ('lof_roll',), given)
 
@@ -7903,7 +8008,7 @@ def difficult(
     movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
-    """MOV: Difficult (MOV: Difficult).
+    """MOV: Difficult (second MOV value) (MOV: Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -7931,7 +8036,7 @@ def very_difficult(
     movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
-    """MOV: Very Difficult (MOV: Very Difficult).
+    """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -7956,7 +8061,7 @@ def saturation(
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
 ) -> Resolution:
-    """SAT: Saturation Zone (SAT: Saturation Zone).
+    """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -7970,7 +8075,7 @@ def high_saturation(
     lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
     lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
 ) -> Resolution:
-    """SAT: High Saturation Zone (SAT: High Sat Zone).
+    """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
@@ -7987,7 +8092,7 @@ def low_visibility(
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
-    """VIS: Low Visibility (VIS: Low Visibility).
+    """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8013,7 +8118,7 @@ def poor_visibility(
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
-    """VIS: Poor Visibility (VIS: Poor Visibility).
+    """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8041,7 +8146,7 @@ def zero_visibility(
     responding: bool = False,
     facing: bool = True,
 ) -> Resolution:
-    """VIS: Zero Visibility (VIS: Zero Visibility).
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
@@ -8075,7 +8180,7 @@ def white_noise(
     facing: bool = True,
     msv: bool = False,
 ) -> Resolution:
-    """VIS: White Noise (VIS: White Noise).
+    """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
@@ -8102,7 +8207,7 @@ def insecure(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Insecure (HOSTILITY LEVEL).
+    """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
@@ -8114,7 +8219,7 @@ def adverse(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Adverse (HOSTILITY LEVEL).
+    """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
@@ -8126,7 +8231,7 @@ def dangerous(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Dangerous (HOSTILITY LEVEL).
+    """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
@@ -8138,7 +8243,7 @@ def aggressive(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Aggressive (HOSTILITY LEVEL).
+    """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
@@ -8150,7 +8255,7 @@ def lethal(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Lethal (HOSTILITY LEVEL).
+    """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
@@ -8162,7 +8267,7 @@ def savage(
     *,
     hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
 ) -> Resolution:
-    """Hostility Level: Savage (HOSTILITY LEVEL).
+    """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14

@@ -92,11 +92,11 @@ def test_low_and_poor_zones_give_minus_six_and_range_still_stacks(cards: ModuleT
     both = ["low_visibility", "poor_visibility", "lof_roll"]
     assert cards.resolve(both, attribute=12).stats["attribute"] == 12 - 6
     assert cards.resolve(both, attribute=12, range_mod=-3).stats["attribute"] == 12 - 9
-    # The two terrains do the same: Woods (Low) and Dense Jungle (Poor); their Burst MODs do add
-    # up: B4 - 1 - 2 = B1.  BS 12 - 6 = 6: 6/20 = 3/10, one die.
+    # The two terrains do the same: Woods (Low) and Dense Jungle (Poor); their Burst MODs never
+    # stack either: only the -2B, B4 - 2 = B2.  BS 12 - 6 = 6: 1 - (14/20)^2 = 51/100.
     result = cards.resolve(["woods", "dense_jungle", "lof_roll"], attribute=12, burst=4)
-    assert (result.stats["attribute"], result.stats["burst"]) == (6, 1)
-    assert result.roll("hit").probability == Fraction(3, 10)
+    assert (result.stats["attribute"], result.stats["burst"]) == (6, 2)
+    assert result.roll("hit").probability == Fraction(51, 100)
 
 
 def test_storm_over_dense_jungle_is_zero_visibility(cards: ModuleType) -> None:
@@ -160,7 +160,7 @@ def test_hostility_then_damage_value(cards: ModuleType) -> None:
     result = cards.resolve(["dense_jungle", "damage_value"], roll=19)
     hostile = result.roll("hostile")
     assert hostile.probability == Fraction(3, 20)
-    assert hostile.effects["success"].startswith("Roll or choose a Damage Value")
+    assert hostile.effects["success"].startswith("The Game Conditions strike the trooper")
     (table,) = result.tables
     assert table.selected is not None
     assert dict(table.selected.values) == {"damage_type": "ARM/BTS", "strength": "12 (DA Special Ammunition)"}
