@@ -1572,6 +1572,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'target_in_flank': InputSpec('target_in_flank', 'The figure dragged is in a Flank zone', 'flag', None, None, None, (), False, False),
     'same_flank': InputSpec('same_flank', 'Both figures are in the same Flanking zone', 'flag', None, None, None, (), False, False),
     'guarded': InputSpec('guarded', 'The enemy attacked is GUARDED by a figure not yet engaged', 'flag', None, None, None, (), False, False),
+    'width_melee': InputSpec('width_melee', 'The CLOSE zone is full (WIDTH) and this is the one creature meleeing from Short', 'flag', None, None, None, (), False, False),
     'assist_successes': InputSpec('assist_successes', 'Successes and raises of the ASSIST roll', 'int', 0, 6, None, (), 0, False),
     'target_cover': InputSpec('target_cover', 'Cover value the target has taken', 'int', 0, 4, None, (), 0, False),
     'own_cover': InputSpec('own_cover', 'Cover value the attacker is in', 'int', 0, 4, None, (), 0, False),
@@ -1997,7 +1998,7 @@ _action_limits__text1: Final = TextSpec(
     kind='cannot',
     text='MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
     quote=None,
-    condition='when action == melee and zone != close and not (zone == flank and same_flank)',
+    condition='when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
 )
 _action_limits__text2: Final = TextSpec(
     key='action_limits#3.1.1',
@@ -2161,7 +2162,7 @@ _action_limits__text17: Final = TextSpec(
 def _rule_action_limits(run: Run) -> None:
     """Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank))
+    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
     - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
     - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
     - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
@@ -2176,7 +2177,7 @@ def _rule_action_limits(run: Run) -> None:
     v = run.values
     run.text(
         _action_limits__text1,
-        v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']),
+        v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']),
     )
     run.text(_action_limits__text2, v['action'] == 'drag' and v['zone'] != 'close')
     run.text(_action_limits__text3, v['action'] == 'drag' and v['engaged'])
@@ -2293,7 +2294,21 @@ _take_cover__mod1: Final = ModSpec(
     label='target in COVER',
 )
 _take_cover__mod2: Final = ModSpec(
-    key='take_cover#3',
+    key='take_cover#3.1',
+    rule='take_cover',
+    source='COVER',
+    target='defence',
+    op='add',
+    value=None,
+    text='defence +default_cover - target_cover',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when default_cover > target_cover',
+    label="the COVER tile's default cover, without taking COVER",
+)
+_take_cover__mod3: Final = ModSpec(
+    key='take_cover#4',
     rule='take_cover',
     source='COVER',
     target='shot',
@@ -2307,7 +2322,7 @@ _take_cover__mod2: Final = ModSpec(
     label='attacking from COVER: -(cover/2)',
 )
 _take_cover__text1: Final = TextSpec(
-    key='take_cover#4.1',
+    key='take_cover#5.1',
     rule='take_cover',
     source='COVER',
     kind='cannot',
@@ -2316,7 +2331,7 @@ _take_cover__text1: Final = TextSpec(
     condition='when target_cover > cover',
 )
 _take_cover__text2: Final = TextSpec(
-    key='take_cover#5',
+    key='take_cover#6',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2325,7 +2340,7 @@ _take_cover__text2: Final = TextSpec(
     condition='',
 )
 _take_cover__text3: Final = TextSpec(
-    key='take_cover#6',
+    key='take_cover#7',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2334,7 +2349,7 @@ _take_cover__text3: Final = TextSpec(
     condition='',
 )
 _take_cover__text4: Final = TextSpec(
-    key='take_cover#7',
+    key='take_cover#8',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2343,7 +2358,7 @@ _take_cover__text4: Final = TextSpec(
     condition='',
 )
 _take_cover__text5: Final = TextSpec(
-    key='take_cover#8',
+    key='take_cover#9',
     rule='take_cover',
     source='COVER',
     kind='erratum',
@@ -2356,12 +2371,18 @@ def _rule_take_cover(run: Run) -> None:
     """COVER (COVER).
 
     - defence +target_cover
+    - defence +default_cover - target_cover (when default_cover > target_cover)
     - shot -(own_cover / 2 round down)
     - cannot: take more COVER than the zone offers (when target_cover > cover)
     """
     v = run.values
     run.modify(_take_cover__mod1, True, v['target_cover'])
-    run.modify(_take_cover__mod2, True, -round_value(Fraction(v['own_cover']) / 2, 'down'))
+    run.modify(
+        _take_cover__mod2,
+        lambda: run.stat('default_cover') > v['target_cover'],
+        lambda: run.stat('default_cover') - v['target_cover'],
+    )
+    run.modify(_take_cover__mod3, True, -round_value(Fraction(v['own_cover']) / 2, 'down'))
     run.text(_take_cover__text1, lambda: v['target_cover'] > run.stat('cover'))
     run.text(_take_cover__text2, True)
     run.text(_take_cover__text3, True)
@@ -2824,8 +2845,36 @@ _knockdown__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
 )
-_knockdown__text1: Final = TextSpec(
+_knockdown__mod3: Final = ModSpec(
     key='knockdown#2.3',
+    rule='knockdown',
+    source='Targeting: wound effects',
+    target='defence',
+    op='add',
+    value=-2,
+    text='defence -2',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='Knockdown: Defence -2 until they have an action',
+)
+_knockdown__mod4: Final = ModSpec(
+    key='knockdown#2.4',
+    rule='knockdown',
+    source='Targeting: wound effects',
+    target='defence',
+    op='add',
+    value=None,
+    text='defence -2 per penalty_raises',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='Knockdown: a raise, Defence -2 more',
+)
+_knockdown__text1: Final = TextSpec(
+    key='knockdown#2.5',
     rule='knockdown',
     source='Targeting: wound effects',
     kind='note',
@@ -2848,10 +2897,14 @@ def _rule_knockdown(run: Run) -> None:
 
     - wound_penalty +2 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+    - defence -2 (when final_damage >= tuffness)
+    - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
     run.modify(_knockdown__mod1, v['final_damage'] >= v['tuffness'])
     run.modify(_knockdown__mod2, v['final_damage'] >= v['tuffness'], 2 * v['penalty_raises'])
+    run.modify(_knockdown__mod3, v['final_damage'] >= v['tuffness'])
+    run.modify(_knockdown__mod4, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
     run.text(_knockdown__text1, v['final_damage'] >= v['tuffness'])
     run.text(_knockdown__text2, True)
 
@@ -3256,6 +3309,15 @@ _blinded__text2: Final = TextSpec(
     rule='blinded',
     source='Targeting: wound effects',
     kind='erratum',
+    text='The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    quote='Raise can be used to increase the duration dice or penalty.',
+    condition='',
+)
+_blinded__text3: Final = TextSpec(
+    key='blinded#4',
+    rule='blinded',
+    source='Targeting: wound effects',
+    kind='erratum',
     text='"1d4+!" is a typo for 1d4+1, the duration of every other effect.',
     quote='you cannot perform any kind of targeting for next 1d4+! actions',
     condition='',
@@ -3275,6 +3337,7 @@ def _rule_blinded(run: Run) -> None:
     run.modify(_blinded__mod3, v['final_damage'] >= v['tuffness'], v['dice_raises'])
     run.text(_blinded__text1, v['final_damage'] >= v['tuffness'])
     run.text(_blinded__text2, True)
+    run.text(_blinded__text3, True)
 
 # rule uncon
 
@@ -3459,7 +3522,7 @@ _zone_width__text2: Final = TextSpec(
     rule='zone_width',
     source='Zone Traits',
     kind='note',
-    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance.",
+    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (action_limits, width_melee).",
     quote=None,
     condition='',
 )
@@ -3493,10 +3556,10 @@ _zone_terrain__mod2: Final = ModSpec(
     key='zone_terrain#3.1',
     rule='zone_terrain',
     source='Zone Traits',
-    target='pace',
+    target='move_target',
     op='mul',
     value=Fraction(3) / 4,
-    text='pace * 3 / 4 round down',
+    text='move_target * 3 / 4 round down',
     group=None,
     stacking='cumulative',
     rounding='down',
@@ -3517,7 +3580,7 @@ _zone_terrain__text2: Final = TextSpec(
     rule='zone_terrain',
     source='Zone Traits',
     kind='erratum',
-    text='The source does not say how to round; rounded down (6 x 3/4 = 4.5 -> 4).',
+    text="Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
     quote='all Movement rates are 3/4 of normal due to rough terrain',
     condition='',
 )
@@ -3526,7 +3589,7 @@ def _rule_zone_terrain(run: Run) -> None:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
-    - pace * 3 / 4 round down (when rough)
+    - move_target * 3 / 4 round down (when rough)
     """
     v = run.values
     run.modify(_zone_terrain__mod1, True, v['terrain_ma'])
@@ -7554,9 +7617,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'range_bands': RuleInfo('range_bands', 'rule', 'Range bands', 'Range diagram; RANGE', ('all_actions', 'visibility', 'shot', 'range', 'different_arm', 'scope', )),
     'pace_class_rule': RuleInfo('pace_class_rule', 'rule', 'Pace classes', 'MOVE: Pace', ('pace', 'pace_class', 'bursting', )),
     'zone_move': RuleInfo('zone_move', 'rule', 'MOVE: zone to zone', 'MOVE', ('pace', 'move_target', 'all_actions', 'missile_against', 'zone', 'destination', 'running', 'second_move', )),
-    'action_limits': RuleInfo('action_limits', 'rule', 'Actions and where they may be taken', 'When it comes to your action', ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'assist_successes', )),
+    'action_limits': RuleInfo('action_limits', 'rule', 'Actions and where they may be taken', 'When it comes to your action', ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'width_melee', 'assist_successes', )),
     'flank_zones': RuleInfo('flank_zones', 'rule', 'Flank zones', 'Flank zones', ('range', 'zones_away', 'action', 'same_flank', )),
-    'take_cover': RuleInfo('take_cover', 'rule', 'COVER', 'COVER', ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'target_cover', 'own_cover', )),
+    'take_cover': RuleInfo('take_cover', 'rule', 'COVER', 'COVER', ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'default_cover', 'target_cover', 'own_cover', )),
     'defend_dodge': RuleInfo('defend_dodge', 'rule', 'DEFEND and DODGE', 'DEFEND; DODGE', ('missile_against', 'melee_against', 'action', 'defend_moved', )),
     'stealth_mode': RuleInfo('stealth_mode', 'rule', 'STEALTH', 'STEALTH', ('pace', 'stealth', 'engaged', 'stealthy', 'own_cover', )),
     'drop_rule': RuleInfo('drop_rule', 'rule', 'DROP', 'DROP', ('all_actions', 'visibility', 'shot', 'damage', 'drop', )),
@@ -7564,7 +7627,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'paralysed': RuleInfo('paralysed', 'rule', 'Paralysed', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'broken_arm': RuleInfo('broken_arm', 'rule', 'Broken Arm', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'bleeder': RuleInfo('bleeder', 'rule', 'Bleeder', 'Targeting: wound effects', ('wound_damage', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', 'extra_bleeds', )),
-    'knockdown': RuleInfo('knockdown', 'rule', 'Knockdown', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
+    'knockdown': RuleInfo('knockdown', 'rule', 'Knockdown', 'Targeting: wound effects', ('defence', 'wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'crippled': RuleInfo('crippled', 'rule', 'Crippled', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'broken_leg': RuleInfo('broken_leg', 'rule', 'Broken Leg', 'Targeting: wound effects', ('pace', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
     'winded': RuleInfo('winded', 'rule', 'Winded', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
@@ -7579,7 +7642,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'zone_visibility': RuleInfo('zone_visibility', 'trait', 'Zone trait: VISIBILITY', 'Zone Traits', ('visibility', 'zone_visibility_mod', )),
     'zone_entry': RuleInfo('zone_entry', 'trait', 'Zone trait: ENTRY', 'Zone Traits', ('zone_entry_max', 'crossings', )),
     'zone_width': RuleInfo('zone_width', 'trait', 'Zone trait: WIDTH', 'Zone Traits', ('zone_width_max', 'close_occupants', )),
-    'zone_terrain': RuleInfo('zone_terrain', 'trait', 'Zone trait: TERRAIN', 'Zone Traits', ('pace', 'terrain_ma', 'rough', )),
+    'zone_terrain': RuleInfo('zone_terrain', 'trait', 'Zone trait: TERRAIN', 'Zone Traits', ('pace', 'move_target', 'terrain_ma', 'rough', )),
     'zone_debris': RuleInfo('zone_debris', 'trait', 'Zone trait: DEBRIS', 'Zone Traits', ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', )),
     'zone_stacking': RuleInfo('zone_stacking', 'trait', 'Zone trait: STACKING', 'Zone Traits', ('stacking', 'zone_stacking_max', 'target_size', )),
     'rain': RuleInfo('rain', 'condition', 'RAIN', 'Condition tiles: RAIN', ('visibility', 'range', 'ag', 'resist_fire', 'hearing', 'stealth', 'rain_level', )),
@@ -7826,11 +7889,12 @@ def action_limits(
     target_in_flank: bool = False,
     same_flank: bool = False,
     guarded: bool = False,
+    width_melee: bool = False,
     assist_successes: int = 0,
 ) -> Resolution:
     """Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank))
+    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
     - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
     - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
     - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
@@ -7851,6 +7915,7 @@ def action_limits(
         'target_in_flank': target_in_flank,
         'same_flank': same_flank,
         'guarded': guarded,
+        'width_melee': width_melee,
         'assist_successes': assist_successes,
     }
     return resolve_with(_BOOK, ('action_limits',), given)
@@ -7883,12 +7948,14 @@ def take_cover(
     shot: int | None = None,
     defence: int = 4,
     cover: int = 0,
+    default_cover: int = 0,
     target_cover: int = 0,
     own_cover: int = 0,
 ) -> Resolution:
     """COVER (COVER).
 
     - defence +target_cover
+    - defence +default_cover - target_cover (when default_cover > target_cover)
     - shot -(own_cover / 2 round down)
     - cannot: take more COVER than the zone offers (when target_cover > cover)
     """
@@ -7898,6 +7965,7 @@ def take_cover(
         'shot': shot,
         'defence': defence,
         'cover': cover,
+        'default_cover': default_cover,
         'target_cover': target_cover,
         'own_cover': own_cover,
     }
@@ -8061,6 +8129,7 @@ def bleeder(
 
 def knockdown(
     *,
+    defence: int = 4,
     wound_penalty: int = 0,
     final_damage: int = 0,
     tuffness: int = 4,
@@ -8070,8 +8139,11 @@ def knockdown(
 
     - wound_penalty +2 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+    - defence -2 (when final_damage >= tuffness)
+    - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
+        'defence': defence,
         'wound_penalty': wound_penalty,
         'final_damage': final_damage,
         'tuffness': tuffness,
@@ -8316,13 +8388,24 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
     }
     return resolve_with(_BOOK, ('zone_width',), given)
 
-def zone_terrain(*, pace: int = 6, terrain_ma: int = 0, rough: bool = False) -> Resolution:
+def zone_terrain(
+    *,
+    pace: int = 6,
+    move_target: int | None = None,
+    terrain_ma: int = 0,
+    rough: bool = False,
+) -> Resolution:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
-    - pace * 3 / 4 round down (when rough)
+    - move_target * 3 / 4 round down (when rough)
     """
-    given: dict[str, object] = {'pace': pace, 'terrain_ma': terrain_ma, 'rough': rough}
+    given: dict[str, object] = {
+        'pace': pace,
+        'move_target': move_target,
+        'terrain_ma': terrain_ma,
+        'rough': rough,
+    }
     return resolve_with(_BOOK, ('zone_terrain',), given)
 
 def zone_debris(
