@@ -2209,7 +2209,7 @@ _flank_zones__text1: Final = TextSpec(
     kind='cannot',
     text='see from a Flank zone to another zone, or from a zone into a Flank zone',
     quote=None,
-    condition='when zones_away > 0',
+    condition='when zones_away > 0 and not same_flank',
 )
 _flank_zones__mod1: Final = ModSpec(
     key='flank_zones#3.1',
@@ -2265,12 +2265,12 @@ _flank_zones__text5: Final = TextSpec(
 def _rule_flank_zones(run: Run) -> None:
     """Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0)
+    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
     - range max short (when same_flank)
     - cannot: DRAG in or out of a Flank zone (when action == drag)
     """
     v = run.values
-    run.text(_flank_zones__text1, v['zones_away'] > 0)
+    run.text(_flank_zones__text1, v['zones_away'] > 0 and not v['same_flank'])
     run.modify(_flank_zones__mod1, v['same_flank'])
     run.text(_flank_zones__text2, v['action'] == 'drag')
     run.text(_flank_zones__text3, True)
@@ -7929,7 +7929,7 @@ def flank_zones(
 ) -> Resolution:
     """Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0)
+    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
     - range max short (when same_flank)
     - cannot: DRAG in or out of a Flank zone (when action == drag)
     """
