@@ -1624,7 +1624,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'suit': InputSpec('suit', 'Suit of the card(s) played', 'one of', None, None, None, ('clubs', 'spades', 'diamonds', 'hearts'), 'diamonds', False),
     'high_rank': InputSpec('high_rank', 'Highest rank among them (J 11, Q 12, K 13, A 14)', 'int', 2, 14, None, (), 2, False),
     'same_suit': InputSpec('same_suit', 'Cards of that suit played together as one', 'int', 1, 3, None, (), 1, False),
-    'chosen_level': InputSpec('chosen_level', 'Level the player picks for a court card', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'moderate', False),
+    'chosen_level': InputSpec('chosen_level', 'Level the player picks for a court card or an Ace (J, Q, K, A)', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'moderate', False),
     'tile_level': InputSpec('tile_level', 'Level of the tile laid', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'light', True),
     'light_weapon': InputSpec('light_weapon', 'A Light weapon', 'flag', None, None, None, (), False, False),
     'stunned': InputSpec('stunned', 'Stunned', 'flag', None, None, None, (), False, False),
@@ -5553,6 +5553,20 @@ _tile_clatter__mod3: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod4: Final = ModSpec(
+    key='tile_clatter#5',
+    rule='tile_clatter',
+    source='Condition tiles: ground',
+    target='default_cover',
+    op='set',
+    value=0,
+    text='default_cover = 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='CLATTER: No Cover',
+)
 
 def _rule_tile_clatter(run: Run) -> None:
     """CLATTER (Condition tiles: ground).
@@ -5560,10 +5574,12 @@ def _rule_tile_clatter(run: Run) -> None:
     - stealth -2
     - noticed +1
     - cover = 0
+    - default_cover = 0
     """
     run.modify(_tile_clatter__mod1, True)
     run.modify(_tile_clatter__mod2, True)
     run.modify(_tile_clatter__mod3, True)
+    run.modify(_tile_clatter__mod4, True)
 
 # condition tile_shortcut
 
@@ -7660,7 +7676,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'tile_obstacle': RuleInfo('tile_obstacle', 'condition', 'OBSTACLE', 'Condition tiles: ground', ('stealth', 'cover', )),
     'tile_open_ground': RuleInfo('tile_open_ground', 'condition', 'OPEN GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', )),
     'tile_exposed_ground': RuleInfo('tile_exposed_ground', 'condition', 'EXPOSED GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', 'missile_against', )),
-    'tile_clatter': RuleInfo('tile_clatter', 'condition', 'CLATTER', 'Condition tiles: ground', ('stealth', 'noticed', 'cover', )),
+    'tile_clatter': RuleInfo('tile_clatter', 'condition', 'CLATTER', 'Condition tiles: ground', ('stealth', 'noticed', 'cover', 'default_cover', )),
     'tile_shortcut': RuleInfo('tile_shortcut', 'condition', 'SHORTCUT', 'Condition tiles: ground', ()),
     'tile_fire': RuleInfo('tile_fire', 'condition', 'FIRE', 'Condition tiles: hazards', ()),
     'tile_danger': RuleInfo('tile_danger', 'condition', 'DANGER', 'Condition tiles: hazards', ()),
@@ -8757,14 +8773,26 @@ def tile_exposed_ground(
     }
     return resolve_with(_BOOK, ('tile_exposed_ground',), given)
 
-def tile_clatter(*, stealth: int = 0, noticed: int = 0, cover: int = 0) -> Resolution:
+def tile_clatter(
+    *,
+    stealth: int = 0,
+    noticed: int = 0,
+    cover: int = 0,
+    default_cover: int = 0,
+) -> Resolution:
     """CLATTER (Condition tiles: ground).
 
     - stealth -2
     - noticed +1
     - cover = 0
+    - default_cover = 0
     """
-    given: dict[str, object] = {'stealth': stealth, 'noticed': noticed, 'cover': cover}
+    given: dict[str, object] = {
+        'stealth': stealth,
+        'noticed': noticed,
+        'cover': cover,
+        'default_cover': default_cover,
+    }
     return resolve_with(_BOOK, ('tile_clatter',), given)
 
 def tile_shortcut() -> Resolution:
