@@ -1802,13 +1802,13 @@ _pace_class_rule__mod2: Final = ModSpec(
     source='MOVE: Pace',
     target='pace',
     op='add',
-    value=2,
-    text='pace +2',
+    value=-2,
+    text='pace -2',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when pace_class == burst and bursting',
-    label='Burst (8)',
+    condition='when pace_class == burst and not bursting',
+    label='Burst: Normal (6) between bursts',
 )
 _pace_class_rule__text1: Final = TextSpec(
     key='pace_class_rule#4',
@@ -1833,7 +1833,7 @@ def _rule_pace_class_rule(run: Run) -> None:
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
-    - pace +2 (when pace_class == burst and bursting)
+    - pace -2 (when pace_class == burst and not bursting)
     """
     v = run.values
     run.modify(
@@ -1841,7 +1841,7 @@ def _rule_pace_class_rule(run: Run) -> None:
         True,
         lookup(_BOOK, run, 'pace_shift', (v['pace_class'],), 'shift'),
     )
-    run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and v['bursting'])
+    run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and not v['bursting'])
     run.text(_pace_class_rule__text1, True)
     run.text(_pace_class_rule__text2, True)
 
@@ -7517,7 +7517,7 @@ _table_pace_shift: Final = TableSpec(
         RowSpec(None, None, 'normal', False, 'normal', (0, 6, ), ()),
         RowSpec(None, None, 'fast', False, 'fast', (2, 8, ), ()),
         RowSpec(None, None, 'rapid', False, 'rapid', (3, 9, ), ()),
-        RowSpec(None, None, 'burst', False, 'burst', (0, 6, ), ()),
+        RowSpec(None, None, 'burst', False, 'burst', (2, 8, ), ()),
     ),
     above=None,
     becomes=None,
@@ -7532,7 +7532,7 @@ _table_pace_shift: Final = TableSpec(
         Note(
             'pace_shift',
             'MOVE',
-            'Burst (8): sudden short bursts of speed, usable a limited number of times in an encounter.',
+            'Burst (8): sudden short bursts of speed, usable a limited number of times in an encounter; between bursts Normal (6).',
             None,
         ),
     ),
@@ -7860,7 +7860,7 @@ def pace_class_rule(
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
-    - pace +2 (when pace_class == burst and bursting)
+    - pace -2 (when pace_class == burst and not bursting)
     """
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
     return resolve_with(_BOOK, ('pace_class_rule',), given)
