@@ -1588,6 +1588,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'final_damage': InputSpec('final_damage', 'Final damage of the targeted strike', 'int', 0, 100, None, (), 0, False),
     'tuffness': InputSpec('tuffness', 'Tuffness of the target', 'int', 0, 40, None, (), 4, False),
     'dice_raises': InputSpec('dice_raises', 'Raises spent on the dice (duration or damage)', 'int', 0, 6, None, (), 0, False),
+    'duration_raises': InputSpec('duration_raises', 'Guts: raises spent on the duration dice', 'int', 0, 6, None, (), 0, False),
     'penalty_raises': InputSpec('penalty_raises', "Raises spent on the penalty (or the roll's target)", 'int', 0, 6, None, (), 0, False),
     'extra_bleeds': InputSpec('extra_bleeds', 'Other Bleeds the target already has', 'int', 0, 10, None, (), 0, False),
     'zone_cover_value': InputSpec('zone_cover_value', "COVER: the zone's max cover (1, 2 or 4)", 'int', 0, 4, None, (), 0, False),
@@ -3119,12 +3120,26 @@ _guts__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise increases the damage dice',
 )
-_guts__text1: Final = TextSpec(
+_guts__mod2: Final = ModSpec(
     key='guts#2.2',
     rule='guts',
     source='Targeting: wound effects',
+    target='wound_duration',
+    op='step',
+    value=None,
+    text='wound_duration +duration_raises steps',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='a raise increases the duration dice',
+)
+_guts__text1: Final = TextSpec(
+    key='guts#2.3',
+    rule='guts',
+    source='Targeting: wound effects',
     kind='note',
-    text='Anyone who hits the target adds the extra damage dice to what they inflict, for the next 1d4+1 rounds; a raise may increase the duration dice instead.',
+    text='Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
     quote=None,
     condition='when final_damage >= tuffness',
 )
@@ -3133,7 +3148,7 @@ _guts__text2: Final = TextSpec(
     rule='guts',
     source='Targeting: wound effects',
     kind='erratum',
-    text='Encoded: dice raises go to the damage die; the duration stays 1d4+1 (note).',
+    text='Encoded: raises on the damage die are `dice_raises`, raises on the duration dice `duration_raises`.',
     quote='Raise can be used to increase the damage dice or the duration dice used.',
     condition='',
 )
@@ -3142,9 +3157,11 @@ def _rule_guts(run: Run) -> None:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
+    - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     v = run.values
     run.modify(_guts__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
+    run.modify(_guts__mod2, v['final_damage'] >= v['tuffness'], v['duration_raises'])
     run.text(_guts__text1, v['final_damage'] >= v['tuffness'])
     run.text(_guts__text2, True)
 
@@ -7648,7 +7665,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'broken_leg': RuleInfo('broken_leg', 'rule', 'Broken Leg', 'Targeting: wound effects', ('pace', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
     'winded': RuleInfo('winded', 'rule', 'Winded', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'pain': RuleInfo('pain', 'rule', 'Pain', 'Targeting: wound effects', ('all_actions', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'guts': RuleInfo('guts', 'rule', 'Guts', 'Targeting: wound effects', ('wound_damage', 'final_damage', 'tuffness', 'dice_raises', )),
+    'guts': RuleInfo('guts', 'rule', 'Guts', 'Targeting: wound effects', ('wound_duration', 'wound_damage', 'final_damage', 'tuffness', 'dice_raises', 'duration_raises', )),
     'scarred': RuleInfo('scarred', 'rule', 'Scarred', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'deafened': RuleInfo('deafened', 'rule', 'Deafened', 'Targeting: wound effects', ('wound_duration', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
     'blinded': RuleInfo('blinded', 'rule', 'Blinded', 'Targeting: wound effects', ('visibility', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
@@ -8258,20 +8275,25 @@ def pain(
 
 def guts(
     *,
+    wound_duration: Dice | str = '1d4+1',
     wound_damage: Dice | str = '1d4',
     final_damage: int = 0,
     tuffness: int = 4,
     dice_raises: int = 0,
+    duration_raises: int = 0,
 ) -> Resolution:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
+    - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
+        'wound_duration': wound_duration,
         'wound_damage': wound_damage,
         'final_damage': final_damage,
         'tuffness': tuffness,
         'dice_raises': dice_raises,
+        'duration_raises': duration_raises,
     }
     return resolve_with(_BOOK, ('guts',), given)
 
