@@ -2676,7 +2676,7 @@ _paralysed__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _paralysed__text1: Final = TextSpec(
     key='paralysed#2.2',
@@ -2753,7 +2753,7 @@ _bleeder__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='raises increase the damage dice',
+    label='1d4 at the start of each action; raises increase the damage dice',
 )
 _bleeder__mod2: Final = ModSpec(
     key='bleeder#2.2',
@@ -2923,7 +2923,7 @@ _crippled__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _crippled__text1: Final = TextSpec(
     key='crippled#2.2',
@@ -2987,7 +2987,7 @@ _broken_leg__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 rounds; a raise increases the duration dice',
 )
 _broken_leg__text1: Final = TextSpec(
     key='broken_leg#3',
@@ -3026,7 +3026,7 @@ _winded__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _winded__text1: Final = TextSpec(
     key='winded#2.2',
@@ -3089,7 +3089,7 @@ _pain__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 actions; a raise increases the duration dice',
 )
 
 def _rule_pain(run: Run) -> None:
@@ -3118,7 +3118,7 @@ _guts__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the damage dice',
+    label='1d4 more on every hit taken; a raise increases the damage dice',
 )
 _guts__mod2: Final = ModSpec(
     key='guts#2.2',
@@ -3132,7 +3132,7 @@ _guts__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 rounds; a raise increases the duration dice',
 )
 _guts__text1: Final = TextSpec(
     key='guts#2.3',
@@ -3244,7 +3244,7 @@ _deafened__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 rounds; a raise increases the duration dice',
 )
 _deafened__text1: Final = TextSpec(
     key='deafened#2.3',
@@ -3310,7 +3310,7 @@ _blinded__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 actions; a raise increases the duration dice',
 )
 _blinded__text1: Final = TextSpec(
     key='blinded#2.4',
