@@ -6828,6 +6828,15 @@ _card_draw__text6: Final = TextSpec(
     rule='card_draw',
     source='Step 2; Step 3',
     kind='erratum',
+    text='The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    quote='From the cards drawn compare to the following via suits and number of each.',
+    condition='',
+)
+_card_draw__text7: Final = TextSpec(
+    key='card_draw#13',
+    rule='card_draw',
+    source='Step 2; Step 3',
+    kind='erratum',
     text='Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
     quote='KS = counts as any Spade card, tiles starts with a benny, player choice.',
     condition='',
@@ -6860,6 +6869,7 @@ def _rule_card_draw(run: Run) -> None:
     run.text(_card_draw__text4, True)
     run.text(_card_draw__text5, True)
     run.text(_card_draw__text6, True)
+    run.text(_card_draw__text7, True)
 
 # rule initiative
 
