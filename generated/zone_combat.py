@@ -1572,6 +1572,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'target_in_flank': InputSpec('target_in_flank', 'The figure dragged is in a Flank zone', 'flag', None, None, None, (), False, False),
     'same_flank': InputSpec('same_flank', 'Both figures are in the same Flanking zone', 'flag', None, None, None, (), False, False),
     'guarded': InputSpec('guarded', 'The enemy attacked is GUARDED by a figure not yet engaged', 'flag', None, None, None, (), False, False),
+    'width_melee': InputSpec('width_melee', 'The CLOSE zone is full (WIDTH) and this is the one creature meleeing from Short', 'flag', None, None, None, (), False, False),
     'assist_successes': InputSpec('assist_successes', 'Successes and raises of the ASSIST roll', 'int', 0, 6, None, (), 0, False),
     'target_cover': InputSpec('target_cover', 'Cover value the target has taken', 'int', 0, 4, None, (), 0, False),
     'own_cover': InputSpec('own_cover', 'Cover value the attacker is in', 'int', 0, 4, None, (), 0, False),
@@ -1587,6 +1588,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'final_damage': InputSpec('final_damage', 'Final damage of the targeted strike', 'int', 0, 100, None, (), 0, False),
     'tuffness': InputSpec('tuffness', 'Tuffness of the target', 'int', 0, 40, None, (), 4, False),
     'dice_raises': InputSpec('dice_raises', 'Raises spent on the dice (duration or damage)', 'int', 0, 6, None, (), 0, False),
+    'duration_raises': InputSpec('duration_raises', 'Guts: raises spent on the duration dice', 'int', 0, 6, None, (), 0, False),
     'penalty_raises': InputSpec('penalty_raises', "Raises spent on the penalty (or the roll's target)", 'int', 0, 6, None, (), 0, False),
     'extra_bleeds': InputSpec('extra_bleeds', 'Other Bleeds the target already has', 'int', 0, 10, None, (), 0, False),
     'zone_cover_value': InputSpec('zone_cover_value', "COVER: the zone's max cover (1, 2 or 4)", 'int', 0, 4, None, (), 0, False),
@@ -1623,7 +1625,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'suit': InputSpec('suit', 'Suit of the card(s) played', 'one of', None, None, None, ('clubs', 'spades', 'diamonds', 'hearts'), 'diamonds', False),
     'high_rank': InputSpec('high_rank', 'Highest rank among them (J 11, Q 12, K 13, A 14)', 'int', 2, 14, None, (), 2, False),
     'same_suit': InputSpec('same_suit', 'Cards of that suit played together as one', 'int', 1, 3, None, (), 1, False),
-    'chosen_level': InputSpec('chosen_level', 'Level the player picks for a court card', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'moderate', False),
+    'chosen_level': InputSpec('chosen_level', 'Level the player picks for a court card or an Ace (J, Q, K, A)', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'moderate', False),
     'tile_level': InputSpec('tile_level', 'Level of the tile laid', 'levels', None, None, None, ('light', 'moderate', 'heavy'), 'light', True),
     'light_weapon': InputSpec('light_weapon', 'A Light weapon', 'flag', None, None, None, (), False, False),
     'stunned': InputSpec('stunned', 'Stunned', 'flag', None, None, None, (), False, False),
@@ -1801,13 +1803,13 @@ _pace_class_rule__mod2: Final = ModSpec(
     source='MOVE: Pace',
     target='pace',
     op='add',
-    value=2,
-    text='pace +2',
+    value=-2,
+    text='pace -2',
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when pace_class == burst and bursting',
-    label='Burst (8)',
+    condition='when pace_class == burst and not bursting',
+    label='Burst: Normal (6) between bursts',
 )
 _pace_class_rule__text1: Final = TextSpec(
     key='pace_class_rule#4',
@@ -1832,7 +1834,7 @@ def _rule_pace_class_rule(run: Run) -> None:
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
-    - pace +2 (when pace_class == burst and bursting)
+    - pace -2 (when pace_class == burst and not bursting)
     """
     v = run.values
     run.modify(
@@ -1840,7 +1842,7 @@ def _rule_pace_class_rule(run: Run) -> None:
         True,
         lookup(run.book, run, 'pace_shift', (v['pace_class'],), 'shift'),
     )
-    run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and v['bursting'])
+    run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and not v['bursting'])
     run.text(_pace_class_rule__text1, True)
     run.text(_pace_class_rule__text2, True)
 
@@ -1997,7 +1999,7 @@ _action_limits__text1: Final = TextSpec(
     kind='cannot',
     text='MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
     quote=None,
-    condition='when action == melee and zone != close and not (zone == flank and same_flank)',
+    condition='when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
 )
 _action_limits__text2: Final = TextSpec(
     key='action_limits#3.1.1',
@@ -2161,7 +2163,7 @@ _action_limits__text17: Final = TextSpec(
 def _rule_action_limits(run: Run) -> None:
     """Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank))
+    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
     - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
     - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
     - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
@@ -2176,7 +2178,7 @@ def _rule_action_limits(run: Run) -> None:
     v = run.values
     run.text(
         _action_limits__text1,
-        v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']),
+        v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']),
     )
     run.text(_action_limits__text2, v['action'] == 'drag' and v['zone'] != 'close')
     run.text(_action_limits__text3, v['action'] == 'drag' and v['engaged'])
@@ -2208,7 +2210,7 @@ _flank_zones__text1: Final = TextSpec(
     kind='cannot',
     text='see from a Flank zone to another zone, or from a zone into a Flank zone',
     quote=None,
-    condition='when zones_away > 0',
+    condition='when zones_away > 0 and not same_flank',
 )
 _flank_zones__mod1: Final = ModSpec(
     key='flank_zones#3.1',
@@ -2264,12 +2266,12 @@ _flank_zones__text5: Final = TextSpec(
 def _rule_flank_zones(run: Run) -> None:
     """Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0)
+    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
     - range max short (when same_flank)
     - cannot: DRAG in or out of a Flank zone (when action == drag)
     """
     v = run.values
-    run.text(_flank_zones__text1, v['zones_away'] > 0)
+    run.text(_flank_zones__text1, v['zones_away'] > 0 and not v['same_flank'])
     run.modify(_flank_zones__mod1, v['same_flank'])
     run.text(_flank_zones__text2, v['action'] == 'drag')
     run.text(_flank_zones__text3, True)
@@ -2293,7 +2295,21 @@ _take_cover__mod1: Final = ModSpec(
     label='target in COVER',
 )
 _take_cover__mod2: Final = ModSpec(
-    key='take_cover#3',
+    key='take_cover#3.1',
+    rule='take_cover',
+    source='COVER',
+    target='defence',
+    op='add',
+    value=None,
+    text='defence +default_cover - target_cover',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when default_cover > target_cover',
+    label="the COVER tile's default cover, without taking COVER",
+)
+_take_cover__mod3: Final = ModSpec(
+    key='take_cover#4',
     rule='take_cover',
     source='COVER',
     target='shot',
@@ -2307,7 +2323,7 @@ _take_cover__mod2: Final = ModSpec(
     label='attacking from COVER: -(cover/2)',
 )
 _take_cover__text1: Final = TextSpec(
-    key='take_cover#4.1',
+    key='take_cover#5.1',
     rule='take_cover',
     source='COVER',
     kind='cannot',
@@ -2316,7 +2332,7 @@ _take_cover__text1: Final = TextSpec(
     condition='when target_cover > cover',
 )
 _take_cover__text2: Final = TextSpec(
-    key='take_cover#5',
+    key='take_cover#6',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2325,7 +2341,7 @@ _take_cover__text2: Final = TextSpec(
     condition='',
 )
 _take_cover__text3: Final = TextSpec(
-    key='take_cover#6',
+    key='take_cover#7',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2334,7 +2350,7 @@ _take_cover__text3: Final = TextSpec(
     condition='',
 )
 _take_cover__text4: Final = TextSpec(
-    key='take_cover#7',
+    key='take_cover#8',
     rule='take_cover',
     source='COVER',
     kind='note',
@@ -2343,7 +2359,7 @@ _take_cover__text4: Final = TextSpec(
     condition='',
 )
 _take_cover__text5: Final = TextSpec(
-    key='take_cover#8',
+    key='take_cover#9',
     rule='take_cover',
     source='COVER',
     kind='erratum',
@@ -2356,12 +2372,18 @@ def _rule_take_cover(run: Run) -> None:
     """COVER (COVER).
 
     - defence +target_cover
+    - defence +default_cover - target_cover (when default_cover > target_cover)
     - shot -(own_cover / 2 round down)
     - cannot: take more COVER than the zone offers (when target_cover > cover)
     """
     v = run.values
     run.modify(_take_cover__mod1, True, v['target_cover'])
-    run.modify(_take_cover__mod2, True, -round_value(Fraction(v['own_cover']) / 2, 'down'))
+    run.modify(
+        _take_cover__mod2,
+        lambda: run.stat('default_cover') > v['target_cover'],
+        lambda: run.stat('default_cover') - v['target_cover'],
+    )
+    run.modify(_take_cover__mod3, True, -round_value(Fraction(v['own_cover']) / 2, 'down'))
     run.text(_take_cover__text1, lambda: v['target_cover'] > run.stat('cover'))
     run.text(_take_cover__text2, True)
     run.text(_take_cover__text3, True)
@@ -2654,7 +2676,7 @@ _paralysed__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _paralysed__text1: Final = TextSpec(
     key='paralysed#2.2',
@@ -2731,7 +2753,7 @@ _bleeder__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='raises increase the damage dice',
+    label='1d4 at the start of each action; raises increase the damage dice',
 )
 _bleeder__mod2: Final = ModSpec(
     key='bleeder#2.2',
@@ -2824,8 +2846,36 @@ _knockdown__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
 )
-_knockdown__text1: Final = TextSpec(
+_knockdown__mod3: Final = ModSpec(
     key='knockdown#2.3',
+    rule='knockdown',
+    source='Targeting: wound effects',
+    target='defence',
+    op='add',
+    value=-2,
+    text='defence -2',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='Knockdown: Defence -2 until they have an action',
+)
+_knockdown__mod4: Final = ModSpec(
+    key='knockdown#2.4',
+    rule='knockdown',
+    source='Targeting: wound effects',
+    target='defence',
+    op='add',
+    value=None,
+    text='defence -2 per penalty_raises',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='Knockdown: a raise, Defence -2 more',
+)
+_knockdown__text1: Final = TextSpec(
+    key='knockdown#2.5',
     rule='knockdown',
     source='Targeting: wound effects',
     kind='note',
@@ -2848,10 +2898,14 @@ def _rule_knockdown(run: Run) -> None:
 
     - wound_penalty +2 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+    - defence -2 (when final_damage >= tuffness)
+    - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
     run.modify(_knockdown__mod1, v['final_damage'] >= v['tuffness'])
     run.modify(_knockdown__mod2, v['final_damage'] >= v['tuffness'], 2 * v['penalty_raises'])
+    run.modify(_knockdown__mod3, v['final_damage'] >= v['tuffness'])
+    run.modify(_knockdown__mod4, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
     run.text(_knockdown__text1, v['final_damage'] >= v['tuffness'])
     run.text(_knockdown__text2, True)
 
@@ -2869,7 +2923,7 @@ _crippled__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _crippled__text1: Final = TextSpec(
     key='crippled#2.2',
@@ -2933,7 +2987,7 @@ _broken_leg__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 rounds; a raise increases the duration dice',
 )
 _broken_leg__text1: Final = TextSpec(
     key='broken_leg#3',
@@ -2972,7 +3026,7 @@ _winded__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the dice type',
+    label='1d4+1 actions; a raise increases the dice type',
 )
 _winded__text1: Final = TextSpec(
     key='winded#2.2',
@@ -3035,7 +3089,7 @@ _pain__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 actions; a raise increases the duration dice',
 )
 
 def _rule_pain(run: Run) -> None:
@@ -3064,14 +3118,28 @@ _guts__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the damage dice',
+    label='1d4 more on every hit taken; a raise increases the damage dice',
 )
-_guts__text1: Final = TextSpec(
+_guts__mod2: Final = ModSpec(
     key='guts#2.2',
     rule='guts',
     source='Targeting: wound effects',
+    target='wound_duration',
+    op='step',
+    value=None,
+    text='wound_duration +duration_raises steps',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when final_damage >= tuffness',
+    label='1d4+1 rounds; a raise increases the duration dice',
+)
+_guts__text1: Final = TextSpec(
+    key='guts#2.3',
+    rule='guts',
+    source='Targeting: wound effects',
     kind='note',
-    text='Anyone who hits the target adds the extra damage dice to what they inflict, for the next 1d4+1 rounds; a raise may increase the duration dice instead.',
+    text='Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
     quote=None,
     condition='when final_damage >= tuffness',
 )
@@ -3080,7 +3148,7 @@ _guts__text2: Final = TextSpec(
     rule='guts',
     source='Targeting: wound effects',
     kind='erratum',
-    text='Encoded: dice raises go to the damage die; the duration stays 1d4+1 (note).',
+    text='Encoded: raises on the damage die are `dice_raises`, raises on the duration dice `duration_raises`.',
     quote='Raise can be used to increase the damage dice or the duration dice used.',
     condition='',
 )
@@ -3089,9 +3157,11 @@ def _rule_guts(run: Run) -> None:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
+    - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     v = run.values
     run.modify(_guts__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
+    run.modify(_guts__mod2, v['final_damage'] >= v['tuffness'], v['duration_raises'])
     run.text(_guts__text1, v['final_damage'] >= v['tuffness'])
     run.text(_guts__text2, True)
 
@@ -3174,7 +3244,7 @@ _deafened__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 rounds; a raise increases the duration dice',
 )
 _deafened__text1: Final = TextSpec(
     key='deafened#2.3',
@@ -3240,7 +3310,7 @@ _blinded__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when final_damage >= tuffness',
-    label='a raise increases the duration dice',
+    label='1d4+1 actions; a raise increases the duration dice',
 )
 _blinded__text1: Final = TextSpec(
     key='blinded#2.4',
@@ -3253,6 +3323,15 @@ _blinded__text1: Final = TextSpec(
 )
 _blinded__text2: Final = TextSpec(
     key='blinded#3',
+    rule='blinded',
+    source='Targeting: wound effects',
+    kind='erratum',
+    text='The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    quote='Raise can be used to increase the duration dice or penalty.',
+    condition='',
+)
+_blinded__text3: Final = TextSpec(
+    key='blinded#4',
     rule='blinded',
     source='Targeting: wound effects',
     kind='erratum',
@@ -3275,6 +3354,7 @@ def _rule_blinded(run: Run) -> None:
     run.modify(_blinded__mod3, v['final_damage'] >= v['tuffness'], v['dice_raises'])
     run.text(_blinded__text1, v['final_damage'] >= v['tuffness'])
     run.text(_blinded__text2, True)
+    run.text(_blinded__text3, True)
 
 # rule uncon
 
@@ -3459,7 +3539,7 @@ _zone_width__text2: Final = TextSpec(
     rule='zone_width',
     source='Zone Traits',
     kind='note',
-    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance.",
+    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (action_limits, width_melee).",
     quote=None,
     condition='',
 )
@@ -3493,10 +3573,10 @@ _zone_terrain__mod2: Final = ModSpec(
     key='zone_terrain#3.1',
     rule='zone_terrain',
     source='Zone Traits',
-    target='pace',
+    target='move_target',
     op='mul',
     value=Fraction(3) / 4,
-    text='pace * 3 / 4 round down',
+    text='move_target * 3 / 4 round down',
     group=None,
     stacking='cumulative',
     rounding='down',
@@ -3517,7 +3597,7 @@ _zone_terrain__text2: Final = TextSpec(
     rule='zone_terrain',
     source='Zone Traits',
     kind='erratum',
-    text='The source does not say how to round; rounded down (6 x 3/4 = 4.5 -> 4).',
+    text="Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
     quote='all Movement rates are 3/4 of normal due to rough terrain',
     condition='',
 )
@@ -3526,7 +3606,7 @@ def _rule_zone_terrain(run: Run) -> None:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
-    - pace * 3 / 4 round down (when rough)
+    - move_target * 3 / 4 round down (when rough)
     """
     v = run.values
     run.modify(_zone_terrain__mod1, True, v['terrain_ma'])
@@ -5490,6 +5570,20 @@ _tile_clatter__mod3: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod4: Final = ModSpec(
+    key='tile_clatter#5',
+    rule='tile_clatter',
+    source='Condition tiles: ground',
+    target='default_cover',
+    op='set',
+    value=0,
+    text='default_cover = 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='CLATTER: No Cover',
+)
 
 def _rule_tile_clatter(run: Run) -> None:
     """CLATTER (Condition tiles: ground).
@@ -5497,10 +5591,12 @@ def _rule_tile_clatter(run: Run) -> None:
     - stealth -2
     - noticed +1
     - cover = 0
+    - default_cover = 0
     """
     run.modify(_tile_clatter__mod1, True)
     run.modify(_tile_clatter__mod2, True)
     run.modify(_tile_clatter__mod3, True)
+    run.modify(_tile_clatter__mod4, True)
 
 # condition tile_shortcut
 
@@ -6732,6 +6828,15 @@ _card_draw__text6: Final = TextSpec(
     rule='card_draw',
     source='Step 2; Step 3',
     kind='erratum',
+    text='The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    quote='From the cards drawn compare to the following via suits and number of each.',
+    condition='',
+)
+_card_draw__text7: Final = TextSpec(
+    key='card_draw#13',
+    rule='card_draw',
+    source='Step 2; Step 3',
+    kind='erratum',
     text='Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
     quote='KS = counts as any Spade card, tiles starts with a benny, player choice.',
     condition='',
@@ -6764,6 +6869,7 @@ def _rule_card_draw(run: Run) -> None:
     run.text(_card_draw__text4, True)
     run.text(_card_draw__text5, True)
     run.text(_card_draw__text6, True)
+    run.text(_card_draw__text7, True)
 
 # rule initiative
 
@@ -7438,7 +7544,7 @@ _table_pace_shift: Final = TableSpec(
         RowSpec(None, None, 'normal', False, 'normal', (0, 6, ), ()),
         RowSpec(None, None, 'fast', False, 'fast', (2, 8, ), ()),
         RowSpec(None, None, 'rapid', False, 'rapid', (3, 9, ), ()),
-        RowSpec(None, None, 'burst', False, 'burst', (0, 6, ), ()),
+        RowSpec(None, None, 'burst', False, 'burst', (2, 8, ), ()),
     ),
     above=None,
     becomes=None,
@@ -7453,7 +7559,7 @@ _table_pace_shift: Final = TableSpec(
         Note(
             'pace_shift',
             'MOVE',
-            'Burst (8): sudden short bursts of speed, usable a limited number of times in an encounter.',
+            'Burst (8): sudden short bursts of speed, usable a limited number of times in an encounter; between bursts Normal (6).',
             None,
         ),
     ),
@@ -7554,9 +7660,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'range_bands': RuleInfo('range_bands', 'rule', 'Range bands', 'Range diagram; RANGE', ('all_actions', 'visibility', 'shot', 'range', 'different_arm', 'scope', )),
     'pace_class_rule': RuleInfo('pace_class_rule', 'rule', 'Pace classes', 'MOVE: Pace', ('pace', 'pace_class', 'bursting', )),
     'zone_move': RuleInfo('zone_move', 'rule', 'MOVE: zone to zone', 'MOVE', ('pace', 'move_target', 'all_actions', 'missile_against', 'zone', 'destination', 'running', 'second_move', )),
-    'action_limits': RuleInfo('action_limits', 'rule', 'Actions and where they may be taken', 'When it comes to your action', ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'assist_successes', )),
+    'action_limits': RuleInfo('action_limits', 'rule', 'Actions and where they may be taken', 'When it comes to your action', ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'width_melee', 'assist_successes', )),
     'flank_zones': RuleInfo('flank_zones', 'rule', 'Flank zones', 'Flank zones', ('range', 'zones_away', 'action', 'same_flank', )),
-    'take_cover': RuleInfo('take_cover', 'rule', 'COVER', 'COVER', ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'target_cover', 'own_cover', )),
+    'take_cover': RuleInfo('take_cover', 'rule', 'COVER', 'COVER', ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'default_cover', 'target_cover', 'own_cover', )),
     'defend_dodge': RuleInfo('defend_dodge', 'rule', 'DEFEND and DODGE', 'DEFEND; DODGE', ('missile_against', 'melee_against', 'action', 'defend_moved', )),
     'stealth_mode': RuleInfo('stealth_mode', 'rule', 'STEALTH', 'STEALTH', ('pace', 'stealth', 'engaged', 'stealthy', 'own_cover', )),
     'drop_rule': RuleInfo('drop_rule', 'rule', 'DROP', 'DROP', ('all_actions', 'visibility', 'shot', 'damage', 'drop', )),
@@ -7564,12 +7670,12 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'paralysed': RuleInfo('paralysed', 'rule', 'Paralysed', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'broken_arm': RuleInfo('broken_arm', 'rule', 'Broken Arm', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'bleeder': RuleInfo('bleeder', 'rule', 'Bleeder', 'Targeting: wound effects', ('wound_damage', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', 'extra_bleeds', )),
-    'knockdown': RuleInfo('knockdown', 'rule', 'Knockdown', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
+    'knockdown': RuleInfo('knockdown', 'rule', 'Knockdown', 'Targeting: wound effects', ('defence', 'wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'crippled': RuleInfo('crippled', 'rule', 'Crippled', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'broken_leg': RuleInfo('broken_leg', 'rule', 'Broken Leg', 'Targeting: wound effects', ('pace', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
     'winded': RuleInfo('winded', 'rule', 'Winded', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
     'pain': RuleInfo('pain', 'rule', 'Pain', 'Targeting: wound effects', ('all_actions', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'guts': RuleInfo('guts', 'rule', 'Guts', 'Targeting: wound effects', ('wound_damage', 'final_damage', 'tuffness', 'dice_raises', )),
+    'guts': RuleInfo('guts', 'rule', 'Guts', 'Targeting: wound effects', ('wound_duration', 'wound_damage', 'final_damage', 'tuffness', 'dice_raises', 'duration_raises', )),
     'scarred': RuleInfo('scarred', 'rule', 'Scarred', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
     'deafened': RuleInfo('deafened', 'rule', 'Deafened', 'Targeting: wound effects', ('wound_duration', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
     'blinded': RuleInfo('blinded', 'rule', 'Blinded', 'Targeting: wound effects', ('visibility', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
@@ -7579,7 +7685,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'zone_visibility': RuleInfo('zone_visibility', 'trait', 'Zone trait: VISIBILITY', 'Zone Traits', ('visibility', 'zone_visibility_mod', )),
     'zone_entry': RuleInfo('zone_entry', 'trait', 'Zone trait: ENTRY', 'Zone Traits', ('zone_entry_max', 'crossings', )),
     'zone_width': RuleInfo('zone_width', 'trait', 'Zone trait: WIDTH', 'Zone Traits', ('zone_width_max', 'close_occupants', )),
-    'zone_terrain': RuleInfo('zone_terrain', 'trait', 'Zone trait: TERRAIN', 'Zone Traits', ('pace', 'terrain_ma', 'rough', )),
+    'zone_terrain': RuleInfo('zone_terrain', 'trait', 'Zone trait: TERRAIN', 'Zone Traits', ('pace', 'move_target', 'terrain_ma', 'rough', )),
     'zone_debris': RuleInfo('zone_debris', 'trait', 'Zone trait: DEBRIS', 'Zone Traits', ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', )),
     'zone_stacking': RuleInfo('zone_stacking', 'trait', 'Zone trait: STACKING', 'Zone Traits', ('stacking', 'zone_stacking_max', 'target_size', )),
     'rain': RuleInfo('rain', 'condition', 'RAIN', 'Condition tiles: RAIN', ('visibility', 'range', 'ag', 'resist_fire', 'hearing', 'stealth', 'rain_level', )),
@@ -7597,7 +7703,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'tile_obstacle': RuleInfo('tile_obstacle', 'condition', 'OBSTACLE', 'Condition tiles: ground', ('stealth', 'cover', )),
     'tile_open_ground': RuleInfo('tile_open_ground', 'condition', 'OPEN GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', )),
     'tile_exposed_ground': RuleInfo('tile_exposed_ground', 'condition', 'EXPOSED GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', 'missile_against', )),
-    'tile_clatter': RuleInfo('tile_clatter', 'condition', 'CLATTER', 'Condition tiles: ground', ('stealth', 'noticed', 'cover', )),
+    'tile_clatter': RuleInfo('tile_clatter', 'condition', 'CLATTER', 'Condition tiles: ground', ('stealth', 'noticed', 'cover', 'default_cover', )),
     'tile_shortcut': RuleInfo('tile_shortcut', 'condition', 'SHORTCUT', 'Condition tiles: ground', ()),
     'tile_fire': RuleInfo('tile_fire', 'condition', 'FIRE', 'Condition tiles: hazards', ()),
     'tile_danger': RuleInfo('tile_danger', 'condition', 'DANGER', 'Condition tiles: hazards', ()),
@@ -7781,7 +7887,7 @@ def pace_class_rule(
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
-    - pace +2 (when pace_class == burst and bursting)
+    - pace -2 (when pace_class == burst and not bursting)
     """
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
     return resolve_with(_BOOK, ('pace_class_rule',), given)
@@ -7826,11 +7932,12 @@ def action_limits(
     target_in_flank: bool = False,
     same_flank: bool = False,
     guarded: bool = False,
+    width_melee: bool = False,
     assist_successes: int = 0,
 ) -> Resolution:
     """Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank))
+    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
     - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
     - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
     - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
@@ -7851,6 +7958,7 @@ def action_limits(
         'target_in_flank': target_in_flank,
         'same_flank': same_flank,
         'guarded': guarded,
+        'width_melee': width_melee,
         'assist_successes': assist_successes,
     }
     return resolve_with(_BOOK, ('action_limits',), given)
@@ -7864,7 +7972,7 @@ def flank_zones(
 ) -> Resolution:
     """Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0)
+    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
     - range max short (when same_flank)
     - cannot: DRAG in or out of a Flank zone (when action == drag)
     """
@@ -7883,12 +7991,14 @@ def take_cover(
     shot: int | None = None,
     defence: int = 4,
     cover: int = 0,
+    default_cover: int = 0,
     target_cover: int = 0,
     own_cover: int = 0,
 ) -> Resolution:
     """COVER (COVER).
 
     - defence +target_cover
+    - defence +default_cover - target_cover (when default_cover > target_cover)
     - shot -(own_cover / 2 round down)
     - cannot: take more COVER than the zone offers (when target_cover > cover)
     """
@@ -7898,6 +8008,7 @@ def take_cover(
         'shot': shot,
         'defence': defence,
         'cover': cover,
+        'default_cover': default_cover,
         'target_cover': target_cover,
         'own_cover': own_cover,
     }
@@ -8061,6 +8172,7 @@ def bleeder(
 
 def knockdown(
     *,
+    defence: int = 4,
     wound_penalty: int = 0,
     final_damage: int = 0,
     tuffness: int = 4,
@@ -8070,8 +8182,11 @@ def knockdown(
 
     - wound_penalty +2 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+    - defence -2 (when final_damage >= tuffness)
+    - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
+        'defence': defence,
         'wound_penalty': wound_penalty,
         'final_damage': final_damage,
         'tuffness': tuffness,
@@ -8170,20 +8285,25 @@ def pain(
 
 def guts(
     *,
+    wound_duration: Dice | str = '1d4+1',
     wound_damage: Dice | str = '1d4',
     final_damage: int = 0,
     tuffness: int = 4,
     dice_raises: int = 0,
+    duration_raises: int = 0,
 ) -> Resolution:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
+    - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
+        'wound_duration': wound_duration,
         'wound_damage': wound_damage,
         'final_damage': final_damage,
         'tuffness': tuffness,
         'dice_raises': dice_raises,
+        'duration_raises': duration_raises,
     }
     return resolve_with(_BOOK, ('guts',), given)
 
@@ -8316,13 +8436,24 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
     }
     return resolve_with(_BOOK, ('zone_width',), given)
 
-def zone_terrain(*, pace: int = 6, terrain_ma: int = 0, rough: bool = False) -> Resolution:
+def zone_terrain(
+    *,
+    pace: int = 6,
+    move_target: int | None = None,
+    terrain_ma: int = 0,
+    rough: bool = False,
+) -> Resolution:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
-    - pace * 3 / 4 round down (when rough)
+    - move_target * 3 / 4 round down (when rough)
     """
-    given: dict[str, object] = {'pace': pace, 'terrain_ma': terrain_ma, 'rough': rough}
+    given: dict[str, object] = {
+        'pace': pace,
+        'move_target': move_target,
+        'terrain_ma': terrain_ma,
+        'rough': rough,
+    }
     return resolve_with(_BOOK, ('zone_terrain',), given)
 
 def zone_debris(
@@ -8674,14 +8805,26 @@ def tile_exposed_ground(
     }
     return resolve_with(_BOOK, ('tile_exposed_ground',), given)
 
-def tile_clatter(*, stealth: int = 0, noticed: int = 0, cover: int = 0) -> Resolution:
+def tile_clatter(
+    *,
+    stealth: int = 0,
+    noticed: int = 0,
+    cover: int = 0,
+    default_cover: int = 0,
+) -> Resolution:
     """CLATTER (Condition tiles: ground).
 
     - stealth -2
     - noticed +1
     - cover = 0
+    - default_cover = 0
     """
-    given: dict[str, object] = {'stealth': stealth, 'noticed': noticed, 'cover': cover}
+    given: dict[str, object] = {
+        'stealth': stealth,
+        'noticed': noticed,
+        'cover': cover,
+        'default_cover': default_cover,
+    }
     return resolve_with(_BOOK, ('tile_clatter',), given)
 
 def tile_shortcut() -> Resolution:

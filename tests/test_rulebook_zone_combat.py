@@ -161,3 +161,31 @@ def test_to_dict_gives_exact_fractions(zc: ModuleType) -> None:
     assert json.loads(json.dumps(data)) == data
     (roll,) = data["rolls"]
     assert (roll["dice"], roll["target"], roll["probability"]) == ("lowest of 2d6", "2", "5/9")
+
+
+def test_rough_terrain_takes_three_quarters_of_the_actual_pace(zc: ModuleType) -> None:
+    # Slow (4) on rough ground: 4 x 3/4 = 3 (not 6 x 3/4 = 4, then -2): d6 <= 3 = 1/2.
+    names = ["pace_class_rule", "zone_terrain", "zone_move"]
+    slow = zc.resolve(names, pace_class="slow", rough=True)
+    assert (slow.stats["pace"], slow.stats["move_target"]) == (4, 3)
+    assert slow.roll("move").probability == Fraction(1, 2)
+    # A Burst creature bursting: 8 x 3/4 = 6, automatic.
+    burst = zc.resolve(names, pace_class="burst", bursting=True, rough=True)
+    assert burst.stats["move_target"] == 6 and burst.roll("move").probability == 1
+
+
+def test_cover_tile_default_cover_and_knockdown_reach_defence(zc: ModuleType) -> None:
+    # Moderate COVER tile, no COVER taken: 4 + 1 = 5; Heavy, COVER 1 taken: the default 2 counts: 6.
+    assert zc.resolve(["cover_tile", "take_cover"], cover_level="moderate").stats["defence"] == 5
+    assert zc.resolve(["cover_tile", "take_cover"], cover_level="heavy", target_cover=1).stats["defence"] == 6
+    # Knockdown with one raise: 4 - 2 - 2 = 0.
+    assert zc.resolve("knockdown", final_damage=5, tuffness=5, penalty_raises=1).stats["defence"] == 0
+
+
+def test_same_flanking_zone_sees_and_width_allows_one_melee_from_short(zc: ModuleType) -> None:
+    same = zc.resolve("flank_zones", same_flank=True)
+    assert list(same.restrictions) == []
+    assert list(zc.resolve("action_limits", action="melee", zone="short", width_melee=True).restrictions) == []
+    assert [r.text for r in zc.resolve("action_limits", action="melee", zone="short").restrictions] == [
+        "MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first"
+    ]
