@@ -389,11 +389,15 @@ def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
     attack = card(composed, "attack")
     assert any(isinstance(b, Chances) for b in attack.blocks)
     assert any(isinstance(b, Note) and "always misses" in b.text for b in attack.blocks)
-    # ... the aimed card names the roll and points there instead of printing them again.
+    # ... the aimed card names the trait and its roll, and points there instead of copying it.
     aimed = card(composed, "aimed")
     assert not any(isinstance(b, (Chances, Note)) for b in aimed.blocks)
     assert any(isinstance(b, RollHead) for b in aimed.blocks)
-    assert "Chances and notes: see the Attack card." in entries(aimed)
+    assert "In full on its own card." in entries(aimed)
+    # A composed rule that is not a trait is copied, its rolls pointing to its card for chances.
+    copied = card(compile_book(COMPOSED.replace("trait attack", "rule attack")), "aimed")
+    assert "Chances and notes: see the Attack card." in entries(copied)
+    assert not any(isinstance(b, (Chances, Note)) for b in copied.blocks)
 
 
 def test_a_stacking_group_is_explained_once_a_card() -> None:

@@ -225,6 +225,12 @@ class EffectWriter:
             out.append(Heading("As " + clean(other.title), clean(other.cites or "")))
             if condition:
                 out.append(Condition(title_case_first(condition) + ":"))
+            if other.kind == "trait":
+                # A trait is a shared definition with a card of its own, as a published game's
+                # terrain card names "Low Visibility Zone": name it and its rolls, do not copy it.
+                out += [block for block in blocks if isinstance(block, RollHead)]
+                out.append(Detail((Run("In full on its own card.", "muted"),)))
+                continue
             out += blocks
             if has_notes and self.full:
                 out.append(Detail((Run(f"Notes: see the {clean(other.title)} card.", "muted"),)))
