@@ -2650,11 +2650,70 @@ def _rule_aimed_attacks(run: Run) -> None:
     run.roll(_aimed_attacks__roll1, v['interrupted'], lambda: run.stat('idea'))
     run.text(_aimed_attacks__text1, True)
 
+# trait aim_bonus
+
+_aim_bonus__mod1: Final = ModSpec(
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_aim_bonus__mod2: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_aim_bonus__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+
+def _rule_aim_bonus(run: Run) -> None:
+    """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
+
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    """
+    v = run.values
+    run.modify(
+        _aim_bonus__mod1,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.modify(
+        _aim_bonus__mod2,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.text(_aim_bonus__text1, True)
+
 # rule taking_more_time
 
 _taking_more_time__mod1: Final = ModSpec(
-    key='taking_more_time#2.1.1',
-    rule='taking_more_time',
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
@@ -2667,8 +2726,8 @@ _taking_more_time__mod1: Final = ModSpec(
     label='aiming (after the 5 ranks that offset the area)',
 )
 _taking_more_time__mod2: Final = ModSpec(
-    key='taking_more_time#2.1else.1',
-    rule='taking_more_time',
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
@@ -2681,6 +2740,107 @@ _taking_more_time__mod2: Final = ModSpec(
     label='aiming: +1/10 of the skill per 5 DEX ranks',
 )
 _taking_more_time__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__mod3: Final = ModSpec(
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_taking_more_time__mod4: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_taking_more_time__text2: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__mod5: Final = ModSpec(
+    key='targeting_specific_area#3.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    target='skill',
+    op='grade',
+    value='difficult',
+    text='skill is difficult',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when target_area',
+    label='targeting a specific area',
+)
+_taking_more_time__mod6: Final = ModSpec(
+    key='targeting_specific_area#3.2.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    target='skill',
+    op='grade',
+    value='easy',
+    text='skill is easy',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
+    label='5 DEX ranks of aim offset the Difficult',
+)
+_taking_more_time__text3: Final = TextSpec(
+    key='targeting_specific_area#3.3.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='note',
+    text="A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    quote=None,
+    condition='when target_area; when unarmored_area',
+)
+_taking_more_time__text4: Final = TextSpec(
+    key='targeting_specific_area#4',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='note',
+    text='The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__text5: Final = TextSpec(
+    key='targeting_specific_area#5',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='erratum',
+    text='Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
+    condition='',
+)
+_taking_more_time__text6: Final = TextSpec(
     key='taking_more_time#3',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2689,7 +2849,7 @@ _taking_more_time__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text2: Final = TextSpec(
+_taking_more_time__text7: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2698,7 +2858,7 @@ _taking_more_time__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text3: Final = TextSpec(
+_taking_more_time__text8: Final = TextSpec(
     key='taking_more_time#5',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2707,7 +2867,7 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text4: Final = TextSpec(
+_taking_more_time__text9: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2722,6 +2882,10 @@ def _rule_taking_more_time(run: Run) -> None:
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill is difficult (when target_area)
+    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
     v = run.values
     run.modify(
@@ -2735,14 +2899,71 @@ def _rule_taking_more_time(run: Run) -> None:
         round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
     )
     run.text(_taking_more_time__text1, True)
+    run.modify(
+        _taking_more_time__mod3,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.modify(
+        _taking_more_time__mod4,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
     run.text(_taking_more_time__text2, True)
-    run.text(_taking_more_time__text3, True)
+    run.modify(_taking_more_time__mod5, v['target_area'])
+    run.modify(
+        _taking_more_time__mod6,
+        v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
+    )
+    run.text(_taking_more_time__text3, v['target_area'] and v['unarmored_area'])
     run.text(_taking_more_time__text4, True)
+    run.text(_taking_more_time__text5, True)
+    run.text(_taking_more_time__text6, True)
+    run.text(_taking_more_time__text7, True)
+    run.text(_taking_more_time__text8, True)
+    run.text(_taking_more_time__text9, True)
 
 # rule targeting_specific_area
 
 _targeting_specific_area__mod1: Final = ModSpec(
-    key='targeting_specific_area#2.1',
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_targeting_specific_area__mod2: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_targeting_specific_area__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_targeting_specific_area__mod3: Final = ModSpec(
+    key='targeting_specific_area#3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
@@ -2755,8 +2976,8 @@ _targeting_specific_area__mod1: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
-_targeting_specific_area__mod2: Final = ModSpec(
-    key='targeting_specific_area#2.2.1',
+_targeting_specific_area__mod4: Final = ModSpec(
+    key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
@@ -2769,8 +2990,8 @@ _targeting_specific_area__mod2: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
-_targeting_specific_area__text1: Final = TextSpec(
-    key='targeting_specific_area#2.3.1',
+_targeting_specific_area__text2: Final = TextSpec(
+    key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='note',
@@ -2778,8 +2999,8 @@ _targeting_specific_area__text1: Final = TextSpec(
     quote=None,
     condition='when target_area; when unarmored_area',
 )
-_targeting_specific_area__text2: Final = TextSpec(
-    key='targeting_specific_area#3',
+_targeting_specific_area__text3: Final = TextSpec(
+    key='targeting_specific_area#4',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='note',
@@ -2787,8 +3008,8 @@ _targeting_specific_area__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_targeting_specific_area__text3: Final = TextSpec(
-    key='targeting_specific_area#4',
+_targeting_specific_area__text4: Final = TextSpec(
+    key='targeting_specific_area#5',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='erratum',
@@ -2800,18 +3021,31 @@ _targeting_specific_area__text3: Final = TextSpec(
 def _rule_targeting_specific_area(run: Run) -> None:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
     v = run.values
-    run.modify(_targeting_specific_area__mod1, v['target_area'])
+    run.modify(
+        _targeting_specific_area__mod1,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
     run.modify(
         _targeting_specific_area__mod2,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.text(_targeting_specific_area__text1, True)
+    run.modify(_targeting_specific_area__mod3, v['target_area'])
+    run.modify(
+        _targeting_specific_area__mod4,
         v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
     )
-    run.text(_targeting_specific_area__text1, v['target_area'] and v['unarmored_area'])
-    run.text(_targeting_specific_area__text2, True)
+    run.text(_targeting_specific_area__text2, v['target_area'] and v['unarmored_area'])
     run.text(_targeting_specific_area__text3, True)
+    run.text(_targeting_specific_area__text4, True)
 
 # rule ambushes
 
@@ -4491,8 +4725,250 @@ def _rule_vehicular_chases(run: Run) -> None:
 
 # rule maneuvers
 
+_maneuvers__mod1: Final = ModSpec(
+    key='skill_roll_modifiers#2.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when fog',
+    label='fog',
+)
+_maneuvers__mod2: Final = ModSpec(
+    key='skill_roll_modifiers#3.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when night',
+    label='night',
+)
+_maneuvers__mod3: Final = ModSpec(
+    key='skill_roll_modifiers#4.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when rain',
+    label='rain',
+)
+_maneuvers__mod4: Final = ModSpec(
+    key='skill_roll_modifiers#5.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when chase_wind',
+    label='wind',
+)
+_maneuvers__mod5: Final = ModSpec(
+    key='skill_roll_modifiers#6.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-20,
+    text='skill -20%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when heavy_rain',
+    label='heavy rain',
+)
+_maneuvers__mod6: Final = ModSpec(
+    key='skill_roll_modifiers#7.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-20,
+    text='skill -20%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when oily_or_icy',
+    label='oily or icy',
+)
+_maneuvers__mod7: Final = ModSpec(
+    key='skill_roll_modifiers#8.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-20,
+    text='skill -20%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when snow',
+    label='snow',
+)
+_maneuvers__mod8: Final = ModSpec(
+    key='skill_roll_modifiers#9.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=10,
+    text='skill +10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when speed >= 1 and speed <= 2',
+    label='at Speed 1 or 2',
+)
+_maneuvers__mod9: Final = ModSpec(
+    key='skill_roll_modifiers#10.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when speed == top_speed',
+    label='at maximum speed',
+)
+_maneuvers__mod10: Final = ModSpec(
+    key='skill_roll_modifiers#11',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +maneuver_modifier[maneuver]',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='maneuver',
+)
+_maneuvers__mod11: Final = ModSpec(
+    key='skill_roll_modifiers#12.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when gravel_road',
+    label='gravel road',
+)
+_maneuvers__mod12: Final = ModSpec(
+    key='skill_roll_modifiers#13.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when downhill_grade',
+    label='long downhill grade',
+)
+_maneuvers__mod13: Final = ModSpec(
+    key='skill_roll_modifiers#14.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-20,
+    text='skill -20%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when dirt_road',
+    label='dirt road',
+)
+_maneuvers__mod14: Final = ModSpec(
+    key='skill_roll_modifiers#15.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-20,
+    text='skill -20%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when limbs_rocks',
+    label='limbs, rocks',
+)
+_maneuvers__mod15: Final = ModSpec(
+    key='skill_roll_modifiers#16.1',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=-10,
+    text='skill -10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when minor_vehicle_damage',
+    label='minor vehicle damage',
+)
+_maneuvers__mod16: Final = ModSpec(
+    key='skill_roll_modifiers#17',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +handling',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='handling (by vehicle type)',
+)
+_maneuvers__text1: Final = TextSpec(
+    key='skill_roll_modifiers#18',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    quote=None,
+    condition='',
+)
+_maneuvers__text2: Final = TextSpec(
+    key='skill_roll_modifiers#19',
+    rule='skill_roll_modifiers',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='See the vehicle record for use in chases.',
+    quote=None,
+    condition='',
+)
 _maneuvers__roll1: Final = RollSpec(
-    key='maneuvers#2.1',
+    key='maneuvers#3.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='turn_roll',
@@ -4510,7 +4986,7 @@ _maneuvers__roll1: Final = RollSpec(
     condition='when maneuver in {turn, u_turn}',
 )
 _maneuvers__roll2: Final = RollSpec(
-    key='maneuvers#3.1',
+    key='maneuvers#4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='maneuver_roll',
@@ -4527,8 +5003,8 @@ _maneuvers__roll2: Final = RollSpec(
     notes=(),
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
 )
-_maneuvers__text1: Final = TextSpec(
-    key='maneuvers#4.1',
+_maneuvers__text3: Final = TextSpec(
+    key='maneuvers#5.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='cannot',
@@ -4536,8 +5012,8 @@ _maneuvers__text1: Final = TextSpec(
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
 )
-_maneuvers__text2: Final = TextSpec(
-    key='maneuvers#5.1.1',
+_maneuvers__text4: Final = TextSpec(
+    key='maneuvers#6.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='cannot',
@@ -4545,8 +5021,8 @@ _maneuvers__text2: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
-_maneuvers__text3: Final = TextSpec(
-    key='maneuvers#5.2',
+_maneuvers__text5: Final = TextSpec(
+    key='maneuvers#6.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4554,8 +5030,8 @@ _maneuvers__text3: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse',
 )
-_maneuvers__mod1: Final = ModSpec(
-    key='maneuvers#6.1',
+_maneuvers__mod17: Final = ModSpec(
+    key='maneuvers#7.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='crash_damage',
@@ -4568,8 +5044,8 @@ _maneuvers__mod1: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
-_maneuvers__mod2: Final = ModSpec(
-    key='maneuvers#6.2',
+_maneuvers__mod18: Final = ModSpec(
+    key='maneuvers#7.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4583,7 +5059,7 @@ _maneuvers__mod2: Final = ModSpec(
     label='collision: 1D3 per level of Speed to each passenger',
 )
 _maneuvers__roll3: Final = RollSpec(
-    key='maneuvers#6.3',
+    key='maneuvers#7.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='knocked_aside',
@@ -4600,8 +5076,8 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
-_maneuvers__mod3: Final = ModSpec(
-    key='maneuvers#7.1',
+_maneuvers__mod19: Final = ModSpec(
+    key='maneuvers#8.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='crash_damage',
@@ -4614,8 +5090,8 @@ _maneuvers__mod3: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
-_maneuvers__mod4: Final = ModSpec(
-    key='maneuvers#7.2',
+_maneuvers__mod20: Final = ModSpec(
+    key='maneuvers#8.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4629,7 +5105,7 @@ _maneuvers__mod4: Final = ModSpec(
     label='ram: 1D6 per level of Speed to the occupants of both',
 )
 _maneuvers__roll4: Final = RollSpec(
-    key='maneuvers#7.3',
+    key='maneuvers#8.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='ram_prevails',
@@ -4646,8 +5122,8 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
-_maneuvers__mod5: Final = ModSpec(
-    key='maneuvers#7.4.1',
+_maneuvers__mod21: Final = ModSpec(
+    key='maneuvers#8.4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='rebound_damage',
@@ -4660,8 +5136,8 @@ _maneuvers__mod5: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
 )
-_maneuvers__mod6: Final = ModSpec(
-    key='maneuvers#7.4.2',
+_maneuvers__mod22: Final = ModSpec(
+    key='maneuvers#8.4.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='rebound_damage',
@@ -4674,8 +5150,8 @@ _maneuvers__mod6: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
-_maneuvers__text4: Final = TextSpec(
-    key='maneuvers#7.4.3',
+_maneuvers__text6: Final = TextSpec(
+    key='maneuvers#8.4.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4683,8 +5159,8 @@ _maneuvers__text4: Final = TextSpec(
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
 )
-_maneuvers__mod7: Final = ModSpec(
-    key='maneuvers#8.1.1',
+_maneuvers__mod23: Final = ModSpec(
+    key='maneuvers#9.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4697,8 +5173,8 @@ _maneuvers__mod7: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
-_maneuvers__mod8: Final = ModSpec(
-    key='maneuvers#8.2.1',
+_maneuvers__mod24: Final = ModSpec(
+    key='maneuvers#9.2.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4711,8 +5187,8 @@ _maneuvers__mod8: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
-_maneuvers__text5: Final = TextSpec(
-    key='maneuvers#9',
+_maneuvers__text7: Final = TextSpec(
+    key='maneuvers#10',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4720,8 +5196,8 @@ _maneuvers__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text6: Final = TextSpec(
-    key='maneuvers#10',
+_maneuvers__text8: Final = TextSpec(
+    key='maneuvers#11',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4729,17 +5205,17 @@ _maneuvers__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text7: Final = TextSpec(
-    key='maneuvers#11',
+_maneuvers__text9: Final = TextSpec(
+    key='maneuvers#12',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
-    text='The modifiers of each maneuver are in the Skill Roll Modifiers Chart (skill_roll_modifiers).',
+    text='The maneuver roll takes every modifier of the Skill Roll Modifiers Chart (skill_roll_modifiers, applied here): high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none; conditions, terrain, Speed and handling as given.',
     quote=None,
     condition='',
 )
-_maneuvers__text8: Final = TextSpec(
-    key='maneuvers#12',
+_maneuvers__text10: Final = TextSpec(
+    key='maneuvers#13',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='erratum',
@@ -4751,6 +5227,22 @@ _maneuvers__text8: Final = TextSpec(
 def _rule_maneuvers(run: Run) -> None:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
+    - skill -10% (when fog)
+    - skill -10% (when night)
+    - skill -10% (when rain)
+    - skill -10% (when chase_wind)
+    - skill -20% (when heavy_rain)
+    - skill -20% (when oily_or_icy)
+    - skill -20% (when snow)
+    - skill +10% (when speed >= 1 and speed <= 2)
+    - skill -10% (when speed == top_speed)
+    - skill +maneuver_modifier[maneuver]
+    - skill -10% (when gravel_road)
+    - skill -10% (when downhill_grade)
+    - skill -20% (when dirt_road)
+    - skill -20% (when limbs_rocks)
+    - skill -10% (when minor_vehicle_damage)
+    - skill +handling
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -4767,44 +5259,74 @@ def _rule_maneuvers(run: Run) -> None:
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
     v = run.values
+    run.modify(_maneuvers__mod1, v['fog'])
+    run.modify(_maneuvers__mod2, v['night'])
+    run.modify(_maneuvers__mod3, v['rain'])
+    run.modify(_maneuvers__mod4, v['chase_wind'])
+    run.modify(_maneuvers__mod5, v['heavy_rain'])
+    run.modify(_maneuvers__mod6, v['oily_or_icy'])
+    run.modify(_maneuvers__mod7, v['snow'])
+    run.modify(_maneuvers__mod8, v['speed'] >= 1 and v['speed'] <= 2)
+    run.modify(_maneuvers__mod9, v['speed'] == v['top_speed'])
+    run.modify(
+        _maneuvers__mod10,
+        True,
+        lookup(_BOOK, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    )
+    run.modify(_maneuvers__mod11, v['gravel_road'])
+    run.modify(_maneuvers__mod12, v['downhill_grade'])
+    run.modify(_maneuvers__mod13, v['dirt_road'])
+    run.modify(_maneuvers__mod14, v['limbs_rocks'])
+    run.modify(_maneuvers__mod15, v['minor_vehicle_damage'])
+    run.modify(_maneuvers__mod16, True, v['handling'])
+    run.text(_maneuvers__text1, True)
+    run.text(_maneuvers__text2, True)
     run.roll(_maneuvers__roll1, v['maneuver'] in ('turn', 'u_turn'), None)
     run.roll(
         _maneuvers__roll2,
         v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),
         lambda: run.stat('skill'),
     )
-    run.text(_maneuvers__text1, v['maneuver'] == 'u_turn' and v['speed'] > 1)
-    run.text(_maneuvers__text2, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
-    run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse')
-    run.modify(_maneuvers__mod1, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 6),)))
-    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 3),)))
+    run.text(_maneuvers__text3, v['maneuver'] == 'u_turn' and v['speed'] > 1)
+    run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
+    run.text(_maneuvers__text5, v['maneuver'] == 'bootlegger_reverse')
+    run.modify(
+        _maneuvers__mod17,
+        v['maneuver'] == 'collide',
+        Dice(((max(int(v['speed']), 0), 6),)),
+    )
+    run.modify(
+        _maneuvers__mod18,
+        v['maneuver'] == 'collide',
+        Dice(((max(int(v['speed']), 0), 3),)),
+    )
     run.roll(
         _maneuvers__roll3,
         v['maneuver'] == 'collide',
         lambda: (v['vehicle_SIZ'], v['other_SIZ']),
     )
-    run.modify(_maneuvers__mod3, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
-    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod19, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
+    run.modify(_maneuvers__mod20, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
     run.roll(_maneuvers__roll4, v['maneuver'] == 'ram', lambda: (v['vehicle_SIZ'], v['other_SIZ']))
     run.modify(
-        _maneuvers__mod5,
+        _maneuvers__mod21,
         v['maneuver'] == 'ram' and v['target_destroyed'],
         Dice(((max(int(v['speed']), 0), 10),)),
     )
-    run.modify(_maneuvers__mod6, v['maneuver'] == 'ram' and v['target_destroyed'])
-    run.text(_maneuvers__text4, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.modify(_maneuvers__mod22, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.text(_maneuvers__text6, v['maneuver'] == 'ram' and v['target_destroyed'])
     run.modify(
-        _maneuvers__mod7,
+        _maneuvers__mod23,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate',
     )
     run.modify(
-        _maneuvers__mod8,
+        _maneuvers__mod24,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional',
     )
-    run.text(_maneuvers__text5, True)
-    run.text(_maneuvers__text6, True)
     run.text(_maneuvers__text7, True)
     run.text(_maneuvers__text8, True)
+    run.text(_maneuvers__text9, True)
+    run.text(_maneuvers__text10, True)
 
 # rule vehicle_damage
 
@@ -7364,7 +7886,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'acid': RuleInfo('acid', 'rule', 'Acid', '7. Acid', ('acid_damage', 'acid', 'armored', 'acid_round', 'protection_rounds', 'armor_life', )),
     'aerial_combat': RuleInfo('aerial_combat', 'rule', 'Aerial Combat', '7. Aerial Combat', ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', )),
     'aimed_attacks': RuleInfo('aimed_attacks', 'rule', 'Aimed Attacks', '7. Aimed Attacks', ('INT', 'idea', 'interrupted', )),
-    'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
+    'aim_bonus': RuleInfo('aim_bonus', 'trait', 'Aimed Attacks: aiming bonus', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
+    'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
     'targeting_specific_area': RuleInfo('targeting_specific_area', 'rule', 'Aimed Attacks: Targeting a Specific Area', '7. Aimed Attacks: Targeting a Specific Area', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
     'ambushes': RuleInfo('ambushes', 'rule', 'Ambushes', '7. Ambushes', ('skill', 'defense', 'perception', 'ambush', 'stealth', 'attackers_seen', 'stealth_succeeded', 'target_noticed', 'after_first_round', )),
     'area_attacks': RuleInfo('area_attacks', 'rule', 'Area Attacks', '7. Area Attacks', ('defense', 'DEX', 'agility', 'damage', 'area_response', 'response_succeeded', )),
@@ -7379,7 +7902,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'range_track_attacks': RuleInfo('range_track_attacks', 'rule', 'Chases: attacks on the Range Track', '7. Chases: Range Track', ('skill', 'in_chase', 'chase_range', 'chase_attack', )),
     'chases_on_foot': RuleInfo('chases_on_foot', 'rule', 'Chases on Foot', '7. Chases: Chases on Foot', ('CON', 'stamina', 'opponent_CON', 'on_foot', 'encumbered', 'winded_failures', )),
     'vehicular_chases': RuleInfo('vehicular_chases', 'rule', 'Vehicular Chases', '7. Chases: Vehicular Chases', ('speed', 'opponent_speed', 'top_speed', )),
-    'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', )),
+    'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'top_speed', 'handling', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
     'vehicle_damage': RuleInfo('vehicle_damage', 'rule', 'Chases: Vehicle Damage', '7. Chases: Maneuvers (Vehicle Damage)', ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', )),
     'skill_roll_modifiers': RuleInfo('skill_roll_modifiers', 'rule', 'Chases: Skill Roll Modifiers Chart', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
     'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
@@ -7426,6 +7949,7 @@ _BOOK: Final = Book(
         'acid': _rule_acid,
         'aerial_combat': _rule_aerial_combat,
         'aimed_attacks': _rule_aimed_attacks,
+        'aim_bonus': _rule_aim_bonus,
         'taking_more_time': _rule_taking_more_time,
         'targeting_specific_area': _rule_targeting_specific_area,
         'ambushes': _rule_ambushes,
@@ -7650,14 +8174,14 @@ def aimed_attacks(
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
     return resolve_with(_BOOK, ('aimed_attacks',), given)
 
-def taking_more_time(
+def aim_bonus(
     *,
     skill: int = 50,
     aim_ranks: int = 0,
     beyond_double_range: bool = False,
     target_area: bool = False,
 ) -> Resolution:
-    """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
+    """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
@@ -7667,6 +8191,32 @@ def taking_more_time(
         'aim_ranks': aim_ranks,
         'beyond_double_range': beyond_double_range,
         'target_area': target_area,
+    }
+    return resolve_with(_BOOK, ('aim_bonus',), given)
+
+def taking_more_time(
+    *,
+    skill: int = 50,
+    aim_ranks: int = 0,
+    beyond_double_range: bool = False,
+    target_area: bool = False,
+    unarmored_area: bool = False,
+) -> Resolution:
+    """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
+
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill is difficult (when target_area)
+    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+    """
+    given: dict[str, object] = {
+        'skill': skill,
+        'aim_ranks': aim_ranks,
+        'beyond_double_range': beyond_double_range,
+        'target_area': target_area,
+        'unarmored_area': unarmored_area,
     }
     return resolve_with(_BOOK, ('taking_more_time',), given)
 
@@ -7680,6 +8230,8 @@ def targeting_specific_area(
 ) -> Resolution:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
@@ -8028,6 +8580,8 @@ def maneuvers(
     *,
     skill: int = 50,
     speed: int = 0,
+    top_speed: int = 6,
+    handling: int = 0,
     crash_damage: Dice | str = '1d6',
     passenger_damage: Dice | str = '1d3',
     rebound_damage: Dice | str = '1d10',
@@ -8037,9 +8591,37 @@ def maneuvers(
     target_destroyed: bool = False,
     vehicle_SIZ: int = 30,
     other_SIZ: int = 30,
+    fog: bool = False,
+    night: bool = False,
+    rain: bool = False,
+    chase_wind: bool = False,
+    heavy_rain: bool = False,
+    oily_or_icy: bool = False,
+    snow: bool = False,
+    gravel_road: bool = False,
+    downhill_grade: bool = False,
+    dirt_road: bool = False,
+    limbs_rocks: bool = False,
+    minor_vehicle_damage: bool = False,
 ) -> Resolution:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
+    - skill -10% (when fog)
+    - skill -10% (when night)
+    - skill -10% (when rain)
+    - skill -10% (when chase_wind)
+    - skill -20% (when heavy_rain)
+    - skill -20% (when oily_or_icy)
+    - skill -20% (when snow)
+    - skill +10% (when speed >= 1 and speed <= 2)
+    - skill -10% (when speed == top_speed)
+    - skill +maneuver_modifier[maneuver]
+    - skill -10% (when gravel_road)
+    - skill -10% (when downhill_grade)
+    - skill -20% (when dirt_road)
+    - skill -20% (when limbs_rocks)
+    - skill -10% (when minor_vehicle_damage)
+    - skill +handling
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -8058,6 +8640,8 @@ def maneuvers(
     given: dict[str, object] = {
         'skill': skill,
         'speed': speed,
+        'top_speed': top_speed,
+        'handling': handling,
         'crash_damage': crash_damage,
         'passenger_damage': passenger_damage,
         'rebound_damage': rebound_damage,
@@ -8067,6 +8651,18 @@ def maneuvers(
         'target_destroyed': target_destroyed,
         'vehicle_SIZ': vehicle_SIZ,
         'other_SIZ': other_SIZ,
+        'fog': fog,
+        'night': night,
+        'rain': rain,
+        'chase_wind': chase_wind,
+        'heavy_rain': heavy_rain,
+        'oily_or_icy': oily_or_icy,
+        'snow': snow,
+        'gravel_road': gravel_road,
+        'downhill_grade': downhill_grade,
+        'dirt_road': dirt_road,
+        'limbs_rocks': limbs_rocks,
+        'minor_vehicle_damage': minor_vehicle_damage,
     }
     return resolve_with(_BOOK, ('maneuvers',), given)
 
@@ -8658,6 +9254,7 @@ __all__ = [
     'TraceEntry',
     'acid',
     'aerial_combat',
+    'aim_bonus',
     'aimed_attacks',
     'ambushes',
     'area_attacks',
