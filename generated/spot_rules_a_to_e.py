@@ -7351,7 +7351,7 @@ _drawing_weapons__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange}',
+    condition='when weapon_change != no_change; when base skill >= 101',
     label='101%+ with the weapon: draws or sheathes it for 0 DEX ranks',
 )
 _drawing_weapons__mod2: Final = ModSpec(
@@ -7365,7 +7365,7 @@ _drawing_weapons__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange',
+    condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange',
     label='put one weapon away and draw another',
 )
 _drawing_weapons__mod3: Final = ModSpec(
@@ -7379,7 +7379,7 @@ _drawing_weapons__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw',
+    condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw',
     label='drop the weapon (0) and draw another (5)',
 )
 _drawing_weapons__text1: Final = TextSpec(
@@ -7396,7 +7396,7 @@ _drawing_weapons__text2: Final = TextSpec(
     rule='drawing_weapons',
     source='7. Drawing or Exchanging a Weapon',
     kind='erratum',
-    text='Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill).',
+    text='Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
     quote='if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
     condition='',
 )
@@ -7404,22 +7404,19 @@ _drawing_weapons__text2: Final = TextSpec(
 def _rule_drawing_weapons(run: Run) -> None:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
-    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange})
-    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange)
-    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw)
+    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
+    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
+    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     v = run.values
-    run.modify(
-        _drawing_weapons__mod1,
-        v['weapon_change'] != 'no_change' and (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')),
-    )
+    run.modify(_drawing_weapons__mod1, v['weapon_change'] != 'no_change' and v['skill'] >= 101)
     run.modify(
         _drawing_weapons__mod2,
-        v['weapon_change'] != 'no_change' and not (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')) and v['weapon_change'] == 'exchange',
+        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'exchange',
     )
     run.modify(
         _drawing_weapons__mod3,
-        v['weapon_change'] != 'no_change' and not (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')) and v['weapon_change'] == 'drop_and_draw',
+        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'drop_and_draw',
     )
     run.text(_drawing_weapons__text1, True)
     run.text(_drawing_weapons__text2, True)
@@ -7737,8 +7734,8 @@ _table_chase_trouble: Final = TableSpec(
         RowSpec(3, 3, None, False, '3', ('Propulsion Rupture', 'No effect until further damage, but long-range travel is severely limited; loses 1D6 x 5% of its fuel every combat round in combat, every turn out of it (animal drawn: the animal is killed, lamed or cannot continue).', ), ()),
         RowSpec(4, 6, None, False, '4..6', ('Skid', "The pilot's skill (Drive, Pilot ...) is -20% in the next combat round only.", ), ()),
         RowSpec(7, 7, None, False, '7', ('Minor Fishtail', "The pilot's skill is -10% in the next combat round only.", ), ()),
-        RowSpec(8, 8, None, False, '8', ('Moderate Fishtail', "The pilot's skill is -15% in the next combat round only; roll again with +2.", ), ('roll again +2', )),
-        RowSpec(9, 9, None, False, '9', ('Severe Fishtail', "The pilot's skill is -30% in the next combat round only; roll again with +4.", ), ('roll again +4', )),
+        RowSpec(8, 8, None, False, '8', ('Moderate Fishtail', "The pilot's skill is -15% in the next combat round only.", ), ('roll again +2', )),
+        RowSpec(9, 9, None, False, '9', ('Severe Fishtail', "The pilot's skill is -30% in the next combat round only.", ), ('roll again +4', )),
         RowSpec(10, 10, None, False, '10', ('Roll or Tumble', 'Careens off its path, rolling once per Speed: 2D3 damage per Speed to the vehicle, 1D3 per Speed to each passenger (1D6 to creature-drawn passengers or animals hurled free); fueled vehicles: 10% chance of a fuel explosion.', ), ()),
     ),
     above=10,
@@ -9099,9 +9096,9 @@ def drawing_weapons(
 ) -> Resolution:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
-    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange})
-    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange)
-    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw)
+    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
+    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
+    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     given: dict[str, object] = {
         'skill': skill,
