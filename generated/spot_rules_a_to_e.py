@@ -4726,134 +4726,8 @@ def _rule_vehicular_chases(run: Run) -> None:
 # rule maneuvers
 
 _maneuvers__mod1: Final = ModSpec(
-    key='skill_roll_modifiers#2.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when fog',
-    label='fog',
-)
-_maneuvers__mod2: Final = ModSpec(
-    key='skill_roll_modifiers#3.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when night',
-    label='night',
-)
-_maneuvers__mod3: Final = ModSpec(
-    key='skill_roll_modifiers#4.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when rain',
-    label='rain',
-)
-_maneuvers__mod4: Final = ModSpec(
-    key='skill_roll_modifiers#5.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when chase_wind',
-    label='wind',
-)
-_maneuvers__mod5: Final = ModSpec(
-    key='skill_roll_modifiers#6.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-20,
-    text='skill -20%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when heavy_rain',
-    label='heavy rain',
-)
-_maneuvers__mod6: Final = ModSpec(
-    key='skill_roll_modifiers#7.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-20,
-    text='skill -20%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when oily_or_icy',
-    label='oily or icy',
-)
-_maneuvers__mod7: Final = ModSpec(
-    key='skill_roll_modifiers#8.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-20,
-    text='skill -20%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when snow',
-    label='snow',
-)
-_maneuvers__mod8: Final = ModSpec(
-    key='skill_roll_modifiers#9.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=10,
-    text='skill +10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when speed >= 1 and speed <= 2',
-    label='at Speed 1 or 2',
-)
-_maneuvers__mod9: Final = ModSpec(
-    key='skill_roll_modifiers#10.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when speed == top_speed',
-    label='at maximum speed',
-)
-_maneuvers__mod10: Final = ModSpec(
-    key='skill_roll_modifiers#11',
-    rule='skill_roll_modifiers',
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
@@ -4863,107 +4737,14 @@ _maneuvers__mod10: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='',
-    label='maneuver',
-)
-_maneuvers__mod11: Final = ModSpec(
-    key='skill_roll_modifiers#12.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when gravel_road',
-    label='gravel road',
-)
-_maneuvers__mod12: Final = ModSpec(
-    key='skill_roll_modifiers#13.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when downhill_grade',
-    label='long downhill grade',
-)
-_maneuvers__mod13: Final = ModSpec(
-    key='skill_roll_modifiers#14.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-20,
-    text='skill -20%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when dirt_road',
-    label='dirt road',
-)
-_maneuvers__mod14: Final = ModSpec(
-    key='skill_roll_modifiers#15.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-20,
-    text='skill -20%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when limbs_rocks',
-    label='limbs, rocks',
-)
-_maneuvers__mod15: Final = ModSpec(
-    key='skill_roll_modifiers#16.1',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=-10,
-    text='skill -10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when minor_vehicle_damage',
-    label='minor vehicle damage',
-)
-_maneuvers__mod16: Final = ModSpec(
-    key='skill_roll_modifiers#17',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +handling',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='handling (by vehicle type)',
+    label='maneuver (Skill Roll Modifiers Chart)',
 )
 _maneuvers__text1: Final = TextSpec(
-    key='skill_roll_modifiers#18',
-    rule='skill_roll_modifiers',
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
     kind='note',
-    text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
-    quote=None,
-    condition='',
-)
-_maneuvers__text2: Final = TextSpec(
-    key='skill_roll_modifiers#19',
-    rule='skill_roll_modifiers',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    kind='note',
-    text='See the vehicle record for use in chases.',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
     quote=None,
     condition='',
 )
@@ -5003,7 +4784,7 @@ _maneuvers__roll2: Final = RollSpec(
     notes=(),
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
 )
-_maneuvers__text3: Final = TextSpec(
+_maneuvers__text2: Final = TextSpec(
     key='maneuvers#5.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5012,7 +4793,7 @@ _maneuvers__text3: Final = TextSpec(
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
 )
-_maneuvers__text4: Final = TextSpec(
+_maneuvers__text3: Final = TextSpec(
     key='maneuvers#6.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5021,7 +4802,7 @@ _maneuvers__text4: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
-_maneuvers__text5: Final = TextSpec(
+_maneuvers__text4: Final = TextSpec(
     key='maneuvers#6.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5030,7 +4811,7 @@ _maneuvers__text5: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse',
 )
-_maneuvers__mod17: Final = ModSpec(
+_maneuvers__mod2: Final = ModSpec(
     key='maneuvers#7.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5044,7 +4825,7 @@ _maneuvers__mod17: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
-_maneuvers__mod18: Final = ModSpec(
+_maneuvers__mod3: Final = ModSpec(
     key='maneuvers#7.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5076,7 +4857,7 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
-_maneuvers__mod19: Final = ModSpec(
+_maneuvers__mod4: Final = ModSpec(
     key='maneuvers#8.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5090,7 +4871,7 @@ _maneuvers__mod19: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
-_maneuvers__mod20: Final = ModSpec(
+_maneuvers__mod5: Final = ModSpec(
     key='maneuvers#8.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5122,7 +4903,7 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
-_maneuvers__mod21: Final = ModSpec(
+_maneuvers__mod6: Final = ModSpec(
     key='maneuvers#8.4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5136,7 +4917,7 @@ _maneuvers__mod21: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
 )
-_maneuvers__mod22: Final = ModSpec(
+_maneuvers__mod7: Final = ModSpec(
     key='maneuvers#8.4.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5150,7 +4931,7 @@ _maneuvers__mod22: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
-_maneuvers__text6: Final = TextSpec(
+_maneuvers__text5: Final = TextSpec(
     key='maneuvers#8.4.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5159,7 +4940,7 @@ _maneuvers__text6: Final = TextSpec(
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
 )
-_maneuvers__mod23: Final = ModSpec(
+_maneuvers__mod8: Final = ModSpec(
     key='maneuvers#9.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5173,7 +4954,7 @@ _maneuvers__mod23: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
-_maneuvers__mod24: Final = ModSpec(
+_maneuvers__mod9: Final = ModSpec(
     key='maneuvers#9.2.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5187,7 +4968,7 @@ _maneuvers__mod24: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
-_maneuvers__text7: Final = TextSpec(
+_maneuvers__text6: Final = TextSpec(
     key='maneuvers#10',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5196,7 +4977,7 @@ _maneuvers__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text8: Final = TextSpec(
+_maneuvers__text7: Final = TextSpec(
     key='maneuvers#11',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5205,16 +4986,16 @@ _maneuvers__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text9: Final = TextSpec(
+_maneuvers__text8: Final = TextSpec(
     key='maneuvers#12',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
-    text='The maneuver roll takes every modifier of the Skill Roll Modifiers Chart (skill_roll_modifiers, applied here): high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none; conditions, terrain, Speed and handling as given.',
+    text="The maneuver's own modifier (trait maneuver_penalty) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: name skill_roll_modifiers too.",
     quote=None,
     condition='',
 )
-_maneuvers__text10: Final = TextSpec(
+_maneuvers__text9: Final = TextSpec(
     key='maneuvers#13',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5227,22 +5008,7 @@ _maneuvers__text10: Final = TextSpec(
 def _rule_maneuvers(run: Run) -> None:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
-    - skill -10% (when fog)
-    - skill -10% (when night)
-    - skill -10% (when rain)
-    - skill -10% (when chase_wind)
-    - skill -20% (when heavy_rain)
-    - skill -20% (when oily_or_icy)
-    - skill -20% (when snow)
-    - skill +10% (when speed >= 1 and speed <= 2)
-    - skill -10% (when speed == top_speed)
     - skill +maneuver_modifier[maneuver]
-    - skill -10% (when gravel_road)
-    - skill -10% (when downhill_grade)
-    - skill -20% (when dirt_road)
-    - skill -20% (when limbs_rocks)
-    - skill -10% (when minor_vehicle_damage)
-    - skill +handling
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -5259,74 +5025,50 @@ def _rule_maneuvers(run: Run) -> None:
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
     v = run.values
-    run.modify(_maneuvers__mod1, v['fog'])
-    run.modify(_maneuvers__mod2, v['night'])
-    run.modify(_maneuvers__mod3, v['rain'])
-    run.modify(_maneuvers__mod4, v['chase_wind'])
-    run.modify(_maneuvers__mod5, v['heavy_rain'])
-    run.modify(_maneuvers__mod6, v['oily_or_icy'])
-    run.modify(_maneuvers__mod7, v['snow'])
-    run.modify(_maneuvers__mod8, v['speed'] >= 1 and v['speed'] <= 2)
-    run.modify(_maneuvers__mod9, v['speed'] == v['top_speed'])
     run.modify(
-        _maneuvers__mod10,
+        _maneuvers__mod1,
         True,
         lookup(_BOOK, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
     )
-    run.modify(_maneuvers__mod11, v['gravel_road'])
-    run.modify(_maneuvers__mod12, v['downhill_grade'])
-    run.modify(_maneuvers__mod13, v['dirt_road'])
-    run.modify(_maneuvers__mod14, v['limbs_rocks'])
-    run.modify(_maneuvers__mod15, v['minor_vehicle_damage'])
-    run.modify(_maneuvers__mod16, True, v['handling'])
     run.text(_maneuvers__text1, True)
-    run.text(_maneuvers__text2, True)
     run.roll(_maneuvers__roll1, v['maneuver'] in ('turn', 'u_turn'), None)
     run.roll(
         _maneuvers__roll2,
         v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),
         lambda: run.stat('skill'),
     )
-    run.text(_maneuvers__text3, v['maneuver'] == 'u_turn' and v['speed'] > 1)
-    run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
-    run.text(_maneuvers__text5, v['maneuver'] == 'bootlegger_reverse')
-    run.modify(
-        _maneuvers__mod17,
-        v['maneuver'] == 'collide',
-        Dice(((max(int(v['speed']), 0), 6),)),
-    )
-    run.modify(
-        _maneuvers__mod18,
-        v['maneuver'] == 'collide',
-        Dice(((max(int(v['speed']), 0), 3),)),
-    )
+    run.text(_maneuvers__text2, v['maneuver'] == 'u_turn' and v['speed'] > 1)
+    run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
+    run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse')
+    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod3, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 3),)))
     run.roll(
         _maneuvers__roll3,
         v['maneuver'] == 'collide',
         lambda: (v['vehicle_SIZ'], v['other_SIZ']),
     )
-    run.modify(_maneuvers__mod19, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
-    run.modify(_maneuvers__mod20, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
+    run.modify(_maneuvers__mod5, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
     run.roll(_maneuvers__roll4, v['maneuver'] == 'ram', lambda: (v['vehicle_SIZ'], v['other_SIZ']))
     run.modify(
-        _maneuvers__mod21,
+        _maneuvers__mod6,
         v['maneuver'] == 'ram' and v['target_destroyed'],
         Dice(((max(int(v['speed']), 0), 10),)),
     )
-    run.modify(_maneuvers__mod22, v['maneuver'] == 'ram' and v['target_destroyed'])
-    run.text(_maneuvers__text6, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.modify(_maneuvers__mod7, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.text(_maneuvers__text5, v['maneuver'] == 'ram' and v['target_destroyed'])
     run.modify(
-        _maneuvers__mod23,
+        _maneuvers__mod8,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate',
     )
     run.modify(
-        _maneuvers__mod24,
+        _maneuvers__mod9,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional',
     )
+    run.text(_maneuvers__text6, True)
     run.text(_maneuvers__text7, True)
     run.text(_maneuvers__text8, True)
     run.text(_maneuvers__text9, True)
-    run.text(_maneuvers__text10, True)
 
 # rule vehicle_damage
 
@@ -5420,6 +5162,45 @@ def _rule_vehicle_damage(run: Run) -> None:
     run.text(_vehicle_damage__text4, True)
     run.text(_vehicle_damage__text5, True)
     run.text(_vehicle_damage__text6, True)
+
+# trait maneuver_penalty
+
+_maneuver_penalty__mod1: Final = ModSpec(
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +maneuver_modifier[maneuver]',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='maneuver (Skill Roll Modifiers Chart)',
+)
+_maneuver_penalty__text1: Final = TextSpec(
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    quote=None,
+    condition='',
+)
+
+def _rule_maneuver_penalty(run: Run) -> None:
+    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+
+    - skill +maneuver_modifier[maneuver]
+    """
+    v = run.values
+    run.modify(
+        _maneuver_penalty__mod1,
+        True,
+        lookup(_BOOK, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    )
+    run.text(_maneuver_penalty__text1, True)
 
 # rule skill_roll_modifiers
 
@@ -5550,8 +5331,8 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     label='at maximum speed',
 )
 _skill_roll_modifiers__mod10: Final = ModSpec(
-    key='skill_roll_modifiers#11',
-    rule='skill_roll_modifiers',
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
@@ -5561,7 +5342,16 @@ _skill_roll_modifiers__mod10: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='',
-    label='maneuver',
+    label='maneuver (Skill Roll Modifiers Chart)',
+)
+_skill_roll_modifiers__text1: Final = TextSpec(
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    quote=None,
+    condition='',
 )
 _skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#12.1',
@@ -5647,7 +5437,7 @@ _skill_roll_modifiers__mod16: Final = ModSpec(
     condition='',
     label='handling (by vehicle type)',
 )
-_skill_roll_modifiers__text1: Final = TextSpec(
+_skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#18',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5656,7 +5446,7 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_skill_roll_modifiers__text2: Final = TextSpec(
+_skill_roll_modifiers__text3: Final = TextSpec(
     key='skill_roll_modifiers#19',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5701,14 +5491,15 @@ def _rule_skill_roll_modifiers(run: Run) -> None:
         True,
         lookup(_BOOK, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
     )
+    run.text(_skill_roll_modifiers__text1, True)
     run.modify(_skill_roll_modifiers__mod11, v['gravel_road'])
     run.modify(_skill_roll_modifiers__mod12, v['downhill_grade'])
     run.modify(_skill_roll_modifiers__mod13, v['dirt_road'])
     run.modify(_skill_roll_modifiers__mod14, v['limbs_rocks'])
     run.modify(_skill_roll_modifiers__mod15, v['minor_vehicle_damage'])
     run.modify(_skill_roll_modifiers__mod16, True, v['handling'])
-    run.text(_skill_roll_modifiers__text1, True)
     run.text(_skill_roll_modifiers__text2, True)
+    run.text(_skill_roll_modifiers__text3, True)
 
 # rule individual_actions
 
@@ -7899,8 +7690,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'range_track_attacks': RuleInfo('range_track_attacks', 'rule', 'Chases: attacks on the Range Track', '7. Chases: Range Track', ('skill', 'in_chase', 'chase_range', 'chase_attack', )),
     'chases_on_foot': RuleInfo('chases_on_foot', 'rule', 'Chases on Foot', '7. Chases: Chases on Foot', ('CON', 'stamina', 'opponent_CON', 'on_foot', 'encumbered', 'winded_failures', )),
     'vehicular_chases': RuleInfo('vehicular_chases', 'rule', 'Vehicular Chases', '7. Chases: Vehicular Chases', ('speed', 'opponent_speed', 'top_speed', )),
-    'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'top_speed', 'handling', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
+    'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', )),
     'vehicle_damage': RuleInfo('vehicle_damage', 'rule', 'Chases: Vehicle Damage', '7. Chases: Maneuvers (Vehicle Damage)', ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', )),
+    'maneuver_penalty': RuleInfo('maneuver_penalty', 'trait', 'Chases: maneuver modifier', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'maneuver', )),
     'skill_roll_modifiers': RuleInfo('skill_roll_modifiers', 'rule', 'Chases: Skill Roll Modifiers Chart', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
     'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
     'chase_trouble_effects': RuleInfo('chase_trouble_effects', 'rule', 'Chases: Chase Trouble effects', '7. Chases: Chase Trouble Table', ('skill', 'speed', 'trouble', 'fueled', 'creature_drawn', )),
@@ -7964,6 +7756,7 @@ _BOOK: Final = Book(
         'vehicular_chases': _rule_vehicular_chases,
         'maneuvers': _rule_maneuvers,
         'vehicle_damage': _rule_vehicle_damage,
+        'maneuver_penalty': _rule_maneuver_penalty,
         'skill_roll_modifiers': _rule_skill_roll_modifiers,
         'individual_actions': _rule_individual_actions,
         'chase_trouble_effects': _rule_chase_trouble_effects,
@@ -8577,8 +8370,6 @@ def maneuvers(
     *,
     skill: int = 50,
     speed: int = 0,
-    top_speed: int = 6,
-    handling: int = 0,
     crash_damage: Dice | str = '1d6',
     passenger_damage: Dice | str = '1d3',
     rebound_damage: Dice | str = '1d10',
@@ -8588,37 +8379,10 @@ def maneuvers(
     target_destroyed: bool = False,
     vehicle_SIZ: int = 30,
     other_SIZ: int = 30,
-    fog: bool = False,
-    night: bool = False,
-    rain: bool = False,
-    chase_wind: bool = False,
-    heavy_rain: bool = False,
-    oily_or_icy: bool = False,
-    snow: bool = False,
-    gravel_road: bool = False,
-    downhill_grade: bool = False,
-    dirt_road: bool = False,
-    limbs_rocks: bool = False,
-    minor_vehicle_damage: bool = False,
 ) -> Resolution:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
-    - skill -10% (when fog)
-    - skill -10% (when night)
-    - skill -10% (when rain)
-    - skill -10% (when chase_wind)
-    - skill -20% (when heavy_rain)
-    - skill -20% (when oily_or_icy)
-    - skill -20% (when snow)
-    - skill +10% (when speed >= 1 and speed <= 2)
-    - skill -10% (when speed == top_speed)
     - skill +maneuver_modifier[maneuver]
-    - skill -10% (when gravel_road)
-    - skill -10% (when downhill_grade)
-    - skill -20% (when dirt_road)
-    - skill -20% (when limbs_rocks)
-    - skill -10% (when minor_vehicle_damage)
-    - skill +handling
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -8637,8 +8401,6 @@ def maneuvers(
     given: dict[str, object] = {
         'skill': skill,
         'speed': speed,
-        'top_speed': top_speed,
-        'handling': handling,
         'crash_damage': crash_damage,
         'passenger_damage': passenger_damage,
         'rebound_damage': rebound_damage,
@@ -8648,18 +8410,6 @@ def maneuvers(
         'target_destroyed': target_destroyed,
         'vehicle_SIZ': vehicle_SIZ,
         'other_SIZ': other_SIZ,
-        'fog': fog,
-        'night': night,
-        'rain': rain,
-        'chase_wind': chase_wind,
-        'heavy_rain': heavy_rain,
-        'oily_or_icy': oily_or_icy,
-        'snow': snow,
-        'gravel_road': gravel_road,
-        'downhill_grade': downhill_grade,
-        'dirt_road': dirt_road,
-        'limbs_rocks': limbs_rocks,
-        'minor_vehicle_damage': minor_vehicle_damage,
     }
     return resolve_with(_BOOK, ('maneuvers',), given)
 
@@ -8686,6 +8436,18 @@ def vehicle_damage(
         'impact': impact,
     }
     return resolve_with(_BOOK, ('vehicle_damage',), given)
+
+def maneuver_penalty(
+    *,
+    skill: int = 50,
+    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
+) -> Resolution:
+    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+
+    - skill +maneuver_modifier[maneuver]
+    """
+    given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
+    return resolve_with(_BOOK, ('maneuver_penalty',), given)
 
 def skill_roll_modifiers(
     *,
@@ -9290,6 +9052,7 @@ __all__ = [
     'illness_severity',
     'individual_actions',
     'maneuver_modifier',
+    'maneuver_penalty',
     'maneuvers',
     'range_track',
     'range_track_attacks',
