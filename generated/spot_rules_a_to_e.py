@@ -6011,7 +6011,7 @@ _close_combat__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
-    label='long weapon parrying in close combat',
+    label='long weapon parrying in close combat (a Dodge is not affected)',
 )
 _close_combat__derive1: Final = DeriveSpec(
     key='close_combat#2.1else.1',
@@ -6446,6 +6446,15 @@ _cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cover__text3: Final = TextSpec(
+    key='cover#5',
+    rule='cover',
+    source='7. Cover',
+    kind='erratum',
+    text="The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    quote='If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
+    condition='',
+)
 
 def _rule_cover(run: Run) -> None:
     """Cover (7. Cover).
@@ -6460,6 +6469,7 @@ def _rule_cover(run: Run) -> None:
     run.roll(_cover__roll2, v['partial_cover'], lambda: v['skill'])
     run.text(_cover__text1, True)
     run.text(_cover__text2, True)
+    run.text(_cover__text3, True)
 
 # rule darkness
 
