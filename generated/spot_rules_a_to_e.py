@@ -2650,11 +2650,70 @@ def _rule_aimed_attacks(run: Run) -> None:
     run.roll(_aimed_attacks__roll1, v['interrupted'], lambda: run.stat('idea'))
     run.text(_aimed_attacks__text1, True)
 
+# trait aim_bonus
+
+_aim_bonus__mod1: Final = ModSpec(
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_aim_bonus__mod2: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_aim_bonus__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+
+def _rule_aim_bonus(run: Run) -> None:
+    """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
+
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    """
+    v = run.values
+    run.modify(
+        _aim_bonus__mod1,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.modify(
+        _aim_bonus__mod2,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.text(_aim_bonus__text1, True)
+
 # rule taking_more_time
 
 _taking_more_time__mod1: Final = ModSpec(
-    key='taking_more_time#2.1.1',
-    rule='taking_more_time',
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
@@ -2667,8 +2726,8 @@ _taking_more_time__mod1: Final = ModSpec(
     label='aiming (after the 5 ranks that offset the area)',
 )
 _taking_more_time__mod2: Final = ModSpec(
-    key='taking_more_time#2.1else.1',
-    rule='taking_more_time',
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
@@ -2681,6 +2740,107 @@ _taking_more_time__mod2: Final = ModSpec(
     label='aiming: +1/10 of the skill per 5 DEX ranks',
 )
 _taking_more_time__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__mod3: Final = ModSpec(
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_taking_more_time__mod4: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_taking_more_time__text2: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__mod5: Final = ModSpec(
+    key='targeting_specific_area#3.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    target='skill',
+    op='grade',
+    value='difficult',
+    text='skill is difficult',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when target_area',
+    label='targeting a specific area',
+)
+_taking_more_time__mod6: Final = ModSpec(
+    key='targeting_specific_area#3.2.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    target='skill',
+    op='grade',
+    value='easy',
+    text='skill is easy',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
+    label='5 DEX ranks of aim offset the Difficult',
+)
+_taking_more_time__text3: Final = TextSpec(
+    key='targeting_specific_area#3.3.1',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='note',
+    text="A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    quote=None,
+    condition='when target_area; when unarmored_area',
+)
+_taking_more_time__text4: Final = TextSpec(
+    key='targeting_specific_area#4',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='note',
+    text='The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    quote=None,
+    condition='',
+)
+_taking_more_time__text5: Final = TextSpec(
+    key='targeting_specific_area#5',
+    rule='targeting_specific_area',
+    source='7. Aimed Attacks: Targeting a Specific Area',
+    kind='erratum',
+    text='Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
+    condition='',
+)
+_taking_more_time__text6: Final = TextSpec(
     key='taking_more_time#3',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2689,7 +2849,7 @@ _taking_more_time__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text2: Final = TextSpec(
+_taking_more_time__text7: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2698,7 +2858,7 @@ _taking_more_time__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text3: Final = TextSpec(
+_taking_more_time__text8: Final = TextSpec(
     key='taking_more_time#5',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2707,7 +2867,7 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text4: Final = TextSpec(
+_taking_more_time__text9: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2722,6 +2882,10 @@ def _rule_taking_more_time(run: Run) -> None:
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill is difficult (when target_area)
+    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
     v = run.values
     run.modify(
@@ -2735,14 +2899,71 @@ def _rule_taking_more_time(run: Run) -> None:
         round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
     )
     run.text(_taking_more_time__text1, True)
+    run.modify(
+        _taking_more_time__mod3,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.modify(
+        _taking_more_time__mod4,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
     run.text(_taking_more_time__text2, True)
-    run.text(_taking_more_time__text3, True)
+    run.modify(_taking_more_time__mod5, v['target_area'])
+    run.modify(
+        _taking_more_time__mod6,
+        v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
+    )
+    run.text(_taking_more_time__text3, v['target_area'] and v['unarmored_area'])
     run.text(_taking_more_time__text4, True)
+    run.text(_taking_more_time__text5, True)
+    run.text(_taking_more_time__text6, True)
+    run.text(_taking_more_time__text7, True)
+    run.text(_taking_more_time__text8, True)
+    run.text(_taking_more_time__text9, True)
 
 # rule targeting_specific_area
 
 _targeting_specific_area__mod1: Final = ModSpec(
-    key='targeting_specific_area#2.1',
+    key='aim_bonus#2.1.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
+    label='aiming (after the 5 ranks that offset the area)',
+)
+_targeting_specific_area__mod2: Final = ModSpec(
+    key='aim_bonus#2.1else.1',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
+    label='aiming: +1/10 of the skill per 5 DEX ranks',
+)
+_targeting_specific_area__text1: Final = TextSpec(
+    key='aim_bonus#3',
+    rule='aim_bonus',
+    source='7. Aimed Attacks: Taking More Time',
+    kind='note',
+    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    quote=None,
+    condition='',
+)
+_targeting_specific_area__mod3: Final = ModSpec(
+    key='targeting_specific_area#3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
@@ -2755,8 +2976,8 @@ _targeting_specific_area__mod1: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
-_targeting_specific_area__mod2: Final = ModSpec(
-    key='targeting_specific_area#2.2.1',
+_targeting_specific_area__mod4: Final = ModSpec(
+    key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
@@ -2769,8 +2990,8 @@ _targeting_specific_area__mod2: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
-_targeting_specific_area__text1: Final = TextSpec(
-    key='targeting_specific_area#2.3.1',
+_targeting_specific_area__text2: Final = TextSpec(
+    key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='note',
@@ -2778,8 +2999,8 @@ _targeting_specific_area__text1: Final = TextSpec(
     quote=None,
     condition='when target_area; when unarmored_area',
 )
-_targeting_specific_area__text2: Final = TextSpec(
-    key='targeting_specific_area#3',
+_targeting_specific_area__text3: Final = TextSpec(
+    key='targeting_specific_area#4',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='note',
@@ -2787,8 +3008,8 @@ _targeting_specific_area__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_targeting_specific_area__text3: Final = TextSpec(
-    key='targeting_specific_area#4',
+_targeting_specific_area__text4: Final = TextSpec(
+    key='targeting_specific_area#5',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
     kind='erratum',
@@ -2800,18 +3021,31 @@ _targeting_specific_area__text3: Final = TextSpec(
 def _rule_targeting_specific_area(run: Run) -> None:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
     v = run.values
-    run.modify(_targeting_specific_area__mod1, v['target_area'])
+    run.modify(
+        _targeting_specific_area__mod1,
+        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
     run.modify(
         _targeting_specific_area__mod2,
+        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
+    )
+    run.text(_targeting_specific_area__text1, True)
+    run.modify(_targeting_specific_area__mod3, v['target_area'])
+    run.modify(
+        _targeting_specific_area__mod4,
         v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
     )
-    run.text(_targeting_specific_area__text1, v['target_area'] and v['unarmored_area'])
-    run.text(_targeting_specific_area__text2, True)
+    run.text(_targeting_specific_area__text2, v['target_area'] and v['unarmored_area'])
     run.text(_targeting_specific_area__text3, True)
+    run.text(_targeting_specific_area__text4, True)
 
 # rule ambushes
 
@@ -3635,7 +3869,7 @@ _autofire__text6: Final = TextSpec(
     rule='autofire',
     source='7. Autofire',
     kind='erratum',
-    text='Only 3 (1D6) and 5 (1D10) have dice twice their size in a standard set; for 7, 9, 11 and 13 to 19 the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
+    text='Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
     quote='To get an odd number, roll an appropriate dice type and divide by two (round up).',
     condition='',
 )
@@ -4491,8 +4725,31 @@ def _rule_vehicular_chases(run: Run) -> None:
 
 # rule maneuvers
 
+_maneuvers__mod1: Final = ModSpec(
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +maneuver_modifier[maneuver]',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='maneuver (Skill Roll Modifiers Chart)',
+)
+_maneuvers__text1: Final = TextSpec(
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    quote=None,
+    condition='',
+)
 _maneuvers__roll1: Final = RollSpec(
-    key='maneuvers#2.1',
+    key='maneuvers#3.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='turn_roll',
@@ -4510,7 +4767,7 @@ _maneuvers__roll1: Final = RollSpec(
     condition='when maneuver in {turn, u_turn}',
 )
 _maneuvers__roll2: Final = RollSpec(
-    key='maneuvers#3.1',
+    key='maneuvers#4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='maneuver_roll',
@@ -4527,8 +4784,8 @@ _maneuvers__roll2: Final = RollSpec(
     notes=(),
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
 )
-_maneuvers__text1: Final = TextSpec(
-    key='maneuvers#4.1',
+_maneuvers__text2: Final = TextSpec(
+    key='maneuvers#5.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='cannot',
@@ -4536,8 +4793,8 @@ _maneuvers__text1: Final = TextSpec(
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
 )
-_maneuvers__text2: Final = TextSpec(
-    key='maneuvers#5.1.1',
+_maneuvers__text3: Final = TextSpec(
+    key='maneuvers#6.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='cannot',
@@ -4545,8 +4802,8 @@ _maneuvers__text2: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
-_maneuvers__text3: Final = TextSpec(
-    key='maneuvers#5.2',
+_maneuvers__text4: Final = TextSpec(
+    key='maneuvers#6.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4554,8 +4811,8 @@ _maneuvers__text3: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse',
 )
-_maneuvers__mod1: Final = ModSpec(
-    key='maneuvers#6.1',
+_maneuvers__mod2: Final = ModSpec(
+    key='maneuvers#7.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='crash_damage',
@@ -4568,8 +4825,8 @@ _maneuvers__mod1: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
-_maneuvers__mod2: Final = ModSpec(
-    key='maneuvers#6.2',
+_maneuvers__mod3: Final = ModSpec(
+    key='maneuvers#7.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4583,7 +4840,7 @@ _maneuvers__mod2: Final = ModSpec(
     label='collision: 1D3 per level of Speed to each passenger',
 )
 _maneuvers__roll3: Final = RollSpec(
-    key='maneuvers#6.3',
+    key='maneuvers#7.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='knocked_aside',
@@ -4600,8 +4857,8 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
-_maneuvers__mod3: Final = ModSpec(
-    key='maneuvers#7.1',
+_maneuvers__mod4: Final = ModSpec(
+    key='maneuvers#8.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='crash_damage',
@@ -4614,8 +4871,8 @@ _maneuvers__mod3: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
-_maneuvers__mod4: Final = ModSpec(
-    key='maneuvers#7.2',
+_maneuvers__mod5: Final = ModSpec(
+    key='maneuvers#8.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4629,7 +4886,7 @@ _maneuvers__mod4: Final = ModSpec(
     label='ram: 1D6 per level of Speed to the occupants of both',
 )
 _maneuvers__roll4: Final = RollSpec(
-    key='maneuvers#7.3',
+    key='maneuvers#8.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     name='ram_prevails',
@@ -4646,8 +4903,8 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
-_maneuvers__mod5: Final = ModSpec(
-    key='maneuvers#7.4.1',
+_maneuvers__mod6: Final = ModSpec(
+    key='maneuvers#8.4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='rebound_damage',
@@ -4660,8 +4917,8 @@ _maneuvers__mod5: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
 )
-_maneuvers__mod6: Final = ModSpec(
-    key='maneuvers#7.4.2',
+_maneuvers__mod7: Final = ModSpec(
+    key='maneuvers#8.4.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='rebound_damage',
@@ -4674,8 +4931,8 @@ _maneuvers__mod6: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
-_maneuvers__text4: Final = TextSpec(
-    key='maneuvers#7.4.3',
+_maneuvers__text5: Final = TextSpec(
+    key='maneuvers#8.4.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
@@ -4683,8 +4940,8 @@ _maneuvers__text4: Final = TextSpec(
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
 )
-_maneuvers__mod7: Final = ModSpec(
-    key='maneuvers#8.1.1',
+_maneuvers__mod8: Final = ModSpec(
+    key='maneuvers#9.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4697,8 +4954,8 @@ _maneuvers__mod7: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
-_maneuvers__mod8: Final = ModSpec(
-    key='maneuvers#8.2.1',
+_maneuvers__mod9: Final = ModSpec(
+    key='maneuvers#9.2.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     target='passenger_damage',
@@ -4711,21 +4968,12 @@ _maneuvers__mod8: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
-_maneuvers__text5: Final = TextSpec(
-    key='maneuvers#9',
-    rule='maneuvers',
-    source='7. Chases: Maneuvers',
-    kind='note',
-    text='A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
-    quote=None,
-    condition='',
-)
 _maneuvers__text6: Final = TextSpec(
     key='maneuvers#10',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
-    text="Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.",
+    text='A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
     quote=None,
     condition='',
 )
@@ -4734,12 +4982,21 @@ _maneuvers__text7: Final = TextSpec(
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
-    text='The modifiers of each maneuver are in the Skill Roll Modifiers Chart (skill_roll_modifiers).',
+    text="Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.",
     quote=None,
     condition='',
 )
 _maneuvers__text8: Final = TextSpec(
     key='maneuvers#12',
+    rule='maneuvers',
+    source='7. Chases: Maneuvers',
+    kind='note',
+    text="The maneuver's own modifier (trait maneuver_penalty) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: name skill_roll_modifiers too.",
+    quote=None,
+    condition='',
+)
+_maneuvers__text9: Final = TextSpec(
+    key='maneuvers#13',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='erratum',
@@ -4751,6 +5008,7 @@ _maneuvers__text8: Final = TextSpec(
 def _rule_maneuvers(run: Run) -> None:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
+    - skill +maneuver_modifier[maneuver]
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -4767,44 +5025,50 @@ def _rule_maneuvers(run: Run) -> None:
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
     v = run.values
+    run.modify(
+        _maneuvers__mod1,
+        True,
+        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    )
+    run.text(_maneuvers__text1, True)
     run.roll(_maneuvers__roll1, v['maneuver'] in ('turn', 'u_turn'), None)
     run.roll(
         _maneuvers__roll2,
         v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),
         lambda: run.stat('skill'),
     )
-    run.text(_maneuvers__text1, v['maneuver'] == 'u_turn' and v['speed'] > 1)
-    run.text(_maneuvers__text2, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
-    run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse')
-    run.modify(_maneuvers__mod1, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 6),)))
-    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 3),)))
+    run.text(_maneuvers__text2, v['maneuver'] == 'u_turn' and v['speed'] > 1)
+    run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
+    run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse')
+    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod3, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 3),)))
     run.roll(
         _maneuvers__roll3,
         v['maneuver'] == 'collide',
         lambda: (v['vehicle_SIZ'], v['other_SIZ']),
     )
-    run.modify(_maneuvers__mod3, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
-    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
+    run.modify(_maneuvers__mod5, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
     run.roll(_maneuvers__roll4, v['maneuver'] == 'ram', lambda: (v['vehicle_SIZ'], v['other_SIZ']))
     run.modify(
-        _maneuvers__mod5,
+        _maneuvers__mod6,
         v['maneuver'] == 'ram' and v['target_destroyed'],
         Dice(((max(int(v['speed']), 0), 10),)),
     )
-    run.modify(_maneuvers__mod6, v['maneuver'] == 'ram' and v['target_destroyed'])
-    run.text(_maneuvers__text4, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.modify(_maneuvers__mod7, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.text(_maneuvers__text5, v['maneuver'] == 'ram' and v['target_destroyed'])
     run.modify(
-        _maneuvers__mod7,
+        _maneuvers__mod8,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate',
     )
     run.modify(
-        _maneuvers__mod8,
+        _maneuvers__mod9,
         v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional',
     )
-    run.text(_maneuvers__text5, True)
     run.text(_maneuvers__text6, True)
     run.text(_maneuvers__text7, True)
     run.text(_maneuvers__text8, True)
+    run.text(_maneuvers__text9, True)
 
 # rule vehicle_damage
 
@@ -4898,6 +5162,45 @@ def _rule_vehicle_damage(run: Run) -> None:
     run.text(_vehicle_damage__text4, True)
     run.text(_vehicle_damage__text5, True)
     run.text(_vehicle_damage__text6, True)
+
+# trait maneuver_penalty
+
+_maneuver_penalty__mod1: Final = ModSpec(
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    target='skill',
+    op='add',
+    value=None,
+    text='skill +maneuver_modifier[maneuver]',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label='maneuver (Skill Roll Modifiers Chart)',
+)
+_maneuver_penalty__text1: Final = TextSpec(
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    quote=None,
+    condition='',
+)
+
+def _rule_maneuver_penalty(run: Run) -> None:
+    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+
+    - skill +maneuver_modifier[maneuver]
+    """
+    v = run.values
+    run.modify(
+        _maneuver_penalty__mod1,
+        True,
+        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    )
+    run.text(_maneuver_penalty__text1, True)
 
 # rule skill_roll_modifiers
 
@@ -5028,8 +5331,8 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     label='at maximum speed',
 )
 _skill_roll_modifiers__mod10: Final = ModSpec(
-    key='skill_roll_modifiers#11',
-    rule='skill_roll_modifiers',
+    key='maneuver_penalty#2',
+    rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
@@ -5039,7 +5342,16 @@ _skill_roll_modifiers__mod10: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='',
-    label='maneuver',
+    label='maneuver (Skill Roll Modifiers Chart)',
+)
+_skill_roll_modifiers__text1: Final = TextSpec(
+    key='maneuver_penalty#3',
+    rule='maneuver_penalty',
+    source='7. Chases: Skill Roll Modifiers Chart',
+    kind='note',
+    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    quote=None,
+    condition='',
 )
 _skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#12.1',
@@ -5125,7 +5437,7 @@ _skill_roll_modifiers__mod16: Final = ModSpec(
     condition='',
     label='handling (by vehicle type)',
 )
-_skill_roll_modifiers__text1: Final = TextSpec(
+_skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#18',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5134,7 +5446,7 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_skill_roll_modifiers__text2: Final = TextSpec(
+_skill_roll_modifiers__text3: Final = TextSpec(
     key='skill_roll_modifiers#19',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5179,14 +5491,15 @@ def _rule_skill_roll_modifiers(run: Run) -> None:
         True,
         lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
     )
+    run.text(_skill_roll_modifiers__text1, True)
     run.modify(_skill_roll_modifiers__mod11, v['gravel_road'])
     run.modify(_skill_roll_modifiers__mod12, v['downhill_grade'])
     run.modify(_skill_roll_modifiers__mod13, v['dirt_road'])
     run.modify(_skill_roll_modifiers__mod14, v['limbs_rocks'])
     run.modify(_skill_roll_modifiers__mod15, v['minor_vehicle_damage'])
     run.modify(_skill_roll_modifiers__mod16, True, v['handling'])
-    run.text(_skill_roll_modifiers__text1, True)
     run.text(_skill_roll_modifiers__text2, True)
+    run.text(_skill_roll_modifiers__text3, True)
 
 # rule individual_actions
 
@@ -5698,7 +6011,7 @@ _close_combat__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
-    label='long weapon parrying in close combat',
+    label='long weapon parrying in close combat (a Dodge is not affected)',
 )
 _close_combat__derive1: Final = DeriveSpec(
     key='close_combat#2.1else.1',
@@ -6133,6 +6446,15 @@ _cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cover__text3: Final = TextSpec(
+    key='cover#5',
+    rule='cover',
+    source='7. Cover',
+    kind='erratum',
+    text="The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    quote='If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
+    condition='',
+)
 
 def _rule_cover(run: Run) -> None:
     """Cover (7. Cover).
@@ -6147,6 +6469,7 @@ def _rule_cover(run: Run) -> None:
     run.roll(_cover__roll2, v['partial_cover'], lambda: v['skill'])
     run.text(_cover__text1, True)
     run.text(_cover__text2, True)
+    run.text(_cover__text3, True)
 
 # rule darkness
 
@@ -6829,7 +7152,7 @@ _drawing_weapons__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange}',
+    condition='when weapon_change != no_change; when base skill >= 101',
     label='101%+ with the weapon: draws or sheathes it for 0 DEX ranks',
 )
 _drawing_weapons__mod2: Final = ModSpec(
@@ -6843,7 +7166,7 @@ _drawing_weapons__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange',
+    condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange',
     label='put one weapon away and draw another',
 )
 _drawing_weapons__mod3: Final = ModSpec(
@@ -6857,7 +7180,7 @@ _drawing_weapons__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw',
+    condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw',
     label='drop the weapon (0) and draw another (5)',
 )
 _drawing_weapons__text1: Final = TextSpec(
@@ -6874,7 +7197,7 @@ _drawing_weapons__text2: Final = TextSpec(
     rule='drawing_weapons',
     source='7. Drawing or Exchanging a Weapon',
     kind='erratum',
-    text='Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill).',
+    text='Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
     quote='if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
     condition='',
 )
@@ -6882,22 +7205,19 @@ _drawing_weapons__text2: Final = TextSpec(
 def _rule_drawing_weapons(run: Run) -> None:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
-    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange})
-    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange)
-    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw)
+    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
+    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
+    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     v = run.values
-    run.modify(
-        _drawing_weapons__mod1,
-        v['weapon_change'] != 'no_change' and (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')),
-    )
+    run.modify(_drawing_weapons__mod1, v['weapon_change'] != 'no_change' and v['skill'] >= 101)
     run.modify(
         _drawing_weapons__mod2,
-        v['weapon_change'] != 'no_change' and not (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')) and v['weapon_change'] == 'exchange',
+        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'exchange',
     )
     run.modify(
         _drawing_weapons__mod3,
-        v['weapon_change'] != 'no_change' and not (v['skill'] >= 101 and v['weapon_change'] in ('draw', 'exchange')) and v['weapon_change'] == 'drop_and_draw',
+        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'drop_and_draw',
     )
     run.text(_drawing_weapons__text1, True)
     run.text(_drawing_weapons__text2, True)
@@ -7093,11 +7413,14 @@ _table_autofire_hits: Final = TableSpec(
         RowSpec(8, 8, None, False, '8', ('1D8', ), ()),
         RowSpec(9, 9, None, False, '9', ('no standard die: the gamemaster may require 8 or 10 shots', ), ()),
         RowSpec(10, 10, None, False, '10', ('1D10', ), ()),
-        RowSpec(11, 11, None, False, '11', ('1D22 / 2 has no die: the gamemaster may require 10 or 12 shots', ), ()),
+        RowSpec(11, 11, None, False, '11', ('no standard die: the gamemaster may require 10 or 12 shots', ), ()),
         RowSpec(12, 12, None, False, '12', ('1D12', ), ()),
         RowSpec(13, 19, None, False, '13..19', ('no standard die: the gamemaster may require 12 or 20 shots', ), ()),
         RowSpec(20, 20, None, False, '20', ('1D20', ), ()),
-        RowSpec(21, None, None, False, '21+', ('no standard die up to 1D100: the gamemaster may require a number with a dice equivalent', ), ()),
+        RowSpec(21, 49, None, False, '21..49', ('no standard die: the gamemaster may require 20 or 50 shots', ), ()),
+        RowSpec(50, 50, None, False, '50', ('1D100 / 2, round up', ), ()),
+        RowSpec(51, 99, None, False, '51..99', ('no standard die: the gamemaster may require 50 or 100 shots', ), ()),
+        RowSpec(100, 100, None, False, '100', ('1D100', ), ()),
     ),
     above=None,
     becomes=None,
@@ -7215,8 +7538,8 @@ _table_chase_trouble: Final = TableSpec(
         RowSpec(3, 3, None, False, '3', ('Propulsion Rupture', 'No effect until further damage, but long-range travel is severely limited; loses 1D6 x 5% of its fuel every combat round in combat, every turn out of it (animal drawn: the animal is killed, lamed or cannot continue).', ), ()),
         RowSpec(4, 6, None, False, '4..6', ('Skid', "The pilot's skill (Drive, Pilot ...) is -20% in the next combat round only.", ), ()),
         RowSpec(7, 7, None, False, '7', ('Minor Fishtail', "The pilot's skill is -10% in the next combat round only.", ), ()),
-        RowSpec(8, 8, None, False, '8', ('Moderate Fishtail', "The pilot's skill is -15% in the next combat round only; roll again with +2.", ), ('roll again +2', )),
-        RowSpec(9, 9, None, False, '9', ('Severe Fishtail', "The pilot's skill is -30% in the next combat round only; roll again with +4.", ), ('roll again +4', )),
+        RowSpec(8, 8, None, False, '8', ('Moderate Fishtail', "The pilot's skill is -15% in the next combat round only.", ), ('roll again +2', )),
+        RowSpec(9, 9, None, False, '9', ('Severe Fishtail', "The pilot's skill is -30% in the next combat round only.", ), ('roll again +4', )),
         RowSpec(10, 10, None, False, '10', ('Roll or Tumble', 'Careens off its path, rolling once per Speed: 2D3 damage per Speed to the vehicle, 1D3 per Speed to each passenger (1D6 to creature-drawn passengers or animals hurled free); fueled vehicles: 10% chance of a fuel explosion.', ), ()),
     ),
     above=10,
@@ -7364,7 +7687,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'acid': RuleInfo('acid', 'rule', 'Acid', '7. Acid', ('acid_damage', 'acid', 'armored', 'acid_round', 'protection_rounds', 'armor_life', )),
     'aerial_combat': RuleInfo('aerial_combat', 'rule', 'Aerial Combat', '7. Aerial Combat', ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', )),
     'aimed_attacks': RuleInfo('aimed_attacks', 'rule', 'Aimed Attacks', '7. Aimed Attacks', ('INT', 'idea', 'interrupted', )),
-    'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
+    'aim_bonus': RuleInfo('aim_bonus', 'trait', 'Aimed Attacks: aiming bonus', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
+    'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
     'targeting_specific_area': RuleInfo('targeting_specific_area', 'rule', 'Aimed Attacks: Targeting a Specific Area', '7. Aimed Attacks: Targeting a Specific Area', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
     'ambushes': RuleInfo('ambushes', 'rule', 'Ambushes', '7. Ambushes', ('skill', 'defense', 'perception', 'ambush', 'stealth', 'attackers_seen', 'stealth_succeeded', 'target_noticed', 'after_first_round', )),
     'area_attacks': RuleInfo('area_attacks', 'rule', 'Area Attacks', '7. Area Attacks', ('defense', 'DEX', 'agility', 'damage', 'area_response', 'response_succeeded', )),
@@ -7381,6 +7705,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'vehicular_chases': RuleInfo('vehicular_chases', 'rule', 'Vehicular Chases', '7. Chases: Vehicular Chases', ('speed', 'opponent_speed', 'top_speed', )),
     'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', )),
     'vehicle_damage': RuleInfo('vehicle_damage', 'rule', 'Chases: Vehicle Damage', '7. Chases: Maneuvers (Vehicle Damage)', ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', )),
+    'maneuver_penalty': RuleInfo('maneuver_penalty', 'trait', 'Chases: maneuver modifier', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'maneuver', )),
     'skill_roll_modifiers': RuleInfo('skill_roll_modifiers', 'rule', 'Chases: Skill Roll Modifiers Chart', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
     'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
     'chase_trouble_effects': RuleInfo('chase_trouble_effects', 'rule', 'Chases: Chase Trouble effects', '7. Chases: Chase Trouble Table', ('skill', 'speed', 'trouble', 'fueled', 'creature_drawn', )),
@@ -7426,6 +7751,7 @@ _BOOK: Final = Book(
         'acid': _rule_acid,
         'aerial_combat': _rule_aerial_combat,
         'aimed_attacks': _rule_aimed_attacks,
+        'aim_bonus': _rule_aim_bonus,
         'taking_more_time': _rule_taking_more_time,
         'targeting_specific_area': _rule_targeting_specific_area,
         'ambushes': _rule_ambushes,
@@ -7443,6 +7769,7 @@ _BOOK: Final = Book(
         'vehicular_chases': _rule_vehicular_chases,
         'maneuvers': _rule_maneuvers,
         'vehicle_damage': _rule_vehicle_damage,
+        'maneuver_penalty': _rule_maneuver_penalty,
         'skill_roll_modifiers': _rule_skill_roll_modifiers,
         'individual_actions': _rule_individual_actions,
         'chase_trouble_effects': _rule_chase_trouble_effects,
@@ -7650,14 +7977,14 @@ def aimed_attacks(
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
     return resolve_with(_BOOK, ('aimed_attacks',), given)
 
-def taking_more_time(
+def aim_bonus(
     *,
     skill: int = 50,
     aim_ranks: int = 0,
     beyond_double_range: bool = False,
     target_area: bool = False,
 ) -> Resolution:
-    """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
+    """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
@@ -7667,6 +7994,32 @@ def taking_more_time(
         'aim_ranks': aim_ranks,
         'beyond_double_range': beyond_double_range,
         'target_area': target_area,
+    }
+    return resolve_with(_BOOK, ('aim_bonus',), given)
+
+def taking_more_time(
+    *,
+    skill: int = 50,
+    aim_ranks: int = 0,
+    beyond_double_range: bool = False,
+    target_area: bool = False,
+    unarmored_area: bool = False,
+) -> Resolution:
+    """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
+
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - skill is difficult (when target_area)
+    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+    """
+    given: dict[str, object] = {
+        'skill': skill,
+        'aim_ranks': aim_ranks,
+        'beyond_double_range': beyond_double_range,
+        'target_area': target_area,
+        'unarmored_area': unarmored_area,
     }
     return resolve_with(_BOOK, ('taking_more_time',), given)
 
@@ -7680,6 +8033,8 @@ def targeting_specific_area(
 ) -> Resolution:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
+    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
@@ -8040,6 +8395,7 @@ def maneuvers(
 ) -> Resolution:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
+    - skill +maneuver_modifier[maneuver]
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -8093,6 +8449,18 @@ def vehicle_damage(
         'impact': impact,
     }
     return resolve_with(_BOOK, ('vehicle_damage',), given)
+
+def maneuver_penalty(
+    *,
+    skill: int = 50,
+    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
+) -> Resolution:
+    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+
+    - skill +maneuver_modifier[maneuver]
+    """
+    given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
+    return resolve_with(_BOOK, ('maneuver_penalty',), given)
 
 def skill_roll_modifiers(
     *,
@@ -8503,9 +8871,9 @@ def drawing_weapons(
 ) -> Resolution:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
-    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101 and weapon_change in {draw, exchange})
-    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == exchange)
-    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101 and weapon_change in {draw, exchange}; when weapon_change == drop_and_draw)
+    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
+    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
+    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -8658,6 +9026,7 @@ __all__ = [
     'TraceEntry',
     'acid',
     'aerial_combat',
+    'aim_bonus',
     'aimed_attacks',
     'ambushes',
     'area_attacks',
@@ -8696,6 +9065,7 @@ __all__ = [
     'illness_severity',
     'individual_actions',
     'maneuver_modifier',
+    'maneuver_penalty',
     'maneuvers',
     'range_track',
     'range_track_attacks',

@@ -245,3 +245,32 @@ def test_autofire_bonus_by_mode(spot: ModuleType) -> None:
     assert spot.autofire(skill=30, fire_mode="burst").stats["skill"] == 50
     assert spot.autofire(skill=30, fire_mode="full_autofire").stats["skill"] == 70
     assert spot.autofire(skill=30, fire_mode="full_autofire", autofire_targets="narrow_targets").stats["skill"] == 90
+
+
+def test_maneuver_modifier_applies_once(spot: ModuleType) -> None:
+    # Drive 60, high-speed turn: 60 - 10 = 50 from maneuvers alone; with the chart named too and
+    # fog at Speed 2: 60 - 10 (turn) - 10 (fog) + 10 (Speed 2) = 50, the turn's -10 counted once.
+    alone = spot.maneuvers(skill=60, maneuver="high_speed_turn")
+    assert alone.roll("maneuver_roll").probability == Fraction(1, 2)
+    both = spot.resolve(["maneuvers", "skill_roll_modifiers"], skill=60, maneuver="high_speed_turn", fog=True, speed=2)
+    assert both.stats["skill"] == 50
+    # A collision carries the chart's -10 as well: 50 - 10 = 40.
+    assert spot.maneuvers(skill=50, maneuver="collide", speed=3).roll("maneuver_roll").probability == Fraction(2, 5)
+
+
+def test_a_called_shot_resolves_from_either_aiming_rule(spot: ModuleType) -> None:
+    # Skill 64, called shot, 10 DEX ranks: 5 ranks cancel the Difficult grade, 5 add 64 / 10 =
+    # 6.4 -> 7: 71, whichever rule, or both, is named.  With 3 ranks: Difficult, 32.
+    for names in (["targeting_specific_area"], ["taking_more_time"], ["taking_more_time", "targeting_specific_area"]):
+        assert spot.resolve(names, skill=64, target_area=True, aim_ranks=10).stats["skill"] == 71
+        assert spot.resolve(names, skill=64, target_area=True, aim_ranks=3).stats["skill"] == 32
+
+
+def test_a_master_readies_for_nothing(spot: ModuleType) -> None:
+    # 101%+: draw, exchange, or drop and draw all cost 0; at 100%: 5, 10, 5.
+    for change in ("draw", "exchange", "drop_and_draw"):
+        assert spot.drawing_weapons(skill=101, weapon_change=change).stats["ready_ranks"] == 0
+    assert [
+        spot.drawing_weapons(skill=100, weapon_change=c).stats["ready_ranks"]
+        for c in ("draw", "exchange", "drop_and_draw")
+    ] == [5, 10, 5]
