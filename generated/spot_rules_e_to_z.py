@@ -1496,7 +1496,7 @@ RULEBOOK: Final = RulebookInfo(
         Note(
             'spot_rules_e_to_z',
             None,
-            "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5.",
+            "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5; 1/5 with a further Difficult (a long-range volley, a prone target at long range) is 1/10, half the 1/5 chance rounded up; Easy with 1/5 is one grade easier, Difficult.",
             'it becomes 1/5 the normal skill chance (equal to the chance of a special success',
         ),
         Note(
@@ -2279,6 +2279,13 @@ _falling__derive2: Final = DeriveSpec(
     condition='when fall_distance <= 3',
 )
 _falling__derive3: Final = DeriveSpec(
+    key='falling#7else.1',
+    rule='falling',
+    source='Falling',
+    name='fall_armor',
+    condition='unless fall_distance <= 3',
+)
+_falling__derive4: Final = DeriveSpec(
     key='falling#8.1',
     rule='falling',
     source='Falling',
@@ -2349,6 +2356,7 @@ def _rule_falling(run: Run) -> None:
     - fall_dice min 0
     - derive fall_damage = fall_dice d6 (when fall_dice > 0)
     - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
+    - derive fall_armor = 0 (unless fall_distance <= 3)
     - derive stake_damage = d10 + 1 (when stake)
     """
     v = run.values
@@ -2366,7 +2374,8 @@ def _rule_falling(run: Run) -> None:
         v['fall_distance'] <= 3,
         lambda: round_value(Fraction(v['armor']) / 2, 'up'),
     )
-    run.derive(_falling__derive3, v['stake'], lambda: Dice(((1, 10),)).plus(1))
+    run.derive(_falling__derive3, not v['fall_distance'] <= 3, lambda: 0)
+    run.derive(_falling__derive4, v['stake'], lambda: Dice(((1, 10),)).plus(1))
     run.text(_falling__text1, v['stake'])
     run.text(_falling__text2, True)
     run.text(_falling__text3, True)
@@ -4013,6 +4022,15 @@ _mounted_combat__text7: Final = TextSpec(
     key='mounted_combat#7',
     rule='mounted_combat',
     source='Mounted Combat',
+    kind='erratum',
+    text='The limit applies to the final chance, after the superior-position bonus and Difficult (as for Missile Fire While Moving): a rider never attacks above their Ride skill.',
+    quote="While mounted, the rider's combat skill ratings are limited to the skill rating of their Ride skill",
+    condition='',
+)
+_mounted_combat__text8: Final = TextSpec(
+    key='mounted_combat#8',
+    rule='mounted_combat',
+    source='Mounted Combat',
     kind='note',
     text="With hit locations some may be out of reach (reroll 'head' for a small weapon on foot); right or left locations may be out of reach, striking the mount instead.",
     quote=None,
@@ -4065,6 +4083,7 @@ def _rule_mounted_combat(run: Run) -> None:
     run.roll(_mounted_combat__roll6, v['falling_from_mount'], lambda: run.base('stamina'))
     run.text(_mounted_combat__text6, True)
     run.text(_mounted_combat__text7, True)
+    run.text(_mounted_combat__text8, True)
 
 # rule natural_weapons
 
@@ -4804,17 +4823,26 @@ _radiation__roll2: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='when radiation_pot >= 20',
+    condition='when radiation_pot >= 20 and radiation_pot < 25',
+)
+_radiation__text1: Final = TextSpec(
+    key='radiation#7.1',
+    rule='radiation',
+    source='Radiation',
+    kind='note',
+    text='Blindness and sterility are immediate (no CON x1 roll).',
+    quote=None,
+    condition='when radiation_pot >= 25',
 )
 _radiation__derive4: Final = DeriveSpec(
-    key='radiation#7.1',
+    key='radiation#8.1',
     rule='radiation',
     source='Radiation',
     name='death_hours',
     condition='when radiation_pot >= 25 and radiation_pot < 30',
 )
 _radiation__mod1: Final = ModSpec(
-    key='radiation#7.2.1',
+    key='radiation#8.2.1',
     rule='radiation',
     source='Radiation',
     target='skill',
@@ -4828,7 +4856,7 @@ _radiation__mod1: Final = ModSpec(
     label='acute radiation: physical skills',
 )
 _radiation__roll3: Final = RollSpec(
-    key='radiation#7.2.2',
+    key='radiation#8.2.2',
     rule='radiation',
     source='Radiation',
     name='acute_stamina',
@@ -4845,8 +4873,8 @@ _radiation__roll3: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
 )
-_radiation__text1: Final = TextSpec(
-    key='radiation#8.1',
+_radiation__text2: Final = TextSpec(
+    key='radiation#9.1',
     rule='radiation',
     source='Radiation',
     kind='cannot',
@@ -4855,14 +4883,14 @@ _radiation__text1: Final = TextSpec(
     condition='when radiation_pot >= 30',
 )
 _radiation__derive5: Final = DeriveSpec(
-    key='radiation#8.2',
+    key='radiation#9.2',
     rule='radiation',
     source='Radiation',
     name='corpse_pot',
     condition='when radiation_pot >= 30',
 )
 _radiation__roll4: Final = RollSpec(
-    key='radiation#9.1',
+    key='radiation#10.1',
     rule='radiation',
     source='Radiation',
     name='mutation',
@@ -4879,8 +4907,8 @@ _radiation__roll4: Final = RollSpec(
     notes=(),
     condition='when mutations',
 )
-_radiation__text2: Final = TextSpec(
-    key='radiation#10',
+_radiation__text3: Final = TextSpec(
+    key='radiation#11',
     rule='radiation',
     source='Radiation',
     kind='note',
@@ -4888,8 +4916,8 @@ _radiation__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_radiation__text3: Final = TextSpec(
-    key='radiation#11',
+_radiation__text4: Final = TextSpec(
+    key='radiation#12',
     rule='radiation',
     source='Radiation',
     kind='erratum',
@@ -4897,8 +4925,8 @@ _radiation__text3: Final = TextSpec(
     quote='The Radiation Effects Table (below) provides guidelines for different POT levels',
     condition='',
 )
-_radiation__text4: Final = TextSpec(
-    key='radiation#12',
+_radiation__text5: Final = TextSpec(
+    key='radiation#13',
     rule='radiation',
     source='Radiation',
     kind='erratum',
@@ -4914,7 +4942,7 @@ def _rule_radiation(run: Run) -> None:
     - derive radiation_intensity = radiation_effects[radiation_pot].intensity
     - derive radiation_interval = radiation_effects[radiation_pot].interval
     - derive radiation_effect = radiation_effects[radiation_pot].effects
-    - roll sterility: d100 <= CON (when radiation_pot >= 20)
+    - roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
     - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
     - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
@@ -4939,7 +4967,12 @@ def _rule_radiation(run: Run) -> None:
         True,
         lambda: lookup(_BOOK, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
     )
-    run.roll(_radiation__roll2, v['radiation_pot'] >= 20, lambda: v['CON'])
+    run.roll(
+        _radiation__roll2,
+        v['radiation_pot'] >= 20 and v['radiation_pot'] < 25,
+        lambda: v['CON'],
+    )
+    run.text(_radiation__text1, v['radiation_pot'] >= 25)
     run.derive(
         _radiation__derive4,
         v['radiation_pot'] >= 25 and v['radiation_pot'] < 30,
@@ -4954,16 +4987,16 @@ def _rule_radiation(run: Run) -> None:
         v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
         lambda: round_value(Fraction(run.base('stamina')) / 2, 'up'),
     )
-    run.text(_radiation__text1, v['radiation_pot'] >= 30)
+    run.text(_radiation__text2, v['radiation_pot'] >= 30)
     run.derive(
         _radiation__derive5,
         v['radiation_pot'] >= 30,
         lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
     )
     run.roll(_radiation__roll4, v['mutations'], lambda: v['POW'])
-    run.text(_radiation__text2, True)
     run.text(_radiation__text3, True)
     run.text(_radiation__text4, True)
+    run.text(_radiation__text5, True)
 
 # rule shields_and_missile_fire
 
@@ -5600,6 +5633,15 @@ _thrown_weapons__text2: Final = TextSpec(
     key='thrown_weapons#6',
     rule='thrown_weapons',
     source='Thrown Weapons',
+    kind='note',
+    text='A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.',
+    quote=None,
+    condition='',
+)
+_thrown_weapons__text3: Final = TextSpec(
+    key='thrown_weapons#7',
+    rule='thrown_weapons',
+    source='Thrown Weapons',
     kind='erratum',
     text="Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
     quote="your character's damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved",
@@ -5619,6 +5661,7 @@ def _rule_thrown_weapons(run: Run) -> None:
     run.modify(_thrown_weapons__mod2, v['unskilled_close'])
     run.text(_thrown_weapons__text1, True)
     run.text(_thrown_weapons__text2, True)
+    run.text(_thrown_weapons__text3, True)
 
 # rule two_weapons
 
@@ -7239,7 +7282,7 @@ _BOOK: Final = Book(
     },
     differences={
     },
-    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
+    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('one_tenth', -3, 'div', Fraction(10, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
@@ -7365,6 +7408,7 @@ def falling(
     - fall_dice min 0
     - derive fall_damage = fall_dice d6 (when fall_dice > 0)
     - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
+    - derive fall_armor = 0 (unless fall_distance <= 3)
     - derive stake_damage = d10 + 1 (when stake)
     """
     given: dict[str, object] = {
@@ -7887,7 +7931,7 @@ def radiation(
     - derive radiation_intensity = radiation_effects[radiation_pot].intensity
     - derive radiation_interval = radiation_effects[radiation_pot].interval
     - derive radiation_effect = radiation_effects[radiation_pot].effects
-    - roll sterility: d100 <= CON (when radiation_pot >= 20)
+    - roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
     - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
     - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
