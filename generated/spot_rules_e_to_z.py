@@ -2789,8 +2789,22 @@ _firing_into_combat__text2: Final = TextSpec(
     quote=None,
     condition='when extra_bodies > 0',
 )
-_firing_into_combat__text3: Final = TextSpec(
+_firing_into_combat__mod5: Final = ModSpec(
     key='firing_into_combat#7',
+    rule='firing_into_combat',
+    source='Firing Into Combat',
+    target='skill',
+    op='min',
+    value=0,
+    text='skill min 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label=None,
+)
+_firing_into_combat__text3: Final = TextSpec(
+    key='firing_into_combat#8',
     rule='firing_into_combat',
     source='Firing Into Combat',
     kind='erratum',
@@ -2808,6 +2822,7 @@ def _rule_firing_into_combat(run: Run) -> None:
     - skill is difficult (when engaged)
     - skill is easy (when both_close)
     - skill +5% per extra_bodies (when extra_bodies > 0)
+    - skill min 0
     """
     v = run.values
     run.roll(_firing_into_combat__roll1, True, lambda: run.stat('skill'))
@@ -2822,6 +2837,7 @@ def _rule_firing_into_combat(run: Run) -> None:
     run.modify(_firing_into_combat__mod3, v['both_close'])
     run.modify(_firing_into_combat__mod4, v['extra_bodies'] > 0, 5 * v['extra_bodies'])
     run.text(_firing_into_combat__text2, v['extra_bodies'] > 0)
+    run.modify(_firing_into_combat__mod5, True)
     run.text(_firing_into_combat__text3, True)
 
 # rule fortified_positions
@@ -5120,8 +5136,22 @@ _shooting_up_or_down__mod3: Final = ModSpec(
     condition='when attack_kind == missile; when shot_direction == downward',
     label='firing down',
 )
-_shooting_up_or_down__text1: Final = TextSpec(
+_shooting_up_or_down__mod4: Final = ModSpec(
     key='shooting_up_or_down#4',
+    rule='shooting_up_or_down',
+    source='Shooting Up or Down',
+    target='skill',
+    op='min',
+    value=0,
+    text='skill min 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label=None,
+)
+_shooting_up_or_down__text1: Final = TextSpec(
+    key='shooting_up_or_down#5',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='note',
@@ -5130,7 +5160,7 @@ _shooting_up_or_down__text1: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text2: Final = TextSpec(
-    key='shooting_up_or_down#5',
+    key='shooting_up_or_down#6',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5139,7 +5169,7 @@ _shooting_up_or_down__text2: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text3: Final = TextSpec(
-    key='shooting_up_or_down#6',
+    key='shooting_up_or_down#7',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5156,6 +5186,7 @@ def _rule_shooting_up_or_down(run: Run) -> None:
     - skill -10% (when attack_kind == missile; when shot_direction == upward)
     - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
     - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill min 0
     """
     v = run.values
     run.roll(_shooting_up_or_down__roll1, True, lambda: run.stat('skill'))
@@ -5173,6 +5204,7 @@ def _rule_shooting_up_or_down(run: Run) -> None:
         _shooting_up_or_down__mod3,
         v['attack_kind'] == 'missile' and v['shot_direction'] == 'downward',
     )
+    run.modify(_shooting_up_or_down__mod4, True)
     run.text(_shooting_up_or_down__text1, True)
     run.text(_shooting_up_or_down__text2, True)
     run.text(_shooting_up_or_down__text3, True)
@@ -7493,6 +7525,7 @@ def firing_into_combat(
     - skill is difficult (when engaged)
     - skill is easy (when both_close)
     - skill +5% per extra_bodies (when extra_bodies > 0)
+    - skill min 0
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -7977,6 +8010,7 @@ def shooting_up_or_down(
     - skill -10% (when attack_kind == missile; when shot_direction == upward)
     - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
     - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill min 0
     """
     given: dict[str, object] = {
         'skill': skill,
