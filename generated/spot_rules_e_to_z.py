@@ -1538,7 +1538,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'target_prone': InputSpec('target_prone', 'The target of the attack is prone (down)', 'flag', None, None, None, (), False, False),
     'blast_dice': InputSpec('blast_dice', 'D6s of damage at the epicenter', 'int', 0, 60, None, (), 5, True),
     'blast_radius': InputSpec('blast_radius', 'Radius of the blast, meters', 'int', 0, 500, None, (), None, False, lambda run: run.stat('blast_dice') * 2, 'blast_dice * 2'),
-    'distance': InputSpec('distance', 'Distance from the epicenter, meters (1 = the first meter)', 'int', 1, 1000, None, (), 1, False),
+    'distance': InputSpec('distance', 'Distance from the epicenter, meters', 'number', 0, 1000, None, (), 0, False),
     'demolition': InputSpec('demolition', 'Demolition skill used on the charge', 'one of', None, None, None, ('none', 'strengthened', 'weakened'), 'none', False),
     'reach': InputSpec('reach', 'Touching distance, meters (1; 2 for polearms and spears)', 'int', 1, 2, None, (), 1, False),
     'hand_propelled': InputSpec('hand_propelled', 'A small hand-propelled weapon (throwing knife, throwing axe)', 'flag', None, None, None, (), False, False),
@@ -1774,7 +1774,7 @@ _explosions__text5: Final = TextSpec(
     rule='explosions',
     source='Explosions',
     kind='erratum',
-    text='Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on; the distance is counted in whole meters from 1.',
+    text='Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
     quote='reduce the damage dice by -1D6 for every two meters away from the epicenter',
     condition='',
 )
@@ -1793,7 +1793,7 @@ def _rule_explosions(run: Run) -> None:
 
     - blast_dice * 3 / 2 round down (when demolition == strengthened)
     - blast_dice / 2 round up (when demolition == weakened)
-    - derive lost = (distance - 1) / 2 round down
+    - derive lost = max(0, (distance / 2 round up) - 1)
     - derive caught = distance <= blast_radius and lost < blast_dice
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
@@ -1804,7 +1804,7 @@ def _rule_explosions(run: Run) -> None:
     run.derive(
         _explosions__derive1,
         True,
-        lambda: round_value(Fraction(v['distance'] - 1) / 2, 'down'),
+        lambda: max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1),
     )
     run.derive(
         _explosions__derive2,
@@ -7340,14 +7340,14 @@ def explosions(
     *,
     blast_dice: int = 5,
     blast_radius: int | None = None,
-    distance: int = 1,
+    distance: Fraction | int | float | str = 0,
     demolition: Literal['none', 'strengthened', 'weakened'] = 'none',
 ) -> Resolution:
     """Explosions (Explosions).
 
     - blast_dice * 3 / 2 round down (when demolition == strengthened)
     - blast_dice / 2 round up (when demolition == weakened)
-    - derive lost = (distance - 1) / 2 round down
+    - derive lost = max(0, (distance / 2 round up) - 1)
     - derive caught = distance <= blast_radius and lost < blast_dice
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
