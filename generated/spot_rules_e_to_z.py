@@ -1543,7 +1543,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'reach': InputSpec('reach', 'Touching distance, meters (1; 2 for polearms and spears)', 'int', 1, 2, None, (), 1, False),
     'hand_propelled': InputSpec('hand_propelled', 'A small hand-propelled weapon (throwing knife, throwing axe)', 'flag', None, None, None, (), False, False),
     'fall_dice': InputSpec('fall_dice', 'D6s of falling damage', 'int', 0, 1000, None, (), None, True, lambda run: round_value(Fraction(run.values['fall_distance']) / 3, 'down'), 'fall_distance / 3 round down'),
-    'fall_distance': InputSpec('fall_distance', 'Meters fallen', 'int', 0, 3000, None, (), 0, False),
+    'fall_distance': InputSpec('fall_distance', 'Meters fallen', 'number', 0, 3000, None, (), 0, False),
     'thrown_down': InputSpec('thrown_down', 'Thrown with considerable force', 'flag', None, None, None, (), False, False),
     'stake': InputSpec('stake', 'Lands on a stake or other pointed object', 'flag', None, None, None, (), False, False),
     'two_handed': InputSpec('two_handed', 'Wielding a two-handed hand-to-hand weapon', 'flag', None, None, None, (), False, False),
@@ -7428,7 +7428,7 @@ def falling(
     SIZ: int = 10,
     armor: int = 0,
     fall_dice: int | None = None,
-    fall_distance: int = 0,
+    fall_distance: Fraction | int | float | str = 0,
     thrown_down: bool = False,
     stake: bool = False,
 ) -> Resolution:
