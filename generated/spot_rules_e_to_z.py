@@ -1601,6 +1601,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'physical_skill': InputSpec('physical_skill', 'The roll is a physical skill', 'flag', None, None, None, (), False, False),
     'shield': InputSpec('shield', 'Shield', 'one of', None, None, None, ('half', 'full', 'large'), 'full', False),
     'shield_use': InputSpec('shield_use', 'How the shield is used', 'one of', None, None, None, ('in_combat', 'kneeling'), 'in_combat', False),
+    'fast_missile': InputSpec('fast_missile', 'A very fast missile (firearm, energy weapon)', 'flag', None, None, None, (), False, False),
     'shot_angle': InputSpec('shot_angle', 'Angle of the shot above or below the horizontal, degrees', 'int', 0, 90, None, (), 0, False),
     'shot_direction': InputSpec('shot_direction', 'The target is', 'one of', None, None, None, ('level', 'upward', 'downward'), 'level', False),
     'slick': InputSpec('slick', 'The surface is especially slick (oil, an earthquake)', 'flag', None, None, None, (), False, False),
@@ -5017,7 +5018,25 @@ def _rule_radiation(run: Run) -> None:
 # rule shields_and_missile_fire
 
 _shields_and_missile_fire__roll1: Final = RollSpec(
-    key='shields_and_missile_fire#2',
+    key='shields_and_missile_fire#2.1',
+    rule='shields_and_missile_fire',
+    source='Shields and Missile Fire',
+    name='block',
+    label='The shield blocks the missile (base chance only)',
+    kind='check',
+    pool=(1, 100, None),
+    op='<=',
+    against=None,
+    success=False,
+    outcomes={},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when fast_missile',
+)
+_shields_and_missile_fire__roll2: Final = RollSpec(
+    key='shields_and_missile_fire#2else.1',
     rule='shields_and_missile_fire',
     source='Shields and Missile Fire',
     name='block',
@@ -5032,14 +5051,14 @@ _shields_and_missile_fire__roll1: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='',
+    condition='unless fast_missile',
 )
 _shields_and_missile_fire__text1: Final = TextSpec(
     key='shields_and_missile_fire#3',
     rule='shields_and_missile_fire',
     source='Shields and Missile Fire',
     kind='note',
-    text="Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts.",
+    text="Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
     quote=None,
     condition='',
 )
@@ -5056,12 +5075,18 @@ _shields_and_missile_fire__text2: Final = TextSpec(
 def _rule_shields_and_missile_fire(run: Run) -> None:
     """Shields and Missile Fire (Shields and Missile Fire).
 
-    - roll block: d100 <= shield_block[shield, shield_use]
+    - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
+    - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
     v = run.values
     run.roll(
         _shields_and_missile_fire__roll1,
-        True,
+        v['fast_missile'],
+        lambda: lookup(_BOOK, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'),
+    )
+    run.roll(
+        _shields_and_missile_fire__roll2,
+        not v['fast_missile'],
         lambda: lookup(_BOOK, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
     )
     run.text(_shields_and_missile_fire__text1, True)
@@ -7225,7 +7250,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'pulling_blows': RuleInfo('pulling_blows', 'rule', 'Pulling Blows', 'Pulling Blows', ('damage', 'pull_steps', 'pull_dice', )),
     'quickdraws': RuleInfo('quickdraws', 'rule', 'Quickdraws', 'Quickdraws', ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', )),
     'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', )),
-    'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', )),
+    'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', 'fast_missile', )),
     'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'attack_kind', 'shot_angle', 'shot_direction', )),
     'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
     'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
@@ -7987,12 +8012,18 @@ def shields_and_missile_fire(
     *,
     shield: Literal['half', 'full', 'large'] = 'full',
     shield_use: Literal['in_combat', 'kneeling'] = 'in_combat',
+    fast_missile: bool = False,
 ) -> Resolution:
     """Shields and Missile Fire (Shields and Missile Fire).
 
-    - roll block: d100 <= shield_block[shield, shield_use]
+    - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
+    - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
-    given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
+    given: dict[str, object] = {
+        'shield': shield,
+        'shield_use': shield_use,
+        'fast_missile': fast_missile,
+    }
     return resolve_with(_BOOK, ('shields_and_missile_fire',), given)
 
 def shooting_up_or_down(
