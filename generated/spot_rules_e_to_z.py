@@ -1846,7 +1846,7 @@ _point_blank_range__roll1: Final = RollSpec(
     condition='',
 )
 _point_blank_range__mod1: Final = ModSpec(
-    key='point_blank_range#3.1.1.1',
+    key='point_blank_range#3.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1856,11 +1856,11 @@ _point_blank_range__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; when missile_kind in {bow, thrown}',
     label='bow or thrown weapon at hand-to-hand range',
 )
 _point_blank_range__mod2: Final = ModSpec(
-    key='point_blank_range#3.1.1else.1',
+    key='point_blank_range#3.1else.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1870,20 +1870,20 @@ _point_blank_range__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
     label='point blank',
 )
 _point_blank_range__text1: Final = TextSpec(
-    key='point_blank_range#3.1.2',
+    key='point_blank_range#3.2',
     rule='point_blank_range',
     source='Point-blank Range',
     kind='note',
     text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
     quote=None,
-    condition='when attack_kind == missile; when target_range <= reach',
+    condition='when target_range <= reach',
 )
 _point_blank_range__mod3: Final = ModSpec(
-    key='point_blank_range#3.1else.1.1',
+    key='point_blank_range#3else.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1893,7 +1893,7 @@ _point_blank_range__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3',
+    condition='unless target_range <= reach; when target_range <= DEX / 3',
     label='within DEX/3 meters',
 )
 _point_blank_range__text2: Final = TextSpec(
@@ -1919,27 +1919,24 @@ def _rule_point_blank_range(run: Run) -> None:
     """Point-blank Range (Point-blank Range).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     v = run.values
     run.roll(_point_blank_range__roll1, True, lambda: run.stat('skill'))
     run.modify(
         _point_blank_range__mod1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
     )
     run.modify(
         _point_blank_range__mod2,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
     )
-    run.text(
-        _point_blank_range__text1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'],
-    )
+    run.text(_point_blank_range__text1, v['target_range'] <= v['reach'])
     run.modify(
         _point_blank_range__mod3,
-        v['attack_kind'] == 'missile' and not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
     )
     run.text(_point_blank_range__text2, True)
     run.text(_point_blank_range__text3, True)
@@ -1983,7 +1980,7 @@ _extended_range__roll2: Final = RollSpec(
     condition='',
 )
 _extended_range__mod1: Final = ModSpec(
-    key='point_blank_range#3.1.1.1',
+    key='point_blank_range#3.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1993,11 +1990,11 @@ _extended_range__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; when missile_kind in {bow, thrown}',
     label='bow or thrown weapon at hand-to-hand range',
 )
 _extended_range__mod2: Final = ModSpec(
-    key='point_blank_range#3.1.1else.1',
+    key='point_blank_range#3.1else.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -2007,20 +2004,20 @@ _extended_range__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
     label='point blank',
 )
 _extended_range__text1: Final = TextSpec(
-    key='point_blank_range#3.1.2',
+    key='point_blank_range#3.2',
     rule='point_blank_range',
     source='Point-blank Range',
     kind='note',
     text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
     quote=None,
-    condition='when attack_kind == missile; when target_range <= reach',
+    condition='when target_range <= reach',
 )
 _extended_range__mod3: Final = ModSpec(
-    key='point_blank_range#3.1else.1.1',
+    key='point_blank_range#3else.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -2030,7 +2027,7 @@ _extended_range__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3',
+    condition='unless target_range <= reach; when target_range <= DEX / 3',
     label='within DEX/3 meters',
 )
 _extended_range__text2: Final = TextSpec(
@@ -2052,7 +2049,7 @@ _extended_range__text3: Final = TextSpec(
     condition='',
 )
 _extended_range__mod4: Final = ModSpec(
-    key='extended_range#4.1.1',
+    key='extended_range#4.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2062,11 +2059,11 @@ _extended_range__mod4: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range',
+    condition='when target_range > base_range and target_range <= 2 * base_range',
     label='medium range (up to double base range)',
 )
 _extended_range__mod5: Final = ModSpec(
-    key='extended_range#4.2.1.1',
+    key='extended_range#5.1.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2076,20 +2073,20 @@ _extended_range__mod5: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled',
+    condition='when target_range > 2 * base_range; when hand_propelled',
     label='beyond double base range',
 )
 _extended_range__text4: Final = TextSpec(
-    key='extended_range#4.2.1.2',
+    key='extended_range#5.1.2',
     rule='extended_range',
     source='Extended Range',
     kind='cannot',
     text='hit beyond double base range with a small hand-propelled weapon',
     quote=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled',
+    condition='when target_range > 2 * base_range; when hand_propelled',
 )
 _extended_range__mod6: Final = ModSpec(
-    key='extended_range#4.2.2.1',
+    key='extended_range#5.2.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2099,20 +2096,20 @@ _extended_range__mod6: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
     label='beyond long range',
 )
 _extended_range__text5: Final = TextSpec(
-    key='extended_range#4.2.2.2',
+    key='extended_range#5.2.2',
     rule='extended_range',
     source='Extended Range',
     kind='cannot',
     text='hit beyond long range (four times base range)',
     quote=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
 )
 _extended_range__mod7: Final = ModSpec(
-    key='extended_range#4.2.3.1',
+    key='extended_range#5.3.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2122,11 +2119,11 @@ _extended_range__mod7: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
     label='long range (up to four times base range)',
 )
 _extended_range__text6: Final = TextSpec(
-    key='extended_range#5',
+    key='extended_range#6',
     rule='extended_range',
     source='Extended Range',
     kind='note',
@@ -2135,7 +2132,7 @@ _extended_range__text6: Final = TextSpec(
     condition='',
 )
 _extended_range__text7: Final = TextSpec(
-    key='extended_range#6',
+    key='extended_range#7',
     rule='extended_range',
     source='Extended Range',
     kind='erratum',
@@ -2149,60 +2146,57 @@ def _rule_extended_range(run: Run) -> None:
 
     - roll hit: d100 <= skill
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
-    - skill is difficult (when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - skill is one_fifth (when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
+    - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
+    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+    - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     v = run.values
     run.roll(_extended_range__roll1, True, lambda: run.stat('skill'))
     run.roll(_extended_range__roll2, True, lambda: run.stat('skill'))
     run.modify(
         _extended_range__mod1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
     )
     run.modify(
         _extended_range__mod2,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
     )
-    run.text(
-        _extended_range__text1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'],
-    )
+    run.text(_extended_range__text1, v['target_range'] <= v['reach'])
     run.modify(
         _extended_range__mod3,
-        v['attack_kind'] == 'missile' and not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
     )
     run.text(_extended_range__text2, True)
     run.text(_extended_range__text3, True)
     run.modify(
         _extended_range__mod4,
-        v['attack_kind'] == 'missile' and (v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range']),
+        v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range'],
     )
     run.modify(
         _extended_range__mod5,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
+        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
     )
     run.text(
         _extended_range__text4,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
+        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
     )
     run.modify(
         _extended_range__mod6,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
+        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
     )
     run.text(
         _extended_range__text5,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
+        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
     )
     run.modify(
         _extended_range__mod7,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range']),
+        v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range']),
     )
     run.text(_extended_range__text6, True)
     run.text(_extended_range__text7, True)
@@ -3595,7 +3589,7 @@ _missile_fire_while_moving__roll1: Final = RollSpec(
     condition='',
 )
 _missile_fire_while_moving__mod1: Final = ModSpec(
-    key='missile_fire_while_moving#3.1.1',
+    key='missile_fire_while_moving#3.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3605,11 +3599,11 @@ _missile_fire_while_moving__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == mounted',
+    condition='when moving == mounted',
     label='limited to the Ride, Drive or Pilot skill',
 )
 _missile_fire_while_moving__mod2: Final = ModSpec(
-    key='missile_fire_while_moving#3.2.1',
+    key='missile_fire_while_moving#4.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3619,11 +3613,11 @@ _missile_fire_while_moving__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == running',
+    condition='when moving == running',
     label='limited to the Agility roll',
 )
 _missile_fire_while_moving__mod3: Final = ModSpec(
-    key='missile_fire_while_moving#3.3.1',
+    key='missile_fire_while_moving#5.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3633,11 +3627,11 @@ _missile_fire_while_moving__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == leaping',
+    condition='when moving == leaping',
     label='limited to the Jump skill',
 )
 _missile_fire_while_moving__mod4: Final = ModSpec(
-    key='missile_fire_while_moving#3.4.1.1',
+    key='missile_fire_while_moving#6.1.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3647,11 +3641,11 @@ _missile_fire_while_moving__mod4: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow',
+    condition='when moving != still; when fire_direction == sideways and missile_kind != bow',
     label='firing sideways',
 )
 _missile_fire_while_moving__mod5: Final = ModSpec(
-    key='missile_fire_while_moving#3.4.2.1',
+    key='missile_fire_while_moving#6.2.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3661,20 +3655,20 @@ _missile_fire_while_moving__mod5: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == behind',
+    condition='when moving != still; when fire_direction == behind',
     label='firing behind',
 )
 _missile_fire_while_moving__text1: Final = TextSpec(
-    key='missile_fire_while_moving#3.4.2.2',
+    key='missile_fire_while_moving#6.2.2',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
     text='Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
     quote=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == behind',
+    condition='when moving != still; when fire_direction == behind',
 )
 _missile_fire_while_moving__text2: Final = TextSpec(
-    key='missile_fire_while_moving#4',
+    key='missile_fire_while_moving#7',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
@@ -3683,7 +3677,7 @@ _missile_fire_while_moving__text2: Final = TextSpec(
     condition='',
 )
 _missile_fire_while_moving__text3: Final = TextSpec(
-    key='missile_fire_while_moving#5',
+    key='missile_fire_while_moving#8',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='erratum',
@@ -3696,40 +3690,32 @@ def _rule_missile_fire_while_moving(run: Run) -> None:
     """Missile Fire While Moving (Missile Fire While Moving).
 
     - roll hit: d100 <= skill
-    - skill max ride (when attack_kind == missile; when moving == mounted)
-    - skill max agility (when attack_kind == missile; when moving == running)
-    - skill max jump (when attack_kind == missile; when moving == leaping)
-    - skill is difficult (when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow)
-    - skill is one_fifth (when attack_kind == missile; when moving != still; when fire_direction == behind)
+    - skill max ride (when moving == mounted)
+    - skill max agility (when moving == running)
+    - skill max jump (when moving == leaping)
+    - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
+    - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     v = run.values
     run.roll(_missile_fire_while_moving__roll1, True, lambda: run.stat('skill'))
-    run.modify(
-        _missile_fire_while_moving__mod1,
-        v['attack_kind'] == 'missile' and v['moving'] == 'mounted',
-        v['ride'],
-    )
+    run.modify(_missile_fire_while_moving__mod1, v['moving'] == 'mounted', v['ride'])
     run.modify(
         _missile_fire_while_moving__mod2,
-        v['attack_kind'] == 'missile' and v['moving'] == 'running',
+        v['moving'] == 'running',
         lambda: run.stat('agility'),
     )
-    run.modify(
-        _missile_fire_while_moving__mod3,
-        v['attack_kind'] == 'missile' and v['moving'] == 'leaping',
-        v['jump'],
-    )
+    run.modify(_missile_fire_while_moving__mod3, v['moving'] == 'leaping', v['jump'])
     run.modify(
         _missile_fire_while_moving__mod4,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'),
+        v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'),
     )
     run.modify(
         _missile_fire_while_moving__mod5,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        v['moving'] != 'still' and v['fire_direction'] == 'behind',
     )
     run.text(
         _missile_fire_while_moving__text1,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        v['moving'] != 'still' and v['fire_direction'] == 'behind',
     )
     run.text(_missile_fire_while_moving__text2, True)
     run.text(_missile_fire_while_moving__text3, True)
@@ -5113,7 +5099,7 @@ _shooting_up_or_down__roll1: Final = RollSpec(
     condition='',
 )
 _shooting_up_or_down__mod1: Final = ModSpec(
-    key='shooting_up_or_down#3.1.1',
+    key='shooting_up_or_down#3.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5123,11 +5109,11 @@ _shooting_up_or_down__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_angle > 45',
+    condition='when shot_angle > 45',
     label='firing at more than 45 degrees',
 )
 _shooting_up_or_down__mod2: Final = ModSpec(
-    key='shooting_up_or_down#3.2.1',
+    key='shooting_up_or_down#4.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5137,18 +5123,18 @@ _shooting_up_or_down__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_direction == upward',
+    condition='when shot_direction == upward',
     label='firing up',
 )
 _shooting_up_or_down__derive1: Final = DeriveSpec(
-    key='shooting_up_or_down#3.2.2.1',
+    key='shooting_up_or_down#4.2.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     name='overhead_range',
-    condition='when attack_kind == missile; when shot_direction == upward; when shot_angle == 90',
+    condition='when shot_direction == upward; when shot_angle == 90',
 )
 _shooting_up_or_down__mod3: Final = ModSpec(
-    key='shooting_up_or_down#3.3.1',
+    key='shooting_up_or_down#5.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5158,11 +5144,11 @@ _shooting_up_or_down__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_direction == downward',
+    condition='when shot_direction == downward',
     label='firing down',
 )
 _shooting_up_or_down__mod4: Final = ModSpec(
-    key='shooting_up_or_down#4',
+    key='shooting_up_or_down#6',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5176,7 +5162,7 @@ _shooting_up_or_down__mod4: Final = ModSpec(
     label=None,
 )
 _shooting_up_or_down__text1: Final = TextSpec(
-    key='shooting_up_or_down#5',
+    key='shooting_up_or_down#7',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='note',
@@ -5185,7 +5171,7 @@ _shooting_up_or_down__text1: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text2: Final = TextSpec(
-    key='shooting_up_or_down#6',
+    key='shooting_up_or_down#8',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5194,7 +5180,7 @@ _shooting_up_or_down__text2: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text3: Final = TextSpec(
-    key='shooting_up_or_down#7',
+    key='shooting_up_or_down#9',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5207,28 +5193,22 @@ def _rule_shooting_up_or_down(run: Run) -> None:
     """Shooting Up or Down (Shooting Up or Down).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when shot_angle > 45)
-    - skill -10% (when attack_kind == missile; when shot_direction == upward)
-    - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
-    - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill is difficult (when shot_angle > 45)
+    - skill -10% (when shot_direction == upward)
+    - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
+    - skill +10% (when shot_direction == downward)
     - skill min 0
     """
     v = run.values
     run.roll(_shooting_up_or_down__roll1, True, lambda: run.stat('skill'))
-    run.modify(_shooting_up_or_down__mod1, v['attack_kind'] == 'missile' and v['shot_angle'] > 45)
-    run.modify(
-        _shooting_up_or_down__mod2,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'upward',
-    )
+    run.modify(_shooting_up_or_down__mod1, v['shot_angle'] > 45)
+    run.modify(_shooting_up_or_down__mod2, v['shot_direction'] == 'upward')
     run.derive(
         _shooting_up_or_down__derive1,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'upward' and v['shot_angle'] == 90,
+        v['shot_direction'] == 'upward' and v['shot_angle'] == 90,
         lambda: Fraction(v['base_range']) / 2,
     )
-    run.modify(
-        _shooting_up_or_down__mod3,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'downward',
-    )
+    run.modify(_shooting_up_or_down__mod3, v['shot_direction'] == 'downward')
     run.modify(_shooting_up_or_down__mod4, True)
     run.text(_shooting_up_or_down__text1, True)
     run.text(_shooting_up_or_down__text2, True)
@@ -7226,8 +7206,8 @@ _table_precipitation: Final = TableSpec(
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'attack': RuleInfo('attack', 'trait', 'The roll', '7. Spot Rules', ('skill', )),
     'explosions': RuleInfo('explosions', 'rule', 'Explosions', 'Explosions', ('blast_dice', 'blast_radius', 'distance', 'demolition', )),
-    'point_blank_range': RuleInfo('point_blank_range', 'rule', 'Point-blank Range', 'Point-blank Range', ('DEX', 'skill', 'target_range', 'missile_kind', 'attack_kind', 'reach', )),
-    'extended_range': RuleInfo('extended_range', 'rule', 'Extended Range', 'Extended Range', ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'attack_kind', 'reach', 'hand_propelled', )),
+    'point_blank_range': RuleInfo('point_blank_range', 'rule', 'Point-blank Range', 'Point-blank Range', ('DEX', 'skill', 'target_range', 'missile_kind', 'reach', )),
+    'extended_range': RuleInfo('extended_range', 'rule', 'Extended Range', 'Extended Range', ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'reach', 'hand_propelled', )),
     'falling': RuleInfo('falling', 'rule', 'Falling', 'Falling', ('SIZ', 'armor', 'fall_dice', 'fall_distance', 'thrown_down', 'stake', )),
     'fighting_while_down': RuleInfo('fighting_while_down', 'rule', 'Fighting While Down', 'Fighting While Down', ('skill', 'action', 'actor_prone', 'target_prone', 'two_handed', )),
     'fire_and_heat': RuleInfo('fire_and_heat', 'rule', 'Fire and Heat', 'Fire and Heat', ('POW', 'luck', 'hit_points', 'fire', 'clothed_unarmored', 'burn_damage', 'extinguishing', )),
@@ -7240,7 +7220,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'knockout_attacks': RuleInfo('knockout_attacks', 'rule', 'Knockout Attacks', 'Knockout Attacks', ('skill', 'wound', 'headed', )),
     'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
     'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', )),
-    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'attack_kind', 'moving', 'fire_direction', )),
+    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'moving', 'fire_direction', )),
     'superior_position': RuleInfo('superior_position', 'rule', 'Superior/Inferior Positions', 'Superior/Inferior Positions', ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', )),
     'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', 'spurring', 'mount_POW', )),
     'natural_weapons': RuleInfo('natural_weapons', 'rule', 'Natural Weapons', 'Natural Weapons', ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', )),
@@ -7251,7 +7231,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'quickdraws': RuleInfo('quickdraws', 'rule', 'Quickdraws', 'Quickdraws', ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', )),
     'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', )),
     'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', 'fast_missile', )),
-    'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'attack_kind', 'shot_angle', 'shot_direction', )),
+    'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'shot_angle', 'shot_direction', )),
     'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
     'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
     'superior_numbers': RuleInfo('superior_numbers', 'rule', 'Superior Numbers', 'Superior Numbers', ('attackers', 'attacker_weapons', )),
@@ -7391,22 +7371,20 @@ def point_blank_range(
     skill: int = 50,
     target_range: int = 10,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     reach: int = 1,
 ) -> Resolution:
     """Point-blank Range (Point-blank Range).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     given: dict[str, object] = {
         'DEX': DEX,
         'skill': skill,
         'target_range': target_range,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'reach': reach,
     }
     return resolve_with(_BOOK, ('point_blank_range',), given)
@@ -7418,7 +7396,6 @@ def extended_range(
     base_range: int = 50,
     target_range: int = 10,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     reach: int = 1,
     hand_propelled: bool = False,
 ) -> Resolution:
@@ -7426,15 +7403,15 @@ def extended_range(
 
     - roll hit: d100 <= skill
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
-    - skill is difficult (when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - skill is one_fifth (when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
+    - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
+    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+    - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -7442,7 +7419,6 @@ def extended_range(
         'base_range': base_range,
         'target_range': target_range,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'reach': reach,
         'hand_propelled': hand_propelled,
     }
@@ -7731,18 +7707,17 @@ def missile_fire_while_moving(
     jump: int = 25,
     ride: int = 50,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     moving: Literal['still', 'mounted', 'running', 'leaping'] = 'still',
     fire_direction: Literal['ahead', 'sideways', 'behind'] = 'ahead',
 ) -> Resolution:
     """Missile Fire While Moving (Missile Fire While Moving).
 
     - roll hit: d100 <= skill
-    - skill max ride (when attack_kind == missile; when moving == mounted)
-    - skill max agility (when attack_kind == missile; when moving == running)
-    - skill max jump (when attack_kind == missile; when moving == leaping)
-    - skill is difficult (when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow)
-    - skill is one_fifth (when attack_kind == missile; when moving != still; when fire_direction == behind)
+    - skill max ride (when moving == mounted)
+    - skill max agility (when moving == running)
+    - skill max jump (when moving == leaping)
+    - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
+    - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -7751,7 +7726,6 @@ def missile_fire_while_moving(
         'jump': jump,
         'ride': ride,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'moving': moving,
         'fire_direction': fire_direction,
     }
@@ -8030,23 +8004,21 @@ def shooting_up_or_down(
     *,
     skill: int = 50,
     base_range: int = 50,
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     shot_angle: int = 0,
     shot_direction: Literal['level', 'upward', 'downward'] = 'level',
 ) -> Resolution:
     """Shooting Up or Down (Shooting Up or Down).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when shot_angle > 45)
-    - skill -10% (when attack_kind == missile; when shot_direction == upward)
-    - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
-    - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill is difficult (when shot_angle > 45)
+    - skill -10% (when shot_direction == upward)
+    - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
+    - skill +10% (when shot_direction == downward)
     - skill min 0
     """
     given: dict[str, object] = {
         'skill': skill,
         'base_range': base_range,
-        'attack_kind': attack_kind,
         'shot_angle': shot_angle,
         'shot_direction': shot_direction,
     }
