@@ -1614,7 +1614,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'natural_sweep': InputSpec('natural_sweep', "A creature's natural sweep attack", 'flag', None, None, None, (), False, False),
     'sweep_defender': InputSpec('sweep_defender', 'Defending against a sweep attack', 'flag', None, None, None, (), False, False),
     'sweep_damage': InputSpec('sweep_damage', 'Damage of the sweep before halving', 'int', 0, 200, None, (), 0, False),
-    'thrown_attack': InputSpec('thrown_attack', 'Throwing the weapon', 'flag', None, None, None, (), False, False),
+    'thrown_attack': InputSpec('thrown_attack', 'Throwing the weapon (no: used in close combat)', 'flag', None, None, None, (), True, False),
     'unskilled_close': InputSpec('unskilled_close', 'Using a throwing weapon in close combat without a hand-to-hand skill for it', 'flag', None, None, None, (), False, False),
     'split_attack': InputSpec('split_attack', 'Splitting a 100%+ skill into two attacks', 'flag', None, None, None, (), False, False),
     'off_hand': InputSpec('off_hand', 'Attacking with the secondary hand', 'flag', None, None, None, (), False, False),
@@ -5640,7 +5640,7 @@ _thrown_weapons__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when thrown_attack',
+    condition='when thrown_attack and not unskilled_close',
     label='thrown: each die of the damage modifier halved',
 )
 _thrown_weapons__mod2: Final = ModSpec(
@@ -5689,12 +5689,12 @@ def _rule_thrown_weapons(run: Run) -> None:
     """Thrown Weapons (Thrown Weapons).
 
     - roll hit: d100 <= skill
-    - damage_bonus -2 steps (when thrown_attack)
+    - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
     v = run.values
     run.roll(_thrown_weapons__roll1, True, lambda: run.stat('skill'))
-    run.modify(_thrown_weapons__mod1, v['thrown_attack'])
+    run.modify(_thrown_weapons__mod1, v['thrown_attack'] and not v['unskilled_close'])
     run.modify(_thrown_weapons__mod2, v['unskilled_close'])
     run.text(_thrown_weapons__text1, True)
     run.text(_thrown_weapons__text2, True)
@@ -8122,13 +8122,13 @@ def thrown_weapons(
     *,
     skill: int = 50,
     damage_bonus: Dice | str = '1d4',
-    thrown_attack: bool = False,
+    thrown_attack: bool = True,
     unskilled_close: bool = False,
 ) -> Resolution:
     """Thrown Weapons (Thrown Weapons).
 
     - roll hit: d100 <= skill
-    - damage_bonus -2 steps (when thrown_attack)
+    - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
     given: dict[str, object] = {
