@@ -1496,7 +1496,7 @@ RULEBOOK: Final = RulebookInfo(
         Note(
             'spot_rules_e_to_z',
             None,
-            "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5.",
+            "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5; 1/5 with a further Difficult (a long-range volley, a prone target at long range) is 1/10, half the 1/5 chance rounded up; Easy with 1/5 is one grade easier, Difficult.",
             'it becomes 1/5 the normal skill chance (equal to the chance of a special success',
         ),
         Note(
@@ -1538,12 +1538,12 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'target_prone': InputSpec('target_prone', 'The target of the attack is prone (down)', 'flag', None, None, None, (), False, False),
     'blast_dice': InputSpec('blast_dice', 'D6s of damage at the epicenter', 'int', 0, 60, None, (), 5, True),
     'blast_radius': InputSpec('blast_radius', 'Radius of the blast, meters', 'int', 0, 500, None, (), None, False, lambda run: run.stat('blast_dice') * 2, 'blast_dice * 2'),
-    'distance': InputSpec('distance', 'Distance from the epicenter, meters (1 = the first meter)', 'int', 1, 1000, None, (), 1, False),
+    'distance': InputSpec('distance', 'Distance from the epicenter, meters', 'number', 0, 1000, None, (), 0, False),
     'demolition': InputSpec('demolition', 'Demolition skill used on the charge', 'one of', None, None, None, ('none', 'strengthened', 'weakened'), 'none', False),
     'reach': InputSpec('reach', 'Touching distance, meters (1; 2 for polearms and spears)', 'int', 1, 2, None, (), 1, False),
     'hand_propelled': InputSpec('hand_propelled', 'A small hand-propelled weapon (throwing knife, throwing axe)', 'flag', None, None, None, (), False, False),
     'fall_dice': InputSpec('fall_dice', 'D6s of falling damage', 'int', 0, 1000, None, (), None, True, lambda run: round_value(Fraction(run.values['fall_distance']) / 3, 'down'), 'fall_distance / 3 round down'),
-    'fall_distance': InputSpec('fall_distance', 'Meters fallen', 'int', 0, 3000, None, (), 0, False),
+    'fall_distance': InputSpec('fall_distance', 'Meters fallen', 'number', 0, 3000, None, (), 0, False),
     'thrown_down': InputSpec('thrown_down', 'Thrown with considerable force', 'flag', None, None, None, (), False, False),
     'stake': InputSpec('stake', 'Lands on a stake or other pointed object', 'flag', None, None, None, (), False, False),
     'two_handed': InputSpec('two_handed', 'Wielding a two-handed hand-to-hand weapon', 'flag', None, None, None, (), False, False),
@@ -1580,7 +1580,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'superior': InputSpec('superior', 'Standing at least half-again higher than the target', 'flag', None, None, None, (), False, False),
     'long_weapon': InputSpec('long_weapon', 'Armed with a long weapon (spear, polearm)', 'flag', None, None, None, (), False, False),
     'opponent_long_weapon': InputSpec('opponent_long_weapon', 'The opponent is armed with a long weapon', 'flag', None, None, None, (), False, False),
-    'mounted': InputSpec('mounted', 'Mounted', 'flag', None, None, None, (), False, False),
+    'mounted': InputSpec('mounted', 'Mounted (no: the rider has dismounted)', 'flag', None, None, None, (), True, False),
     'target_on_foot': InputSpec('target_on_foot', 'The opponent is on foot', 'flag', None, None, None, (), False, False),
     'falling_from_mount': InputSpec('falling_from_mount', 'Falling from the mount', 'flag', None, None, None, (), False, False),
     'spurring': InputSpec('spurring', 'Spurring the mount onto a set weapon', 'flag', None, None, None, (), False, False),
@@ -1601,6 +1601,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'physical_skill': InputSpec('physical_skill', 'The roll is a physical skill', 'flag', None, None, None, (), False, False),
     'shield': InputSpec('shield', 'Shield', 'one of', None, None, None, ('half', 'full', 'large'), 'full', False),
     'shield_use': InputSpec('shield_use', 'How the shield is used', 'one of', None, None, None, ('in_combat', 'kneeling'), 'in_combat', False),
+    'fast_missile': InputSpec('fast_missile', 'A very fast missile (firearm, energy weapon)', 'flag', None, None, None, (), False, False),
     'shot_angle': InputSpec('shot_angle', 'Angle of the shot above or below the horizontal, degrees', 'int', 0, 90, None, (), 0, False),
     'shot_direction': InputSpec('shot_direction', 'The target is', 'one of', None, None, None, ('level', 'upward', 'downward'), 'level', False),
     'slick': InputSpec('slick', 'The surface is especially slick (oil, an earthquake)', 'flag', None, None, None, (), False, False),
@@ -1613,7 +1614,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'natural_sweep': InputSpec('natural_sweep', "A creature's natural sweep attack", 'flag', None, None, None, (), False, False),
     'sweep_defender': InputSpec('sweep_defender', 'Defending against a sweep attack', 'flag', None, None, None, (), False, False),
     'sweep_damage': InputSpec('sweep_damage', 'Damage of the sweep before halving', 'int', 0, 200, None, (), 0, False),
-    'thrown_attack': InputSpec('thrown_attack', 'Throwing the weapon', 'flag', None, None, None, (), False, False),
+    'thrown_attack': InputSpec('thrown_attack', 'Throwing the weapon (no: used in close combat)', 'flag', None, None, None, (), True, False),
     'unskilled_close': InputSpec('unskilled_close', 'Using a throwing weapon in close combat without a hand-to-hand skill for it', 'flag', None, None, None, (), False, False),
     'split_attack': InputSpec('split_attack', 'Splitting a 100%+ skill into two attacks', 'flag', None, None, None, (), False, False),
     'off_hand': InputSpec('off_hand', 'Attacking with the secondary hand', 'flag', None, None, None, (), False, False),
@@ -1774,7 +1775,7 @@ _explosions__text5: Final = TextSpec(
     rule='explosions',
     source='Explosions',
     kind='erratum',
-    text='Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on; the distance is counted in whole meters from 1.',
+    text='Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
     quote='reduce the damage dice by -1D6 for every two meters away from the epicenter',
     condition='',
 )
@@ -1793,7 +1794,7 @@ def _rule_explosions(run: Run) -> None:
 
     - blast_dice * 3 / 2 round down (when demolition == strengthened)
     - blast_dice / 2 round up (when demolition == weakened)
-    - derive lost = (distance - 1) / 2 round down
+    - derive lost = max(0, (distance / 2 round up) - 1)
     - derive caught = distance <= blast_radius and lost < blast_dice
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
@@ -1804,7 +1805,7 @@ def _rule_explosions(run: Run) -> None:
     run.derive(
         _explosions__derive1,
         True,
-        lambda: round_value(Fraction(v['distance'] - 1) / 2, 'down'),
+        lambda: max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1),
     )
     run.derive(
         _explosions__derive2,
@@ -1845,7 +1846,7 @@ _point_blank_range__roll1: Final = RollSpec(
     condition='',
 )
 _point_blank_range__mod1: Final = ModSpec(
-    key='point_blank_range#3.1.1.1',
+    key='point_blank_range#3.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1855,11 +1856,11 @@ _point_blank_range__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; when missile_kind in {bow, thrown}',
     label='bow or thrown weapon at hand-to-hand range',
 )
 _point_blank_range__mod2: Final = ModSpec(
-    key='point_blank_range#3.1.1else.1',
+    key='point_blank_range#3.1else.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1869,20 +1870,20 @@ _point_blank_range__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
     label='point blank',
 )
 _point_blank_range__text1: Final = TextSpec(
-    key='point_blank_range#3.1.2',
+    key='point_blank_range#3.2',
     rule='point_blank_range',
     source='Point-blank Range',
     kind='note',
     text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
     quote=None,
-    condition='when attack_kind == missile; when target_range <= reach',
+    condition='when target_range <= reach',
 )
 _point_blank_range__mod3: Final = ModSpec(
-    key='point_blank_range#3.1else.1.1',
+    key='point_blank_range#3else.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1892,7 +1893,7 @@ _point_blank_range__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3',
+    condition='unless target_range <= reach; when target_range <= DEX / 3',
     label='within DEX/3 meters',
 )
 _point_blank_range__text2: Final = TextSpec(
@@ -1918,27 +1919,24 @@ def _rule_point_blank_range(run: Run) -> None:
     """Point-blank Range (Point-blank Range).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     v = run.values
     run.roll(_point_blank_range__roll1, True, lambda: run.stat('skill'))
     run.modify(
         _point_blank_range__mod1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
     )
     run.modify(
         _point_blank_range__mod2,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
     )
-    run.text(
-        _point_blank_range__text1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'],
-    )
+    run.text(_point_blank_range__text1, v['target_range'] <= v['reach'])
     run.modify(
         _point_blank_range__mod3,
-        v['attack_kind'] == 'missile' and not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
     )
     run.text(_point_blank_range__text2, True)
     run.text(_point_blank_range__text3, True)
@@ -1982,7 +1980,7 @@ _extended_range__roll2: Final = RollSpec(
     condition='',
 )
 _extended_range__mod1: Final = ModSpec(
-    key='point_blank_range#3.1.1.1',
+    key='point_blank_range#3.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -1992,11 +1990,11 @@ _extended_range__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; when missile_kind in {bow, thrown}',
     label='bow or thrown weapon at hand-to-hand range',
 )
 _extended_range__mod2: Final = ModSpec(
-    key='point_blank_range#3.1.1else.1',
+    key='point_blank_range#3.1else.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -2006,20 +2004,20 @@ _extended_range__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown}',
+    condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
     label='point blank',
 )
 _extended_range__text1: Final = TextSpec(
-    key='point_blank_range#3.1.2',
+    key='point_blank_range#3.2',
     rule='point_blank_range',
     source='Point-blank Range',
     kind='note',
     text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
     quote=None,
-    condition='when attack_kind == missile; when target_range <= reach',
+    condition='when target_range <= reach',
 )
 _extended_range__mod3: Final = ModSpec(
-    key='point_blank_range#3.1else.1.1',
+    key='point_blank_range#3else.1.1',
     rule='point_blank_range',
     source='Point-blank Range',
     target='skill',
@@ -2029,7 +2027,7 @@ _extended_range__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3',
+    condition='unless target_range <= reach; when target_range <= DEX / 3',
     label='within DEX/3 meters',
 )
 _extended_range__text2: Final = TextSpec(
@@ -2051,7 +2049,7 @@ _extended_range__text3: Final = TextSpec(
     condition='',
 )
 _extended_range__mod4: Final = ModSpec(
-    key='extended_range#4.1.1',
+    key='extended_range#4.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2061,11 +2059,11 @@ _extended_range__mod4: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range',
+    condition='when target_range > base_range and target_range <= 2 * base_range',
     label='medium range (up to double base range)',
 )
 _extended_range__mod5: Final = ModSpec(
-    key='extended_range#4.2.1.1',
+    key='extended_range#5.1.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2075,20 +2073,20 @@ _extended_range__mod5: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled',
+    condition='when target_range > 2 * base_range; when hand_propelled',
     label='beyond double base range',
 )
 _extended_range__text4: Final = TextSpec(
-    key='extended_range#4.2.1.2',
+    key='extended_range#5.1.2',
     rule='extended_range',
     source='Extended Range',
     kind='cannot',
     text='hit beyond double base range with a small hand-propelled weapon',
     quote=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled',
+    condition='when target_range > 2 * base_range; when hand_propelled',
 )
 _extended_range__mod6: Final = ModSpec(
-    key='extended_range#4.2.2.1',
+    key='extended_range#5.2.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2098,20 +2096,20 @@ _extended_range__mod6: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
     label='beyond long range',
 )
 _extended_range__text5: Final = TextSpec(
-    key='extended_range#4.2.2.2',
+    key='extended_range#5.2.2',
     rule='extended_range',
     source='Extended Range',
     kind='cannot',
     text='hit beyond long range (four times base range)',
     quote=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
 )
 _extended_range__mod7: Final = ModSpec(
-    key='extended_range#4.2.3.1',
+    key='extended_range#5.3.1',
     rule='extended_range',
     source='Extended Range',
     target='skill',
@@ -2121,11 +2119,11 @@ _extended_range__mod7: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
+    condition='when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
     label='long range (up to four times base range)',
 )
 _extended_range__text6: Final = TextSpec(
-    key='extended_range#5',
+    key='extended_range#6',
     rule='extended_range',
     source='Extended Range',
     kind='note',
@@ -2134,7 +2132,7 @@ _extended_range__text6: Final = TextSpec(
     condition='',
 )
 _extended_range__text7: Final = TextSpec(
-    key='extended_range#6',
+    key='extended_range#7',
     rule='extended_range',
     source='Extended Range',
     kind='erratum',
@@ -2148,60 +2146,57 @@ def _rule_extended_range(run: Run) -> None:
 
     - roll hit: d100 <= skill
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
-    - skill is difficult (when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - skill is one_fifth (when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
+    - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
+    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+    - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     v = run.values
     run.roll(_extended_range__roll1, True, lambda: run.stat('skill'))
     run.roll(_extended_range__roll2, True, lambda: run.stat('skill'))
     run.modify(
         _extended_range__mod1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
     )
     run.modify(
         _extended_range__mod2,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
     )
-    run.text(
-        _extended_range__text1,
-        v['attack_kind'] == 'missile' and v['target_range'] <= v['reach'],
-    )
+    run.text(_extended_range__text1, v['target_range'] <= v['reach'])
     run.modify(
         _extended_range__mod3,
-        v['attack_kind'] == 'missile' and not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
     )
     run.text(_extended_range__text2, True)
     run.text(_extended_range__text3, True)
     run.modify(
         _extended_range__mod4,
-        v['attack_kind'] == 'missile' and (v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range']),
+        v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range'],
     )
     run.modify(
         _extended_range__mod5,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
+        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
     )
     run.text(
         _extended_range__text4,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
+        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
     )
     run.modify(
         _extended_range__mod6,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
+        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
     )
     run.text(
         _extended_range__text5,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
+        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
     )
     run.modify(
         _extended_range__mod7,
-        v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range']),
+        v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range']),
     )
     run.text(_extended_range__text6, True)
     run.text(_extended_range__text7, True)
@@ -2279,6 +2274,13 @@ _falling__derive2: Final = DeriveSpec(
     condition='when fall_distance <= 3',
 )
 _falling__derive3: Final = DeriveSpec(
+    key='falling#7else.1',
+    rule='falling',
+    source='Falling',
+    name='fall_armor',
+    condition='unless fall_distance <= 3',
+)
+_falling__derive4: Final = DeriveSpec(
     key='falling#8.1',
     rule='falling',
     source='Falling',
@@ -2349,6 +2351,7 @@ def _rule_falling(run: Run) -> None:
     - fall_dice min 0
     - derive fall_damage = fall_dice d6 (when fall_dice > 0)
     - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
+    - derive fall_armor = 0 (unless fall_distance <= 3)
     - derive stake_damage = d10 + 1 (when stake)
     """
     v = run.values
@@ -2366,7 +2369,8 @@ def _rule_falling(run: Run) -> None:
         v['fall_distance'] <= 3,
         lambda: round_value(Fraction(v['armor']) / 2, 'up'),
     )
-    run.derive(_falling__derive3, v['stake'], lambda: Dice(((1, 10),)).plus(1))
+    run.derive(_falling__derive3, not v['fall_distance'] <= 3, lambda: 0)
+    run.derive(_falling__derive4, v['stake'], lambda: Dice(((1, 10),)).plus(1))
     run.text(_falling__text1, v['stake'])
     run.text(_falling__text2, True)
     run.text(_falling__text3, True)
@@ -2780,8 +2784,22 @@ _firing_into_combat__text2: Final = TextSpec(
     quote=None,
     condition='when extra_bodies > 0',
 )
-_firing_into_combat__text3: Final = TextSpec(
+_firing_into_combat__mod5: Final = ModSpec(
     key='firing_into_combat#7',
+    rule='firing_into_combat',
+    source='Firing Into Combat',
+    target='skill',
+    op='min',
+    value=0,
+    text='skill min 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label=None,
+)
+_firing_into_combat__text3: Final = TextSpec(
+    key='firing_into_combat#8',
     rule='firing_into_combat',
     source='Firing Into Combat',
     kind='erratum',
@@ -2799,6 +2817,7 @@ def _rule_firing_into_combat(run: Run) -> None:
     - skill is difficult (when engaged)
     - skill is easy (when both_close)
     - skill +5% per extra_bodies (when extra_bodies > 0)
+    - skill min 0
     """
     v = run.values
     run.roll(_firing_into_combat__roll1, True, lambda: run.stat('skill'))
@@ -2813,6 +2832,7 @@ def _rule_firing_into_combat(run: Run) -> None:
     run.modify(_firing_into_combat__mod3, v['both_close'])
     run.modify(_firing_into_combat__mod4, v['extra_bodies'] > 0, 5 * v['extra_bodies'])
     run.text(_firing_into_combat__text2, v['extra_bodies'] > 0)
+    run.modify(_firing_into_combat__mod5, True)
     run.text(_firing_into_combat__text3, True)
 
 # rule fortified_positions
@@ -3569,7 +3589,7 @@ _missile_fire_while_moving__roll1: Final = RollSpec(
     condition='',
 )
 _missile_fire_while_moving__mod1: Final = ModSpec(
-    key='missile_fire_while_moving#3.1.1',
+    key='missile_fire_while_moving#3.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3579,11 +3599,11 @@ _missile_fire_while_moving__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == mounted',
+    condition='when moving == mounted',
     label='limited to the Ride, Drive or Pilot skill',
 )
 _missile_fire_while_moving__mod2: Final = ModSpec(
-    key='missile_fire_while_moving#3.2.1',
+    key='missile_fire_while_moving#4.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3593,11 +3613,11 @@ _missile_fire_while_moving__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == running',
+    condition='when moving == running',
     label='limited to the Agility roll',
 )
 _missile_fire_while_moving__mod3: Final = ModSpec(
-    key='missile_fire_while_moving#3.3.1',
+    key='missile_fire_while_moving#5.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3607,11 +3627,11 @@ _missile_fire_while_moving__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving == leaping',
+    condition='when moving == leaping',
     label='limited to the Jump skill',
 )
 _missile_fire_while_moving__mod4: Final = ModSpec(
-    key='missile_fire_while_moving#3.4.1.1',
+    key='missile_fire_while_moving#6.1.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3621,11 +3641,11 @@ _missile_fire_while_moving__mod4: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow',
+    condition='when moving != still; when fire_direction == sideways and missile_kind != bow',
     label='firing sideways',
 )
 _missile_fire_while_moving__mod5: Final = ModSpec(
-    key='missile_fire_while_moving#3.4.2.1',
+    key='missile_fire_while_moving#6.2.1',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     target='skill',
@@ -3635,20 +3655,20 @@ _missile_fire_while_moving__mod5: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == behind',
+    condition='when moving != still; when fire_direction == behind',
     label='firing behind',
 )
 _missile_fire_while_moving__text1: Final = TextSpec(
-    key='missile_fire_while_moving#3.4.2.2',
+    key='missile_fire_while_moving#6.2.2',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
     text='Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
     quote=None,
-    condition='when attack_kind == missile; when moving != still; when fire_direction == behind',
+    condition='when moving != still; when fire_direction == behind',
 )
 _missile_fire_while_moving__text2: Final = TextSpec(
-    key='missile_fire_while_moving#4',
+    key='missile_fire_while_moving#7',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
@@ -3657,7 +3677,7 @@ _missile_fire_while_moving__text2: Final = TextSpec(
     condition='',
 )
 _missile_fire_while_moving__text3: Final = TextSpec(
-    key='missile_fire_while_moving#5',
+    key='missile_fire_while_moving#8',
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='erratum',
@@ -3670,40 +3690,32 @@ def _rule_missile_fire_while_moving(run: Run) -> None:
     """Missile Fire While Moving (Missile Fire While Moving).
 
     - roll hit: d100 <= skill
-    - skill max ride (when attack_kind == missile; when moving == mounted)
-    - skill max agility (when attack_kind == missile; when moving == running)
-    - skill max jump (when attack_kind == missile; when moving == leaping)
-    - skill is difficult (when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow)
-    - skill is one_fifth (when attack_kind == missile; when moving != still; when fire_direction == behind)
+    - skill max ride (when moving == mounted)
+    - skill max agility (when moving == running)
+    - skill max jump (when moving == leaping)
+    - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
+    - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     v = run.values
     run.roll(_missile_fire_while_moving__roll1, True, lambda: run.stat('skill'))
-    run.modify(
-        _missile_fire_while_moving__mod1,
-        v['attack_kind'] == 'missile' and v['moving'] == 'mounted',
-        v['ride'],
-    )
+    run.modify(_missile_fire_while_moving__mod1, v['moving'] == 'mounted', v['ride'])
     run.modify(
         _missile_fire_while_moving__mod2,
-        v['attack_kind'] == 'missile' and v['moving'] == 'running',
+        v['moving'] == 'running',
         lambda: run.stat('agility'),
     )
-    run.modify(
-        _missile_fire_while_moving__mod3,
-        v['attack_kind'] == 'missile' and v['moving'] == 'leaping',
-        v['jump'],
-    )
+    run.modify(_missile_fire_while_moving__mod3, v['moving'] == 'leaping', v['jump'])
     run.modify(
         _missile_fire_while_moving__mod4,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'),
+        v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'),
     )
     run.modify(
         _missile_fire_while_moving__mod5,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        v['moving'] != 'still' and v['fire_direction'] == 'behind',
     )
     run.text(
         _missile_fire_while_moving__text1,
-        v['attack_kind'] == 'missile' and v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        v['moving'] != 'still' and v['fire_direction'] == 'behind',
     )
     run.text(_missile_fire_while_moving__text2, True)
     run.text(_missile_fire_while_moving__text3, True)
@@ -4013,6 +4025,15 @@ _mounted_combat__text7: Final = TextSpec(
     key='mounted_combat#7',
     rule='mounted_combat',
     source='Mounted Combat',
+    kind='erratum',
+    text='The limit applies to the final chance, after the superior-position bonus and Difficult (as for Missile Fire While Moving): a rider never attacks above their Ride skill.',
+    quote="While mounted, the rider's combat skill ratings are limited to the skill rating of their Ride skill",
+    condition='',
+)
+_mounted_combat__text8: Final = TextSpec(
+    key='mounted_combat#8',
+    rule='mounted_combat',
+    source='Mounted Combat',
     kind='note',
     text="With hit locations some may be out of reach (reroll 'head' for a small weapon on foot); right or left locations may be out of reach, striking the mount instead.",
     quote=None,
@@ -4065,6 +4086,7 @@ def _rule_mounted_combat(run: Run) -> None:
     run.roll(_mounted_combat__roll6, v['falling_from_mount'], lambda: run.base('stamina'))
     run.text(_mounted_combat__text6, True)
     run.text(_mounted_combat__text7, True)
+    run.text(_mounted_combat__text8, True)
 
 # rule natural_weapons
 
@@ -4804,17 +4826,26 @@ _radiation__roll2: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='when radiation_pot >= 20',
+    condition='when radiation_pot >= 20 and radiation_pot < 25',
+)
+_radiation__text1: Final = TextSpec(
+    key='radiation#7.1',
+    rule='radiation',
+    source='Radiation',
+    kind='note',
+    text='Blindness and sterility are immediate (no CON x1 roll).',
+    quote=None,
+    condition='when radiation_pot >= 25',
 )
 _radiation__derive4: Final = DeriveSpec(
-    key='radiation#7.1',
+    key='radiation#8.1',
     rule='radiation',
     source='Radiation',
     name='death_hours',
     condition='when radiation_pot >= 25 and radiation_pot < 30',
 )
 _radiation__mod1: Final = ModSpec(
-    key='radiation#7.2.1',
+    key='radiation#8.2.1',
     rule='radiation',
     source='Radiation',
     target='skill',
@@ -4828,7 +4859,7 @@ _radiation__mod1: Final = ModSpec(
     label='acute radiation: physical skills',
 )
 _radiation__roll3: Final = RollSpec(
-    key='radiation#7.2.2',
+    key='radiation#8.2.2',
     rule='radiation',
     source='Radiation',
     name='acute_stamina',
@@ -4845,8 +4876,8 @@ _radiation__roll3: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
 )
-_radiation__text1: Final = TextSpec(
-    key='radiation#8.1',
+_radiation__text2: Final = TextSpec(
+    key='radiation#9.1',
     rule='radiation',
     source='Radiation',
     kind='cannot',
@@ -4855,14 +4886,14 @@ _radiation__text1: Final = TextSpec(
     condition='when radiation_pot >= 30',
 )
 _radiation__derive5: Final = DeriveSpec(
-    key='radiation#8.2',
+    key='radiation#9.2',
     rule='radiation',
     source='Radiation',
     name='corpse_pot',
     condition='when radiation_pot >= 30',
 )
 _radiation__roll4: Final = RollSpec(
-    key='radiation#9.1',
+    key='radiation#10.1',
     rule='radiation',
     source='Radiation',
     name='mutation',
@@ -4879,8 +4910,8 @@ _radiation__roll4: Final = RollSpec(
     notes=(),
     condition='when mutations',
 )
-_radiation__text2: Final = TextSpec(
-    key='radiation#10',
+_radiation__text3: Final = TextSpec(
+    key='radiation#11',
     rule='radiation',
     source='Radiation',
     kind='note',
@@ -4888,8 +4919,8 @@ _radiation__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_radiation__text3: Final = TextSpec(
-    key='radiation#11',
+_radiation__text4: Final = TextSpec(
+    key='radiation#12',
     rule='radiation',
     source='Radiation',
     kind='erratum',
@@ -4897,8 +4928,8 @@ _radiation__text3: Final = TextSpec(
     quote='The Radiation Effects Table (below) provides guidelines for different POT levels',
     condition='',
 )
-_radiation__text4: Final = TextSpec(
-    key='radiation#12',
+_radiation__text5: Final = TextSpec(
+    key='radiation#13',
     rule='radiation',
     source='Radiation',
     kind='erratum',
@@ -4914,7 +4945,7 @@ def _rule_radiation(run: Run) -> None:
     - derive radiation_intensity = radiation_effects[radiation_pot].intensity
     - derive radiation_interval = radiation_effects[radiation_pot].interval
     - derive radiation_effect = radiation_effects[radiation_pot].effects
-    - roll sterility: d100 <= CON (when radiation_pot >= 20)
+    - roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
     - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
     - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
@@ -4939,7 +4970,12 @@ def _rule_radiation(run: Run) -> None:
         True,
         lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
     )
-    run.roll(_radiation__roll2, v['radiation_pot'] >= 20, lambda: v['CON'])
+    run.roll(
+        _radiation__roll2,
+        v['radiation_pot'] >= 20 and v['radiation_pot'] < 25,
+        lambda: v['CON'],
+    )
+    run.text(_radiation__text1, v['radiation_pot'] >= 25)
     run.derive(
         _radiation__derive4,
         v['radiation_pot'] >= 25 and v['radiation_pot'] < 30,
@@ -4954,21 +4990,39 @@ def _rule_radiation(run: Run) -> None:
         v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
         lambda: round_value(Fraction(run.base('stamina')) / 2, 'up'),
     )
-    run.text(_radiation__text1, v['radiation_pot'] >= 30)
+    run.text(_radiation__text2, v['radiation_pot'] >= 30)
     run.derive(
         _radiation__derive5,
         v['radiation_pot'] >= 30,
         lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
     )
     run.roll(_radiation__roll4, v['mutations'], lambda: v['POW'])
-    run.text(_radiation__text2, True)
     run.text(_radiation__text3, True)
     run.text(_radiation__text4, True)
+    run.text(_radiation__text5, True)
 
 # rule shields_and_missile_fire
 
 _shields_and_missile_fire__roll1: Final = RollSpec(
-    key='shields_and_missile_fire#2',
+    key='shields_and_missile_fire#2.1',
+    rule='shields_and_missile_fire',
+    source='Shields and Missile Fire',
+    name='block',
+    label='The shield blocks the missile (base chance only)',
+    kind='check',
+    pool=(1, 100, None),
+    op='<=',
+    against=None,
+    success=False,
+    outcomes={},
+    margin_outcomes=(),
+    tiers=(),
+    ties=None,
+    notes=(),
+    condition='when fast_missile',
+)
+_shields_and_missile_fire__roll2: Final = RollSpec(
+    key='shields_and_missile_fire#2else.1',
     rule='shields_and_missile_fire',
     source='Shields and Missile Fire',
     name='block',
@@ -4983,14 +5037,14 @@ _shields_and_missile_fire__roll1: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='',
+    condition='unless fast_missile',
 )
 _shields_and_missile_fire__text1: Final = TextSpec(
     key='shields_and_missile_fire#3',
     rule='shields_and_missile_fire',
     source='Shields and Missile Fire',
     kind='note',
-    text="Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts.",
+    text="Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
     quote=None,
     condition='',
 )
@@ -5007,12 +5061,18 @@ _shields_and_missile_fire__text2: Final = TextSpec(
 def _rule_shields_and_missile_fire(run: Run) -> None:
     """Shields and Missile Fire (Shields and Missile Fire).
 
-    - roll block: d100 <= shield_block[shield, shield_use]
+    - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
+    - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
     v = run.values
     run.roll(
         _shields_and_missile_fire__roll1,
-        True,
+        v['fast_missile'],
+        lambda: lookup(run.book, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'),
+    )
+    run.roll(
+        _shields_and_missile_fire__roll2,
+        not v['fast_missile'],
         lambda: lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
     )
     run.text(_shields_and_missile_fire__text1, True)
@@ -5039,7 +5099,7 @@ _shooting_up_or_down__roll1: Final = RollSpec(
     condition='',
 )
 _shooting_up_or_down__mod1: Final = ModSpec(
-    key='shooting_up_or_down#3.1.1',
+    key='shooting_up_or_down#3.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5049,11 +5109,11 @@ _shooting_up_or_down__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_angle > 45',
+    condition='when shot_angle > 45',
     label='firing at more than 45 degrees',
 )
 _shooting_up_or_down__mod2: Final = ModSpec(
-    key='shooting_up_or_down#3.2.1',
+    key='shooting_up_or_down#4.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5063,18 +5123,18 @@ _shooting_up_or_down__mod2: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_direction == upward',
+    condition='when shot_direction == upward',
     label='firing up',
 )
 _shooting_up_or_down__derive1: Final = DeriveSpec(
-    key='shooting_up_or_down#3.2.2.1',
+    key='shooting_up_or_down#4.2.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     name='overhead_range',
-    condition='when attack_kind == missile; when shot_direction == upward; when shot_angle == 90',
+    condition='when shot_direction == upward; when shot_angle == 90',
 )
 _shooting_up_or_down__mod3: Final = ModSpec(
-    key='shooting_up_or_down#3.3.1',
+    key='shooting_up_or_down#5.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     target='skill',
@@ -5084,11 +5144,25 @@ _shooting_up_or_down__mod3: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when attack_kind == missile; when shot_direction == downward',
+    condition='when shot_direction == downward',
     label='firing down',
 )
+_shooting_up_or_down__mod4: Final = ModSpec(
+    key='shooting_up_or_down#6',
+    rule='shooting_up_or_down',
+    source='Shooting Up or Down',
+    target='skill',
+    op='min',
+    value=0,
+    text='skill min 0',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='',
+    label=None,
+)
 _shooting_up_or_down__text1: Final = TextSpec(
-    key='shooting_up_or_down#4',
+    key='shooting_up_or_down#7',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='note',
@@ -5097,7 +5171,7 @@ _shooting_up_or_down__text1: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text2: Final = TextSpec(
-    key='shooting_up_or_down#5',
+    key='shooting_up_or_down#8',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5106,7 +5180,7 @@ _shooting_up_or_down__text2: Final = TextSpec(
     condition='',
 )
 _shooting_up_or_down__text3: Final = TextSpec(
-    key='shooting_up_or_down#6',
+    key='shooting_up_or_down#9',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     kind='erratum',
@@ -5119,27 +5193,23 @@ def _rule_shooting_up_or_down(run: Run) -> None:
     """Shooting Up or Down (Shooting Up or Down).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when shot_angle > 45)
-    - skill -10% (when attack_kind == missile; when shot_direction == upward)
-    - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
-    - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill is difficult (when shot_angle > 45)
+    - skill -10% (when shot_direction == upward)
+    - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
+    - skill +10% (when shot_direction == downward)
+    - skill min 0
     """
     v = run.values
     run.roll(_shooting_up_or_down__roll1, True, lambda: run.stat('skill'))
-    run.modify(_shooting_up_or_down__mod1, v['attack_kind'] == 'missile' and v['shot_angle'] > 45)
-    run.modify(
-        _shooting_up_or_down__mod2,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'upward',
-    )
+    run.modify(_shooting_up_or_down__mod1, v['shot_angle'] > 45)
+    run.modify(_shooting_up_or_down__mod2, v['shot_direction'] == 'upward')
     run.derive(
         _shooting_up_or_down__derive1,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'upward' and v['shot_angle'] == 90,
+        v['shot_direction'] == 'upward' and v['shot_angle'] == 90,
         lambda: Fraction(v['base_range']) / 2,
     )
-    run.modify(
-        _shooting_up_or_down__mod3,
-        v['attack_kind'] == 'missile' and v['shot_direction'] == 'downward',
-    )
+    run.modify(_shooting_up_or_down__mod3, v['shot_direction'] == 'downward')
+    run.modify(_shooting_up_or_down__mod4, True)
     run.text(_shooting_up_or_down__text1, True)
     run.text(_shooting_up_or_down__text2, True)
     run.text(_shooting_up_or_down__text3, True)
@@ -5570,7 +5640,7 @@ _thrown_weapons__mod1: Final = ModSpec(
     group=None,
     stacking='cumulative',
     rounding=None,
-    condition='when thrown_attack',
+    condition='when thrown_attack and not unskilled_close',
     label='thrown: each die of the damage modifier halved',
 )
 _thrown_weapons__mod2: Final = ModSpec(
@@ -5600,6 +5670,15 @@ _thrown_weapons__text2: Final = TextSpec(
     key='thrown_weapons#6',
     rule='thrown_weapons',
     source='Thrown Weapons',
+    kind='note',
+    text='A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.',
+    quote=None,
+    condition='',
+)
+_thrown_weapons__text3: Final = TextSpec(
+    key='thrown_weapons#7',
+    rule='thrown_weapons',
+    source='Thrown Weapons',
     kind='erratum',
     text="Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
     quote="your character's damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved",
@@ -5610,15 +5689,16 @@ def _rule_thrown_weapons(run: Run) -> None:
     """Thrown Weapons (Thrown Weapons).
 
     - roll hit: d100 <= skill
-    - damage_bonus -2 steps (when thrown_attack)
+    - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
     v = run.values
     run.roll(_thrown_weapons__roll1, True, lambda: run.stat('skill'))
-    run.modify(_thrown_weapons__mod1, v['thrown_attack'])
+    run.modify(_thrown_weapons__mod1, v['thrown_attack'] and not v['unskilled_close'])
     run.modify(_thrown_weapons__mod2, v['unskilled_close'])
     run.text(_thrown_weapons__text1, True)
     run.text(_thrown_weapons__text2, True)
+    run.text(_thrown_weapons__text3, True)
 
 # rule two_weapons
 
@@ -7126,8 +7206,8 @@ _table_precipitation: Final = TableSpec(
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'attack': RuleInfo('attack', 'trait', 'The roll', '7. Spot Rules', ('skill', )),
     'explosions': RuleInfo('explosions', 'rule', 'Explosions', 'Explosions', ('blast_dice', 'blast_radius', 'distance', 'demolition', )),
-    'point_blank_range': RuleInfo('point_blank_range', 'rule', 'Point-blank Range', 'Point-blank Range', ('DEX', 'skill', 'target_range', 'missile_kind', 'attack_kind', 'reach', )),
-    'extended_range': RuleInfo('extended_range', 'rule', 'Extended Range', 'Extended Range', ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'attack_kind', 'reach', 'hand_propelled', )),
+    'point_blank_range': RuleInfo('point_blank_range', 'rule', 'Point-blank Range', 'Point-blank Range', ('DEX', 'skill', 'target_range', 'missile_kind', 'reach', )),
+    'extended_range': RuleInfo('extended_range', 'rule', 'Extended Range', 'Extended Range', ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'reach', 'hand_propelled', )),
     'falling': RuleInfo('falling', 'rule', 'Falling', 'Falling', ('SIZ', 'armor', 'fall_dice', 'fall_distance', 'thrown_down', 'stake', )),
     'fighting_while_down': RuleInfo('fighting_while_down', 'rule', 'Fighting While Down', 'Fighting While Down', ('skill', 'action', 'actor_prone', 'target_prone', 'two_handed', )),
     'fire_and_heat': RuleInfo('fire_and_heat', 'rule', 'Fire and Heat', 'Fire and Heat', ('POW', 'luck', 'hit_points', 'fire', 'clothed_unarmored', 'burn_damage', 'extinguishing', )),
@@ -7140,7 +7220,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'knockout_attacks': RuleInfo('knockout_attacks', 'rule', 'Knockout Attacks', 'Knockout Attacks', ('skill', 'wound', 'headed', )),
     'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
     'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', )),
-    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'attack_kind', 'moving', 'fire_direction', )),
+    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'moving', 'fire_direction', )),
     'superior_position': RuleInfo('superior_position', 'rule', 'Superior/Inferior Positions', 'Superior/Inferior Positions', ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', )),
     'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', 'spurring', 'mount_POW', )),
     'natural_weapons': RuleInfo('natural_weapons', 'rule', 'Natural Weapons', 'Natural Weapons', ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', )),
@@ -7150,8 +7230,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'pulling_blows': RuleInfo('pulling_blows', 'rule', 'Pulling Blows', 'Pulling Blows', ('damage', 'pull_steps', 'pull_dice', )),
     'quickdraws': RuleInfo('quickdraws', 'rule', 'Quickdraws', 'Quickdraws', ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', )),
     'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', )),
-    'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', )),
-    'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'attack_kind', 'shot_angle', 'shot_direction', )),
+    'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', 'fast_missile', )),
+    'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'shot_angle', 'shot_direction', )),
     'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
     'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
     'superior_numbers': RuleInfo('superior_numbers', 'rule', 'Superior Numbers', 'Superior Numbers', ('attackers', 'attacker_weapons', )),
@@ -7239,7 +7319,7 @@ _BOOK: Final = Book(
     },
     differences={
     },
-    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
+    grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('one_tenth', -3, 'div', Fraction(10, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
@@ -7265,14 +7345,14 @@ def explosions(
     *,
     blast_dice: int = 5,
     blast_radius: int | None = None,
-    distance: int = 1,
+    distance: Fraction | int | float | str = 0,
     demolition: Literal['none', 'strengthened', 'weakened'] = 'none',
 ) -> Resolution:
     """Explosions (Explosions).
 
     - blast_dice * 3 / 2 round down (when demolition == strengthened)
     - blast_dice / 2 round up (when demolition == weakened)
-    - derive lost = (distance - 1) / 2 round down
+    - derive lost = max(0, (distance / 2 round up) - 1)
     - derive caught = distance <= blast_radius and lost < blast_dice
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
@@ -7291,22 +7371,20 @@ def point_blank_range(
     skill: int = 50,
     target_range: int = 10,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     reach: int = 1,
 ) -> Resolution:
     """Point-blank Range (Point-blank Range).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     given: dict[str, object] = {
         'DEX': DEX,
         'skill': skill,
         'target_range': target_range,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'reach': reach,
     }
     return resolve_with(_BOOK, ('point_blank_range',), given)
@@ -7318,7 +7396,6 @@ def extended_range(
     base_range: int = 50,
     target_range: int = 10,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     reach: int = 1,
     hand_propelled: bool = False,
 ) -> Resolution:
@@ -7326,15 +7403,15 @@ def extended_range(
 
     - roll hit: d100 <= skill
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (when attack_kind == missile; unless target_range <= reach; when target_range <= DEX / 3)
-    - skill is difficult (when attack_kind == missile; when target_range > base_range and target_range <= 2 * base_range)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when attack_kind == missile; when target_range > 2 * base_range; when hand_propelled)
-    - skill is impossible (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when attack_kind == missile; when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - skill is one_fifth (when attack_kind == missile; when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
+    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
+    - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
+    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+    - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -7342,7 +7419,6 @@ def extended_range(
         'base_range': base_range,
         'target_range': target_range,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'reach': reach,
         'hand_propelled': hand_propelled,
     }
@@ -7353,7 +7429,7 @@ def falling(
     SIZ: int = 10,
     armor: int = 0,
     fall_dice: int | None = None,
-    fall_distance: int = 0,
+    fall_distance: Fraction | int | float | str = 0,
     thrown_down: bool = False,
     stake: bool = False,
 ) -> Resolution:
@@ -7365,6 +7441,7 @@ def falling(
     - fall_dice min 0
     - derive fall_damage = fall_dice d6 (when fall_dice > 0)
     - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
+    - derive fall_armor = 0 (unless fall_distance <= 3)
     - derive stake_damage = d10 + 1 (when stake)
     """
     given: dict[str, object] = {
@@ -7449,6 +7526,7 @@ def firing_into_combat(
     - skill is difficult (when engaged)
     - skill is easy (when both_close)
     - skill +5% per extra_bodies (when extra_bodies > 0)
+    - skill min 0
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -7629,18 +7707,17 @@ def missile_fire_while_moving(
     jump: int = 25,
     ride: int = 50,
     missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     moving: Literal['still', 'mounted', 'running', 'leaping'] = 'still',
     fire_direction: Literal['ahead', 'sideways', 'behind'] = 'ahead',
 ) -> Resolution:
     """Missile Fire While Moving (Missile Fire While Moving).
 
     - roll hit: d100 <= skill
-    - skill max ride (when attack_kind == missile; when moving == mounted)
-    - skill max agility (when attack_kind == missile; when moving == running)
-    - skill max jump (when attack_kind == missile; when moving == leaping)
-    - skill is difficult (when attack_kind == missile; when moving != still; when fire_direction == sideways and missile_kind != bow)
-    - skill is one_fifth (when attack_kind == missile; when moving != still; when fire_direction == behind)
+    - skill max ride (when moving == mounted)
+    - skill max agility (when moving == running)
+    - skill max jump (when moving == leaping)
+    - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
+    - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -7649,7 +7726,6 @@ def missile_fire_while_moving(
         'jump': jump,
         'ride': ride,
         'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
         'moving': moving,
         'fire_direction': fire_direction,
     }
@@ -7689,7 +7765,7 @@ def mounted_combat(
     action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
     long_weapon: bool = False,
     opponent_long_weapon: bool = False,
-    mounted: bool = False,
+    mounted: bool = True,
     target_on_foot: bool = False,
     falling_from_mount: bool = False,
     spurring: bool = False,
@@ -7887,7 +7963,7 @@ def radiation(
     - derive radiation_intensity = radiation_effects[radiation_pot].intensity
     - derive radiation_interval = radiation_effects[radiation_pot].interval
     - derive radiation_effect = radiation_effects[radiation_pot].effects
-    - roll sterility: d100 <= CON (when radiation_pot >= 20)
+    - roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
     - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
     - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
@@ -7910,34 +7986,39 @@ def shields_and_missile_fire(
     *,
     shield: Literal['half', 'full', 'large'] = 'full',
     shield_use: Literal['in_combat', 'kneeling'] = 'in_combat',
+    fast_missile: bool = False,
 ) -> Resolution:
     """Shields and Missile Fire (Shields and Missile Fire).
 
-    - roll block: d100 <= shield_block[shield, shield_use]
+    - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
+    - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
-    given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
+    given: dict[str, object] = {
+        'shield': shield,
+        'shield_use': shield_use,
+        'fast_missile': fast_missile,
+    }
     return resolve_with(_BOOK, ('shields_and_missile_fire',), given)
 
 def shooting_up_or_down(
     *,
     skill: int = 50,
     base_range: int = 50,
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
     shot_angle: int = 0,
     shot_direction: Literal['level', 'upward', 'downward'] = 'level',
 ) -> Resolution:
     """Shooting Up or Down (Shooting Up or Down).
 
     - roll hit: d100 <= skill
-    - skill is difficult (when attack_kind == missile; when shot_angle > 45)
-    - skill -10% (when attack_kind == missile; when shot_direction == upward)
-    - derive overhead_range = base_range / 2 (when attack_kind == missile; when shot_direction == upward; when shot_angle == 90)
-    - skill +10% (when attack_kind == missile; when shot_direction == downward)
+    - skill is difficult (when shot_angle > 45)
+    - skill -10% (when shot_direction == upward)
+    - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
+    - skill +10% (when shot_direction == downward)
+    - skill min 0
     """
     given: dict[str, object] = {
         'skill': skill,
         'base_range': base_range,
-        'attack_kind': attack_kind,
         'shot_angle': shot_angle,
         'shot_direction': shot_direction,
     }
@@ -8041,13 +8122,13 @@ def thrown_weapons(
     *,
     skill: int = 50,
     damage_bonus: Dice | str = '1d4',
-    thrown_attack: bool = False,
+    thrown_attack: bool = True,
     unskilled_close: bool = False,
 ) -> Resolution:
     """Thrown Weapons (Thrown Weapons).
 
     - roll hit: d100 <= skill
-    - damage_bonus -2 steps (when thrown_attack)
+    - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
     given: dict[str, object] = {

@@ -126,3 +126,37 @@ def test_sweeps_and_underwater_blows_do_half_damage(spot: ModuleType) -> None:
     assert (sweep.stats["skill"], str(sweep.stats["damage"])) == (80, "(2d6)/2 round up")
     assert str(spot.underwater_combat(damage="1d8+1", damage_type="slashing").stats["damage"]) == "(1d8+1)/2 round up"
     assert str(spot.underwater_combat(damage="1d8+1", damage_type="impaling").stats["damage"]) == "1d8+1"
+
+
+def test_grades_compose_by_steps() -> None:
+    # Long range (1/5) and a prone target at long range (Difficult): 1/10, 45 / 10 = 4.5 -> 5,
+    # the same as 45 / 5 = 9, / 2 = 4.5 -> 5.  Medium range (Difficult) and a volley (Difficult):
+    # 1/5, 60 / 5 = 12.  Long range (1/5) and a volley (Difficult): 1/10, 60 / 10 = 6.
+    module = module_for(BOOK)
+    long_prone = module.resolve(["extended_range", "prone"], skill=45, attack_kind="missile",
+                                base_range=20, target_range=70, target_prone=True)
+    assert long_prone.stats["skill"] == 5
+    medium_volley = module.resolve(["volley_fire", "extended_range"], skill=60, attack_kind="missile",
+                                   base_range=20, target_range=30)
+    assert medium_volley.stats["skill"] == 12
+    long_volley = module.resolve(["volley_fire", "extended_range"], skill=60, attack_kind="missile",
+                                 base_range=20, target_range=70)
+    assert long_volley.stats["skill"] == 6
+
+
+def test_armor_counts_half_only_up_to_three_meters(spot: ModuleType) -> None:
+    # Armor 6: 3 at 3 m, 0 at 4 m and beyond.
+    assert [spot.falling(fall_distance=d, armor=6).stats["fall_armor"] for d in (1, 3, 4, 12)] == [3, 3, 0, 0]
+
+
+def test_the_ride_skill_caps_the_superior_position_bonus(spot: ModuleType) -> None:
+    # 80 + 10 = 90, limited to Ride 45; with Ride 95 the bonus counts: 90.
+    assert spot.mounted_combat(skill=80, mounted=True, ride=45, target_on_foot=True).stats["skill"] == 45
+    assert spot.mounted_combat(skill=80, mounted=True, ride=95, target_on_foot=True).stats["skill"] == 90
+
+
+def test_acute_radiation_sterilizes_without_a_roll(spot: ModuleType) -> None:
+    # High (POT 20-24): a CON x1 roll, CON 12 -> 12/100; Acute and Fatal: immediate, no roll.
+    assert spot.radiation(radiation_pot=22, CON=12).roll("sterility").probability == Fraction(12, 100)
+    names = [r["name"] for r in spot.radiation(radiation_pot=26, CON=12).to_dict()["rolls"]]
+    assert "sterility" not in names
