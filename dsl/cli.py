@@ -302,13 +302,18 @@ def describe(book: str, rule: str, as_json: bool) -> None:
         ],
         "effects": effects,
     }
-    if info.kind == "table":
+    table = model.tables.get(rule)
+    pool = table.pool if table is not None else None
+    roll_range = None
+    if pool is not None:
+        # the result the dice show, before any modifier: the table adds that itself
+        roll_range = (1, pool.sides) if pool.keep else (pool.count, pool.count * pool.sides)
         data["inputs"].append(
             {
                 "name": "roll",
-                "label": "the die result (optional)",
+                "label": "the die result (optional: without it, the chance of every row)",
                 "type": "int",
-                "range": None,
+                "range": list(roll_range),
                 "unit": None,
                 "choices": None,
                 "default": None,
@@ -331,6 +336,9 @@ def describe(book: str, rule: str, as_json: bool) -> None:
         kind = "stat" if spec.is_stat else "input"
         default = f"the effective {spec.default_text}" if spec.derived else _shown(spec.default)
         click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {default}{label}")
+    if roll_range is not None:
+        low, high = roll_range
+        click.echo(f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row")
 
 
 def _plain(value: object) -> object:

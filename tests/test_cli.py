@@ -66,6 +66,18 @@ def test_describe_lists_inputs_with_types_ranges_choices_defaults() -> None:
     assert "moved (input): int 0..60 hex, default 0" in text
 
 
+def test_describe_a_rolled_table_names_its_roll_input() -> None:
+    # The Hostility Level table is rolled on 1d20: the die shows 1..20, and `--set roll=N` picks a row.
+    data = json.loads(run("describe", "terrain_cards", "hostility_level", "--json").output)
+    roll = next(i for i in data["inputs"] if i["name"] == "roll")
+    assert (roll["type"], roll["range"], roll["default"]) == ("int", [1, 20], None)
+    text = run("describe", "terrain_cards", "hostility_level").output
+    assert "  roll (input): int 1..20, optional  The die result; without it, the chance of every row" in text
+    # A table looked up by an input, or a rule, has no roll input.
+    for name in ("recoil_push", "broken_ground"):
+        assert all(i["name"] != "roll" for i in json.loads(run("describe", BOOK, name, "--json").output)["inputs"])
+
+
 def test_describe_unknown_rule_suggests() -> None:
     result = run("describe", BOOK, "brokenground")
     assert result.exit_code == 2
