@@ -674,14 +674,19 @@ class Analyzer:
         bindings: dict[str, n.Expr],
         scope: Scope,
         path: str = "",
+        guard_names: frozenset[str] = frozenset(),
     ) -> Iterator[m.Effect]:
         """The effects of statements, each keyed by its place in its rule (`mud#3`, `mud#2.1`): a
         key that survives edits elsewhere in the file, and that is the same when the statement is
-        reached through `as`, which is how a rule applied twice is recognised."""
+        reached through `as`, which is how a rule applied twice is recognised.  The key names the
+        `with` bindings the statement reads (itself or in the conditions around it): reached with
+        bindings it never reads, it is the same statement.  `guard_names` are the names read by
+        those conditions."""
         origin = rule.name.text
         for index, statement in enumerate(body, start=1):
             place = f"{path}{index}"
-            key = _effect_key(origin, place, bindings)
+            read = guard_names | _names_in(statement) if bindings else guard_names
+            key = _effect_key(origin, place, {k: v for k, v in bindings.items() if k in read})
             base: dict[str, Any] = {
                 "key": key,
                 "origin": origin,
@@ -693,6 +698,7 @@ class Analyzer:
             if isinstance(statement, n.WhenBlock):
                 condition = substitute(statement.condition, bindings)
                 self.typer.condition(condition, scope)
+                inner_names = guard_names | _names_in(statement.condition) if bindings else guard_names
                 yield from self._expand(
                     rule,
                     statement.body,
@@ -701,6 +707,7 @@ class Analyzer:
                     bindings,
                     scope,
                     f"{place}.",
+                    inner_names,
                 )
                 if statement.orelse:
                     yield from self._expand(
@@ -711,6 +718,7 @@ class Analyzer:
                         bindings,
                         scope,
                         f"{place}else.",
+                        inner_names,
                     )
             elif isinstance(statement, n.Modifier):
                 effect = self._modifier(statement, base, bindings, scope)
@@ -1421,6 +1429,21 @@ def substitute(expr: n.Expr, bindings: dict[str, n.Expr]) -> n.Expr:
             if any(a is not b for a, b in zip(items, value, strict=True)):
                 changes[f.name] = items
     return dataclasses.replace(expr, **changes) if changes else expr  # type: ignore[arg-type]
+
+
+def _names_in(node: object) -> frozenset[str]:
+    """Every name a statement or expression reads, nested statements included."""
+    names: set[str] = set()
+    stack: list[object] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (n.NameRef, n.BaseRef)):
+            names.add(item.name)
+        if isinstance(item, n.Node):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+    return frozenset(names)
 
 
 def _effect_key(origin: str, place: str, bindings: dict[str, n.Expr]) -> str:

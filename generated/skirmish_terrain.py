@@ -2638,7 +2638,7 @@ _pits__text3: Final = TextSpec(
     condition='when pit == over_two_meters',
 )
 _pits__text4: Final = TextSpec(
-    key='wall_cover#6.1[wall=pit]',
+    key='wall_cover#6.1',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2647,7 +2647,7 @@ _pits__text4: Final = TextSpec(
     condition='when firing_over',
 )
 _pits__mod1: Final = ModSpec(
-    key='wall_cover#7.1[wall=pit]',
+    key='wall_cover#7.1',
     rule='wall_cover',
     source='17.7',
     target='to_hit',
@@ -2661,7 +2661,7 @@ _pits__mod1: Final = ModSpec(
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
 _pits__text5: Final = TextSpec(
-    key='wall_cover#8[wall=pit]',
+    key='wall_cover#8',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2670,7 +2670,7 @@ _pits__text5: Final = TextSpec(
     condition='',
 )
 _pits__text6: Final = TextSpec(
-    key='wall_cover#9[wall=pit]',
+    key='wall_cover#9',
     rule='wall_cover',
     source='17.7',
     kind='note',
@@ -2679,7 +2679,7 @@ _pits__text6: Final = TextSpec(
     condition='',
 )
 _pits__text7: Final = TextSpec(
-    key='wall_cover#10[wall=pit]',
+    key='wall_cover#10',
     rule='wall_cover',
     source='17.7',
     kind='erratum',

@@ -3850,7 +3850,7 @@ _mounted_combat__mod2: Final = ModSpec(
     label='Dodging while mounted',
 )
 _mounted_combat__roll2: Final = RollSpec(
-    key='attack#1[superior=target_on_foot]',
+    key='attack#1',
     rule='attack',
     source='7. Spot Rules',
     name='hit',
@@ -3889,7 +3889,7 @@ _mounted_combat__derive1: Final = DeriveSpec(
     condition='when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
 )
 _mounted_combat__text1: Final = TextSpec(
-    key='superior_position#4[superior=target_on_foot]',
+    key='superior_position#4',
     rule='superior_position',
     source='Superior/Inferior Positions',
     kind='note',
@@ -3898,7 +3898,7 @@ _mounted_combat__text1: Final = TextSpec(
     condition='when mounted',
 )
 _mounted_combat__text2: Final = TextSpec(
-    key='superior_position#5[superior=target_on_foot]',
+    key='superior_position#5',
     rule='superior_position',
     source='Superior/Inferior Positions',
     kind='note',

@@ -369,3 +369,19 @@ def test_a_stat_may_start_from_a_table_lookup() -> None:
     assert module.resolve("mud", **{"class": "fast"}).roll("move").probability == 1
     # Given, the stat ignores its formula: pace 2 - 1 = 1, 1/6.
     assert module.resolve("mud", pace=2).roll("move").probability == Fraction(1, 6)
+
+
+def test_a_trait_reached_with_and_without_bindings_it_never_reads_applies_once() -> None:
+    module = module_from_text(
+        'rulebook reached "Reached":\n    source "test"\n\n'
+        'stat skill "Skill": percent 0..200 = 50\ninput flag_a: flag = no\ninput flag_b: flag = no\n\n'
+        'trait attack "The roll" cites "s":\n    roll hit "Skill roll": d100 <= skill\n\n'
+        'rule inner "Inner" cites "s":\n    as attack\n    when flag_a:\n        skill +10% "bonus"\n\n'
+        'rule outer "Outer" cites "s":\n    as attack\n    as inner with flag_a = flag_b\n'
+    )
+    # The roll reads no bound input: one roll, whichever way it is reached.  The bonus reads
+    # flag_a, bound to flag_b: 50 + 10 = 60, and d100 <= 60 is 3/5.
+    result = module.resolve("outer", flag_b=True)
+    assert [roll.name for roll in result.rolls] == ["hit"]
+    assert (result.stats["skill"], result.roll("hit").probability) == (60, Fraction(3, 5))
+    assert [roll.name for roll in module.resolve(["outer", "inner"], flag_b=True).rolls] == ["hit"]
