@@ -400,6 +400,16 @@ def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
     assert not any(isinstance(b, (Chances, Note)) for b in copied.blocks)
 
 
+def test_a_clamp_of_several_modifiers_keeps_its_own_line() -> None:
+    book = compile_book(COMPOSED.replace(
+        '        skill -10% in sight "fog"\n', '        skill -10% in sight "fog"\n    skill min 5\n'
+    ))
+    lines = entries(card(book, "aimed"))
+    # Two modifiers of skill: the bound is on the total, so it is a line of its own, not on each.
+    assert not any("(min" in line for line in lines)
+    assert any(line.startswith("skill") and "min" in line and "5" in line for line in lines)
+
+
 def test_a_stacking_group_is_explained_once_a_card() -> None:
     aimed = card(compile_book(COMPOSED), "aimed")
     said = [e for e in entries(aimed) if e.startswith("Does not stack")]

@@ -280,8 +280,9 @@ def _same_guard(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> bool:
 
 
 def _attachable_clamps(effects: Sequence[m.Effect]) -> dict[str, m.ModEffect]:
-    """Unconditional `STAT min N` / `max N` written after the modifiers of the same stat, as in
-    `MOV -2 (min 0)`, when there are such modifiers; otherwise a clamp keeps its own line."""
+    """Unconditional `STAT min N` / `max N` written after the one modifier of the same stat, as
+    in `MOV -2 (min 0)`; after none or several, a clamp keeps its own line (it bounds the total,
+    and printed on each modifier it would read as a bound of each)."""
     clamps: dict[str, m.ModEffect] = {}
     for effect in effects:
         if isinstance(effect, m.ModEffect) and effect.op in ("min", "max") and not effect.guard and not effect.label:
@@ -290,7 +291,7 @@ def _attachable_clamps(effects: Sequence[m.Effect]) -> dict[str, m.ModEffect]:
                 for e in effects
                 if isinstance(e, m.ModEffect) and e.target == effect.target and e.op not in ("min", "max")
             ]
-            if others and effect.target not in clamps:
+            if len(others) == 1 and effect.target not in clamps:
                 clamps[effect.target] = effect
     return clamps
 
