@@ -410,6 +410,15 @@ def test_a_clamp_of_several_modifiers_keeps_its_own_line() -> None:
     assert any(line.startswith("skill") and "min" in line and "5" in line for line in lines)
 
 
+def test_the_legend_reads_in_the_books_own_stats_and_dice() -> None:
+    legend = next(b for b in build_deck(compile_book(COMPOSED))[1].blocks if isinstance(b, Grid))
+    # The book rolls d100 under skill and takes 20% off it: the legend says so, not `3d6 <= DEX`.
+    assert (f"d100{NB}≤{NB}skill", "roll d100: success on skill or less") in legend.rows
+    assert (f"skill{NB}\u221220%", "subtract 20% from skill") in legend.rows
+    # What it has no sample of keeps the generic row.
+    assert (f"DEX{NB}={NB}5", "DEX counts as 5") in legend.rows
+
+
 def test_a_stacking_group_is_explained_once_a_card() -> None:
     aimed = card(compile_book(COMPOSED), "aimed")
     said = [e for e in entries(aimed) if e.startswith("Does not stack")]

@@ -26,7 +26,7 @@ def build_deck(book: m.Book, *, screen: bool = False) -> list[Card]:
     notation = Notation(book)
     writer = EffectWriter(book, notation, full=True)
     footer = clean(book.title)
-    cards = [book_card(book, notation), legend_card(footer, screen=screen)]
+    cards = [book_card(book, notation), legend_card(footer, screen=screen, samples=legend_samples(book, notation))]
     items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
     items.sort(key=lambda item: (item.span.line, item.span.column))
     for item in items:
@@ -65,19 +65,70 @@ def book_card(book: m.Book, notation: Notation) -> Card:
     return Card("", BOOK_KIND, clean(book.title), "", category(None), tuple(blocks), clean(book.title))
 
 
-def legend_card(footer: str, *, screen: bool = False) -> Card:
-    """How to read the notation, for players who have not seen it before: the same in every deck
-    of a format.  Printed cards continue on further faces; on a screen (HTML) a card is whole."""
+Samples = dict[str, tuple[str, str]]
+"""The legend's rows that a rulebook illustrates with its own modifiers and rolls, by kind."""
+
+
+def legend_samples(book: m.Book, notation: Notation) -> Samples:
+    """The first short modifier or roll of each kind the rulebook writes, with what it means, so
+    that a deck's legend reads in the book's own stats and dice (`skill \u221220%`, `d100 \u2264 skill`)."""
+    effects = [e for rule in book.rules.values() for e in rule.effects if not e.via]
+    samples: Samples = {}
+
+    def short(text: str) -> bool:
+        return len(text) <= 16
+
+    for effect in effects:
+        if isinstance(effect, m.RollEffect):
+            if "roll" not in samples and effect.kind == "check" and effect.op in ("<=", ">="):
+                sample = notation.roll(effect)
+                assert effect.pool is not None and effect.target is not None
+                side = "or less" if effect.op == "<=" else "or more"
+                if short(sample):
+                    meaning = f"roll {pool_text(effect.pool)}: success on {notation.expr(effect.target)} {side}"
+                    samples["roll"] = (sample, meaning)
+            continue
+        if not isinstance(effect, m.ModEffect) or effect.value is None:
+            continue
+        stat = notation.target(effect.target)
+        value = notation.expr(effect.value)
+        if effect.op == "add" and effect.per is None and "add" not in samples:
+            sample = notation.modifier(effect)
+            if short(sample) and value.lstrip(MINUS + "+-").replace("%", "").isdigit():
+                amount = value.lstrip(MINUS + "+-") + ("%" if effect.percent and not value.endswith("%") else "")
+                meaning = f"subtract {amount} from {stat}" if value[0] in MINUS + "-" else f"add {amount} to {stat}"
+                samples["add"] = (sample, meaning)
+        elif effect.op in ("mul", "div") and effect.rounding is not None and "mul" not in samples:
+            sample = notation.modifier(effect)
+            if short(sample):
+                samples["mul"] = (
+                    sample,
+                    f"multiply {stat}; {ROUNDING['up']}{NBSP}rounds up, "
+                    f"{ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}to the nearest",
+                )
+        elif effect.op == "set" and "set" not in samples and value.isdigit():
+            samples["set"] = (notation.modifier(effect), f"{stat} counts as {value}")
+    return samples
+
+
+def legend_card(footer: str, *, screen: bool = False, samples: Samples | None = None) -> Card:
+    """How to read the notation, for players who have not seen it before, in the book's own
+    stats and dice where it has them (`samples`).  Printed cards continue on further faces; on
+    a screen (HTML) a card is whole."""
+    given = samples or {}
     rows = (
-        (f"DEX{NBSP}{MINUS}2", "subtract 2 from DEX"),
-        (
-            f"MOV{NBSP}{TIMES}½{NBSP}{ROUNDING['up']}",
-            f"halve, round up ({ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}nearest)",
+        given.get("add", (f"DEX{NBSP}{MINUS}2", "subtract 2 from DEX")),
+        given.get(
+            "mul",
+            (
+                f"MOV{NBSP}{TIMES}½{NBSP}{ROUNDING['up']}",
+                f"halve, round up ({ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}nearest)",
+            ),
         ),
         (f"{MINUS}1{NBSP}/{NBSP}hex", "for every hex"),
         (f"(min{NBSP}1)", "never below 1"),
-        (f"DEX{NBSP}={NBSP}5", "DEX counts as 5"),
-        (f"3d6{NBSP}≤{NBSP}DEX", "roll 3d6: success on DEX or less"),
+        given.get("set", (f"DEX{NBSP}={NBSP}5", "DEX counts as 5")),
+        given.get("roll", (f"3d6{NBSP}≤{NBSP}DEX", "roll 3d6: success on DEX or less")),
         (f"chance{NBSP}%", "exact chance of success"),
         (CANNOT + NBSP + "Cannot", "forbidden while its condition holds"),
     )
