@@ -24,7 +24,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis import walk
+from dsl.analysis import flat_effects, walk
 from dsl.runtime import Distribution, difference, distribution
 from dsl.writer import CodeWriter, literal
 
@@ -213,7 +213,7 @@ class Emitter:
         specs: list[Spec] = []
         calls: list[Call] = []
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
-        for effect in rule.effects:
+        for effect in flat_effects(self.book, rule.effects):
             kind = _effect_kind(effect)
             counters[kind] += 1
             self._effect(effect, f"_{rule.name}__{kind}{counters[kind]}", specs, calls)
@@ -799,6 +799,8 @@ def effect_summary(effect: m.Effect) -> str:
         what = f"derive {effect.name} = {printer.expr_text(effect.value)}"
     elif isinstance(effect, m.CannotEffect):
         what = f"cannot: {effect.text}"
+    elif isinstance(effect, m.PartEffect):
+        what = f"as {effect.rule}" + (f" with {effect.part.split('[', 1)[1][:-1]}" if "[" in effect.part else "")
     else:
         return ""
     condition = printer.guard_text(effect.guard)

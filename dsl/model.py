@@ -1,10 +1,13 @@
 """The checked model of a rulebook: what the analyzer builds and every back end reads.
 
-Rules are flattened: nested `when`/`unless`/`else` blocks become one guard per effect, and
-`as OTHER` is expanded in place (with its bindings substituted), so a back end sees a flat list
-of effects per rule, each with the condition under which it applies and the rule text it came
-from.  Expressions stay AST nodes; what each name in them refers to is recorded in
-`Book.refs` (keyed by node identity) and each node's type in `Book.types`.
+Rules are flattened: nested `when`/`unless`/`else` blocks become one guard per effect, so a back
+end sees a list of effects per rule, each with the condition under which it applies.  `as OTHER`
+is kept as a reference: a `PartEffect` naming a `Part` of `Book.parts`, the effects of OTHER with
+the bindings of `as ... with` substituted, analysed once however many rules compose it (a chain
+or a lattice of traits stays linear in size).  `flat_effects` (dsl/analysis/parts.py) expands
+the references where a back end needs every effect in one list.  Expressions stay AST nodes;
+what each name in them refers to is recorded in `Book.refs` (keyed by node identity) and each
+node's type in `Book.types`.
 """
 
 from __future__ import annotations
@@ -176,6 +179,27 @@ class NoteEffect(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class PartEffect(Effect):
+    """`as OTHER [with NAME = VALUE, ...]`: the effects of `Book.parts[part]` apply under this
+    effect's guard (each of them under its own guard as well)."""
+
+    part: str
+    rule: str  # the rule composed (OTHER)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A rule's effects as one rule composes them: the rule itself (key: its name), or the rule
+    with the bindings of `as ... with` substituted (key: the name and the bindings).  Guards are
+    those written in the rule; the guard of the `as` that brings it in stays on the PartEffect."""
+
+    key: str
+    rule: str
+    effects: tuple[Effect, ...]
+    derives: tuple[tuple[str, t.Type], ...]  # values it derives, visible after the `as`
+
+
+@dataclass(frozen=True, slots=True)
 class DeriveEffect(Effect):
     name: str
     label: str | None
@@ -203,9 +227,9 @@ class Rule:
     title: str
     cites: str | None
     category: str | None
-    effects: tuple[Effect, ...]
+    effects: tuple[Effect, ...]  # its own, and a PartEffect for each `as` (= Book.parts[name].effects)
     examples: tuple[Example, ...]
-    reads: tuple[str, ...]  # the inputs and stats its conditions and values read
+    reads: tuple[str, ...]  # the inputs and stats it reads or changes, composed parts included
     span: Span
 
 
@@ -295,11 +319,14 @@ class Book:
     tiers: dict[str, TierSystem] = field(default_factory=dict)
     resistance: Resistance | None = None
     rules: dict[str, Rule] = field(default_factory=dict)
+    parts: dict[str, Part] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
     refs: dict[int, Ref] = field(default_factory=dict)
     types: dict[int, t.Type] = field(default_factory=dict)
     keep_alive: list[object] = field(default_factory=list)
+    table_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    """What a lookup of each table reads, filled in on first use (dsl/analysis/exprs.py)."""
 
     def ref(self, expr: n.Expr) -> Ref:
         return self.refs[id(expr)]

@@ -8,11 +8,11 @@ from typing import Any, Protocol
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis import constant_value
 from dsl.checks.examples import all_examples
 from dsl.compiler import Compiled, generate, load_module
 from dsl.diagnostics import Diagnostic, Span, render
 from dsl.runtime import Dice, show
+from dsl.semantics import constant_value
 
 
 @dataclass

@@ -1770,8 +1770,7 @@ _terrain_movement__text4: Final = TextSpec(
 def _rule_terrain_movement(run: Run) -> None:
     """Movement cost of a hex (TERRAIN TYPE).
 
-    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
-    - forest_entry min sparse (when unit != infantry and forest != no_forest)
+    - as forest_adjustment
     - derive terrain_cost = terrain_costs[terrain, unit]
     - derive vegetation_cost = vegetation_costs[vegetation, unit]
     - derive surface_cost = surface_costs[surface, unit]
@@ -5060,8 +5059,7 @@ def terrain_movement(
 ) -> Resolution:
     """Movement cost of a hex (TERRAIN TYPE).
 
-    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
-    - forest_entry min sparse (when unit != infantry and forest != no_forest)
+    - as forest_adjustment
     - derive terrain_cost = terrain_costs[terrain, unit]
     - derive vegetation_cost = vegetation_costs[vegetation, unit]
     - derive surface_cost = surface_costs[surface, unit]

@@ -1806,10 +1806,8 @@ _water__text9: Final = TextSpec(
 def _rule_water(run: Run) -> None:
     """Water (17.2).
 
-    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when water_depth == ankle; when moved > MOV / 2)
-    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when water_depth == knee; when moved > MOV / 2)
+    - as broken_ground (when water_depth == ankle)
+    - as broken_ground (when water_depth == knee)
     - MOV / 2 round up (when water_depth == knee)
     - cannot: fight effectively in deep water (when water_depth == deep)
     """
@@ -1977,8 +1975,7 @@ _mud__text5: Final = TextSpec(
 def _rule_mud(run: Run) -> None:
     """Mud (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when moved > MOV / 2)
+    - as broken_ground
     - MOV / 2 round up (when ground_depth == ankle)
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
@@ -2117,8 +2114,7 @@ _snow__mod4: Final = ModSpec(
 def _rule_snow(run: Run) -> None:
     """Snow (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when moved > MOV / 2)
+    - as broken_ground
     - MOV -4 (when ground_depth == ankle)
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
@@ -2709,11 +2705,7 @@ _pits__text9: Final = TextSpec(
 def _rule_pits(run: Run) -> None:
     """Pits and Holes (17.8).
 
-    - derive protected = not firing_over and (pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters)
-    - cannot: fire over the wall (when pit == one_meter and stance == prone)
-    - cannot: fire over the wall (when pit == two_meters and stance != standing)
-    - cannot: fire over the wall (when pit == over_two_meters)
-    - to_hit -8 (when throwing_grenade)
+    - as wall_cover with wall=pit
     - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     v = run.values
@@ -3368,10 +3360,8 @@ def water(
 ) -> Resolution:
     """Water (17.2).
 
-    - DEX -2 (when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when water_depth == ankle; when moved > MOV / 2)
-    - DEX -2 (when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when water_depth == knee; when moved > MOV / 2)
+    - as broken_ground (when water_depth == ankle)
+    - as broken_ground (when water_depth == knee)
     - MOV / 2 round up (when water_depth == knee)
     - cannot: fight effectively in deep water (when water_depth == deep)
     """
@@ -3396,8 +3386,7 @@ def mud(
 ) -> Resolution:
     """Mud (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when moved > MOV / 2)
+    - as broken_ground
     - MOV / 2 round up (when ground_depth == ankle)
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
@@ -3423,8 +3412,7 @@ def snow(
 ) -> Resolution:
     """Snow (17.3).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when moved > MOV / 2)
+    - as broken_ground
     - MOV -4 (when ground_depth == ankle)
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
@@ -3566,11 +3554,7 @@ def pits(
 ) -> Resolution:
     """Pits and Holes (17.8).
 
-    - derive protected = not firing_over and (pit == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or pit == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or pit == two_meters and attacker_distance > 1 or pit == over_two_meters)
-    - cannot: fire over the wall (when pit == one_meter and stance == prone)
-    - cannot: fire over the wall (when pit == two_meters and stance != standing)
-    - cannot: fire over the wall (when pit == over_two_meters)
-    - to_hit -8 (when throwing_grenade)
+    - as wall_cover with wall=pit
     - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     given: dict[str, object] = {

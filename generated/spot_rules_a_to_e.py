@@ -2749,43 +2749,6 @@ _taking_more_time__text1: Final = TextSpec(
     condition='',
 )
 _taking_more_time__mod3: Final = ModSpec(
-    key='aim_bonus#2.1.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
-    label='aiming (after the 5 ranks that offset the area)',
-)
-_taking_more_time__mod4: Final = ModSpec(
-    key='aim_bonus#2.1else.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
-    label='aiming: +1/10 of the skill per 5 DEX ranks',
-)
-_taking_more_time__text2: Final = TextSpec(
-    key='aim_bonus#3',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    kind='note',
-    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
-    quote=None,
-    condition='',
-)
-_taking_more_time__mod5: Final = ModSpec(
     key='targeting_specific_area#3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2799,7 +2762,7 @@ _taking_more_time__mod5: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
-_taking_more_time__mod6: Final = ModSpec(
+_taking_more_time__mod4: Final = ModSpec(
     key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2813,7 +2776,7 @@ _taking_more_time__mod6: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
-_taking_more_time__text3: Final = TextSpec(
+_taking_more_time__text2: Final = TextSpec(
     key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2822,7 +2785,7 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='when target_area; when unarmored_area',
 )
-_taking_more_time__text4: Final = TextSpec(
+_taking_more_time__text3: Final = TextSpec(
     key='targeting_specific_area#4',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2831,7 +2794,7 @@ _taking_more_time__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text5: Final = TextSpec(
+_taking_more_time__text4: Final = TextSpec(
     key='targeting_specific_area#5',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2840,7 +2803,7 @@ _taking_more_time__text5: Final = TextSpec(
     quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
     condition='',
 )
-_taking_more_time__text6: Final = TextSpec(
+_taking_more_time__text5: Final = TextSpec(
     key='taking_more_time#3',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2849,7 +2812,7 @@ _taking_more_time__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text7: Final = TextSpec(
+_taking_more_time__text6: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2858,7 +2821,7 @@ _taking_more_time__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text8: Final = TextSpec(
+_taking_more_time__text7: Final = TextSpec(
     key='taking_more_time#5',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2867,7 +2830,7 @@ _taking_more_time__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text9: Final = TextSpec(
+_taking_more_time__text8: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2880,12 +2843,8 @@ _taking_more_time__text9: Final = TextSpec(
 def _rule_taking_more_time(run: Run) -> None:
     """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-    - skill is difficult (when target_area)
-    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+    - as aim_bonus
+    - as targeting_specific_area
     """
     v = run.values
     run.modify(
@@ -2899,29 +2858,18 @@ def _rule_taking_more_time(run: Run) -> None:
         round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
     )
     run.text(_taking_more_time__text1, True)
-    run.modify(
-        _taking_more_time__mod3,
-        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
-        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
+    run.modify(_taking_more_time__mod3, v['target_area'])
     run.modify(
         _taking_more_time__mod4,
-        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
-        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.text(_taking_more_time__text2, True)
-    run.modify(_taking_more_time__mod5, v['target_area'])
-    run.modify(
-        _taking_more_time__mod6,
         v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
     )
-    run.text(_taking_more_time__text3, v['target_area'] and v['unarmored_area'])
+    run.text(_taking_more_time__text2, v['target_area'] and v['unarmored_area'])
+    run.text(_taking_more_time__text3, True)
     run.text(_taking_more_time__text4, True)
     run.text(_taking_more_time__text5, True)
     run.text(_taking_more_time__text6, True)
     run.text(_taking_more_time__text7, True)
     run.text(_taking_more_time__text8, True)
-    run.text(_taking_more_time__text9, True)
 
 # rule targeting_specific_area
 
@@ -3021,8 +2969,7 @@ _targeting_specific_area__text4: Final = TextSpec(
 def _rule_targeting_specific_area(run: Run) -> None:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - as aim_bonus
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
@@ -5008,7 +4955,7 @@ _maneuvers__text9: Final = TextSpec(
 def _rule_maneuvers(run: Run) -> None:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
-    - skill +maneuver_modifier[maneuver]
+    - as maneuver_penalty
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -5468,7 +5415,7 @@ def _rule_skill_roll_modifiers(run: Run) -> None:
     - skill -20% (when snow)
     - skill +10% (when speed >= 1 and speed <= 2)
     - skill -10% (when speed == top_speed)
-    - skill +maneuver_modifier[maneuver]
+    - as maneuver_penalty
     - skill -10% (when gravel_road)
     - skill -10% (when downhill_grade)
     - skill -20% (when dirt_road)
@@ -8007,12 +7954,8 @@ def taking_more_time(
 ) -> Resolution:
     """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-    - skill is difficult (when target_area)
-    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+    - as aim_bonus
+    - as targeting_specific_area
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -8033,8 +7976,7 @@ def targeting_specific_area(
 ) -> Resolution:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+    - as aim_bonus
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
@@ -8395,7 +8337,7 @@ def maneuvers(
 ) -> Resolution:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
-    - skill +maneuver_modifier[maneuver]
+    - as maneuver_penalty
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
     - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
@@ -8493,7 +8435,7 @@ def skill_roll_modifiers(
     - skill -20% (when snow)
     - skill +10% (when speed >= 1 and speed <= 2)
     - skill -10% (when speed == top_speed)
-    - skill +maneuver_modifier[maneuver]
+    - as maneuver_penalty
     - skill -10% (when gravel_road)
     - skill -10% (when downhill_grade)
     - skill -20% (when dirt_road)

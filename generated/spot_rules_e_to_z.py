@@ -1918,7 +1918,7 @@ _point_blank_range__text3: Final = TextSpec(
 def _rule_point_blank_range(run: Run) -> None:
     """Point-blank Range (Point-blank Range).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
@@ -1944,24 +1944,6 @@ def _rule_point_blank_range(run: Run) -> None:
 # rule extended_range
 
 _extended_range__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_extended_range__roll2: Final = RollSpec(
     key='attack#1',
     rule='attack',
     source='7. Spot Rules',
@@ -2144,11 +2126,8 @@ _extended_range__text7: Final = TextSpec(
 def _rule_extended_range(run: Run) -> None:
     """Extended Range (Extended Range).
 
-    - roll hit: d100 <= skill
-    - roll hit: d100 <= skill
-    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - as attack
+    - as point_blank_range
     - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
     - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
     - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
@@ -2158,7 +2137,6 @@ def _rule_extended_range(run: Run) -> None:
     """
     v = run.values
     run.roll(_extended_range__roll1, True, lambda: run.stat('skill'))
-    run.roll(_extended_range__roll2, True, lambda: run.stat('skill'))
     run.modify(
         _extended_range__mod1,
         v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
@@ -2475,7 +2453,7 @@ _fighting_while_down__text5: Final = TextSpec(
 def _rule_fighting_while_down(run: Run) -> None:
     """Fighting While Down (Fighting While Down).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when actor_prone)
     - cannot: add a damage modifier while down (when actor_prone)
     - cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
@@ -2811,7 +2789,7 @@ _firing_into_combat__text3: Final = TextSpec(
 def _rule_firing_into_combat(run: Run) -> None:
     """Firing Into Combat (Firing Into Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill -20% (when into_combat and extra_bodies == 0)
     - derive stray_band = min(20, base skill) (when into_combat and extra_bodies == 0)
     - skill is difficult (when engaged)
@@ -2914,7 +2892,7 @@ _fortified_positions__text3: Final = TextSpec(
 def _rule_fortified_positions(run: Run) -> None:
     """Fortified Positions (Fortified Positions).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when fortified == behind_fortification)
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
@@ -2996,7 +2974,7 @@ _improvised_weapons__text2: Final = TextSpec(
 def _rule_improvised_weapons(run: Run) -> None:
     """Improvised Weapons (Improvised Weapons).
 
-    - derive weapon_wear = max(1, parried_damage - weapon_hp)
+    - as improvised_wear
     """
     v = run.values
     run.derive(
@@ -3081,7 +3059,7 @@ _improvised_parrying_weapons__text6: Final = TextSpec(
 def _rule_improvised_parrying_weapons(run: Run) -> None:
     """Improvised Parrying Weapons (Improvised Parrying Weapons).
 
-    - derive weapon_wear = max(1, parried_damage - weapon_hp)
+    - as improvised_wear
     - derive parry_base = max(weapon_base / 2 round up, 20)
     - cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
@@ -3355,7 +3333,7 @@ _knockout_attacks__text4: Final = TextSpec(
 def _rule_knockout_attacks(run: Run) -> None:
     """Knockout Attacks (Knockout Attacks).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult
     - cannot: knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
@@ -3481,7 +3459,7 @@ _light_sources__text3: Final = TextSpec(
 def _rule_light_sources(run: Run) -> None:
     """Light Sources (Light Sources).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive burn_time = light_burn_time[light]
     - roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
     - skill is difficult (when careful_light)
@@ -3689,7 +3667,7 @@ _missile_fire_while_moving__text3: Final = TextSpec(
 def _rule_missile_fire_while_moving(run: Run) -> None:
     """Missile Fire While Moving (Missile Fire While Moving).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill max ride (when moving == mounted)
     - skill max agility (when moving == running)
     - skill max jump (when moving == leaping)
@@ -3783,7 +3761,7 @@ _superior_position__text2: Final = TextSpec(
 def _rule_superior_position(run: Run) -> None:
     """Superior/Inferior Positions (Superior/Inferior Positions).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
@@ -4043,12 +4021,10 @@ _mounted_combat__text8: Final = TextSpec(
 def _rule_mounted_combat(run: Run) -> None:
     """Mounted Combat (Mounted Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill max ride (when mounted)
     - skill is difficult (when mounted; when action == dodge)
-    - roll hit: d100 <= skill (when mounted)
-    - skill +10% (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-    - derive hit_location_bonus = 1 (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
+    - as superior_position with superior=target_on_foot (when mounted)
     - cannot: use two-handed polearms or large shields while mounted (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
     - roll spur_ride: d100 <= ride (when spurring)
@@ -4174,7 +4150,7 @@ _natural_weapons__text3: Final = TextSpec(
 def _rule_natural_weapons(run: Run) -> None:
     """Natural Weapons (Natural Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - natural_damage = d3 (when natural_weapon in {bite, horn})
     - natural_damage = d6 (unless natural_weapon in {bite, horn})
     - derive natural_total = natural_damage + damage_bonus
@@ -4383,10 +4359,7 @@ def _rule_poison_antidotes(run: Run) -> None:
 
     - POT -antidote_pot
     - POT min 0
-    - roll resist_poison: resist CON vs POT
-    - derive poison_damage = POT
-    - derive poison_damage_resisted = POT / 2 round up
-    - derive poison_onset = poison_delay[poison_speed]
+    - as poisons
     """
     v = run.values
     run.modify(_poison_antidotes__mod1, True, -v['antidote_pot'])
@@ -4565,7 +4538,7 @@ _prone__text7: Final = TextSpec(
 def _rule_prone(run: Run) -> None:
     """Prone (Prone).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (when target_prone; when attack_kind == hand_to_hand)
     - skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
     - skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
@@ -4757,7 +4730,7 @@ _quickdraws__text1: Final = TextSpec(
 def _rule_quickdraws(run: Run) -> None:
     """Quickdraws (Quickdraws).
 
-    - roll hit: d100 <= skill
+    - as attack
     - roll notice_draw: d100 <= spot * 2 (unless after_exchange)
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
@@ -5192,7 +5165,7 @@ _shooting_up_or_down__text3: Final = TextSpec(
 def _rule_shooting_up_or_down(run: Run) -> None:
     """Shooting Up or Down (Shooting Up or Down).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when shot_angle > 45)
     - skill -10% (when shot_direction == upward)
     - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
@@ -5421,7 +5394,7 @@ _stunning_or_subduing__text5: Final = TextSpec(
 def _rule_stunning_or_subduing(run: Run) -> None:
     """Stunning or Subduing (Stunning or Subduing).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (when target_stunned)
     - cannot: attack while stunned (when actor_stunned)
     - roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
@@ -5591,7 +5564,7 @@ _sweep_attacks__text2: Final = TextSpec(
 def _rule_sweep_attacks(run: Run) -> None:
     """Sweep Attacks (Sweep Attacks).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (unless sweep_defender or natural_sweep)
     - damage / 2 round up (unless sweep_defender or natural_sweep)
     - cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
@@ -5688,7 +5661,7 @@ _thrown_weapons__text3: Final = TextSpec(
 def _rule_thrown_weapons(run: Run) -> None:
     """Thrown Weapons (Thrown Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
@@ -5820,7 +5793,7 @@ _two_weapons__text4: Final = TextSpec(
 def _rule_two_weapons(run: Run) -> None:
     """Two Weapons (Two Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when split_attack; when base skill >= 100)
     - cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
     - skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
@@ -5963,7 +5936,7 @@ _underwater_combat__text2: Final = TextSpec(
 def _rule_underwater_combat(run: Run) -> None:
     """Underwater Combat (Underwater Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - damage / 2 round up (when underwater and not acclimated; when damage_type != impaling)
     - derive water_armor = 3 (when underwater and not acclimated; when damage_type != impaling)
     - skill max swim (when underwater and not acclimated; unless close_or_small)
@@ -6110,7 +6083,7 @@ _vacuum__text2: Final = TextSpec(
 def _rule_vacuum(run: Run) -> None:
     """Vacuum (Vacuum).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
     - derive lung_damage = d6 + 2 (unless exhaled)
     - roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
@@ -6210,7 +6183,7 @@ _volley_fire__text3: Final = TextSpec(
 def _rule_volley_fire(run: Run) -> None:
     """Volley Fire (Volley Fire).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult
     - derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
@@ -6319,7 +6292,7 @@ _weapon_length__text3: Final = TextSpec(
 def _rule_weapon_length(run: Run) -> None:
     """Weapon Length (Weapon Length).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive strikes_first = my_length == long and their_length < long
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
@@ -6604,7 +6577,7 @@ _rain__text1: Final = TextSpec(
 def _rule_rain(run: Run) -> None:
     """Rain (Rain).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
@@ -6832,16 +6805,9 @@ _weather_conditions__text7: Final = TextSpec(
 def _rule_weather_conditions(run: Run) -> None:
     """Weather Conditions (Weather Conditions).
 
-    - derive wind_name = wind_strength[wind_str].wind
-    - skill +wind_strength[wind_str].modifier (when wind_affected)
-    - skill min 0 (when wind_affected)
-    - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
-    - skill +cloud_cover_levels[clouds].modifier (when sky_skill)
-    - skill min 0 (when sky_skill)
-    - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
-    - roll hit: d100 <= skill
-    - skill +precipitation[precipitation_kind] (when weather_skill)
-    - skill min 0 (when weather_skill)
+    - as wind
+    - as cloud_cover
+    - as rain
     """
     v = run.values
     run.derive(
@@ -6954,7 +6920,7 @@ _zero_gravity_combat__text1: Final = TextSpec(
 def _rule_zero_gravity_combat(run: Run) -> None:
     """Zero-gravity Combat (Zero-gravity Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - roll zero_g_agility: d100 <= agility
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
@@ -7375,7 +7341,7 @@ def point_blank_range(
 ) -> Resolution:
     """Point-blank Range (Point-blank Range).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
@@ -7401,11 +7367,8 @@ def extended_range(
 ) -> Resolution:
     """Extended Range (Extended Range).
 
-    - roll hit: d100 <= skill
-    - roll hit: d100 <= skill
-    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+    - as attack
+    - as point_blank_range
     - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
     - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
     - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
@@ -7464,7 +7427,7 @@ def fighting_while_down(
 ) -> Resolution:
     """Fighting While Down (Fighting While Down).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when actor_prone)
     - cannot: add a damage modifier while down (when actor_prone)
     - cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
@@ -7520,7 +7483,7 @@ def firing_into_combat(
 ) -> Resolution:
     """Firing Into Combat (Firing Into Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill -20% (when into_combat and extra_bodies == 0)
     - derive stray_band = min(20, base skill) (when into_combat and extra_bodies == 0)
     - skill is difficult (when engaged)
@@ -7545,7 +7508,7 @@ def fortified_positions(
 ) -> Resolution:
     """Fortified Positions (Fortified Positions).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when fortified == behind_fortification)
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
@@ -7568,7 +7531,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Improvised Weapons (Improvised Weapons).
 
-    - derive weapon_wear = max(1, parried_damage - weapon_hp)
+    - as improvised_wear
     """
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
     return resolve_with(_BOOK, ('improvised_weapons',), given)
@@ -7582,7 +7545,7 @@ def improvised_parrying_weapons(
 ) -> Resolution:
     """Improvised Parrying Weapons (Improvised Parrying Weapons).
 
-    - derive weapon_wear = max(1, parried_damage - weapon_hp)
+    - as improvised_wear
     - derive parry_base = max(weapon_base / 2 round up, 20)
     - cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
@@ -7638,7 +7601,7 @@ def knockout_attacks(
 ) -> Resolution:
     """Knockout Attacks (Knockout Attacks).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult
     - cannot: knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
@@ -7659,7 +7622,7 @@ def light_sources(
 ) -> Resolution:
     """Light Sources (Light Sources).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive burn_time = light_burn_time[light]
     - roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
     - skill is difficult (when careful_light)
@@ -7712,7 +7675,7 @@ def missile_fire_while_moving(
 ) -> Resolution:
     """Missile Fire While Moving (Missile Fire While Moving).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill max ride (when moving == mounted)
     - skill max agility (when moving == running)
     - skill max jump (when moving == leaping)
@@ -7741,7 +7704,7 @@ def superior_position(
 ) -> Resolution:
     """Superior/Inferior Positions (Superior/Inferior Positions).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
@@ -7773,12 +7736,10 @@ def mounted_combat(
 ) -> Resolution:
     """Mounted Combat (Mounted Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill max ride (when mounted)
     - skill is difficult (when mounted; when action == dodge)
-    - roll hit: d100 <= skill (when mounted)
-    - skill +10% (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-    - derive hit_location_bonus = 1 (when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
+    - as superior_position with superior=target_on_foot (when mounted)
     - cannot: use two-handed polearms or large shields while mounted (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
     - roll spur_ride: d100 <= ride (when spurring)
@@ -7813,7 +7774,7 @@ def natural_weapons(
 ) -> Resolution:
     """Natural Weapons (Natural Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - natural_damage = d3 (when natural_weapon in {bite, horn})
     - natural_damage = d6 (unless natural_weapon in {bite, horn})
     - derive natural_total = natural_damage + damage_bonus
@@ -7853,10 +7814,7 @@ def poison_antidotes(
 
     - POT -antidote_pot
     - POT min 0
-    - roll resist_poison: resist CON vs POT
-    - derive poison_damage = POT
-    - derive poison_damage_resisted = POT / 2 round up
-    - derive poison_onset = poison_delay[poison_speed]
+    - as poisons
     """
     given: dict[str, object] = {
         'CON': CON,
@@ -7881,7 +7839,7 @@ def prone(
 ) -> Resolution:
     """Prone (Prone).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (when target_prone; when attack_kind == hand_to_hand)
     - skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
     - skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
@@ -7932,7 +7890,7 @@ def quickdraws(
 ) -> Resolution:
     """Quickdraws (Quickdraws).
 
-    - roll hit: d100 <= skill
+    - as attack
     - roll notice_draw: d100 <= spot * 2 (unless after_exchange)
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
@@ -8009,7 +7967,7 @@ def shooting_up_or_down(
 ) -> Resolution:
     """Shooting Up or Down (Shooting Up or Down).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when shot_angle > 45)
     - skill -10% (when shot_direction == upward)
     - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
@@ -8053,7 +8011,7 @@ def stunning_or_subduing(
 ) -> Resolution:
     """Stunning or Subduing (Stunning or Subduing).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (when target_stunned)
     - cannot: attack while stunned (when actor_stunned)
     - roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
@@ -8101,7 +8059,7 @@ def sweep_attacks(
 ) -> Resolution:
     """Sweep Attacks (Sweep Attacks).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is easy (unless sweep_defender or natural_sweep)
     - damage / 2 round up (unless sweep_defender or natural_sweep)
     - cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
@@ -8127,7 +8085,7 @@ def thrown_weapons(
 ) -> Resolution:
     """Thrown Weapons (Thrown Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
@@ -8154,7 +8112,7 @@ def two_weapons(
 ) -> Resolution:
     """Two Weapons (Two Weapons).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult (when split_attack; when base skill >= 100)
     - cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
     - skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
@@ -8190,7 +8148,7 @@ def underwater_combat(
 ) -> Resolution:
     """Underwater Combat (Underwater Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - damage / 2 round up (when underwater and not acclimated; when damage_type != impaling)
     - derive water_armor = 3 (when underwater and not acclimated; when damage_type != impaling)
     - skill max swim (when underwater and not acclimated; unless close_or_small)
@@ -8226,7 +8184,7 @@ def vacuum(
 ) -> Resolution:
     """Vacuum (Vacuum).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
     - derive lung_damage = d6 + 2 (unless exhaled)
     - roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
@@ -8255,7 +8213,7 @@ def volley_fire(
 ) -> Resolution:
     """Volley Fire (Volley Fire).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill is difficult
     - derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
@@ -8279,7 +8237,7 @@ def weapon_length(
 ) -> Resolution:
     """Weapon Length (Weapon Length).
 
-    - roll hit: d100 <= skill
+    - as attack
     - derive strikes_first = my_length == long and their_length < long
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
@@ -8338,7 +8296,7 @@ def rain(
 ) -> Resolution:
     """Rain (Rain).
 
-    - roll hit: d100 <= skill
+    - as attack
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
@@ -8362,16 +8320,9 @@ def weather_conditions(
 ) -> Resolution:
     """Weather Conditions (Weather Conditions).
 
-    - derive wind_name = wind_strength[wind_str].wind
-    - skill +wind_strength[wind_str].modifier (when wind_affected)
-    - skill min 0 (when wind_affected)
-    - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
-    - skill +cloud_cover_levels[clouds].modifier (when sky_skill)
-    - skill min 0 (when sky_skill)
-    - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
-    - roll hit: d100 <= skill
-    - skill +precipitation[precipitation_kind] (when weather_skill)
-    - skill min 0 (when weather_skill)
+    - as wind
+    - as cloud_cover
+    - as rain
     """
     given: dict[str, object] = {
         'STR': STR,
@@ -8396,7 +8347,7 @@ def zero_gravity_combat(
 ) -> Resolution:
     """Zero-gravity Combat (Zero-gravity Combat).
 
-    - roll hit: d100 <= skill
+    - as attack
     - roll zero_g_agility: d100 <= agility
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)

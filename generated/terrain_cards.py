@@ -1717,8 +1717,7 @@ _lof_roll__text3: Final = TextSpec(
 def _rule_lof_roll(run: Run) -> None:
     """The roll that requires LoF (VIS).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
@@ -2175,8 +2174,7 @@ _low_visibility__text3: Final = TextSpec(
 def _rule_low_visibility(run: Run) -> None:
     """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -2286,8 +2284,7 @@ _poor_visibility__text3: Final = TextSpec(
 def _rule_poor_visibility(run: Run) -> None:
     """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -2442,8 +2439,7 @@ _zero_visibility__text8: Final = TextSpec(
 def _rule_zero_visibility(run: Run) -> None:
     """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -2660,13 +2656,7 @@ _white_noise__text13: Final = TextSpec(
 def _rule_white_noise(run: Run) -> None:
     """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
+    - as zero_visibility (when msv)
     """
     v = run.values
     run.modify(
@@ -3234,18 +3224,10 @@ def _rule_woods(run: Run) -> None:
 
     - jungle_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as difficult
+    - as low_visibility
+    - as saturation
+    - as insecure
     """
     v = run.values
     run.modify(_woods__mod1, True)
@@ -3559,19 +3541,10 @@ def _rule_jungle(run: Run) -> None:
 
     - jungle_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as low_visibility
+    - as saturation
+    - as adverse
     """
     v = run.values
     run.modify(_jungle__mod1, True)
@@ -3713,10 +3686,7 @@ def _rule_steep_hills(run: Run) -> None:
     """Steep Hills (STEEP HILLS).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as difficult
     """
     v = run.values
     run.modify(_steep_hills__mod1, True)
@@ -4017,19 +3987,10 @@ def _rule_high_mountain(run: Run) -> None:
 
     - mountains_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as low_visibility
+    - as saturation
+    - as adverse
     """
     v = run.values
     run.modify(_high_mountain__mod1, True)
@@ -4412,22 +4373,10 @@ def _rule_primeval_forest(run: Run) -> None:
 
     - jungle_type = yes
     - zone_vis min zero
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min zero
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
-    - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
-    - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min dangerous
-    - roll hostile: d20 >= 18
+    - as very_difficult
+    - as zero_visibility
+    - as high_saturation
+    - as dangerous
     """
     v = run.values
     run.modify(_primeval_forest__mod1, True)
@@ -4780,19 +4729,10 @@ def _rule_dense_jungle(run: Run) -> None:
 
     - jungle_type = yes
     - zone_vis min poor
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min poor
-    - attribute -6 (when lof_skill != none and lof_zone != clear_of)
-    - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min dangerous
-    - roll hostile: d20 >= 18
+    - as very_difficult
+    - as poor_visibility
+    - as high_saturation
+    - as dangerous
     """
     v = run.values
     run.modify(_dense_jungle__mod1, True)
@@ -4975,12 +4915,8 @@ def _rule_arctic_plains(run: Run) -> None:
     """Arctic Plains (ARCTIC PLAINS).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as difficult
+    - as insecure
     """
     v = run.values
     run.modify(_arctic_plains__mod1, True)
@@ -5116,11 +5052,7 @@ def _rule_mid_mountain(run: Run) -> None:
     """Mid-Mountain (MID-MOUNTAIN).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as very_difficult
     """
     v = run.values
     run.modify(_mid_mountain__mod1, True)
@@ -5336,15 +5268,9 @@ def _rule_swamp(run: Run) -> None:
     """Swamp (SWAMP).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as very_difficult
+    - as saturation
+    - as insecure
     """
     v = run.values
     run.modify(_swamp__mod1, True)
@@ -5520,13 +5446,8 @@ def _rule_open_sea(run: Run) -> None:
     """Open Sea (OPEN SEA).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as very_difficult
+    - as insecure
     """
     v = run.values
     run.modify(_open_sea__mod1, True)
@@ -5703,12 +5624,8 @@ def _rule_rocky_ground(run: Run) -> None:
     """Rocky Ground (ROCKY GROUND).
 
     - desert_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult
+    - as saturation
     """
     v = run.values
     run.modify(_rocky_ground__mod1, True)
@@ -5878,13 +5795,8 @@ def _rule_sand_dunes(run: Run) -> None:
     """Sand Dunes (SAND DUNES).
 
     - desert_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as adverse
     """
     v = run.values
     run.modify(_sand_dunes__mod1, True)
@@ -6015,10 +5927,7 @@ def _rule_beach(run: Run) -> None:
     """Beach (BEACH).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as difficult
     """
     v = run.values
     run.modify(_beach__mod1, True)
@@ -6161,11 +6070,7 @@ def _rule_zero_g(run: Run) -> None:
     """Zero-G (ZERO-G).
 
     - zero_g_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as very_difficult
     """
     v = run.values
     run.modify(_zero_g__mod1, True)
@@ -6523,19 +6428,9 @@ def _rule_generator_room(run: Run) -> None:
     """Generator Room (GENERATOR ROOM).
 
     - zero_g_type = yes
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult (when optional_mov)
+    - as white_noise
+    - as saturation
     """
     v = run.values
     run.modify(_generator_room__mod1, True)
@@ -6858,16 +6753,9 @@ def _rule_engine_room(run: Run) -> None:
 
     - zero_g_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult (when optional_mov)
+    - as low_visibility
+    - as saturation
     """
     v = run.values
     run.modify(_engine_room__mod1, True)
@@ -7293,21 +7181,9 @@ def _rule_energy_core_room(run: Run) -> None:
 
     - zero_g_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
+    - as difficult (when optional_mov)
+    - as low_visibility
+    - as white_noise
     """
     v = run.values
     run.modify(_energy_core_room__mod1, True)
@@ -7649,17 +7525,8 @@ _storm__text16: Final = TextSpec(
 def _rule_storm(run: Run) -> None:
     """Storm (STORM).
 
-    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0)
-    - vis min poor (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
-    - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of)
-    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; unless facing)
+    - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
+    - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
     v = run.values
@@ -7980,8 +7847,7 @@ def lof_roll(
 ) -> Resolution:
     """The roll that requires LoF (VIS).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
@@ -8094,8 +7960,7 @@ def low_visibility(
 ) -> Resolution:
     """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -8120,8 +7985,7 @@ def poor_visibility(
 ) -> Resolution:
     """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
@@ -8148,8 +8012,7 @@ def zero_visibility(
 ) -> Resolution:
     """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
+    - as other_mods_stack
     - vis min zero
     - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
@@ -8182,13 +8045,7 @@ def white_noise(
 ) -> Resolution:
     """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
+    - as zero_visibility (when msv)
     """
     given: dict[str, object] = {
         'attribute': attribute,
@@ -8299,18 +8156,10 @@ def woods(
 
     - jungle_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as difficult
+    - as low_visibility
+    - as saturation
+    - as insecure
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8357,19 +8206,10 @@ def jungle(
 
     - jungle_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as low_visibility
+    - as saturation
+    - as adverse
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8406,10 +8246,7 @@ def steep_hills(
     """Steep Hills (STEEP HILLS).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as difficult
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8447,19 +8284,10 @@ def high_mountain(
 
     - mountains_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as low_visibility
+    - as saturation
+    - as adverse
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8508,22 +8336,10 @@ def primeval_forest(
 
     - jungle_type = yes
     - zone_vis min zero
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min zero
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
-    - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
-    - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min dangerous
-    - roll hostile: d20 >= 18
+    - as very_difficult
+    - as zero_visibility
+    - as high_saturation
+    - as dangerous
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8572,19 +8388,10 @@ def dense_jungle(
 
     - jungle_type = yes
     - zone_vis min poor
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min poor
-    - attribute -6 (when lof_skill != none and lof_zone != clear_of)
-    - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min dangerous
-    - roll hostile: d20 >= 18
+    - as very_difficult
+    - as poor_visibility
+    - as high_saturation
+    - as dangerous
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8622,12 +8429,8 @@ def arctic_plains(
     """Arctic Plains (ARCTIC PLAINS).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as difficult
+    - as insecure
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8656,11 +8459,7 @@ def mid_mountain(
     """Mid-Mountain (MID-MOUNTAIN).
 
     - mountains_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as very_difficult
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8692,15 +8491,9 @@ def swamp(
     """Swamp (SWAMP).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as very_difficult
+    - as saturation
+    - as insecure
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8733,13 +8526,8 @@ def open_sea(
     """Open Sea (OPEN SEA).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min insecure
-    - roll hostile: d20 >= 20
+    - as very_difficult
+    - as insecure
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8771,12 +8559,8 @@ def rocky_ground(
     """Rocky Ground (ROCKY GROUND).
 
     - desert_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult
+    - as saturation
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8808,13 +8592,8 @@ def sand_dunes(
     """Sand Dunes (SAND DUNES).
 
     - desert_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - hostility min adverse
-    - roll hostile: d20 >= 19
+    - as very_difficult
+    - as adverse
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8843,10 +8622,7 @@ def beach(
     """Beach (BEACH).
 
     - aquatic_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as difficult
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8874,11 +8650,7 @@ def zero_g(
     """Zero-G (ZERO-G).
 
     - zero_g_type = yes
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+    - as very_difficult
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8917,19 +8689,9 @@ def generator_room(
     """Generator Room (GENERATOR ROOM).
 
     - zero_g_type = yes
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult (when optional_mov)
+    - as white_noise
+    - as saturation
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -8978,16 +8740,9 @@ def engine_room(
 
     - zero_g_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
+    - as difficult (when optional_mov)
+    - as low_visibility
+    - as saturation
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -9036,21 +8791,9 @@ def energy_core_room(
 
     - zero_g_type = yes
     - zone_vis min low
-    - MOV_1 = MOV_2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    - attribute +range_mod (when msv; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when msv; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when msv)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when msv; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when msv; when lof_zone != clear_of; when responding; unless facing)
+    - as difficult (when optional_mov)
+    - as low_visibility
+    - as white_noise
     """
     given: dict[str, object] = {
         'MOV_1': MOV_1,
@@ -9093,17 +8836,8 @@ def storm(
 ) -> Resolution:
     """Storm (STORM).
 
-    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0)
-    - vis min poor (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
-    - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of)
-    - attribute +range_mod (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0)
-    - vis min zero (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding)
-    - attribute -6 (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; unless facing)
+    - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
+    - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
     given: dict[str, object] = {

@@ -3780,17 +3780,7 @@ _zone_debris__text3: Final = TextSpec(
 def _rule_zone_debris(run: Run) -> None:
     """Zone trait: DEBRIS (Zone Traits).
 
-    - cover +1 (when debris_level == light)
-    - pace -1 (when debris_level == light; when debris_choice == lose_ma)
-    - derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
-    - cover +2 (when debris_level == moderate)
-    - stealth +1 (when debris_level == moderate)
-    - pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
-    - derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
-    - cover +4 (when debris_level == heavy)
-    - stealth +2 (when debris_level == heavy)
-    - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
-    - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
+    - as debris_tile
     """
     v = run.values
     run.modify(_zone_debris__mod1, v['debris_level'] == 'light')
@@ -6282,8 +6272,7 @@ _sporadic_doorway__text3: Final = TextSpec(
 def _rule_sporadic_doorway(run: Run) -> None:
     """Doorway (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target) (unless door_open)
-    - stacking max 2 (unless door_open; when adopted)
+    - as sporadic_walls (unless door_open)
     """
     v = run.values
     run.text(_sporadic_doorway__text1, not v['door_open'])
@@ -6347,8 +6336,7 @@ _sporadic_window__text4: Final = TextSpec(
 def _rule_sporadic_window(run: Run) -> None:
     """Window (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target) (unless door_open)
-    - stacking max 2 (unless door_open; when adopted)
+    - as sporadic_doorway
     """
     v = run.values
     run.text(_sporadic_window__text1, not v['door_open'])
@@ -8466,17 +8454,7 @@ def zone_debris(
 ) -> Resolution:
     """Zone trait: DEBRIS (Zone Traits).
 
-    - cover +1 (when debris_level == light)
-    - pace -1 (when debris_level == light; when debris_choice == lose_ma)
-    - derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
-    - cover +2 (when debris_level == moderate)
-    - stealth +1 (when debris_level == moderate)
-    - pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
-    - derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
-    - cover +4 (when debris_level == heavy)
-    - stealth +2 (when debris_level == heavy)
-    - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
-    - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
+    - as debris_tile
     """
     given: dict[str, object] = {
         'pace': pace,
@@ -8993,8 +8971,7 @@ def sporadic_doorway(
 ) -> Resolution:
     """Doorway (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target) (unless door_open)
-    - stacking max 2 (unless door_open; when adopted)
+    - as sporadic_walls (unless door_open)
     """
     given: dict[str, object] = {
         'stacking': stacking,
@@ -9011,8 +8988,7 @@ def sporadic_window(
 ) -> Resolution:
     """Window (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target) (unless door_open)
-    - stacking max 2 (unless door_open; when adopted)
+    - as sporadic_doorway
     """
     given: dict[str, object] = {
         'stacking': stacking,

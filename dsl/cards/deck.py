@@ -72,7 +72,7 @@ Samples = dict[str, tuple[str, str]]
 def legend_samples(book: m.Book, notation: Notation) -> Samples:
     """The first short modifier or roll of each kind the rulebook writes, with what it means, so
     that a deck's legend reads in the book's own stats and dice (`skill \u221220%`, `d100 \u2264 skill`)."""
-    effects = [e for rule in book.rules.values() for e in rule.effects if not e.via]
+    effects = [e for rule in book.rules.values() for e in rule.effects if not isinstance(e, m.PartEffect)]
     samples: Samples = {}
 
     def short(text: str) -> bool:

@@ -7,13 +7,13 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
+from dsl.analysis import flat_effects
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import roll_chances
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, pool_text
@@ -41,7 +41,7 @@ class EffectWriter:
 
     def rule(self, rule: m.Rule) -> list[Block]:
         self._stacking_said = set()
-        own = [e for e in rule.effects if not e.via]
+        own = [e for e in rule.effects if not isinstance(e, m.PartEffect)]
         blocks = self.effects(own)
         blocks += self.inherited(rule)
         if self.full:
@@ -202,8 +202,7 @@ class EffectWriter:
         """Effects brought in by `as OTHER`: under a heading naming OTHER and the condition of the
         `as`, each once even when several `as` statements bring the same effects."""
         sections: list[tuple[str, list[tuple[m.Condition, ...]], list[Block], bool]] = []
-        for (source, outer), effects in _by_source(self.book, rule).items():
-            inner = [dataclasses.replace(e, guard=e.guard[len(outer) :]) for e in effects]
+        for (source, outer), inner in _by_source(self.book, rule).items():
             has_notes = any(isinstance(e, m.NoteEffect) for e in inner)
             blocks = self.effects(inner, elsewhere=clean(self.book.rules[source].title))
             for section in sections:
@@ -297,28 +296,18 @@ def _attachable_clamps(effects: Sequence[m.Effect]) -> dict[str, m.ModEffect]:
 
 
 def _by_source(book: m.Book, rule: m.Rule) -> dict[tuple[str, tuple[m.Condition, ...]], list[m.Effect]]:
-    """Inherited effects by the rule they came through and the conditions of the `as`."""
+    """Inherited effects by the rule they come from and the conditions of the `as`; each effect
+    keeps the conditions written in the rule it comes from."""
     found: dict[tuple[str, tuple[m.Condition, ...]], list[m.Effect]] = {}
     for effect in rule.effects:
-        if not effect.via:
+        if not isinstance(effect, m.PartEffect) or effect.part not in book.parts:
             continue
-        source = effect.via[0]
-        outer = effect.guard[: len(effect.guard) - _inner_length(book, effect)]
-        key = next((k for k in found if k[0] == source and _same_guard(k[1], outer)), (source, outer))
-        found.setdefault(key, []).append(effect)
+        key = next((k for k in found if k[0] == effect.rule and _same_guard(k[1], effect.guard)), None)
+        if key is None:
+            key = (effect.rule, effect.guard)
+            found[key] = []
+        found[key] += flat_effects(book, book.parts[effect.part].effects)
     return found
-
-
-def _inner_length(book: m.Book, effect: m.Effect) -> int:
-    """How many of an inherited effect's conditions were written in the rule it came from."""
-    source = book.rules.get(effect.via[0])
-    base = effect.key.split("[", 1)[0]
-    if source is not None:
-        for original in source.effects:
-            same = original.key.split("[", 1)[0] == base and original.via == effect.via[1:]
-            if same and len(original.guard) <= len(effect.guard):
-                return len(original.guard)
-    return len(effect.guard)
 
 
 def _choice_subject(expr: n.Expr) -> str | None:

@@ -66,8 +66,8 @@ def _odds(book: m.Book) -> list[SheetEntry]:
     target: the table a GM looks up when a modifier moves the target."""
     under: set[tuple[int, int, str | None]] = set()
     over: set[tuple[int, int, str | None]] = set()
-    for rule in book.rules.values():
-        for effect in rule.effects:
+    for part in book.parts.values():
+        for effect in part.effects:
             if not isinstance(effect, m.RollEffect) or effect.kind != "check" or effect.pool is None:
                 continue
             pools = [effect.pool] + [c.pool for c in effect.changes if c.pool is not None]

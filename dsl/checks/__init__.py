@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 
 from dsl import model as m
 from dsl.checks.contradictions import check_contradictions
@@ -52,18 +53,44 @@ def run_checks(book: m.Book, reporter: Reporter) -> None:
 def _untouched(book: m.Book, reporter: Reporter) -> m.Book:
     """The book without the rules and tables that hold an error (in their text, or in the text of
     a rule they compose with `as`): what remains of those is partial and would mislead a check."""
-    errors = [d.span for d in reporter.diagnostics if d.severity is Level.ERROR]
+    errors = _Lines(d.span for d in reporter.diagnostics if d.severity is Level.ERROR)
     # A table row whose range is empty (E302, `501..99`) covers no value: the table without it is
     # exactly what was written, so its coverage is still checked (speeds 501 and up have no row).
-    row_errors = [d.span for d in reporter.diagnostics if d.severity is Level.ERROR and d.code != "E302"]
+    row_errors = _Lines(d.span for d in reporter.diagnostics if d.severity is Level.ERROR and d.code != "E302")
+    broken: dict[str, bool] = {}
 
-    def touched(span: Span, among: list[Span] = errors) -> bool:
-        return any(e.path == span.path and span.line <= e.line <= span.end_line for e in among)
+    def touched(key: str) -> bool:
+        if key not in broken:
+            part = book.parts[key]
+            rule = book.rules.get(part.rule)
+            broken[key] = False  # a circle of `as` is an error of its own, reported at the `as`
+            broken[key] = (
+                rule is None
+                or errors.within(rule.span)
+                or any(errors.within(e.span) for e in part.effects)
+                or any(touched(e.part) for e in part.effects if isinstance(e, m.PartEffect) and e.part in book.parts)
+            )
+        return broken[key]
 
-    rules = {
-        name: rule
-        for name, rule in book.rules.items()
-        if not touched(rule.span) and not any(touched(effect.span) for effect in rule.effects)
-    }
-    tables = {name: table for name, table in book.tables.items() if not touched(table.span, row_errors)}
-    return dataclasses.replace(book, rules=rules, tables=tables)
+    rules = {name: rule for name, rule in book.rules.items() if name in book.parts and not touched(name)}
+    parts = {key: part for key, part in book.parts.items() if not touched(key)}
+    tables = {name: table for name, table in book.tables.items() if not row_errors.within(table.span)}
+    return dataclasses.replace(book, rules=rules, parts=parts, tables=tables)
+
+
+class _Lines:
+    """The lines that hold an error, by file, to ask quickly whether a span holds one."""
+
+    def __init__(self, spans: Iterable[Span]) -> None:
+        self.lines: dict[str, list[int]] = {}
+        for span in spans:
+            self.lines.setdefault(span.path, []).append(span.line)
+        for found in self.lines.values():
+            found.sort()
+
+    def within(self, span: Span) -> bool:
+        found = self.lines.get(span.path)
+        if not found:
+            return False
+        index = bisect_left(found, span.line)
+        return index < len(found) and found[index] <= span.end_line

@@ -16,19 +16,21 @@ from collections.abc import Hashable, Iterator
 from fractions import Fraction
 
 from dsl import model as m
-from dsl.analysis import constant_value
+from dsl.analysis import PartFilter, flat_effects
 from dsl.checks.domain import DNF, TRUE, conjoin, dnf, satisfiable
 from dsl.diagnostics import Reporter
 from dsl.printer import modifier_text
+from dsl.semantics import constant_value
 
 
 def check_contradictions(book: m.Book, reporter: Reporter) -> None:
     seen: set[tuple[str, str]] = set()
     by_stat: dict[str, list[tuple[str, m.ModEffect]]] = {}
+    bounding = PartFilter(book, _bounding)
     for rule in book.rules.values():
-        for effect in rule.effects:
-            if isinstance(effect, m.ModEffect) and effect.op in ("set", "min", "max"):
-                by_stat.setdefault(effect.target, []).append((rule.name, effect))
+        for effect in flat_effects(book, rule.effects, bounding):
+            assert isinstance(effect, m.ModEffect)
+            by_stat.setdefault(effect.target, []).append((rule.name, effect))
     for stat, pairs in by_stat.items():
         # in the order of a walk over every pair, so the first of equal pairs is the one reported
         for i, j in sorted(_candidates(stat, [effect for _, effect in pairs], book)):
@@ -55,6 +57,10 @@ def check_contradictions(book: m.Book, reporter: Reporter) -> None:
                     second.span,
                     _resolution(a, b, book) + "; make their conditions exclusive if they should never meet",
                 )
+
+
+def _bounding(effect: m.Effect) -> bool:
+    return isinstance(effect, m.ModEffect) and effect.op in ("set", "min", "max")
 
 
 def _candidates(stat: str, effects: list[m.ModEffect], book: m.Book) -> Iterator[tuple[int, int]]:

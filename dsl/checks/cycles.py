@@ -14,8 +14,8 @@ from dsl.diagnostics import Reporter, Span
 
 def check_cycles(book: m.Book, reporter: Reporter) -> None:
     edges: dict[str, dict[str, Span]] = {}
-    for rule in book.rules.values():
-        for effect in rule.effects:
+    for part in book.parts.values():
+        for effect in part.effects:
             if isinstance(effect, m.ModEffect):
                 node = effect.target
                 exprs = [c.expr for c in effect.guard] + [x for x in (effect.value, effect.per) if x is not None]

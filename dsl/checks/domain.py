@@ -15,7 +15,7 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis import constant_value
+from dsl.semantics import constant_value
 
 _MAX_CLAUSES = 512
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl.analysis import flat_effects
 from dsl.diagnostics import Reporter, did_you_mean
 
 
@@ -33,7 +34,7 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
             if table is not None:
                 columns[name] = {c for c, _ in table.columns}
             continue
-        for effect in rule.effects:
+        for effect in flat_effects(book, rule.effects):
             if isinstance(effect, m.ModEffect):
                 stats.add(effect.target)
             elif isinstance(effect, m.DeriveEffect):
@@ -88,14 +89,14 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
 
 def _elsewhere(name: str, example: m.Example, book: m.Book) -> str | None:
     """Where the value does come from, when another rule changes or derives it."""
-    for rule in book.rules.values():
+    for part in book.parts.values():
         if any(
             (isinstance(e, m.ModEffect) and e.target == name) or (isinstance(e, m.DeriveEffect) and e.name == name)
-            for e in rule.effects
+            for e in part.effects
         ):
             owner = example.rules[0]
             return (
-                f"rule `{rule.name}` changes `{name}`: compose it into `{owner}` (`as {rule.name}`), "
-                f"or apply it in the example too (`for {', '.join(example.rules)}, {rule.name}`)"
+                f"rule `{part.rule}` changes `{name}`: compose it into `{owner}` (`as {part.rule}`), "
+                f"or apply it in the example too (`for {', '.join(example.rules)}, {part.rule}`)"
             )
     return None

@@ -17,8 +17,8 @@ from dsl.printer import expr_text
 
 
 def check_reachability(book: m.Book, reporter: Reporter) -> None:
-    for rule in book.rules.values():
-        for effect in rule.effects:
+    for part in book.parts.values():
+        for effect in part.effects:
             context = _judge(effect.guard, TRUE, book, reporter)
             if context is not None and isinstance(effect, m.RollEffect):
                 for change in effect.changes:

@@ -37,10 +37,10 @@ def _offsets(book: m.Book) -> dict[str, set[int]]:
             steps += [(table.name, c.step) for c in row.cells if c.step is not None]
         if table.overflow and table.overflow.step:
             steps.append((table.name, table.overflow.step))
-    for rule in book.rules.values():
-        for effect in rule.effects:
+    for part in book.parts.values():
+        for effect in part.effects:
             if isinstance(effect, m.RollEffect):
-                steps += [(rule.name, o.step) for o in effect.outcomes if o.step is not None]
+                steps += [(part.rule, o.step) for o in effect.outcomes if o.step is not None]
     for owner, step in steps:
         target = step.table or owner
         if target in found:

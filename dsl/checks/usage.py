@@ -27,8 +27,8 @@ def check_usage(book: m.Book, reporter: Reporter) -> None:
             reporter.report("W101", f"{kind} `{var.name}` is never used", var.span, "use it in a rule, or remove it")
     used_groups = {
         effect.group
-        for rule in book.rules.values()
-        for effect in rule.effects
+        for part in book.parts.values()
+        for effect in part.effects
         if isinstance(effect, m.ModEffect) and effect.group
     }
     for group in book.groups.values():

@@ -1,0 +1,133 @@
+"""Queries over the expressions of the checked model: walking them, substituting the bindings of
+`as RULE with ...`, and finding the inputs and stats they read.  Every stage after analysis
+(checks, emitter, cards) asks these questions, so they live apart from the analysis itself."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from dsl import model as m
+from dsl import nodes as n
+
+
+def walk(expr: n.Expr) -> Iterator[n.Expr]:
+    """Every node of an expression, parents before children (an explicit stack, so a long sum
+    costs time in proportion to its length, not to the square of its depth)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        children: list[n.Expr] = []
+        for f in _fields(node):
+            value = getattr(node, f)
+            if isinstance(value, n.Expr):
+                children.append(value)
+            elif isinstance(value, tuple):
+                children.extend(item for item in value if isinstance(item, n.Expr))
+        stack.extend(reversed(children))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(node: n.Node) -> tuple[str, ...]:
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
+    return names
+
+
+def substitute(expr: n.Expr, bindings: dict[str, n.Expr]) -> n.Expr:
+    """`expr` with the names bound by `as RULE with name = value` replaced by their values."""
+    if not bindings:
+        return expr
+    if isinstance(expr, n.NameRef) and expr.name in bindings:
+        return bindings[expr.name]
+    changes: dict[str, object] = {}
+    for name in _fields(expr):
+        value = getattr(expr, name)
+        if isinstance(value, n.Expr):
+            new = substitute(value, bindings)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, tuple) and value and isinstance(value[0], n.Expr):
+            items = tuple(substitute(v, bindings) for v in value)
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changes[name] = items
+    return dataclasses.replace(expr, **changes) if changes else expr  # type: ignore[arg-type]
+
+
+def names_in(node: object) -> frozenset[str]:
+    """Every name a statement or expression reads, nested statements included."""
+    names: set[str] = set()
+    stack: list[object] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (n.NameRef, n.BaseRef)):
+            names.add(item.name)
+        if isinstance(item, n.Node):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+    return frozenset(names)
+
+
+def effect_exprs(effect: m.Effect) -> Iterator[n.Expr]:
+    """Every expression of an effect: its guard, its values, its roll's targets and changes."""
+    for condition in effect.guard:
+        yield condition.expr
+    if isinstance(effect, m.ModEffect):
+        yield from (x for x in (effect.value, effect.per) if x is not None)
+    elif isinstance(effect, m.DeriveEffect):
+        yield effect.value
+    elif isinstance(effect, m.RollEffect):
+        yield from (
+            x
+            for x in (effect.target, effect.active, effect.passive, effect.bonus, effect.against_bonus)
+            if x is not None
+        )
+        for change in effect.changes:
+            for condition in change.guard:
+                yield condition.expr
+            if change.value is not None:
+                yield change.value
+
+
+def names_read(expr: n.Expr, book: m.Book) -> set[str]:
+    """The inputs and stats an expression reads, following table lookups into their keys."""
+    found: set[str] = set()
+    for node in walk(expr):
+        ref = book.refs.get(id(node))
+        if ref is None:
+            continue
+        if ref.kind in ("input", "stat", "base"):
+            found.add(ref.name)
+        elif ref.kind == "table":
+            found |= table_reads(book, ref.name)
+    return found
+
+
+def table_reads(book: m.Book, name: str) -> frozenset[str]:
+    """The inputs and stats a lookup of a table reads: its keys, its modifier, and what its cells
+    read (worked out once per table)."""
+    found = book.table_reads.get(name)
+    if found is not None:
+        return found
+    book.table_reads[name] = frozenset()  # a cell that looks its own table up adds nothing more
+    table = book.tables.get(name)
+    names: set[str] = set()
+    if table is not None:
+        names.update(table.inputs)
+        if table.modifier:
+            names.add(table.modifier)
+        for row in table.rows:
+            for cell in row.cells:
+                if cell.value is not None:
+                    names |= names_read(cell.value, book)
+    found = book.table_reads[name] = frozenset(names)
+    return found
+
+
+def stats_read(expr: n.Expr, book: m.Book) -> set[str]:
+    return {r.name for node in walk(expr) if (r := book.refs.get(id(node))) is not None and r.kind == "stat"}

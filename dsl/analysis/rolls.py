@@ -1,0 +1,195 @@
+"""Rolls: checks, resistance and opposed rolls, automatic outcomes; their changes under
+conditions, outcomes (with margins and table steps), tiers and ties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl import types as t
+from dsl.analysis.context import Context, note_pair, text
+from dsl.analysis.exprs import substitute
+from dsl.diagnostics import did_you_mean
+from dsl.infer import Scope, check_dice
+
+OUTCOMES = ("success", "failure")
+OPPOSED_OUTCOMES = ("win", "tie", "lose")
+TIE_RULES = ("win", "lose", "tie")
+
+MAX_POOL = 100
+"""The most dice a roll's pool may reach through its changes (the checker bounds pools too)."""
+
+
+def analyze_roll(
+    cx: Context,
+    statement: n.RollDecl,
+    base: dict[str, Any],
+    bindings: dict[str, n.Expr],
+    scope: Scope,
+) -> m.RollEffect | None:
+    spec = statement.spec
+    fields: dict[str, Any] = {
+        "name": statement.name.text,
+        "label": text(statement.label),
+        "pool": None,
+        "op": None,
+        "target": None,
+        "active": None,
+        "passive": None,
+        "against": None,
+        "bonus": None,
+        "against_bonus": None,
+        "success": False,
+    }
+    number = t.Numeric("number")
+    if isinstance(spec, n.CheckSpec):
+        if not check_dice(spec.pool.count, spec.pool.sides, spec.pool, cx.reporter):
+            return None
+        target = substitute(spec.target, bindings)
+        cx.typer.expect(target, scope, number, "the target of a roll")
+        fields.update(kind="check", pool=spec.pool, op=spec.op, target=target)
+    elif isinstance(spec, n.ResistSpec):
+        if cx.book.resistance is None:
+            cx.reporter.report(
+                "E101",
+                "a resistance roll needs the rulebook's `resistance` formula",
+                spec.span,
+                "declare e.g. `resistance: d100 <= 50 + (active - passive) * 5`",
+            )
+            return None
+        active = substitute(spec.active, bindings)
+        passive = substitute(spec.passive, bindings)
+        cx.typer.expect(active, scope, number, "the active side")
+        cx.typer.expect(passive, scope, number, "the passive side")
+        fields.update(kind="resist", active=active, passive=passive)
+    elif isinstance(spec, n.OpposedSpec):
+        for pool in (spec.pool, spec.against):
+            if not check_dice(pool.count, pool.sides, pool, cx.reporter):
+                return None
+        bonus = substitute(spec.bonus, bindings) if spec.bonus else None
+        against_bonus = substitute(spec.against_bonus, bindings) if spec.against_bonus else None
+        for value in (bonus, against_bonus):
+            if value is not None:
+                cx.typer.expect(value, scope, number, "a bonus")
+        fields.update(kind="opposed", pool=spec.pool, against=spec.against, bonus=bonus, against_bonus=against_bonus)
+    else:
+        assert isinstance(spec, n.AutomaticSpec)
+        fields.update(kind="automatic", success=spec.success)
+    kind = fields["kind"]
+    changes: list[m.RollChange] = []
+    outcomes: list[m.Outcome] = []
+    notes: list[tuple[str, str | None]] = []
+    tiers = None
+    ties = None
+    for item in statement.items:
+        if isinstance(item, n.TiersRef):
+            if kind != "check":
+                cx.reporter.report("E203", "outcome tiers apply to a roll against a target", item.span)
+            elif item.name.text not in cx.book.tiers:
+                cx.reporter.report(
+                    "E101",
+                    f"unknown tiers `{item.name.text}`",
+                    item.name.span,
+                    did_you_mean(item.name.text, cx.book.tiers),
+                )
+            else:
+                tiers = item.name.text
+    allowed = OPPOSED_OUTCOMES if kind == "opposed" else OUTCOMES
+    if tiers is not None:
+        allowed = (*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))
+    for item in statement.items:
+        if isinstance(item, n.GuardedChange):
+            change = _roll_change(cx, item, kind, bindings, scope)
+            if change is not None:
+                changes.append(change)
+        elif isinstance(item, n.OutcomeItem):
+            if item.outcome.text not in allowed:
+                cx.reporter.report(
+                    "E101",
+                    f"`{item.outcome.text}` is not an outcome of this roll",
+                    item.outcome.span,
+                    did_you_mean(item.outcome.text, allowed) or "outcomes: " + ", ".join(allowed),
+                )
+                continue
+            if item.by_margin and kind != "check":
+                cx.reporter.report("E203", "`by margin` applies to a roll against a target", item.span)
+                continue
+            step = None
+            if item.step is not None:
+                if not isinstance(item.step, n.RollOn):
+                    cx.reporter.report("E203", "an outcome can roll on a table, not roll itself again", item.step.span)
+                else:
+                    if item.step.table.text not in cx.table_shapes:
+                        cx.reporter.report(
+                            "E101",
+                            f"unknown table `{item.step.table.text}`",
+                            item.step.table.span,
+                            did_you_mean(item.step.table.text, cx.table_shapes),
+                        )
+                    step = m.Step("roll_on", item.step.table.text, item.step.offset, item.step.span)
+            outcomes.append(m.Outcome(item.outcome.text, item.by_margin, text(item.text), step, item.span))
+        elif isinstance(item, n.TiesItem):
+            if kind != "opposed":
+                cx.reporter.report("E203", "`ties` belongs to opposed rolls", item.span)
+            elif item.winner.text not in TIE_RULES:
+                cx.reporter.report(
+                    "E101",
+                    f"ties are `win`, `lose` or `tie`, not `{item.winner.text}`",
+                    item.winner.span,
+                    did_you_mean(item.winner.text, TIE_RULES),
+                )
+            else:
+                ties = item.winner.text
+        elif isinstance(item, n.RollNote):
+            notes.append(note_pair(item.note))
+    pools = [c.pool for c in changes if c.pool is not None] + ([spec.pool] if isinstance(spec, n.CheckSpec) else [])
+    if pools:
+        most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+        if most > MAX_POOL:
+            cx.reporter.report(
+                "E303",
+                f"with every change that adds dice, this roll reaches {most} dice: exact probabilities for "
+                "so many are out of reach",
+                statement.name.span,
+                f"keep pools to {MAX_POOL} dice or fewer",
+            )
+            return None
+    return m.RollEffect(
+        **base,
+        **fields,
+        changes=tuple(changes),
+        outcomes=tuple(outcomes),
+        tiers=tiers,
+        ties=ties,
+        notes=tuple(notes),
+    )
+
+
+def _roll_change(
+    cx: Context, item: n.GuardedChange, kind: object, bindings: dict[str, n.Expr], scope: Scope
+) -> m.RollChange | None:
+    guard: tuple[m.Condition, ...] = ()
+    if item.condition is not None:
+        condition = substitute(item.condition, bindings)
+        cx.typer.condition(condition, scope)
+        guard = (m.Condition(condition, item.negated),)
+    change = item.change
+    if isinstance(change, n.AutomaticChange):
+        return m.RollChange(guard, "automatic", None, 0, None, change.success, change.span)
+    if kind != "check":
+        cx.reporter.report("E203", "dice and targets change on a roll against a target", change.span)
+        return None
+    if isinstance(change, n.PoolChange):
+        if not check_dice(change.pool.count, change.pool.sides, change.pool, cx.reporter):
+            return None
+        return m.RollChange(guard, "pool", change.pool, 0, None, False, change.span)
+    if isinstance(change, n.DiceChange):
+        return m.RollChange(guard, "dice", None, change.delta, None, False, change.span)
+    assert isinstance(change, n.TargetChange)
+    value = substitute(change.delta, bindings)
+    cx.typer.expect(value, scope, t.Numeric("number"), "the change of target")
+    return m.RollChange(guard, "target", None, 0, value, False, change.span)
+
+
+# ------------------------------------------------------------------ examples
