@@ -25,7 +25,7 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.analysis import flat_effects, walk
-from dsl.runtime import Distribution, difference, distribution
+from dsl.runtime import Dice, Distribution, difference, distribution
 from dsl.writer import CodeWriter, literal
 
 _RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -867,11 +867,8 @@ def _grade_value_literal(value: Fraction | int) -> str:
 def _constant_literal(value: m.Constant | None, annotation: bool = False) -> str:
     if value is None:
         return "None"
-    if isinstance(value, m.DiceConst):
-        text = "+".join(f"{c}d{s}" for c, s in value.terms)
-        if value.bonus:
-            text += f"{value.bonus:+d}"
-        return literal(text) if annotation else f"Dice.parse({literal(text)})"
+    if isinstance(value, Dice):
+        return literal(str(value)) if annotation else f"Dice.parse({literal(str(value))})"
     if isinstance(value, (bool, str)):
         return literal(value)
     return _fraction_literal(value)

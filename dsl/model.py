@@ -19,17 +19,9 @@ from typing import Literal
 from dsl import nodes as n
 from dsl import types as t
 from dsl.diagnostics import Span
+from dsl.runtime import Dice
 
-
-@dataclass(frozen=True, slots=True)
-class DiceConst:
-    """A dice value known when compiling: terms of (count, sides) plus a flat bonus."""
-
-    terms: tuple[tuple[int, int], ...]
-    bonus: int = 0
-
-
-Constant = int | Fraction | bool | str | DiceConst
+Constant = int | Fraction | bool | str | Dice
 """A value known when compiling: number, flag, member of an enumeration or text, or dice."""
 
 

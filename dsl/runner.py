@@ -63,10 +63,9 @@ def run_examples(compiled: Compiled) -> RunOutcome:
 
 def _value(expr: n.Expr, book: m.Book) -> Any:
     value = constant_value(expr, book)
-    if isinstance(value, m.DiceConst):
+    if isinstance(value, Dice):
         # as text: the generated module has its own Dice class, and parses dice given as text
-        text = "+".join(f"{c}d{s}" for c, s in value.terms)
-        return text + (f"{value.bonus:+d}" if value.bonus else "")
+        return str(value)
     return value
 
 

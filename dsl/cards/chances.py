@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,6 +19,7 @@ from dsl import runtime
 from dsl import types as t
 from dsl.cards.notation import Notation, literal_fraction, pool_text
 from dsl.cards.text import MINUS, NBSP, display_name, number, percent, signed
+from dsl.semantics import is_number, special_value
 
 MAX_COLUMNS = 7
 """Target values shown per table: as many as fit across a poker card at 7 pt."""
@@ -86,7 +87,7 @@ def _check(effect: m.RollEffect, notation: Notation, fixed: Fraction | None) -> 
     rows: list[ChanceRow] = []
     system = notation.book.tiers.get(effect.tiers) if effect.tiers else None
     if system is not None:
-        rows += _tier_rows(system, dist, op, targets)
+        rows += _tier_rows(notation.book, system, dist, op, targets)
     else:
         rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, v) for v in targets)))
     for change in effect.changes:
@@ -107,14 +108,14 @@ def _check(effect: m.RollEffect, notation: Notation, fixed: Fraction | None) -> 
 
 
 def _tier_rows(
-    system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[Fraction | int]
+    book: m.Book, system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[Fraction | int]
 ) -> list[ChanceRow]:
     """The chance of any success, then one row per outcome tier, computed as the resolver does
     (the first matching tier wins, so a tier called `success` is a plain success)."""
     specs = []
     for tier in system.tiers:
         bound = tier.bound
-        specs.append(runtime.TierSpec(tier.name, tier.op, None if bound is None else _bound_function(bound)))
+        specs.append(runtime.TierSpec(tier.name, tier.op, None if bound is None else _bound_function(bound, book)))
     columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
     overall: list[Fraction] = []
     for value in targets:
@@ -133,11 +134,12 @@ class _Unknown(Exception):
     """An expression the card cannot evaluate ahead of play (it reads an input)."""
 
 
-def _bound_function(expr: n.Expr) -> Callable[[Fraction | int], Fraction | int]:
+def _bound_function(expr: n.Expr, book: m.Book) -> Callable[[Fraction | int], Fraction | int]:
     def bound(target: Fraction | int) -> Fraction | int:
-        value = evaluate(expr, {"target": Fraction(target)})
-        if value is None:
+        value = special_value(expr, book, {"target": target})
+        if not is_number(value):
             raise _Unknown
+        assert isinstance(value, (int, Fraction))
         return value
 
     return bound
@@ -176,7 +178,8 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
         return None
 
     def goal(active: int, passive: int) -> Fraction | None:
-        return evaluate(resistance.target, {"active": Fraction(active), "passive": Fraction(passive)})
+        value = special_value(resistance.target, notation.book, {"active": active, "passive": passive})
+        return Fraction(value) if is_number(value) else None  # type: ignore[arg-type]
 
     probes = [goal(10 + d, 10) == goal(20 + d, 20) for d in (-3, 0, 4)]
     if not all(probes) or goal(10, 10) is None:
@@ -250,46 +253,3 @@ def distribution(count: int, sides: int, keep: str | None = None) -> runtime.Dis
 
 
 # ---------------------------------------------------------------- evaluating constant formulas
-
-
-def evaluate(expr: n.Expr, env: Mapping[str, Fraction]) -> Fraction | None:
-    """The value of an arithmetic formula over `env` (a tier's bound, a resistance formula), or
-    None when it reads anything else."""
-    if isinstance(expr, n.Number):
-        return expr.value
-    if isinstance(expr, n.NameRef):
-        return env.get(expr.name)
-    if isinstance(expr, n.Negate):
-        inner = evaluate(expr.operand, env)
-        return None if inner is None else -inner
-    if isinstance(expr, n.Rounded):
-        inner = evaluate(expr.operand, env)
-        return None if inner is None else Fraction(t.round_value(inner, expr.mode))
-    if isinstance(expr, n.Call):
-        args = [evaluate(a, env) for a in expr.args]
-        if any(a is None for a in args):
-            return None
-        known = [a for a in args if a is not None]
-        functions: dict[str, Callable[[list[Fraction]], Fraction]] = {
-            "min": min,
-            "max": max,
-            "abs": lambda xs: abs(xs[0]),
-        }
-        function = functions.get(expr.function.text)
-        return None if function is None else function(known)
-    if isinstance(expr, n.Binary):
-        left = evaluate(expr.left, env)
-        right = evaluate(expr.right, env)
-        if left is None or right is None:
-            return None
-        if expr.op == "+":
-            return left + right
-        if expr.op == "-":
-            return left - right
-        if expr.op == "*":
-            return left * right
-        if expr.op == "/":
-            return None if right == 0 else left / right
-        if right.denominator == 1 and (left != 0 or right >= 0):
-            return Fraction(left) ** int(right)
-    return None

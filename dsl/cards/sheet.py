@@ -14,6 +14,7 @@ from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import ROUNDING, Notation
 from dsl.cards.text import DASH, MINUS, NBSP, TIMES, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
+from dsl.runtime import Dice
 
 _ROLL_UNDER = ("<=", "<")
 
@@ -152,9 +153,8 @@ def _default(value: m.Constant | None) -> str:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, m.DiceConst):
-        dice = "+".join(f"{c}d{s}" for c, s in value.terms)
-        return dice + (f"{value.bonus:+d}" if value.bonus else "")
+    if isinstance(value, Dice):
+        return str(value)
     if isinstance(value, str):
         return display_name(value)
     return number(value)

@@ -1,5 +1,5 @@
 """One meaning for the language: the reference evaluator of the checked model."""
 
-from dsl.semantics.values import constant_value, is_number
+from dsl.semantics.values import NoValue, constant_value, evaluate, is_number, special_value
 
-__all__ = ["constant_value", "is_number"]
+__all__ = ["NoValue", "constant_value", "evaluate", "is_number", "special_value"]

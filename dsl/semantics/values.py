@@ -1,77 +1,288 @@
-"""The meaning of expressions (placeholder header, replaced below)."""
+"""What an expression means: the one definition of the value of every expression node.
+
+Constant folding in the analysis, the cards' chance tables and the reference resolver
+(dsl/semantics/reference.py) all evaluate expressions here; the code generator writes the same
+meaning as Python, and the tests compare the two on every rule of every bundled rulebook.  Clear
+before fast: one function per kind of node, no shortcuts.
+
+Values are those of a resolver (dsl/runtime.py): `int` for whole numbers, `Fraction` otherwise,
+`bool` for flags, `str` for members of a choice and for text, `Dice`, and the table cells X and
+N/A (`Special`).  What a name stands for comes from an `Env`: the values of a situation, or
+nothing at all when folding constants.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Protocol
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
+from dsl.printer import expr_text
+from dsl.runtime import IMPASSABLE, NOT_APPLICABLE, Dice, Special, Value, round_value
 
 MAX_EXPONENT = 1000
-"""The largest exponent worked out when compiling (`10 ^ 10 ^ 10` would never finish)."""
+"""The largest exponent worked out (`10 ^ 10 ^ 10` would never finish)."""
+
+
+class NotConstant(Exception):
+    """Raised by an environment asked for a value it does not know (folding: any input)."""
+
+
+class NoValue(Exception):
+    """An expression without a value in this situation (a division by zero, a table without a
+    row for the key).  A checked rulebook never meets one; the message says what happened."""
+
+
+class Env(Protocol):
+    """Where the values of names come from."""
+
+    def value(self, ref: m.Ref) -> Value:
+        """The value of an input, stat (effective), `base` stat, derived value or special name."""
+        ...
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
+        """A cell of a table."""
+        ...
+
+
+class Constants:
+    """The environment of constant folding: no name has a value."""
+
+    def value(self, ref: m.Ref) -> Value:
+        raise NotConstant(ref.name)
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
+        raise NotConstant(table)
+
+
+class Specials(Constants):
+    """Only the special names of a context (`target`; `active`, `passive`) have values."""
+
+    def __init__(self, values: Mapping[str, Value]) -> None:
+        self.values = values
+
+    def value(self, ref: m.Ref) -> Value:
+        if ref.kind == "special" and ref.name in self.values:
+            return self.values[ref.name]
+        raise NotConstant(ref.name)
+
+
+def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
+    """The value of `expr` where names take their values from `env`."""
+    method: Callable[[n.Expr, m.Book, Env], Value] = _METHODS[type(expr)]
+    return method(expr, book, env)
 
 
 def constant_value(expr: n.Expr, book: m.Book) -> m.Constant | None:
-    """The value of an expression made only of literals, or None."""
-    if isinstance(expr, n.Number):
-        return int(expr.value) if expr.value.denominator == 1 else expr.value
-    if isinstance(expr, n.Boolean):
-        return expr.value
-    if isinstance(expr, n.TextLiteral):
-        return expr.value
-    if isinstance(expr, n.DiceLiteral):
-        return m.DiceConst(((expr.count, expr.sides),))
-    if isinstance(expr, n.NameRef):
-        ref = book.refs.get(id(expr))
-        return expr.name if ref is not None and ref.kind == "member" else None
-    if isinstance(expr, n.Negate):
-        inner = constant_value(expr.operand, book)
-        return -inner if isinstance(inner, (int, Fraction)) and not isinstance(inner, bool) else None
-    if isinstance(expr, n.Binary):
-        left = constant_value(expr.left, book)
-        right = constant_value(expr.right, book)
-        if isinstance(left, m.DiceConst) or isinstance(right, m.DiceConst):
-            return _dice_sum(left, right, expr.op)
-        if not is_number(left) or not is_number(right):
-            return None
-        a, b = Fraction(left), Fraction(right)  # type: ignore[arg-type]
-        if expr.op == "+":
-            value = a + b
-        elif expr.op == "-":
-            value = a - b
-        elif expr.op == "*":
-            value = a * b
-        elif expr.op == "/":
-            if b == 0:
-                return None
-            value = a / b
-        else:
-            if b.denominator != 1 or abs(b) > MAX_EXPONENT:
-                return None
-            value = a ** int(b)
-        return int(value) if value.denominator == 1 else value
-    if isinstance(expr, n.Rounded):
-        inner = constant_value(expr.operand, book)
-        return t.round_value(Fraction(inner), expr.mode) if is_number(inner) else None  # type: ignore[arg-type]
-    return None
+    """The value of an expression that reads no input, stat or table, or None."""
+    try:
+        value = evaluate(expr, book, Constants())
+    except (NotConstant, NoValue):
+        return None
+    return None if isinstance(value, Special) else value
+
+
+def special_value(expr: n.Expr, book: m.Book, values: Mapping[str, Value]) -> Value | None:
+    """The value of a formula of special names only (a tier's bound, the resistance formula)."""
+    try:
+        return evaluate(expr, book, Specials(values))
+    except (NotConstant, NoValue):
+        return None
 
 
 def is_number(value: object) -> bool:
     return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
 
 
-def _dice_sum(left: object, right: object, op: str) -> m.DiceConst | None:
-    if op != "+" and not (op == "-" and is_number(right)):
-        return None
-    terms: list[tuple[int, int]] = []
-    bonus = 0
-    for side, sign in ((left, 1), (right, 1 if op == "+" else -1)):
-        if isinstance(side, m.DiceConst):
-            terms.extend(side.terms)
-            bonus += side.bonus
-        elif isinstance(side, int) and not isinstance(side, bool):
-            bonus += sign * side
-        else:
-            return None
-    return m.DiceConst(tuple(terms), bonus)
+def number(value: Fraction | int) -> int | Fraction:
+    """Whole numbers as `int`, others as `Fraction`."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+# ---------------------------------------------------------------------- one function per node
+
+
+def _number(expr: n.Number, book: m.Book, env: Env) -> Value:
+    return number(expr.value)
+
+
+def _dice(expr: n.DiceLiteral, book: m.Book, env: Env) -> Value:
+    return Dice(((expr.count, expr.sides),))
+
+
+def _text(expr: n.TextLiteral, book: m.Book, env: Env) -> Value:
+    return expr.value
+
+
+def _boolean(expr: n.Boolean, book: m.Book, env: Env) -> Value:
+    return expr.value
+
+
+def _special(expr: n.SpecialLiteral, book: m.Book, env: Env) -> Value:
+    return IMPASSABLE if expr.text == "X" else NOT_APPLICABLE
+
+
+def _name(expr: n.NameRef | n.BaseRef, book: m.Book, env: Env) -> Value:
+    ref = book.refs[id(expr)]
+    if ref.kind == "member":
+        return ref.name
+    return env.value(ref)
+
+
+def _call(expr: n.Call, book: m.Book, env: Env) -> Value:
+    args = [Fraction(_numeric(evaluate(a, book, env), expr)) for a in expr.args]
+    name = expr.function.text
+    if name == "min":
+        return number(min(args))
+    if name == "max":
+        return number(max(args))
+    return number(abs(args[0]))
+
+
+def _lookup(expr: n.Lookup, book: m.Book, env: Env) -> Value:
+    keys = tuple(evaluate(k, book, env) for k in expr.keys)
+    table = book.tables[expr.table.text]
+    column = expr.column.text if expr.column is not None else table.columns[0][0]
+    return env.lookup(table.name, keys, column)
+
+
+def _negate(expr: n.Negate, book: m.Book, env: Env) -> Value:
+    return number(-_numeric(evaluate(expr.operand, book, env), expr))
+
+
+def _binary(expr: n.Binary, book: m.Book, env: Env) -> Value:
+    left = evaluate(expr.left, book, env)
+    right = evaluate(expr.right, book, env)
+    if isinstance(left, Dice) or isinstance(right, Dice):
+        return _dice_arithmetic(expr, left, right)
+    if isinstance(left, Special) or isinstance(right, Special):
+        # a table cell: X (impassable) absorbs everything, then N/A
+        for special in (IMPASSABLE, NOT_APPLICABLE):
+            if special in (left, right):
+                return special
+    a, b = _numeric(left, expr), _numeric(right, expr)
+    if expr.op == "+":
+        return number(Fraction(a) + b)
+    if expr.op == "-":
+        return number(Fraction(a) - b)
+    if expr.op == "*":
+        return number(Fraction(a) * b)
+    if expr.op == "/":
+        if b == 0:
+            raise NoValue(f"division by zero in `{_shown(expr)}`")
+        return number(Fraction(a) / b)
+    exponent = Fraction(b)
+    if exponent.denominator != 1 or abs(exponent) > MAX_EXPONENT:
+        raise NoValue(f"`{_shown(expr)}`: exponents are whole numbers up to {MAX_EXPONENT}")
+    if a == 0 and exponent < 0:
+        raise NoValue(f"division by zero in `{_shown(expr)}`")
+    return number(Fraction(a) ** int(exponent))
+
+
+def _dice_arithmetic(expr: n.Binary, left: Value, right: Value) -> Value:
+    """Dice add to dice and to numbers; a number subtracts from dice."""
+    if expr.op == "+":
+        if isinstance(left, Dice):
+            return left.plus(right if isinstance(right, Dice) else int(_numeric(right, expr)))
+        assert isinstance(right, Dice)
+        return right.plus(int(_numeric(left, expr)))
+    if expr.op == "-" and isinstance(left, Dice) and not isinstance(right, Dice):
+        return left.plus(-int(_numeric(right, expr)))
+    raise NoValue(f"`{_shown(expr)}`: dice are added, or a number subtracted from them")
+
+
+def _rounded(expr: n.Rounded, book: m.Book, env: Env) -> Value:
+    return round_value(_numeric(evaluate(expr.operand, book, env), expr), expr.mode)
+
+
+def _dice_count(expr: n.DiceCount, book: m.Book, env: Env) -> Value:
+    count = _numeric(evaluate(expr.count, book, env), expr)
+    return Dice(((max(int(count), 0), expr.sides),))
+
+
+def _compare(expr: n.Compare, book: m.Book, env: Env) -> Value:
+    left = evaluate(expr.left, book, env)
+    right = evaluate(expr.right, book, env)
+    kind = book.types.get(id(expr.left))
+    if isinstance(kind, t.Enum) and expr.op not in ("==", "!="):
+        left, right = kind.members.index(str(left)), kind.members.index(str(right))
+    if expr.op == "==":
+        return _same(left, right)
+    if expr.op == "!=":
+        return not _same(left, right)
+    a, b = _numeric(left, expr), _numeric(right, expr)
+    if expr.op == "<":
+        return a < b
+    if expr.op == "<=":
+        return a <= b
+    if expr.op == ">":
+        return a > b
+    return a >= b
+
+
+def _same(left: Value, right: Value) -> bool:
+    if is_number(left) and is_number(right):
+        return Fraction(left) == Fraction(right)  # type: ignore[arg-type]
+    return type(left) is type(right) and left == right
+
+
+def _member(expr: n.Member, book: m.Book, env: Env) -> Value:
+    value = evaluate(expr.operand, book, env)
+    inside = value in {x.text for x in expr.members}
+    return inside != expr.negated
+
+
+def _not(expr: n.Not, book: m.Book, env: Env) -> Value:
+    return not _flag(evaluate(expr.operand, book, env), expr)
+
+
+def _bool_op(expr: n.BoolOp, book: m.Book, env: Env) -> Value:
+    left = _flag(evaluate(expr.left, book, env), expr)
+    if expr.op == "and":
+        return left and _flag(evaluate(expr.right, book, env), expr)
+    return left or _flag(evaluate(expr.right, book, env), expr)
+
+
+_METHODS: dict[type, Callable[..., Value]] = {
+    n.Number: _number,
+    n.DiceLiteral: _dice,
+    n.TextLiteral: _text,
+    n.Boolean: _boolean,
+    n.SpecialLiteral: _special,
+    n.NameRef: _name,
+    n.BaseRef: _name,
+    n.Call: _call,
+    n.Lookup: _lookup,
+    n.Negate: _negate,
+    n.Binary: _binary,
+    n.Rounded: _rounded,
+    n.DiceCount: _dice_count,
+    n.Compare: _compare,
+    n.Member: _member,
+    n.Not: _not,
+    n.BoolOp: _bool_op,
+}
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _numeric(value: Value, where: n.Expr) -> int | Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        raise NoValue(f"`{_shown(where)}` needs a number, not {value!r}")
+    return value
+
+
+def _flag(value: Value, where: n.Expr) -> bool:
+    if not isinstance(value, bool):
+        raise NoValue(f"`{_shown(where)}` needs yes or no, not {value!r}")
+    return value
+
+
+def _shown(expr: n.Expr) -> str:
+    return expr_text(expr)
