@@ -64,3 +64,15 @@ def at_root() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def skirmish() -> ModuleType:
     return module_for(RULEBOOKS / "skirmish_terrain.rules")
+
+
+FIGURES: list[str] = []
+"""Counts the fuzzing and differential tests report (situations compared, programs generated),
+printed at the end of the run so CI logs show how much was tried."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FIGURES:
+        terminalreporter.section("figures")
+        for line in FIGURES:
+            terminalreporter.write_line(line)

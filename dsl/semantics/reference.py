@@ -1,0 +1,658 @@
+"""The reference resolver: what a situation resolves to, worked out from the checked model.
+
+This is the language's meaning written as plainly as it can be (docs/language.md sections 8-11):
+it reads the model (rules, parts, effects, tables) directly, evaluates expressions with
+dsl/semantics/values.py, and settles each stat by the documented order of modifiers.  It is not
+what apps run: they import the generated module, whose code is written for speed.  The tests
+resolve random situations of every rule of every bundled rulebook both ways and require the
+same stats, modifiers, rolls, restrictions, notes and tables (tests/test_semantics.py).
+
+Shared with the generated code are only the value types and the dice distributions of
+dsl/runtime.py (checked against an exhaustive enumeration of their own).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, cast, overload
+
+from dsl import model as m
+from dsl import nodes as n
+from dsl import printer
+from dsl import types as t
+from dsl.runtime import (
+    DIE_LADDER,
+    Dice,
+    Distribution,
+    Modifier,
+    Note,
+    Resolution,
+    Restriction,
+    Roll,
+    Special,
+    Status,
+    TableResult,
+    TableRow,
+    Value,
+    distribution,
+    round_value,
+    show,
+)
+from dsl.semantics.values import NoValue, Specials, evaluate, number
+
+Pool = tuple[int, int, str | None]
+
+
+@dataclass
+class _Registered:
+    """An effect a situation reaches, with the conditions of every `as` on the way to it."""
+
+    effect: m.Effect
+    outer: tuple[m.Condition, ...]
+
+
+@dataclass
+class Situation:
+    """One situation: the rules applied, the values given, and what has been worked out."""
+
+    book: m.Book
+    rules: tuple[str, ...]
+    values: dict[str, Any]
+    effects: list[_Registered] = field(default_factory=list)
+    effective: dict[str, Value] = field(default_factory=dict)
+    modifiers: dict[str, list[Modifier]] = field(default_factory=dict)
+    derived: dict[str, Value] = field(default_factory=dict)
+    settling: set[str] = field(default_factory=set)
+
+    # -- the environment of expressions (values.Env)
+
+    def value(self, ref: m.Ref) -> Value:
+        if ref.kind == "stat":
+            return self.stat(ref.name)
+        if ref.kind == "derive":
+            return self.derive(ref.name)
+        if ref.kind in ("input", "base"):
+            return self.base(ref.name)
+        raise NoValue(f"`{ref.name}` has no value here")
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
+        spec = self.book.tables[table]
+        row = _row_for(spec, keys[0])
+        if row is None:
+            raise NoValue(f"table `{table}` has no row for {show(keys[0])}")
+        index = [c for c, _ in spec.columns].index(str(keys[1]) if spec.two_dimensional else column)
+        return self.cell(row.cells[index])
+
+    def cell(self, cell: m.TableCell) -> Value:
+        if cell.kind == "impassable":
+            return Special("X")
+        if cell.kind == "na":
+            return Special("N/A")
+        if cell.kind == "step":
+            return ""
+        assert cell.value is not None
+        return self.eval(cell.value)
+
+    def eval(self, expr: n.Expr) -> Value:
+        return evaluate(expr, self.book, self)
+
+    def holds(self, guard: tuple[m.Condition, ...]) -> bool:
+        return all(bool(self.eval(c.expr)) != c.negated for c in guard)
+
+    # -- values
+
+    def base(self, name: str) -> Value:
+        """An input's value, or a stat's before its modifiers: given, or its default (which may be
+        a formula of other values, worked out when first read)."""
+        if self.values.get(name) is None:
+            var = self.book.vars[name]
+            assert var.default_expr is not None
+            self.values[name] = self.eval(var.default_expr)
+        value: Value = self.values[name]
+        return value
+
+    def derive(self, name: str) -> Value:
+        """A derived value: of the first `derive` of the name whose conditions hold (the first
+        written, when none holds)."""
+        if name not in self.derived:
+            options = [r for r in self.effects if isinstance(r.effect, m.DeriveEffect) and r.effect.name == name]
+            chosen = next((r for r in options if self._holds(r)), options[0])
+            assert isinstance(chosen.effect, m.DeriveEffect)
+            self.derived[name] = self.eval(chosen.effect.value)
+        return self.derived[name]
+
+    def stat(self, name: str) -> Value:
+        if name not in self.effective:
+            if name in self.settling:  # the checker rules cycles out (E601)
+                raise NoValue(f"`{name}` depends on itself")
+            self.settling.add(name)
+            self.effective[name] = self._settle(name)
+        return self.effective[name]
+
+    def _holds(self, registered: _Registered) -> bool:
+        return self.holds(registered.outer) and self.holds(registered.effect.guard)
+
+    def counted(
+        self, kind: type[m.Effect] | tuple[type[m.Effect], ...], target: str | None = None
+    ) -> list[tuple[_Registered, bool]]:
+        """The effects of a kind (modifiers: of one stat), each key once, in the order they
+        count: the first registration whose conditions hold counts, where it is met; a key none
+        of whose registrations holds appears once, as not applied, where it is first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[_Registered, bool] | None] = []
+        for registered in self.effects:
+            effect = registered.effect
+            if not isinstance(effect, kind) or (target is not None and getattr(effect, "target", None) != target):
+                continue
+            index = where.get(effect.key)
+            earlier = out[index] if index is not None else None
+            if earlier is not None and earlier[1]:
+                continue
+            holds = self._holds(registered)
+            if earlier is not None:
+                if not holds:
+                    continue
+                out[where[effect.key]] = None
+            where[effect.key] = len(out)
+            out.append((registered, holds))
+        return [x for x in out if x is not None]
+
+    # -- settling a stat: docs/language.md, "The order in which modifiers apply"
+
+    def _settle(self, name: str) -> Value:
+        var = self.book.vars[name]
+        mods = [
+            (r.effect, self._amount(r.effect))
+            for r, holds in self.counted(m.ModEffect, name)
+            if holds and isinstance(r.effect, m.ModEffect)
+        ]
+        base = self.base(name)
+        if not mods:
+            return base
+        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(mods)
+        if isinstance(var.type, t.Numeric):
+            value = self._numeric(var.type, base, mods, statuses)
+        elif isinstance(var.type, t.Dice):
+            value = self._dice(base, mods, statuses)
+        elif isinstance(var.type, t.Enum) and var.type.ordered:
+            value = self._levels(var.type, base, mods, statuses)
+        else:
+            value = mods[-1][1]
+            for i in range(len(mods) - 1):
+                statuses[i] = ("overridden", _by(mods[-1][0]))
+        self.modifiers[name] = [
+            Modifier(e.origin, e.cites, e.target, e.op, show(a), printer.modifier_text(e), e.group, s, why, e.label)
+            for (e, a), (s, why) in zip(mods, statuses, strict=True)
+        ]
+        return value
+
+    def _amount(self, effect: m.ModEffect) -> Value:
+        if effect.op == "grade":
+            return effect.grade or ""
+        if effect.value is None:
+            return effect.delta
+        amount = self.eval(effect.value)
+        if effect.per is not None:
+            return number(_fraction(amount) * _fraction(self.eval(effect.per)))
+        return amount
+
+    def _numeric(
+        self,
+        kind: t.Numeric,
+        base: Value,
+        mods: list[tuple[m.ModEffect, Value]],
+        statuses: list[tuple[Status, str | None]],
+    ) -> Value:
+        value = _fraction(base)
+        # 1. multiplications and divisions, in order, each rounded as it says
+        for effect, amount in mods:
+            if effect.op in ("mul", "div"):
+                factor = _fraction(amount)
+                value = value * factor if effect.op == "mul" else value / factor
+                if effect.rounding:
+                    value = Fraction(round_value(value, effect.rounding))
+        # 2. the sum of additions; a stacking group counts one of its own
+        value += self._additions(mods, statuses)
+        # 3. the difficulty grade
+        grade = self._grade(mods, statuses)
+        if grade is not None:
+            if grade.op == "set":
+                value = grade.value
+            else:
+                value = value * grade.value if grade.op == "mul" else value / grade.value
+                if grade.rounding:
+                    value = Fraction(round_value(value, grade.rounding))
+        # 4. `= VALUE`: the last wins, and overrides what came before
+        sets = [i for i, (e, _) in enumerate(mods) if e.op == "set"]
+        if sets:
+            last = sets[-1]
+            value = _fraction(mods[last][1])
+            for i, (effect, _) in enumerate(mods):
+                if i != last and effect.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                    statuses[i] = ("overridden", _by(mods[last][0]))
+        # 5. caps, the lowest counts; 6. floors, the highest counts
+        caps = [_fraction(a) for e, a in mods if e.op == "max"]
+        if caps:
+            value = min(value, min(caps))
+        floors = [_fraction(a) for e, a in mods if e.op == "min"]
+        if floors:
+            value = max(value, max(floors))
+        if value.denominator != 1 and kind.kind != "number":
+            value = Fraction(math.floor(value))
+        return number(value)
+
+    def _additions(self, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]) -> Fraction:
+        total = Fraction(0)
+        groups: dict[str, list[int]] = {}
+        for i, (effect, amount) in enumerate(mods):
+            if effect.op != "add":
+                continue
+            group = self.book.groups.get(effect.group) if effect.group else None
+            if group is None or group.stacking == "cumulative":
+                total += _fraction(amount)
+            else:
+                groups.setdefault(group.name, []).append(i)
+        for name, members in groups.items():
+            stacking = self.book.groups[name].stacking
+
+            def strength(i: int, stacking: str = stacking) -> Fraction:
+                amount = _fraction(mods[i][1])
+                return {"highest": amount, "lowest": -amount}.get(stacking, abs(amount))
+
+            best = members[0]
+            for i in members[1:]:
+                if strength(i) > strength(best):  # on a tie, the first counts
+                    best = i
+            total += _fraction(mods[best][1])
+            for i in members:
+                if i != best:
+                    winner = mods[best][0]
+                    why = f"only the {stacking} of group `{name}` applies: {winner.origin}: {printer.modifier_text(winner)}"
+                    statuses[i] = ("suppressed", why)
+        return total
+
+    def _grade(
+        self, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]
+    ) -> m.Grade | None:
+        grades = {g.name: g for g in self.book.grades}
+        chosen = [(i, grades[str(a)]) for i, (e, a) in enumerate(mods) if e.op == "grade"]
+        if not chosen:
+            return None
+        absolute = [(i, g) for i, g in chosen if g.step is None]
+        if absolute:
+            first, grade = absolute[0]
+            for i, _ in chosen:
+                if i != first:
+                    statuses[i] = ("overridden", f"{mods[first][0].origin}: {grade.name}")
+            return grade
+        net = sum(g.step or 0 for _, g in chosen)
+        if net == 0:
+            for i, _ in chosen:
+                statuses[i] = ("suppressed", "grades cancel one another")
+            return None
+        same_side = [g for g in self.book.grades if g.step and g.step * net > 0]
+        return min(sorted(same_side, key=lambda g: g.step or 0), key=lambda g: abs((g.step or 0) - net))
+
+    def _dice(
+        self, base: Value, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]
+    ) -> Value:
+        sets = [i for i, (e, _) in enumerate(mods) if e.op == "set"]
+        value = mods[sets[-1]][1] if sets else base
+        for i in sets[:-1]:
+            statuses[i] = ("overridden", _by(mods[sets[-1]][0]))
+        assert isinstance(value, Dice)
+        terms = list(value.terms)
+        for i, (effect, amount) in enumerate(mods):
+            if effect.op == "dice" and terms:
+                count, sides = terms[0]
+                wanted = count + _whole(amount)
+                terms[0] = (max(wanted, 1), sides)
+                if wanted < 1:
+                    statuses[i] = ("capped", "a pool keeps at least one die")
+        for effect, amount in mods:
+            if effect.op == "step":
+                terms = [(count, _step(sides, _whole(amount))) for count, sides in terms]
+        value = Dice(tuple(terms), value.bonus, value.scale, value.rounding)
+        for effect, amount in mods:
+            if effect.op == "add":
+                value = value.plus(amount if isinstance(amount, Dice) else _whole(amount))
+        for effect, amount in mods:
+            if effect.op in ("mul", "div"):
+                factor = _fraction(amount) if effect.op == "mul" else 1 / _fraction(amount)
+                value = value.scaled(factor, effect.rounding)
+        return value
+
+    def _levels(
+        self,
+        kind: t.Enum,
+        base: Value,
+        mods: list[tuple[m.ModEffect, Value]],
+        statuses: list[tuple[Status, str | None]],
+    ) -> Value:
+        sets = [i for i, (e, _) in enumerate(mods) if e.op == "set"]
+        value = str(mods[sets[-1]][1]) if sets else str(base)
+        for i in sets[:-1]:
+            statuses[i] = ("overridden", _by(mods[sets[-1]][0]))
+        index = kind.members.index(value) + sum(_whole(a) for e, a in mods if e.op == "shift")
+        index = min(max(index, 0), len(kind.members) - 1)
+        caps = [kind.members.index(str(a)) for e, a in mods if e.op == "max"]
+        floors = [kind.members.index(str(a)) for e, a in mods if e.op == "min"]
+        if caps:
+            index = min(index, min(caps))
+        if floors:
+            index = max(index, max(floors))
+        return kind.members[index]
+
+    # -- rolls: docs/language.md section 10
+
+    def roll(self, effect: m.RollEffect) -> Roll:
+        pool: Pool | None = _pool(effect.pool)
+        op = effect.op
+        delta = 0
+        shift: Fraction = Fraction(0)
+        automatic = None if effect.kind != "automatic" else ("success" if effect.success else "failure")
+        for change in effect.changes:
+            if not self.holds(change.guard):
+                continue
+            if change.kind == "pool":
+                pool = _pool(change.pool)
+            elif change.kind == "dice":
+                delta += change.delta
+            elif change.kind == "target":
+                assert change.value is not None
+                shift += _fraction(self.eval(change.value))
+            elif automatic != "failure":  # a failure wins over a success
+                automatic = "success" if change.success else "failure"
+        goal: Fraction | None = None
+        if effect.kind == "resist":
+            resistance = self.book.resistance
+            assert resistance is not None and effect.active is not None and effect.passive is not None
+            active, passive = self.eval(effect.active), self.eval(effect.passive)
+            goal = _fraction(_special(resistance.target, self.book, {"active": active, "passive": passive}))
+            pool, op = _pool(resistance.pool), resistance.op
+        elif effect.kind == "check":
+            assert effect.target is not None
+            goal = _fraction(self.eval(effect.target)) + shift
+        if pool is not None:
+            pool = (max(pool[0] + delta, 1), pool[1], pool[2])
+        dice = _pool_text(pool) if pool is not None else ""
+        outcomes: dict[str, Fraction] = {}
+        margins: dict[int, Fraction] = {}
+        if automatic is not None:
+            probability = Fraction(1 if automatic == "success" else 0)
+            dice = dice or "none"
+        elif effect.kind == "opposed":
+            assert effect.pool is not None and effect.against is not None
+            first = _fraction(self.eval(effect.bonus)) if effect.bonus is not None else Fraction(0)
+            second = _fraction(self.eval(effect.against_bonus)) if effect.against_bonus is not None else Fraction(0)
+            win, tie = _opposed(_dist(_pool(effect.pool)), _dist(_pool(effect.against)), first, second)
+            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+            probability = win + (tie if effect.ties == "win" else 0)
+            dice = f"{_pool_text(_pool(effect.pool))} vs {_pool_text(_pool(effect.against))}"
+            op = "vs"
+        else:
+            assert pool is not None and goal is not None and op is not None
+            dist = _dist(pool)
+            probability = _chance(dist, lambda total: _compare(total, op, goal))
+            outcomes = {"success": probability, "failure": 1 - probability}
+            if effect.tiers:
+                tiers = _tiers(self.book, self.book.tiers[effect.tiers], dist, goal)
+                outcomes = {**tiers, **{k: v for k, v in outcomes.items() if k not in tiers}}
+            margin_outcomes = {o.name for o in effect.outcomes if o.by_margin}
+            if margin_outcomes:
+                margins = _margins(dist, op, goal, "success" in margin_outcomes)
+        return Roll(
+            rule=effect.origin,
+            source=effect.cites,
+            name=effect.name,
+            label=effect.label,
+            dice=dice,
+            comparison=op,
+            target=None if goal is None else number(goal),
+            probability=probability,
+            automatic=automatic,
+            outcomes=outcomes,
+            effects={o.name: _outcome_text(o) for o in effect.outcomes},
+            margins=margins,
+            notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
+        )
+
+    # -- tables: docs/language.md section 11
+
+    def table(self, table: m.Table) -> TableResult:
+        columns = [c for c, _ in table.columns]
+
+        def row_result(row: m.TableRow, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+            values = {c: self.cell(cell) for c, cell in zip(columns, row.cells, strict=True)}
+            own = tuple(printer.step_text(c.step) for c in row.cells if c.step is not None)
+            return TableRow(row.key_text(), values, own + steps, probability)
+
+        if table.pool is None:
+            row = _row_for(table, self.values[table.inputs[0]])
+            rows = tuple(row_result(r, None) for r in table.rows)
+            selected = row_result(row, None) if row is not None else None
+            return TableResult(table.name, table.title, table.cites, None, None, selected, rows)
+        dist = _dist(_pool(table.pool))
+        offset = table.modifier_sign * int(self.values[table.modifier]) if table.modifier else 0
+        chances = [Fraction(0)] * len(table.rows)
+        for total in range(dist.low, dist.high + 1):
+            row_index = self._row_index(table, self._result(table, total + offset))
+            if row_index is not None:
+                chances[row_index] += dist.between_p(total, total)
+        rows_out = [row_result(r, c) for r, c in zip(table.rows, chances, strict=True)]
+        selected = None
+        result = None
+        if self.values.get("roll") is not None:
+            result = self._result(table, int(self.values["roll"]) + offset)
+            overflow = table.overflow
+            extra: tuple[str, ...] = ()
+            if overflow is not None and int(self.values["roll"]) + offset > overflow.above and overflow.step:
+                extra = (printer.step_text(overflow.step),)
+            row = _row_for(table, result)
+            if row is not None:
+                selected = row_result(row, None, extra)
+        dice = _pool_text(_pool(table.pool))
+        if table.modifier:
+            dice += f" {'+' if table.modifier_sign > 0 else '-'} {table.modifier}"
+        return TableResult(table.name, table.title, table.cites, dice, result, selected, tuple(rows_out))
+
+    @staticmethod
+    def _result(table: m.Table, value: int) -> int:
+        overflow = table.overflow
+        return overflow.becomes if overflow is not None and value > overflow.above else value
+
+    @staticmethod
+    def _row_index(table: m.Table, value: int) -> int | None:
+        row = _row_for(table, value)
+        return None if row is None else table.rows.index(row)
+
+
+def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
+    """The reference resolution of a situation: the named rules and tables applied together, with
+    the given values (already valid for their inputs; others take their defaults)."""
+    chosen = tuple(dict.fromkeys([names] if isinstance(names, str) else names))
+    values: dict[str, Any] = {name: var.default for name, var in book.vars.items()}
+    values.update(given)
+    situation = Situation(book, chosen, values)
+    for name in chosen:
+        if name in book.rules:
+            situation.effects += _register(book, book.rules[name].effects, ())
+    stats: dict[str, Value] = {}
+    for registered in situation.effects:
+        effect = registered.effect
+        if isinstance(effect, m.ModEffect) and effect.target not in stats:
+            stats[effect.target] = situation.stat(effect.target)
+    for name, var in book.vars.items():
+        if var.default_expr is not None:
+            situation.base(name)
+    for registered, holds in situation.counted(m.DeriveEffect):
+        if holds:
+            assert isinstance(registered.effect, m.DeriveEffect)
+            stats[registered.effect.name] = situation.derive(registered.effect.name)
+    rolls = [situation.roll(cast(m.RollEffect, r.effect)) for r, holds in situation.counted(m.RollEffect) if holds]
+    texts = [r.effect for r, holds in situation.counted((m.CannotEffect, m.NoteEffect)) if holds]
+    notes = [Note(e.origin, e.cites, e.text, e.quote) for e in texts if isinstance(e, m.NoteEffect)]
+    restrictions = [Restriction(e.origin, e.cites, e.text) for e in texts if isinstance(e, m.CannotEffect)]
+    for name in chosen:
+        table = book.tables.get(name)
+        if table is not None:
+            notes += [Note(table.name, table.cites, text, quote) for text, quote in table.notes]
+    relevant = {key for name in chosen for key in _reads(book, name)} | set(given)
+    order = list(book.vars)
+    return Resolution(
+        rules=chosen,
+        inputs={k: values[k] for k in sorted(relevant, key=lambda k: order.index(k) if k in order else len(order))},
+        stats=stats,
+        modifiers=tuple(x for mods in situation.modifiers.values() for x in mods),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables),
+        trace=(),
+    )
+
+
+def _register(book: m.Book, effects: tuple[m.Effect, ...], outer: tuple[m.Condition, ...]) -> list[_Registered]:
+    """The effects of a rule in the order a resolver meets them: composed parts in place."""
+    out: list[_Registered] = []
+    for effect in effects:
+        if isinstance(effect, m.PartEffect):
+            out += _register(book, book.parts[effect.part].effects, (*outer, *effect.guard))
+        else:
+            out.append(_Registered(effect, outer))
+    return out
+
+
+def _reads(book: m.Book, name: str) -> tuple[str, ...]:
+    if name in book.rules:
+        return book.rules[name].reads
+    table = book.tables[name]
+    return (*table.inputs, *((table.modifier,) if table.modifier else ()))
+
+
+def _by(effect: m.ModEffect) -> str:
+    return f"{effect.origin}: {printer.modifier_text(effect)}"
+
+
+def _row_for(table: m.Table, key: Value) -> m.TableRow | None:
+    numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
+    for row in table.rows:
+        if row.member is not None and row.member == key:
+            return row
+        if numeric and row.low is not None and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
+            return row
+    return next((row for row in table.rows if row.is_else), None)
+
+
+def _step(sides: int, steps: int) -> int:
+    if sides not in DIE_LADDER:
+        return sides
+    return DIE_LADDER[min(max(DIE_LADDER.index(sides) + steps, 0), len(DIE_LADDER) - 1)]
+
+
+@overload
+def _pool(pool: n.Pool) -> Pool: ...
+@overload
+def _pool(pool: None) -> None: ...
+def _pool(pool: n.Pool | None) -> Pool | None:
+    return None if pool is None else (pool.count, pool.sides, pool.keep)
+
+
+def _pool_text(pool: Pool) -> str:
+    count, sides, keep = pool
+    return f"{keep} of {count}d{sides}" if keep else f"{count}d{sides}"
+
+
+@functools.cache
+def _dist(pool: Pool) -> Distribution:
+    return distribution(*pool)
+
+
+def _chance(dist: Distribution, success: Any) -> Fraction:
+    """The chance that the total satisfies `success`, summed total by total."""
+    return sum((dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if success(x)), Fraction(0))
+
+
+def _compare(total: int, op: str, goal: Fraction) -> bool:
+    return {
+        "<=": total <= goal,
+        "<": total < goal,
+        ">=": total >= goal,
+        ">": total > goal,
+        "==": total == goal,
+        "!=": total != goal,
+    }[op]
+
+
+@functools.cache
+def _opposed(
+    first: Distribution, second: Distribution, bonus: Fraction, against: Fraction
+) -> tuple[Fraction, Fraction]:
+    """P(first + bonus > second + against) and P(equal), pair of totals by pair of totals."""
+    win = tie = Fraction(0)
+    for a in range(first.low, first.high + 1):
+        pa = first.between_p(a, a)
+        if not pa:
+            continue
+        for b in range(second.low, second.high + 1):
+            pb = second.between_p(b, b)
+            if a + bonus > b + against:
+                win += pa * pb
+            elif a + bonus == b + against:
+                tie += pa * pb
+    return win, tie
+
+
+def _tiers(book: m.Book, system: m.TierSystem, dist: Distribution, goal: Fraction) -> dict[str, Fraction]:
+    """Each total goes to the first tier whose bound it meets (`otherwise` takes the rest)."""
+    found = {tier.name: Fraction(0) for tier in system.tiers}
+    bounds = {
+        tier.name: _fraction(_special(tier.bound, book, {"target": number(goal)}))
+        for tier in system.tiers
+        if tier.bound is not None
+    }
+    for total in range(dist.low, dist.high + 1):
+        for tier in system.tiers:
+            if (
+                tier.op is None
+                or (tier.op == "<=" and total <= bounds[tier.name])
+                or (tier.op == ">=" and total >= bounds[tier.name])
+            ):
+                found[tier.name] += dist.between_p(total, total)
+                break
+    return found
+
+
+def _margins(dist: Distribution, op: str, goal: Fraction, successes: bool) -> dict[int, Fraction]:
+    margins: dict[int, Fraction] = {}
+    for total in range(dist.low, dist.high + 1):
+        p = dist.between_p(total, total)
+        if p and _compare(total, op, goal) == successes:
+            margin = math.floor(total - goal) if total >= goal else math.ceil(goal - total)
+            margins[margin] = margins.get(margin, Fraction(0)) + p
+    return dict(sorted(margins.items()))
+
+
+def _special(expr: n.Expr, book: m.Book, values: Mapping[str, Value]) -> Value:
+    return evaluate(expr, book, Specials(values))
+
+
+def _outcome_text(outcome: m.Outcome) -> str:
+    text = outcome.text or ""
+    if outcome.step is not None:
+        text = (text + "; " if text else "") + printer.step_text(outcome.step)
+    return text
+
+
+def _fraction(value: Value) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        raise NoValue(f"a number was expected, not {value!r}")
+    return Fraction(value)
+
+
+def _whole(value: Value) -> int:
+    return int(_fraction(value))

@@ -1,0 +1,66 @@
+"""One semantics, two implementations: the generated resolvers against the reference resolver.
+
+dsl/semantics/reference.py works a situation out from the checked model, as plainly as the
+language reference states it; the generated module is written for speed.  Random situations of
+every rule and table of every bundled rulebook (and of the feature fixtures) are resolved both
+ways and must agree on stats, modifiers, rolls, restrictions, notes and tables.  The soak script
+tests/soak/differential.py runs the same comparison a million times.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from dsl.checks.examples import all_examples
+from dsl.runner import _expect
+from dsl.semantics import constant_value
+from dsl.semantics.reference import resolve as reference_resolve
+from tests.conftest import FEATURES, FIGURES, RULEBOOKS, compiled, module_for
+from tests.differential import Tally, compare, random_situation, texts_of
+
+BOOKS = sorted(RULEBOOKS.glob("*.rules")) + sorted(FEATURES.glob("*.rules"))
+PER_BOOK = 3_000
+"""Situations per rulebook in CI: about 27,000 in all (the soak script runs a million)."""
+
+
+def situations(path: Path, count: int, seed: int) -> Tally:
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    rng = random.Random(seed)
+    texts = texts_of(book)
+    names = [*book.rules, *book.tables]
+    tally = Tally()
+    for index in range(count):
+        chosen = [names[index % len(names)]]
+        if rng.random() < 0.25:  # rules applied together: stacking and composition across rules
+            chosen += rng.sample(names, rng.randint(1, min(3, len(names))))
+        compare(book, module, list(dict.fromkeys(chosen)), random_situation(book, chosen, rng, texts), tally)
+    return tally
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.stem)
+def test_generated_resolvers_agree_with_the_reference(path: Path) -> None:
+    tally = situations(path, PER_BOOK, seed=20261123)
+    FIGURES.append(
+        f"differential {path.stem}: {tally.situations} situations, {tally.refused} refused by both, "
+        f"{len(tally.mismatches)} mismatches"
+    )
+    assert not tally.mismatches, "\n".join(tally.mismatches[:5])
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.stem)
+def test_the_reference_passes_every_worked_example(path: Path) -> None:
+    """The reference is held to the rulebooks' worked examples, numbers worked out by hand."""
+    book = compiled(path).book
+    assert book is not None
+    failures: list[str] = []
+    for example in all_examples(book):
+        given = {name: constant_value(expr, book) for name, expr in example.givens}
+        resolution = reference_resolve(book, example.rules, given)
+        for expectation in example.expectations:
+            _expect(expectation, resolution, book, lambda span, message, hint=None: failures.append(message))
+    assert not failures, "\n".join(failures[:10])
