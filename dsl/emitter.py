@@ -25,6 +25,7 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.analysis import flat_effects, walk
+from dsl.analysis.order import dependencies, settle_order
 from dsl.runtime import Dice, Distribution, difference, distribution
 from dsl.writer import CodeWriter, literal
 
@@ -472,8 +473,8 @@ class Emitter:
             return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
             if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
-                return f"Dice((({max(int(expr.count.value), 0)}, {expr.sides}),))", _ATOM  # `1 d6`
-            return f"Dice(((max(int({self._py(expr.count, values)}), 0), {expr.sides}),))", _ATOM
+                return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
+            return f"Dice.pool(int({self._py(expr.count, values)}), {expr.sides})", _ATOM
         if isinstance(expr, n.Compare):
             left = _wrap(self._code(expr.left, values), _ADD)
             right = _wrap(self._code(expr.right, values), _ADD)
@@ -672,6 +673,14 @@ class Emitter:
             for g in book.grades
         )
         w.line(f"grades=({grades}),")
+        settle = _read_nodes(book)
+        if settle:
+            w.line("settle=(")
+            w.indent()
+            for node in settle:
+                w.line(f"{literal(node)},")
+            w.dedent()
+            w.line("),")
         if book.resistance is not None:
             w.line("resistance=_resistance,")
             w.line(f"resistance_pool={_pool_literal(_pool_key(book.resistance.pool))},")
@@ -767,6 +776,12 @@ class Emitter:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _read_nodes(book: m.Book) -> tuple[str, ...]:
+    """The values other values read, in the order to settle them (dsl/analysis/order.py)."""
+    read = {name for reads in dependencies(book).values() for name in reads}
+    return tuple(node for node in settle_order(book) if node in read)
 
 
 def _effect_kind(effect: m.Effect) -> str:

@@ -57,92 +57,226 @@ DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 
 @dataclass(frozen=True, slots=True)
 class Dice:
-    """A dice expression such as 3d6, 1d6+1d8+4 or 2d6-1, optionally scaled after rolling."""
+    """A dice expression: pools of dice and a flat bonus, summed, and scaled parts (a dice
+    expression multiplied or divided after rolling, then rounded).  Written as a rulebook writes
+    it: `3d6`, `1d6+1d8+4`, `2d6-1`, `1d6/2 round up`, `2d6+(1d6/2 round down)`.
 
-    terms: tuple[tuple[int, int], ...]
+    Pools have at least one die of at least two sides; an expression without dice is a number
+    (`Dice((), 4)` is `4`), and scaling one works the number out."""
+
+    terms: tuple[tuple[int, int], ...] = ()
     bonus: int = 0
-    scale: Fraction = Fraction(1)
-    rounding: str | None = None
+    parts: tuple[Scaled, ...] = ()
+
+    def __post_init__(self) -> None:
+        for term in self.terms:
+            count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
+            if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
+                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
+        if type(self.bonus) is not int:
+            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+
+    @classmethod
+    def pool(cls, count: int, sides: int) -> Dice:
+        """`count` dice of `sides` sides; none at all (a count of 0 or less) is the number 0."""
+        return cls(((count, sides),)) if count > 0 else cls()
+
+    @property
+    def constant(self) -> bool:
+        return not self.terms and not self.parts
 
     def __str__(self) -> str:
-        text = "+".join(f"{count}d{sides}" for count, sides in self.terms if count > 0)
+        if not self.terms and not self.bonus and len(self.parts) == 1:
+            return self.parts[0].text()
+        items = [f"{count}d{sides}" for count, sides in self.terms] + [f"({p.text()})" for p in self.parts]
+        text = "+".join(items)
         if self.bonus:
             text = f"{text}{self.bonus:+d}" if text else str(self.bonus)
-        text = text or "0"
-        if self.scale != 1:
-            factor = f"/{self.scale.denominator}" if self.scale.numerator == 1 else f"*{self.scale}"
-            text = f"({text}){factor}"
-            if self.rounding:
-                text += f" round {self.rounding}"
-        return text
+        return text or "0"
 
     @classmethod
     def parse(cls, text: str) -> Dice:
-        """Read `3d6`, `d20`, `1d6+1d8+4`, `2d6-1`."""
-        compact = text.replace(" ", "").lower()
-        if not compact:
-            raise ValueError("empty dice expression")
-        terms: list[tuple[int, int]] = []
-        bonus = 0
-        for sign, part in _signed_parts(compact):
-            if "d" in part:
-                count_text, _, sides_text = part.partition("d")
-                if sign < 0 or not sides_text.isdigit() or not (count_text.isdigit() or not count_text):
-                    raise ValueError(f"cannot read dice `{text}`")
-                count = int(count_text) if count_text else 1
-                sides = int(sides_text)
-                if count < 1 or sides < 2:
-                    raise ValueError(f"`{part}` is not a roll anyone can make")
-                terms.append((count, sides))
-            elif part.isdigit():
-                bonus += sign * int(part)
-            else:
-                raise ValueError(f"cannot read dice `{text}`")
-        return cls(tuple(terms), bonus)
+        """Read a dice expression as `str` writes it (spaces allowed; `d20` is `1d20`)."""
+        reader = _DiceReader(text)
+        value = reader.expression()
+        reader.end()
+        return value
 
     def plus(self, other: Dice | int) -> Dice:
         if isinstance(other, Dice):
-            return Dice(self.terms + other.terms, self.bonus + other.bonus, self.scale, self.rounding)
-        return Dice(self.terms, self.bonus + other, self.scale, self.rounding)
+            return Dice(self.terms + other.terms, self.bonus + other.bonus, self.parts + other.parts)
+        return Dice(self.terms, self.bonus + other, self.parts)
 
     def with_dice(self, delta: int) -> Dice:
-        """Add or remove dice from the first term; a pool never drops below one die."""
-        if not self.terms:
-            return self
-        count, sides = self.terms[0]
-        return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.scale, self.rounding)
+        """Add or remove dice of the first kind in the expression; a pool never drops below one die."""
+        if self.terms:
+            count, sides = self.terms[0]
+            return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.parts)
+        if self.parts:
+            first = self.parts[0]
+            changed = Scaled(first.dice.with_dice(delta), first.factor, first.rounding)
+            return Dice(self.terms, self.bonus, (changed, *self.parts[1:]))
+        return self
+
+    def first_count(self) -> int:
+        """How many dice of the first kind the expression has (0 for a number)."""
+        if self.terms:
+            return self.terms[0][0]
+        return self.parts[0].dice.first_count() if self.parts else 0
 
     def stepped(self, steps: int) -> Dice:
         """Move every die up or down the ladder d2 < d3 < d4 < d6 < d8 < d10 < d12 < d20."""
         return Dice(
             tuple((count, step_die(sides, steps)) for count, sides in self.terms),
             self.bonus,
-            self.scale,
-            self.rounding,
+            tuple(Scaled(p.dice.stepped(steps), p.factor, p.rounding) for p in self.parts),
         )
 
-    def scaled(self, factor: Fraction, rounding: str | None) -> Dice:
-        return Dice(self.terms, self.bonus, self.scale * factor, rounding or self.rounding)
+    def scaled(self, factor: Fraction | int, rounding: str | None) -> Dice:
+        """The expression multiplied by `factor` after rolling, then rounded (a number is
+        worked out: `7 / 2 round up` is 4)."""
+        factor = Fraction(factor)
+        if self.constant:
+            value = self.bonus * factor
+            if value.denominator != 1 and rounding is None:
+                raise ValueError(f"{self} * {factor} is not a whole number: say how to round it")
+            return Dice((), round_value(value, rounding or "down"))
+        if factor == 1:
+            return self
+        return Dice((), 0, (Scaled(self, factor, rounding),))
+
+    def totals(self, limit: int = 1_000_000) -> dict[int, Fraction]:
+        """The exact chance of every total.  ValueError past `limit` combinations."""
+        result: dict[int, Fraction] = {self.bonus: Fraction(1)}
+        pieces: list[dict[int, Fraction]] = []
+        for count, sides in self.terms:
+            dist = distribution(count, sides)
+            pieces.append(
+                {
+                    total: Fraction(dist.count_at_most(total) - dist.count_at_most(total - 1), dist.denominator)
+                    for total in range(dist.low, dist.high + 1)
+                }
+            )
+        for part in self.parts:
+            inner: dict[int, Fraction] = {}
+            for total, chance in part.dice.totals(limit).items():
+                value = total * part.factor
+                key = round_value(value, part.rounding) if part.rounding else int(value)
+                inner[key] = inner.get(key, Fraction(0)) + chance
+            pieces.append(inner)
+        for piece in pieces:
+            if len(result) * len(piece) > limit:
+                raise ValueError(f"{self} has too many totals to work out exactly")
+            combined: dict[int, Fraction] = {}
+            for a, pa in result.items():
+                for b, pb in piece.items():
+                    combined[a + b] = combined.get(a + b, Fraction(0)) + pa * pb
+            result = combined
+        return dict(sorted(result.items()))
 
 
-def _signed_parts(text: str) -> list[tuple[int, str]]:
-    parts: list[tuple[int, str]] = []
-    sign = 1
-    current = ""
-    for ch in text:
-        if ch in "+-":
-            if current:
-                parts.append((sign, current))
-            elif parts or ch == "+":
+@dataclass(frozen=True, slots=True)
+class Scaled:
+    """A dice expression multiplied by `factor` after rolling, then rounded (`rounding` is None
+    only when the factor is whole)."""
+
+    dice: Dice
+    factor: Fraction
+    rounding: str | None
+
+    def text(self) -> str:
+        inner = str(self.dice)
+        if len(self.dice.terms) + len(self.dice.parts) + (1 if self.dice.bonus else 0) > 1:
+            inner = f"({inner})"
+        factor = self.factor
+        scale = f"/{factor.denominator}" if factor.numerator == 1 else f"*{factor}"
+        return inner + scale + (f" round {self.rounding}" if self.rounding else "")
+
+
+class _DiceReader:
+    """Reads the notation `Dice.__str__` writes."""
+
+    _TOKEN = re.compile(r"\s*(?:(\d*)[dD](\d+)|(\d+)(?:/(\d+))?|(round)\s+(up|down|nearest)|([-+*/()]))")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, tuple[str, ...]]] = []
+        position = 0
+        stripped = text.rstrip()
+        while position < len(stripped):
+            match = self._TOKEN.match(stripped, position)
+            if match is None or match.end() == position:
                 raise ValueError(f"cannot read dice `{text}`")
-            sign = 1 if ch == "+" else -1
-            current = ""
-        else:
-            current += ch
-    if not current:
-        raise ValueError(f"cannot read dice `{text}`")
-    parts.append((sign, current))
-    return parts
+            position = match.end()
+            if match.group(2) is not None:
+                self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
+            elif match.group(3) is not None:
+                self.tokens.append(("number", (match.group(3), match.group(4) or "1")))
+            elif match.group(5) is not None:
+                self.tokens.append(("round", (match.group(6),)))
+            else:
+                self.tokens.append((match.group(7), ()))
+        if not self.tokens:
+            raise ValueError("empty dice expression")
+        self.index = 0
+
+    def _peek(self) -> str:
+        return self.tokens[self.index][0] if self.index < len(self.tokens) else "end"
+
+    def _take(self) -> tuple[str, tuple[str, ...]]:
+        if self.index >= len(self.tokens):
+            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def end(self) -> None:
+        if self.index != len(self.tokens):
+            raise ValueError(f"cannot read dice `{self.text}`")
+
+    def expression(self) -> Dice:
+        value = self.item(1)
+        while self._peek() in ("+", "-"):
+            sign = 1 if self._take()[0] == "+" else -1
+            value = value.plus(self.item(sign))
+        if self._peek() in ("*", "/"):
+            value = self.scale(value)
+        return value
+
+    def item(self, sign: int) -> Dice:
+        kind, values = self._take()
+        if kind == "number":
+            if values[1] != "1":
+                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+            return Dice((), sign * int(values[0]))
+        if sign < 0:
+            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+        if kind == "pool":
+            count, sides = int(values[0]), int(values[1])
+            if count < 1 or sides < 2:
+                raise ValueError(f"`{count}d{sides}` is not a roll anyone can make")
+            return Dice(((count, sides),))
+        if kind == "(":
+            inner = self.expression()
+            if self._take()[0] != ")":
+                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+            return inner
+        raise ValueError(f"cannot read dice `{self.text}`")
+
+    def scale(self, value: Dice) -> Dice:
+        operator = self._take()[0]
+        kind, values = self._take()
+        if kind != "number":
+            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+        factor = Fraction(int(values[0]), int(values[1]))
+        if operator == "/":
+            if factor == 0:
+                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+            factor = 1 / factor
+        rounding = self._take()[1][0] if self._peek() == "round" else None
+        if rounding is None and factor.denominator != 1:
+            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+        return value.scaled(factor, rounding)
 
 
 Value = int | Fraction | bool | str | Dice | Special
@@ -795,6 +929,9 @@ class Book:
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
+    settle: tuple[str, ...] = ()
+    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
+    itself: settled first and in this order, so a long chain of values never recurses deeply."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1011,6 +1148,14 @@ class Run:
     # -- finishing
 
     def finish(self, relevant: set[str]) -> Resolution:
+        for node in self.book.settle:
+            kind, _, name = node.partition(" ")
+            if kind == "stat":
+                self.stat(name)
+            elif kind == "base":
+                self.base(name)
+            elif name in self._derived:
+                self.derived(name)
         stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
         for name in list(self.pending):
             self.base(name)
@@ -1290,9 +1435,9 @@ def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, li
     assert isinstance(value, Dice)
     for i, (spec, amount) in enumerate(held):
         if spec.op == "dice":
-            wanted = value.terms[0][0] + int(amount) if value.terms else 0
+            wanted = value.first_count() + int(amount)
             value = value.with_dice(int(amount))
-            if value.terms and value.terms[0][0] != wanted:
+            if value.first_count() != wanted and not value.constant:
                 statuses[i] = ("capped", "a pool keeps at least one die")
     for spec, amount in held:
         if spec.op == "step":
@@ -4987,20 +5132,20 @@ def _rule_maneuvers(run: Run) -> None:
     run.text(_maneuvers__text2, v['maneuver'] == 'u_turn' and v['speed'] > 1)
     run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
     run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse')
-    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 6),)))
-    run.modify(_maneuvers__mod3, v['maneuver'] == 'collide', Dice(((max(int(v['speed']), 0), 3),)))
+    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice.pool(int(v['speed']), 6))
+    run.modify(_maneuvers__mod3, v['maneuver'] == 'collide', Dice.pool(int(v['speed']), 3))
     run.roll(
         _maneuvers__roll3,
         v['maneuver'] == 'collide',
         lambda: (v['vehicle_SIZ'], v['other_SIZ']),
     )
-    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 10),)))
-    run.modify(_maneuvers__mod5, v['maneuver'] == 'ram', Dice(((max(int(v['speed']), 0), 6),)))
+    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice.pool(int(v['speed']), 10))
+    run.modify(_maneuvers__mod5, v['maneuver'] == 'ram', Dice.pool(int(v['speed']), 6))
     run.roll(_maneuvers__roll4, v['maneuver'] == 'ram', lambda: (v['vehicle_SIZ'], v['other_SIZ']))
     run.modify(
         _maneuvers__mod6,
         v['maneuver'] == 'ram' and v['target_destroyed'],
-        Dice(((max(int(v['speed']), 0), 10),)),
+        Dice.pool(int(v['speed']), 10),
     )
     run.modify(_maneuvers__mod7, v['maneuver'] == 'ram' and v['target_destroyed'])
     run.text(_maneuvers__text5, v['maneuver'] == 'ram' and v['target_destroyed'])
@@ -5711,17 +5856,17 @@ def _rule_chase_trouble_effects(run: Run) -> None:
     run.derive(
         _chase_trouble_effects__derive1,
         v['trouble'] == 'roll_or_tumble',
-        lambda: Dice(((max(int(2 * v['speed']), 0), 3),)),
+        lambda: Dice.pool(int(2 * v['speed']), 3),
     )
     run.derive(
         _chase_trouble_effects__derive2,
         v['trouble'] == 'roll_or_tumble',
-        lambda: Dice(((max(int(v['speed']), 0), 3),)),
+        lambda: Dice.pool(int(v['speed']), 3),
     )
     run.derive(
         _chase_trouble_effects__derive3,
         v['trouble'] == 'roll_or_tumble' and v['creature_drawn'],
-        lambda: Dice(((max(int(v['speed']), 0), 6),)),
+        lambda: Dice.pool(int(v['speed']), 6),
     )
     run.roll(
         _chase_trouble_effects__roll1,
@@ -7746,6 +7891,14 @@ _BOOK: Final = Book(
     differences={
     },
     grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
+    settle=(
+        'derive days_deprived',
+        'base stamina',
+        'base agility',
+        'base idea',
+        'base luck',
+        'base aura',
+    ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',

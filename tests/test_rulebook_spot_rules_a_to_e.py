@@ -186,16 +186,19 @@ def test_damaged_random_armor_is_exactly_1d4(spot: ModuleType) -> None:
     # 1D8+1 halved, rounded down: faces 2..9 give 1, 1, 2, 2, 3, 3, 4, 4: each of 1..4 is 2/8.
     dice = spot.armor_damaged(armor_state="damaged").stats["armor_roll"]
     assert str(dice) == "(1d8+1)/2 round down"
+    (half,) = dice.parts
+    assert (half.factor, half.rounding) == (Fraction(1, 2), "down")
     totals: Counter[int] = Counter()
-    for faces in product(*(range(1, sides + 1) for count, sides in dice.terms for _ in range(count))):
-        totals[(sum(faces) + dice.bonus) * dice.scale.numerator // dice.scale.denominator] += 1
+    for faces in product(*(range(1, sides + 1) for count, sides in half.dice.terms for _ in range(count))):
+        totals[(sum(faces) + half.dice.bonus) // 2] += 1
     assert {k: Fraction(v, 8) for k, v in totals.items()} == {n: Fraction(1, 4) for n in range(1, 5)}
+    assert dice.totals() == {n: Fraction(1, 4) for n in range(1, 5)}
 
 
 def test_acid_halved_under_armor(spot: ModuleType) -> None:
     # Strong acid, armored, round 1: 1D4 halved rounding up; the armor still slows it for sure (d3 >= 1).
     result = spot.acid(acid="strong", armored=True, acid_round=1)
-    assert str(result.stats["acid_damage"]) == "(1d4)/2 round up"
+    assert str(result.stats["acid_damage"]) == "1d4/2 round up"
     assert result.roll("armor_slows").probability == 1
 
 

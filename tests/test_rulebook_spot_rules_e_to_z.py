@@ -123,7 +123,7 @@ def test_sweeps_and_underwater_blows_do_half_damage(spot: ModuleType) -> None:
     # A worked example cannot state a halved pool; the resolver reports it as the total halved,
     # rounded up.  A sweep is Easy: 40 x 2 = 80.  Impaling weapons keep their damage underwater.
     sweep = spot.sweep_attacks(skill=40, damage="2d6")
-    assert (sweep.stats["skill"], str(sweep.stats["damage"])) == (80, "(2d6)/2 round up")
+    assert (sweep.stats["skill"], str(sweep.stats["damage"])) == (80, "2d6/2 round up")
     assert str(spot.underwater_combat(damage="1d8+1", damage_type="slashing").stats["damage"]) == "(1d8+1)/2 round up"
     assert str(spot.underwater_combat(damage="1d8+1", damage_type="impaling").stats["damage"]) == "1d8+1"
 

@@ -82,7 +82,11 @@ def _odds(book: m.Book) -> list[SheetEntry]:
         ("Roll over: total ≥ target", over, False),
     ):
         if keys:
-            entries.append(SheetEntry(title, "", "Odds", CATEGORIES["general"], (_odds_grid(sorted(keys, key=_pool_order), at_most),)))
+            entries.append(
+                SheetEntry(
+                    title, "", "Odds", CATEGORIES["general"], (_odds_grid(sorted(keys, key=_pool_order), at_most),)
+                )
+            )
     return entries
 
 

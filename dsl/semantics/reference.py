@@ -25,7 +25,6 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.runtime import (
-    DIE_LADDER,
     Dice,
     Distribution,
     Modifier,
@@ -305,18 +304,15 @@ class Situation:
         for i in sets[:-1]:
             statuses[i] = ("overridden", _by(mods[sets[-1]][0]))
         assert isinstance(value, Dice)
-        terms = list(value.terms)
         for i, (effect, amount) in enumerate(mods):
-            if effect.op == "dice" and terms:
-                count, sides = terms[0]
-                wanted = count + _whole(amount)
-                terms[0] = (max(wanted, 1), sides)
+            if effect.op == "dice" and not value.constant:
+                wanted = value.first_count() + _whole(amount)
+                value = value.with_dice(_whole(amount))
                 if wanted < 1:
                     statuses[i] = ("capped", "a pool keeps at least one die")
         for effect, amount in mods:
             if effect.op == "step":
-                terms = [(count, _step(sides, _whole(amount))) for count, sides in terms]
-        value = Dice(tuple(terms), value.bonus, value.scale, value.rounding)
+                value = value.stepped(_whole(amount))
         for effect, amount in mods:
             if effect.op == "add":
                 value = value.plus(amount if isinstance(amount, Dice) else _whole(amount))
@@ -546,12 +542,6 @@ def _row_for(table: m.Table, key: Value) -> m.TableRow | None:
         if numeric and row.low is not None and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
             return row
     return next((row for row in table.rows if row.is_else), None)
-
-
-def _step(sides: int, steps: int) -> int:
-    if sides not in DIE_LADDER:
-        return sides
-    return DIE_LADDER[min(max(DIE_LADDER.index(sides) + steps, 0), len(DIE_LADDER) - 1)]
 
 
 @overload

@@ -202,7 +202,7 @@ def _rounded(expr: n.Rounded, book: m.Book, env: Env) -> Value:
 
 def _dice_count(expr: n.DiceCount, book: m.Book, env: Env) -> Value:
     count = _numeric(evaluate(expr.count, book, env), expr)
-    return Dice(((max(int(count), 0), expr.sides),))
+    return Dice.pool(int(count), expr.sides)
 
 
 def _compare(expr: n.Compare, book: m.Book, env: Env) -> Value:
