@@ -24,7 +24,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis import flat_effects, walk
+from dsl.analysis import walk
 from dsl.analysis.order import dependencies, settle_order
 from dsl.runtime import Dice, Distribution, difference, distribution
 from dsl.writer import CodeWriter, literal
@@ -89,6 +89,10 @@ class Emitter:
         self.reserved = _module_globals(imports + "\n" + body) | set(PUBLIC_NAMES)
         self.pools: set[PoolKey] = set()
         self.differences: set[tuple[PoolKey, PoolKey]] = set()
+        self.part_functions: dict[str, str] = {}
+        for index, key in enumerate(book.parts, start=1):
+            rule = book.parts[key].rule
+            self.part_functions[key] = f"_rule_{rule}" if key == rule else f"_rule_{rule}__part{index}"
         self.public: dict[str, str] = {}
         for name in [*book.rules, *book.tables]:
             self.public[name] = python_name(name, self.reserved | set(self.public.values()))
@@ -115,8 +119,8 @@ class Emitter:
         w.blank()
         self._rulebook_info()
         self._inputs()
-        for rule in book.rules.values():
-            self._rule(rule)
+        for part in book.parts.values():
+            self._part(part)
         self._tables()
         self._book()
         self._api()
@@ -206,37 +210,55 @@ class Emitter:
 
     # ------------------------------------------------------------------ rules
 
-    def _rule(self, rule: m.Rule) -> None:
+    def _part(self, part: m.Part) -> None:
+        """A rule (or a rule with the bindings of an `as ... with`): a function registering what
+        it does, and yielding where it composes another rule."""
         w = self.w
+        rule = self.book.rules.get(part.rule)
+        function = self.part_functions[part.key]
+        prefix = function.removeprefix("_rule")
         w.blank()
-        w.line(f"# {rule.kind} {rule.name}")
+        w.line(f"# {rule.kind if rule else 'rule'} {part.key}")
         w.blank()
         specs: list[Spec] = []
         calls: list[Call] = []
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
-        for effect in flat_effects(self.book, rule.effects):
+        for effect in part.effects:
+            if isinstance(effect, m.PartEffect):
+                condition = literal(printer.guard_text(effect.guard))
+                holds = self._within(self._guard(effect.guard))
+                calls.append(("yield ", [f"{self.part_functions[effect.part]}, {holds}, {condition}"]))
+                continue
             kind = _effect_kind(effect)
             counters[kind] += 1
-            self._effect(effect, f"_{rule.name}__{kind}{counters[kind]}", specs, calls)
+            self._effect(effect, f"{prefix}__{kind}{counters[kind]}", specs, calls)
         for const, cls, fields in specs:
             w.call(f"{const}: Final = {cls}", [f"{k}={v}" for k, v in fields])
         w.blank()
         w.blank()
-        w.line(f"def _rule_{rule.name}(run: Run) -> None:")
+        w.line(f"def {function}(run: Run, outer: Holds = True) -> Parts:")
         w.indent()
-        w.docstring(_rule_doc(rule))
+        w.docstring(_rule_doc(rule) if rule is not None and part.key == rule.name else _part_doc(part))
         if any("v[" in arg for _, args in calls for arg in args):
             w.line("v = run.values")
         for head, args in calls:
-            w.call(head, args)
-        if not calls:
-            w.line("return")
+            if head == "yield ":
+                w.line(f"yield {args[0]}")
+            else:
+                w.call(head, args)
+        if not any(head == "yield " for head, _ in calls):
+            w.line("yield from ()")
         w.dedent()
         w.blank()
 
+    @staticmethod
+    def _within(holds: str) -> str:
+        """Whether an effect of a part applies: the part's `as`, and the effect's own condition."""
+        return "outer" if holds == "True" else f"both(outer, {holds})"
+
     def _effect(self, effect: m.Effect, const: str, specs: list[Spec], calls: list[Call]) -> None:
         condition = printer.guard_text(effect.guard)
-        holds = self._guard(effect.guard)
+        holds = self._within(self._guard(effect.guard))
         base = [("key", literal(effect.key)), ("rule", literal(effect.origin)), ("source", literal(effect.cites))]
         if isinstance(effect, m.ModEffect):
             self._modifier(effect, const, base, condition, holds, specs, calls)
@@ -820,6 +842,11 @@ def effect_summary(effect: m.Effect) -> str:
         return ""
     condition = printer.guard_text(effect.guard)
     return f"{what} ({condition})" if condition else what
+
+
+def _part_doc(part: m.Part) -> str:
+    bindings = part.key.split("[", 1)[1].rstrip("]") if "[" in part.key else ""
+    return f"{part.rule} as composed with {bindings}." if bindings else f"{part.rule}."
 
 
 def _table_doc(table: m.Table) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -764,6 +764,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -914,7 +930,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -947,6 +963,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -967,21 +984,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -990,10 +1024,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1043,7 +1077,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1153,41 +1188,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1354,6 +1392,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1555,7 +1598,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1773,7 +1816,7 @@ _forest_adjustment__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_forest_adjustment(run: Run) -> None:
+def _rule_forest_adjustment(run: Run, outer: Holds = True) -> Parts:
     """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
@@ -1782,61 +1825,19 @@ def _rule_forest_adjustment(run: Run) -> None:
     v = run.values
     run.modify(
         _forest_adjustment__mod1,
-        v['unit'] != 'infantry' and v['forest'] != 'no_forest',
+        both(outer, v['unit'] != 'infantry' and v['forest'] != 'no_forest'),
         lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
     )
-    run.modify(_forest_adjustment__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
-    run.text(_forest_adjustment__text1, True)
-    run.text(_forest_adjustment__text2, True)
+    run.modify(
+        _forest_adjustment__mod2,
+        both(outer, v['unit'] != 'infantry' and v['forest'] != 'no_forest'),
+    )
+    run.text(_forest_adjustment__text1, outer)
+    run.text(_forest_adjustment__text2, outer)
+    yield from ()
 
 # rule terrain_movement
 
-_terrain_movement__mod1: Final = ModSpec(
-    key='forest_adjustment#2.1',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest_entry',
-    op='shift',
-    value=None,
-    text='forest_entry +forest_shift[vehicle_size].levels levels',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when unit != infantry and forest != no_forest',
-    label='vehicle size',
-)
-_terrain_movement__mod2: Final = ModSpec(
-    key='forest_adjustment#2.2',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    target='forest_entry',
-    op='min',
-    value='sparse',
-    text='forest_entry min sparse',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when unit != infantry and forest != no_forest',
-    label='the forest stays a forest',
-)
-_terrain_movement__text1: Final = TextSpec(
-    key='forest_adjustment#3',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    kind='erratum',
-    text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    quote='-2 Levels',
-    condition='',
-)
-_terrain_movement__text2: Final = TextSpec(
-    key='forest_adjustment#4',
-    rule='forest_adjustment',
-    source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    kind='erratum',
-    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
-    quote='Standard Entry',
-    condition='',
-)
 _terrain_movement__derive1: Final = DeriveSpec(
     key='terrain_movement#3',
     rule='terrain_movement',
@@ -1865,7 +1866,7 @@ _terrain_movement__derive4: Final = DeriveSpec(
     name='elevation_cost',
     condition='',
 )
-_terrain_movement__mod3: Final = ModSpec(
+_terrain_movement__mod1: Final = ModSpec(
     key='terrain_movement#7.1',
     rule='terrain_movement',
     source='TERRAIN TYPE',
@@ -1893,7 +1894,7 @@ _terrain_movement__derive6: Final = DeriveSpec(
     name='cost',
     condition='',
 )
-_terrain_movement__text3: Final = TextSpec(
+_terrain_movement__text1: Final = TextSpec(
     key='terrain_movement#10.1',
     rule='terrain_movement',
     source='TERRAIN TYPE',
@@ -1902,7 +1903,7 @@ _terrain_movement__text3: Final = TextSpec(
     quote=None,
     condition='when cost == X',
 )
-_terrain_movement__text4: Final = TextSpec(
+_terrain_movement__text2: Final = TextSpec(
     key='terrain_movement#11.1',
     rule='terrain_movement',
     source='TERRAIN TYPE',
@@ -1912,7 +1913,7 @@ _terrain_movement__text4: Final = TextSpec(
     condition='when cost == N/A',
 )
 
-def _rule_terrain_movement(run: Run) -> None:
+def _rule_terrain_movement(run: Run, outer: Holds = True) -> Parts:
     """Movement cost of a hex (TERRAIN TYPE).
 
     - as forest_adjustment
@@ -1927,47 +1928,43 @@ def _rule_terrain_movement(run: Run) -> None:
     - cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
     v = run.values
-    run.modify(
-        _terrain_movement__mod1,
-        v['unit'] != 'infantry' and v['forest'] != 'no_forest',
-        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
-    )
-    run.modify(_terrain_movement__mod2, v['unit'] != 'infantry' and v['forest'] != 'no_forest')
-    run.text(_terrain_movement__text1, True)
-    run.text(_terrain_movement__text2, True)
+    yield _rule_forest_adjustment, outer, ''
     run.derive(
         _terrain_movement__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'terrain_costs', (v['terrain'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive2,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'vegetation_costs', (v['vegetation'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive3,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'surface_costs', (v['surface'], v['unit']), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive4,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'elevation_costs', (v['elevation'], v['unit']), 'infantry'),
     )
-    run.modify(_terrain_movement__mod3, v['unit'] != 'infantry' and v['vehicle_size'] <= 2)
+    run.modify(
+        _terrain_movement__mod1,
+        both(outer, v['unit'] != 'infantry' and v['vehicle_size'] <= 2),
+    )
     run.derive(
         _terrain_movement__derive5,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'forest_costs', (run.stat('forest_entry'), run.stat('forest_column')), 'infantry'),
     )
     run.derive(
         _terrain_movement__derive6,
-        True,
+        outer,
         lambda: cell_add(cell_add(cell_add(cell_add(run.derived('terrain_cost'), run.derived('forest_cost')), run.derived('vegetation_cost')), run.derived('surface_cost')), run.derived('elevation_cost')),
     )
-    run.text(_terrain_movement__text3, lambda: run.derived('cost') == IMPASSABLE)
-    run.text(_terrain_movement__text4, lambda: run.derived('cost') == NOT_APPLICABLE)
+    run.text(_terrain_movement__text1, both(outer, lambda: run.derived('cost') == IMPASSABLE))
+    run.text(_terrain_movement__text2, both(outer, lambda: run.derived('cost') == NOT_APPLICABLE))
 
 # rule hex_obscurement
 
@@ -2060,7 +2057,7 @@ _hex_obscurement__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_hex_obscurement(run: Run) -> None:
+def _rule_hex_obscurement(run: Run, outer: Holds = True) -> Parts:
     """Obscurement of a hex (TERRAIN TYPE).
 
     - obscurement +terrain_features[terrain].obscurement
@@ -2072,29 +2069,30 @@ def _rule_hex_obscurement(run: Run) -> None:
     v = run.values
     run.modify(
         _hex_obscurement__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'terrain_features', (v['terrain'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod2,
-        True,
+        outer,
         lookup(run.book, run, 'forest_features', (v['forest'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod3,
-        True,
+        outer,
         lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'obscurement'),
     )
     run.modify(
         _hex_obscurement__mod4,
-        (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['vegetation'] in ('tall_grasses', 'jungle'),
+        both(outer, (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['vegetation'] in ('tall_grasses', 'jungle')),
     )
     run.modify(
         _hex_obscurement__mod5,
-        (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['surface'] == 'deep_snow',
+        both(outer, (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['surface'] == 'deep_snow'),
     )
-    run.text(_hex_obscurement__text1, True)
-    run.text(_hex_obscurement__text2, True)
+    run.text(_hex_obscurement__text1, outer)
+    run.text(_hex_obscurement__text2, outer)
+    yield from ()
 
 # rule hull_down
 
@@ -2161,7 +2159,7 @@ _hull_down__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_hull_down(run: Run) -> None:
+def _rule_hull_down(run: Run, outer: Holds = True) -> Parts:
     """Hull-down position (TERRAIN).
 
     - derive terrain_hull_down = terrain_features[terrain].hull_down
@@ -2174,35 +2172,36 @@ def _rule_hull_down(run: Run) -> None:
     v = run.values
     run.derive(
         _hull_down__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'terrain_features', (v['terrain'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive2,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'forest_features', (v['forest'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive3,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive4,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'surface_features', (v['surface'],), 'hull_down'),
     )
     run.derive(
         _hull_down__derive5,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'elevation_features', (v['elevation'],), 'hull_down'),
     )
     run.text(
         _hull_down__text1,
-        lambda: run.derived('terrain_hull_down') == NOT_APPLICABLE and run.derived('forest_hull_down') == NOT_APPLICABLE and run.derived('vegetation_hull_down') == NOT_APPLICABLE and run.derived('surface_hull_down') == NOT_APPLICABLE and run.derived('elevation_hull_down') == NOT_APPLICABLE,
+        both(outer, lambda: run.derived('terrain_hull_down') == NOT_APPLICABLE and run.derived('forest_hull_down') == NOT_APPLICABLE and run.derived('vegetation_hull_down') == NOT_APPLICABLE and run.derived('surface_hull_down') == NOT_APPLICABLE and run.derived('elevation_hull_down') == NOT_APPLICABLE),
     )
-    run.text(_hull_down__text2, True)
-    run.text(_hull_down__text3, True)
+    run.text(_hull_down__text2, outer)
+    run.text(_hull_down__text3, outer)
+    yield from ()
 
 # rule weather
 
@@ -2297,7 +2296,7 @@ _weather__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weather(run: Run) -> None:
+def _rule_weather(run: Run, outer: Holds = True) -> Parts:
     """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
     - derive weather_obscurement = weather_effects[weather].per_hex * weather_hexes round down
@@ -2309,24 +2308,31 @@ def _rule_weather(run: Run) -> None:
     v = run.values
     run.derive(
         _weather__derive1,
-        True,
+        outer,
         lambda: round_value(lookup(run.book, run, 'weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'),
     )
     run.modify(
         _weather__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'weather_effects', (v['weather'],), 'movement'),
     )
-    run.modify(_weather__mod2, v['weather'] == 'high_wind' and v['weapon'] == 'missile')
-    run.modify(_weather__mod3, v['weather'] == 'high_wind' and v['weapon'] != 'missile')
+    run.modify(
+        _weather__mod2,
+        both(outer, v['weather'] == 'high_wind' and v['weapon'] == 'missile'),
+    )
+    run.modify(
+        _weather__mod3,
+        both(outer, v['weather'] == 'high_wind' and v['weapon'] != 'missile'),
+    )
     run.modify(
         _weather__mod4,
-        v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),
+        both(outer, v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')),
         lambda: -run.derived('weather_obscurement'),
     )
-    run.text(_weather__text1, lambda: run.derived('weather_obscurement') > 0)
-    run.text(_weather__text2, True)
-    run.text(_weather__text3, True)
+    run.text(_weather__text1, both(outer, lambda: run.derived('weather_obscurement') > 0))
+    run.text(_weather__text2, outer)
+    run.text(_weather__text3, outer)
+    yield from ()
 
 # rule night
 
@@ -2377,17 +2383,18 @@ _night__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_night(run: Run) -> None:
+def _rule_night(run: Run, outer: Holds = True) -> Parts:
     """Night (WEATHER/ENVIRONMENT MODIFIERS).
 
     - MP / 2 round down (when night and not has_sensors)
     - obscurement +1 (when night and not has_sensors)
     """
     v = run.values
-    run.modify(_night__mod1, v['night'] and not v['has_sensors'])
-    run.modify(_night__mod2, v['night'] and not v['has_sensors'])
-    run.text(_night__text1, True)
-    run.text(_night__text2, True)
+    run.modify(_night__mod1, both(outer, v['night'] and not v['has_sensors']))
+    run.modify(_night__mod2, both(outer, v['night'] and not v['has_sensors']))
+    run.text(_night__text1, outer)
+    run.text(_night__text2, outer)
+    yield from ()
 
 # rule skidding
 
@@ -2639,7 +2646,7 @@ _skidding__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_skidding(run: Run) -> None:
+def _rule_skidding(run: Run, outer: Holds = True) -> Parts:
     """Skidding (SKIDDING).
 
     - skid_threshold -1 (when unit == track)
@@ -2656,37 +2663,38 @@ def _rule_skidding(run: Run) -> None:
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
     v = run.values
-    run.modify(_skidding__mod1, v['unit'] == 'track')
-    run.modify(_skidding__mod2, v['unit'] == 'wheel')
-    run.modify(_skidding__mod3, v['unit'] == 'walker')
-    run.modify(_skidding__mod4, v['off_road'])
+    run.modify(_skidding__mod1, both(outer, v['unit'] == 'track'))
+    run.modify(_skidding__mod2, both(outer, v['unit'] == 'wheel'))
+    run.modify(_skidding__mod3, both(outer, v['unit'] == 'walker'))
+    run.modify(_skidding__mod4, both(outer, v['off_road']))
     run.modify(
         _skidding__mod5,
-        True,
+        outer,
         -lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
     )
-    run.modify(_skidding__mod6, v['terrain'] == 'sand')
-    run.modify(_skidding__mod7, v['wet_pavement'])
-    run.modify(_skidding__mod8, v['terrain'] == 'mud')
-    run.modify(_skidding__mod9, v['surface'] == 'snow')
-    run.modify(_skidding__mod10, v['surface'] == 'ice')
+    run.modify(_skidding__mod6, both(outer, v['terrain'] == 'sand'))
+    run.modify(_skidding__mod7, both(outer, v['wet_pavement']))
+    run.modify(_skidding__mod8, both(outer, v['terrain'] == 'mud'))
+    run.modify(_skidding__mod9, both(outer, v['surface'] == 'snow'))
+    run.modify(_skidding__mod10, both(outer, v['surface'] == 'ice'))
     run.derive(
         _skidding__derive1,
-        True,
+        outer,
         lambda: v['terrain'] in ('sand', 'mud') or v['surface'] in ('ice', 'snow') or v['wet_pavement'],
     )
-    run.text(_skidding__text1, v['unit'] == 'gev' or v['unit'] == 'infantry')
+    run.text(_skidding__text1, both(outer, v['unit'] == 'gev' or v['unit'] == 'infantry'))
     run.roll(
         _skidding__roll1,
-        lambda: not (v['unit'] == 'gev' or v['unit'] == 'infantry') and (v['turning'] and run.derived('slick')),
+        both(outer, lambda: not (v['unit'] == 'gev' or v['unit'] == 'infantry') and (v['turning'] and run.derived('slick'))),
         lambda: max(run.stat('skid_threshold'), 2),
         ((_skidding__roll1_change1, v['pilot_skill'] == 1, None), (_skidding__roll1_change2, v['pilot_skill'] == 3, None), (_skidding__roll1_change3, v['pilot_skill'] == 4, None), (_skidding__roll1_change4, v['pilot_skill'] == 5, None)),
     )
-    run.text(_skidding__text2, True)
-    run.text(_skidding__text3, True)
-    run.text(_skidding__text4, True)
-    run.text(_skidding__text5, True)
-    run.text(_skidding__text6, True)
+    run.text(_skidding__text2, outer)
+    run.text(_skidding__text3, outer)
+    run.text(_skidding__text4, outer)
+    run.text(_skidding__text5, outer)
+    run.text(_skidding__text6, outer)
+    yield from ()
 
 # rule crew_actions
 
@@ -2698,7 +2706,7 @@ _crew_actions__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_crew_actions(run: Run) -> None:
+def _rule_crew_actions(run: Run, outer: Holds = True) -> Parts:
     """Number of actions (NUMBER OF ACTIONS).
 
     - derive total_actions = actions[crew].total
@@ -2706,9 +2714,10 @@ def _rule_crew_actions(run: Run) -> None:
     v = run.values
     run.derive(
         _crew_actions__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'actions', (v['crew'],), 'total'),
     )
+    yield from ()
 
 # rule firing
 
@@ -2870,7 +2879,7 @@ _firing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_firing(run: Run) -> None:
+def _rule_firing(run: Run, outer: Holds = True) -> Parts:
     """Firing modifiers (FIRING MODIFIERS).
 
     - attack +range_modifiers[range_band].modifier
@@ -2885,33 +2894,34 @@ def _rule_firing(run: Run) -> None:
     v = run.values
     run.modify(
         _firing__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'range_modifiers', (v['range_band'],), 'modifier'),
     )
     run.modify(
         _firing__mod2,
-        True,
+        outer,
         lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
     )
-    run.modify(_firing__mod3, True, lookup(run.book, run, 'aiming', (v['aim'],), 'dice'))
+    run.modify(_firing__mod3, outer, lookup(run.book, run, 'aiming', (v['aim'],), 'dice'))
     run.modify(
         _firing__mod4,
-        True,
+        outer,
         lookup(run.book, run, 'target_movement', (v['target_speed'],), 'modifier'),
     )
     run.modify(
         _firing__mod5,
-        True,
+        outer,
         lookup(run.book, run, 'defensive_arc', (v['arc'],), 'modifier'),
     )
-    run.modify(_firing__mod6, True, -v['obscurement_points'])
-    run.modify(_firing__mod7, v['turret_locked'])
-    run.modify(_firing__mod8, v['different_environment'])
-    run.text(_firing__text1, True)
-    run.text(_firing__text2, True)
-    run.text(_firing__text3, True)
-    run.text(_firing__text4, True)
-    run.text(_firing__text5, True)
+    run.modify(_firing__mod6, outer, -v['obscurement_points'])
+    run.modify(_firing__mod7, both(outer, v['turret_locked']))
+    run.modify(_firing__mod8, both(outer, v['different_environment']))
+    run.text(_firing__text1, outer)
+    run.text(_firing__text2, outer)
+    run.text(_firing__text3, outer)
+    run.text(_firing__text4, outer)
+    run.text(_firing__text5, outer)
+    yield from ()
 
 # rule burst_fire
 
@@ -2951,7 +2961,7 @@ _burst_fire__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_burst_fire(run: Run) -> None:
+def _rule_burst_fire(run: Run, outer: Holds = True) -> Parts:
     """Burst fire (BURST FIRE).
 
     - DM +rof (when armored_target)
@@ -2959,9 +2969,10 @@ def _rule_burst_fire(run: Run) -> None:
     - derive rounds = 5 * rof
     """
     v = run.values
-    run.modify(_burst_fire__mod1, v['armored_target'], v['rof'])
-    run.modify(_burst_fire__mod2, not v['armored_target'], v['rof'])
-    run.derive(_burst_fire__derive1, True, lambda: 5 * v['rof'])
+    run.modify(_burst_fire__mod1, both(outer, v['armored_target']), v['rof'])
+    run.modify(_burst_fire__mod2, both(outer, not v['armored_target']), v['rof'])
+    run.derive(_burst_fire__derive1, outer, lambda: 5 * v['rof'])
+    yield from ()
 
 # rule walking_fire
 
@@ -3042,7 +3053,7 @@ _walking_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_walking_fire(run: Run) -> None:
+def _rule_walking_fire(run: Run, outer: Holds = True) -> Parts:
     """Walking fire (WALKING FIRE).
 
     - derive max_targets = rof + 1
@@ -3053,14 +3064,23 @@ def _rule_walking_fire(run: Run) -> None:
     - cannot: attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
     v = run.values
-    run.derive(_walking_fire__derive1, True, lambda: v['rof'] + 1)
-    run.derive(_walking_fire__derive2, True, lambda: max(v['rof'] - v['targets'], 0))
-    run.derive(_walking_fire__derive3, True, lambda: 5 * v['rof'])
-    run.modify(_walking_fire__mod1, v['armored_target'], lambda: run.derived('damage_rof'))
-    run.modify(_walking_fire__mod2, not v['armored_target'], lambda: run.derived('damage_rof'))
-    run.text(_walking_fire__text1, lambda: v['targets'] > run.derived('max_targets'))
-    run.text(_walking_fire__text2, True)
-    run.text(_walking_fire__text3, True)
+    run.derive(_walking_fire__derive1, outer, lambda: v['rof'] + 1)
+    run.derive(_walking_fire__derive2, outer, lambda: max(v['rof'] - v['targets'], 0))
+    run.derive(_walking_fire__derive3, outer, lambda: 5 * v['rof'])
+    run.modify(
+        _walking_fire__mod1,
+        both(outer, v['armored_target']),
+        lambda: run.derived('damage_rof'),
+    )
+    run.modify(
+        _walking_fire__mod2,
+        both(outer, not v['armored_target']),
+        lambda: run.derived('damage_rof'),
+    )
+    run.text(_walking_fire__text1, both(outer, lambda: v['targets'] > run.derived('max_targets')))
+    run.text(_walking_fire__text2, outer)
+    run.text(_walking_fire__text3, outer)
+    yield from ()
 
 # rule saturation_fire
 
@@ -3120,7 +3140,7 @@ _saturation_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_saturation_fire(run: Run) -> None:
+def _rule_saturation_fire(run: Run, outer: Holds = True) -> Parts:
     """Saturation fire (SATURATION FIRE).
 
     - derive saturation_number = attack_total + rof
@@ -3130,17 +3150,26 @@ def _rule_saturation_fire(run: Run) -> None:
     - cannot: saturate a hex beyond medium range (when range_band in {long, extreme})
     """
     v = run.values
-    run.derive(_saturation_fire__derive1, True, lambda: v['attack_total'] + v['rof'])
+    run.derive(_saturation_fire__derive1, outer, lambda: v['attack_total'] + v['rof'])
     run.derive(
         _saturation_fire__derive2,
-        lambda: v['defense_total'] <= run.derived('saturation_number'),
+        both(outer, lambda: v['defense_total'] <= run.derived('saturation_number')),
         lambda: (run.derived('saturation_number') - v['defense_total']) * run.stat('DM'),
     )
-    run.derive(_saturation_fire__derive3, v['weapon'] == 'missile', lambda: 8 * v['rof'])
-    run.derive(_saturation_fire__derive4, v['weapon'] != 'missile', lambda: 10 * v['rof'])
-    run.text(_saturation_fire__text1, v['range_band'] in ('long', 'extreme'))
-    run.text(_saturation_fire__text2, True)
-    run.text(_saturation_fire__text3, True)
+    run.derive(
+        _saturation_fire__derive3,
+        both(outer, v['weapon'] == 'missile'),
+        lambda: 8 * v['rof'],
+    )
+    run.derive(
+        _saturation_fire__derive4,
+        both(outer, v['weapon'] != 'missile'),
+        lambda: 10 * v['rof'],
+    )
+    run.text(_saturation_fire__text1, both(outer, v['range_band'] in ('long', 'extreme')))
+    run.text(_saturation_fire__text2, outer)
+    run.text(_saturation_fire__text3, outer)
+    yield from ()
 
 # rule area_of_effect
 
@@ -3184,7 +3213,7 @@ _area_of_effect__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_area_of_effect(run: Run) -> None:
+def _rule_area_of_effect(run: Run, outer: Holds = True) -> Parts:
     """Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
 
     - derive hex_defense = 1 (when targeting_hex)
@@ -3192,15 +3221,16 @@ def _rule_area_of_effect(run: Run) -> None:
     - derive concussion_atmosphere = DM (unless in_space)
     """
     v = run.values
-    run.derive(_area_of_effect__derive1, v['targeting_hex'], lambda: 1)
+    run.derive(_area_of_effect__derive1, both(outer, v['targeting_hex']), lambda: 1)
     run.derive(
         _area_of_effect__derive2,
-        v['in_space'],
+        both(outer, v['in_space']),
         lambda: round_value(Fraction(run.stat('DM')) / 2, 'down'),
     )
-    run.derive(_area_of_effect__derive3, not v['in_space'], lambda: run.stat('DM'))
-    run.text(_area_of_effect__text1, True)
-    run.text(_area_of_effect__text2, True)
+    run.derive(_area_of_effect__derive3, both(outer, not v['in_space']), lambda: run.stat('DM'))
+    run.text(_area_of_effect__text1, outer)
+    run.text(_area_of_effect__text2, outer)
+    yield from ()
 
 # rule indirect_fire
 
@@ -3244,17 +3274,18 @@ _indirect_fire__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_indirect_fire(run: Run) -> None:
+def _rule_indirect_fire(run: Run, outer: Holds = True) -> Parts:
     """Indirect fire (INDIRECT FIRE).
 
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
     v = run.values
-    run.modify(_indirect_fire__mod1, v['observer'], -v['observer_obscurement'])
-    run.text(_indirect_fire__text1, v['observer'])
-    run.derive(_indirect_fire__derive1, not v['observer'], lambda: Dice(((1, 6),)))
-    run.text(_indirect_fire__text2, True)
+    run.modify(_indirect_fire__mod1, both(outer, v['observer']), -v['observer_obscurement'])
+    run.text(_indirect_fire__text1, both(outer, v['observer']))
+    run.derive(_indirect_fire__derive1, both(outer, not v['observer']), lambda: Dice(((1, 6),)))
+    run.text(_indirect_fire__text2, outer)
+    yield from ()
 
 # rule anti_missile_fire
 
@@ -3360,7 +3391,7 @@ _anti_missile_fire__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_anti_missile_fire(run: Run) -> None:
+def _rule_anti_missile_fire(run: Run, outer: Holds = True) -> Parts:
     """Anti-missile fire (ANTI-MISSILE FIRE).
 
     - attack -6
@@ -3372,32 +3403,33 @@ def _rule_anti_missile_fire(run: Run) -> None:
     - cannot: defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
     v = run.values
-    run.modify(_anti_missile_fire__mod1, True)
-    run.modify(_anti_missile_fire__mod2, True, min(v['rof'], 6))
-    run.derive(_anti_missile_fire__derive1, True, lambda: max(5 - run.stat('MoS'), 1))
+    run.modify(_anti_missile_fire__mod1, outer)
+    run.modify(_anti_missile_fire__mod2, outer, min(v['rof'], 6))
+    run.derive(_anti_missile_fire__derive1, outer, lambda: max(5 - run.stat('MoS'), 1))
     run.derive(
         _anti_missile_fire__derive2,
-        v['rof'] > 0 and v['weapon'] == 'missile',
+        both(outer, v['rof'] > 0 and v['weapon'] == 'missile'),
         lambda: run.derived('am_shots') * 2,
     )
     run.derive(
         _anti_missile_fire__derive3,
-        v['rof'] > 0 and v['weapon'] != 'missile',
+        both(outer, v['rof'] > 0 and v['weapon'] != 'missile'),
         lambda: run.derived('am_shots') * 5,
     )
     run.derive(
         _anti_missile_fire__derive4,
-        v['missile_rof'] > 0,
+        both(outer, v['missile_rof'] > 0),
         lambda: v['missile_rof'] - run.stat('MoS'),
     )
     run.text(
         _anti_missile_fire__text1,
-        lambda: v['missile_rof'] > 0 and run.derived('missile_rof_left') < 0,
+        both(outer, lambda: v['missile_rof'] > 0 and run.derived('missile_rof_left') < 0),
     )
-    run.text(_anti_missile_fire__text2, v['missile_rof'] > 0 and v['rof'] == 0)
-    run.text(_anti_missile_fire__text3, True)
-    run.text(_anti_missile_fire__text4, True)
-    run.text(_anti_missile_fire__text5, True)
+    run.text(_anti_missile_fire__text2, both(outer, v['missile_rof'] > 0 and v['rof'] == 0))
+    run.text(_anti_missile_fire__text3, outer)
+    run.text(_anti_missile_fire__text4, outer)
+    run.text(_anti_missile_fire__text5, outer)
+    yield from ()
 
 # rule ramming
 
@@ -3485,7 +3517,7 @@ _ramming__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_ramming(run: Run) -> None:
+def _rule_ramming(run: Run, outer: Holds = True) -> Parts:
     """Ramming (RAMMING).
 
     - impact_speed +other_speed (when ram_direction == head_on)
@@ -3495,25 +3527,29 @@ def _rule_ramming(run: Run) -> None:
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
     v = run.values
-    run.modify(_ramming__mod1, v['ram_direction'] == 'head_on', v['other_speed'])
+    run.modify(_ramming__mod1, both(outer, v['ram_direction'] == 'head_on'), v['other_speed'])
     run.modify(
         _ramming__mod2,
-        v['ram_direction'] == 'rear',
+        both(outer, v['ram_direction'] == 'rear'),
         abs(v['own_speed'] - v['other_speed']),
     )
-    run.text(_ramming__text1, v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed'])
+    run.text(
+        _ramming__text1,
+        both(outer, v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']),
+    )
     run.modify(
         _ramming__mod3,
-        not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and v['air_space'],
+        both(outer, not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and v['air_space']),
         lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'air_space'),
     )
     run.modify(
         _ramming__mod4,
-        not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and not v['air_space'],
+        both(outer, not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and not v['air_space']),
         lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'ground'),
     )
-    run.text(_ramming__text2, True)
-    run.text(_ramming__text3, True)
+    run.text(_ramming__text2, outer)
+    run.text(_ramming__text3, outer)
+    yield from ()
 
 # rule ecm_jam
 
@@ -3543,14 +3579,15 @@ _ecm_jam__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_ecm_jam(run: Run) -> None:
+def _rule_ecm_jam(run: Run, outer: Holds = True) -> Parts:
     """ECM: jam communications (ECM - JAM COMMUNICATIONS).
 
     - derive jam_threshold = ecm_threshold
     """
-    run.derive(_ecm_jam__derive1, True, lambda: run.stat('ecm_threshold'))
-    run.text(_ecm_jam__text1, True)
-    run.text(_ecm_jam__text2, True)
+    run.derive(_ecm_jam__derive1, outer, lambda: run.stat('ecm_threshold'))
+    run.text(_ecm_jam__text1, outer)
+    run.text(_ecm_jam__text2, outer)
+    yield from ()
 
 # rule ecm_degrade_sensors
 
@@ -3571,13 +3608,14 @@ _ecm_degrade_sensors__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_ecm_degrade_sensors(run: Run) -> None:
+def _rule_ecm_degrade_sensors(run: Run, outer: Holds = True) -> Parts:
     """ECM: degrade sensors (ECM - DEGRADE SENSORS).
 
     - derive sensor_threshold = ecm_threshold
     """
-    run.derive(_ecm_degrade_sensors__derive1, True, lambda: run.stat('ecm_threshold'))
-    run.text(_ecm_degrade_sensors__text1, True)
+    run.derive(_ecm_degrade_sensors__derive1, outer, lambda: run.stat('ecm_threshold'))
+    run.text(_ecm_degrade_sensors__text1, outer)
+    yield from ()
 
 # rule ecm_spoof
 
@@ -3598,14 +3636,19 @@ _ecm_spoof__text1: Final = TextSpec(
     condition='when guided',
 )
 
-def _rule_ecm_spoof(run: Run) -> None:
+def _rule_ecm_spoof(run: Run, outer: Holds = True) -> Parts:
     """ECM: spoof attack (ECM - SPOOF ATTACK).
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
     v = run.values
-    run.derive(_ecm_spoof__derive1, v['guided'], lambda: v['ecm_iw'] + v['ecm_rating'])
-    run.text(_ecm_spoof__text1, v['guided'])
+    run.derive(
+        _ecm_spoof__derive1,
+        both(outer, v['guided']),
+        lambda: v['ecm_iw'] + v['ecm_rating'],
+    )
+    run.text(_ecm_spoof__text1, both(outer, v['guided']))
+    yield from ()
 
 # rule eecm_counteract
 
@@ -3656,17 +3699,18 @@ _eecm_counteract__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_eecm_counteract(run: Run) -> None:
+def _rule_eecm_counteract(run: Run, outer: Holds = True) -> Parts:
     """EECM: counteract ECM (EECM - COUNTERACT ECM).
 
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
     v = run.values
-    run.modify(_eecm_counteract__mod1, True, -v['eecm_mos'])
-    run.modify(_eecm_counteract__mod2, True)
-    run.text(_eecm_counteract__text1, True)
-    run.text(_eecm_counteract__text2, True)
+    run.modify(_eecm_counteract__mod1, outer, -v['eecm_mos'])
+    run.modify(_eecm_counteract__mod2, outer)
+    run.text(_eecm_counteract__text1, outer)
+    run.text(_eecm_counteract__text2, outer)
+    yield from ()
 
 # rule eecm_degrade_range
 
@@ -3717,17 +3761,18 @@ _eecm_degrade_range__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_eecm_degrade_range(run: Run) -> None:
+def _rule_eecm_degrade_range(run: Run, outer: Holds = True) -> Parts:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
     v = run.values
-    run.modify(_eecm_degrade_range__mod1, True, -v['eecm_mos'])
-    run.modify(_eecm_degrade_range__mod2, True)
-    run.text(_eecm_degrade_range__text1, True)
-    run.text(_eecm_degrade_range__text2, True)
+    run.modify(_eecm_degrade_range__mod1, outer, -v['eecm_mos'])
+    run.modify(_eecm_degrade_range__mod2, outer)
+    run.text(_eecm_degrade_range__text1, outer)
+    run.text(_eecm_degrade_range__text2, outer)
+    yield from ()
 
 # rule damage
 
@@ -3812,7 +3857,7 @@ _damage__text5: Final = TextSpec(
     condition='when damage_band >= 3',
 )
 
-def _rule_damage(run: Run) -> None:
+def _rule_damage(run: Run, outer: Holds = True) -> Parts:
     """Damage effects (DAMAGE EFFECTS).
 
     - derive damage_effect = damage_effects[damage_band].effect
@@ -3823,28 +3868,29 @@ def _rule_damage(run: Run) -> None:
     v = run.values
     run.derive(
         _damage__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'damage_effects', (v['damage_band'],), 'effect'),
     )
-    run.text(_damage__text1, v['damage_band'] == 0)
+    run.text(_damage__text1, both(outer, v['damage_band'] == 0))
     run.modify(
         _damage__mod1,
-        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1,
+        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1),
     )
     run.text(
         _damage__text2,
-        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1,
+        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1),
     )
     run.modify(
         _damage__mod2,
-        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1,
+        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1),
     )
     run.text(
         _damage__text3,
-        (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1,
+        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1),
     )
-    run.text(_damage__text4, v['damage_band'] >= 3)
-    run.text(_damage__text5, v['damage_band'] >= 3)
+    run.text(_damage__text4, both(outer, v['damage_band'] >= 3))
+    run.text(_damage__text5, both(outer, v['damage_band'] >= 3))
+    yield from ()
 
 # rule overkill_ejecting
 
@@ -3876,7 +3922,7 @@ _overkill_ejecting__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_overkill_ejecting(run: Run) -> None:
+def _rule_overkill_ejecting(run: Run, outer: Holds = True) -> Parts:
     """Overkill ejecting (OVERKILL EJECTING).
 
     - roll eject: d6 >= ejection[ejection]
@@ -3884,10 +3930,11 @@ def _rule_overkill_ejecting(run: Run) -> None:
     v = run.values
     run.roll(
         _overkill_ejecting__roll1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'ejection', (v['ejection'],), 'needed'),
     )
-    run.text(_overkill_ejecting__text1, True)
+    run.text(_overkill_ejecting__text1, outer)
+    yield from ()
 
 # rule walker_knockdown
 
@@ -3970,7 +4017,7 @@ _walker_knockdown__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_walker_knockdown(run: Run) -> None:
+def _rule_walker_knockdown(run: Run, outer: Holds = True) -> Parts:
     """Walker knockdown (WALKER KNOCKDOWN).
 
     - derive damage_required = 2 * vehicle_size
@@ -3978,20 +4025,21 @@ def _rule_walker_knockdown(run: Run) -> None:
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
     v = run.values
-    run.derive(_walker_knockdown__derive1, True, lambda: 2 * v['vehicle_size'])
+    run.derive(_walker_knockdown__derive1, outer, lambda: 2 * v['vehicle_size'])
     run.derive(
         _walker_knockdown__derive2,
-        lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required'),
+        both(outer, lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required')),
         lambda: 1 + run.stat('MoS'),
     )
     run.roll(
         _walker_knockdown__roll1,
-        lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required'),
+        both(outer, lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required')),
         lambda: max(run.derived('knockdown_threshold'), 2),
         ((_walker_knockdown__roll1_change1, v['pilot_skill'] == 1, None), (_walker_knockdown__roll1_change2, v['pilot_skill'] == 3, None), (_walker_knockdown__roll1_change3, v['pilot_skill'] == 4, None), (_walker_knockdown__roll1_change4, v['pilot_skill'] == 5, None)),
     )
-    run.text(_walker_knockdown__text1, True)
-    run.text(_walker_knockdown__text2, True)
+    run.text(_walker_knockdown__text1, outer)
+    run.text(_walker_knockdown__text2, outer)
+    yield from ()
 
 # rule detection
 
@@ -4191,7 +4239,7 @@ _detection__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_detection(run: Run) -> None:
+def _rule_detection(run: Run, outer: Holds = True) -> Parts:
     """Detection modifiers (DETECTION MODIFIERS).
 
     - detection +sensor_ratings[sensor].modifier
@@ -4210,27 +4258,35 @@ def _rule_detection(run: Run) -> None:
     v = run.values
     run.modify(
         _detection__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'sensor_ratings', (v['sensor'],), 'modifier'),
     )
-    run.modify(_detection__mod2, v['sensor'] == 'active', -1 * v['extra_range_bands'])
-    run.modify(_detection__mod3, True, -v['obscurement_points'])
+    run.modify(_detection__mod2, both(outer, v['sensor'] == 'active'), -1 * v['extra_range_bands'])
+    run.modify(_detection__mod3, outer, -v['obscurement_points'])
     run.modify(
         _detection__mod4,
-        v['sensor'] in ('visual_day', 'visual_night', 'passive'),
+        both(outer, v['sensor'] in ('visual_day', 'visual_night', 'passive')),
         -v['concealment_points'],
     )
-    run.modify(_detection__mod5, v['defender_range_bands'] > 0, -2 * v['defender_range_bands'])
-    run.modify(_detection__mod6, not v['defender_range_bands'] > 0 and v['defender_active'])
-    run.modify(_detection__mod7, True, v['stealth_rating'])
-    run.modify(_detection__mod8, True, -v['sensor_profile'])
-    run.modify(_detection__mod9, True, -1 * v['hexes_moved'])
-    run.modify(_detection__mod10, True, -1 * v['thrust_spent'])
-    run.modify(_detection__mod11, True, -1 * v['weapons_fired'])
-    run.modify(_detection__mod12, True, -1 * v['rof_points'])
-    run.text(_detection__text1, True)
-    run.text(_detection__text2, True)
-    run.text(_detection__text3, True)
+    run.modify(
+        _detection__mod5,
+        both(outer, v['defender_range_bands'] > 0),
+        -2 * v['defender_range_bands'],
+    )
+    run.modify(
+        _detection__mod6,
+        both(outer, not v['defender_range_bands'] > 0 and v['defender_active']),
+    )
+    run.modify(_detection__mod7, outer, v['stealth_rating'])
+    run.modify(_detection__mod8, outer, -v['sensor_profile'])
+    run.modify(_detection__mod9, outer, -1 * v['hexes_moved'])
+    run.modify(_detection__mod10, outer, -1 * v['thrust_spent'])
+    run.modify(_detection__mod11, outer, -1 * v['weapons_fired'])
+    run.modify(_detection__mod12, outer, -1 * v['rof_points'])
+    run.text(_detection__text1, outer)
+    run.text(_detection__text2, outer)
+    run.text(_detection__text3, outer)
+    yield from ()
 
 # table terrain_costs
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1751,7 +1794,7 @@ _broken_ground__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_ground(run: Run) -> None:
+def _rule_broken_ground(run: Run, outer: Holds = True) -> Parts:
     """Broken Ground (17.1).
 
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
@@ -1760,153 +1803,22 @@ def _rule_broken_ground(run: Run) -> None:
     v = run.values
     run.modify(
         _broken_ground__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
+        both(outer, (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'))),
     )
     run.roll(
         _broken_ground__roll1,
-        lambda: v['moved'] > Fraction(run.stat('MOV')) / 2,
+        both(outer, lambda: v['moved'] > Fraction(run.stat('MOV')) / 2),
         lambda: run.stat('DEX'),
         ((_broken_ground__roll1_change1, v['acrobatics'], None),),
     )
-    run.text(_broken_ground__text1, True)
-    run.text(_broken_ground__text2, True)
-    run.text(_broken_ground__text3, True)
+    run.text(_broken_ground__text1, outer)
+    run.text(_broken_ground__text2, outer)
+    run.text(_broken_ground__text3, outer)
+    yield from ()
 
 # terrain water
 
 _water__mod1: Final = ModSpec(
-    key='broken_ground#2.1.1',
-    rule='broken_ground',
-    source='17.1',
-    target='DEX',
-    op='add',
-    value=-2,
-    text='DEX -2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when water_depth == ankle; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
-    label='bad footing',
-)
-_water__roll1: Final = RollSpec(
-    key='broken_ground#3.1',
-    rule='broken_ground',
-    source='17.1',
-    name='fall',
-    label='Avoid falling',
-    kind='check',
-    pool=(3, 6, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='when water_depth == ankle; when moved > MOV / 2',
-)
-_water__roll1_change1: Final = ChangeSpec(
-    kind='pool',
-    pool=(2, 6, None),
-    delta=0,
-    success=False,
-    condition='when acrobatics',
-)
-_water__text1: Final = TextSpec(
-    key='broken_ground#4',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
-    quote='except those that do not move and use thrown or missile weapon',
-    condition='when water_depth == ankle',
-)
-_water__text2: Final = TextSpec(
-    key='broken_ground#5',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    condition='when water_depth == ankle',
-)
-_water__text3: Final = TextSpec(
-    key='broken_ground#6',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    quote='Characters with Acrobatics need only roll 2d6/eDEX',
-    condition='when water_depth == ankle',
-)
-_water__mod2: Final = ModSpec(
-    key='broken_ground#2.1.1',
-    rule='broken_ground',
-    source='17.1',
-    target='DEX',
-    op='add',
-    value=-2,
-    text='DEX -2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when water_depth == knee; when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
-    label='bad footing',
-)
-_water__roll2: Final = RollSpec(
-    key='broken_ground#3.1',
-    rule='broken_ground',
-    source='17.1',
-    name='fall',
-    label='Avoid falling',
-    kind='check',
-    pool=(3, 6, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='when water_depth == knee; when moved > MOV / 2',
-)
-_water__roll2_change1: Final = ChangeSpec(
-    kind='pool',
-    pool=(2, 6, None),
-    delta=0,
-    success=False,
-    condition='when acrobatics',
-)
-_water__text4: Final = TextSpec(
-    key='broken_ground#4',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
-    quote='except those that do not move and use thrown or missile weapon',
-    condition='when water_depth == knee',
-)
-_water__text5: Final = TextSpec(
-    key='broken_ground#5',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    condition='when water_depth == knee',
-)
-_water__text6: Final = TextSpec(
-    key='broken_ground#6',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    quote='Characters with Acrobatics need only roll 2d6/eDEX',
-    condition='when water_depth == knee',
-)
-_water__mod3: Final = ModSpec(
     key='water#3.2',
     rule='water',
     source='17.2',
@@ -1920,7 +1832,7 @@ _water__mod3: Final = ModSpec(
     condition='when water_depth == knee',
     label='knee-deep water',
 )
-_water__text7: Final = TextSpec(
+_water__text1: Final = TextSpec(
     key='water#4.1',
     rule='water',
     source='17.2',
@@ -1929,7 +1841,7 @@ _water__text7: Final = TextSpec(
     quote=None,
     condition='when water_depth == deep',
 )
-_water__text8: Final = TextSpec(
+_water__text2: Final = TextSpec(
     key='water#5',
     rule='water',
     source='17.2',
@@ -1938,7 +1850,7 @@ _water__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_water__text9: Final = TextSpec(
+_water__text3: Final = TextSpec(
     key='water#6',
     rule='water',
     source='17.2',
@@ -1948,7 +1860,7 @@ _water__text9: Final = TextSpec(
     condition='',
 )
 
-def _rule_water(run: Run) -> None:
+def _rule_water(run: Run, outer: Holds = True) -> Parts:
     """Water (17.2).
 
     - as broken_ground (when water_depth == ankle)
@@ -1957,106 +1869,16 @@ def _rule_water(run: Run) -> None:
     - cannot: fight effectively in deep water (when water_depth == deep)
     """
     v = run.values
-    run.modify(
-        _water__mod1,
-        v['water_depth'] == 'ankle' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
-    )
-    run.roll(
-        _water__roll1,
-        lambda: v['water_depth'] == 'ankle' and v['moved'] > Fraction(run.stat('MOV')) / 2,
-        lambda: run.stat('DEX'),
-        ((_water__roll1_change1, v['acrobatics'], None),),
-    )
-    run.text(_water__text1, v['water_depth'] == 'ankle')
-    run.text(_water__text2, v['water_depth'] == 'ankle')
-    run.text(_water__text3, v['water_depth'] == 'ankle')
-    run.modify(
-        _water__mod2,
-        v['water_depth'] == 'knee' and (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
-    )
-    run.roll(
-        _water__roll2,
-        lambda: v['water_depth'] == 'knee' and v['moved'] > Fraction(run.stat('MOV')) / 2,
-        lambda: run.stat('DEX'),
-        ((_water__roll2_change1, v['acrobatics'], None),),
-    )
-    run.text(_water__text4, v['water_depth'] == 'knee')
-    run.text(_water__text5, v['water_depth'] == 'knee')
-    run.text(_water__text6, v['water_depth'] == 'knee')
-    run.modify(_water__mod3, v['water_depth'] == 'knee')
-    run.text(_water__text7, v['water_depth'] == 'deep')
-    run.text(_water__text8, True)
-    run.text(_water__text9, True)
+    yield _rule_broken_ground, both(outer, v['water_depth'] == 'ankle'), 'when water_depth == ankle'
+    yield _rule_broken_ground, both(outer, v['water_depth'] == 'knee'), 'when water_depth == knee'
+    run.modify(_water__mod1, both(outer, v['water_depth'] == 'knee'))
+    run.text(_water__text1, both(outer, v['water_depth'] == 'deep'))
+    run.text(_water__text2, outer)
+    run.text(_water__text3, outer)
 
 # terrain mud
 
 _mud__mod1: Final = ModSpec(
-    key='broken_ground#2.1.1',
-    rule='broken_ground',
-    source='17.1',
-    target='DEX',
-    op='add',
-    value=-2,
-    text='DEX -2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
-    label='bad footing',
-)
-_mud__roll1: Final = RollSpec(
-    key='broken_ground#3.1',
-    rule='broken_ground',
-    source='17.1',
-    name='fall',
-    label='Avoid falling',
-    kind='check',
-    pool=(3, 6, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='when moved > MOV / 2',
-)
-_mud__roll1_change1: Final = ChangeSpec(
-    kind='pool',
-    pool=(2, 6, None),
-    delta=0,
-    success=False,
-    condition='when acrobatics',
-)
-_mud__text1: Final = TextSpec(
-    key='broken_ground#4',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
-    quote='except those that do not move and use thrown or missile weapon',
-    condition='',
-)
-_mud__text2: Final = TextSpec(
-    key='broken_ground#5',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    condition='',
-)
-_mud__text3: Final = TextSpec(
-    key='broken_ground#6',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    quote='Characters with Acrobatics need only roll 2d6/eDEX',
-    condition='',
-)
-_mud__mod2: Final = ModSpec(
     key='mud#3.1',
     rule='mud',
     source='17.3',
@@ -2070,7 +1892,7 @@ _mud__mod2: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='mud, ankle deep',
 )
-_mud__mod3: Final = ModSpec(
+_mud__mod2: Final = ModSpec(
     key='mud#4.1',
     rule='mud',
     source='17.3',
@@ -2084,7 +1906,7 @@ _mud__mod3: Final = ModSpec(
     condition='when ground_depth == knee',
     label='mud, knee deep',
 )
-_mud__mod4: Final = ModSpec(
+_mud__mod3: Final = ModSpec(
     key='mud#5',
     rule='mud',
     source='17.3',
@@ -2098,7 +1920,7 @@ _mud__mod4: Final = ModSpec(
     condition='',
     label=None,
 )
-_mud__text4: Final = TextSpec(
+_mud__text1: Final = TextSpec(
     key='mud#6',
     rule='mud',
     source='17.3',
@@ -2107,7 +1929,7 @@ _mud__text4: Final = TextSpec(
     quote='Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
     condition='',
 )
-_mud__text5: Final = TextSpec(
+_mud__text2: Final = TextSpec(
     key='mud#7',
     rule='mud',
     source='17.3',
@@ -2117,7 +1939,7 @@ _mud__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_mud(run: Run) -> None:
+def _rule_mud(run: Run, outer: Holds = True) -> Parts:
     """Mud (17.3).
 
     - as broken_ground
@@ -2126,94 +1948,16 @@ def _rule_mud(run: Run) -> None:
     - MOV min 1
     """
     v = run.values
-    run.modify(
-        _mud__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
-    )
-    run.roll(
-        _mud__roll1,
-        lambda: v['moved'] > Fraction(run.stat('MOV')) / 2,
-        lambda: run.stat('DEX'),
-        ((_mud__roll1_change1, v['acrobatics'], None),),
-    )
-    run.text(_mud__text1, True)
-    run.text(_mud__text2, True)
-    run.text(_mud__text3, True)
-    run.modify(_mud__mod2, v['ground_depth'] == 'ankle')
-    run.modify(_mud__mod3, v['ground_depth'] == 'knee')
-    run.modify(_mud__mod4, True)
-    run.text(_mud__text4, True)
-    run.text(_mud__text5, True)
+    yield _rule_broken_ground, outer, ''
+    run.modify(_mud__mod1, both(outer, v['ground_depth'] == 'ankle'))
+    run.modify(_mud__mod2, both(outer, v['ground_depth'] == 'knee'))
+    run.modify(_mud__mod3, outer)
+    run.text(_mud__text1, outer)
+    run.text(_mud__text2, outer)
 
 # terrain snow
 
 _snow__mod1: Final = ModSpec(
-    key='broken_ground#2.1.1',
-    rule='broken_ground',
-    source='17.1',
-    target='DEX',
-    op='add',
-    value=-2,
-    text='DEX -2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
-    label='bad footing',
-)
-_snow__roll1: Final = RollSpec(
-    key='broken_ground#3.1',
-    rule='broken_ground',
-    source='17.1',
-    name='fall',
-    label='Avoid falling',
-    kind='check',
-    pool=(3, 6, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='when moved > MOV / 2',
-)
-_snow__roll1_change1: Final = ChangeSpec(
-    kind='pool',
-    pool=(2, 6, None),
-    delta=0,
-    success=False,
-    condition='when acrobatics',
-)
-_snow__text1: Final = TextSpec(
-    key='broken_ground#4',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
-    quote='except those that do not move and use thrown or missile weapon',
-    condition='',
-)
-_snow__text2: Final = TextSpec(
-    key='broken_ground#5',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    condition='',
-)
-_snow__text3: Final = TextSpec(
-    key='broken_ground#6',
-    rule='broken_ground',
-    source='17.1',
-    kind='erratum',
-    text='Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    quote='Characters with Acrobatics need only roll 2d6/eDEX',
-    condition='',
-)
-_snow__mod2: Final = ModSpec(
     key='snow#3.1',
     rule='snow',
     source='17.3',
@@ -2227,7 +1971,7 @@ _snow__mod2: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='snow, ankle deep',
 )
-_snow__mod3: Final = ModSpec(
+_snow__mod2: Final = ModSpec(
     key='snow#4.1',
     rule='snow',
     source='17.3',
@@ -2241,7 +1985,7 @@ _snow__mod3: Final = ModSpec(
     condition='when ground_depth == knee',
     label='snow, knee deep',
 )
-_snow__mod4: Final = ModSpec(
+_snow__mod3: Final = ModSpec(
     key='snow#5',
     rule='snow',
     source='17.3',
@@ -2256,7 +2000,7 @@ _snow__mod4: Final = ModSpec(
     label='Minimum MOV is always 1',
 )
 
-def _rule_snow(run: Run) -> None:
+def _rule_snow(run: Run, outer: Holds = True) -> Parts:
     """Snow (17.3).
 
     - as broken_ground
@@ -2265,22 +2009,10 @@ def _rule_snow(run: Run) -> None:
     - MOV min 1
     """
     v = run.values
-    run.modify(
-        _snow__mod1,
-        (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser')),
-    )
-    run.roll(
-        _snow__roll1,
-        lambda: v['moved'] > Fraction(run.stat('MOV')) / 2,
-        lambda: run.stat('DEX'),
-        ((_snow__roll1_change1, v['acrobatics'], None),),
-    )
-    run.text(_snow__text1, True)
-    run.text(_snow__text2, True)
-    run.text(_snow__text3, True)
-    run.modify(_snow__mod2, v['ground_depth'] == 'ankle')
-    run.modify(_snow__mod3, v['ground_depth'] == 'knee')
-    run.modify(_snow__mod4, True)
+    yield _rule_broken_ground, outer, ''
+    run.modify(_snow__mod1, both(outer, v['ground_depth'] == 'ankle'))
+    run.modify(_snow__mod2, both(outer, v['ground_depth'] == 'knee'))
+    run.modify(_snow__mod3, outer)
 
 # condition smoke
 
@@ -2386,7 +2118,7 @@ _smoke__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_smoke(run: Run) -> None:
+def _rule_smoke(run: Run, outer: Holds = True) -> Parts:
     """Smoke, Fog, and Dense Atmospheres (17.4).
 
     - to_hit -1 per smoke_hexes (when smoke_hexes > 0)
@@ -2396,18 +2128,22 @@ def _rule_smoke(run: Run) -> None:
     - DEX -2 (when in_smoke and not gas_mask)
     """
     v = run.values
-    run.modify(_smoke__mod1, v['smoke_hexes'] > 0, -1 * v['smoke_hexes'])
-    run.roll(_smoke__roll1, v['smoke_hexes'] > 0, lambda: run.stat('to_hit'))
+    run.modify(_smoke__mod1, both(outer, v['smoke_hexes'] > 0), -1 * v['smoke_hexes'])
+    run.roll(_smoke__roll1, both(outer, v['smoke_hexes'] > 0), lambda: run.stat('to_hit'))
     run.modify(
         _smoke__mod2,
-        v['smoke_hexes'] > 0 and v['weapon'] == 'laser',
+        both(outer, v['smoke_hexes'] > 0 and v['weapon'] == 'laser'),
         -1 * v['smoke_hexes'],
     )
-    run.modify(_smoke__mod3, v['smoke_hexes'] > 0 and v['weapon'] == 'laser' and v['anti_laser'])
-    run.modify(_smoke__mod4, v['in_smoke'] and not v['gas_mask'])
-    run.text(_smoke__text1, True)
-    run.text(_smoke__text2, True)
-    run.text(_smoke__text3, True)
+    run.modify(
+        _smoke__mod3,
+        both(outer, v['smoke_hexes'] > 0 and v['weapon'] == 'laser' and v['anti_laser']),
+    )
+    run.modify(_smoke__mod4, both(outer, v['in_smoke'] and not v['gas_mask']))
+    run.text(_smoke__text1, outer)
+    run.text(_smoke__text2, outer)
+    run.text(_smoke__text3, outer)
+    yield from ()
 
 # condition darkness
 
@@ -2503,7 +2239,7 @@ _darkness__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_darkness(run: Run) -> None:
+def _rule_darkness(run: Run, outer: Holds = True) -> Parts:
     """Complete Darkness (17.5).
 
     - DEX -8 (unless lit)
@@ -2512,21 +2248,25 @@ def _rule_darkness(run: Run) -> None:
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
     v = run.values
-    run.modify(_darkness__mod1, not v['lit'])
+    run.modify(_darkness__mod1, both(outer, not v['lit']))
     run.roll(
         _darkness__roll1,
-        lambda: not v['lit'] and v['moved'] > Fraction(run.stat('MOV')) / 2,
+        both(outer, lambda: not v['lit'] and v['moved'] > Fraction(run.stat('MOV')) / 2),
         lambda: run.stat('DEX'),
     )
-    run.modify(_darkness__mod2, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser'))
+    run.modify(
+        _darkness__mod2,
+        both(outer, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser')),
+    )
     run.roll(
         _darkness__roll2,
-        not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser'),
+        both(outer, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser')),
         lambda: run.stat('to_hit'),
     )
-    run.text(_darkness__text1, True)
-    run.text(_darkness__text2, True)
-    run.text(_darkness__text3, True)
+    run.text(_darkness__text1, outer)
+    run.text(_darkness__text2, outer)
+    run.text(_darkness__text3, outer)
+    yield from ()
 
 # terrain ice
 
@@ -2565,7 +2305,7 @@ _ice__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_ice(run: Run) -> None:
+def _rule_ice(run: Run, outer: Holds = True) -> Parts:
     """Ice (17.6).
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
@@ -2573,11 +2313,12 @@ def _rule_ice(run: Run) -> None:
     v = run.values
     run.roll(
         _ice__roll1,
-        v['stance'] not in ('prone', 'kneeling', 'crawling'),
+        both(outer, v['stance'] not in ('prone', 'kneeling', 'crawling')),
         lambda: run.stat('DEX'),
         ((_ice__roll1_change1, v['moved'] > 5, None),),
     )
-    run.text(_ice__text1, True)
+    run.text(_ice__text1, outer)
+    yield from ()
 
 # terrain wall_cover
 
@@ -2666,7 +2407,7 @@ _wall_cover__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_cover(run: Run) -> None:
+def _rule_wall_cover(run: Run, outer: Holds = True) -> Parts:
     """Walls: cover (17.7).
 
     - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
@@ -2678,17 +2419,21 @@ def _rule_wall_cover(run: Run) -> None:
     v = run.values
     run.derive(
         _wall_cover__derive1,
-        True,
+        outer,
         lambda: not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'),
     )
-    run.text(_wall_cover__text1, v['wall'] == 'one_meter' and v['stance'] == 'prone')
-    run.text(_wall_cover__text2, v['wall'] == 'two_meters' and v['stance'] != 'standing')
-    run.text(_wall_cover__text3, v['wall'] == 'over_two_meters')
-    run.text(_wall_cover__text4, v['firing_over'])
-    run.modify(_wall_cover__mod1, v['throwing_grenade'])
-    run.text(_wall_cover__text5, True)
-    run.text(_wall_cover__text6, True)
-    run.text(_wall_cover__text7, True)
+    run.text(_wall_cover__text1, both(outer, v['wall'] == 'one_meter' and v['stance'] == 'prone'))
+    run.text(
+        _wall_cover__text2,
+        both(outer, v['wall'] == 'two_meters' and v['stance'] != 'standing'),
+    )
+    run.text(_wall_cover__text3, both(outer, v['wall'] == 'over_two_meters'))
+    run.text(_wall_cover__text4, both(outer, v['firing_over']))
+    run.modify(_wall_cover__mod1, both(outer, v['throwing_grenade']))
+    run.text(_wall_cover__text5, outer)
+    run.text(_wall_cover__text6, outer)
+    run.text(_wall_cover__text7, outer)
+    yield from ()
 
 # terrain wall_crossing
 
@@ -2729,7 +2474,7 @@ _wall_crossing__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_crossing(run: Run) -> None:
+def _rule_wall_crossing(run: Run, outer: Holds = True) -> Parts:
     """Walls: crossing (17.7).
 
     - cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
@@ -2737,21 +2482,22 @@ def _rule_wall_crossing(run: Run) -> None:
     - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
     """
     v = run.values
-    run.text(_wall_crossing__text1, v['wall'] == 'one_meter')
-    run.text(_wall_crossing__text2, v['wall'] in ('two_meters', 'over_two_meters'))
-    run.text(_wall_crossing__text3, v['wall'] in ('two_meters', 'over_two_meters'))
-    run.text(_wall_crossing__text4, True)
+    run.text(_wall_crossing__text1, both(outer, v['wall'] == 'one_meter'))
+    run.text(_wall_crossing__text2, both(outer, v['wall'] in ('two_meters', 'over_two_meters')))
+    run.text(_wall_crossing__text3, both(outer, v['wall'] in ('two_meters', 'over_two_meters')))
+    run.text(_wall_crossing__text4, outer)
+    yield from ()
 
-# terrain pits
+# terrain wall_cover[wall=pit]
 
-_pits__derive1: Final = DeriveSpec(
+_wall_cover__part10__derive1: Final = DeriveSpec(
     key='wall_cover#2[wall=pit]',
     rule='wall_cover',
     source='17.7',
     name='protected',
     condition='',
 )
-_pits__text1: Final = TextSpec(
+_wall_cover__part10__text1: Final = TextSpec(
     key='wall_cover#3.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
@@ -2760,7 +2506,7 @@ _pits__text1: Final = TextSpec(
     quote=None,
     condition='when pit == one_meter and stance == prone',
 )
-_pits__text2: Final = TextSpec(
+_wall_cover__part10__text2: Final = TextSpec(
     key='wall_cover#4.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
@@ -2769,7 +2515,7 @@ _pits__text2: Final = TextSpec(
     quote=None,
     condition='when pit == two_meters and stance != standing',
 )
-_pits__text3: Final = TextSpec(
+_wall_cover__part10__text3: Final = TextSpec(
     key='wall_cover#5.1[wall=pit]',
     rule='wall_cover',
     source='17.7',
@@ -2778,7 +2524,7 @@ _pits__text3: Final = TextSpec(
     quote=None,
     condition='when pit == over_two_meters',
 )
-_pits__text4: Final = TextSpec(
+_wall_cover__part10__text4: Final = TextSpec(
     key='wall_cover#6.1',
     rule='wall_cover',
     source='17.7',
@@ -2787,7 +2533,7 @@ _pits__text4: Final = TextSpec(
     quote=None,
     condition='when firing_over',
 )
-_pits__mod1: Final = ModSpec(
+_wall_cover__part10__mod1: Final = ModSpec(
     key='wall_cover#7.1',
     rule='wall_cover',
     source='17.7',
@@ -2801,7 +2547,7 @@ _pits__mod1: Final = ModSpec(
     condition='when throwing_grenade',
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
-_pits__text5: Final = TextSpec(
+_wall_cover__part10__text5: Final = TextSpec(
     key='wall_cover#8',
     rule='wall_cover',
     source='17.7',
@@ -2810,7 +2556,7 @@ _pits__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_pits__text6: Final = TextSpec(
+_wall_cover__part10__text6: Final = TextSpec(
     key='wall_cover#9',
     rule='wall_cover',
     source='17.7',
@@ -2819,7 +2565,7 @@ _pits__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_pits__text7: Final = TextSpec(
+_wall_cover__part10__text7: Final = TextSpec(
     key='wall_cover#10',
     rule='wall_cover',
     source='17.7',
@@ -2828,7 +2574,34 @@ _pits__text7: Final = TextSpec(
     quote='A meter wall does not protect from one next to it.',
     condition='',
 )
-_pits__text8: Final = TextSpec(
+
+def _rule_wall_cover__part10(run: Run, outer: Holds = True) -> Parts:
+    """wall_cover as composed with wall=pit."""
+    v = run.values
+    run.derive(
+        _wall_cover__part10__derive1,
+        outer,
+        lambda: not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'),
+    )
+    run.text(
+        _wall_cover__part10__text1,
+        both(outer, v['pit'] == 'one_meter' and v['stance'] == 'prone'),
+    )
+    run.text(
+        _wall_cover__part10__text2,
+        both(outer, v['pit'] == 'two_meters' and v['stance'] != 'standing'),
+    )
+    run.text(_wall_cover__part10__text3, both(outer, v['pit'] == 'over_two_meters'))
+    run.text(_wall_cover__part10__text4, both(outer, v['firing_over']))
+    run.modify(_wall_cover__part10__mod1, both(outer, v['throwing_grenade']))
+    run.text(_wall_cover__part10__text5, outer)
+    run.text(_wall_cover__part10__text6, outer)
+    run.text(_wall_cover__part10__text7, outer)
+    yield from ()
+
+# terrain pits
+
+_pits__text1: Final = TextSpec(
     key='pits#3.1',
     rule='pits',
     source='17.8',
@@ -2837,7 +2610,7 @@ _pits__text8: Final = TextSpec(
     quote=None,
     condition='when pit != half_meter',
 )
-_pits__text9: Final = TextSpec(
+_pits__text2: Final = TextSpec(
     key='pits#4',
     rule='pits',
     source='17.8',
@@ -2847,28 +2620,16 @@ _pits__text9: Final = TextSpec(
     condition='',
 )
 
-def _rule_pits(run: Run) -> None:
+def _rule_pits(run: Run, outer: Holds = True) -> Parts:
     """Pits and Holes (17.8).
 
     - as wall_cover with wall=pit
     - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     v = run.values
-    run.derive(
-        _pits__derive1,
-        True,
-        lambda: not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'),
-    )
-    run.text(_pits__text1, v['pit'] == 'one_meter' and v['stance'] == 'prone')
-    run.text(_pits__text2, v['pit'] == 'two_meters' and v['stance'] != 'standing')
-    run.text(_pits__text3, v['pit'] == 'over_two_meters')
-    run.text(_pits__text4, v['firing_over'])
-    run.modify(_pits__mod1, v['throwing_grenade'])
-    run.text(_pits__text5, True)
-    run.text(_pits__text6, True)
-    run.text(_pits__text7, True)
-    run.text(_pits__text8, v['pit'] != 'half_meter')
-    run.text(_pits__text9, True)
+    yield _rule_wall_cover__part10, outer, ''
+    run.text(_pits__text1, both(outer, v['pit'] != 'half_meter'))
+    run.text(_pits__text2, outer)
 
 # condition gravity
 
@@ -2941,7 +2702,7 @@ _gravity__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_gravity(run: Run) -> None:
+def _rule_gravity(run: Run, outer: Holds = True) -> Parts:
     """Changes in Gravity (17.9).
 
     - derive load = carried * gravity + (gravity - 1) * 70
@@ -2950,16 +2711,17 @@ def _rule_gravity(run: Run) -> None:
     v = run.values
     run.derive(
         _gravity__derive1,
-        True,
+        outer,
         lambda: v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70,
     )
-    run.derive(_gravity__derive2, True, lambda: v['hole'] * v['gravity'])
-    run.text(_gravity__text1, True)
-    run.text(_gravity__text2, True)
-    run.text(_gravity__text3, True)
-    run.text(_gravity__text4, True)
-    run.text(_gravity__text5, True)
-    run.text(_gravity__text6, True)
+    run.derive(_gravity__derive2, outer, lambda: v['hole'] * v['gravity'])
+    run.text(_gravity__text1, outer)
+    run.text(_gravity__text2, outer)
+    run.text(_gravity__text3, outer)
+    run.text(_gravity__text4, outer)
+    run.text(_gravity__text5, outer)
+    run.text(_gravity__text6, outer)
+    yield from ()
 
 # condition microgravity
 
@@ -3180,7 +2942,7 @@ _microgravity__text15: Final = TextSpec(
     condition='',
 )
 
-def _rule_microgravity(run: Run) -> None:
+def _rule_microgravity(run: Run, outer: Holds = True) -> Parts:
     """Microgravity (17.10).
 
     - roll footing: 4d6 <= (STR + DEX) / 2 (when running or fired_recoil or hit_by_recoil or moved > 3 or recovering)
@@ -3192,40 +2954,41 @@ def _rule_microgravity(run: Run) -> None:
     v = run.values
     run.roll(
         _microgravity__roll1,
-        v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'],
+        both(outer, v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering']),
         lambda: Fraction(run.stat('STR') + run.stat('DEX')) / 2,
         ((_microgravity__roll1_change1, v['holding_on'], None), (_microgravity__roll1_change2, v['astrobatics'], None), (_microgravity__roll1_change3, v['recovering'], None), (_microgravity__roll1_change4, v['stance'] == 'prone', None)),
     )
     run.derive(
         _microgravity__derive1,
-        v['shots'] > 0,
+        both(outer, v['shots'] > 0),
         lambda: v['shots'] * lookup(run.book, run, 'recoil_push', (v['recoil_st'],), 'speed'),
     )
     run.derive(
         _microgravity__derive2,
-        True,
+        outer,
         lambda: round_value(Fraction(v['floating_speed']) / 3, 'down'),
     )
-    run.derive(_microgravity__derive3, True, lambda: Fraction(v['floating_speed']) / 2)
+    run.derive(_microgravity__derive3, outer, lambda: Fraction(v['floating_speed']) / 2)
     run.modify(
         _microgravity__mod1,
-        v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser'),
+        both(outer, v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser')),
     )
-    run.text(_microgravity__text1, True)
-    run.text(_microgravity__text2, True)
-    run.text(_microgravity__text3, True)
-    run.text(_microgravity__text4, True)
-    run.text(_microgravity__text5, True)
-    run.text(_microgravity__text6, True)
-    run.text(_microgravity__text7, True)
-    run.text(_microgravity__text8, True)
-    run.text(_microgravity__text9, True)
-    run.text(_microgravity__text10, True)
-    run.text(_microgravity__text11, True)
-    run.text(_microgravity__text12, True)
-    run.text(_microgravity__text13, True)
-    run.text(_microgravity__text14, True)
-    run.text(_microgravity__text15, True)
+    run.text(_microgravity__text1, outer)
+    run.text(_microgravity__text2, outer)
+    run.text(_microgravity__text3, outer)
+    run.text(_microgravity__text4, outer)
+    run.text(_microgravity__text5, outer)
+    run.text(_microgravity__text6, outer)
+    run.text(_microgravity__text7, outer)
+    run.text(_microgravity__text8, outer)
+    run.text(_microgravity__text9, outer)
+    run.text(_microgravity__text10, outer)
+    run.text(_microgravity__text11, outer)
+    run.text(_microgravity__text12, outer)
+    run.text(_microgravity__text13, outer)
+    run.text(_microgravity__text14, outer)
+    run.text(_microgravity__text15, outer)
+    yield from ()
 
 # condition spacesuit
 
@@ -3351,7 +3114,7 @@ _spacesuit__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_spacesuit(run: Run) -> None:
+def _rule_spacesuit(run: Run, outer: Holds = True) -> Parts:
     """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
     - DEX -2
@@ -3361,22 +3124,23 @@ def _rule_spacesuit(run: Run) -> None:
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
     v = run.values
-    run.modify(_spacesuit__mod1, True)
-    run.modify(_spacesuit__mod2, True)
-    run.modify(_spacesuit__mod3, True)
-    run.text(_spacesuit__text1, True)
-    run.text(_spacesuit__text2, True)
-    run.text(_spacesuit__text3, True)
+    run.modify(_spacesuit__mod1, outer)
+    run.modify(_spacesuit__mod2, outer)
+    run.modify(_spacesuit__mod3, outer)
+    run.text(_spacesuit__text1, outer)
+    run.text(_spacesuit__text2, outer)
+    run.text(_spacesuit__text3, outer)
     run.derive(
         _spacesuit__derive1,
-        v['leak_turns'] > 0,
+        both(outer, v['leak_turns'] > 0),
         lambda: Dice.pool(int(v['leak_turns']), 6),
     )
-    run.text(_spacesuit__text4, True)
-    run.text(_spacesuit__text5, True)
-    run.text(_spacesuit__text6, True)
-    run.text(_spacesuit__text7, True)
-    run.text(_spacesuit__text8, True)
+    run.text(_spacesuit__text4, outer)
+    run.text(_spacesuit__text5, outer)
+    run.text(_spacesuit__text6, outer)
+    run.text(_spacesuit__text7, outer)
+    run.text(_spacesuit__text8, outer)
+    yield from ()
 
 # table recoil_push
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1905,7 +1948,7 @@ _skill_roll__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_skill_roll(run: Run) -> None:
+def _rule_skill_roll(run: Run, outer: Holds = True) -> Parts:
     """Skill rolls (7 (system conventions)).
 
     - skill is easy (when easy)
@@ -1915,13 +1958,14 @@ def _rule_skill_roll(run: Run) -> None:
     - roll skill_check: d100 <= skill
     """
     v = run.values
-    run.modify(_skill_roll__mod1, v['easy'])
-    run.modify(_skill_roll__mod2, v['difficult'])
-    run.modify(_skill_roll__mod3, v['at_one_fifth'])
-    run.modify(_skill_roll__mod4, v['impossible'])
-    run.roll(_skill_roll__roll1, True, lambda: run.stat('skill'))
-    run.text(_skill_roll__text1, True)
-    run.text(_skill_roll__text2, True)
+    run.modify(_skill_roll__mod1, both(outer, v['easy']))
+    run.modify(_skill_roll__mod2, both(outer, v['difficult']))
+    run.modify(_skill_roll__mod3, both(outer, v['at_one_fifth']))
+    run.modify(_skill_roll__mod4, both(outer, v['impossible']))
+    run.roll(_skill_roll__roll1, outer, lambda: run.stat('skill'))
+    run.text(_skill_roll__text1, outer)
+    run.text(_skill_roll__text2, outer)
+    yield from ()
 
 # rule characteristic_roll
 
@@ -2115,7 +2159,7 @@ _characteristic_roll__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_characteristic_roll(run: Run) -> None:
+def _rule_characteristic_roll(run: Run, outer: Holds = True) -> Parts:
     """Characteristic rolls (7 (system conventions)).
 
     - roll str_roll: d100 <= STR * multiplier
@@ -2130,17 +2174,18 @@ def _rule_characteristic_roll(run: Run) -> None:
     - roll luck_roll: d100 <= luck
     """
     v = run.values
-    run.roll(_characteristic_roll__roll1, True, lambda: v['STR'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll2, True, lambda: v['CON'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll3, True, lambda: v['INT'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll4, True, lambda: v['POW'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll5, True, lambda: v['DEX'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll6, True, lambda: v['CHA'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll7, True, lambda: run.stat('stamina'))
-    run.roll(_characteristic_roll__roll8, True, lambda: run.stat('agility'))
-    run.roll(_characteristic_roll__roll9, True, lambda: run.stat('idea'))
-    run.roll(_characteristic_roll__roll10, True, lambda: run.stat('luck'))
-    run.text(_characteristic_roll__text1, True)
+    run.roll(_characteristic_roll__roll1, outer, lambda: v['STR'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll2, outer, lambda: v['CON'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll3, outer, lambda: v['INT'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll4, outer, lambda: v['POW'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll5, outer, lambda: v['DEX'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll6, outer, lambda: v['CHA'] * v['multiplier'])
+    run.roll(_characteristic_roll__roll7, outer, lambda: run.stat('stamina'))
+    run.roll(_characteristic_roll__roll8, outer, lambda: run.stat('agility'))
+    run.roll(_characteristic_roll__roll9, outer, lambda: run.stat('idea'))
+    run.roll(_characteristic_roll__roll10, outer, lambda: run.stat('luck'))
+    run.text(_characteristic_roll__text1, outer)
+    yield from ()
 
 # rule resistance_roll
 
@@ -2172,14 +2217,15 @@ _resistance_roll__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_resistance_roll(run: Run) -> None:
+def _rule_resistance_roll(run: Run, outer: Holds = True) -> Parts:
     """Resistance rolls (7 (system conventions)).
 
     - roll resist: resist POW vs opponent_POW
     """
     v = run.values
-    run.roll(_resistance_roll__roll1, True, lambda: (v['POW'], v['opponent_POW']))
-    run.text(_resistance_roll__text1, True)
+    run.roll(_resistance_roll__roll1, outer, lambda: (v['POW'], v['opponent_POW']))
+    run.text(_resistance_roll__text1, outer)
+    yield from ()
 
 # rule acid
 
@@ -2339,7 +2385,7 @@ _acid__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_acid(run: Run) -> None:
+def _rule_acid(run: Run, outer: Holds = True) -> Parts:
     """Acid (7. Acid).
 
     - acid_damage = d3 - 1 (when acid == weak)
@@ -2351,22 +2397,30 @@ def _rule_acid(run: Run) -> None:
     - cannot: use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
     v = run.values
-    run.modify(_acid__mod1, v['acid'] == 'weak')
-    run.modify(_acid__mod2, v['acid'] == 'strong')
-    run.modify(_acid__mod3, v['acid'] == 'very_strong')
-    run.modify(_acid__mod4, v['armored'] and v['acid_round'] <= v['protection_rounds'])
-    run.roll(_acid__roll1, v['armored'], lambda: v['acid_round'])
-    run.roll(_acid__roll2, v['armored'] and v['acid'] == 'very_strong', lambda: v['acid_round'])
+    run.modify(_acid__mod1, both(outer, v['acid'] == 'weak'))
+    run.modify(_acid__mod2, both(outer, v['acid'] == 'strong'))
+    run.modify(_acid__mod3, both(outer, v['acid'] == 'very_strong'))
+    run.modify(
+        _acid__mod4,
+        both(outer, v['armored'] and v['acid_round'] <= v['protection_rounds']),
+    )
+    run.roll(_acid__roll1, both(outer, v['armored']), lambda: v['acid_round'])
+    run.roll(
+        _acid__roll2,
+        both(outer, v['armored'] and v['acid'] == 'very_strong'),
+        lambda: v['acid_round'],
+    )
     run.text(
         _acid__text1,
-        v['armored'] and v['acid'] == 'very_strong' and v['acid_round'] > v['armor_life'],
+        both(outer, v['armored'] and v['acid'] == 'very_strong' and v['acid_round'] > v['armor_life']),
     )
-    run.text(_acid__text2, True)
-    run.text(_acid__text3, True)
-    run.text(_acid__text4, True)
-    run.text(_acid__text5, True)
-    run.text(_acid__text6, True)
-    run.text(_acid__text7, True)
+    run.text(_acid__text2, outer)
+    run.text(_acid__text3, outer)
+    run.text(_acid__text4, outer)
+    run.text(_acid__text5, outer)
+    run.text(_acid__text6, outer)
+    run.text(_acid__text7, outer)
+    yield from ()
 
 # rule aerial_combat
 
@@ -2704,7 +2758,7 @@ _aerial_combat__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_aerial_combat(run: Run) -> None:
+def _rule_aerial_combat(run: Run, outer: Holds = True) -> Parts:
     """Aerial Combat (7. Aerial Combat).
 
     - fly -10% (when stunt == moderately_difficult)
@@ -2729,32 +2783,39 @@ def _rule_aerial_combat(run: Run) -> None:
     - cannot: attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
     v = run.values
-    run.modify(_aerial_combat__mod1, v['stunt'] == 'moderately_difficult')
-    run.modify(_aerial_combat__mod2, v['stunt'] == 'difficult_stunt')
-    run.modify(_aerial_combat__mod3, v['stunt'] == 'extremely_difficult')
-    run.modify(_aerial_combat__mod4, v['wind'] == 'strong' and not v['tail_wind'])
-    run.modify(_aerial_combat__mod5, v['wind'] == 'severe' and v['tail_wind'])
-    run.modify(_aerial_combat__mod6, v['wind'] == 'severe' and not v['tail_wind'])
-    run.modify(_aerial_combat__mod7, v['wind'] == 'windstorm' and v['tail_wind'])
-    run.modify(_aerial_combat__mod8, v['wind'] == 'windstorm' and not v['tail_wind'])
-    run.modify(_aerial_combat__mod9, v['wind'] == 'hurricane' and v['tail_wind'])
-    run.modify(_aerial_combat__mod10, v['wind'] == 'hurricane' and not v['tail_wind'])
-    run.modify(_aerial_combat__mod11, v['wind'] == 'tornado')
-    run.modify(_aerial_combat__mod12, v['thin_air'])
-    run.modify(_aerial_combat__mod13, v['armor_worn'] == 'light_armor')
-    run.modify(_aerial_combat__mod14, v['armor_worn'] == 'medium_armor')
-    run.modify(_aerial_combat__mod15, v['armor_worn'] == 'heavy_armor')
-    run.roll(_aerial_combat__roll1, True, lambda: run.stat('fly'))
-    run.modify(_aerial_combat__mod16, v['flying'], -max(0, v['skill'] - v['fly']))
-    run.modify(_aerial_combat__mod17, v['flying'] and v['fly_result'] == 'fly_failure')
-    run.modify(_aerial_combat__mod18, v['flying'] and v['fly_result'] == 'fly_critical')
-    run.text(_aerial_combat__text1, v['flying'] and v['fly_result'] == 'fly_fumble')
-    run.text(_aerial_combat__text2, True)
-    run.text(_aerial_combat__text3, True)
-    run.text(_aerial_combat__text4, True)
-    run.text(_aerial_combat__text5, True)
-    run.text(_aerial_combat__text6, True)
-    run.text(_aerial_combat__text7, True)
+    run.modify(_aerial_combat__mod1, both(outer, v['stunt'] == 'moderately_difficult'))
+    run.modify(_aerial_combat__mod2, both(outer, v['stunt'] == 'difficult_stunt'))
+    run.modify(_aerial_combat__mod3, both(outer, v['stunt'] == 'extremely_difficult'))
+    run.modify(_aerial_combat__mod4, both(outer, v['wind'] == 'strong' and not v['tail_wind']))
+    run.modify(_aerial_combat__mod5, both(outer, v['wind'] == 'severe' and v['tail_wind']))
+    run.modify(_aerial_combat__mod6, both(outer, v['wind'] == 'severe' and not v['tail_wind']))
+    run.modify(_aerial_combat__mod7, both(outer, v['wind'] == 'windstorm' and v['tail_wind']))
+    run.modify(_aerial_combat__mod8, both(outer, v['wind'] == 'windstorm' and not v['tail_wind']))
+    run.modify(_aerial_combat__mod9, both(outer, v['wind'] == 'hurricane' and v['tail_wind']))
+    run.modify(_aerial_combat__mod10, both(outer, v['wind'] == 'hurricane' and not v['tail_wind']))
+    run.modify(_aerial_combat__mod11, both(outer, v['wind'] == 'tornado'))
+    run.modify(_aerial_combat__mod12, both(outer, v['thin_air']))
+    run.modify(_aerial_combat__mod13, both(outer, v['armor_worn'] == 'light_armor'))
+    run.modify(_aerial_combat__mod14, both(outer, v['armor_worn'] == 'medium_armor'))
+    run.modify(_aerial_combat__mod15, both(outer, v['armor_worn'] == 'heavy_armor'))
+    run.roll(_aerial_combat__roll1, outer, lambda: run.stat('fly'))
+    run.modify(_aerial_combat__mod16, both(outer, v['flying']), -max(0, v['skill'] - v['fly']))
+    run.modify(
+        _aerial_combat__mod17,
+        both(outer, v['flying'] and v['fly_result'] == 'fly_failure'),
+    )
+    run.modify(
+        _aerial_combat__mod18,
+        both(outer, v['flying'] and v['fly_result'] == 'fly_critical'),
+    )
+    run.text(_aerial_combat__text1, both(outer, v['flying'] and v['fly_result'] == 'fly_fumble'))
+    run.text(_aerial_combat__text2, outer)
+    run.text(_aerial_combat__text3, outer)
+    run.text(_aerial_combat__text4, outer)
+    run.text(_aerial_combat__text5, outer)
+    run.text(_aerial_combat__text6, outer)
+    run.text(_aerial_combat__text7, outer)
+    yield from ()
 
 # rule aimed_attacks
 
@@ -2786,14 +2847,15 @@ _aimed_attacks__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_aimed_attacks(run: Run) -> None:
+def _rule_aimed_attacks(run: Run, outer: Holds = True) -> Parts:
     """Aimed Attacks (7. Aimed Attacks).
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     v = run.values
-    run.roll(_aimed_attacks__roll1, v['interrupted'], lambda: run.stat('idea'))
-    run.text(_aimed_attacks__text1, True)
+    run.roll(_aimed_attacks__roll1, both(outer, v['interrupted']), lambda: run.stat('idea'))
+    run.text(_aimed_attacks__text1, outer)
+    yield from ()
 
 # trait aim_bonus
 
@@ -2835,7 +2897,7 @@ _aim_bonus__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_aim_bonus(run: Run) -> None:
+def _rule_aim_bonus(run: Run, outer: Holds = True) -> Parts:
     """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
@@ -2844,56 +2906,20 @@ def _rule_aim_bonus(run: Run) -> None:
     v = run.values
     run.modify(
         _aim_bonus__mod1,
-        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
+        both(outer, not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5)),
         (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
     )
     run.modify(
         _aim_bonus__mod2,
-        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
+        both(outer, not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5)),
         round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
     )
-    run.text(_aim_bonus__text1, True)
+    run.text(_aim_bonus__text1, outer)
+    yield from ()
 
-# rule taking_more_time
+# rule targeting_specific_area
 
-_taking_more_time__mod1: Final = ModSpec(
-    key='aim_bonus#2.1.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
-    label='aiming (after the 5 ranks that offset the area)',
-)
-_taking_more_time__mod2: Final = ModSpec(
-    key='aim_bonus#2.1else.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
-    label='aiming: +1/10 of the skill per 5 DEX ranks',
-)
-_taking_more_time__text1: Final = TextSpec(
-    key='aim_bonus#3',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    kind='note',
-    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
-    quote=None,
-    condition='',
-)
-_taking_more_time__mod3: Final = ModSpec(
+_targeting_specific_area__mod1: Final = ModSpec(
     key='targeting_specific_area#3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2907,7 +2933,7 @@ _taking_more_time__mod3: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
-_taking_more_time__mod4: Final = ModSpec(
+_targeting_specific_area__mod2: Final = ModSpec(
     key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2921,7 +2947,7 @@ _taking_more_time__mod4: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
-_taking_more_time__text2: Final = TextSpec(
+_targeting_specific_area__text1: Final = TextSpec(
     key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2930,7 +2956,7 @@ _taking_more_time__text2: Final = TextSpec(
     quote=None,
     condition='when target_area; when unarmored_area',
 )
-_taking_more_time__text3: Final = TextSpec(
+_targeting_specific_area__text2: Final = TextSpec(
     key='targeting_specific_area#4',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2939,7 +2965,7 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text4: Final = TextSpec(
+_targeting_specific_area__text3: Final = TextSpec(
     key='targeting_specific_area#5',
     rule='targeting_specific_area',
     source='7. Aimed Attacks: Targeting a Specific Area',
@@ -2948,7 +2974,31 @@ _taking_more_time__text4: Final = TextSpec(
     quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
     condition='',
 )
-_taking_more_time__text5: Final = TextSpec(
+
+def _rule_targeting_specific_area(run: Run, outer: Holds = True) -> Parts:
+    """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
+
+    - as aim_bonus
+    - skill is difficult (when target_area)
+    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+    """
+    v = run.values
+    yield _rule_aim_bonus, outer, ''
+    run.modify(_targeting_specific_area__mod1, both(outer, v['target_area']))
+    run.modify(
+        _targeting_specific_area__mod2,
+        both(outer, v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range'])),
+    )
+    run.text(
+        _targeting_specific_area__text1,
+        both(outer, v['target_area'] and v['unarmored_area']),
+    )
+    run.text(_targeting_specific_area__text2, outer)
+    run.text(_targeting_specific_area__text3, outer)
+
+# rule taking_more_time
+
+_taking_more_time__text1: Final = TextSpec(
     key='taking_more_time#3',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2957,7 +3007,7 @@ _taking_more_time__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text6: Final = TextSpec(
+_taking_more_time__text2: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2966,7 +3016,7 @@ _taking_more_time__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text7: Final = TextSpec(
+_taking_more_time__text3: Final = TextSpec(
     key='taking_more_time#5',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2975,7 +3025,7 @@ _taking_more_time__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_taking_more_time__text8: Final = TextSpec(
+_taking_more_time__text4: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
     source='7. Aimed Attacks: Taking More Time',
@@ -2985,159 +3035,18 @@ _taking_more_time__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_taking_more_time(run: Run) -> None:
+def _rule_taking_more_time(run: Run, outer: Holds = True) -> Parts:
     """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
     - as aim_bonus
     - as targeting_specific_area
     """
-    v = run.values
-    run.modify(
-        _taking_more_time__mod1,
-        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
-        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.modify(
-        _taking_more_time__mod2,
-        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
-        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.text(_taking_more_time__text1, True)
-    run.modify(_taking_more_time__mod3, v['target_area'])
-    run.modify(
-        _taking_more_time__mod4,
-        v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
-    )
-    run.text(_taking_more_time__text2, v['target_area'] and v['unarmored_area'])
-    run.text(_taking_more_time__text3, True)
-    run.text(_taking_more_time__text4, True)
-    run.text(_taking_more_time__text5, True)
-    run.text(_taking_more_time__text6, True)
-    run.text(_taking_more_time__text7, True)
-    run.text(_taking_more_time__text8, True)
-
-# rule targeting_specific_area
-
-_targeting_specific_area__mod1: Final = ModSpec(
-    key='aim_bonus#2.1.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
-    label='aiming (after the 5 ranks that offset the area)',
-)
-_targeting_specific_area__mod2: Final = ModSpec(
-    key='aim_bonus#2.1else.1',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
-    label='aiming: +1/10 of the skill per 5 DEX ranks',
-)
-_targeting_specific_area__text1: Final = TextSpec(
-    key='aim_bonus#3',
-    rule='aim_bonus',
-    source='7. Aimed Attacks: Taking More Time',
-    kind='note',
-    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
-    quote=None,
-    condition='',
-)
-_targeting_specific_area__mod3: Final = ModSpec(
-    key='targeting_specific_area#3.1',
-    rule='targeting_specific_area',
-    source='7. Aimed Attacks: Targeting a Specific Area',
-    target='skill',
-    op='grade',
-    value='difficult',
-    text='skill is difficult',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when target_area',
-    label='targeting a specific area',
-)
-_targeting_specific_area__mod4: Final = ModSpec(
-    key='targeting_specific_area#3.2.1',
-    rule='targeting_specific_area',
-    source='7. Aimed Attacks: Targeting a Specific Area',
-    target='skill',
-    op='grade',
-    value='easy',
-    text='skill is easy',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
-    label='5 DEX ranks of aim offset the Difficult',
-)
-_targeting_specific_area__text2: Final = TextSpec(
-    key='targeting_specific_area#3.3.1',
-    rule='targeting_specific_area',
-    source='7. Aimed Attacks: Targeting a Specific Area',
-    kind='note',
-    text="A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
-    quote=None,
-    condition='when target_area; when unarmored_area',
-)
-_targeting_specific_area__text3: Final = TextSpec(
-    key='targeting_specific_area#4',
-    rule='targeting_specific_area',
-    source='7. Aimed Attacks: Targeting a Specific Area',
-    kind='note',
-    text='The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
-    quote=None,
-    condition='',
-)
-_targeting_specific_area__text4: Final = TextSpec(
-    key='targeting_specific_area#5',
-    rule='targeting_specific_area',
-    source='7. Aimed Attacks: Targeting a Specific Area',
-    kind='erratum',
-    text='Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
-    quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
-    condition='',
-)
-
-def _rule_targeting_specific_area(run: Run) -> None:
-    """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
-
-    - as aim_bonus
-    - skill is difficult (when target_area)
-    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
-    """
-    v = run.values
-    run.modify(
-        _targeting_specific_area__mod1,
-        not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5),
-        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.modify(
-        _targeting_specific_area__mod2,
-        not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5),
-        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.text(_targeting_specific_area__text1, True)
-    run.modify(_targeting_specific_area__mod3, v['target_area'])
-    run.modify(
-        _targeting_specific_area__mod4,
-        v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range']),
-    )
-    run.text(_targeting_specific_area__text2, v['target_area'] and v['unarmored_area'])
-    run.text(_targeting_specific_area__text3, True)
-    run.text(_targeting_specific_area__text4, True)
+    yield _rule_aim_bonus, outer, ''
+    yield _rule_targeting_specific_area, outer, ''
+    run.text(_taking_more_time__text1, outer)
+    run.text(_taking_more_time__text2, outer)
+    run.text(_taking_more_time__text3, outer)
+    run.text(_taking_more_time__text4, outer)
 
 # rule ambushes
 
@@ -3288,7 +3197,7 @@ _ambushes__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_ambushes(run: Run) -> None:
+def _rule_ambushes(run: Run, outer: Holds = True) -> Parts:
     """Ambushes (7. Ambushes).
 
     - roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
@@ -3303,42 +3212,43 @@ def _rule_ambushes(run: Run) -> None:
     v = run.values
     run.roll(
         _ambushes__roll1,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'],
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round']),
         lambda: v['stealth'],
     )
     run.modify(
         _ambushes__mod1,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush',
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush'),
     )
     run.text(
         _ambushes__text1,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush' and not v['attackers_seen'],
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush' and not v['attackers_seen']),
     )
     run.modify(
         _ambushes__mod2,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded'],
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded']),
     )
     run.roll(
         _ambushes__roll2,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded'],
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded']),
         lambda: run.stat('perception'),
     )
     run.modify(
         _ambushes__mod3,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed']),
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed'])),
     )
     run.modify(
         _ambushes__mod4,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed']),
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed'])),
     )
     run.text(
         _ambushes__text2,
-        v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not (v['stealth_succeeded'] or not v['target_noticed']),
+        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not (v['stealth_succeeded'] or not v['target_noticed'])),
     )
-    run.text(_ambushes__text3, True)
-    run.text(_ambushes__text4, True)
-    run.text(_ambushes__text5, True)
-    run.text(_ambushes__text6, True)
+    run.text(_ambushes__text3, outer)
+    run.text(_ambushes__text4, outer)
+    run.text(_ambushes__text5, outer)
+    run.text(_ambushes__text6, outer)
+    yield from ()
 
 # rule area_attacks
 
@@ -3443,7 +3353,7 @@ _area_attacks__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_area_attacks(run: Run) -> None:
+def _rule_area_attacks(run: Run, outer: Holds = True) -> Parts:
     """Area Attacks (7. Area Attacks).
 
     - roll dodge_area_roll: d100 <= defense (when area_response == dodge_area)
@@ -3453,26 +3363,31 @@ def _rule_area_attacks(run: Run) -> None:
     - derive stand_up = 5 (when area_response != no_response)
     """
     v = run.values
-    run.roll(_area_attacks__roll1, v['area_response'] == 'dodge_area', lambda: run.stat('defense'))
+    run.roll(
+        _area_attacks__roll1,
+        both(outer, v['area_response'] == 'dodge_area'),
+        lambda: run.stat('defense'),
+    )
     run.roll(
         _area_attacks__roll2,
-        v['area_response'] == 'agility_area',
+        both(outer, v['area_response'] == 'agility_area'),
         lambda: run.stat('agility'),
     )
     run.modify(
         _area_attacks__mod1,
-        v['area_response'] == 'agility_area' and v['response_succeeded'],
+        both(outer, v['area_response'] == 'agility_area' and v['response_succeeded']),
     )
     run.derive(
         _area_attacks__derive1,
-        True,
+        outer,
         lambda: not (v['area_response'] == 'dodge_area' and v['response_succeeded']),
     )
-    run.derive(_area_attacks__derive2, v['area_response'] != 'no_response', lambda: 5)
-    run.text(_area_attacks__text1, v['area_response'] != 'no_response')
-    run.text(_area_attacks__text2, True)
-    run.text(_area_attacks__text3, True)
-    run.text(_area_attacks__text4, True)
+    run.derive(_area_attacks__derive2, both(outer, v['area_response'] != 'no_response'), lambda: 5)
+    run.text(_area_attacks__text1, both(outer, v['area_response'] != 'no_response'))
+    run.text(_area_attacks__text2, outer)
+    run.text(_area_attacks__text3, outer)
+    run.text(_area_attacks__text4, outer)
+    yield from ()
 
 # rule armor_damaged
 
@@ -3592,7 +3507,7 @@ _armor_damaged__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_armor_damaged(run: Run) -> None:
+def _rule_armor_damaged(run: Run, outer: Holds = True) -> Parts:
     """Armor Damaged (7. Armor Damaged).
 
     - armor / 2 round down (when armor_state == damaged)
@@ -3603,21 +3518,26 @@ def _rule_armor_damaged(run: Run) -> None:
     - armor -1 (when armor_state == repaired_after_destruction)
     """
     v = run.values
-    run.modify(_armor_damaged__mod1, v['armor_state'] == 'damaged')
-    run.modify(_armor_damaged__mod2, v['armor_state'] == 'damaged')
+    run.modify(_armor_damaged__mod1, both(outer, v['armor_state'] == 'damaged'))
+    run.modify(_armor_damaged__mod2, both(outer, v['armor_state'] == 'damaged'))
     run.derive(
         _armor_damaged__derive1,
-        v['armor_state'] == 'damaged',
+        both(outer, v['armor_state'] == 'damaged'),
         lambda: Fraction(v['armor_cost'] * 3) / 2,
     )
-    run.modify(_armor_damaged__mod3, v['armor_state'] == 'destroyed')
-    run.derive(_armor_damaged__derive2, v['armor_state'] == 'destroyed', lambda: v['armor_cost'])
-    run.text(_armor_damaged__text1, v['armor_state'] == 'destroyed')
-    run.modify(_armor_damaged__mod4, v['armor_state'] == 'repaired_after_destruction')
-    run.text(_armor_damaged__text2, True)
-    run.text(_armor_damaged__text3, True)
-    run.text(_armor_damaged__text4, True)
-    run.text(_armor_damaged__text5, True)
+    run.modify(_armor_damaged__mod3, both(outer, v['armor_state'] == 'destroyed'))
+    run.derive(
+        _armor_damaged__derive2,
+        both(outer, v['armor_state'] == 'destroyed'),
+        lambda: v['armor_cost'],
+    )
+    run.text(_armor_damaged__text1, both(outer, v['armor_state'] == 'destroyed'))
+    run.modify(_armor_damaged__mod4, both(outer, v['armor_state'] == 'repaired_after_destruction'))
+    run.text(_armor_damaged__text2, outer)
+    run.text(_armor_damaged__text3, outer)
+    run.text(_armor_damaged__text4, outer)
+    run.text(_armor_damaged__text5, outer)
+    yield from ()
 
 # rule aura_attacks
 
@@ -3801,7 +3721,7 @@ _aura_attacks__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_aura_attacks(run: Run) -> None:
+def _rule_aura_attacks(run: Run, outer: Holds = True) -> Parts:
     """Aura Attacks (7. Aura Attacks).
 
     - aura +roll_bonus[command_roll]
@@ -3816,31 +3736,32 @@ def _rule_aura_attacks(run: Run) -> None:
     v = run.values
     run.modify(
         _aura_attacks__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'roll_bonus', (v['command_roll'],), 'value'),
     )
     run.modify(
         _aura_attacks__mod2,
-        True,
+        outer,
         lookup(run.book, run, 'roll_bonus', (v['passion_roll'],), 'value'),
     )
-    run.modify(_aura_attacks__mod3, v['command_roll'] == 'fumble_result')
-    run.modify(_aura_attacks__mod4, v['passion_roll'] == 'fumble_result')
-    run.modify(_aura_attacks__mod5, v['previous_aura_success'])
-    run.modify(_aura_attacks__mod6, True, v['experience'])
-    run.modify(_aura_attacks__mod7, True, v['aura_circumstances'])
+    run.modify(_aura_attacks__mod3, both(outer, v['command_roll'] == 'fumble_result'))
+    run.modify(_aura_attacks__mod4, both(outer, v['passion_roll'] == 'fumble_result'))
+    run.modify(_aura_attacks__mod5, both(outer, v['previous_aura_success']))
+    run.modify(_aura_attacks__mod6, outer, v['experience'])
+    run.modify(_aura_attacks__mod7, outer, v['aura_circumstances'])
     run.roll(
         _aura_attacks__roll1,
-        True,
+        outer,
         lambda: (v['opponent_POW'] + v['opponent_pow_shift'], run.stat('aura')),
     )
-    run.text(_aura_attacks__text1, True)
-    run.text(_aura_attacks__text2, True)
-    run.text(_aura_attacks__text3, True)
-    run.text(_aura_attacks__text4, True)
-    run.text(_aura_attacks__text5, True)
-    run.text(_aura_attacks__text6, True)
-    run.text(_aura_attacks__text7, True)
+    run.text(_aura_attacks__text1, outer)
+    run.text(_aura_attacks__text2, outer)
+    run.text(_aura_attacks__text3, outer)
+    run.text(_aura_attacks__text4, outer)
+    run.text(_aura_attacks__text5, outer)
+    run.text(_aura_attacks__text6, outer)
+    run.text(_aura_attacks__text7, outer)
+    yield from ()
 
 # rule autofire
 
@@ -3966,7 +3887,7 @@ _autofire__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_autofire(run: Run) -> None:
+def _rule_autofire(run: Run, outer: Holds = True) -> Parts:
     """Autofire (7. Autofire).
 
     - skill +20% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst)
@@ -3978,28 +3899,33 @@ def _rule_autofire(run: Run) -> None:
     v = run.values
     run.modify(
         _autofire__mod1,
-        v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'burst',
+        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'burst'),
     )
     run.modify(
         _autofire__mod2,
-        v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'full_autofire',
+        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'full_autofire'),
     )
     run.modify(
         _autofire__mod3,
-        v['fire_mode'] != 'single_shot' and v['autofire_targets'] == 'narrow_targets',
+        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] == 'narrow_targets'),
     )
     run.derive(
         _autofire__derive1,
-        v['fire_mode'] != 'single_shot',
+        both(outer, v['fire_mode'] != 'single_shot'),
         lambda: lookup(run.book, run, 'autofire_hits', (v['shots'],), 'value'),
     )
-    run.roll(_autofire__roll1, v['fire_mode'] != 'single_shot', lambda: run.stat('skill'))
-    run.text(_autofire__text1, True)
-    run.text(_autofire__text2, True)
-    run.text(_autofire__text3, True)
-    run.text(_autofire__text4, True)
-    run.text(_autofire__text5, True)
-    run.text(_autofire__text6, True)
+    run.roll(
+        _autofire__roll1,
+        both(outer, v['fire_mode'] != 'single_shot'),
+        lambda: run.stat('skill'),
+    )
+    run.text(_autofire__text1, outer)
+    run.text(_autofire__text2, outer)
+    run.text(_autofire__text3, outer)
+    run.text(_autofire__text4, outer)
+    run.text(_autofire__text5, outer)
+    run.text(_autofire__text6, outer)
+    yield from ()
 
 # rule backstabs
 
@@ -4114,7 +4040,7 @@ _backstabs__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_backstabs(run: Run) -> None:
+def _rule_backstabs(run: Run, outer: Holds = True) -> Parts:
     """Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
 
     - skill is easy (when backstab)
@@ -4126,14 +4052,15 @@ def _rule_backstabs(run: Run) -> None:
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     v = run.values
-    run.modify(_backstabs__mod1, v['backstab'])
-    run.modify(_backstabs__mod2, v['backstab'])
-    run.roll(_backstabs__roll1, v['backstab'], lambda: run.stat('perception'))
-    run.modify(_backstabs__mod3, v['backstab'])
-    run.modify(_backstabs__mod4, v['helpless'])
-    run.text(_backstabs__text1, v['helpless'])
-    run.roll(_backstabs__roll2, v['helpless'], lambda: v['opponent_POW'])
-    run.text(_backstabs__text2, True)
+    run.modify(_backstabs__mod1, both(outer, v['backstab']))
+    run.modify(_backstabs__mod2, both(outer, v['backstab']))
+    run.roll(_backstabs__roll1, both(outer, v['backstab']), lambda: run.stat('perception'))
+    run.modify(_backstabs__mod3, both(outer, v['backstab']))
+    run.modify(_backstabs__mod4, both(outer, v['helpless']))
+    run.text(_backstabs__text1, both(outer, v['helpless']))
+    run.roll(_backstabs__roll2, both(outer, v['helpless']), lambda: v['opponent_POW'])
+    run.text(_backstabs__text2, outer)
+    yield from ()
 
 # rule big_and_little_targets
 
@@ -4212,7 +4139,7 @@ _big_and_little_targets__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_big_and_little_targets(run: Run) -> None:
+def _rule_big_and_little_targets(run: Run, outer: Holds = True) -> Parts:
     """Big and Little Targets (7. Big and Little Targets).
 
     - skill +20% (when target_kind == creature; when target_SIZ > 2 * SIZ)
@@ -4223,16 +4150,17 @@ def _rule_big_and_little_targets(run: Run) -> None:
     v = run.values
     run.modify(
         _big_and_little_targets__mod1,
-        v['target_kind'] == 'creature' and v['target_SIZ'] > 2 * v['SIZ'],
+        both(outer, v['target_kind'] == 'creature' and v['target_SIZ'] > 2 * v['SIZ']),
     )
     run.modify(
         _big_and_little_targets__mod2,
-        v['target_kind'] == 'creature' and v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up'),
+        both(outer, v['target_kind'] == 'creature' and v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up')),
     )
-    run.modify(_big_and_little_targets__mod3, v['target_kind'] == 'large_object')
-    run.modify(_big_and_little_targets__mod4, v['target_kind'] == 'tiny_object')
-    run.text(_big_and_little_targets__text1, True)
-    run.text(_big_and_little_targets__text2, True)
+    run.modify(_big_and_little_targets__mod3, both(outer, v['target_kind'] == 'large_object'))
+    run.modify(_big_and_little_targets__mod4, both(outer, v['target_kind'] == 'tiny_object'))
+    run.text(_big_and_little_targets__text1, outer)
+    run.text(_big_and_little_targets__text2, outer)
+    yield from ()
 
 # rule both_sides_surprised
 
@@ -4327,7 +4255,7 @@ _both_sides_surprised__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_both_sides_surprised(run: Run) -> None:
+def _rule_both_sides_surprised(run: Run, outer: Holds = True) -> Parts:
     """Both Sides Surprised (7. Both Sides Surprised).
 
     - roll detect_first: d100 <= perception (when both_surprised)
@@ -4335,13 +4263,29 @@ def _rule_both_sides_surprised(run: Run) -> None:
     - roll act_first: d100 <= idea (when both_surprised)
     """
     v = run.values
-    run.roll(_both_sides_surprised__roll1, v['both_surprised'], lambda: run.stat('perception'))
-    run.roll(_both_sides_surprised__roll2, v['both_surprised'], lambda: v['opponent_perception'])
-    run.roll(_both_sides_surprised__roll3, v['both_surprised'], lambda: run.stat('idea'))
-    run.text(_both_sides_surprised__text1, v['both_surprised'] and v['both_ideas_succeed'])
-    run.text(_both_sides_surprised__text2, True)
-    run.text(_both_sides_surprised__text3, True)
-    run.text(_both_sides_surprised__text4, True)
+    run.roll(
+        _both_sides_surprised__roll1,
+        both(outer, v['both_surprised']),
+        lambda: run.stat('perception'),
+    )
+    run.roll(
+        _both_sides_surprised__roll2,
+        both(outer, v['both_surprised']),
+        lambda: v['opponent_perception'],
+    )
+    run.roll(
+        _both_sides_surprised__roll3,
+        both(outer, v['both_surprised']),
+        lambda: run.stat('idea'),
+    )
+    run.text(
+        _both_sides_surprised__text1,
+        both(outer, v['both_surprised'] and v['both_ideas_succeed']),
+    )
+    run.text(_both_sides_surprised__text2, outer)
+    run.text(_both_sides_surprised__text3, outer)
+    run.text(_both_sides_surprised__text4, outer)
+    yield from ()
 
 # rule broken_weapons
 
@@ -4406,7 +4350,7 @@ _broken_weapons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_weapons(run: Run) -> None:
+def _rule_broken_weapons(run: Run, outer: Holds = True) -> Parts:
     """Broken Weapons (7. Broken Weapons).
 
     - damage / 2 round up (when weapon_broken)
@@ -4414,11 +4358,18 @@ def _rule_broken_weapons(run: Run) -> None:
     - defense is difficult (when weapon_broken; unless resembles_familiar)
     """
     v = run.values
-    run.modify(_broken_weapons__mod1, v['weapon_broken'])
-    run.modify(_broken_weapons__mod2, v['weapon_broken'] and not v['resembles_familiar'])
-    run.modify(_broken_weapons__mod3, v['weapon_broken'] and not v['resembles_familiar'])
-    run.text(_broken_weapons__text1, True)
-    run.text(_broken_weapons__text2, True)
+    run.modify(_broken_weapons__mod1, both(outer, v['weapon_broken']))
+    run.modify(
+        _broken_weapons__mod2,
+        both(outer, v['weapon_broken'] and not v['resembles_familiar']),
+    )
+    run.modify(
+        _broken_weapons__mod3,
+        both(outer, v['weapon_broken'] and not v['resembles_familiar']),
+    )
+    run.text(_broken_weapons__text1, outer)
+    run.text(_broken_weapons__text2, outer)
+    yield from ()
 
 # rule chases
 
@@ -4491,7 +4442,7 @@ _chases__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_chases(run: Run) -> None:
+def _rule_chases(run: Run, outer: Holds = True) -> Parts:
     """Chases (7. Chases).
 
     - roll chase_roll: d100 <= skill (when in_chase)
@@ -4499,21 +4450,22 @@ def _rule_chases(run: Run) -> None:
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
     v = run.values
-    run.roll(_chases__roll1, v['in_chase'], lambda: run.stat('skill'))
+    run.roll(_chases__roll1, both(outer, v['in_chase']), lambda: run.stat('skill'))
     run.derive(
         _chases__derive1,
-        v['in_chase'],
+        both(outer, v['in_chase']),
         lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'mover'),
     )
     run.derive(
         _chases__derive2,
-        v['in_chase'],
+        both(outer, v['in_chase']),
         lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'steps'),
     )
-    run.text(_chases__text1, True)
-    run.text(_chases__text2, True)
-    run.text(_chases__text3, True)
-    run.text(_chases__text4, True)
+    run.text(_chases__text1, outer)
+    run.text(_chases__text2, outer)
+    run.text(_chases__text3, outer)
+    run.text(_chases__text4, outer)
+    yield from ()
 
 # rule range_track_attacks
 
@@ -4608,7 +4560,7 @@ _range_track_attacks__roll1: Final = RollSpec(
     condition='when in_chase',
 )
 
-def _rule_range_track_attacks(run: Run) -> None:
+def _rule_range_track_attacks(run: Run, outer: Holds = True) -> Parts:
     """Chases: attacks on the Range Track (7. Chases: Range Track).
 
     - derive range_number = range_track[chase_range].range (when in_chase)
@@ -4622,30 +4574,31 @@ def _rule_range_track_attacks(run: Run) -> None:
     v = run.values
     run.derive(
         _range_track_attacks__derive1,
-        v['in_chase'],
+        both(outer, v['in_chase']),
         lambda: lookup(run.book, run, 'range_track', (v['chase_range'],), 'range'),
     )
     run.text(
         _range_track_attacks__text1,
-        v['in_chase'] and (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack'),
+        both(outer, v['in_chase'] and (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack')),
     )
     run.modify(
         _range_track_attacks__mod1,
-        v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'two_lengths',
+        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'two_lengths'),
     )
     run.modify(
         _range_track_attacks__mod2,
-        v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'close',
+        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'close'),
     )
     run.modify(
         _range_track_attacks__mod3,
-        v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'in_sight',
+        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'in_sight'),
     )
     run.modify(
         _range_track_attacks__mod4,
-        v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'out_of_sight',
+        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'out_of_sight'),
     )
-    run.roll(_range_track_attacks__roll1, v['in_chase'], lambda: run.stat('skill'))
+    run.roll(_range_track_attacks__roll1, both(outer, v['in_chase']), lambda: run.stat('skill'))
+    yield from ()
 
 # rule chases_on_foot
 
@@ -4718,7 +4671,7 @@ _chases_on_foot__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_chases_on_foot(run: Run) -> None:
+def _rule_chases_on_foot(run: Run, outer: Holds = True) -> Parts:
     """Chases on Foot (7. Chases: Chases on Foot).
 
     - roll outrun: resist CON vs opponent_CON (when on_foot)
@@ -4727,14 +4680,23 @@ def _rule_chases_on_foot(run: Run) -> None:
     - cannot: continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
     v = run.values
-    run.roll(_chases_on_foot__roll1, v['on_foot'], lambda: (v['CON'], v['opponent_CON']))
-    run.modify(_chases_on_foot__mod1, v['on_foot'] and v['encumbered'])
-    run.roll(_chases_on_foot__roll2, v['on_foot'] and v['encumbered'], lambda: run.stat('stamina'))
+    run.roll(
+        _chases_on_foot__roll1,
+        both(outer, v['on_foot']),
+        lambda: (v['CON'], v['opponent_CON']),
+    )
+    run.modify(_chases_on_foot__mod1, both(outer, v['on_foot'] and v['encumbered']))
+    run.roll(
+        _chases_on_foot__roll2,
+        both(outer, v['on_foot'] and v['encumbered']),
+        lambda: run.stat('stamina'),
+    )
     run.text(
         _chases_on_foot__text1,
-        v['on_foot'] and v['encumbered'] and v['winded_failures'] >= 2,
+        both(outer, v['on_foot'] and v['encumbered'] and v['winded_failures'] >= 2),
     )
-    run.text(_chases_on_foot__text2, True)
+    run.text(_chases_on_foot__text2, outer)
+    yield from ()
 
 # rule vehicular_chases
 
@@ -4800,24 +4762,25 @@ _vehicular_chases__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_vehicular_chases(run: Run) -> None:
+def _rule_vehicular_chases(run: Run, outer: Holds = True) -> Parts:
     """Vehicular Chases (7. Chases: Vehicular Chases).
 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot: travel faster than the vehicle's rated speed (when speed > top_speed)
     """
     v = run.values
-    run.derive(_vehicular_chases__derive1, True, lambda: max(0, v['speed'] - v['opponent_speed']))
-    run.text(_vehicular_chases__text1, v['speed'] > v['top_speed'])
-    run.text(_vehicular_chases__text2, True)
-    run.text(_vehicular_chases__text3, True)
-    run.text(_vehicular_chases__text4, True)
-    run.text(_vehicular_chases__text5, True)
-    run.text(_vehicular_chases__text6, True)
+    run.derive(_vehicular_chases__derive1, outer, lambda: max(0, v['speed'] - v['opponent_speed']))
+    run.text(_vehicular_chases__text1, both(outer, v['speed'] > v['top_speed']))
+    run.text(_vehicular_chases__text2, outer)
+    run.text(_vehicular_chases__text3, outer)
+    run.text(_vehicular_chases__text4, outer)
+    run.text(_vehicular_chases__text5, outer)
+    run.text(_vehicular_chases__text6, outer)
+    yield from ()
 
-# rule maneuvers
+# trait maneuver_penalty
 
-_maneuvers__mod1: Final = ModSpec(
+_maneuver_penalty__mod1: Final = ModSpec(
     key='maneuver_penalty#2',
     rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -4831,7 +4794,7 @@ _maneuvers__mod1: Final = ModSpec(
     condition='',
     label='maneuver (Skill Roll Modifiers Chart)',
 )
-_maneuvers__text1: Final = TextSpec(
+_maneuver_penalty__text1: Final = TextSpec(
     key='maneuver_penalty#3',
     rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -4840,6 +4803,23 @@ _maneuvers__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+
+def _rule_maneuver_penalty(run: Run, outer: Holds = True) -> Parts:
+    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+
+    - skill +maneuver_modifier[maneuver]
+    """
+    v = run.values
+    run.modify(
+        _maneuver_penalty__mod1,
+        outer,
+        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    )
+    run.text(_maneuver_penalty__text1, outer)
+    yield from ()
+
+# rule maneuvers
+
 _maneuvers__roll1: Final = RollSpec(
     key='maneuvers#3.1',
     rule='maneuvers',
@@ -4876,7 +4856,7 @@ _maneuvers__roll2: Final = RollSpec(
     notes=(),
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
 )
-_maneuvers__text2: Final = TextSpec(
+_maneuvers__text1: Final = TextSpec(
     key='maneuvers#5.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4885,7 +4865,7 @@ _maneuvers__text2: Final = TextSpec(
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
 )
-_maneuvers__text3: Final = TextSpec(
+_maneuvers__text2: Final = TextSpec(
     key='maneuvers#6.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4894,7 +4874,7 @@ _maneuvers__text3: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
-_maneuvers__text4: Final = TextSpec(
+_maneuvers__text3: Final = TextSpec(
     key='maneuvers#6.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4903,7 +4883,7 @@ _maneuvers__text4: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse',
 )
-_maneuvers__mod2: Final = ModSpec(
+_maneuvers__mod1: Final = ModSpec(
     key='maneuvers#7.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4917,7 +4897,7 @@ _maneuvers__mod2: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
-_maneuvers__mod3: Final = ModSpec(
+_maneuvers__mod2: Final = ModSpec(
     key='maneuvers#7.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4949,7 +4929,7 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
-_maneuvers__mod4: Final = ModSpec(
+_maneuvers__mod3: Final = ModSpec(
     key='maneuvers#8.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4963,7 +4943,7 @@ _maneuvers__mod4: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
-_maneuvers__mod5: Final = ModSpec(
+_maneuvers__mod4: Final = ModSpec(
     key='maneuvers#8.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -4995,7 +4975,7 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
-_maneuvers__mod6: Final = ModSpec(
+_maneuvers__mod5: Final = ModSpec(
     key='maneuvers#8.4.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5009,7 +4989,7 @@ _maneuvers__mod6: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
 )
-_maneuvers__mod7: Final = ModSpec(
+_maneuvers__mod6: Final = ModSpec(
     key='maneuvers#8.4.2',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5023,7 +5003,7 @@ _maneuvers__mod7: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
-_maneuvers__text5: Final = TextSpec(
+_maneuvers__text4: Final = TextSpec(
     key='maneuvers#8.4.3',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5032,7 +5012,7 @@ _maneuvers__text5: Final = TextSpec(
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
 )
-_maneuvers__mod8: Final = ModSpec(
+_maneuvers__mod7: Final = ModSpec(
     key='maneuvers#9.1.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5046,7 +5026,7 @@ _maneuvers__mod8: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
-_maneuvers__mod9: Final = ModSpec(
+_maneuvers__mod8: Final = ModSpec(
     key='maneuvers#9.2.1',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5060,7 +5040,7 @@ _maneuvers__mod9: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
-_maneuvers__text6: Final = TextSpec(
+_maneuvers__text5: Final = TextSpec(
     key='maneuvers#10',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5069,7 +5049,7 @@ _maneuvers__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text7: Final = TextSpec(
+_maneuvers__text6: Final = TextSpec(
     key='maneuvers#11',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5078,7 +5058,7 @@ _maneuvers__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text8: Final = TextSpec(
+_maneuvers__text7: Final = TextSpec(
     key='maneuvers#12',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5087,7 +5067,7 @@ _maneuvers__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
-_maneuvers__text9: Final = TextSpec(
+_maneuvers__text8: Final = TextSpec(
     key='maneuvers#13',
     rule='maneuvers',
     source='7. Chases: Maneuvers',
@@ -5097,7 +5077,7 @@ _maneuvers__text9: Final = TextSpec(
     condition='',
 )
 
-def _rule_maneuvers(run: Run) -> None:
+def _rule_maneuvers(run: Run, outer: Holds = True) -> Parts:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
     - as maneuver_penalty
@@ -5117,50 +5097,68 @@ def _rule_maneuvers(run: Run) -> None:
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
     v = run.values
-    run.modify(
-        _maneuvers__mod1,
-        True,
-        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
-    )
-    run.text(_maneuvers__text1, True)
-    run.roll(_maneuvers__roll1, v['maneuver'] in ('turn', 'u_turn'), None)
+    yield _rule_maneuver_penalty, outer, ''
+    run.roll(_maneuvers__roll1, both(outer, v['maneuver'] in ('turn', 'u_turn')), None)
     run.roll(
         _maneuvers__roll2,
-        v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),
+        both(outer, v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')),
         lambda: run.stat('skill'),
     )
-    run.text(_maneuvers__text2, v['maneuver'] == 'u_turn' and v['speed'] > 1)
-    run.text(_maneuvers__text3, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn'])
-    run.text(_maneuvers__text4, v['maneuver'] == 'bootlegger_reverse')
-    run.modify(_maneuvers__mod2, v['maneuver'] == 'collide', Dice.pool(int(v['speed']), 6))
-    run.modify(_maneuvers__mod3, v['maneuver'] == 'collide', Dice.pool(int(v['speed']), 3))
+    run.text(_maneuvers__text1, both(outer, v['maneuver'] == 'u_turn' and v['speed'] > 1))
+    run.text(
+        _maneuvers__text2,
+        both(outer, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn']),
+    )
+    run.text(_maneuvers__text3, both(outer, v['maneuver'] == 'bootlegger_reverse'))
+    run.modify(
+        _maneuvers__mod1,
+        both(outer, v['maneuver'] == 'collide'),
+        Dice.pool(int(v['speed']), 6),
+    )
+    run.modify(
+        _maneuvers__mod2,
+        both(outer, v['maneuver'] == 'collide'),
+        Dice.pool(int(v['speed']), 3),
+    )
     run.roll(
         _maneuvers__roll3,
-        v['maneuver'] == 'collide',
+        both(outer, v['maneuver'] == 'collide'),
         lambda: (v['vehicle_SIZ'], v['other_SIZ']),
     )
-    run.modify(_maneuvers__mod4, v['maneuver'] == 'ram', Dice.pool(int(v['speed']), 10))
-    run.modify(_maneuvers__mod5, v['maneuver'] == 'ram', Dice.pool(int(v['speed']), 6))
-    run.roll(_maneuvers__roll4, v['maneuver'] == 'ram', lambda: (v['vehicle_SIZ'], v['other_SIZ']))
     run.modify(
-        _maneuvers__mod6,
-        v['maneuver'] == 'ram' and v['target_destroyed'],
+        _maneuvers__mod3,
+        both(outer, v['maneuver'] == 'ram'),
         Dice.pool(int(v['speed']), 10),
     )
-    run.modify(_maneuvers__mod7, v['maneuver'] == 'ram' and v['target_destroyed'])
-    run.text(_maneuvers__text5, v['maneuver'] == 'ram' and v['target_destroyed'])
+    run.modify(
+        _maneuvers__mod4,
+        both(outer, v['maneuver'] == 'ram'),
+        Dice.pool(int(v['speed']), 6),
+    )
+    run.roll(
+        _maneuvers__roll4,
+        both(outer, v['maneuver'] == 'ram'),
+        lambda: (v['vehicle_SIZ'], v['other_SIZ']),
+    )
+    run.modify(
+        _maneuvers__mod5,
+        both(outer, v['maneuver'] == 'ram' and v['target_destroyed']),
+        Dice.pool(int(v['speed']), 10),
+    )
+    run.modify(_maneuvers__mod6, both(outer, v['maneuver'] == 'ram' and v['target_destroyed']))
+    run.text(_maneuvers__text4, both(outer, v['maneuver'] == 'ram' and v['target_destroyed']))
+    run.modify(
+        _maneuvers__mod7,
+        both(outer, v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate'),
+    )
     run.modify(
         _maneuvers__mod8,
-        v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate',
+        both(outer, v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional'),
     )
-    run.modify(
-        _maneuvers__mod9,
-        v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional',
-    )
-    run.text(_maneuvers__text6, True)
-    run.text(_maneuvers__text7, True)
-    run.text(_maneuvers__text8, True)
-    run.text(_maneuvers__text9, True)
+    run.text(_maneuvers__text5, outer)
+    run.text(_maneuvers__text6, outer)
+    run.text(_maneuvers__text7, outer)
+    run.text(_maneuvers__text8, outer)
 
 # rule vehicle_damage
 
@@ -5233,7 +5231,7 @@ _vehicle_damage__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_vehicle_damage(run: Run) -> None:
+def _rule_vehicle_damage(run: Run, outer: Holds = True) -> Parts:
     """Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
 
     - derive hit_points_lost = max(0, impact - vehicle_armor)
@@ -5242,57 +5240,22 @@ def _rule_vehicle_damage(run: Run) -> None:
     - cannot: function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
     v = run.values
-    run.derive(_vehicle_damage__derive1, True, lambda: max(0, v['impact'] - v['vehicle_armor']))
+    run.derive(_vehicle_damage__derive1, outer, lambda: max(0, v['impact'] - v['vehicle_armor']))
     run.derive(
         _vehicle_damage__derive2,
-        v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points'],
+        both(outer, v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points']),
         lambda: round_value(Fraction(v['top_speed']) / 2, 'up'),
     )
-    run.text(_vehicle_damage__text1, v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0)
-    run.text(_vehicle_damage__text2, v['vehicle_hit_points'] <= 0)
-    run.text(_vehicle_damage__text3, True)
-    run.text(_vehicle_damage__text4, True)
-    run.text(_vehicle_damage__text5, True)
-    run.text(_vehicle_damage__text6, True)
-
-# trait maneuver_penalty
-
-_maneuver_penalty__mod1: Final = ModSpec(
-    key='maneuver_penalty#2',
-    rule='maneuver_penalty',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +maneuver_modifier[maneuver]',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='maneuver (Skill Roll Modifiers Chart)',
-)
-_maneuver_penalty__text1: Final = TextSpec(
-    key='maneuver_penalty#3',
-    rule='maneuver_penalty',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    kind='note',
-    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
-    quote=None,
-    condition='',
-)
-
-def _rule_maneuver_penalty(run: Run) -> None:
-    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
-
-    - skill +maneuver_modifier[maneuver]
-    """
-    v = run.values
-    run.modify(
-        _maneuver_penalty__mod1,
-        True,
-        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
+    run.text(
+        _vehicle_damage__text1,
+        both(outer, v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0),
     )
-    run.text(_maneuver_penalty__text1, True)
+    run.text(_vehicle_damage__text2, both(outer, v['vehicle_hit_points'] <= 0))
+    run.text(_vehicle_damage__text3, outer)
+    run.text(_vehicle_damage__text4, outer)
+    run.text(_vehicle_damage__text5, outer)
+    run.text(_vehicle_damage__text6, outer)
+    yield from ()
 
 # rule skill_roll_modifiers
 
@@ -5423,29 +5386,6 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     label='at maximum speed',
 )
 _skill_roll_modifiers__mod10: Final = ModSpec(
-    key='maneuver_penalty#2',
-    rule='maneuver_penalty',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +maneuver_modifier[maneuver]',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='maneuver (Skill Roll Modifiers Chart)',
-)
-_skill_roll_modifiers__text1: Final = TextSpec(
-    key='maneuver_penalty#3',
-    rule='maneuver_penalty',
-    source='7. Chases: Skill Roll Modifiers Chart',
-    kind='note',
-    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
-    quote=None,
-    condition='',
-)
-_skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#12.1',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5459,7 +5399,7 @@ _skill_roll_modifiers__mod11: Final = ModSpec(
     condition='when gravel_road',
     label='gravel road',
 )
-_skill_roll_modifiers__mod12: Final = ModSpec(
+_skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#13.1',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5473,7 +5413,7 @@ _skill_roll_modifiers__mod12: Final = ModSpec(
     condition='when downhill_grade',
     label='long downhill grade',
 )
-_skill_roll_modifiers__mod13: Final = ModSpec(
+_skill_roll_modifiers__mod12: Final = ModSpec(
     key='skill_roll_modifiers#14.1',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5487,7 +5427,7 @@ _skill_roll_modifiers__mod13: Final = ModSpec(
     condition='when dirt_road',
     label='dirt road',
 )
-_skill_roll_modifiers__mod14: Final = ModSpec(
+_skill_roll_modifiers__mod13: Final = ModSpec(
     key='skill_roll_modifiers#15.1',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5501,7 +5441,7 @@ _skill_roll_modifiers__mod14: Final = ModSpec(
     condition='when limbs_rocks',
     label='limbs, rocks',
 )
-_skill_roll_modifiers__mod15: Final = ModSpec(
+_skill_roll_modifiers__mod14: Final = ModSpec(
     key='skill_roll_modifiers#16.1',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5515,7 +5455,7 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     condition='when minor_vehicle_damage',
     label='minor vehicle damage',
 )
-_skill_roll_modifiers__mod16: Final = ModSpec(
+_skill_roll_modifiers__mod15: Final = ModSpec(
     key='skill_roll_modifiers#17',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5529,7 +5469,7 @@ _skill_roll_modifiers__mod16: Final = ModSpec(
     condition='',
     label='handling (by vehicle type)',
 )
-_skill_roll_modifiers__text2: Final = TextSpec(
+_skill_roll_modifiers__text1: Final = TextSpec(
     key='skill_roll_modifiers#18',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5538,7 +5478,7 @@ _skill_roll_modifiers__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_skill_roll_modifiers__text3: Final = TextSpec(
+_skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#19',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
@@ -5548,7 +5488,7 @@ _skill_roll_modifiers__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_skill_roll_modifiers(run: Run) -> None:
+def _rule_skill_roll_modifiers(run: Run, outer: Holds = True) -> Parts:
     """Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
 
     - skill -10% (when fog)
@@ -5569,29 +5509,24 @@ def _rule_skill_roll_modifiers(run: Run) -> None:
     - skill +handling
     """
     v = run.values
-    run.modify(_skill_roll_modifiers__mod1, v['fog'])
-    run.modify(_skill_roll_modifiers__mod2, v['night'])
-    run.modify(_skill_roll_modifiers__mod3, v['rain'])
-    run.modify(_skill_roll_modifiers__mod4, v['chase_wind'])
-    run.modify(_skill_roll_modifiers__mod5, v['heavy_rain'])
-    run.modify(_skill_roll_modifiers__mod6, v['oily_or_icy'])
-    run.modify(_skill_roll_modifiers__mod7, v['snow'])
-    run.modify(_skill_roll_modifiers__mod8, v['speed'] >= 1 and v['speed'] <= 2)
-    run.modify(_skill_roll_modifiers__mod9, v['speed'] == v['top_speed'])
-    run.modify(
-        _skill_roll_modifiers__mod10,
-        True,
-        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
-    )
-    run.text(_skill_roll_modifiers__text1, True)
-    run.modify(_skill_roll_modifiers__mod11, v['gravel_road'])
-    run.modify(_skill_roll_modifiers__mod12, v['downhill_grade'])
-    run.modify(_skill_roll_modifiers__mod13, v['dirt_road'])
-    run.modify(_skill_roll_modifiers__mod14, v['limbs_rocks'])
-    run.modify(_skill_roll_modifiers__mod15, v['minor_vehicle_damage'])
-    run.modify(_skill_roll_modifiers__mod16, True, v['handling'])
-    run.text(_skill_roll_modifiers__text2, True)
-    run.text(_skill_roll_modifiers__text3, True)
+    run.modify(_skill_roll_modifiers__mod1, both(outer, v['fog']))
+    run.modify(_skill_roll_modifiers__mod2, both(outer, v['night']))
+    run.modify(_skill_roll_modifiers__mod3, both(outer, v['rain']))
+    run.modify(_skill_roll_modifiers__mod4, both(outer, v['chase_wind']))
+    run.modify(_skill_roll_modifiers__mod5, both(outer, v['heavy_rain']))
+    run.modify(_skill_roll_modifiers__mod6, both(outer, v['oily_or_icy']))
+    run.modify(_skill_roll_modifiers__mod7, both(outer, v['snow']))
+    run.modify(_skill_roll_modifiers__mod8, both(outer, v['speed'] >= 1 and v['speed'] <= 2))
+    run.modify(_skill_roll_modifiers__mod9, both(outer, v['speed'] == v['top_speed']))
+    yield _rule_maneuver_penalty, outer, ''
+    run.modify(_skill_roll_modifiers__mod10, both(outer, v['gravel_road']))
+    run.modify(_skill_roll_modifiers__mod11, both(outer, v['downhill_grade']))
+    run.modify(_skill_roll_modifiers__mod12, both(outer, v['dirt_road']))
+    run.modify(_skill_roll_modifiers__mod13, both(outer, v['limbs_rocks']))
+    run.modify(_skill_roll_modifiers__mod14, both(outer, v['minor_vehicle_damage']))
+    run.modify(_skill_roll_modifiers__mod15, outer, v['handling'])
+    run.text(_skill_roll_modifiers__text1, outer)
+    run.text(_skill_roll_modifiers__text2, outer)
 
 # rule individual_actions
 
@@ -5692,7 +5627,7 @@ _individual_actions__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_individual_actions(run: Run) -> None:
+def _rule_individual_actions(run: Run, outer: Holds = True) -> Parts:
     """Chases: Individual Actions (7. Chases: Individual Actions).
 
     - skill is difficult (when moving_in_vehicle)
@@ -5702,21 +5637,28 @@ def _rule_individual_actions(run: Run) -> None:
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
     v = run.values
-    run.modify(_individual_actions__mod1, v['moving_in_vehicle'])
-    run.modify(_individual_actions__mod2, v['thrown_risk'] and not v['enclosed_vehicle'])
-    run.modify(_individual_actions__mod3, v['thrown_risk'] and not v['enclosed_vehicle'])
+    run.modify(_individual_actions__mod1, both(outer, v['moving_in_vehicle']))
+    run.modify(
+        _individual_actions__mod2,
+        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
+    )
+    run.modify(
+        _individual_actions__mod3,
+        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
+    )
     run.roll(
         _individual_actions__roll1,
-        v['thrown_risk'] and not v['enclosed_vehicle'],
+        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
         lambda: run.stat('luck'),
     )
     run.roll(
         _individual_actions__roll2,
-        v['thrown_risk'] and not v['enclosed_vehicle'],
+        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
         lambda: run.stat('agility'),
     )
-    run.text(_individual_actions__text1, True)
-    run.text(_individual_actions__text2, True)
+    run.text(_individual_actions__text1, outer)
+    run.text(_individual_actions__text2, outer)
+    yield from ()
 
 # rule chase_trouble_effects
 
@@ -5834,7 +5776,7 @@ _chase_trouble_effects__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_chase_trouble_effects(run: Run) -> None:
+def _rule_chase_trouble_effects(run: Run, outer: Holds = True) -> Parts:
     """Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
 
     - skill -20% (when trouble == skid)
@@ -5848,32 +5790,36 @@ def _rule_chase_trouble_effects(run: Run) -> None:
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
     v = run.values
-    run.modify(_chase_trouble_effects__mod1, v['trouble'] == 'skid')
-    run.modify(_chase_trouble_effects__mod2, v['trouble'] == 'minor_fishtail')
-    run.modify(_chase_trouble_effects__mod3, v['trouble'] == 'moderate_fishtail')
-    run.modify(_chase_trouble_effects__mod4, v['trouble'] == 'severe_fishtail')
-    run.text(_chase_trouble_effects__text1, v['trouble'] == 'flat_tire' and v['speed'] > 1)
+    run.modify(_chase_trouble_effects__mod1, both(outer, v['trouble'] == 'skid'))
+    run.modify(_chase_trouble_effects__mod2, both(outer, v['trouble'] == 'minor_fishtail'))
+    run.modify(_chase_trouble_effects__mod3, both(outer, v['trouble'] == 'moderate_fishtail'))
+    run.modify(_chase_trouble_effects__mod4, both(outer, v['trouble'] == 'severe_fishtail'))
+    run.text(
+        _chase_trouble_effects__text1,
+        both(outer, v['trouble'] == 'flat_tire' and v['speed'] > 1),
+    )
     run.derive(
         _chase_trouble_effects__derive1,
-        v['trouble'] == 'roll_or_tumble',
+        both(outer, v['trouble'] == 'roll_or_tumble'),
         lambda: Dice.pool(int(2 * v['speed']), 3),
     )
     run.derive(
         _chase_trouble_effects__derive2,
-        v['trouble'] == 'roll_or_tumble',
+        both(outer, v['trouble'] == 'roll_or_tumble'),
         lambda: Dice.pool(int(v['speed']), 3),
     )
     run.derive(
         _chase_trouble_effects__derive3,
-        v['trouble'] == 'roll_or_tumble' and v['creature_drawn'],
+        both(outer, v['trouble'] == 'roll_or_tumble' and v['creature_drawn']),
         lambda: Dice.pool(int(v['speed']), 6),
     )
     run.roll(
         _chase_trouble_effects__roll1,
-        v['trouble'] == 'roll_or_tumble' and v['fueled'],
+        both(outer, v['trouble'] == 'roll_or_tumble' and v['fueled']),
         lambda: 10,
     )
-    run.text(_chase_trouble_effects__text2, True)
+    run.text(_chase_trouble_effects__text2, outer)
+    yield from ()
 
 # rule asphyxiation
 
@@ -5999,7 +5945,7 @@ _asphyxiation__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_asphyxiation(run: Run) -> None:
+def _rule_asphyxiation(run: Run, outer: Holds = True) -> Parts:
     """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
     - breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
@@ -6012,34 +5958,35 @@ def _rule_asphyxiation(run: Run) -> None:
     v = run.values
     run.modify(
         _asphyxiation__mod1,
-        v['asphyxiation_start'] == 'expected',
+        both(outer, v['asphyxiation_start'] == 'expected'),
         lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'expected'),
     )
     run.modify(
         _asphyxiation__mod2,
-        v['asphyxiation_start'] == 'surprised_took_breath',
+        both(outer, v['asphyxiation_start'] == 'surprised_took_breath'),
         lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'took_breath'),
     )
     run.modify(
         _asphyxiation__mod3,
-        v['asphyxiation_start'] == 'surprised_no_breath',
+        both(outer, v['asphyxiation_start'] == 'surprised_no_breath'),
         lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'no_breath'),
     )
-    run.roll(_asphyxiation__roll1, True, lambda: v['CON'] * run.stat('breath_multiplier'))
+    run.roll(_asphyxiation__roll1, outer, lambda: v['CON'] * run.stat('breath_multiplier'))
     run.roll(
         _asphyxiation__roll2,
-        v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1,
+        both(outer, v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1),
         lambda: run.stat('luck'),
     )
     run.derive(
         _asphyxiation__derive1,
-        v['breath_failed'],
+        both(outer, v['breath_failed']),
         lambda: lookup(run.book, run, 'asphyxiation_damage', (v['substance'],), 'value'),
     )
-    run.text(_asphyxiation__text1, True)
-    run.text(_asphyxiation__text2, True)
-    run.text(_asphyxiation__text3, True)
-    run.text(_asphyxiation__text4, True)
+    run.text(_asphyxiation__text1, outer)
+    run.text(_asphyxiation__text2, outer)
+    run.text(_asphyxiation__text3, outer)
+    run.text(_asphyxiation__text4, outer)
+    yield from ()
 
 # rule choking
 
@@ -6078,16 +6025,17 @@ _choking__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_choking(run: Run) -> None:
+def _rule_choking(run: Run, outer: Holds = True) -> Parts:
     """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
     v = run.values
-    run.roll(_choking__roll1, v['choked'], lambda: v['CON'])
-    run.derive(_choking__derive1, v['choked'], lambda: Dice(((1, 6),)))
-    run.text(_choking__text1, True)
+    run.roll(_choking__roll1, both(outer, v['choked']), lambda: v['CON'])
+    run.derive(_choking__derive1, both(outer, v['choked']), lambda: Dice(((1, 6),)))
+    run.text(_choking__text1, outer)
+    yield from ()
 
 # rule close_combat
 
@@ -6176,7 +6124,7 @@ _close_combat__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_close_combat(run: Run) -> None:
+def _rule_close_combat(run: Run, outer: Holds = True) -> Parts:
     """Close Combat (7. Close Combat).
 
     - defense is difficult (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat)
@@ -6187,26 +6135,27 @@ def _rule_close_combat(run: Run) -> None:
     v = run.values
     run.modify(
         _close_combat__mod1,
-        v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and v['in_close_combat'],
+        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and v['in_close_combat']),
     )
     run.derive(
         _close_combat__derive1,
-        v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat'],
+        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat']),
         lambda: True,
     )
     run.roll(
         _close_combat__roll1,
-        v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat'],
+        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat']),
         lambda: run.stat('skill'),
     )
     run.roll(
         _close_combat__roll2,
-        v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'],
+        both(outer, v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay']),
         lambda: run.stat('defense'),
     )
-    run.text(_close_combat__text1, True)
-    run.text(_close_combat__text2, True)
-    run.text(_close_combat__text3, True)
+    run.text(_close_combat__text1, outer)
+    run.text(_close_combat__text2, outer)
+    run.text(_close_combat__text3, outer)
+    yield from ()
 
 # rule closing
 
@@ -6263,7 +6212,7 @@ _closing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_closing(run: Run) -> None:
+def _rule_closing(run: Run, outer: Holds = True) -> Parts:
     """Closing (7. Closing).
 
     - derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
@@ -6273,20 +6222,21 @@ def _rule_closing(run: Run) -> None:
     v = run.values
     run.derive(
         _closing__derive1,
-        v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2),
+        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2)),
         lambda: True,
     )
     run.text(
         _closing__text1,
-        v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2),
+        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2)),
     )
     run.text(
         _closing__text2,
-        v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] >= 2,
+        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] >= 2),
     )
-    run.text(_closing__text3, True)
-    run.text(_closing__text4, True)
-    run.text(_closing__text5, True)
+    run.text(_closing__text3, outer)
+    run.text(_closing__text4, outer)
+    run.text(_closing__text5, outer)
+    yield from ()
 
 # rule cold_exposure_hunger_thirst
 
@@ -6423,7 +6373,7 @@ _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_cold_exposure_hunger_thirst(run: Run) -> None:
+def _rule_cold_exposure_hunger_thirst(run: Run, outer: Holds = True) -> Parts:
     """Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
 
     - derive days_deprived = max(days_without_food, days_without_water, days_exposed)
@@ -6435,38 +6385,42 @@ def _rule_cold_exposure_hunger_thirst(run: Run) -> None:
     v = run.values
     run.derive(
         _cold_exposure_hunger_thirst__derive1,
-        True,
+        outer,
         lambda: max(v['days_without_food'], v['days_without_water'], v['days_exposed']),
     )
     run.derive(
         _cold_exposure_hunger_thirst__derive2,
-        v['days_exposed'] > 0 and v['fatigue_points_used'],
+        both(outer, v['days_exposed'] > 0 and v['fatigue_points_used']),
         lambda: v['exposure_multiplier'],
     )
     run.text(
         _cold_exposure_hunger_thirst__text1,
-        v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1),
+        both(outer, v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1)),
     )
     run.modify(
         _cold_exposure_hunger_thirst__mod1,
-        lambda: not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and run.derived('days_deprived') < v['CON'],
+        both(outer, lambda: not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and run.derived('days_deprived') < v['CON']),
     )
     run.roll(
         _cold_exposure_hunger_thirst__roll1,
-        lambda: run.derived('days_deprived') * 2 >= v['CON'] and v['physical_action'],
+        both(outer, lambda: run.derived('days_deprived') * 2 >= v['CON'] and v['physical_action']),
         lambda: run.stat('stamina'),
     )
     run.modify(
         _cold_exposure_hunger_thirst__mod2,
-        lambda: run.derived('days_deprived') >= v['CON'],
+        both(outer, lambda: run.derived('days_deprived') >= v['CON']),
     )
-    run.text(_cold_exposure_hunger_thirst__text2, lambda: run.derived('days_deprived') >= v['CON'])
-    run.text(_cold_exposure_hunger_thirst__text3, True)
-    run.text(_cold_exposure_hunger_thirst__text4, True)
-    run.text(_cold_exposure_hunger_thirst__text5, True)
-    run.text(_cold_exposure_hunger_thirst__text6, True)
-    run.text(_cold_exposure_hunger_thirst__text7, True)
-    run.text(_cold_exposure_hunger_thirst__text8, True)
+    run.text(
+        _cold_exposure_hunger_thirst__text2,
+        both(outer, lambda: run.derived('days_deprived') >= v['CON']),
+    )
+    run.text(_cold_exposure_hunger_thirst__text3, outer)
+    run.text(_cold_exposure_hunger_thirst__text4, outer)
+    run.text(_cold_exposure_hunger_thirst__text5, outer)
+    run.text(_cold_exposure_hunger_thirst__text6, outer)
+    run.text(_cold_exposure_hunger_thirst__text7, outer)
+    run.text(_cold_exposure_hunger_thirst__text8, outer)
+    yield from ()
 
 # rule cover
 
@@ -6548,7 +6502,7 @@ _cover__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_cover(run: Run) -> None:
+def _rule_cover(run: Run, outer: Holds = True) -> Parts:
     """Cover (7. Cover).
 
     - skill is difficult (when partial_cover)
@@ -6556,12 +6510,13 @@ def _rule_cover(run: Run) -> None:
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
     v = run.values
-    run.modify(_cover__mod1, v['partial_cover'])
-    run.roll(_cover__roll1, v['partial_cover'], lambda: run.stat('skill'))
-    run.roll(_cover__roll2, v['partial_cover'], lambda: v['skill'])
-    run.text(_cover__text1, True)
-    run.text(_cover__text2, True)
-    run.text(_cover__text3, True)
+    run.modify(_cover__mod1, both(outer, v['partial_cover']))
+    run.roll(_cover__roll1, both(outer, v['partial_cover']), lambda: run.stat('skill'))
+    run.roll(_cover__roll2, both(outer, v['partial_cover']), lambda: v['skill'])
+    run.text(_cover__text1, outer)
+    run.text(_cover__text2, outer)
+    run.text(_cover__text3, outer)
+    yield from ()
 
 # rule darkness
 
@@ -6653,7 +6608,7 @@ _darkness__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_darkness(run: Run) -> None:
+def _rule_darkness(run: Run, outer: Holds = True) -> Parts:
     """Darkness (7. Darkness).
 
     - skill -darkness_modifier (when darkness != lit; unless darkness == complete_darkness and opponent_detected)
@@ -6664,23 +6619,24 @@ def _rule_darkness(run: Run) -> None:
     v = run.values
     run.modify(
         _darkness__mod1,
-        v['darkness'] != 'lit' and not (v['darkness'] == 'complete_darkness' and v['opponent_detected']),
+        both(outer, v['darkness'] != 'lit' and not (v['darkness'] == 'complete_darkness' and v['opponent_detected'])),
         -v['darkness_modifier'],
     )
-    run.modify(_darkness__mod2, v['darkness'] == 'complete_darkness')
+    run.modify(_darkness__mod2, both(outer, v['darkness'] == 'complete_darkness'))
     run.roll(
         _darkness__roll1,
-        v['darkness'] == 'complete_darkness',
+        both(outer, v['darkness'] == 'complete_darkness'),
         lambda: run.stat('perception'),
     )
     run.modify(
         _darkness__mod3,
-        v['darkness'] == 'complete_darkness' and v['opponent_detected'],
+        both(outer, v['darkness'] == 'complete_darkness' and v['opponent_detected']),
         -round_value(Fraction(v['darkness_modifier']) / 2, 'up'),
     )
-    run.text(_darkness__text1, True)
-    run.text(_darkness__text2, True)
-    run.text(_darkness__text3, True)
+    run.text(_darkness__text1, outer)
+    run.text(_darkness__text2, outer)
+    run.text(_darkness__text3, outer)
+    yield from ()
 
 # rule desperate_actions
 
@@ -6756,7 +6712,7 @@ _desperate_actions__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_desperate_actions(run: Run) -> None:
+def _rule_desperate_actions(run: Run, outer: Holds = True) -> Parts:
     """Desperate Actions (7. Desperate Actions).
 
     - agility is difficult (when desperate)
@@ -6766,16 +6722,17 @@ def _rule_desperate_actions(run: Run) -> None:
     - cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
     v = run.values
-    run.modify(_desperate_actions__mod1, v['desperate'])
-    run.roll(_desperate_actions__roll1, v['desperate'], lambda: run.stat('agility'))
-    run.modify(_desperate_actions__mod2, v['desperate'])
+    run.modify(_desperate_actions__mod1, both(outer, v['desperate']))
+    run.roll(_desperate_actions__roll1, both(outer, v['desperate']), lambda: run.stat('agility'))
+    run.modify(_desperate_actions__mod2, both(outer, v['desperate']))
     run.derive(
         _desperate_actions__derive1,
-        v['desperate'] and v['fatigue_points_used'],
+        both(outer, v['desperate'] and v['fatigue_points_used']),
         lambda: v['fatigue_cost'] * 2,
     )
-    run.text(_desperate_actions__text1, v['desperate_last_round'])
-    run.text(_desperate_actions__text2, True)
+    run.text(_desperate_actions__text1, both(outer, v['desperate_last_round']))
+    run.text(_desperate_actions__text2, outer)
+    yield from ()
 
 # rule disarming
 
@@ -6882,7 +6839,7 @@ _disarming__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_disarming(run: Run) -> None:
+def _rule_disarming(run: Run, outer: Holds = True) -> Parts:
     """Disarming (7. Disarming).
 
     - skill is difficult (when disarm == strike_disarm)
@@ -6891,23 +6848,34 @@ def _rule_disarming(run: Run) -> None:
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
     v = run.values
-    run.text(_disarming__text1, v['disarm'] == 'grapple_disarm')
-    run.modify(_disarming__mod1, v['disarm'] == 'strike_disarm')
-    run.roll(_disarming__roll1, v['disarm'] == 'strike_disarm', lambda: run.stat('skill'))
+    run.text(_disarming__text1, both(outer, v['disarm'] == 'grapple_disarm'))
+    run.modify(_disarming__mod1, both(outer, v['disarm'] == 'strike_disarm'))
+    run.roll(
+        _disarming__roll1,
+        both(outer, v['disarm'] == 'strike_disarm'),
+        lambda: run.stat('skill'),
+    )
     run.roll(
         _disarming__roll2,
-        v['disarm'] == 'strike_disarm',
+        both(outer, v['disarm'] == 'strike_disarm'),
         lambda: (v['disarm_damage'], v['opponent_STR']),
     )
     run.derive(
         _disarming__derive1,
-        v['disarm'] == 'strike_disarm',
+        both(outer, v['disarm'] == 'strike_disarm'),
         lambda: max(0, v['disarm_damage'] - v['weapon_hit_points']),
     )
-    run.text(_disarming__text2, v['disarm'] == 'strike_disarm' and not v['disarm_suspected'])
-    run.text(_disarming__text3, v['disarm'] == 'strike_disarm' and v['disarm_suspected'])
-    run.text(_disarming__text4, True)
-    run.text(_disarming__text5, True)
+    run.text(
+        _disarming__text2,
+        both(outer, v['disarm'] == 'strike_disarm' and not v['disarm_suspected']),
+    )
+    run.text(
+        _disarming__text3,
+        both(outer, v['disarm'] == 'strike_disarm' and v['disarm_suspected']),
+    )
+    run.text(_disarming__text4, outer)
+    run.text(_disarming__text5, outer)
+    yield from ()
 
 # rule disease
 
@@ -6987,7 +6955,7 @@ _disease__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_disease(run: Run) -> None:
+def _rule_disease(run: Run, outer: Holds = True) -> Parts:
     """Disease (7. Disease).
 
     - roll resist_disease: d100 <= stamina (when exposed_to_disease)
@@ -6996,26 +6964,27 @@ def _rule_disease(run: Run) -> None:
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
     v = run.values
-    run.roll(_disease__roll1, v['exposed_to_disease'], lambda: run.stat('stamina'))
+    run.roll(_disease__roll1, both(outer, v['exposed_to_disease']), lambda: run.stat('stamina'))
     run.derive(
         _disease__derive1,
-        v['diseased'],
+        both(outer, v['diseased']),
         lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'degree'),
     )
     run.derive(
         _disease__derive2,
-        v['diseased'],
+        both(outer, v['diseased']),
         lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'loss'),
     )
     run.derive(
         _disease__derive3,
-        v['diseased'],
+        both(outer, v['diseased']),
         lambda: lookup(run.book, run, 'disease_types', (v['disease_type'],), 'characteristic'),
     )
-    run.text(_disease__text1, True)
-    run.text(_disease__text2, True)
-    run.text(_disease__text3, True)
-    run.text(_disease__text4, True)
+    run.text(_disease__text1, outer)
+    run.text(_disease__text2, outer)
+    run.text(_disease__text3, outer)
+    run.text(_disease__text4, outer)
+    yield from ()
 
 # rule disease_recovery
 
@@ -7063,7 +7032,7 @@ _disease_recovery__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_disease_recovery(run: Run) -> None:
+def _rule_disease_recovery(run: Run, outer: Holds = True) -> Parts:
     """Disease: recovery (7. Disease).
 
     - derive recovery_multiplier = max(0, disease_day - recovery_fumbles - strain) (when diseased)
@@ -7072,16 +7041,17 @@ def _rule_disease_recovery(run: Run) -> None:
     v = run.values
     run.derive(
         _disease_recovery__derive1,
-        v['diseased'],
+        both(outer, v['diseased']),
         lambda: max(0, v['disease_day'] - v['recovery_fumbles'] - v['strain']),
     )
     run.roll(
         _disease_recovery__roll1,
-        v['diseased'],
+        both(outer, v['diseased']),
         lambda: v['CON'] * run.derived('recovery_multiplier'),
     )
-    run.text(_disease_recovery__text1, True)
-    run.text(_disease_recovery__text2, True)
+    run.text(_disease_recovery__text1, outer)
+    run.text(_disease_recovery__text2, outer)
+    yield from ()
 
 # rule disengaging
 
@@ -7197,7 +7167,7 @@ _disengaging__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_disengaging(run: Run) -> None:
+def _rule_disengaging(run: Run, outer: Holds = True) -> Parts:
     """Disengaging (7. Disengaging).
 
     - roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
@@ -7211,25 +7181,30 @@ def _rule_disengaging(run: Run) -> None:
     v = run.values
     run.roll(
         _disengaging__roll1,
-        v['disengage'] == 'knockback_and_dodge',
+        both(outer, v['disengage'] == 'knockback_and_dodge'),
         lambda: run.stat('defense'),
     )
-    run.text(_disengaging__text1, v['disengage'] == 'fighting_withdrawal')
+    run.text(_disengaging__text1, both(outer, v['disengage'] == 'fighting_withdrawal'))
     run.roll(
         _disengaging__roll2,
-        v['disengage'] == 'fighting_withdrawal',
+        both(outer, v['disengage'] == 'fighting_withdrawal'),
         lambda: run.stat('defense'),
     )
     run.derive(
         _disengaging__derive1,
-        v['disengage'] == 'fighting_withdrawal',
+        both(outer, v['disengage'] == 'fighting_withdrawal'),
         lambda: v['all_defenses_succeeded'],
     )
-    run.modify(_disengaging__mod1, v['disengage'] == 'turn_and_run')
-    run.text(_disengaging__text2, v['disengage'] == 'turn_and_run')
-    run.roll(_disengaging__roll3, v['disengage'] == 'turn_and_run', lambda: run.stat('skill'))
-    run.text(_disengaging__text3, True)
-    run.text(_disengaging__text4, True)
+    run.modify(_disengaging__mod1, both(outer, v['disengage'] == 'turn_and_run'))
+    run.text(_disengaging__text2, both(outer, v['disengage'] == 'turn_and_run'))
+    run.roll(
+        _disengaging__roll3,
+        both(outer, v['disengage'] == 'turn_and_run'),
+        lambda: run.stat('skill'),
+    )
+    run.text(_disengaging__text3, outer)
+    run.text(_disengaging__text4, outer)
+    yield from ()
 
 # rule drawing_weapons
 
@@ -7294,7 +7269,7 @@ _drawing_weapons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_drawing_weapons(run: Run) -> None:
+def _rule_drawing_weapons(run: Run, outer: Holds = True) -> Parts:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
     - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
@@ -7302,17 +7277,21 @@ def _rule_drawing_weapons(run: Run) -> None:
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     v = run.values
-    run.modify(_drawing_weapons__mod1, v['weapon_change'] != 'no_change' and v['skill'] >= 101)
+    run.modify(
+        _drawing_weapons__mod1,
+        both(outer, v['weapon_change'] != 'no_change' and v['skill'] >= 101),
+    )
     run.modify(
         _drawing_weapons__mod2,
-        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'exchange',
+        both(outer, v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'exchange'),
     )
     run.modify(
         _drawing_weapons__mod3,
-        v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'drop_and_draw',
+        both(outer, v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'drop_and_draw'),
     )
-    run.text(_drawing_weapons__text1, True)
-    run.text(_drawing_weapons__text2, True)
+    run.text(_drawing_weapons__text1, outer)
+    run.text(_drawing_weapons__text2, outer)
+    yield from ()
 
 # rule enclosed_environments
 
@@ -7381,7 +7360,7 @@ _enclosed_environments__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_enclosed_environments(run: Run) -> None:
+def _rule_enclosed_environments(run: Run, outer: Holds = True) -> Parts:
     """Enclosed Environments (7. Enclosed Environments).
 
     - skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
@@ -7390,19 +7369,20 @@ def _rule_enclosed_environments(run: Run) -> None:
     v = run.values
     run.modify(
         _enclosed_environments__mod1,
-        v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] > Fraction(3, 2),
+        both(outer, v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] > Fraction(3, 2)),
     )
     run.text(
         _enclosed_environments__text1,
-        v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] >= Fraction(5, 2),
+        both(outer, v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] >= Fraction(5, 2)),
     )
     run.modify(
         _enclosed_environments__mod2,
-        v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1,
+        both(outer, v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1),
     )
-    run.text(_enclosed_environments__text2, True)
-    run.text(_enclosed_environments__text3, True)
-    run.text(_enclosed_environments__text4, True)
+    run.text(_enclosed_environments__text2, outer)
+    run.text(_enclosed_environments__text3, outer)
+    run.text(_enclosed_environments__text4, outer)
+    yield from ()
 
 # rule entangling
 
@@ -7448,16 +7428,17 @@ _entangling__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_entangling(run: Run) -> None:
+def _rule_entangling(run: Run, outer: Holds = True) -> Parts:
     """Entangling (7. Entangling).
 
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
     v = run.values
-    run.modify(_entangling__mod1, v['entangle'])
-    run.roll(_entangling__roll1, v['entangle'], lambda: run.stat('skill'))
-    run.text(_entangling__text1, True)
+    run.modify(_entangling__mod1, both(outer, v['entangle']))
+    run.roll(_entangling__roll1, both(outer, v['entangle']), lambda: run.stat('skill'))
+    run.text(_entangling__text1, outer)
+    yield from ()
 
 # table roll_bonus
 

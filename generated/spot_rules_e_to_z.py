@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1814,12 +1857,13 @@ _attack__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_attack(run: Run) -> None:
+def _rule_attack(run: Run, outer: Holds = True) -> Parts:
     """The roll (7. Spot Rules).
 
     - roll hit: d100 <= skill
     """
-    run.roll(_attack__roll1, True, lambda: run.stat('skill'))
+    run.roll(_attack__roll1, outer, lambda: run.stat('skill'))
+    yield from ()
 
 # rule explosions
 
@@ -1934,7 +1978,7 @@ _explosions__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_explosions(run: Run) -> None:
+def _rule_explosions(run: Run, outer: Holds = True) -> Parts:
     """Explosions (Explosions).
 
     - blast_dice * 3 / 2 round down (when demolition == strengthened)
@@ -1945,51 +1989,38 @@ def _rule_explosions(run: Run) -> None:
     - derive blast_locations = d4 (when caught)
     """
     v = run.values
-    run.modify(_explosions__mod1, v['demolition'] == 'strengthened')
-    run.modify(_explosions__mod2, v['demolition'] == 'weakened')
+    run.modify(_explosions__mod1, both(outer, v['demolition'] == 'strengthened'))
+    run.modify(_explosions__mod2, both(outer, v['demolition'] == 'weakened'))
     run.derive(
         _explosions__derive1,
-        True,
+        outer,
         lambda: max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1),
     )
     run.derive(
         _explosions__derive2,
-        True,
+        outer,
         lambda: v['distance'] <= run.base('blast_radius') and run.derived('lost') < run.stat('blast_dice'),
     )
     run.derive(
         _explosions__derive3,
-        lambda: run.derived('caught'),
+        both(outer, lambda: run.derived('caught')),
         lambda: Dice.pool(int(run.stat('blast_dice') - run.derived('lost')), 6),
     )
-    run.derive(_explosions__derive4, lambda: run.derived('caught'), lambda: Dice(((1, 4),)))
-    run.text(_explosions__text1, lambda: run.derived('caught'))
-    run.text(_explosions__text2, lambda: run.derived('caught'))
-    run.text(_explosions__text3, True)
-    run.text(_explosions__text4, True)
-    run.text(_explosions__text5, True)
-    run.text(_explosions__text6, True)
+    run.derive(
+        _explosions__derive4,
+        both(outer, lambda: run.derived('caught')),
+        lambda: Dice(((1, 4),)),
+    )
+    run.text(_explosions__text1, both(outer, lambda: run.derived('caught')))
+    run.text(_explosions__text2, both(outer, lambda: run.derived('caught')))
+    run.text(_explosions__text3, outer)
+    run.text(_explosions__text4, outer)
+    run.text(_explosions__text5, outer)
+    run.text(_explosions__text6, outer)
+    yield from ()
 
 # rule point_blank_range
 
-_point_blank_range__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _point_blank_range__mod1: Final = ModSpec(
     key='point_blank_range#3.1.1',
     rule='point_blank_range',
@@ -2060,7 +2091,7 @@ _point_blank_range__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_point_blank_range(run: Run) -> None:
+def _rule_point_blank_range(run: Run, outer: Holds = True) -> Parts:
     """Point-blank Range (Point-blank Range).
 
     - as attack
@@ -2069,113 +2100,26 @@ def _rule_point_blank_range(run: Run) -> None:
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     v = run.values
-    run.roll(_point_blank_range__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.modify(
         _point_blank_range__mod1,
-        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        both(outer, v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown')),
     )
     run.modify(
         _point_blank_range__mod2,
-        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        both(outer, v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown')),
     )
-    run.text(_point_blank_range__text1, v['target_range'] <= v['reach'])
+    run.text(_point_blank_range__text1, both(outer, v['target_range'] <= v['reach']))
     run.modify(
         _point_blank_range__mod3,
-        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        both(outer, not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3),
     )
-    run.text(_point_blank_range__text2, True)
-    run.text(_point_blank_range__text3, True)
+    run.text(_point_blank_range__text2, outer)
+    run.text(_point_blank_range__text3, outer)
 
 # rule extended_range
 
-_extended_range__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _extended_range__mod1: Final = ModSpec(
-    key='point_blank_range#3.1.1',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    target='skill',
-    op='grade',
-    value='difficult',
-    text='skill is difficult',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when target_range <= reach; when missile_kind in {bow, thrown}',
-    label='bow or thrown weapon at hand-to-hand range',
-)
-_extended_range__mod2: Final = ModSpec(
-    key='point_blank_range#3.1else.1',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    target='skill',
-    op='grade',
-    value='easy',
-    text='skill is easy',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
-    label='point blank',
-)
-_extended_range__text1: Final = TextSpec(
-    key='point_blank_range#3.2',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    kind='note',
-    text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
-    quote=None,
-    condition='when target_range <= reach',
-)
-_extended_range__mod3: Final = ModSpec(
-    key='point_blank_range#3else.1.1',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    target='skill',
-    op='grade',
-    value='easy',
-    text='skill is easy',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless target_range <= reach; when target_range <= DEX / 3',
-    label='within DEX/3 meters',
-)
-_extended_range__text2: Final = TextSpec(
-    key='point_blank_range#4',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    kind='erratum',
-    text='Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.',
-    quote='missile attacks are Easy at a target less than DEX/3 in meters',
-    condition='',
-)
-_extended_range__text3: Final = TextSpec(
-    key='point_blank_range#5',
-    rule='point_blank_range',
-    source='Point-blank Range',
-    kind='erratum',
-    text='At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.',
-    quote='Some weapons (bows, thrown weapons, etc.) are useless at hand-to-hand range, becoming Difficult',
-    condition='',
-)
-_extended_range__mod4: Final = ModSpec(
     key='extended_range#4.1',
     rule='extended_range',
     source='Extended Range',
@@ -2189,7 +2133,7 @@ _extended_range__mod4: Final = ModSpec(
     condition='when target_range > base_range and target_range <= 2 * base_range',
     label='medium range (up to double base range)',
 )
-_extended_range__mod5: Final = ModSpec(
+_extended_range__mod2: Final = ModSpec(
     key='extended_range#5.1.1',
     rule='extended_range',
     source='Extended Range',
@@ -2203,7 +2147,7 @@ _extended_range__mod5: Final = ModSpec(
     condition='when target_range > 2 * base_range; when hand_propelled',
     label='beyond double base range',
 )
-_extended_range__text4: Final = TextSpec(
+_extended_range__text1: Final = TextSpec(
     key='extended_range#5.1.2',
     rule='extended_range',
     source='Extended Range',
@@ -2212,7 +2156,7 @@ _extended_range__text4: Final = TextSpec(
     quote=None,
     condition='when target_range > 2 * base_range; when hand_propelled',
 )
-_extended_range__mod6: Final = ModSpec(
+_extended_range__mod3: Final = ModSpec(
     key='extended_range#5.2.1',
     rule='extended_range',
     source='Extended Range',
@@ -2226,7 +2170,7 @@ _extended_range__mod6: Final = ModSpec(
     condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
     label='beyond long range',
 )
-_extended_range__text5: Final = TextSpec(
+_extended_range__text2: Final = TextSpec(
     key='extended_range#5.2.2',
     rule='extended_range',
     source='Extended Range',
@@ -2235,7 +2179,7 @@ _extended_range__text5: Final = TextSpec(
     quote=None,
     condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
 )
-_extended_range__mod7: Final = ModSpec(
+_extended_range__mod4: Final = ModSpec(
     key='extended_range#5.3.1',
     rule='extended_range',
     source='Extended Range',
@@ -2249,7 +2193,7 @@ _extended_range__mod7: Final = ModSpec(
     condition='when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
     label='long range (up to four times base range)',
 )
-_extended_range__text6: Final = TextSpec(
+_extended_range__text3: Final = TextSpec(
     key='extended_range#6',
     rule='extended_range',
     source='Extended Range',
@@ -2258,7 +2202,7 @@ _extended_range__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_extended_range__text7: Final = TextSpec(
+_extended_range__text4: Final = TextSpec(
     key='extended_range#7',
     rule='extended_range',
     source='Extended Range',
@@ -2268,7 +2212,7 @@ _extended_range__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_extended_range(run: Run) -> None:
+def _rule_extended_range(run: Run, outer: Holds = True) -> Parts:
     """Extended Range (Extended Range).
 
     - as attack
@@ -2281,48 +2225,34 @@ def _rule_extended_range(run: Run) -> None:
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     v = run.values
-    run.roll(_extended_range__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
+    yield _rule_point_blank_range, outer, ''
     run.modify(
         _extended_range__mod1,
-        v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown'),
+        both(outer, v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range']),
     )
     run.modify(
         _extended_range__mod2,
-        v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown'),
+        both(outer, v['target_range'] > 2 * v['base_range'] and v['hand_propelled']),
     )
-    run.text(_extended_range__text1, v['target_range'] <= v['reach'])
+    run.text(
+        _extended_range__text1,
+        both(outer, v['target_range'] > 2 * v['base_range'] and v['hand_propelled']),
+    )
     run.modify(
         _extended_range__mod3,
-        not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3,
+        both(outer, v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range']),
     )
-    run.text(_extended_range__text2, True)
-    run.text(_extended_range__text3, True)
+    run.text(
+        _extended_range__text2,
+        both(outer, v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range']),
+    )
     run.modify(
         _extended_range__mod4,
-        v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range'],
+        both(outer, v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range'])),
     )
-    run.modify(
-        _extended_range__mod5,
-        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
-    )
-    run.text(
-        _extended_range__text4,
-        v['target_range'] > 2 * v['base_range'] and v['hand_propelled'],
-    )
-    run.modify(
-        _extended_range__mod6,
-        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
-    )
-    run.text(
-        _extended_range__text5,
-        v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range'],
-    )
-    run.modify(
-        _extended_range__mod7,
-        v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range']),
-    )
-    run.text(_extended_range__text6, True)
-    run.text(_extended_range__text7, True)
+    run.text(_extended_range__text3, outer)
+    run.text(_extended_range__text4, outer)
 
 # rule falling
 
@@ -2465,7 +2395,7 @@ _falling__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_falling(run: Run) -> None:
+def _rule_falling(run: Run, outer: Holds = True) -> Parts:
     """Falling (Falling).
 
     - fall_dice * 2 round down (when thrown_down)
@@ -2478,49 +2408,36 @@ def _rule_falling(run: Run) -> None:
     - derive stake_damage = d10 + 1 (when stake)
     """
     v = run.values
-    run.modify(_falling__mod1, v['thrown_down'])
-    run.modify(_falling__mod2, v['SIZ'] <= 5)
-    run.modify(_falling__mod3, v['SIZ'] > 20, round_value(Fraction(v['SIZ'] - 1) / 20, 'down'))
-    run.modify(_falling__mod4, True)
+    run.modify(_falling__mod1, both(outer, v['thrown_down']))
+    run.modify(_falling__mod2, both(outer, v['SIZ'] <= 5))
+    run.modify(
+        _falling__mod3,
+        both(outer, v['SIZ'] > 20),
+        round_value(Fraction(v['SIZ'] - 1) / 20, 'down'),
+    )
+    run.modify(_falling__mod4, outer)
     run.derive(
         _falling__derive1,
-        lambda: run.stat('fall_dice') > 0,
+        both(outer, lambda: run.stat('fall_dice') > 0),
         lambda: Dice.pool(int(run.stat('fall_dice')), 6),
     )
     run.derive(
         _falling__derive2,
-        v['fall_distance'] <= 3,
+        both(outer, v['fall_distance'] <= 3),
         lambda: round_value(Fraction(v['armor']) / 2, 'up'),
     )
-    run.derive(_falling__derive3, not v['fall_distance'] <= 3, lambda: 0)
-    run.derive(_falling__derive4, v['stake'], lambda: Dice(((1, 10),)).plus(1))
-    run.text(_falling__text1, v['stake'])
-    run.text(_falling__text2, True)
-    run.text(_falling__text3, True)
-    run.text(_falling__text4, True)
-    run.text(_falling__text5, True)
-    run.text(_falling__text6, True)
+    run.derive(_falling__derive3, both(outer, not v['fall_distance'] <= 3), lambda: 0)
+    run.derive(_falling__derive4, both(outer, v['stake']), lambda: Dice(((1, 10),)).plus(1))
+    run.text(_falling__text1, both(outer, v['stake']))
+    run.text(_falling__text2, outer)
+    run.text(_falling__text3, outer)
+    run.text(_falling__text4, outer)
+    run.text(_falling__text5, outer)
+    run.text(_falling__text6, outer)
+    yield from ()
 
 # rule fighting_while_down
 
-_fighting_while_down__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _fighting_while_down__mod1: Final = ModSpec(
     key='fighting_while_down#3.1',
     rule='fighting_while_down',
@@ -2595,7 +2512,7 @@ _fighting_while_down__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_fighting_while_down(run: Run) -> None:
+def _rule_fighting_while_down(run: Run, outer: Holds = True) -> Parts:
     """Fighting While Down (Fighting While Down).
 
     - as attack
@@ -2605,14 +2522,14 @@ def _rule_fighting_while_down(run: Run) -> None:
     - skill is easy (when target_prone)
     """
     v = run.values
-    run.roll(_fighting_while_down__roll1, True, lambda: run.stat('skill'))
-    run.modify(_fighting_while_down__mod1, v['actor_prone'])
-    run.text(_fighting_while_down__text1, v['actor_prone'])
-    run.text(_fighting_while_down__text2, v['actor_prone'] and v['two_handed'])
-    run.text(_fighting_while_down__text3, v['actor_prone'] and v['action'] == 'dodge')
-    run.modify(_fighting_while_down__mod2, v['target_prone'])
-    run.text(_fighting_while_down__text4, True)
-    run.text(_fighting_while_down__text5, True)
+    yield _rule_attack, outer, ''
+    run.modify(_fighting_while_down__mod1, both(outer, v['actor_prone']))
+    run.text(_fighting_while_down__text1, both(outer, v['actor_prone']))
+    run.text(_fighting_while_down__text2, both(outer, v['actor_prone'] and v['two_handed']))
+    run.text(_fighting_while_down__text3, both(outer, v['actor_prone'] and v['action'] == 'dodge'))
+    run.modify(_fighting_while_down__mod2, both(outer, v['target_prone']))
+    run.text(_fighting_while_down__text4, outer)
+    run.text(_fighting_while_down__text5, outer)
 
 # rule fire_and_heat
 
@@ -2764,7 +2681,7 @@ _fire_and_heat__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_fire_and_heat(run: Run) -> None:
+def _rule_fire_and_heat(run: Run, outer: Holds = True) -> Parts:
     """Fire and Heat (Fire and Heat).
 
     - derive fire_damage = fire_sources[fire].damage
@@ -2778,54 +2695,41 @@ def _rule_fire_and_heat(run: Run) -> None:
     v = run.values
     run.derive(
         _fire_and_heat__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'damage'),
     )
     run.derive(
         _fire_and_heat__derive2,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'locations'),
     )
     run.roll(
         _fire_and_heat__roll1,
-        v['fire'] in ('torch', 'campfire') and v['clothed_unarmored'],
+        both(outer, v['fire'] in ('torch', 'campfire') and v['clothed_unarmored']),
         lambda: run.stat('luck'),
     )
-    run.roll(_fire_and_heat__roll2, v['fire'] == 'bonfire', lambda: v['POW'])
-    run.derive(_fire_and_heat__derive3, v['fire'] == 'intense', lambda: Dice(((1, 6),)))
-    run.text(_fire_and_heat__text1, v['fire'] == 'burning_building')
+    run.roll(_fire_and_heat__roll2, both(outer, v['fire'] == 'bonfire'), lambda: v['POW'])
+    run.derive(
+        _fire_and_heat__derive3,
+        both(outer, v['fire'] == 'intense'),
+        lambda: Dice(((1, 6),)),
+    )
+    run.text(_fire_and_heat__text1, both(outer, v['fire'] == 'burning_building'))
     run.roll(
         _fire_and_heat__roll3,
-        v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up'),
+        both(outer, v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up')),
         lambda: run.stat('luck'),
     )
-    run.roll(_fire_and_heat__roll4, v['extinguishing'], lambda: run.stat('luck'))
-    run.text(_fire_and_heat__text2, v['extinguishing'])
-    run.text(_fire_and_heat__text3, True)
-    run.text(_fire_and_heat__text4, True)
-    run.text(_fire_and_heat__text5, True)
-    run.text(_fire_and_heat__text6, True)
+    run.roll(_fire_and_heat__roll4, both(outer, v['extinguishing']), lambda: run.stat('luck'))
+    run.text(_fire_and_heat__text2, both(outer, v['extinguishing']))
+    run.text(_fire_and_heat__text3, outer)
+    run.text(_fire_and_heat__text4, outer)
+    run.text(_fire_and_heat__text5, outer)
+    run.text(_fire_and_heat__text6, outer)
+    yield from ()
 
 # rule firing_into_combat
 
-_firing_into_combat__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _firing_into_combat__mod1: Final = ModSpec(
     key='firing_into_combat#3.1',
     rule='firing_into_combat',
@@ -2931,7 +2835,7 @@ _firing_into_combat__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_firing_into_combat(run: Run) -> None:
+def _rule_firing_into_combat(run: Run, outer: Holds = True) -> Parts:
     """Firing Into Combat (Firing Into Combat).
 
     - as attack
@@ -2943,41 +2847,27 @@ def _rule_firing_into_combat(run: Run) -> None:
     - skill min 0
     """
     v = run.values
-    run.roll(_firing_into_combat__roll1, True, lambda: run.stat('skill'))
-    run.modify(_firing_into_combat__mod1, v['into_combat'] and v['extra_bodies'] == 0)
+    yield _rule_attack, outer, ''
+    run.modify(_firing_into_combat__mod1, both(outer, v['into_combat'] and v['extra_bodies'] == 0))
     run.derive(
         _firing_into_combat__derive1,
-        v['into_combat'] and v['extra_bodies'] == 0,
+        both(outer, v['into_combat'] and v['extra_bodies'] == 0),
         lambda: min(20, v['skill']),
     )
-    run.text(_firing_into_combat__text1, v['into_combat'] and v['extra_bodies'] == 0)
-    run.modify(_firing_into_combat__mod2, v['engaged'])
-    run.modify(_firing_into_combat__mod3, v['both_close'])
-    run.modify(_firing_into_combat__mod4, v['extra_bodies'] > 0, 5 * v['extra_bodies'])
-    run.text(_firing_into_combat__text2, v['extra_bodies'] > 0)
-    run.modify(_firing_into_combat__mod5, True)
-    run.text(_firing_into_combat__text3, True)
+    run.text(_firing_into_combat__text1, both(outer, v['into_combat'] and v['extra_bodies'] == 0))
+    run.modify(_firing_into_combat__mod2, both(outer, v['engaged']))
+    run.modify(_firing_into_combat__mod3, both(outer, v['both_close']))
+    run.modify(
+        _firing_into_combat__mod4,
+        both(outer, v['extra_bodies'] > 0),
+        5 * v['extra_bodies'],
+    )
+    run.text(_firing_into_combat__text2, both(outer, v['extra_bodies'] > 0))
+    run.modify(_firing_into_combat__mod5, outer)
+    run.text(_firing_into_combat__text3, outer)
 
 # rule fortified_positions
 
-_fortified_positions__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _fortified_positions__mod1: Final = ModSpec(
     key='fortified_positions#3.1',
     rule='fortified_positions',
@@ -3034,7 +2924,7 @@ _fortified_positions__text3: Final = TextSpec(
     condition='when fortified == crouched_behind',
 )
 
-def _rule_fortified_positions(run: Run) -> None:
+def _rule_fortified_positions(run: Run, outer: Holds = True) -> Parts:
     """Fortified Positions (Fortified Positions).
 
     - as attack
@@ -3043,18 +2933,18 @@ def _rule_fortified_positions(run: Run) -> None:
     - cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
     v = run.values
-    run.roll(_fortified_positions__roll1, True, lambda: run.stat('skill'))
-    run.modify(_fortified_positions__mod1, v['fortified'] == 'behind_fortification')
-    run.text(_fortified_positions__text1, v['fortified'] == 'behind_fortification')
+    yield _rule_attack, outer, ''
+    run.modify(_fortified_positions__mod1, both(outer, v['fortified'] == 'behind_fortification'))
+    run.text(_fortified_positions__text1, both(outer, v['fortified'] == 'behind_fortification'))
     run.modify(
         _fortified_positions__mod2,
-        v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile',
+        both(outer, v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile'),
     )
     run.text(
         _fortified_positions__text2,
-        v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile',
+        both(outer, v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile'),
     )
-    run.text(_fortified_positions__text3, v['fortified'] == 'crouched_behind')
+    run.text(_fortified_positions__text3, both(outer, v['fortified'] == 'crouched_behind'))
 
 # trait improvised_wear
 
@@ -3075,7 +2965,7 @@ _improvised_wear__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_wear(run: Run) -> None:
+def _rule_improvised_wear(run: Run, outer: Holds = True) -> Parts:
     """Wear of improvised weapons (Improvised Parrying Weapons).
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
@@ -3083,30 +2973,15 @@ def _rule_improvised_wear(run: Run) -> None:
     v = run.values
     run.derive(
         _improvised_wear__derive1,
-        True,
+        outer,
         lambda: max(1, v['parried_damage'] - v['weapon_hp']),
     )
-    run.text(_improvised_wear__text1, True)
+    run.text(_improvised_wear__text1, outer)
+    yield from ()
 
 # rule improvised_weapons
 
-_improvised_weapons__derive1: Final = DeriveSpec(
-    key='improvised_wear#1',
-    rule='improvised_wear',
-    source='Improvised Parrying Weapons',
-    name='weapon_wear',
-    condition='',
-)
 _improvised_weapons__text1: Final = TextSpec(
-    key='improvised_wear#2',
-    rule='improvised_wear',
-    source='Improvised Parrying Weapons',
-    kind='erratum',
-    text="Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
-    quote='assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
-    condition='',
-)
-_improvised_weapons__text2: Final = TextSpec(
     key='improvised_weapons#3',
     rule='improvised_weapons',
     source='Improvised Weapons',
@@ -3116,46 +2991,24 @@ _improvised_weapons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_weapons(run: Run) -> None:
+def _rule_improvised_weapons(run: Run, outer: Holds = True) -> Parts:
     """Improvised Weapons (Improvised Weapons).
 
     - as improvised_wear
     """
-    v = run.values
-    run.derive(
-        _improvised_weapons__derive1,
-        True,
-        lambda: max(1, v['parried_damage'] - v['weapon_hp']),
-    )
-    run.text(_improvised_weapons__text1, True)
-    run.text(_improvised_weapons__text2, True)
+    yield _rule_improvised_wear, outer, ''
+    run.text(_improvised_weapons__text1, outer)
 
 # rule improvised_parrying_weapons
 
 _improvised_parrying_weapons__derive1: Final = DeriveSpec(
-    key='improvised_wear#1',
-    rule='improvised_wear',
-    source='Improvised Parrying Weapons',
-    name='weapon_wear',
-    condition='',
-)
-_improvised_parrying_weapons__text1: Final = TextSpec(
-    key='improvised_wear#2',
-    rule='improvised_wear',
-    source='Improvised Parrying Weapons',
-    kind='erratum',
-    text="Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
-    quote='assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
-    condition='',
-)
-_improvised_parrying_weapons__derive2: Final = DeriveSpec(
     key='improvised_parrying_weapons#3',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
     name='parry_base',
     condition='',
 )
-_improvised_parrying_weapons__text2: Final = TextSpec(
+_improvised_parrying_weapons__text1: Final = TextSpec(
     key='improvised_parrying_weapons#4.1',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
@@ -3164,7 +3017,7 @@ _improvised_parrying_weapons__text2: Final = TextSpec(
     quote=None,
     condition='when weapon_enc == 0',
 )
-_improvised_parrying_weapons__text3: Final = TextSpec(
+_improvised_parrying_weapons__text2: Final = TextSpec(
     key='improvised_parrying_weapons#5',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
@@ -3173,7 +3026,7 @@ _improvised_parrying_weapons__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_improvised_parrying_weapons__text4: Final = TextSpec(
+_improvised_parrying_weapons__text3: Final = TextSpec(
     key='improvised_parrying_weapons#6',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
@@ -3182,7 +3035,7 @@ _improvised_parrying_weapons__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_improvised_parrying_weapons__text5: Final = TextSpec(
+_improvised_parrying_weapons__text4: Final = TextSpec(
     key='improvised_parrying_weapons#7',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
@@ -3191,7 +3044,7 @@ _improvised_parrying_weapons__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_improvised_parrying_weapons__text6: Final = TextSpec(
+_improvised_parrying_weapons__text5: Final = TextSpec(
     key='improvised_parrying_weapons#8',
     rule='improvised_parrying_weapons',
     source='Improvised Parrying Weapons',
@@ -3201,7 +3054,7 @@ _improvised_parrying_weapons__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_parrying_weapons(run: Run) -> None:
+def _rule_improvised_parrying_weapons(run: Run, outer: Holds = True) -> Parts:
     """Improvised Parrying Weapons (Improvised Parrying Weapons).
 
     - as improvised_wear
@@ -3209,22 +3062,17 @@ def _rule_improvised_parrying_weapons(run: Run) -> None:
     - cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
     v = run.values
+    yield _rule_improvised_wear, outer, ''
     run.derive(
         _improvised_parrying_weapons__derive1,
-        True,
-        lambda: max(1, v['parried_damage'] - v['weapon_hp']),
-    )
-    run.text(_improvised_parrying_weapons__text1, True)
-    run.derive(
-        _improvised_parrying_weapons__derive2,
-        True,
+        outer,
         lambda: max(round_value(Fraction(v['weapon_base']) / 2, 'up'), 20),
     )
-    run.text(_improvised_parrying_weapons__text2, v['weapon_enc'] == 0)
-    run.text(_improvised_parrying_weapons__text3, True)
-    run.text(_improvised_parrying_weapons__text4, True)
-    run.text(_improvised_parrying_weapons__text5, True)
-    run.text(_improvised_parrying_weapons__text6, True)
+    run.text(_improvised_parrying_weapons__text1, both(outer, v['weapon_enc'] == 0))
+    run.text(_improvised_parrying_weapons__text2, outer)
+    run.text(_improvised_parrying_weapons__text3, outer)
+    run.text(_improvised_parrying_weapons__text4, outer)
+    run.text(_improvised_parrying_weapons__text5, outer)
 
 # rule knockback
 
@@ -3363,7 +3211,7 @@ _knockback__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockback(run: Run) -> None:
+def _rule_knockback(run: Run, outer: Holds = True) -> Parts:
     """Knockback (Knockback).
 
     - knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
@@ -3374,49 +3222,36 @@ def _rule_knockback(run: Run) -> None:
     - roll stay_standing: d100 <= agility
     """
     v = run.values
-    run.modify(_knockback__mod1, v['mount_siz'] > 0 and v['kept_seat'], v['mount_siz'])
-    run.modify(_knockback__mod2, v['half_siz_threshold'])
-    run.roll(_knockback__roll1, v['mount_siz'] > 0, lambda: v['ride'])
+    run.modify(
+        _knockback__mod1,
+        both(outer, v['mount_siz'] > 0 and v['kept_seat']),
+        v['mount_siz'],
+    )
+    run.modify(_knockback__mod2, both(outer, v['half_siz_threshold']))
+    run.roll(_knockback__roll1, both(outer, v['mount_siz'] > 0), lambda: v['ride'])
     run.roll(
         _knockback__roll2,
-        not v['from_above'],
+        both(outer, not v['from_above']),
         lambda: (run.stat('knock_siz'), v['knockback_damage']),
     )
     run.derive(
         _knockback__derive1,
-        not v['from_above'],
+        both(outer, not v['from_above']),
         lambda: round_value(Fraction(max(0, v['knockback_damage'] - run.stat('knock_siz'))) / 5, 'down'),
     )
     run.text(
         _knockback__text1,
-        not v['from_above'] and (v['mount_siz'] > 0 and not v['kept_seat']),
+        both(outer, not v['from_above'] and (v['mount_siz'] > 0 and not v['kept_seat'])),
     )
-    run.roll(_knockback__roll3, True, lambda: run.stat('agility'))
-    run.text(_knockback__text2, v['from_above'])
-    run.text(_knockback__text3, True)
-    run.text(_knockback__text4, True)
-    run.text(_knockback__text5, True)
+    run.roll(_knockback__roll3, outer, lambda: run.stat('agility'))
+    run.text(_knockback__text2, both(outer, v['from_above']))
+    run.text(_knockback__text3, outer)
+    run.text(_knockback__text4, outer)
+    run.text(_knockback__text5, outer)
+    yield from ()
 
 # rule knockout_attacks
 
-_knockout_attacks__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _knockout_attacks__mod1: Final = ModSpec(
     key='knockout_attacks#3',
     rule='knockout_attacks',
@@ -3475,7 +3310,7 @@ _knockout_attacks__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockout_attacks(run: Run) -> None:
+def _rule_knockout_attacks(run: Run, outer: Holds = True) -> Parts:
     """Knockout Attacks (Knockout Attacks).
 
     - as attack
@@ -3484,38 +3319,20 @@ def _rule_knockout_attacks(run: Run) -> None:
     - derive knocked_out = d10 + 10 (when wound == major)
     """
     v = run.values
-    run.roll(_knockout_attacks__roll1, True, lambda: run.stat('skill'))
-    run.modify(_knockout_attacks__mod1, True)
-    run.text(_knockout_attacks__text1, not v['headed'])
+    yield _rule_attack, outer, ''
+    run.modify(_knockout_attacks__mod1, outer)
+    run.text(_knockout_attacks__text1, both(outer, not v['headed']))
     run.derive(
         _knockout_attacks__derive1,
-        v['wound'] == 'major',
+        both(outer, v['wound'] == 'major'),
         lambda: Dice(((1, 10),)).plus(10),
     )
-    run.text(_knockout_attacks__text2, v['wound'] == 'major')
-    run.text(_knockout_attacks__text3, v['wound'] != 'major')
-    run.text(_knockout_attacks__text4, True)
+    run.text(_knockout_attacks__text2, both(outer, v['wound'] == 'major'))
+    run.text(_knockout_attacks__text3, both(outer, v['wound'] != 'major'))
+    run.text(_knockout_attacks__text4, outer)
 
 # rule light_sources
 
-_light_sources__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _light_sources__derive1: Final = DeriveSpec(
     key='light_sources#3',
     rule='light_sources',
@@ -3523,7 +3340,7 @@ _light_sources__derive1: Final = DeriveSpec(
     name='burn_time',
     condition='',
 )
-_light_sources__roll2: Final = RollSpec(
+_light_sources__roll1: Final = RollSpec(
     key='light_sources#4.1',
     rule='light_sources',
     source='Light Sources',
@@ -3555,7 +3372,7 @@ _light_sources__mod1: Final = ModSpec(
     condition='when careful_light',
     label='a light used with care',
 )
-_light_sources__roll3: Final = RollSpec(
+_light_sources__roll2: Final = RollSpec(
     key='light_sources#6.1',
     rule='light_sources',
     source='Light Sources',
@@ -3601,7 +3418,7 @@ _light_sources__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_light_sources(run: Run) -> None:
+def _rule_light_sources(run: Run, outer: Holds = True) -> Parts:
     """Light Sources (Light Sources).
 
     - as attack
@@ -3611,22 +3428,22 @@ def _rule_light_sources(run: Run) -> None:
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
     v = run.values
-    run.roll(_light_sources__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.derive(
         _light_sources__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'light_burn_time', (v['light'],), 'value'),
     )
     run.roll(
-        _light_sources__roll2,
-        v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle'),
+        _light_sources__roll1,
+        both(outer, v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle')),
         lambda: v['spot'],
     )
-    run.modify(_light_sources__mod1, v['careful_light'])
-    run.roll(_light_sources__roll3, v['light_dropped'], lambda: run.stat('luck'))
-    run.text(_light_sources__text1, True)
-    run.text(_light_sources__text2, True)
-    run.text(_light_sources__text3, True)
+    run.modify(_light_sources__mod1, both(outer, v['careful_light']))
+    run.roll(_light_sources__roll2, both(outer, v['light_dropped']), lambda: run.stat('luck'))
+    run.text(_light_sources__text1, outer)
+    run.text(_light_sources__text2, outer)
+    run.text(_light_sources__text3, outer)
 
 # rule mass_combat
 
@@ -3676,41 +3493,24 @@ _mass_combat__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_mass_combat(run: Run) -> None:
+def _rule_mass_combat(run: Run, outer: Holds = True) -> Parts:
     """Mass Combat (Mass Combat).
 
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
     v = run.values
-    run.roll(_mass_combat__roll1, v['immersed'], lambda: run.stat('luck'))
+    run.roll(_mass_combat__roll1, both(outer, v['immersed']), lambda: run.stat('luck'))
     run.roll(
         _mass_combat__roll2,
-        v['side_pot'] > 0 and v['enemy_pot'] > 0,
+        both(outer, v['side_pot'] > 0 and v['enemy_pot'] > 0),
         lambda: (v['side_pot'], v['enemy_pot']),
     )
-    run.text(_mass_combat__text1, True)
+    run.text(_mass_combat__text1, outer)
+    yield from ()
 
 # rule missile_fire_while_moving
 
-_missile_fire_while_moving__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _missile_fire_while_moving__mod1: Final = ModSpec(
     key='missile_fire_while_moving#3.1',
     rule='missile_fire_while_moving',
@@ -3809,7 +3609,7 @@ _missile_fire_while_moving__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_missile_fire_while_moving(run: Run) -> None:
+def _rule_missile_fire_while_moving(run: Run, outer: Holds = True) -> Parts:
     """Missile Fire While Moving (Missile Fire While Moving).
 
     - as attack
@@ -3820,49 +3620,31 @@ def _rule_missile_fire_while_moving(run: Run) -> None:
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     v = run.values
-    run.roll(_missile_fire_while_moving__roll1, True, lambda: run.stat('skill'))
-    run.modify(_missile_fire_while_moving__mod1, v['moving'] == 'mounted', v['ride'])
+    yield _rule_attack, outer, ''
+    run.modify(_missile_fire_while_moving__mod1, both(outer, v['moving'] == 'mounted'), v['ride'])
     run.modify(
         _missile_fire_while_moving__mod2,
-        v['moving'] == 'running',
+        both(outer, v['moving'] == 'running'),
         lambda: run.stat('agility'),
     )
-    run.modify(_missile_fire_while_moving__mod3, v['moving'] == 'leaping', v['jump'])
+    run.modify(_missile_fire_while_moving__mod3, both(outer, v['moving'] == 'leaping'), v['jump'])
     run.modify(
         _missile_fire_while_moving__mod4,
-        v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'),
+        both(outer, v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow')),
     )
     run.modify(
         _missile_fire_while_moving__mod5,
-        v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        both(outer, v['moving'] != 'still' and v['fire_direction'] == 'behind'),
     )
     run.text(
         _missile_fire_while_moving__text1,
-        v['moving'] != 'still' and v['fire_direction'] == 'behind',
+        both(outer, v['moving'] != 'still' and v['fire_direction'] == 'behind'),
     )
-    run.text(_missile_fire_while_moving__text2, True)
-    run.text(_missile_fire_while_moving__text3, True)
+    run.text(_missile_fire_while_moving__text2, outer)
+    run.text(_missile_fire_while_moving__text3, outer)
 
 # rule superior_position
 
-_superior_position__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _superior_position__mod1: Final = ModSpec(
     key='superior_position#3.1.1',
     rule='superior_position',
@@ -3903,7 +3685,7 @@ _superior_position__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_superior_position(run: Run) -> None:
+def _rule_superior_position(run: Run, outer: Holds = True) -> Parts:
     """Superior/Inferior Positions (Superior/Inferior Positions).
 
     - as attack
@@ -3911,22 +3693,22 @@ def _rule_superior_position(run: Run) -> None:
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
     v = run.values
-    run.roll(_superior_position__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.modify(
         _superior_position__mod1,
-        v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon']),
+        both(outer, v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
     )
     run.derive(
         _superior_position__derive1,
-        v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon']),
+        both(outer, v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
         lambda: 1,
     )
-    run.text(_superior_position__text1, True)
-    run.text(_superior_position__text2, True)
+    run.text(_superior_position__text1, outer)
+    run.text(_superior_position__text2, outer)
 
-# rule mounted_combat
+# trait attack[superior=target_on_foot]
 
-_mounted_combat__roll1: Final = RollSpec(
+_attack__part19__roll1: Final = RollSpec(
     key='attack#1',
     rule='attack',
     source='7. Spot Rules',
@@ -3944,6 +3726,72 @@ _mounted_combat__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+
+def _rule_attack__part19(run: Run, outer: Holds = True) -> Parts:
+    """attack as composed with superior=target_on_foot."""
+    run.roll(_attack__part19__roll1, outer, lambda: run.stat('skill'))
+    yield from ()
+
+# rule superior_position[superior=target_on_foot]
+
+_superior_position__part20__mod1: Final = ModSpec(
+    key='superior_position#3.1.1[superior=target_on_foot]',
+    rule='superior_position',
+    source='Superior/Inferior Positions',
+    target='skill',
+    op='add',
+    value=10,
+    text='skill +10%',
+    group=None,
+    stacking='cumulative',
+    rounding=None,
+    condition='when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
+    label='superior position',
+)
+_superior_position__part20__derive1: Final = DeriveSpec(
+    key='superior_position#3.1.2[superior=target_on_foot]',
+    rule='superior_position',
+    source='Superior/Inferior Positions',
+    name='hit_location_bonus',
+    condition='when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
+)
+_superior_position__part20__text1: Final = TextSpec(
+    key='superior_position#4',
+    rule='superior_position',
+    source='Superior/Inferior Positions',
+    kind='note',
+    text="For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
+    quote=None,
+    condition='',
+)
+_superior_position__part20__text2: Final = TextSpec(
+    key='superior_position#5',
+    rule='superior_position',
+    source='Superior/Inferior Positions',
+    kind='note',
+    text='There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
+    quote=None,
+    condition='',
+)
+
+def _rule_superior_position__part20(run: Run, outer: Holds = True) -> Parts:
+    """superior_position as composed with superior=target_on_foot."""
+    v = run.values
+    yield _rule_attack__part19, outer, ''
+    run.modify(
+        _superior_position__part20__mod1,
+        both(outer, v['target_on_foot'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
+    )
+    run.derive(
+        _superior_position__part20__derive1,
+        both(outer, v['target_on_foot'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
+        lambda: 1,
+    )
+    run.text(_superior_position__part20__text1, outer)
+    run.text(_superior_position__part20__text2, outer)
+
+# rule mounted_combat
+
 _mounted_combat__mod1: Final = ModSpec(
     key='mounted_combat#3.1',
     rule='mounted_combat',
@@ -3972,64 +3820,7 @@ _mounted_combat__mod2: Final = ModSpec(
     condition='when mounted; when action == dodge',
     label='Dodging while mounted',
 )
-_mounted_combat__roll2: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='when mounted',
-)
-_mounted_combat__mod3: Final = ModSpec(
-    key='superior_position#3.1.1[superior=target_on_foot]',
-    rule='superior_position',
-    source='Superior/Inferior Positions',
-    target='skill',
-    op='add',
-    value=10,
-    text='skill +10%',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
-    label='superior position',
-)
-_mounted_combat__derive1: Final = DeriveSpec(
-    key='superior_position#3.1.2[superior=target_on_foot]',
-    rule='superior_position',
-    source='Superior/Inferior Positions',
-    name='hit_location_bonus',
-    condition='when mounted; when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
-)
 _mounted_combat__text1: Final = TextSpec(
-    key='superior_position#4',
-    rule='superior_position',
-    source='Superior/Inferior Positions',
-    kind='note',
-    text="For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
-    quote=None,
-    condition='when mounted',
-)
-_mounted_combat__text2: Final = TextSpec(
-    key='superior_position#5',
-    rule='superior_position',
-    source='Superior/Inferior Positions',
-    kind='note',
-    text='There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
-    quote=None,
-    condition='when mounted',
-)
-_mounted_combat__text3: Final = TextSpec(
     key='mounted_combat#3.4',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4038,14 +3829,14 @@ _mounted_combat__text3: Final = TextSpec(
     quote=None,
     condition='when mounted',
 )
-_mounted_combat__derive2: Final = DeriveSpec(
+_mounted_combat__derive1: Final = DeriveSpec(
     key='mounted_combat#3.5.1',
     rule='mounted_combat',
     source='Mounted Combat',
     name='mounted_hit_location',
     condition='when mounted; when target_on_foot',
 )
-_mounted_combat__text4: Final = TextSpec(
+_mounted_combat__text2: Final = TextSpec(
     key='mounted_combat#3.6',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4054,7 +3845,7 @@ _mounted_combat__text4: Final = TextSpec(
     quote=None,
     condition='when mounted',
 )
-_mounted_combat__text5: Final = TextSpec(
+_mounted_combat__text3: Final = TextSpec(
     key='mounted_combat#3.7',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4063,7 +3854,7 @@ _mounted_combat__text5: Final = TextSpec(
     quote=None,
     condition='when mounted',
 )
-_mounted_combat__roll3: Final = RollSpec(
+_mounted_combat__roll1: Final = RollSpec(
     key='mounted_combat#4.1',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4081,7 +3872,7 @@ _mounted_combat__roll3: Final = RollSpec(
     notes=(),
     condition='when spurring',
 )
-_mounted_combat__roll4: Final = RollSpec(
+_mounted_combat__roll2: Final = RollSpec(
     key='mounted_combat#4.2',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4099,7 +3890,7 @@ _mounted_combat__roll4: Final = RollSpec(
     notes=(),
     condition='when spurring',
 )
-_mounted_combat__roll5: Final = RollSpec(
+_mounted_combat__roll3: Final = RollSpec(
     key='mounted_combat#5.1',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4117,7 +3908,7 @@ _mounted_combat__roll5: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
-_mounted_combat__roll6: Final = RollSpec(
+_mounted_combat__roll4: Final = RollSpec(
     key='mounted_combat#5.2',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4135,7 +3926,7 @@ _mounted_combat__roll6: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
-_mounted_combat__text6: Final = TextSpec(
+_mounted_combat__text4: Final = TextSpec(
     key='mounted_combat#6',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4144,7 +3935,7 @@ _mounted_combat__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_mounted_combat__text7: Final = TextSpec(
+_mounted_combat__text5: Final = TextSpec(
     key='mounted_combat#7',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4153,7 +3944,7 @@ _mounted_combat__text7: Final = TextSpec(
     quote="While mounted, the rider's combat skill ratings are limited to the skill rating of their Ride skill",
     condition='',
 )
-_mounted_combat__text8: Final = TextSpec(
+_mounted_combat__text6: Final = TextSpec(
     key='mounted_combat#8',
     rule='mounted_combat',
     source='Mounted Combat',
@@ -4163,7 +3954,7 @@ _mounted_combat__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_mounted_combat(run: Run) -> None:
+def _rule_mounted_combat(run: Run, outer: Holds = True) -> Parts:
     """Mounted Combat (Mounted Combat).
 
     - as attack
@@ -4178,57 +3969,40 @@ def _rule_mounted_combat(run: Run) -> None:
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
     v = run.values
-    run.roll(_mounted_combat__roll1, True, lambda: run.stat('skill'))
-    run.modify(_mounted_combat__mod1, v['mounted'], v['ride'])
-    run.modify(_mounted_combat__mod2, v['mounted'] and v['action'] == 'dodge')
-    run.roll(_mounted_combat__roll2, v['mounted'], lambda: run.stat('skill'))
-    run.modify(
-        _mounted_combat__mod3,
-        v['mounted'] and (v['target_on_foot'] and v['action'] in ('attack', 'parry')) and not (v['opponent_long_weapon'] and not v['long_weapon']),
-    )
+    yield _rule_attack, outer, ''
+    run.modify(_mounted_combat__mod1, both(outer, v['mounted']), v['ride'])
+    run.modify(_mounted_combat__mod2, both(outer, v['mounted'] and v['action'] == 'dodge'))
+    yield _rule_superior_position__part20, both(outer, v['mounted']), 'when mounted'
+    run.text(_mounted_combat__text1, both(outer, v['mounted']))
     run.derive(
         _mounted_combat__derive1,
-        v['mounted'] and (v['target_on_foot'] and v['action'] in ('attack', 'parry')) and not (v['opponent_long_weapon'] and not v['long_weapon']),
-        lambda: 1,
-    )
-    run.text(_mounted_combat__text1, v['mounted'])
-    run.text(_mounted_combat__text2, v['mounted'])
-    run.text(_mounted_combat__text3, v['mounted'])
-    run.derive(
-        _mounted_combat__derive2,
-        v['mounted'] and v['target_on_foot'],
+        both(outer, v['mounted'] and v['target_on_foot']),
         lambda: Dice(((1, 10),)).plus(10),
     )
-    run.text(_mounted_combat__text4, v['mounted'])
-    run.text(_mounted_combat__text5, v['mounted'])
-    run.roll(_mounted_combat__roll3, v['spurring'], lambda: v['ride'])
-    run.roll(_mounted_combat__roll4, v['spurring'], lambda: (v['POW'], v['mount_POW']))
-    run.roll(_mounted_combat__roll5, v['falling_from_mount'], lambda: run.stat('luck'))
-    run.roll(_mounted_combat__roll6, v['falling_from_mount'], lambda: run.base('stamina'))
-    run.text(_mounted_combat__text6, True)
-    run.text(_mounted_combat__text7, True)
-    run.text(_mounted_combat__text8, True)
+    run.text(_mounted_combat__text2, both(outer, v['mounted']))
+    run.text(_mounted_combat__text3, both(outer, v['mounted']))
+    run.roll(_mounted_combat__roll1, both(outer, v['spurring']), lambda: v['ride'])
+    run.roll(
+        _mounted_combat__roll2,
+        both(outer, v['spurring']),
+        lambda: (v['POW'], v['mount_POW']),
+    )
+    run.roll(
+        _mounted_combat__roll3,
+        both(outer, v['falling_from_mount']),
+        lambda: run.stat('luck'),
+    )
+    run.roll(
+        _mounted_combat__roll4,
+        both(outer, v['falling_from_mount']),
+        lambda: run.base('stamina'),
+    )
+    run.text(_mounted_combat__text4, outer)
+    run.text(_mounted_combat__text5, outer)
+    run.text(_mounted_combat__text6, outer)
 
 # rule natural_weapons
 
-_natural_weapons__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _natural_weapons__mod1: Final = ModSpec(
     key='natural_weapons#3.1',
     rule='natural_weapons',
@@ -4292,7 +4066,7 @@ _natural_weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_natural_weapons(run: Run) -> None:
+def _rule_natural_weapons(run: Run, outer: Holds = True) -> Parts:
     """Natural Weapons (Natural Weapons).
 
     - as attack
@@ -4301,17 +4075,17 @@ def _rule_natural_weapons(run: Run) -> None:
     - derive natural_total = natural_damage + damage_bonus
     """
     v = run.values
-    run.roll(_natural_weapons__roll1, True, lambda: run.stat('skill'))
-    run.modify(_natural_weapons__mod1, v['natural_weapon'] in ('bite', 'horn'))
-    run.modify(_natural_weapons__mod2, v['natural_weapon'] not in ('bite', 'horn'))
+    yield _rule_attack, outer, ''
+    run.modify(_natural_weapons__mod1, both(outer, v['natural_weapon'] in ('bite', 'horn')))
+    run.modify(_natural_weapons__mod2, both(outer, v['natural_weapon'] not in ('bite', 'horn')))
     run.derive(
         _natural_weapons__derive1,
-        True,
+        outer,
         lambda: run.stat('natural_damage').plus(run.stat('damage_bonus')),
     )
-    run.text(_natural_weapons__text1, True)
-    run.text(_natural_weapons__text2, True)
-    run.text(_natural_weapons__text3, True)
+    run.text(_natural_weapons__text1, outer)
+    run.text(_natural_weapons__text2, outer)
+    run.text(_natural_weapons__text3, outer)
 
 # rule poisons
 
@@ -4373,7 +4147,7 @@ _poisons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_poisons(run: Run) -> None:
+def _rule_poisons(run: Run, outer: Holds = True) -> Parts:
     """Poisons (Poisons).
 
     - roll resist_poison: resist CON vs POT
@@ -4382,16 +4156,17 @@ def _rule_poisons(run: Run) -> None:
     - derive poison_onset = poison_delay[poison_speed]
     """
     v = run.values
-    run.roll(_poisons__roll1, True, lambda: (v['CON'], run.stat('POT')))
-    run.derive(_poisons__derive1, True, lambda: run.stat('POT'))
-    run.derive(_poisons__derive2, True, lambda: round_value(Fraction(run.stat('POT')) / 2, 'up'))
+    run.roll(_poisons__roll1, outer, lambda: (v['CON'], run.stat('POT')))
+    run.derive(_poisons__derive1, outer, lambda: run.stat('POT'))
+    run.derive(_poisons__derive2, outer, lambda: round_value(Fraction(run.stat('POT')) / 2, 'up'))
     run.derive(
         _poisons__derive3,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'poison_delay', (v['poison_speed'],), 'value'),
     )
-    run.text(_poisons__text1, True)
-    run.text(_poisons__text2, True)
+    run.text(_poisons__text1, outer)
+    run.text(_poisons__text2, outer)
+    yield from ()
 
 # rule poison_antidotes
 
@@ -4423,64 +4198,7 @@ _poison_antidotes__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
-_poison_antidotes__roll1: Final = RollSpec(
-    key='poisons#2',
-    rule='poisons',
-    source='Poisons',
-    name='resist_poison',
-    label='Resist the poison (CON vs POT)',
-    kind='resist',
-    pool=None,
-    op=None,
-    against=None,
-    success=False,
-    outcomes={'success': 'The poison does half its POT in damage (round up).', 'failure': 'The poison does its full POT in damage.'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_poison_antidotes__derive1: Final = DeriveSpec(
-    key='poisons#3',
-    rule='poisons',
-    source='Poisons',
-    name='poison_damage',
-    condition='',
-)
-_poison_antidotes__derive2: Final = DeriveSpec(
-    key='poisons#4',
-    rule='poisons',
-    source='Poisons',
-    name='poison_damage_resisted',
-    condition='',
-)
-_poison_antidotes__derive3: Final = DeriveSpec(
-    key='poisons#5',
-    rule='poisons',
-    source='Poisons',
-    name='poison_onset',
-    condition='',
-)
 _poison_antidotes__text1: Final = TextSpec(
-    key='poisons#6',
-    rule='poisons',
-    source='Poisons',
-    kind='note',
-    text='Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
-    quote=None,
-    condition='',
-)
-_poison_antidotes__text2: Final = TextSpec(
-    key='poisons#7',
-    rule='poisons',
-    source='Poisons',
-    kind='note',
-    text='Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
-    quote=None,
-    condition='',
-)
-_poison_antidotes__text3: Final = TextSpec(
     key='poison_antidotes#5',
     rule='poison_antidotes',
     source='Poison Antidotes',
@@ -4489,7 +4207,7 @@ _poison_antidotes__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
-_poison_antidotes__text4: Final = TextSpec(
+_poison_antidotes__text2: Final = TextSpec(
     key='poison_antidotes#6',
     rule='poison_antidotes',
     source='Poison Antidotes',
@@ -4499,7 +4217,7 @@ _poison_antidotes__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_poison_antidotes(run: Run) -> None:
+def _rule_poison_antidotes(run: Run, outer: Holds = True) -> Parts:
     """Poison Antidotes (Poison Antidotes).
 
     - POT -antidote_pot
@@ -4507,45 +4225,14 @@ def _rule_poison_antidotes(run: Run) -> None:
     - as poisons
     """
     v = run.values
-    run.modify(_poison_antidotes__mod1, True, -v['antidote_pot'])
-    run.modify(_poison_antidotes__mod2, True)
-    run.roll(_poison_antidotes__roll1, True, lambda: (v['CON'], run.stat('POT')))
-    run.derive(_poison_antidotes__derive1, True, lambda: run.stat('POT'))
-    run.derive(
-        _poison_antidotes__derive2,
-        True,
-        lambda: round_value(Fraction(run.stat('POT')) / 2, 'up'),
-    )
-    run.derive(
-        _poison_antidotes__derive3,
-        True,
-        lambda: lookup(run.book, run, 'poison_delay', (v['poison_speed'],), 'value'),
-    )
-    run.text(_poison_antidotes__text1, True)
-    run.text(_poison_antidotes__text2, True)
-    run.text(_poison_antidotes__text3, True)
-    run.text(_poison_antidotes__text4, True)
+    run.modify(_poison_antidotes__mod1, outer, -v['antidote_pot'])
+    run.modify(_poison_antidotes__mod2, outer)
+    yield _rule_poisons, outer, ''
+    run.text(_poison_antidotes__text1, outer)
+    run.text(_poison_antidotes__text2, outer)
 
 # rule prone
 
-_prone__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _prone__mod1: Final = ModSpec(
     key='prone#3.1.1',
     rule='prone',
@@ -4680,7 +4367,7 @@ _prone__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_prone(run: Run) -> None:
+def _rule_prone(run: Run, outer: Holds = True) -> Parts:
     """Prone (Prone).
 
     - as attack
@@ -4692,34 +4379,34 @@ def _rule_prone(run: Run) -> None:
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
     v = run.values
-    run.roll(_prone__roll1, True, lambda: run.stat('skill'))
-    run.modify(_prone__mod1, v['target_prone'] and v['attack_kind'] == 'hand_to_hand')
+    yield _rule_attack, outer, ''
+    run.modify(_prone__mod1, both(outer, v['target_prone'] and v['attack_kind'] == 'hand_to_hand'))
     run.modify(
         _prone__mod2,
-        v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range']),
+        both(outer, v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range'])),
     )
     run.modify(
         _prone__mod3,
-        v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range']),
+        both(outer, v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'])),
     )
     run.modify(
         _prone__mod4,
-        v['actor_prone'] and (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge')),
+        both(outer, v['actor_prone'] and (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge'))),
     )
-    run.text(_prone__text1, v['actor_prone'])
+    run.text(_prone__text1, both(outer, v['actor_prone']))
     run.text(
         _prone__text2,
-        v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and v['missile_kind'] == 'bow',
+        both(outer, v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and v['missile_kind'] == 'bow'),
     )
     run.modify(
         _prone__mod5,
-        v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow')),
+        both(outer, v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow'))),
     )
-    run.text(_prone__text3, v['actor_prone'] and v['getting_up'])
-    run.text(_prone__text4, True)
-    run.text(_prone__text5, True)
-    run.text(_prone__text6, True)
-    run.text(_prone__text7, True)
+    run.text(_prone__text3, both(outer, v['actor_prone'] and v['getting_up']))
+    run.text(_prone__text4, outer)
+    run.text(_prone__text5, outer)
+    run.text(_prone__text6, outer)
+    run.text(_prone__text7, outer)
 
 # rule pulling_blows
 
@@ -4779,40 +4466,23 @@ _pulling_blows__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_pulling_blows(run: Run) -> None:
+def _rule_pulling_blows(run: Run, outer: Holds = True) -> Parts:
     """Pulling Blows (Pulling Blows).
 
     - damage -pull_steps steps
     - damage -pull_dice dice
     """
     v = run.values
-    run.modify(_pulling_blows__mod1, True, -v['pull_steps'])
-    run.modify(_pulling_blows__mod2, True, -v['pull_dice'])
-    run.text(_pulling_blows__text1, True)
-    run.text(_pulling_blows__text2, True)
-    run.text(_pulling_blows__text3, True)
+    run.modify(_pulling_blows__mod1, outer, -v['pull_steps'])
+    run.modify(_pulling_blows__mod2, outer, -v['pull_dice'])
+    run.text(_pulling_blows__text1, outer)
+    run.text(_pulling_blows__text2, outer)
+    run.text(_pulling_blows__text3, outer)
+    yield from ()
 
 # rule quickdraws
 
 _quickdraws__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_quickdraws__roll2: Final = RollSpec(
     key='quickdraws#3.1',
     rule='quickdraws',
     source='Quickdraws',
@@ -4830,7 +4500,7 @@ _quickdraws__roll2: Final = RollSpec(
     notes=(),
     condition='unless after_exchange',
 )
-_quickdraws__roll3: Final = RollSpec(
+_quickdraws__roll2: Final = RollSpec(
     key='quickdraws#3.2',
     rule='quickdraws',
     source='Quickdraws',
@@ -4872,7 +4542,7 @@ _quickdraws__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_quickdraws(run: Run) -> None:
+def _rule_quickdraws(run: Run, outer: Holds = True) -> Parts:
     """Quickdraws (Quickdraws).
 
     - as attack
@@ -4881,11 +4551,18 @@ def _rule_quickdraws(run: Run) -> None:
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
     v = run.values
-    run.roll(_quickdraws__roll1, True, lambda: run.stat('skill'))
-    run.roll(_quickdraws__roll2, not v['after_exchange'], lambda: v['spot'] * 2)
-    run.roll(_quickdraws__roll3, not v['after_exchange'], lambda: (v['DEX'], v['opponent_DEX']))
-    run.modify(_quickdraws__mod1, v['after_exchange'] and v['action'] in ('parry', 'dodge'))
-    run.text(_quickdraws__text1, True)
+    yield _rule_attack, outer, ''
+    run.roll(_quickdraws__roll1, both(outer, not v['after_exchange']), lambda: v['spot'] * 2)
+    run.roll(
+        _quickdraws__roll2,
+        both(outer, not v['after_exchange']),
+        lambda: (v['DEX'], v['opponent_DEX']),
+    )
+    run.modify(
+        _quickdraws__mod1,
+        both(outer, v['after_exchange'] and v['action'] in ('parry', 'dodge')),
+    )
+    run.text(_quickdraws__text1, outer)
 
 # rule radiation
 
@@ -5056,7 +4733,7 @@ _radiation__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_radiation(run: Run) -> None:
+def _rule_radiation(run: Run, outer: Holds = True) -> Parts:
     """Radiation (Radiation).
 
     - roll resist_radiation: resist CON vs radiation_pot
@@ -5072,52 +4749,53 @@ def _rule_radiation(run: Run) -> None:
     - roll mutation: d100 <= POW (when mutations)
     """
     v = run.values
-    run.roll(_radiation__roll1, True, lambda: (v['CON'], v['radiation_pot']))
+    run.roll(_radiation__roll1, outer, lambda: (v['CON'], v['radiation_pot']))
     run.derive(
         _radiation__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'intensity'),
     )
     run.derive(
         _radiation__derive2,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'interval'),
     )
     run.derive(
         _radiation__derive3,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
     )
     run.roll(
         _radiation__roll2,
-        v['radiation_pot'] >= 20 and v['radiation_pot'] < 25,
+        both(outer, v['radiation_pot'] >= 20 and v['radiation_pot'] < 25),
         lambda: v['CON'],
     )
-    run.text(_radiation__text1, v['radiation_pot'] >= 25)
+    run.text(_radiation__text1, both(outer, v['radiation_pot'] >= 25))
     run.derive(
         _radiation__derive4,
-        v['radiation_pot'] >= 25 and v['radiation_pot'] < 30,
+        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30),
         lambda: Fraction(v['CON']) / 2,
     )
     run.modify(
         _radiation__mod1,
-        v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
+        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill']),
     )
     run.roll(
         _radiation__roll3,
-        v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill'],
+        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill']),
         lambda: round_value(Fraction(run.base('stamina')) / 2, 'up'),
     )
-    run.text(_radiation__text2, v['radiation_pot'] >= 30)
+    run.text(_radiation__text2, both(outer, v['radiation_pot'] >= 30))
     run.derive(
         _radiation__derive5,
-        v['radiation_pot'] >= 30,
+        both(outer, v['radiation_pot'] >= 30),
         lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
     )
-    run.roll(_radiation__roll4, v['mutations'], lambda: v['POW'])
-    run.text(_radiation__text3, True)
-    run.text(_radiation__text4, True)
-    run.text(_radiation__text5, True)
+    run.roll(_radiation__roll4, both(outer, v['mutations']), lambda: v['POW'])
+    run.text(_radiation__text3, outer)
+    run.text(_radiation__text4, outer)
+    run.text(_radiation__text5, outer)
+    yield from ()
 
 # rule shields_and_missile_fire
 
@@ -5176,7 +4854,7 @@ _shields_and_missile_fire__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_shields_and_missile_fire(run: Run) -> None:
+def _rule_shields_and_missile_fire(run: Run, outer: Holds = True) -> Parts:
     """Shields and Missile Fire (Shields and Missile Fire).
 
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
@@ -5185,37 +4863,20 @@ def _rule_shields_and_missile_fire(run: Run) -> None:
     v = run.values
     run.roll(
         _shields_and_missile_fire__roll1,
-        v['fast_missile'],
+        both(outer, v['fast_missile']),
         lambda: lookup(run.book, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'),
     )
     run.roll(
         _shields_and_missile_fire__roll2,
-        not v['fast_missile'],
+        both(outer, not v['fast_missile']),
         lambda: lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
     )
-    run.text(_shields_and_missile_fire__text1, True)
-    run.text(_shields_and_missile_fire__text2, True)
+    run.text(_shields_and_missile_fire__text1, outer)
+    run.text(_shields_and_missile_fire__text2, outer)
+    yield from ()
 
 # rule shooting_up_or_down
 
-_shooting_up_or_down__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _shooting_up_or_down__mod1: Final = ModSpec(
     key='shooting_up_or_down#3.1',
     rule='shooting_up_or_down',
@@ -5307,7 +4968,7 @@ _shooting_up_or_down__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_shooting_up_or_down(run: Run) -> None:
+def _rule_shooting_up_or_down(run: Run, outer: Holds = True) -> Parts:
     """Shooting Up or Down (Shooting Up or Down).
 
     - as attack
@@ -5318,19 +4979,19 @@ def _rule_shooting_up_or_down(run: Run) -> None:
     - skill min 0
     """
     v = run.values
-    run.roll(_shooting_up_or_down__roll1, True, lambda: run.stat('skill'))
-    run.modify(_shooting_up_or_down__mod1, v['shot_angle'] > 45)
-    run.modify(_shooting_up_or_down__mod2, v['shot_direction'] == 'upward')
+    yield _rule_attack, outer, ''
+    run.modify(_shooting_up_or_down__mod1, both(outer, v['shot_angle'] > 45))
+    run.modify(_shooting_up_or_down__mod2, both(outer, v['shot_direction'] == 'upward'))
     run.derive(
         _shooting_up_or_down__derive1,
-        v['shot_direction'] == 'upward' and v['shot_angle'] == 90,
+        both(outer, v['shot_direction'] == 'upward' and v['shot_angle'] == 90),
         lambda: Fraction(v['base_range']) / 2,
     )
-    run.modify(_shooting_up_or_down__mod3, v['shot_direction'] == 'downward')
-    run.modify(_shooting_up_or_down__mod4, True)
-    run.text(_shooting_up_or_down__text1, True)
-    run.text(_shooting_up_or_down__text2, True)
-    run.text(_shooting_up_or_down__text3, True)
+    run.modify(_shooting_up_or_down__mod3, both(outer, v['shot_direction'] == 'downward'))
+    run.modify(_shooting_up_or_down__mod4, outer)
+    run.text(_shooting_up_or_down__text1, outer)
+    run.text(_shooting_up_or_down__text2, outer)
+    run.text(_shooting_up_or_down__text3, outer)
 
 # rule slippery_surfaces
 
@@ -5367,36 +5028,19 @@ _slippery_surfaces__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_slippery_surfaces(run: Run) -> None:
+def _rule_slippery_surfaces(run: Run, outer: Holds = True) -> Parts:
     """Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
 
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
     v = run.values
-    run.modify(_slippery_surfaces__mod1, v['slick'])
-    run.roll(_slippery_surfaces__roll1, True, lambda: run.stat('agility'))
+    run.modify(_slippery_surfaces__mod1, both(outer, v['slick']))
+    run.roll(_slippery_surfaces__roll1, outer, lambda: run.stat('agility'))
+    yield from ()
 
 # rule stunning_or_subduing
 
-_stunning_or_subduing__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _stunning_or_subduing__mod1: Final = ModSpec(
     key='stunning_or_subduing#3.1',
     rule='stunning_or_subduing',
@@ -5420,7 +5064,7 @@ _stunning_or_subduing__text1: Final = TextSpec(
     quote=None,
     condition='when actor_stunned',
 )
-_stunning_or_subduing__roll2: Final = RollSpec(
+_stunning_or_subduing__roll1: Final = RollSpec(
     key='stunning_or_subduing#4.2.1',
     rule='stunning_or_subduing',
     source='Stunning or Subduing',
@@ -5438,7 +5082,7 @@ _stunning_or_subduing__roll2: Final = RollSpec(
     notes=(),
     condition='when actor_stunned; when action in {parry, dodge}',
 )
-_stunning_or_subduing__roll3: Final = RollSpec(
+_stunning_or_subduing__roll2: Final = RollSpec(
     key='stunning_or_subduing#4.3',
     rule='stunning_or_subduing',
     source='Stunning or Subduing',
@@ -5456,7 +5100,7 @@ _stunning_or_subduing__roll3: Final = RollSpec(
     notes=(),
     condition='when actor_stunned',
 )
-_stunning_or_subduing__roll4: Final = RollSpec(
+_stunning_or_subduing__roll3: Final = RollSpec(
     key='stunning_or_subduing#4.4',
     rule='stunning_or_subduing',
     source='Stunning or Subduing',
@@ -5474,7 +5118,7 @@ _stunning_or_subduing__roll4: Final = RollSpec(
     notes=(),
     condition='when actor_stunned',
 )
-_stunning_or_subduing__roll5: Final = RollSpec(
+_stunning_or_subduing__roll4: Final = RollSpec(
     key='stunning_or_subduing#5.1',
     rule='stunning_or_subduing',
     source='Stunning or Subduing',
@@ -5536,7 +5180,7 @@ _stunning_or_subduing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_stunning_or_subduing(run: Run) -> None:
+def _rule_stunning_or_subduing(run: Run, outer: Holds = True) -> Parts:
     """Stunning or Subduing (Stunning or Subduing).
 
     - as attack
@@ -5549,32 +5193,40 @@ def _rule_stunning_or_subduing(run: Run) -> None:
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
     v = run.values
-    run.roll(_stunning_or_subduing__roll1, True, lambda: run.stat('skill'))
-    run.modify(_stunning_or_subduing__mod1, v['target_stunned'])
-    run.text(_stunning_or_subduing__text1, v['actor_stunned'])
+    yield _rule_attack, outer, ''
+    run.modify(_stunning_or_subduing__mod1, both(outer, v['target_stunned']))
+    run.text(_stunning_or_subduing__text1, both(outer, v['actor_stunned']))
     run.roll(
-        _stunning_or_subduing__roll2,
-        v['actor_stunned'] and v['action'] in ('parry', 'dodge'),
+        _stunning_or_subduing__roll1,
+        both(outer, v['actor_stunned'] and v['action'] in ('parry', 'dodge')),
         lambda: v['INT'] * 5,
     )
-    run.roll(_stunning_or_subduing__roll3, v['actor_stunned'], lambda: v['INT'] * 5)
-    run.roll(_stunning_or_subduing__roll4, v['actor_stunned'], lambda: run.stat('agility'))
+    run.roll(_stunning_or_subduing__roll2, both(outer, v['actor_stunned']), lambda: v['INT'] * 5)
     run.roll(
-        _stunning_or_subduing__roll5,
-        v['stun_hit'],
+        _stunning_or_subduing__roll3,
+        both(outer, v['actor_stunned']),
+        lambda: run.stat('agility'),
+    )
+    run.roll(
+        _stunning_or_subduing__roll4,
+        both(outer, v['stun_hit']),
         lambda: (v['stun_damage'], v['hit_points']),
     )
-    run.derive(_stunning_or_subduing__derive1, v['stun_hit'], lambda: v['stun_damage'])
+    run.derive(
+        _stunning_or_subduing__derive1,
+        both(outer, v['stun_hit']),
+        lambda: v['stun_damage'],
+    )
     run.text(
         _stunning_or_subduing__text2,
-        v['stun_hit'] and (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1),
+        both(outer, v['stun_hit'] and (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1)),
     )
     run.text(
         _stunning_or_subduing__text3,
-        v['stun_hit'] and v['hit_points'] - v['stun_damage'] <= 0,
+        both(outer, v['stun_hit'] and v['hit_points'] - v['stun_damage'] <= 0),
     )
-    run.text(_stunning_or_subduing__text4, True)
-    run.text(_stunning_or_subduing__text5, True)
+    run.text(_stunning_or_subduing__text4, outer)
+    run.text(_stunning_or_subduing__text5, outer)
 
 # rule superior_numbers
 
@@ -5602,7 +5254,7 @@ _superior_numbers__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_superior_numbers(run: Run) -> None:
+def _rule_superior_numbers(run: Run, outer: Holds = True) -> Parts:
     """Superior Numbers (Superior Numbers).
 
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
@@ -5611,36 +5263,19 @@ def _rule_superior_numbers(run: Run) -> None:
     v = run.values
     run.derive(
         _superior_numbers__derive1,
-        True,
+        outer,
         lambda: min(v['attackers'], lookup(run.book, run, 'attackers_with_room', (v['attacker_weapons'],), 'value')),
     )
     run.derive(
         _superior_numbers__derive2,
-        True,
+        outer,
         lambda: v['attackers'] - run.derived('can_attack'),
     )
-    run.text(_superior_numbers__text1, True)
+    run.text(_superior_numbers__text1, outer)
+    yield from ()
 
 # rule sweep_attacks
 
-_sweep_attacks__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _sweep_attacks__mod1: Final = ModSpec(
     key='sweep_attacks#3.1',
     rule='sweep_attacks',
@@ -5678,7 +5313,7 @@ _sweep_attacks__text1: Final = TextSpec(
     quote=None,
     condition='when sweep_defender',
 )
-_sweep_attacks__roll2: Final = RollSpec(
+_sweep_attacks__roll1: Final = RollSpec(
     key='sweep_attacks#4.2.1',
     rule='sweep_attacks',
     source='Sweep Attacks',
@@ -5706,7 +5341,7 @@ _sweep_attacks__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sweep_attacks(run: Run) -> None:
+def _rule_sweep_attacks(run: Run, outer: Holds = True) -> Parts:
     """Sweep Attacks (Sweep Attacks).
 
     - as attack
@@ -5716,37 +5351,19 @@ def _rule_sweep_attacks(run: Run) -> None:
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
     v = run.values
-    run.roll(_sweep_attacks__roll1, True, lambda: run.stat('skill'))
-    run.modify(_sweep_attacks__mod1, not (v['sweep_defender'] or v['natural_sweep']))
-    run.modify(_sweep_attacks__mod2, not (v['sweep_defender'] or v['natural_sweep']))
-    run.text(_sweep_attacks__text1, v['sweep_defender'])
+    yield _rule_attack, outer, ''
+    run.modify(_sweep_attacks__mod1, both(outer, not (v['sweep_defender'] or v['natural_sweep'])))
+    run.modify(_sweep_attacks__mod2, both(outer, not (v['sweep_defender'] or v['natural_sweep'])))
+    run.text(_sweep_attacks__text1, both(outer, v['sweep_defender']))
     run.roll(
-        _sweep_attacks__roll2,
-        v['sweep_defender'] and v['action'] == 'parry',
+        _sweep_attacks__roll1,
+        both(outer, v['sweep_defender'] and v['action'] == 'parry'),
         lambda: (v['STR'], v['sweep_damage']),
     )
-    run.text(_sweep_attacks__text2, True)
+    run.text(_sweep_attacks__text2, outer)
 
 # rule thrown_weapons
 
-_thrown_weapons__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _thrown_weapons__mod1: Final = ModSpec(
     key='thrown_weapons#3.1',
     rule='thrown_weapons',
@@ -5803,7 +5420,7 @@ _thrown_weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_thrown_weapons(run: Run) -> None:
+def _rule_thrown_weapons(run: Run, outer: Holds = True) -> Parts:
     """Thrown Weapons (Thrown Weapons).
 
     - as attack
@@ -5811,33 +5428,15 @@ def _rule_thrown_weapons(run: Run) -> None:
     - skill is difficult (when unskilled_close)
     """
     v = run.values
-    run.roll(_thrown_weapons__roll1, True, lambda: run.stat('skill'))
-    run.modify(_thrown_weapons__mod1, v['thrown_attack'] and not v['unskilled_close'])
-    run.modify(_thrown_weapons__mod2, v['unskilled_close'])
-    run.text(_thrown_weapons__text1, True)
-    run.text(_thrown_weapons__text2, True)
-    run.text(_thrown_weapons__text3, True)
+    yield _rule_attack, outer, ''
+    run.modify(_thrown_weapons__mod1, both(outer, v['thrown_attack'] and not v['unskilled_close']))
+    run.modify(_thrown_weapons__mod2, both(outer, v['unskilled_close']))
+    run.text(_thrown_weapons__text1, outer)
+    run.text(_thrown_weapons__text2, outer)
+    run.text(_thrown_weapons__text3, outer)
 
 # rule two_weapons
 
-_two_weapons__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _two_weapons__mod1: Final = ModSpec(
     key='two_weapons#3.1.1',
     rule='two_weapons',
@@ -5889,7 +5488,7 @@ _two_weapons__derive2: Final = DeriveSpec(
     name='may_be_ambidextrous',
     condition='',
 )
-_two_weapons__roll2: Final = RollSpec(
+_two_weapons__roll1: Final = RollSpec(
     key='two_weapons#7.1',
     rule='two_weapons',
     source='Two Weapons',
@@ -5935,7 +5534,7 @@ _two_weapons__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_two_weapons(run: Run) -> None:
+def _rule_two_weapons(run: Run, outer: Holds = True) -> Parts:
     """Two Weapons (Two Weapons).
 
     - as attack
@@ -5947,44 +5546,26 @@ def _rule_two_weapons(run: Run) -> None:
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
     v = run.values
-    run.roll(_two_weapons__roll1, True, lambda: run.stat('skill'))
-    run.modify(_two_weapons__mod1, v['split_attack'] and v['skill'] >= 100)
-    run.text(_two_weapons__text1, v['split_attack'] and not v['skill'] >= 100)
+    yield _rule_attack, outer, ''
+    run.modify(_two_weapons__mod1, both(outer, v['split_attack'] and v['skill'] >= 100))
+    run.text(_two_weapons__text1, both(outer, v['split_attack'] and not v['skill'] >= 100))
     run.modify(
         _two_weapons__mod2,
-        v['off_hand'] and not v['off_hand_trained'] and not v['off_hand_weapon'] and v['skill'] < 100,
+        both(outer, v['off_hand'] and not v['off_hand_trained'] and not v['off_hand_weapon'] and v['skill'] < 100),
     )
-    run.derive(_two_weapons__derive1, True, lambda: run.base('dex_rank') - 5)
-    run.derive(_two_weapons__derive2, True, lambda: v['DEX'] >= 16)
+    run.derive(_two_weapons__derive1, outer, lambda: run.base('dex_rank') - 5)
+    run.derive(_two_weapons__derive2, outer, lambda: v['DEX'] >= 16)
     run.roll(
-        _two_weapons__roll2,
-        v['handedness_unknown'] and v['DEX'] <= 15,
+        _two_weapons__roll1,
+        both(outer, v['handedness_unknown'] and v['DEX'] <= 15),
         lambda: run.stat('luck'),
     )
-    run.text(_two_weapons__text2, True)
-    run.text(_two_weapons__text3, True)
-    run.text(_two_weapons__text4, True)
+    run.text(_two_weapons__text2, outer)
+    run.text(_two_weapons__text3, outer)
+    run.text(_two_weapons__text4, outer)
 
 # rule underwater_combat
 
-_underwater_combat__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _underwater_combat__mod1: Final = ModSpec(
     key='underwater_combat#3.1.1',
     rule='underwater_combat',
@@ -6020,7 +5601,7 @@ _underwater_combat__mod2: Final = ModSpec(
     condition='when underwater and not acclimated; unless close_or_small',
     label='limited to the Swim skill',
 )
-_underwater_combat__roll2: Final = RollSpec(
+_underwater_combat__roll1: Final = RollSpec(
     key='underwater_combat#3.3.1',
     rule='underwater_combat',
     source='Underwater Combat',
@@ -6078,7 +5659,7 @@ _underwater_combat__text2: Final = TextSpec(
     condition='when underwater and not acclimated',
 )
 
-def _rule_underwater_combat(run: Run) -> None:
+def _rule_underwater_combat(run: Run, outer: Holds = True) -> Parts:
     """Underwater Combat (Underwater Combat).
 
     - as attack
@@ -6091,57 +5672,43 @@ def _rule_underwater_combat(run: Run) -> None:
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
     v = run.values
-    run.roll(_underwater_combat__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.modify(
         _underwater_combat__mod1,
-        v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling',
+        both(outer, v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling'),
     )
     run.derive(
         _underwater_combat__derive1,
-        v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling',
+        both(outer, v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling'),
         lambda: 3,
     )
     run.modify(
         _underwater_combat__mod2,
-        v['underwater'] and not v['acclimated'] and not v['close_or_small'],
+        both(outer, v['underwater'] and not v['acclimated'] and not v['close_or_small']),
         v['swim'],
     )
     run.roll(
-        _underwater_combat__roll2,
-        v['underwater'] and not v['acclimated'] and v['swimming'],
+        _underwater_combat__roll1,
+        both(outer, v['underwater'] and not v['acclimated'] and v['swimming']),
         lambda: v['swim'],
     )
     run.modify(
         _underwater_combat__mod3,
-        v['underwater'] and not v['acclimated'] and v['shield_parry'],
+        both(outer, v['underwater'] and not v['acclimated'] and v['shield_parry']),
     )
     run.text(
         _underwater_combat__text1,
-        v['underwater'] and not v['acclimated'] and v['shield_parry'],
+        both(outer, v['underwater'] and not v['acclimated'] and v['shield_parry']),
     )
-    run.derive(_underwater_combat__derive2, v['underwater'] and not v['acclimated'], lambda: 2)
-    run.text(_underwater_combat__text2, v['underwater'] and not v['acclimated'])
+    run.derive(
+        _underwater_combat__derive2,
+        both(outer, v['underwater'] and not v['acclimated']),
+        lambda: 2,
+    )
+    run.text(_underwater_combat__text2, both(outer, v['underwater'] and not v['acclimated']))
 
 # rule vacuum
 
-_vacuum__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _vacuum__derive1: Final = DeriveSpec(
     key='vacuum#3.1',
     rule='vacuum',
@@ -6156,7 +5723,7 @@ _vacuum__derive2: Final = DeriveSpec(
     name='lung_damage',
     condition='unless exhaled',
 )
-_vacuum__roll2: Final = RollSpec(
+_vacuum__roll1: Final = RollSpec(
     key='vacuum#4.2.1',
     rule='vacuum',
     source='Vacuum',
@@ -6174,7 +5741,7 @@ _vacuum__roll2: Final = RollSpec(
     notes=(),
     condition='unless exhaled; when abrupt',
 )
-_vacuum__roll3: Final = RollSpec(
+_vacuum__roll2: Final = RollSpec(
     key='vacuum#5.1',
     rule='vacuum',
     source='Vacuum',
@@ -6225,7 +5792,7 @@ _vacuum__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_vacuum(run: Run) -> None:
+def _rule_vacuum(run: Run, outer: Holds = True) -> Parts:
     """Vacuum (Vacuum).
 
     - as attack
@@ -6236,39 +5803,21 @@ def _rule_vacuum(run: Run) -> None:
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
     v = run.values
-    run.roll(_vacuum__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.derive(
         _vacuum__derive1,
-        v['vacuum_round'] > v['suit_armor'],
+        both(outer, v['vacuum_round'] > v['suit_armor']),
         lambda: Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1),
     )
-    run.derive(_vacuum__derive2, not v['exhaled'], lambda: Dice(((1, 6),)).plus(2))
-    run.roll(_vacuum__roll2, not v['exhaled'] and v['abrupt'], lambda: v['INT'] * 5)
-    run.roll(_vacuum__roll3, v['abrupt'], lambda: run.base('stamina'))
-    run.modify(_vacuum__mod1, v['vacuum_round'] > v['CON'] * 2 and v['sight_roll'])
-    run.text(_vacuum__text1, True)
-    run.text(_vacuum__text2, True)
+    run.derive(_vacuum__derive2, both(outer, not v['exhaled']), lambda: Dice(((1, 6),)).plus(2))
+    run.roll(_vacuum__roll1, both(outer, not v['exhaled'] and v['abrupt']), lambda: v['INT'] * 5)
+    run.roll(_vacuum__roll2, both(outer, v['abrupt']), lambda: run.base('stamina'))
+    run.modify(_vacuum__mod1, both(outer, v['vacuum_round'] > v['CON'] * 2 and v['sight_roll']))
+    run.text(_vacuum__text1, outer)
+    run.text(_vacuum__text2, outer)
 
 # rule volley_fire
 
-_volley_fire__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _volley_fire__mod1: Final = ModSpec(
     key='volley_fire#3',
     rule='volley_fire',
@@ -6325,7 +5874,7 @@ _volley_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_volley_fire(run: Run) -> None:
+def _rule_volley_fire(run: Run, outer: Holds = True) -> Parts:
     """Volley Fire (Volley Fire).
 
     - as attack
@@ -6335,42 +5884,24 @@ def _rule_volley_fire(run: Run) -> None:
     - cannot: parry or Dodge while launching volley attacks
     """
     v = run.values
-    run.roll(_volley_fire__roll1, True, lambda: run.stat('skill'))
-    run.modify(_volley_fire__mod1, True)
+    yield _rule_attack, outer, ''
+    run.modify(_volley_fire__mod1, outer)
     run.derive(
         _volley_fire__derive1,
-        True,
+        outer,
         lambda: min(v['attacks_per_round'], round_value(Fraction(run.base('dex_rank')) / 5, 'down') + 1),
     )
     run.derive(
         _volley_fire__derive2,
-        True,
+        outer,
         lambda: run.base('dex_rank') - 5 * (run.derived('volley_attacks') - 1),
     )
-    run.text(_volley_fire__text1, True)
-    run.text(_volley_fire__text2, True)
-    run.text(_volley_fire__text3, True)
+    run.text(_volley_fire__text1, outer)
+    run.text(_volley_fire__text2, outer)
+    run.text(_volley_fire__text3, outer)
 
 # rule weapon_length
 
-_weapon_length__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _weapon_length__derive1: Final = DeriveSpec(
     key='weapon_length#3',
     rule='weapon_length',
@@ -6434,7 +5965,7 @@ _weapon_length__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weapon_length(run: Run) -> None:
+def _rule_weapon_length(run: Run, outer: Holds = True) -> Parts:
     """Weapon Length (Weapon Length).
 
     - as attack
@@ -6443,26 +5974,26 @@ def _rule_weapon_length(run: Run) -> None:
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
     v = run.values
-    run.roll(_weapon_length__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.derive(
         _weapon_length__derive1,
-        True,
+        outer,
         lambda: v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long'),
     )
     run.text(
         _weapon_length__text1,
-        v['my_length'] == 'short' and v['their_length'] == 'long' and not v['inside_guard'],
+        both(outer, v['my_length'] == 'short' and v['their_length'] == 'long' and not v['inside_guard']),
     )
     run.modify(
         _weapon_length__mod1,
-        v['my_length'] == 'short' and v['their_length'] == 'long' and (v['inside_guard'] and v['action'] == 'attack'),
+        both(outer, v['my_length'] == 'short' and v['their_length'] == 'long' and (v['inside_guard'] and v['action'] == 'attack')),
     )
     run.modify(
         _weapon_length__mod2,
-        v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard'] and v['action'] in ('attack', 'parry'),
+        both(outer, v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard'] and v['action'] in ('attack', 'parry')),
     )
-    run.text(_weapon_length__text2, True)
-    run.text(_weapon_length__text3, True)
+    run.text(_weapon_length__text2, outer)
+    run.text(_weapon_length__text3, outer)
 
 # rule wind
 
@@ -6538,7 +6069,7 @@ _wind__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_wind(run: Run) -> None:
+def _rule_wind(run: Run, outer: Holds = True) -> Parts:
     """Wind (Wind).
 
     - derive wind_name = wind_strength[wind_str].wind
@@ -6549,18 +6080,19 @@ def _rule_wind(run: Run) -> None:
     v = run.values
     run.derive(
         _wind__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'wind'),
     )
     run.modify(
         _wind__mod1,
-        v['wind_affected'],
+        both(outer, v['wind_affected']),
         lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'modifier'),
     )
-    run.modify(_wind__mod2, v['wind_affected'])
-    run.roll(_wind__roll1, v['wind_str'] >= 2, lambda: (v['STR'], v['wind_str']))
-    run.text(_wind__text1, True)
-    run.text(_wind__text2, True)
+    run.modify(_wind__mod2, both(outer, v['wind_affected']))
+    run.roll(_wind__roll1, both(outer, v['wind_str'] >= 2), lambda: (v['STR'], v['wind_str']))
+    run.text(_wind__text1, outer)
+    run.text(_wind__text2, outer)
+    yield from ()
 
 # rule cloud_cover
 
@@ -6638,7 +6170,7 @@ _cloud_cover__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_cloud_cover(run: Run) -> None:
+def _rule_cloud_cover(run: Run, outer: Holds = True) -> Parts:
     """Cloud Cover (Cloud Cover).
 
     - skill +cloud_cover_levels[clouds].modifier (when sky_skill)
@@ -6648,39 +6180,22 @@ def _rule_cloud_cover(run: Run) -> None:
     v = run.values
     run.modify(
         _cloud_cover__mod1,
-        v['sky_skill'],
+        both(outer, v['sky_skill']),
         lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
     )
-    run.modify(_cloud_cover__mod2, v['sky_skill'])
+    run.modify(_cloud_cover__mod2, both(outer, v['sky_skill']))
     run.roll(
         _cloud_cover__roll1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
     )
-    run.text(_cloud_cover__text1, v['clouds'] in ('severe_clouds', 'complete_clouds'))
-    run.text(_cloud_cover__text2, True)
-    run.text(_cloud_cover__text3, True)
+    run.text(_cloud_cover__text1, both(outer, v['clouds'] in ('severe_clouds', 'complete_clouds')))
+    run.text(_cloud_cover__text2, outer)
+    run.text(_cloud_cover__text3, outer)
+    yield from ()
 
 # rule rain
 
-_rain__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
 _rain__mod1: Final = ModSpec(
     key='rain#3.1',
     rule='rain',
@@ -6719,7 +6234,7 @@ _rain__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_rain(run: Run) -> None:
+def _rule_rain(run: Run, outer: Holds = True) -> Parts:
     """Rain (Rain).
 
     - as attack
@@ -6727,217 +6242,18 @@ def _rule_rain(run: Run) -> None:
     - skill min 0 (when weather_skill)
     """
     v = run.values
-    run.roll(_rain__roll1, True, lambda: run.stat('skill'))
+    yield _rule_attack, outer, ''
     run.modify(
         _rain__mod1,
-        v['weather_skill'],
+        both(outer, v['weather_skill']),
         lookup(run.book, run, 'precipitation', (v['precipitation_kind'],), 'value'),
     )
-    run.modify(_rain__mod2, v['weather_skill'])
-    run.text(_rain__text1, True)
+    run.modify(_rain__mod2, both(outer, v['weather_skill']))
+    run.text(_rain__text1, outer)
 
 # rule weather_conditions
 
-_weather_conditions__derive1: Final = DeriveSpec(
-    key='wind#2',
-    rule='wind',
-    source='Wind',
-    name='wind_name',
-    condition='',
-)
-_weather_conditions__mod1: Final = ModSpec(
-    key='wind#3.1',
-    rule='wind',
-    source='Wind',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +wind_strength[wind_str].modifier',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when wind_affected',
-    label='wind',
-)
-_weather_conditions__mod2: Final = ModSpec(
-    key='wind#3.2',
-    rule='wind',
-    source='Wind',
-    target='skill',
-    op='min',
-    value=0,
-    text='skill min 0',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when wind_affected',
-    label=None,
-)
-_weather_conditions__roll1: Final = RollSpec(
-    key='wind#4.1',
-    rule='wind',
-    source='Wind',
-    name='stand_upright',
-    label="STR vs the wind's STR to stay upright this round",
-    kind='resist',
-    pool=None,
-    op=None,
-    against=None,
-    success=False,
-    outcomes={'failure': 'The character falls, and may take damage (see Falling).'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='when wind_str >= 2',
-)
 _weather_conditions__text1: Final = TextSpec(
-    key='wind#5',
-    rule='wind',
-    source='Wind',
-    kind='note',
-    text='Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
-    quote=None,
-    condition='',
-)
-_weather_conditions__text2: Final = TextSpec(
-    key='wind#6',
-    rule='wind',
-    source='Wind',
-    kind='erratum',
-    text='No modifier, and no resistance roll: a light wind does not knock anyone down.',
-    quote='Light to Moderate Wind (STR 0-1): \u2014',
-    condition='',
-)
-_weather_conditions__mod3: Final = ModSpec(
-    key='cloud_cover#2.1',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +cloud_cover_levels[clouds].modifier',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when sky_skill',
-    label='cloud cover',
-)
-_weather_conditions__mod4: Final = ModSpec(
-    key='cloud_cover#2.2',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    target='skill',
-    op='min',
-    value=0,
-    text='skill min 0',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when sky_skill',
-    label=None,
-)
-_weather_conditions__roll2: Final = RollSpec(
-    key='cloud_cover#3',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    name='rains',
-    label='D100 each day: it rains if the roll is at most the sky covered',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={'success': 'It rains; the D100 roll is the precipitation in millimeters (see Rain).'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_weather_conditions__text3: Final = TextSpec(
-    key='cloud_cover#4.1',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    kind='note',
-    text='Severe or complete cloud cover may serve as partial darkness (see Darkness, spot_rules_a_to_e).',
-    quote=None,
-    condition='when clouds in {severe_clouds, complete_clouds}',
-)
-_weather_conditions__text4: Final = TextSpec(
-    key='cloud_cover#5',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    kind='note',
-    text='Cloud cover may also modify powers or conditions that need direct sunlight.',
-    quote=None,
-    condition='',
-)
-_weather_conditions__text5: Final = TextSpec(
-    key='cloud_cover#6',
-    rule='cloud_cover',
-    source='Cloud Cover',
-    kind='erratum',
-    text='The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
-    quote='The modifier also determines the percentage chance of rain (roll the penalty as a chance, not as a modifier',
-    condition='',
-)
-_weather_conditions__roll3: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_weather_conditions__mod5: Final = ModSpec(
-    key='rain#3.1',
-    rule='rain',
-    source='Rain',
-    target='skill',
-    op='add',
-    value=None,
-    text='skill +precipitation[precipitation_kind]',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when weather_skill',
-    label='precipitation',
-)
-_weather_conditions__mod6: Final = ModSpec(
-    key='rain#3.2',
-    rule='rain',
-    source='Rain',
-    target='skill',
-    op='min',
-    value=0,
-    text='skill min 0',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when weather_skill',
-    label=None,
-)
-_weather_conditions__text6: Final = TextSpec(
-    key='rain#4',
-    rule='rain',
-    source='Rain',
-    kind='note',
-    text='Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
-    quote=None,
-    condition='',
-)
-_weather_conditions__text7: Final = TextSpec(
     key='weather_conditions#3',
     rule='weather_conditions',
     source='Weather Conditions',
@@ -6947,73 +6263,21 @@ _weather_conditions__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_weather_conditions(run: Run) -> None:
+def _rule_weather_conditions(run: Run, outer: Holds = True) -> Parts:
     """Weather Conditions (Weather Conditions).
 
     - as wind
     - as cloud_cover
     - as rain
     """
-    v = run.values
-    run.derive(
-        _weather_conditions__derive1,
-        True,
-        lambda: lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'wind'),
-    )
-    run.modify(
-        _weather_conditions__mod1,
-        v['wind_affected'],
-        lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'modifier'),
-    )
-    run.modify(_weather_conditions__mod2, v['wind_affected'])
-    run.roll(_weather_conditions__roll1, v['wind_str'] >= 2, lambda: (v['STR'], v['wind_str']))
-    run.text(_weather_conditions__text1, True)
-    run.text(_weather_conditions__text2, True)
-    run.modify(
-        _weather_conditions__mod3,
-        v['sky_skill'],
-        lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
-    )
-    run.modify(_weather_conditions__mod4, v['sky_skill'])
-    run.roll(
-        _weather_conditions__roll2,
-        True,
-        lambda: lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
-    )
-    run.text(_weather_conditions__text3, v['clouds'] in ('severe_clouds', 'complete_clouds'))
-    run.text(_weather_conditions__text4, True)
-    run.text(_weather_conditions__text5, True)
-    run.roll(_weather_conditions__roll3, True, lambda: run.stat('skill'))
-    run.modify(
-        _weather_conditions__mod5,
-        v['weather_skill'],
-        lookup(run.book, run, 'precipitation', (v['precipitation_kind'],), 'value'),
-    )
-    run.modify(_weather_conditions__mod6, v['weather_skill'])
-    run.text(_weather_conditions__text6, True)
-    run.text(_weather_conditions__text7, True)
+    yield _rule_wind, outer, ''
+    yield _rule_cloud_cover, outer, ''
+    yield _rule_rain, outer, ''
+    run.text(_weather_conditions__text1, outer)
 
 # rule zero_gravity_combat
 
 _zero_gravity_combat__roll1: Final = RollSpec(
-    key='attack#1',
-    rule='attack',
-    source='7. Spot Rules',
-    name='hit',
-    label='Skill roll',
-    kind='check',
-    pool=(1, 100, None),
-    op='<=',
-    against=None,
-    success=False,
-    outcomes={},
-    margin_outcomes=(),
-    tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_zero_gravity_combat__roll2: Final = RollSpec(
     key='zero_gravity_combat#3',
     rule='zero_gravity_combat',
     source='Zero-gravity Combat',
@@ -7062,7 +6326,7 @@ _zero_gravity_combat__text1: Final = TextSpec(
     condition='unless braced',
 )
 
-def _rule_zero_gravity_combat(run: Run) -> None:
+def _rule_zero_gravity_combat(run: Run, outer: Holds = True) -> Parts:
     """Zero-gravity Combat (Zero-gravity Combat).
 
     - as attack
@@ -7071,15 +6335,15 @@ def _rule_zero_gravity_combat(run: Run) -> None:
     - derive impact = impact_damage / 2 round up (unless braced)
     """
     v = run.values
-    run.roll(_zero_gravity_combat__roll1, True, lambda: run.stat('skill'))
-    run.roll(_zero_gravity_combat__roll2, True, lambda: run.stat('agility'))
-    run.modify(_zero_gravity_combat__mod1, v['zero_g_failed'])
+    yield _rule_attack, outer, ''
+    run.roll(_zero_gravity_combat__roll1, outer, lambda: run.stat('agility'))
+    run.modify(_zero_gravity_combat__mod1, both(outer, v['zero_g_failed']))
     run.derive(
         _zero_gravity_combat__derive1,
-        not v['braced'],
+        both(outer, not v['braced']),
         lambda: round_value(Fraction(v['impact_damage']) / 2, 'up'),
     )
-    run.text(_zero_gravity_combat__text1, not v['braced'])
+    run.text(_zero_gravity_combat__text1, both(outer, not v['braced']))
 
 # table fire_sources
 

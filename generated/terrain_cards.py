@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1711,7 +1754,7 @@ _other_mods_stack__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_other_mods_stack(run: Run) -> None:
+def _rule_other_mods_stack(run: Run, outer: Holds = True) -> Parts:
     """Other MODs of the roll (VIS).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
@@ -1720,56 +1763,20 @@ def _rule_other_mods_stack(run: Run) -> None:
     v = run.values
     run.modify(
         _other_mods_stack__mod1,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
+        both(outer, v['lof_skill'] != 'none' and v['range_mod'] != 0),
         v['range_mod'],
     )
     run.modify(
         _other_mods_stack__mod2,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
+        both(outer, v['lof_skill'] != 'none' and v['other_mods'] != 0),
         v['other_mods'],
     )
-    run.text(_other_mods_stack__text1, True)
+    run.text(_other_mods_stack__text1, outer)
+    yield from ()
 
 # rule lof_roll
 
-_lof_roll__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_lof_roll__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
 _lof_roll__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_lof_roll__text2: Final = TextSpec(
     key='lof_roll#3.1.1',
     rule='lof_roll',
     source='VIS',
@@ -1849,7 +1856,7 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
-_lof_roll__text3: Final = TextSpec(
+_lof_roll__text2: Final = TextSpec(
     key='lof_roll#4',
     rule='lof_roll',
     source='VIS',
@@ -1859,7 +1866,7 @@ _lof_roll__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_lof_roll(run: Run) -> None:
+def _rule_lof_roll(run: Run, outer: Holds = True) -> Parts:
     """The roll that requires LoF (VIS).
 
     - as other_mods_stack
@@ -1867,25 +1874,23 @@ def _rule_lof_roll(run: Run) -> None:
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     v = run.values
-    run.modify(_lof_roll__mod1, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
-    run.modify(_lof_roll__mod2, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
-    run.text(_lof_roll__text1, True)
+    yield _rule_other_mods_stack, outer, ''
     run.text(
-        _lof_roll__text2,
-        lambda: v['lof_skill'] != 'none' and (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+        _lof_roll__text1,
+        both(outer, lambda: v['lof_skill'] != 'none' and (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'))),
     )
     run.roll(
         _lof_roll__roll1,
-        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')),
+        both(outer, lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'))),
         lambda: run.stat('attribute'),
     )
     run.roll(
         _lof_roll__roll2,
-        lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')) and v['lof_skill'] == 'bs_attack',
+        both(outer, lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')) and v['lof_skill'] == 'bs_attack'),
         lambda: run.stat('attribute'),
         ((_lof_roll__roll2_change1, lambda: run.stat('burst') == 1, None), (_lof_roll__roll2_change2, lambda: run.stat('burst') == 2, None), (_lof_roll__roll2_change3, lambda: run.stat('burst') == 3, None), (_lof_roll__roll2_change4, lambda: run.stat('burst') == 4, None), (_lof_roll__roll2_change5, lambda: run.stat('burst') == 5, None)),
     )
-    run.text(_lof_roll__text3, True)
+    run.text(_lof_roll__text2, outer)
 
 # trait difficult
 
@@ -1959,7 +1964,7 @@ _difficult__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_difficult(run: Run) -> None:
+def _rule_difficult(run: Run, outer: Holds = True) -> Parts:
     """MOV: Difficult (second MOV value) (MOV: Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -1970,24 +1975,25 @@ def _rule_difficult(run: Run) -> None:
     v = run.values
     run.modify(
         _difficult__mod1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
         lambda: run.stat('MOV_2'),
     )
     run.modify(
         _difficult__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
         lambda: run.stat('MOV_2') * 2,
     )
     run.text(
         _difficult__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
     )
     run.modify(
         _difficult__mod3,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
+        both(outer, v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
     )
-    run.text(_difficult__text2, True)
-    run.text(_difficult__text3, True)
+    run.text(_difficult__text2, outer)
+    run.text(_difficult__text3, outer)
+    yield from ()
 
 # trait very_difficult
 
@@ -2070,7 +2076,7 @@ _very_difficult__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_very_difficult(run: Run) -> None:
+def _rule_very_difficult(run: Run, outer: Holds = True) -> Parts:
     """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
@@ -2082,28 +2088,29 @@ def _rule_very_difficult(run: Run) -> None:
     v = run.values
     run.modify(
         _very_difficult__mod1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
         lambda: run.stat('MOV_2'),
     )
     run.modify(
         _very_difficult__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
         lambda: run.stat('MOV_2'),
     )
     run.text(
         _very_difficult__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
     )
     run.text(
         _very_difficult__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
+        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
     )
     run.modify(
         _very_difficult__mod3,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
+        both(outer, v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
     )
-    run.text(_very_difficult__text3, True)
-    run.text(_very_difficult__text4, True)
+    run.text(_very_difficult__text3, outer)
+    run.text(_very_difficult__text4, outer)
+    yield from ()
 
 # trait saturation
 
@@ -2154,17 +2161,21 @@ _saturation__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_saturation(run: Run) -> None:
+def _rule_saturation(run: Run, outer: Holds = True) -> Parts:
     """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
     v = run.values
-    run.modify(_saturation__mod1, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_saturation__mod2, True)
-    run.text(_saturation__text1, True)
-    run.text(_saturation__text2, True)
+    run.modify(
+        _saturation__mod1,
+        both(outer, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of'),
+    )
+    run.modify(_saturation__mod2, outer)
+    run.text(_saturation__text1, outer)
+    run.text(_saturation__text2, outer)
+    yield from ()
 
 # trait high_saturation
 
@@ -2215,7 +2226,7 @@ _high_saturation__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_high_saturation(run: Run) -> None:
+def _rule_high_saturation(run: Run, outer: Holds = True) -> Parts:
     """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
@@ -2224,52 +2235,16 @@ def _rule_high_saturation(run: Run) -> None:
     v = run.values
     run.modify(
         _high_saturation__mod1,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
+        both(outer, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of'),
     )
-    run.modify(_high_saturation__mod2, True)
-    run.text(_high_saturation__text1, True)
-    run.text(_high_saturation__text2, True)
+    run.modify(_high_saturation__mod2, outer)
+    run.text(_high_saturation__text1, outer)
+    run.text(_high_saturation__text2, outer)
+    yield from ()
 
 # trait low_visibility
 
 _low_visibility__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_low_visibility__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_low_visibility__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_low_visibility__mod3: Final = ModSpec(
     key='low_visibility#3',
     rule='low_visibility',
     source='VIS: Low Visibility',
@@ -2283,7 +2258,7 @@ _low_visibility__mod3: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
-_low_visibility__mod4: Final = ModSpec(
+_low_visibility__mod2: Final = ModSpec(
     key='low_visibility#4.1',
     rule='low_visibility',
     source='VIS: Low Visibility',
@@ -2297,7 +2272,7 @@ _low_visibility__mod4: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
-_low_visibility__text2: Final = TextSpec(
+_low_visibility__text1: Final = TextSpec(
     key='low_visibility#5',
     rule='low_visibility',
     source='VIS: Low Visibility',
@@ -2306,7 +2281,7 @@ _low_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_low_visibility__text3: Final = TextSpec(
+_low_visibility__text2: Final = TextSpec(
     key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
@@ -2316,7 +2291,7 @@ _low_visibility__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_low_visibility(run: Run) -> None:
+def _rule_low_visibility(run: Run, outer: Holds = True) -> Parts:
     """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
     - as other_mods_stack
@@ -2324,62 +2299,18 @@ def _rule_low_visibility(run: Run) -> None:
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
     v = run.values
-    run.modify(
-        _low_visibility__mod1,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
+    yield _rule_other_mods_stack, outer, ''
+    run.modify(_low_visibility__mod1, outer)
     run.modify(
         _low_visibility__mod2,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
+        both(outer, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
     )
-    run.text(_low_visibility__text1, True)
-    run.modify(_low_visibility__mod3, True)
-    run.modify(_low_visibility__mod4, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_low_visibility__text2, True)
-    run.text(_low_visibility__text3, True)
+    run.text(_low_visibility__text1, outer)
+    run.text(_low_visibility__text2, outer)
 
 # trait poor_visibility
 
 _poor_visibility__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_poor_visibility__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_poor_visibility__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_poor_visibility__mod3: Final = ModSpec(
     key='poor_visibility#3',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
@@ -2393,7 +2324,7 @@ _poor_visibility__mod3: Final = ModSpec(
     condition='',
     label='Poor Visibility Zone',
 )
-_poor_visibility__mod4: Final = ModSpec(
+_poor_visibility__mod2: Final = ModSpec(
     key='poor_visibility#4.1',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
@@ -2407,7 +2338,7 @@ _poor_visibility__mod4: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
-_poor_visibility__text2: Final = TextSpec(
+_poor_visibility__text1: Final = TextSpec(
     key='poor_visibility#5',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
@@ -2416,7 +2347,7 @@ _poor_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_poor_visibility__text3: Final = TextSpec(
+_poor_visibility__text2: Final = TextSpec(
     key='poor_visibility#6',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
@@ -2426,7 +2357,7 @@ _poor_visibility__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_poor_visibility(run: Run) -> None:
+def _rule_poor_visibility(run: Run, outer: Holds = True) -> Parts:
     """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
     - as other_mods_stack
@@ -2434,62 +2365,18 @@ def _rule_poor_visibility(run: Run) -> None:
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
     v = run.values
-    run.modify(
-        _poor_visibility__mod1,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
+    yield _rule_other_mods_stack, outer, ''
+    run.modify(_poor_visibility__mod1, outer)
     run.modify(
         _poor_visibility__mod2,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
+        both(outer, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
     )
-    run.text(_poor_visibility__text1, True)
-    run.modify(_poor_visibility__mod3, True)
-    run.modify(_poor_visibility__mod4, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_poor_visibility__text2, True)
-    run.text(_poor_visibility__text3, True)
+    run.text(_poor_visibility__text1, outer)
+    run.text(_poor_visibility__text2, outer)
 
 # trait zero_visibility
 
 _zero_visibility__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_zero_visibility__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_zero_visibility__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_zero_visibility__mod3: Final = ModSpec(
     key='zero_visibility#3',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2503,7 +2390,7 @@ _zero_visibility__mod3: Final = ModSpec(
     condition='',
     label='Zero Visibility Zone',
 )
-_zero_visibility__text2: Final = TextSpec(
+_zero_visibility__text1: Final = TextSpec(
     key='zero_visibility#4.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2512,7 +2399,7 @@ _zero_visibility__text2: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; unless responding',
 )
-_zero_visibility__mod4: Final = ModSpec(
+_zero_visibility__mod2: Final = ModSpec(
     key='zero_visibility#4.2.1.1.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2526,7 +2413,7 @@ _zero_visibility__mod4: Final = ModSpec(
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
-_zero_visibility__text3: Final = TextSpec(
+_zero_visibility__text2: Final = TextSpec(
     key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2535,7 +2422,7 @@ _zero_visibility__text3: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
 )
-_zero_visibility__text4: Final = TextSpec(
+_zero_visibility__text3: Final = TextSpec(
     key='zero_visibility#4.2.1else.1',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2544,7 +2431,7 @@ _zero_visibility__text4: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; unless facing',
 )
-_zero_visibility__text5: Final = TextSpec(
+_zero_visibility__text4: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2553,7 +2440,7 @@ _zero_visibility__text5: Final = TextSpec(
     quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='',
 )
-_zero_visibility__text6: Final = TextSpec(
+_zero_visibility__text5: Final = TextSpec(
     key='zero_visibility#6',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2562,7 +2449,7 @@ _zero_visibility__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
-_zero_visibility__text7: Final = TextSpec(
+_zero_visibility__text6: Final = TextSpec(
     key='zero_visibility#7',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2571,7 +2458,7 @@ _zero_visibility__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
-_zero_visibility__text8: Final = TextSpec(
+_zero_visibility__text7: Final = TextSpec(
     key='zero_visibility#8',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
@@ -2581,7 +2468,7 @@ _zero_visibility__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_zero_visibility(run: Run) -> None:
+def _rule_zero_visibility(run: Run, outer: Holds = True) -> Parts:
     """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
     - as other_mods_stack
@@ -2592,167 +2479,32 @@ def _rule_zero_visibility(run: Run) -> None:
     - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
     v = run.values
-    run.modify(
-        _zero_visibility__mod1,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
+    yield _rule_other_mods_stack, outer, ''
+    run.modify(_zero_visibility__mod1, outer)
+    run.text(
+        _zero_visibility__text1,
+        both(outer, v['lof_zone'] != 'clear_of' and not v['responding']),
     )
     run.modify(
         _zero_visibility__mod2,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
+        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'),
     )
-    run.text(_zero_visibility__text1, True)
-    run.modify(_zero_visibility__mod3, True)
-    run.text(_zero_visibility__text2, v['lof_zone'] != 'clear_of' and not v['responding'])
-    run.modify(
-        _zero_visibility__mod4,
-        v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
+    run.text(
+        _zero_visibility__text2,
+        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other'),
     )
     run.text(
         _zero_visibility__text3,
-        v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
+        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing']),
     )
-    run.text(
-        _zero_visibility__text4,
-        v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(_zero_visibility__text5, True)
-    run.text(_zero_visibility__text6, True)
-    run.text(_zero_visibility__text7, True)
-    run.text(_zero_visibility__text8, True)
+    run.text(_zero_visibility__text4, outer)
+    run.text(_zero_visibility__text5, outer)
+    run.text(_zero_visibility__text6, outer)
+    run.text(_zero_visibility__text7, outer)
 
 # trait white_noise
 
-_white_noise__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_white_noise__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
 _white_noise__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='when msv',
-)
-_white_noise__mod3: Final = ModSpec(
-    key='zero_visibility#3',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='vis',
-    op='min',
-    value='zero',
-    text='vis min zero',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv',
-    label='Zero Visibility Zone',
-)
-_white_noise__text2: Final = TextSpec(
-    key='zero_visibility#4.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; unless responding',
-)
-_white_noise__mod4: Final = ModSpec(
-    key='zero_visibility#4.2.1.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
-    label='Zero Visibility: BS Attack without LoF',
-)
-_white_noise__text3: Final = TextSpec(
-    key='zero_visibility#4.2.1.2.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
-)
-_white_noise__text4: Final = TextSpec(
-    key='zero_visibility#4.2.1else.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; unless facing',
-)
-_white_noise__text5: Final = TextSpec(
-    key='zero_visibility#5',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='erratum',
-    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
-    condition='when msv',
-)
-_white_noise__text6: Final = TextSpec(
-    key='zero_visibility#6',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when msv',
-)
-_white_noise__text7: Final = TextSpec(
-    key='zero_visibility#7',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='when msv',
-)
-_white_noise__text8: Final = TextSpec(
-    key='zero_visibility#8',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    quote=None,
-    condition='when msv',
-)
-_white_noise__text9: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2761,7 +2513,7 @@ _white_noise__text9: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text10: Final = TextSpec(
+_white_noise__text2: Final = TextSpec(
     key='white_noise#4',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2770,7 +2522,7 @@ _white_noise__text10: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text11: Final = TextSpec(
+_white_noise__text3: Final = TextSpec(
     key='white_noise#5',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2779,7 +2531,7 @@ _white_noise__text11: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text12: Final = TextSpec(
+_white_noise__text4: Final = TextSpec(
     key='white_noise#6',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2788,7 +2540,7 @@ _white_noise__text12: Final = TextSpec(
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='',
 )
-_white_noise__text13: Final = TextSpec(
+_white_noise__text5: Final = TextSpec(
     key='white_noise#7',
     rule='white_noise',
     source='VIS: White Noise',
@@ -2798,46 +2550,18 @@ _white_noise__text13: Final = TextSpec(
     condition='',
 )
 
-def _rule_white_noise(run: Run) -> None:
+def _rule_white_noise(run: Run, outer: Holds = True) -> Parts:
     """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - as zero_visibility (when msv)
     """
     v = run.values
-    run.modify(
-        _white_noise__mod1,
-        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _white_noise__mod2,
-        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_white_noise__text1, v['msv'])
-    run.modify(_white_noise__mod3, v['msv'])
-    run.text(_white_noise__text2, v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'])
-    run.modify(
-        _white_noise__mod4,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
-    )
-    run.text(
-        _white_noise__text3,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
-    )
-    run.text(
-        _white_noise__text4,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(_white_noise__text5, v['msv'])
-    run.text(_white_noise__text6, v['msv'])
-    run.text(_white_noise__text7, v['msv'])
-    run.text(_white_noise__text8, v['msv'])
-    run.text(_white_noise__text9, True)
-    run.text(_white_noise__text10, True)
-    run.text(_white_noise__text11, True)
-    run.text(_white_noise__text12, True)
-    run.text(_white_noise__text13, True)
+    yield _rule_zero_visibility, both(outer, v['msv']), 'when msv'
+    run.text(_white_noise__text1, outer)
+    run.text(_white_noise__text2, outer)
+    run.text(_white_noise__text3, outer)
+    run.text(_white_noise__text4, outer)
+    run.text(_white_noise__text5, outer)
 
 # trait insecure
 
@@ -2874,14 +2598,15 @@ _insecure__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_insecure(run: Run) -> None:
+def _rule_insecure(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
     """
-    run.modify(_insecure__mod1, True)
-    run.roll(_insecure__roll1, True, lambda: 20)
+    run.modify(_insecure__mod1, outer)
+    run.roll(_insecure__roll1, outer, lambda: 20)
+    yield from ()
 
 # trait adverse
 
@@ -2918,14 +2643,15 @@ _adverse__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_adverse(run: Run) -> None:
+def _rule_adverse(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
     """
-    run.modify(_adverse__mod1, True)
-    run.roll(_adverse__roll1, True, lambda: 19)
+    run.modify(_adverse__mod1, outer)
+    run.roll(_adverse__roll1, outer, lambda: 19)
+    yield from ()
 
 # trait dangerous
 
@@ -2962,14 +2688,15 @@ _dangerous__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_dangerous(run: Run) -> None:
+def _rule_dangerous(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
     """
-    run.modify(_dangerous__mod1, True)
-    run.roll(_dangerous__roll1, True, lambda: 18)
+    run.modify(_dangerous__mod1, outer)
+    run.roll(_dangerous__roll1, outer, lambda: 18)
+    yield from ()
 
 # trait aggressive
 
@@ -3006,14 +2733,15 @@ _aggressive__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_aggressive(run: Run) -> None:
+def _rule_aggressive(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
     """
-    run.modify(_aggressive__mod1, True)
-    run.roll(_aggressive__roll1, True, lambda: 17)
+    run.modify(_aggressive__mod1, outer)
+    run.roll(_aggressive__roll1, outer, lambda: 17)
+    yield from ()
 
 # trait lethal
 
@@ -3050,14 +2778,15 @@ _lethal__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_lethal(run: Run) -> None:
+def _rule_lethal(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
     """
-    run.modify(_lethal__mod1, True)
-    run.roll(_lethal__roll1, True, lambda: 16)
+    run.modify(_lethal__mod1, outer)
+    run.roll(_lethal__roll1, outer, lambda: 16)
+    yield from ()
 
 # trait savage
 
@@ -3094,14 +2823,15 @@ _savage__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_savage(run: Run) -> None:
+def _rule_savage(run: Run, outer: Holds = True) -> Parts:
     """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14
     """
-    run.modify(_savage__mod1, True)
-    run.roll(_savage__roll1, True, lambda: 14)
+    run.modify(_savage__mod1, outer)
+    run.roll(_savage__roll1, outer, lambda: 14)
+    yield from ()
 
 # terrain woods
 
@@ -3133,238 +2863,8 @@ _woods__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
-_woods__mod3: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_woods__mod4: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
-_woods__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_woods__mod5: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_woods__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_woods__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='',
-)
-_woods__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_woods__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_woods__text4: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_woods__mod8: Final = ModSpec(
-    key='low_visibility#3',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='vis',
-    op='min',
-    value='low',
-    text='vis min low',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Low Visibility Zone',
-)
-_woods__mod9: Final = ModSpec(
-    key='low_visibility#4.1',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='attribute',
-    op='add',
-    value=-3,
-    text='attribute -3',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Low Visibility',
-)
-_woods__text5: Final = TextSpec(
-    key='low_visibility#5',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_woods__text6: Final = TextSpec(
-    key='low_visibility#6',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_woods__mod10: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_woods__mod11: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_woods__text7: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_woods__text8: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_woods__mod12: Final = ModSpec(
-    key='insecure#2',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='insecure',
-    text='hostility min insecure',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Insecure',
-)
-_woods__roll1: Final = RollSpec(
-    key='insecure#3',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Insecure: only on 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
 
-def _rule_woods(run: Run) -> None:
+def _rule_woods(run: Run, outer: Holds = True) -> Parts:
     """Woods (WOODS).
 
     - jungle_type = yes
@@ -3374,42 +2874,12 @@ def _rule_woods(run: Run) -> None:
     - as saturation
     - as insecure
     """
-    v = run.values
-    run.modify(_woods__mod1, True)
-    run.modify(_woods__mod2, True)
-    run.modify(
-        _woods__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _woods__mod4,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _woods__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _woods__mod5,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_woods__text2, True)
-    run.text(_woods__text3, True)
-    run.modify(_woods__mod6, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
-    run.modify(_woods__mod7, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
-    run.text(_woods__text4, True)
-    run.modify(_woods__mod8, True)
-    run.modify(_woods__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_woods__text5, True)
-    run.text(_woods__text6, True)
-    run.modify(_woods__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_woods__mod11, True)
-    run.text(_woods__text7, True)
-    run.text(_woods__text8, True)
-    run.modify(_woods__mod12, True)
-    run.roll(_woods__roll1, True, lambda: 20)
+    run.modify(_woods__mod1, outer)
+    run.modify(_woods__mod2, outer)
+    yield _rule_difficult, outer, ''
+    yield _rule_low_visibility, outer, ''
+    yield _rule_saturation, outer, ''
+    yield _rule_insecure, outer, ''
 
 # terrain jungle
 
@@ -3441,247 +2911,8 @@ _jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
-_jungle__mod3: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_jungle__mod4: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
-_jungle__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_jungle__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_jungle__mod5: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_jungle__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_jungle__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_jungle__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_jungle__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_jungle__text5: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_jungle__mod8: Final = ModSpec(
-    key='low_visibility#3',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='vis',
-    op='min',
-    value='low',
-    text='vis min low',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Low Visibility Zone',
-)
-_jungle__mod9: Final = ModSpec(
-    key='low_visibility#4.1',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='attribute',
-    op='add',
-    value=-3,
-    text='attribute -3',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Low Visibility',
-)
-_jungle__text6: Final = TextSpec(
-    key='low_visibility#5',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_jungle__text7: Final = TextSpec(
-    key='low_visibility#6',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_jungle__mod10: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_jungle__mod11: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_jungle__text8: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_jungle__text9: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_jungle__mod12: Final = ModSpec(
-    key='adverse#2',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='adverse',
-    text='hostility min adverse',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Adverse',
-)
-_jungle__roll1: Final = RollSpec(
-    key='adverse#3',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Adverse: on 19 or 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
 
-def _rule_jungle(run: Run) -> None:
+def _rule_jungle(run: Run, outer: Holds = True) -> Parts:
     """Jungle (JUNGLE).
 
     - jungle_type = yes
@@ -3691,46 +2922,12 @@ def _rule_jungle(run: Run) -> None:
     - as saturation
     - as adverse
     """
-    v = run.values
-    run.modify(_jungle__mod1, True)
-    run.modify(_jungle__mod2, True)
-    run.modify(
-        _jungle__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _jungle__mod4,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _jungle__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _jungle__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _jungle__mod5,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_jungle__text3, True)
-    run.text(_jungle__text4, True)
-    run.modify(_jungle__mod6, v['lof_skill'] != 'none' and v['range_mod'] != 0, v['range_mod'])
-    run.modify(_jungle__mod7, v['lof_skill'] != 'none' and v['other_mods'] != 0, v['other_mods'])
-    run.text(_jungle__text5, True)
-    run.modify(_jungle__mod8, True)
-    run.modify(_jungle__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_jungle__text6, True)
-    run.text(_jungle__text7, True)
-    run.modify(_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_jungle__mod11, True)
-    run.text(_jungle__text8, True)
-    run.text(_jungle__text9, True)
-    run.modify(_jungle__mod12, True)
-    run.roll(_jungle__roll1, True, lambda: 19)
+    run.modify(_jungle__mod1, outer)
+    run.modify(_jungle__mod2, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_low_visibility, outer, ''
+    yield _rule_saturation, outer, ''
+    yield _rule_adverse, outer, ''
 
 # terrain steep_hills
 
@@ -3748,76 +2945,7 @@ _steep_hills__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
-_steep_hills__mod2: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_steep_hills__mod3: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _steep_hills__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_steep_hills__mod4: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_steep_hills__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_steep_hills__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='',
-)
-_steep_hills__text4: Final = TextSpec(
     key='steep_hills#4',
     rule='steep_hills',
     source='STEEP HILLS',
@@ -3827,35 +2955,15 @@ _steep_hills__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_steep_hills(run: Run) -> None:
+def _rule_steep_hills(run: Run, outer: Holds = True) -> Parts:
     """Steep Hills (STEEP HILLS).
 
     - mountains_type = yes
     - as difficult
     """
-    v = run.values
-    run.modify(_steep_hills__mod1, True)
-    run.modify(
-        _steep_hills__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _steep_hills__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _steep_hills__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _steep_hills__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_steep_hills__text2, True)
-    run.text(_steep_hills__text3, True)
-    run.text(_steep_hills__text4, True)
+    run.modify(_steep_hills__mod1, outer)
+    yield _rule_difficult, outer, ''
+    run.text(_steep_hills__text1, outer)
 
 # terrain high_mountain
 
@@ -3887,247 +2995,8 @@ _high_mountain__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
-_high_mountain__mod3: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_high_mountain__mod4: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
-_high_mountain__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_high_mountain__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_high_mountain__mod5: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_high_mountain__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_high_mountain__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_high_mountain__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_high_mountain__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_high_mountain__text5: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_high_mountain__mod8: Final = ModSpec(
-    key='low_visibility#3',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='vis',
-    op='min',
-    value='low',
-    text='vis min low',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Low Visibility Zone',
-)
-_high_mountain__mod9: Final = ModSpec(
-    key='low_visibility#4.1',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='attribute',
-    op='add',
-    value=-3,
-    text='attribute -3',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Low Visibility',
-)
-_high_mountain__text6: Final = TextSpec(
-    key='low_visibility#5',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_high_mountain__text7: Final = TextSpec(
-    key='low_visibility#6',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_high_mountain__mod10: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_high_mountain__mod11: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_high_mountain__text8: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_high_mountain__text9: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_high_mountain__mod12: Final = ModSpec(
-    key='adverse#2',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='adverse',
-    text='hostility min adverse',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Adverse',
-)
-_high_mountain__roll1: Final = RollSpec(
-    key='adverse#3',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Adverse: on 19 or 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
 
-def _rule_high_mountain(run: Run) -> None:
+def _rule_high_mountain(run: Run, outer: Holds = True) -> Parts:
     """High Mountain (HIGH MOUNTAIN).
 
     - mountains_type = yes
@@ -4137,57 +3006,12 @@ def _rule_high_mountain(run: Run) -> None:
     - as saturation
     - as adverse
     """
-    v = run.values
-    run.modify(_high_mountain__mod1, True)
-    run.modify(_high_mountain__mod2, True)
-    run.modify(
-        _high_mountain__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _high_mountain__mod4,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _high_mountain__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _high_mountain__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _high_mountain__mod5,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_high_mountain__text3, True)
-    run.text(_high_mountain__text4, True)
-    run.modify(
-        _high_mountain__mod6,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _high_mountain__mod7,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_high_mountain__text5, True)
-    run.modify(_high_mountain__mod8, True)
-    run.modify(_high_mountain__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_high_mountain__text6, True)
-    run.text(_high_mountain__text7, True)
-    run.modify(
-        _high_mountain__mod10,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
-    )
-    run.modify(_high_mountain__mod11, True)
-    run.text(_high_mountain__text8, True)
-    run.text(_high_mountain__text9, True)
-    run.modify(_high_mountain__mod12, True)
-    run.roll(_high_mountain__roll1, True, lambda: 19)
+    run.modify(_high_mountain__mod1, outer)
+    run.modify(_high_mountain__mod2, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_low_visibility, outer, ''
+    yield _rule_saturation, outer, ''
+    yield _rule_adverse, outer, ''
 
 # terrain primeval_forest
 
@@ -4219,291 +3043,7 @@ _primeval_forest__mod2: Final = ModSpec(
     condition='',
     label='VIS: Zero Visibility',
 )
-_primeval_forest__mod3: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_primeval_forest__mod4: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _primeval_forest__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_primeval_forest__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_primeval_forest__mod5: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_primeval_forest__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_primeval_forest__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_primeval_forest__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_primeval_forest__text5: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__mod8: Final = ModSpec(
-    key='zero_visibility#3',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='vis',
-    op='min',
-    value='zero',
-    text='vis min zero',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Zero Visibility Zone',
-)
-_primeval_forest__text6: Final = TextSpec(
-    key='zero_visibility#4.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    quote=None,
-    condition='when lof_zone != clear_of; unless responding',
-)
-_primeval_forest__mod9: Final = ModSpec(
-    key='zero_visibility#4.2.1.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
-    label='Zero Visibility: BS Attack without LoF',
-)
-_primeval_forest__text7: Final = TextSpec(
-    key='zero_visibility#4.2.1.2.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    quote=None,
-    condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
-)
-_primeval_forest__text8: Final = TextSpec(
-    key='zero_visibility#4.2.1else.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    quote=None,
-    condition='when lof_zone != clear_of; when responding; unless facing',
-)
-_primeval_forest__text9: Final = TextSpec(
-    key='zero_visibility#5',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='erratum',
-    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
-    condition='',
-)
-_primeval_forest__text10: Final = TextSpec(
-    key='zero_visibility#6',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__text11: Final = TextSpec(
-    key='zero_visibility#7',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__text12: Final = TextSpec(
-    key='zero_visibility#8',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__mod10: Final = ModSpec(
-    key='high_saturation#2.1',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    target='burst',
-    op='add',
-    value=-2,
-    text='burst -2',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='High Saturation Zone: -2B',
-)
-_primeval_forest__mod11: Final = ModSpec(
-    key='high_saturation#3',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_primeval_forest__text13: Final = TextSpec(
-    key='high_saturation#4',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
-    quote=None,
-    condition='',
-)
-_primeval_forest__text14: Final = TextSpec(
-    key='high_saturation#5',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
-    quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
-    condition='',
-)
-_primeval_forest__mod12: Final = ModSpec(
-    key='dangerous#2',
-    rule='dangerous',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='dangerous',
-    text='hostility min dangerous',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Dangerous',
-)
-_primeval_forest__roll1: Final = RollSpec(
-    key='dangerous#3',
-    rule='dangerous',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Dangerous: on 18 or more',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_primeval_forest__text15: Final = TextSpec(
     key='primeval_forest#5',
     rule='primeval_forest',
     source='PRIMEVAL FOREST',
@@ -4513,7 +3053,7 @@ _primeval_forest__text15: Final = TextSpec(
     condition='',
 )
 
-def _rule_primeval_forest(run: Run) -> None:
+def _rule_primeval_forest(run: Run, outer: Holds = True) -> Parts:
     """Primeval Forest (PRIMEVAL FOREST).
 
     - jungle_type = yes
@@ -4523,72 +3063,13 @@ def _rule_primeval_forest(run: Run) -> None:
     - as high_saturation
     - as dangerous
     """
-    v = run.values
-    run.modify(_primeval_forest__mod1, True)
-    run.modify(_primeval_forest__mod2, True)
-    run.modify(
-        _primeval_forest__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _primeval_forest__mod4,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _primeval_forest__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _primeval_forest__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _primeval_forest__mod5,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_primeval_forest__text3, True)
-    run.text(_primeval_forest__text4, True)
-    run.modify(
-        _primeval_forest__mod6,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _primeval_forest__mod7,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_primeval_forest__text5, True)
-    run.modify(_primeval_forest__mod8, True)
-    run.text(_primeval_forest__text6, v['lof_zone'] != 'clear_of' and not v['responding'])
-    run.modify(
-        _primeval_forest__mod9,
-        v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
-    )
-    run.text(
-        _primeval_forest__text7,
-        v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
-    )
-    run.text(
-        _primeval_forest__text8,
-        v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(_primeval_forest__text9, True)
-    run.text(_primeval_forest__text10, True)
-    run.text(_primeval_forest__text11, True)
-    run.text(_primeval_forest__text12, True)
-    run.modify(
-        _primeval_forest__mod10,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
-    )
-    run.modify(_primeval_forest__mod11, True)
-    run.text(_primeval_forest__text13, True)
-    run.text(_primeval_forest__text14, True)
-    run.modify(_primeval_forest__mod12, True)
-    run.roll(_primeval_forest__roll1, True, lambda: 18)
-    run.text(_primeval_forest__text15, True)
+    run.modify(_primeval_forest__mod1, outer)
+    run.modify(_primeval_forest__mod2, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_zero_visibility, outer, ''
+    yield _rule_high_saturation, outer, ''
+    yield _rule_dangerous, outer, ''
+    run.text(_primeval_forest__text1, outer)
 
 # terrain dense_jungle
 
@@ -4620,246 +3101,7 @@ _dense_jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Poor Visibility',
 )
-_dense_jungle__mod3: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_dense_jungle__mod4: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _dense_jungle__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_dense_jungle__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_dense_jungle__mod5: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_dense_jungle__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_dense_jungle__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_dense_jungle__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_dense_jungle__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_dense_jungle__text5: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_dense_jungle__mod8: Final = ModSpec(
-    key='poor_visibility#3',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    target='vis',
-    op='min',
-    value='poor',
-    text='vis min poor',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Poor Visibility Zone',
-)
-_dense_jungle__mod9: Final = ModSpec(
-    key='poor_visibility#4.1',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Poor Visibility',
-)
-_dense_jungle__text6: Final = TextSpec(
-    key='poor_visibility#5',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_dense_jungle__text7: Final = TextSpec(
-    key='poor_visibility#6',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    kind='note',
-    text='This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_dense_jungle__mod10: Final = ModSpec(
-    key='high_saturation#2.1',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    target='burst',
-    op='add',
-    value=-2,
-    text='burst -2',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='High Saturation Zone: -2B',
-)
-_dense_jungle__mod11: Final = ModSpec(
-    key='high_saturation#3',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_dense_jungle__text8: Final = TextSpec(
-    key='high_saturation#4',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
-    quote=None,
-    condition='',
-)
-_dense_jungle__text9: Final = TextSpec(
-    key='high_saturation#5',
-    rule='high_saturation',
-    source='SAT: High Sat Zone',
-    kind='erratum',
-    text='The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
-    quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
-    condition='',
-)
-_dense_jungle__mod12: Final = ModSpec(
-    key='dangerous#2',
-    rule='dangerous',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='dangerous',
-    text='hostility min dangerous',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Dangerous',
-)
-_dense_jungle__roll1: Final = RollSpec(
-    key='dangerous#3',
-    rule='dangerous',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Dangerous: on 18 or more',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_dense_jungle__text10: Final = TextSpec(
     key='dense_jungle#5',
     rule='dense_jungle',
     source='DENSE JUNGLE',
@@ -4869,7 +3111,7 @@ _dense_jungle__text10: Final = TextSpec(
     condition='',
 )
 
-def _rule_dense_jungle(run: Run) -> None:
+def _rule_dense_jungle(run: Run, outer: Holds = True) -> Parts:
     """Dense Jungle (DENSE JUNGLE).
 
     - jungle_type = yes
@@ -4879,55 +3121,13 @@ def _rule_dense_jungle(run: Run) -> None:
     - as high_saturation
     - as dangerous
     """
-    v = run.values
-    run.modify(_dense_jungle__mod1, True)
-    run.modify(_dense_jungle__mod2, True)
-    run.modify(
-        _dense_jungle__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _dense_jungle__mod4,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _dense_jungle__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _dense_jungle__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _dense_jungle__mod5,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_dense_jungle__text3, True)
-    run.text(_dense_jungle__text4, True)
-    run.modify(
-        _dense_jungle__mod6,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _dense_jungle__mod7,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_dense_jungle__text5, True)
-    run.modify(_dense_jungle__mod8, True)
-    run.modify(_dense_jungle__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_dense_jungle__text6, True)
-    run.text(_dense_jungle__text7, True)
-    run.modify(_dense_jungle__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_dense_jungle__mod11, True)
-    run.text(_dense_jungle__text8, True)
-    run.text(_dense_jungle__text9, True)
-    run.modify(_dense_jungle__mod12, True)
-    run.roll(_dense_jungle__roll1, True, lambda: 18)
-    run.text(_dense_jungle__text10, True)
+    run.modify(_dense_jungle__mod1, outer)
+    run.modify(_dense_jungle__mod2, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_poor_visibility, outer, ''
+    yield _rule_high_saturation, outer, ''
+    yield _rule_dangerous, outer, ''
+    run.text(_dense_jungle__text1, outer)
 
 # terrain arctic_plains
 
@@ -4945,108 +3145,7 @@ _arctic_plains__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
-_arctic_plains__mod2: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_arctic_plains__mod3: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _arctic_plains__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_arctic_plains__mod4: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_arctic_plains__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_arctic_plains__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='',
-)
-_arctic_plains__mod5: Final = ModSpec(
-    key='insecure#2',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='insecure',
-    text='hostility min insecure',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Insecure',
-)
-_arctic_plains__roll1: Final = RollSpec(
-    key='insecure#3',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Insecure: only on 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_arctic_plains__text4: Final = TextSpec(
     key='arctic_plains#4',
     rule='arctic_plains',
     source='ARCTIC PLAINS',
@@ -5056,38 +3155,17 @@ _arctic_plains__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_arctic_plains(run: Run) -> None:
+def _rule_arctic_plains(run: Run, outer: Holds = True) -> Parts:
     """Arctic Plains (ARCTIC PLAINS).
 
     - mountains_type = yes
     - as difficult
     - as insecure
     """
-    v = run.values
-    run.modify(_arctic_plains__mod1, True)
-    run.modify(
-        _arctic_plains__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _arctic_plains__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _arctic_plains__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _arctic_plains__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_arctic_plains__text2, True)
-    run.text(_arctic_plains__text3, True)
-    run.modify(_arctic_plains__mod5, True)
-    run.roll(_arctic_plains__roll1, True, lambda: 20)
-    run.text(_arctic_plains__text4, True)
+    run.modify(_arctic_plains__mod1, outer)
+    yield _rule_difficult, outer, ''
+    yield _rule_insecure, outer, ''
+    run.text(_arctic_plains__text1, outer)
 
 # terrain mid_mountain
 
@@ -5105,85 +3183,7 @@ _mid_mountain__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
-_mid_mountain__mod2: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_mid_mountain__mod3: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _mid_mountain__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_mid_mountain__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_mid_mountain__mod4: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_mid_mountain__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_mid_mountain__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_mid_mountain__text5: Final = TextSpec(
     key='mid_mountain#4',
     rule='mid_mountain',
     source='MID-MOUNTAIN',
@@ -5193,39 +3193,15 @@ _mid_mountain__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_mid_mountain(run: Run) -> None:
+def _rule_mid_mountain(run: Run, outer: Holds = True) -> Parts:
     """Mid-Mountain (MID-MOUNTAIN).
 
     - mountains_type = yes
     - as very_difficult
     """
-    v = run.values
-    run.modify(_mid_mountain__mod1, True)
-    run.modify(
-        _mid_mountain__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _mid_mountain__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _mid_mountain__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _mid_mountain__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _mid_mountain__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_mid_mountain__text3, True)
-    run.text(_mid_mountain__text4, True)
-    run.text(_mid_mountain__text5, True)
+    run.modify(_mid_mountain__mod1, outer)
+    yield _rule_very_difficult, outer, ''
+    run.text(_mid_mountain__text1, outer)
 
 # terrain swamp
 
@@ -5243,163 +3219,7 @@ _swamp__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
-_swamp__mod2: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_swamp__mod3: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _swamp__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_swamp__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_swamp__mod4: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_swamp__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_swamp__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_swamp__mod5: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_swamp__mod6: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_swamp__text5: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_swamp__text6: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_swamp__mod7: Final = ModSpec(
-    key='insecure#2',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='insecure',
-    text='hostility min insecure',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Insecure',
-)
-_swamp__roll1: Final = RollSpec(
-    key='insecure#3',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Insecure: only on 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_swamp__text7: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
     source='SWAMP',
@@ -5409,7 +3229,7 @@ _swamp__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_swamp(run: Run) -> None:
+def _rule_swamp(run: Run, outer: Holds = True) -> Parts:
     """Swamp (SWAMP).
 
     - aquatic_type = yes
@@ -5417,39 +3237,11 @@ def _rule_swamp(run: Run) -> None:
     - as saturation
     - as insecure
     """
-    v = run.values
-    run.modify(_swamp__mod1, True)
-    run.modify(
-        _swamp__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _swamp__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _swamp__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _swamp__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _swamp__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_swamp__text3, True)
-    run.text(_swamp__text4, True)
-    run.modify(_swamp__mod5, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_swamp__mod6, True)
-    run.text(_swamp__text5, True)
-    run.text(_swamp__text6, True)
-    run.modify(_swamp__mod7, True)
-    run.roll(_swamp__roll1, True, lambda: 20)
-    run.text(_swamp__text7, True)
+    run.modify(_swamp__mod1, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_saturation, outer, ''
+    yield _rule_insecure, outer, ''
+    run.text(_swamp__text1, outer)
 
 # terrain open_sea
 
@@ -5467,117 +3259,7 @@ _open_sea__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
-_open_sea__mod2: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_open_sea__mod3: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _open_sea__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_open_sea__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_open_sea__mod4: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_open_sea__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_open_sea__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_open_sea__mod5: Final = ModSpec(
-    key='insecure#2',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='insecure',
-    text='hostility min insecure',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Insecure',
-)
-_open_sea__roll1: Final = RollSpec(
-    key='insecure#3',
-    rule='insecure',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Insecure: only on 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_open_sea__text5: Final = TextSpec(
     key='open_sea#4',
     rule='open_sea',
     source='OPEN SEA',
@@ -5587,42 +3269,17 @@ _open_sea__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_open_sea(run: Run) -> None:
+def _rule_open_sea(run: Run, outer: Holds = True) -> Parts:
     """Open Sea (OPEN SEA).
 
     - aquatic_type = yes
     - as very_difficult
     - as insecure
     """
-    v = run.values
-    run.modify(_open_sea__mod1, True)
-    run.modify(
-        _open_sea__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _open_sea__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _open_sea__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _open_sea__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _open_sea__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_open_sea__text3, True)
-    run.text(_open_sea__text4, True)
-    run.modify(_open_sea__mod5, True)
-    run.roll(_open_sea__roll1, True, lambda: 20)
-    run.text(_open_sea__text5, True)
+    run.modify(_open_sea__mod1, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_insecure, outer, ''
+    run.text(_open_sea__text1, outer)
 
 # terrain rocky_ground
 
@@ -5640,122 +3297,7 @@ _rocky_ground__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
-_rocky_ground__mod2: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_rocky_ground__mod3: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _rocky_ground__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_rocky_ground__mod4: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_rocky_ground__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_rocky_ground__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='',
-)
-_rocky_ground__mod5: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_rocky_ground__mod6: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_rocky_ground__text4: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_rocky_ground__text5: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_rocky_ground__text6: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
     source='ROCKY GROUND',
@@ -5765,40 +3307,17 @@ _rocky_ground__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_rocky_ground(run: Run) -> None:
+def _rule_rocky_ground(run: Run, outer: Holds = True) -> Parts:
     """Rocky Ground (ROCKY GROUND).
 
     - desert_type = yes
     - as difficult
     - as saturation
     """
-    v = run.values
-    run.modify(_rocky_ground__mod1, True)
-    run.modify(
-        _rocky_ground__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _rocky_ground__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _rocky_ground__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _rocky_ground__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_rocky_ground__text2, True)
-    run.text(_rocky_ground__text3, True)
-    run.modify(_rocky_ground__mod5, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_rocky_ground__mod6, True)
-    run.text(_rocky_ground__text4, True)
-    run.text(_rocky_ground__text5, True)
-    run.text(_rocky_ground__text6, True)
+    run.modify(_rocky_ground__mod1, outer)
+    yield _rule_difficult, outer, ''
+    yield _rule_saturation, outer, ''
+    run.text(_rocky_ground__text1, outer)
 
 # terrain sand_dunes
 
@@ -5816,117 +3335,7 @@ _sand_dunes__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
-_sand_dunes__mod2: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_sand_dunes__mod3: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _sand_dunes__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_sand_dunes__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_sand_dunes__mod4: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_sand_dunes__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_sand_dunes__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_sand_dunes__mod5: Final = ModSpec(
-    key='adverse#2',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    target='hostility',
-    op='min',
-    value='adverse',
-    text='hostility min adverse',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Adverse',
-)
-_sand_dunes__roll1: Final = RollSpec(
-    key='adverse#3',
-    rule='adverse',
-    source='HOSTILITY LEVEL',
-    name='hostile',
-    label='Adverse: on 19 or 20',
-    kind='check',
-    pool=(1, 20, None),
-    op='>=',
-    against=None,
-    success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
-    margin_outcomes=(),
-    tiers=(),
-    ties=None,
-    notes=(),
-    condition='',
-)
-_sand_dunes__text5: Final = TextSpec(
     key='sand_dunes#4',
     rule='sand_dunes',
     source='SAND DUNES',
@@ -5936,42 +3345,17 @@ _sand_dunes__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_sand_dunes(run: Run) -> None:
+def _rule_sand_dunes(run: Run, outer: Holds = True) -> Parts:
     """Sand Dunes (SAND DUNES).
 
     - desert_type = yes
     - as very_difficult
     - as adverse
     """
-    v = run.values
-    run.modify(_sand_dunes__mod1, True)
-    run.modify(
-        _sand_dunes__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _sand_dunes__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _sand_dunes__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _sand_dunes__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _sand_dunes__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_sand_dunes__text3, True)
-    run.text(_sand_dunes__text4, True)
-    run.modify(_sand_dunes__mod5, True)
-    run.roll(_sand_dunes__roll1, True, lambda: 19)
-    run.text(_sand_dunes__text5, True)
+    run.modify(_sand_dunes__mod1, outer)
+    yield _rule_very_difficult, outer, ''
+    yield _rule_adverse, outer, ''
+    run.text(_sand_dunes__text1, outer)
 
 # terrain beach
 
@@ -5989,76 +3373,7 @@ _beach__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
-_beach__mod2: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_beach__mod3: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _beach__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_beach__mod4: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_beach__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_beach__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='',
-)
-_beach__text4: Final = TextSpec(
     key='beach#4',
     rule='beach',
     source='BEACH',
@@ -6068,35 +3383,15 @@ _beach__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_beach(run: Run) -> None:
+def _rule_beach(run: Run, outer: Holds = True) -> Parts:
     """Beach (BEACH).
 
     - aquatic_type = yes
     - as difficult
     """
-    v = run.values
-    run.modify(_beach__mod1, True)
-    run.modify(
-        _beach__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _beach__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _beach__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _beach__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_beach__text2, True)
-    run.text(_beach__text3, True)
-    run.text(_beach__text4, True)
+    run.modify(_beach__mod1, outer)
+    yield _rule_difficult, outer, ''
+    run.text(_beach__text1, outer)
 
 # terrain zero_g
 
@@ -6114,85 +3409,7 @@ _zero_g__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
-_zero_g__mod2: Final = ModSpec(
-    key='very_difficult#2.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_zero_g__mod3: Final = ModSpec(
-    key='very_difficult#2.2',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='one Short Movement Skill per order',
-)
 _zero_g__text1: Final = TextSpec(
-    key='very_difficult#2.3',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='declare two Short Movement Skills in the same order',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_zero_g__text2: Final = TextSpec(
-    key='very_difficult#2.4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_zero_g__mod4: Final = ModSpec(
-    key='very_difficult#3.1',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_zero_g__text3: Final = TextSpec(
-    key='very_difficult#4',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='',
-)
-_zero_g__text4: Final = TextSpec(
-    key='very_difficult#5',
-    rule='very_difficult',
-    source='MOV: Very Difficult',
-    kind='erratum',
-    text='This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    condition='',
-)
-_zero_g__text5: Final = TextSpec(
     key='zero_g#4',
     rule='zero_g',
     source='ZERO-G',
@@ -6201,7 +3418,7 @@ _zero_g__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_zero_g__text6: Final = TextSpec(
+_zero_g__text2: Final = TextSpec(
     key='zero_g#5',
     rule='zero_g',
     source='ZERO-G',
@@ -6211,40 +3428,16 @@ _zero_g__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_zero_g(run: Run) -> None:
+def _rule_zero_g(run: Run, outer: Holds = True) -> Parts:
     """Zero-G (ZERO-G).
 
     - zero_g_type = yes
     - as very_difficult
     """
-    v = run.values
-    run.modify(_zero_g__mod1, True)
-    run.modify(
-        _zero_g__mod2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _zero_g__mod3,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _zero_g__text1,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.text(
-        _zero_g__text2,
-        v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive'),
-    )
-    run.modify(
-        _zero_g__mod4,
-        v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']),
-    )
-    run.text(_zero_g__text3, True)
-    run.text(_zero_g__text4, True)
-    run.text(_zero_g__text5, True)
-    run.text(_zero_g__text6, True)
+    run.modify(_zero_g__mod1, outer)
+    yield _rule_very_difficult, outer, ''
+    run.text(_zero_g__text1, outer)
+    run.text(_zero_g__text2, outer)
 
 # terrain generator_room
 
@@ -6262,295 +3455,7 @@ _generator_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
-_generator_room__mod2: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_generator_room__mod3: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _generator_room__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_generator_room__mod4: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_generator_room__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='when optional_mov',
-)
-_generator_room__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='when optional_mov',
-)
-_generator_room__mod5: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_generator_room__mod6: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_generator_room__text4: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='when msv',
-)
-_generator_room__mod7: Final = ModSpec(
-    key='zero_visibility#3',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='vis',
-    op='min',
-    value='zero',
-    text='vis min zero',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv',
-    label='Zero Visibility Zone',
-)
-_generator_room__text5: Final = TextSpec(
-    key='zero_visibility#4.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; unless responding',
-)
-_generator_room__mod8: Final = ModSpec(
-    key='zero_visibility#4.2.1.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
-    label='Zero Visibility: BS Attack without LoF',
-)
-_generator_room__text6: Final = TextSpec(
-    key='zero_visibility#4.2.1.2.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
-)
-_generator_room__text7: Final = TextSpec(
-    key='zero_visibility#4.2.1else.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; unless facing',
-)
-_generator_room__text8: Final = TextSpec(
-    key='zero_visibility#5',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='erratum',
-    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
-    condition='when msv',
-)
-_generator_room__text9: Final = TextSpec(
-    key='zero_visibility#6',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when msv',
-)
-_generator_room__text10: Final = TextSpec(
-    key='zero_visibility#7',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='when msv',
-)
-_generator_room__text11: Final = TextSpec(
-    key='zero_visibility#8',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    quote=None,
-    condition='when msv',
-)
-_generator_room__text12: Final = TextSpec(
-    key='white_noise#3',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    quote=None,
-    condition='',
-)
-_generator_room__text13: Final = TextSpec(
-    key='white_noise#4',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    quote=None,
-    condition='',
-)
-_generator_room__text14: Final = TextSpec(
-    key='white_noise#5',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='',
-)
-_generator_room__text15: Final = TextSpec(
-    key='white_noise#6',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    quote='This -6 MOD for Poor Visibility stacks with other MODs',
-    condition='',
-)
-_generator_room__text16: Final = TextSpec(
-    key='white_noise#7',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    quote='-6*',
-    condition='',
-)
-_generator_room__mod9: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_generator_room__mod10: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_generator_room__text17: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_generator_room__text18: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_generator_room__text19: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6559,7 +3464,7 @@ _generator_room__text19: Final = TextSpec(
     quote=None,
     condition='',
 )
-_generator_room__text20: Final = TextSpec(
+_generator_room__text2: Final = TextSpec(
     key='generator_room#6',
     rule='generator_room',
     source='GENERATOR ROOM',
@@ -6569,7 +3474,7 @@ _generator_room__text20: Final = TextSpec(
     condition='',
 )
 
-def _rule_generator_room(run: Run) -> None:
+def _rule_generator_room(run: Run, outer: Holds = True) -> Parts:
     """Generator Room (GENERATOR ROOM).
 
     - zero_g_type = yes
@@ -6578,73 +3483,12 @@ def _rule_generator_room(run: Run) -> None:
     - as saturation
     """
     v = run.values
-    run.modify(_generator_room__mod1, True)
-    run.modify(
-        _generator_room__mod2,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _generator_room__mod3,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _generator_room__text1,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.modify(
-        _generator_room__mod4,
-        v['optional_mov'] and (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
-    )
-    run.text(_generator_room__text2, v['optional_mov'])
-    run.text(_generator_room__text3, v['optional_mov'])
-    run.modify(
-        _generator_room__mod5,
-        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _generator_room__mod6,
-        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_generator_room__text4, v['msv'])
-    run.modify(_generator_room__mod7, v['msv'])
-    run.text(
-        _generator_room__text5,
-        v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'],
-    )
-    run.modify(
-        _generator_room__mod8,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
-    )
-    run.text(
-        _generator_room__text6,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
-    )
-    run.text(
-        _generator_room__text7,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(_generator_room__text8, v['msv'])
-    run.text(_generator_room__text9, v['msv'])
-    run.text(_generator_room__text10, v['msv'])
-    run.text(_generator_room__text11, v['msv'])
-    run.text(_generator_room__text12, True)
-    run.text(_generator_room__text13, True)
-    run.text(_generator_room__text14, True)
-    run.text(_generator_room__text15, True)
-    run.text(_generator_room__text16, True)
-    run.modify(
-        _generator_room__mod9,
-        v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of',
-    )
-    run.modify(_generator_room__mod10, True)
-    run.text(_generator_room__text17, True)
-    run.text(_generator_room__text18, True)
-    run.text(_generator_room__text19, True)
-    run.text(_generator_room__text20, True)
+    run.modify(_generator_room__mod1, outer)
+    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
+    yield _rule_white_noise, outer, ''
+    yield _rule_saturation, outer, ''
+    run.text(_generator_room__text1, outer)
+    run.text(_generator_room__text2, outer)
 
 # terrain engine_room
 
@@ -6676,205 +3520,7 @@ _engine_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
-_engine_room__mod3: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_engine_room__mod4: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _engine_room__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_engine_room__mod5: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_engine_room__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='when optional_mov',
-)
-_engine_room__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='when optional_mov',
-)
-_engine_room__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_engine_room__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_engine_room__text4: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_engine_room__mod8: Final = ModSpec(
-    key='low_visibility#3',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='vis',
-    op='min',
-    value='low',
-    text='vis min low',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Low Visibility Zone',
-)
-_engine_room__mod9: Final = ModSpec(
-    key='low_visibility#4.1',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='attribute',
-    op='add',
-    value=-3,
-    text='attribute -3',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Low Visibility',
-)
-_engine_room__text5: Final = TextSpec(
-    key='low_visibility#5',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_engine_room__text6: Final = TextSpec(
-    key='low_visibility#6',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_engine_room__mod10: Final = ModSpec(
-    key='saturation#2.1',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='add',
-    value=-1,
-    text='burst -1',
-    group='sat_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill == bs_attack and lof_zone != clear_of',
-    label='Saturation Zone: -1B',
-)
-_engine_room__mod11: Final = ModSpec(
-    key='saturation#3',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    target='burst',
-    op='min',
-    value=1,
-    text='burst min 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='The minimum Burst value is always 1',
-)
-_engine_room__text7: Final = TextSpec(
-    key='saturation#4',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    quote=None,
-    condition='',
-)
-_engine_room__text8: Final = TextSpec(
-    key='saturation#5',
-    rule='saturation',
-    source='SAT: Saturation Zone',
-    kind='note',
-    text='Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    quote=None,
-    condition='',
-)
-_engine_room__text9: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6883,7 +3529,7 @@ _engine_room__text9: Final = TextSpec(
     quote=None,
     condition='',
 )
-_engine_room__text10: Final = TextSpec(
+_engine_room__text2: Final = TextSpec(
     key='engine_room#7',
     rule='engine_room',
     source='ENGINE ROOM',
@@ -6893,7 +3539,7 @@ _engine_room__text10: Final = TextSpec(
     condition='',
 )
 
-def _rule_engine_room(run: Run) -> None:
+def _rule_engine_room(run: Run, outer: Holds = True) -> Parts:
     """Engine Room (ENGINE ROOM).
 
     - zero_g_type = yes
@@ -6903,49 +3549,13 @@ def _rule_engine_room(run: Run) -> None:
     - as saturation
     """
     v = run.values
-    run.modify(_engine_room__mod1, True)
-    run.modify(_engine_room__mod2, True)
-    run.modify(
-        _engine_room__mod3,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _engine_room__mod4,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _engine_room__text1,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.modify(
-        _engine_room__mod5,
-        v['optional_mov'] and (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
-    )
-    run.text(_engine_room__text2, v['optional_mov'])
-    run.text(_engine_room__text3, v['optional_mov'])
-    run.modify(
-        _engine_room__mod6,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _engine_room__mod7,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_engine_room__text4, True)
-    run.modify(_engine_room__mod8, True)
-    run.modify(_engine_room__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_engine_room__text5, True)
-    run.text(_engine_room__text6, True)
-    run.modify(_engine_room__mod10, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of')
-    run.modify(_engine_room__mod11, True)
-    run.text(_engine_room__text7, True)
-    run.text(_engine_room__text8, True)
-    run.text(_engine_room__text9, True)
-    run.text(_engine_room__text10, True)
+    run.modify(_engine_room__mod1, outer)
+    run.modify(_engine_room__mod2, outer)
+    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
+    yield _rule_low_visibility, outer, ''
+    yield _rule_saturation, outer, ''
+    run.text(_engine_room__text1, outer)
+    run.text(_engine_room__text2, outer)
 
 # terrain energy_core_room
 
@@ -6977,332 +3587,7 @@ _energy_core_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
-_energy_core_room__mod3: Final = ModSpec(
-    key='difficult#2.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='MOV_1',
-    op='set',
-    value=None,
-    text='MOV_1 = MOV_2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='use only the second MOV value',
-)
-_energy_core_room__mod4: Final = ModSpec(
-    key='difficult#2.2',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='order_move',
-    op='max',
-    value=None,
-    text='order_move max MOV_2 * 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-    label='Move + Move: the second MOV value for both Short Skills',
-)
 _energy_core_room__text1: Final = TextSpec(
-    key='difficult#2.3',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='cannot',
-    text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    quote=None,
-    condition='when optional_mov; when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
-)
-_energy_core_room__mod5: Final = ModSpec(
-    key='difficult#3.1',
-    rule='difficult',
-    source='MOV: Difficult',
-    target='reaction_move',
-    op='max',
-    value=1,
-    text='reaction_move max 1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when optional_mov; when turn == reactive and (movement in {dodge, engage} or failed_guts)',
-    label='no more than 1 inch',
-)
-_energy_core_room__text2: Final = TextSpec(
-    key='difficult#4',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='note',
-    text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    quote=None,
-    condition='when optional_mov',
-)
-_energy_core_room__text3: Final = TextSpec(
-    key='difficult#5',
-    rule='difficult',
-    source='MOV: Difficult',
-    kind='erratum',
-    text='The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    condition='when optional_mov',
-)
-_energy_core_room__mod6: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_energy_core_room__mod7: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_energy_core_room__text4: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__mod8: Final = ModSpec(
-    key='low_visibility#3',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='vis',
-    op='min',
-    value='low',
-    text='vis min low',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='',
-    label='Low Visibility Zone',
-)
-_energy_core_room__mod9: Final = ModSpec(
-    key='low_visibility#4.1',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    target='attribute',
-    op='add',
-    value=-3,
-    text='attribute -3',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when lof_skill != none and lof_zone != clear_of',
-    label='Low Visibility',
-)
-_energy_core_room__text5: Final = TextSpec(
-    key='low_visibility#5',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__text6: Final = TextSpec(
-    key='low_visibility#6',
-    rule='low_visibility',
-    source='VIS: Low Visibility',
-    kind='note',
-    text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__mod10: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_energy_core_room__mod11: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv; when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_energy_core_room__text7: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='when msv',
-)
-_energy_core_room__mod12: Final = ModSpec(
-    key='zero_visibility#3',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='vis',
-    op='min',
-    value='zero',
-    text='vis min zero',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when msv',
-    label='Zero Visibility Zone',
-)
-_energy_core_room__text8: Final = TextSpec(
-    key='zero_visibility#4.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; unless responding',
-)
-_energy_core_room__mod13: Final = ModSpec(
-    key='zero_visibility#4.2.1.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
-    label='Zero Visibility: BS Attack without LoF',
-)
-_energy_core_room__text9: Final = TextSpec(
-    key='zero_visibility#4.2.1.2.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
-)
-_energy_core_room__text10: Final = TextSpec(
-    key='zero_visibility#4.2.1else.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    quote=None,
-    condition='when msv; when lof_zone != clear_of; when responding; unless facing',
-)
-_energy_core_room__text11: Final = TextSpec(
-    key='zero_visibility#5',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='erratum',
-    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
-    condition='when msv',
-)
-_energy_core_room__text12: Final = TextSpec(
-    key='zero_visibility#6',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when msv',
-)
-_energy_core_room__text13: Final = TextSpec(
-    key='zero_visibility#7',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='when msv',
-)
-_energy_core_room__text14: Final = TextSpec(
-    key='zero_visibility#8',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    quote=None,
-    condition='when msv',
-)
-_energy_core_room__text15: Final = TextSpec(
-    key='white_noise#3',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__text16: Final = TextSpec(
-    key='white_noise#4',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__text17: Final = TextSpec(
-    key='white_noise#5',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='',
-)
-_energy_core_room__text18: Final = TextSpec(
-    key='white_noise#6',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    quote='This -6 MOD for Poor Visibility stacks with other MODs',
-    condition='',
-)
-_energy_core_room__text19: Final = TextSpec(
-    key='white_noise#7',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    quote='-6*',
-    condition='',
-)
-_energy_core_room__text20: Final = TextSpec(
     key='energy_core_room#6',
     rule='energy_core_room',
     source='ENERGY CORE ROOM',
@@ -7311,7 +3596,7 @@ _energy_core_room__text20: Final = TextSpec(
     quote=None,
     condition='',
 )
-_energy_core_room__text21: Final = TextSpec(
+_energy_core_room__text2: Final = TextSpec(
     key='energy_core_room#7',
     rule='energy_core_room',
     source='ENERGY CORE ROOM',
@@ -7321,7 +3606,7 @@ _energy_core_room__text21: Final = TextSpec(
     condition='',
 )
 
-def _rule_energy_core_room(run: Run) -> None:
+def _rule_energy_core_room(run: Run, outer: Holds = True) -> Parts:
     """Energy Core Room (ENERGY CORE ROOM).
 
     - zero_g_type = yes
@@ -7331,297 +3616,17 @@ def _rule_energy_core_room(run: Run) -> None:
     - as white_noise
     """
     v = run.values
-    run.modify(_energy_core_room__mod1, True)
-    run.modify(_energy_core_room__mod2, True)
-    run.modify(
-        _energy_core_room__mod3,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _energy_core_room__mod4,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _energy_core_room__text1,
-        v['optional_mov'] and (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.modify(
-        _energy_core_room__mod5,
-        v['optional_mov'] and (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
-    )
-    run.text(_energy_core_room__text2, v['optional_mov'])
-    run.text(_energy_core_room__text3, v['optional_mov'])
-    run.modify(
-        _energy_core_room__mod6,
-        v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _energy_core_room__mod7,
-        v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_energy_core_room__text4, True)
-    run.modify(_energy_core_room__mod8, True)
-    run.modify(_energy_core_room__mod9, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of')
-    run.text(_energy_core_room__text5, True)
-    run.text(_energy_core_room__text6, True)
-    run.modify(
-        _energy_core_room__mod10,
-        v['msv'] and v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _energy_core_room__mod11,
-        v['msv'] and v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(_energy_core_room__text7, v['msv'])
-    run.modify(_energy_core_room__mod12, v['msv'])
-    run.text(
-        _energy_core_room__text8,
-        v['msv'] and v['lof_zone'] != 'clear_of' and not v['responding'],
-    )
-    run.modify(
-        _energy_core_room__mod13,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
-    )
-    run.text(
-        _energy_core_room__text9,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
-    )
-    run.text(
-        _energy_core_room__text10,
-        v['msv'] and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(_energy_core_room__text11, v['msv'])
-    run.text(_energy_core_room__text12, v['msv'])
-    run.text(_energy_core_room__text13, v['msv'])
-    run.text(_energy_core_room__text14, v['msv'])
-    run.text(_energy_core_room__text15, True)
-    run.text(_energy_core_room__text16, True)
-    run.text(_energy_core_room__text17, True)
-    run.text(_energy_core_room__text18, True)
-    run.text(_energy_core_room__text19, True)
-    run.text(_energy_core_room__text20, True)
-    run.text(_energy_core_room__text21, True)
+    run.modify(_energy_core_room__mod1, outer)
+    run.modify(_energy_core_room__mod2, outer)
+    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
+    yield _rule_low_visibility, outer, ''
+    yield _rule_white_noise, outer, ''
+    run.text(_energy_core_room__text1, outer)
+    run.text(_energy_core_room__text2, outer)
 
 # condition storm
 
-_storm__mod1: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_storm__mod2: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
 _storm__text1: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
-)
-_storm__mod3: Final = ModSpec(
-    key='poor_visibility#3',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    target='vis',
-    op='min',
-    value='poor',
-    text='vis min poor',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
-    label='Poor Visibility Zone',
-)
-_storm__mod4: Final = ModSpec(
-    key='poor_visibility#4.1',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none and lof_zone != clear_of',
-    label='Poor Visibility',
-)
-_storm__text2: Final = TextSpec(
-    key='poor_visibility#5',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    kind='note',
-    text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
-)
-_storm__text3: Final = TextSpec(
-    key='poor_visibility#6',
-    rule='poor_visibility',
-    source='VIS: Poor Visibility',
-    kind='note',
-    text='This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
-)
-_storm__mod5: Final = ModSpec(
-    key='other_mods_stack#2.1.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +range_mod',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when range_mod != 0',
-    label='Range MOD',
-)
-_storm__mod6: Final = ModSpec(
-    key='other_mods_stack#2.2.1',
-    rule='other_mods_stack',
-    source='VIS',
-    target='attribute',
-    op='add',
-    value=None,
-    text='attribute +other_mods',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_skill != none; when other_mods != 0',
-    label='Special Skills, Equipment, Partial Cover, etc.',
-)
-_storm__text4: Final = TextSpec(
-    key='other_mods_stack#3',
-    rule='other_mods_stack',
-    source='VIS',
-    kind='note',
-    text='The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-)
-_storm__mod7: Final = ModSpec(
-    key='zero_visibility#3',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='vis',
-    op='min',
-    value='zero',
-    text='vis min zero',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-    label='Zero Visibility Zone',
-)
-_storm__text5: Final = TextSpec(
-    key='zero_visibility#4.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; unless responding',
-)
-_storm__mod8: Final = ModSpec(
-    key='zero_visibility#4.2.1.1.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    target='attribute',
-    op='add',
-    value=-6,
-    text='attribute -6',
-    group='zone_mods',
-    stacking='strongest',
-    rounding=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
-    label='Zero Visibility: BS Attack without LoF',
-)
-_storm__text6: Final = TextSpec(
-    key='zero_visibility#4.2.1.2.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
-)
-_storm__text7: Final = TextSpec(
-    key='zero_visibility#4.2.1else.1',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='cannot',
-    text='respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding; unless facing',
-)
-_storm__text8: Final = TextSpec(
-    key='zero_visibility#5',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='erratum',
-    text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-)
-_storm__text9: Final = TextSpec(
-    key='zero_visibility#6',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-)
-_storm__text10: Final = TextSpec(
-    key='zero_visibility#7',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-)
-_storm__text11: Final = TextSpec(
-    key='zero_visibility#8',
-    rule='zero_visibility',
-    source='VIS: Zero Visibility',
-    kind='note',
-    text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    quote=None,
-    condition='when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor',
-)
-_storm__text12: Final = TextSpec(
     key='storm#2else.1',
     rule='storm',
     source='STORM',
@@ -7630,7 +3635,7 @@ _storm__text12: Final = TextSpec(
     quote=None,
     condition='unless jungle_type or aquatic_type or desert_type or mountains_type',
 )
-_storm__text13: Final = TextSpec(
+_storm__text2: Final = TextSpec(
     key='storm#3',
     rule='storm',
     source='STORM',
@@ -7639,7 +3644,7 @@ _storm__text13: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text14: Final = TextSpec(
+_storm__text3: Final = TextSpec(
     key='storm#4',
     rule='storm',
     source='STORM',
@@ -7648,7 +3653,7 @@ _storm__text14: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text15: Final = TextSpec(
+_storm__text4: Final = TextSpec(
     key='storm#5',
     rule='storm',
     source='STORM',
@@ -7657,7 +3662,7 @@ _storm__text15: Final = TextSpec(
     quote=None,
     condition='',
 )
-_storm__text16: Final = TextSpec(
+_storm__text5: Final = TextSpec(
     key='storm#6',
     rule='storm',
     source='STORM',
@@ -7667,102 +3672,23 @@ _storm__text16: Final = TextSpec(
     condition='',
 )
 
-def _rule_storm(run: Run) -> None:
+def _rule_storm(run: Run, outer: Holds = True) -> Parts:
     """Storm (STORM).
 
     - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
-    v = run.values
-    run.modify(
-        _storm__mod1,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _storm__mod2,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
+    yield _rule_poor_visibility, both(outer, lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low'), 'when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low'
+    yield _rule_zero_visibility, both(outer, lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor'), 'when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor'
     run.text(
         _storm__text1,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
+        both(outer, lambda: not (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type'))),
     )
-    run.modify(
-        _storm__mod3,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
-    )
-    run.modify(
-        _storm__mod4,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low' and (v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
-    )
-    run.text(
-        _storm__text2,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
-    )
-    run.text(
-        _storm__text3,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low',
-    )
-    run.modify(
-        _storm__mod5,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_skill'] != 'none' and v['range_mod'] != 0,
-        v['range_mod'],
-    )
-    run.modify(
-        _storm__mod6,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_skill'] != 'none' and v['other_mods'] != 0,
-        v['other_mods'],
-    )
-    run.text(
-        _storm__text4,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.modify(
-        _storm__mod7,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.text(
-        _storm__text5,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and not v['responding'],
-    )
-    run.modify(
-        _storm__mod8,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack',
-    )
-    run.text(
-        _storm__text6,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other',
-    )
-    run.text(
-        _storm__text7,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor' and v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing'],
-    )
-    run.text(
-        _storm__text8,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.text(
-        _storm__text9,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.text(
-        _storm__text10,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.text(
-        _storm__text11,
-        lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor',
-    )
-    run.text(
-        _storm__text12,
-        lambda: not (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')),
-    )
-    run.text(_storm__text13, True)
-    run.text(_storm__text14, True)
-    run.text(_storm__text15, True)
-    run.text(_storm__text16, True)
+    run.text(_storm__text2, outer)
+    run.text(_storm__text3, outer)
+    run.text(_storm__text4, outer)
+    run.text(_storm__text5, outer)
 
 # table hostility_level
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -771,6 +771,22 @@ class Resolution:
 Holds = bool | Callable[[], bool]
 """Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
 
+Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
+"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
+function, whether the `as` applies, and its condition as written."""
+
+
+def both(outer: Holds, inner: Holds) -> Holds:
+    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
+    if outer is True:
+        return inner
+    if outer is False or inner is False:
+        return False
+    if inner is True:
+        return outer
+    return lambda: bool(_now(outer)) and bool(_now(inner))
+
+
 Lazy = Any
 """A value known at once, or a function computing it once the stats it reads are final."""
 
@@ -921,7 +937,7 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[[Run], None]]
+    functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
     pools: dict[tuple[int, int, str | None], Distribution]
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
@@ -954,6 +970,7 @@ class _Candidate:
     spec: ModSpec
     holds: Holds
     value: Lazy
+    where: str
 
 
 class Run:
@@ -974,21 +991,38 @@ class Run:
         self._effective: dict[str, Any] = {}
         self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
         self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...]]] = []
-        self._texts: list[tuple[TextSpec, Holds]] = []
+        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
+        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
+        self._texts: list[tuple[TextSpec, Holds, str]] = []
+        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
         self.pending = {k for k in book.derived_inputs if values[k] is None}
         self.modifiers: list[Modifier] = []
         self.trace: list[TraceEntry] = []
 
     # -- registration, called by the generated rule functions
 
+    def apply(self, function: Callable[..., Parts]) -> None:
+        """Register a rule and, in place, the rules it composes (an explicit stack: composition
+        may nest thousands deep)."""
+        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+        while stack:
+            parts, where = stack[-1]
+            self.where = where
+            step = next(parts, None)
+            if step is None:
+                stack.pop()
+                continue
+            inner, holds, condition = step
+            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
+        self.where = ""
+
     def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        self._mods.setdefault(spec.target, []).append(_Candidate(spec, holds, spec.value if value is None else value))
+        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
+        self._mods.setdefault(spec.target, []).append(candidate)
 
     def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
         self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds))
+        self._derive_specs.append((spec, holds, self.where))
 
     def roll(
         self,
@@ -997,10 +1031,10 @@ class Run:
         target: Lazy = None,
         changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
     ) -> None:
-        self._rolls.append((spec, holds, target, changes))
+        self._rolls.append((spec, holds, target, changes, self.where))
 
     def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds))
+        self._texts.append((spec, holds, self.where))
 
     # -- values read by rule expressions
 
@@ -1050,7 +1084,8 @@ class Run:
             holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
             if holds is None:
                 continue
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, _because(spec.condition, holds)))
+            because = _because(_within(candidate.where, spec.condition), holds)
+            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
             if holds:
                 held.append((spec, _now(candidate.value)))
         if not held:
@@ -1160,41 +1195,44 @@ class Run:
         for name in list(self.pending):
             self.base(name)
         seen: dict[str, bool] = {}
-        for spec, holds in self._derive_specs:
+        for spec, holds, where in self._derive_specs:
             applied = self._once(spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            self.trace.append(
-                TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, _because(spec.condition, applied))
-            )
+            because = _because(_within(where, spec.condition), applied)
+            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
             if applied:
                 stats[spec.name] = self.derived(spec.name)
         rolls = []
-        for spec_r, holds, target, changes in self._rolls:
+        for spec_r, holds, target, changes, where in self._rolls:
             applied = self._once(spec_r.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
             self.trace.append(
                 TraceEntry(
-                    spec_r.rule, spec_r.source, f"roll {spec_r.name}", applied, _because(spec_r.condition, applied)
+                    spec_r.rule,
+                    spec_r.source,
+                    f"roll {spec_r.name}",
+                    applied,
+                    _because(_within(where, spec_r.condition), applied),
                 )
             )
             if applied:
                 rolls.append(self._roll(spec_r, target, changes))
         restrictions = []
         notes = []
-        for text_spec, holds in self._texts:
+        for text_spec, holds, where in self._texts:
             applied = self._once(text_spec.key, bool(_now(holds)), seen)
             if applied is None:
                 continue
-            if text_spec.condition:
+            if text_spec.condition or where:
                 self.trace.append(
                     TraceEntry(
                         text_spec.rule,
                         text_spec.source,
                         f"{text_spec.kind}: {text_spec.text}",
                         applied,
-                        _because(text_spec.condition, applied),
+                        _because(_within(where, text_spec.condition), applied),
                     )
                 )
             if not applied:
@@ -1361,6 +1399,11 @@ class Run:
 
 def _now(value: Lazy) -> Any:
     return value() if callable(value) else value
+
+
+def _within(where: str, condition: str) -> str:
+    """A condition with those of the `as` statements around it, outermost first."""
+    return f"{where}; {condition}" if where and condition else where or condition
 
 
 def _because(condition: str, holds: bool) -> str:
@@ -1562,7 +1605,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
     for name in chosen:
         function = book.functions.get(name)
         if function is not None:
-            function(run)
+            run.apply(function)
     # report the inputs the situation read or was given, in declaration order
     relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
     return run.finish(relevant)
@@ -1906,7 +1949,7 @@ _range_bands__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_range_bands(run: Run) -> None:
+def _rule_range_bands(run: Run, outer: Holds = True) -> Parts:
     """Range bands (Range diagram; RANGE).
 
     - range +1 level (when different_arm)
@@ -1916,15 +1959,16 @@ def _rule_range_bands(run: Run) -> None:
     - cannot: attack the target: anything past LONG is out of range (when range == beyond)
     """
     v = run.values
-    run.modify(_range_bands__mod1, v['different_arm'])
-    run.modify(_range_bands__mod2, v['scope'])
-    run.modify(_range_bands__mod3, lambda: run.stat('range') == 'medium')
-    run.modify(_range_bands__mod4, lambda: run.stat('range') == 'long')
-    run.text(_range_bands__text1, lambda: run.stat('range') == 'beyond')
-    run.text(_range_bands__text2, True)
-    run.text(_range_bands__text3, True)
-    run.text(_range_bands__text4, True)
-    run.text(_range_bands__text5, True)
+    run.modify(_range_bands__mod1, both(outer, v['different_arm']))
+    run.modify(_range_bands__mod2, both(outer, v['scope']))
+    run.modify(_range_bands__mod3, both(outer, lambda: run.stat('range') == 'medium'))
+    run.modify(_range_bands__mod4, both(outer, lambda: run.stat('range') == 'long'))
+    run.text(_range_bands__text1, both(outer, lambda: run.stat('range') == 'beyond'))
+    run.text(_range_bands__text2, outer)
+    run.text(_range_bands__text3, outer)
+    run.text(_range_bands__text4, outer)
+    run.text(_range_bands__text5, outer)
+    yield from ()
 
 # rule pace_class_rule
 
@@ -1975,7 +2019,7 @@ _pace_class_rule__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_pace_class_rule(run: Run) -> None:
+def _rule_pace_class_rule(run: Run, outer: Holds = True) -> Parts:
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
@@ -1984,12 +2028,16 @@ def _rule_pace_class_rule(run: Run) -> None:
     v = run.values
     run.modify(
         _pace_class_rule__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'pace_shift', (v['pace_class'],), 'shift'),
     )
-    run.modify(_pace_class_rule__mod2, v['pace_class'] == 'burst' and not v['bursting'])
-    run.text(_pace_class_rule__text1, True)
-    run.text(_pace_class_rule__text2, True)
+    run.modify(
+        _pace_class_rule__mod2,
+        both(outer, v['pace_class'] == 'burst' and not v['bursting']),
+    )
+    run.text(_pace_class_rule__text1, outer)
+    run.text(_pace_class_rule__text2, outer)
+    yield from ()
 
 # rule zone_move
 
@@ -2108,7 +2156,7 @@ _zone_move__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_move(run: Run) -> None:
+def _rule_zone_move(run: Run, outer: Holds = True) -> Parts:
     """MOVE: zone to zone (MOVE).
 
     - roll move: d6 <= move_target
@@ -2119,21 +2167,22 @@ def _rule_zone_move(run: Run) -> None:
     v = run.values
     run.roll(
         _zone_move__roll1,
-        True,
+        outer,
         lambda: run.stat('move_target'),
         ((_zone_move__roll1_change1, v['running'], None), (_zone_move__roll1_change2, v['second_move'], lambda: -3)),
     )
-    run.modify(_zone_move__mod1, v['running'])
-    run.modify(_zone_move__mod2, v['running'])
+    run.modify(_zone_move__mod1, both(outer, v['running']))
+    run.modify(_zone_move__mod2, both(outer, v['running']))
     run.text(
         _zone_move__text1,
-        v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')),
+        both(outer, v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank'))),
     )
-    run.text(_zone_move__text2, True)
-    run.text(_zone_move__text3, True)
-    run.text(_zone_move__text4, True)
-    run.text(_zone_move__text5, True)
-    run.text(_zone_move__text6, True)
+    run.text(_zone_move__text2, outer)
+    run.text(_zone_move__text3, outer)
+    run.text(_zone_move__text4, outer)
+    run.text(_zone_move__text5, outer)
+    run.text(_zone_move__text6, outer)
+    yield from ()
 
 # rule action_limits
 
@@ -2305,7 +2354,7 @@ _action_limits__text17: Final = TextSpec(
     condition='',
 )
 
-def _rule_action_limits(run: Run) -> None:
+def _rule_action_limits(run: Run, outer: Holds = True) -> Parts:
     """Actions and where they may be taken (When it comes to your action).
 
     - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
@@ -2323,28 +2372,35 @@ def _rule_action_limits(run: Run) -> None:
     v = run.values
     run.text(
         _action_limits__text1,
-        v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']),
+        both(outer, v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee'])),
     )
-    run.text(_action_limits__text2, v['action'] == 'drag' and v['zone'] != 'close')
-    run.text(_action_limits__text3, v['action'] == 'drag' and v['engaged'])
-    run.text(_action_limits__text4, v['action'] == 'drag' and v['target_in_flank'])
-    run.text(_action_limits__text5, v['action'] == 'flee' and v['zone'] != 'long')
+    run.text(_action_limits__text2, both(outer, v['action'] == 'drag' and v['zone'] != 'close'))
+    run.text(_action_limits__text3, both(outer, v['action'] == 'drag' and v['engaged']))
+    run.text(_action_limits__text4, both(outer, v['action'] == 'drag' and v['target_in_flank']))
+    run.text(_action_limits__text5, both(outer, v['action'] == 'flee' and v['zone'] != 'long'))
     run.text(
         _action_limits__text6,
-        lambda: v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),
+        both(outer, lambda: v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) > ('close', 'short', 'medium', 'long', 'beyond').index('short')),
     )
-    run.text(_action_limits__text7, v['action'] == 'stealth_action' and v['engaged'])
-    run.text(_action_limits__text8, v['action'] in ('assist', 'guard', 'take_cover', 'use'))
-    run.text(_action_limits__text9, v['action'] == 'flank_move' and v['zone'] == 'close')
-    run.text(_action_limits__text10, v['action'] == 'melee' and v['guarded'])
-    run.modify(_action_limits__mod1, v['action'] == 'assist', v['assist_successes'])
-    run.text(_action_limits__text11, True)
-    run.text(_action_limits__text12, True)
-    run.text(_action_limits__text13, True)
-    run.text(_action_limits__text14, True)
-    run.text(_action_limits__text15, True)
-    run.text(_action_limits__text16, True)
-    run.text(_action_limits__text17, True)
+    run.text(_action_limits__text7, both(outer, v['action'] == 'stealth_action' and v['engaged']))
+    run.text(
+        _action_limits__text8,
+        both(outer, v['action'] in ('assist', 'guard', 'take_cover', 'use')),
+    )
+    run.text(
+        _action_limits__text9,
+        both(outer, v['action'] == 'flank_move' and v['zone'] == 'close'),
+    )
+    run.text(_action_limits__text10, both(outer, v['action'] == 'melee' and v['guarded']))
+    run.modify(_action_limits__mod1, both(outer, v['action'] == 'assist'), v['assist_successes'])
+    run.text(_action_limits__text11, outer)
+    run.text(_action_limits__text12, outer)
+    run.text(_action_limits__text13, outer)
+    run.text(_action_limits__text14, outer)
+    run.text(_action_limits__text15, outer)
+    run.text(_action_limits__text16, outer)
+    run.text(_action_limits__text17, outer)
+    yield from ()
 
 # rule flank_zones
 
@@ -2408,7 +2464,7 @@ _flank_zones__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_flank_zones(run: Run) -> None:
+def _rule_flank_zones(run: Run, outer: Holds = True) -> Parts:
     """Flank zones (Flank zones).
 
     - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
@@ -2416,12 +2472,13 @@ def _rule_flank_zones(run: Run) -> None:
     - cannot: DRAG in or out of a Flank zone (when action == drag)
     """
     v = run.values
-    run.text(_flank_zones__text1, v['zones_away'] > 0 and not v['same_flank'])
-    run.modify(_flank_zones__mod1, v['same_flank'])
-    run.text(_flank_zones__text2, v['action'] == 'drag')
-    run.text(_flank_zones__text3, True)
-    run.text(_flank_zones__text4, True)
-    run.text(_flank_zones__text5, True)
+    run.text(_flank_zones__text1, both(outer, v['zones_away'] > 0 and not v['same_flank']))
+    run.modify(_flank_zones__mod1, both(outer, v['same_flank']))
+    run.text(_flank_zones__text2, both(outer, v['action'] == 'drag'))
+    run.text(_flank_zones__text3, outer)
+    run.text(_flank_zones__text4, outer)
+    run.text(_flank_zones__text5, outer)
+    yield from ()
 
 # rule take_cover
 
@@ -2513,7 +2570,7 @@ _take_cover__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_take_cover(run: Run) -> None:
+def _rule_take_cover(run: Run, outer: Holds = True) -> Parts:
     """COVER (COVER).
 
     - defence +target_cover
@@ -2522,18 +2579,19 @@ def _rule_take_cover(run: Run) -> None:
     - cannot: take more COVER than the zone offers (when target_cover > cover)
     """
     v = run.values
-    run.modify(_take_cover__mod1, True, v['target_cover'])
+    run.modify(_take_cover__mod1, outer, v['target_cover'])
     run.modify(
         _take_cover__mod2,
-        lambda: run.stat('default_cover') > v['target_cover'],
+        both(outer, lambda: run.stat('default_cover') > v['target_cover']),
         lambda: run.stat('default_cover') - v['target_cover'],
     )
-    run.modify(_take_cover__mod3, True, -round_value(Fraction(v['own_cover']) / 2, 'down'))
-    run.text(_take_cover__text1, lambda: v['target_cover'] > run.stat('cover'))
-    run.text(_take_cover__text2, True)
-    run.text(_take_cover__text3, True)
-    run.text(_take_cover__text4, True)
-    run.text(_take_cover__text5, True)
+    run.modify(_take_cover__mod3, outer, -round_value(Fraction(v['own_cover']) / 2, 'down'))
+    run.text(_take_cover__text1, both(outer, lambda: v['target_cover'] > run.stat('cover')))
+    run.text(_take_cover__text2, outer)
+    run.text(_take_cover__text3, outer)
+    run.text(_take_cover__text4, outer)
+    run.text(_take_cover__text5, outer)
+    yield from ()
 
 # rule defend_dodge
 
@@ -2589,7 +2647,7 @@ _defend_dodge__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_defend_dodge(run: Run) -> None:
+def _rule_defend_dodge(run: Run, outer: Holds = True) -> Parts:
     """DEFEND and DODGE (DEFEND; DODGE).
 
     - melee_against -2 (when action == defend; when defend_moved)
@@ -2597,10 +2655,11 @@ def _rule_defend_dodge(run: Run) -> None:
     - missile_against -2 (when action == dodge)
     """
     v = run.values
-    run.modify(_defend_dodge__mod1, v['action'] == 'defend' and v['defend_moved'])
-    run.modify(_defend_dodge__mod2, v['action'] == 'defend' and not v['defend_moved'])
-    run.modify(_defend_dodge__mod3, v['action'] == 'dodge')
-    run.text(_defend_dodge__text1, True)
+    run.modify(_defend_dodge__mod1, both(outer, v['action'] == 'defend' and v['defend_moved']))
+    run.modify(_defend_dodge__mod2, both(outer, v['action'] == 'defend' and not v['defend_moved']))
+    run.modify(_defend_dodge__mod3, both(outer, v['action'] == 'dodge'))
+    run.text(_defend_dodge__text1, outer)
+    yield from ()
 
 # rule stealth_mode
 
@@ -2660,7 +2719,7 @@ _stealth_mode__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_stealth_mode(run: Run) -> None:
+def _rule_stealth_mode(run: Run, outer: Holds = True) -> Parts:
     """STEALTH (STEALTH).
 
     - pace -2 (when stealthy)
@@ -2668,11 +2727,12 @@ def _rule_stealth_mode(run: Run) -> None:
     - cannot: be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
     v = run.values
-    run.modify(_stealth_mode__mod1, v['stealthy'])
-    run.modify(_stealth_mode__mod2, v['stealthy'], v['own_cover'])
-    run.text(_stealth_mode__text1, v['stealthy'] and v['engaged'])
-    run.text(_stealth_mode__text2, True)
-    run.text(_stealth_mode__text3, True)
+    run.modify(_stealth_mode__mod1, both(outer, v['stealthy']))
+    run.modify(_stealth_mode__mod2, both(outer, v['stealthy']), v['own_cover'])
+    run.text(_stealth_mode__text1, both(outer, v['stealthy'] and v['engaged']))
+    run.text(_stealth_mode__text2, outer)
+    run.text(_stealth_mode__text3, outer)
+    yield from ()
 
 # rule drop_rule
 
@@ -2714,16 +2774,17 @@ _drop_rule__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_drop_rule(run: Run) -> None:
+def _rule_drop_rule(run: Run, outer: Holds = True) -> Parts:
     """DROP (DROP).
 
     - shot +4 (when drop)
     - damage +4 (when drop)
     """
     v = run.values
-    run.modify(_drop_rule__mod1, v['drop'])
-    run.modify(_drop_rule__mod2, v['drop'])
-    run.text(_drop_rule__text1, True)
+    run.modify(_drop_rule__mod1, both(outer, v['drop']))
+    run.modify(_drop_rule__mod2, both(outer, v['drop']))
+    run.text(_drop_rule__text1, outer)
+    yield from ()
 
 # rule targeting_rule
 
@@ -2792,7 +2853,7 @@ _targeting_rule__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_targeting_rule(run: Run) -> None:
+def _rule_targeting_rule(run: Run, outer: Holds = True) -> Parts:
     """Targeting (Targeting).
 
     - defence +2 per targeting
@@ -2800,12 +2861,17 @@ def _rule_targeting_rule(run: Run) -> None:
     - cannot: strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
     v = run.values
-    run.modify(_targeting_rule__mod1, True, 2 * v['targeting'])
-    run.modify(_targeting_rule__mod2, v['targeting'] == 3 and v['vulnerability'], v['extra_die'])
-    run.text(_targeting_rule__text1, v['targeting'] == 3 and not v['vulnerability'])
-    run.text(_targeting_rule__text2, True)
-    run.text(_targeting_rule__text3, True)
-    run.text(_targeting_rule__text4, True)
+    run.modify(_targeting_rule__mod1, outer, 2 * v['targeting'])
+    run.modify(
+        _targeting_rule__mod2,
+        both(outer, v['targeting'] == 3 and v['vulnerability']),
+        v['extra_die'],
+    )
+    run.text(_targeting_rule__text1, both(outer, v['targeting'] == 3 and not v['vulnerability']))
+    run.text(_targeting_rule__text2, outer)
+    run.text(_targeting_rule__text3, outer)
+    run.text(_targeting_rule__text4, outer)
+    yield from ()
 
 # rule paralysed
 
@@ -2833,15 +2899,16 @@ _paralysed__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_paralysed(run: Run) -> None:
+def _rule_paralysed(run: Run, outer: Holds = True) -> Parts:
     """Paralysed (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot: use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_paralysed__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_paralysed__text1, v['final_damage'] >= v['tuffness'])
+    run.modify(_paralysed__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.text(_paralysed__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    yield from ()
 
 # rule broken_arm
 
@@ -2874,15 +2941,20 @@ _broken_arm__mod2: Final = ModSpec(
     label='a raise: +2 penalty',
 )
 
-def _rule_broken_arm(run: Run) -> None:
+def _rule_broken_arm(run: Run, outer: Holds = True) -> Parts:
     """Broken Arm (Targeting: wound effects).
 
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_broken_arm__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_broken_arm__mod2, v['final_damage'] >= v['tuffness'], 2 * v['penalty_raises'])
+    run.modify(_broken_arm__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _broken_arm__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        2 * v['penalty_raises'],
+    )
+    yield from ()
 
 # rule bleeder
 
@@ -2947,7 +3019,7 @@ _bleeder__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_bleeder(run: Run) -> None:
+def _rule_bleeder(run: Run, outer: Holds = True) -> Parts:
     """Bleeder (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
@@ -2955,11 +3027,20 @@ def _rule_bleeder(run: Run) -> None:
     - wound_target +penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_bleeder__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.modify(_bleeder__mod2, v['final_damage'] >= v['tuffness'], 2 * v['extra_bleeds'])
-    run.modify(_bleeder__mod3, v['final_damage'] >= v['tuffness'], v['penalty_raises'])
-    run.text(_bleeder__text1, True)
-    run.text(_bleeder__text2, True)
+    run.modify(_bleeder__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.modify(
+        _bleeder__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        2 * v['extra_bleeds'],
+    )
+    run.modify(
+        _bleeder__mod3,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        v['penalty_raises'],
+    )
+    run.text(_bleeder__text1, outer)
+    run.text(_bleeder__text2, outer)
+    yield from ()
 
 # rule knockdown
 
@@ -3038,7 +3119,7 @@ _knockdown__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockdown(run: Run) -> None:
+def _rule_knockdown(run: Run, outer: Holds = True) -> Parts:
     """Knockdown (Targeting: wound effects).
 
     - wound_penalty +2 (when final_damage >= tuffness)
@@ -3047,12 +3128,21 @@ def _rule_knockdown(run: Run) -> None:
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_knockdown__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_knockdown__mod2, v['final_damage'] >= v['tuffness'], 2 * v['penalty_raises'])
-    run.modify(_knockdown__mod3, v['final_damage'] >= v['tuffness'])
-    run.modify(_knockdown__mod4, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
-    run.text(_knockdown__text1, v['final_damage'] >= v['tuffness'])
-    run.text(_knockdown__text2, True)
+    run.modify(_knockdown__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _knockdown__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        2 * v['penalty_raises'],
+    )
+    run.modify(_knockdown__mod3, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _knockdown__mod4,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        -2 * v['penalty_raises'],
+    )
+    run.text(_knockdown__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.text(_knockdown__text2, outer)
+    yield from ()
 
 # rule crippled
 
@@ -3080,15 +3170,16 @@ _crippled__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_crippled(run: Run) -> None:
+def _rule_crippled(run: Run, outer: Holds = True) -> Parts:
     """Crippled (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot: move: for the duration, in actions (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_crippled__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_crippled__text1, v['final_damage'] >= v['tuffness'])
+    run.modify(_crippled__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.text(_crippled__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    yield from ()
 
 # rule broken_leg
 
@@ -3144,7 +3235,7 @@ _broken_leg__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_leg(run: Run) -> None:
+def _rule_broken_leg(run: Run, outer: Holds = True) -> Parts:
     """Broken Leg (Targeting: wound effects).
 
     - pace -4 (when final_damage >= tuffness)
@@ -3152,10 +3243,19 @@ def _rule_broken_leg(run: Run) -> None:
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_broken_leg__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_broken_leg__mod2, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
-    run.modify(_broken_leg__mod3, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_broken_leg__text1, True)
+    run.modify(_broken_leg__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _broken_leg__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        -2 * v['penalty_raises'],
+    )
+    run.modify(
+        _broken_leg__mod3,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        v['dice_raises'],
+    )
+    run.text(_broken_leg__text1, outer)
+    yield from ()
 
 # rule winded
 
@@ -3183,14 +3283,15 @@ _winded__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_winded(run: Run) -> None:
+def _rule_winded(run: Run, outer: Holds = True) -> Parts:
     """Winded (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_winded__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_winded__text1, v['final_damage'] >= v['tuffness'])
+    run.modify(_winded__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.text(_winded__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    yield from ()
 
 # rule pain
 
@@ -3237,7 +3338,7 @@ _pain__mod3: Final = ModSpec(
     label='1d4+1 actions; a raise increases the duration dice',
 )
 
-def _rule_pain(run: Run) -> None:
+def _rule_pain(run: Run, outer: Holds = True) -> Parts:
     """Pain (Targeting: wound effects).
 
     - all_actions -2 (when final_damage >= tuffness)
@@ -3245,9 +3346,14 @@ def _rule_pain(run: Run) -> None:
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_pain__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_pain__mod2, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
-    run.modify(_pain__mod3, v['final_damage'] >= v['tuffness'], v['dice_raises'])
+    run.modify(_pain__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _pain__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        -2 * v['penalty_raises'],
+    )
+    run.modify(_pain__mod3, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    yield from ()
 
 # rule guts
 
@@ -3298,17 +3404,18 @@ _guts__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_guts(run: Run) -> None:
+def _rule_guts(run: Run, outer: Holds = True) -> Parts:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
     - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_guts__mod1, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.modify(_guts__mod2, v['final_damage'] >= v['tuffness'], v['duration_raises'])
-    run.text(_guts__text1, v['final_damage'] >= v['tuffness'])
-    run.text(_guts__text2, True)
+    run.modify(_guts__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.modify(_guts__mod2, both(outer, v['final_damage'] >= v['tuffness']), v['duration_raises'])
+    run.text(_guts__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.text(_guts__text2, outer)
+    yield from ()
 
 # rule scarred
 
@@ -3350,16 +3457,21 @@ _scarred__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_scarred(run: Run) -> None:
+def _rule_scarred(run: Run, outer: Holds = True) -> Parts:
     """Scarred (Targeting: wound effects).
 
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_scarred__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_scarred__mod2, v['final_damage'] >= v['tuffness'], v['penalty_raises'])
-    run.text(_scarred__text1, True)
+    run.modify(_scarred__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _scarred__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        v['penalty_raises'],
+    )
+    run.text(_scarred__text1, outer)
+    yield from ()
 
 # rule deafened
 
@@ -3401,7 +3513,7 @@ _deafened__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_deafened(run: Run) -> None:
+def _rule_deafened(run: Run, outer: Holds = True) -> Parts:
     """Deafened (Targeting: wound effects).
 
     - wound_target +2 per penalty_raises (when final_damage >= tuffness)
@@ -3409,9 +3521,14 @@ def _rule_deafened(run: Run) -> None:
     - cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_deafened__mod1, v['final_damage'] >= v['tuffness'], 2 * v['penalty_raises'])
-    run.modify(_deafened__mod2, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_deafened__text1, v['final_damage'] >= v['tuffness'])
+    run.modify(
+        _deafened__mod1,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        2 * v['penalty_raises'],
+    )
+    run.modify(_deafened__mod2, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.text(_deafened__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    yield from ()
 
 # rule blinded
 
@@ -3485,7 +3602,7 @@ _blinded__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_blinded(run: Run) -> None:
+def _rule_blinded(run: Run, outer: Holds = True) -> Parts:
     """Blinded (Targeting: wound effects).
 
     - visibility -2 (when final_damage >= tuffness)
@@ -3494,12 +3611,17 @@ def _rule_blinded(run: Run) -> None:
     - cannot: perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
     v = run.values
-    run.modify(_blinded__mod1, v['final_damage'] >= v['tuffness'])
-    run.modify(_blinded__mod2, v['final_damage'] >= v['tuffness'], -2 * v['penalty_raises'])
-    run.modify(_blinded__mod3, v['final_damage'] >= v['tuffness'], v['dice_raises'])
-    run.text(_blinded__text1, v['final_damage'] >= v['tuffness'])
-    run.text(_blinded__text2, True)
-    run.text(_blinded__text3, True)
+    run.modify(_blinded__mod1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.modify(
+        _blinded__mod2,
+        both(outer, v['final_damage'] >= v['tuffness']),
+        -2 * v['penalty_raises'],
+    )
+    run.modify(_blinded__mod3, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
+    run.text(_blinded__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    run.text(_blinded__text2, outer)
+    run.text(_blinded__text3, outer)
+    yield from ()
 
 # rule uncon
 
@@ -3520,7 +3642,7 @@ _uncon__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_uncon(run: Run) -> None:
+def _rule_uncon(run: Run, outer: Holds = True) -> Parts:
     """Uncon (Targeting: wound effects).
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
@@ -3528,10 +3650,11 @@ def _rule_uncon(run: Run) -> None:
     v = run.values
     run.derive(
         _uncon__derive1,
-        v['final_damage'] >= v['tuffness'],
+        both(outer, v['final_damage'] >= v['tuffness']),
         lambda: run.stat('wound_target'),
     )
-    run.text(_uncon__text1, v['final_damage'] >= v['tuffness'])
+    run.text(_uncon__text1, both(outer, v['final_damage'] >= v['tuffness']))
+    yield from ()
 
 # trait zone_cover
 
@@ -3559,14 +3682,15 @@ _zone_cover__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_cover(run: Run) -> None:
+def _rule_zone_cover(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: COVER (Zone Traits).
 
     - cover +zone_cover_value
     """
     v = run.values
-    run.modify(_zone_cover__mod1, True, v['zone_cover_value'])
-    run.text(_zone_cover__text1, True)
+    run.modify(_zone_cover__mod1, outer, v['zone_cover_value'])
+    run.text(_zone_cover__text1, outer)
+    yield from ()
 
 # trait zone_light
 
@@ -3594,14 +3718,15 @@ _zone_light__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_light(run: Run) -> None:
+def _rule_zone_light(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: LIGHT (Zone Traits).
 
     - visibility +zone_light_mod
     """
     v = run.values
-    run.modify(_zone_light__mod1, True, v['zone_light_mod'])
-    run.text(_zone_light__text1, True)
+    run.modify(_zone_light__mod1, outer, v['zone_light_mod'])
+    run.text(_zone_light__text1, outer)
+    yield from ()
 
 # trait zone_visibility
 
@@ -3629,14 +3754,15 @@ _zone_visibility__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_visibility(run: Run) -> None:
+def _rule_zone_visibility(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: VISIBILITY (Zone Traits).
 
     - visibility +zone_visibility_mod
     """
     v = run.values
-    run.modify(_zone_visibility__mod1, True, v['zone_visibility_mod'])
-    run.text(_zone_visibility__text1, True)
+    run.modify(_zone_visibility__mod1, outer, v['zone_visibility_mod'])
+    run.text(_zone_visibility__text1, outer)
+    yield from ()
 
 # trait zone_entry
 
@@ -3659,14 +3785,15 @@ _zone_entry__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_entry(run: Run) -> None:
+def _rule_zone_entry(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: ENTRY (Zone Traits).
 
     - cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     v = run.values
-    run.text(_zone_entry__text1, v['crossings'] >= v['zone_entry_max'])
-    run.text(_zone_entry__text2, True)
+    run.text(_zone_entry__text1, both(outer, v['crossings'] >= v['zone_entry_max']))
+    run.text(_zone_entry__text2, outer)
+    yield from ()
 
 # trait zone_width
 
@@ -3689,14 +3816,15 @@ _zone_width__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_width(run: Run) -> None:
+def _rule_zone_width(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: WIDTH (Zone Traits).
 
     - cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
     v = run.values
-    run.text(_zone_width__text1, v['close_occupants'] >= v['zone_width_max'])
-    run.text(_zone_width__text2, True)
+    run.text(_zone_width__text1, both(outer, v['close_occupants'] >= v['zone_width_max']))
+    run.text(_zone_width__text2, outer)
+    yield from ()
 
 # trait zone_terrain
 
@@ -3747,21 +3875,22 @@ _zone_terrain__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_terrain(run: Run) -> None:
+def _rule_zone_terrain(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
     v = run.values
-    run.modify(_zone_terrain__mod1, True, v['terrain_ma'])
-    run.modify(_zone_terrain__mod2, v['rough'])
-    run.text(_zone_terrain__text1, True)
-    run.text(_zone_terrain__text2, True)
+    run.modify(_zone_terrain__mod1, outer, v['terrain_ma'])
+    run.modify(_zone_terrain__mod2, both(outer, v['rough']))
+    run.text(_zone_terrain__text1, outer)
+    run.text(_zone_terrain__text2, outer)
+    yield from ()
 
-# trait zone_debris
+# condition debris_tile
 
-_zone_debris__mod1: Final = ModSpec(
+_debris_tile__mod1: Final = ModSpec(
     key='debris_tile#2.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3775,7 +3904,7 @@ _zone_debris__mod1: Final = ModSpec(
     condition='when debris_level == light',
     label='DEBRIS - Light: 1 Cover option',
 )
-_zone_debris__mod2: Final = ModSpec(
+_debris_tile__mod2: Final = ModSpec(
     key='debris_tile#2.2.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3789,14 +3918,14 @@ _zone_debris__mod2: Final = ModSpec(
     condition='when debris_level == light; when debris_choice == lose_ma',
     label='DEBRIS - Light: -1 MA',
 )
-_zone_debris__derive1: Final = DeriveSpec(
+_debris_tile__derive1: Final = DeriveSpec(
     key='debris_tile#2.2else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == light; unless debris_choice == lose_ma',
 )
-_zone_debris__mod3: Final = ModSpec(
+_debris_tile__mod3: Final = ModSpec(
     key='debris_tile#3.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3810,7 +3939,7 @@ _zone_debris__mod3: Final = ModSpec(
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate: 2 Cover option',
 )
-_zone_debris__mod4: Final = ModSpec(
+_debris_tile__mod4: Final = ModSpec(
     key='debris_tile#3.2',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3824,7 +3953,7 @@ _zone_debris__mod4: Final = ModSpec(
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate',
 )
-_zone_debris__mod5: Final = ModSpec(
+_debris_tile__mod5: Final = ModSpec(
     key='debris_tile#3.3.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3838,14 +3967,14 @@ _zone_debris__mod5: Final = ModSpec(
     condition='when debris_level == moderate; when debris_choice == lose_ma',
     label='DEBRIS - Moderate: -2 MA',
 )
-_zone_debris__derive2: Final = DeriveSpec(
+_debris_tile__derive2: Final = DeriveSpec(
     key='debris_tile#3.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == moderate; unless debris_choice == lose_ma',
 )
-_zone_debris__mod6: Final = ModSpec(
+_debris_tile__mod6: Final = ModSpec(
     key='debris_tile#4.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3859,7 +3988,7 @@ _zone_debris__mod6: Final = ModSpec(
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy: 4 Cover option',
 )
-_zone_debris__mod7: Final = ModSpec(
+_debris_tile__mod7: Final = ModSpec(
     key='debris_tile#4.2',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3873,7 +4002,7 @@ _zone_debris__mod7: Final = ModSpec(
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy',
 )
-_zone_debris__mod8: Final = ModSpec(
+_debris_tile__mod8: Final = ModSpec(
     key='debris_tile#4.3.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3887,14 +4016,14 @@ _zone_debris__mod8: Final = ModSpec(
     condition='when debris_level == heavy; when debris_choice == lose_ma',
     label='DEBRIS - Heavy: -3 MA',
 )
-_zone_debris__derive3: Final = DeriveSpec(
+_debris_tile__derive3: Final = DeriveSpec(
     key='debris_tile#4.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == heavy; unless debris_choice == lose_ma',
 )
-_zone_debris__text1: Final = TextSpec(
+_debris_tile__text1: Final = TextSpec(
     key='debris_tile#5',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3903,7 +4032,7 @@ _zone_debris__text1: Final = TextSpec(
     quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
     condition='',
 )
-_zone_debris__text2: Final = TextSpec(
+_debris_tile__text2: Final = TextSpec(
     key='debris_tile#6',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
@@ -3912,7 +4041,62 @@ _zone_debris__text2: Final = TextSpec(
     quote='-1 MA or AG4 roll',
     condition='',
 )
-_zone_debris__text3: Final = TextSpec(
+
+def _rule_debris_tile(run: Run, outer: Holds = True) -> Parts:
+    """DEBRIS (Condition tiles: DEBRIS).
+
+    - cover +1 (when debris_level == light)
+    - pace -1 (when debris_level == light; when debris_choice == lose_ma)
+    - derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
+    - cover +2 (when debris_level == moderate)
+    - stealth +1 (when debris_level == moderate)
+    - pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
+    - derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
+    - cover +4 (when debris_level == heavy)
+    - stealth +2 (when debris_level == heavy)
+    - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
+    - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
+    """
+    v = run.values
+    run.modify(_debris_tile__mod1, both(outer, v['debris_level'] == 'light'))
+    run.modify(
+        _debris_tile__mod2,
+        both(outer, v['debris_level'] == 'light' and v['debris_choice'] == 'lose_ma'),
+    )
+    run.derive(
+        _debris_tile__derive1,
+        both(outer, v['debris_level'] == 'light' and v['debris_choice'] != 'lose_ma'),
+        lambda: 4,
+    )
+    run.modify(_debris_tile__mod3, both(outer, v['debris_level'] == 'moderate'))
+    run.modify(_debris_tile__mod4, both(outer, v['debris_level'] == 'moderate'))
+    run.modify(
+        _debris_tile__mod5,
+        both(outer, v['debris_level'] == 'moderate' and v['debris_choice'] == 'lose_ma'),
+    )
+    run.derive(
+        _debris_tile__derive2,
+        both(outer, v['debris_level'] == 'moderate' and v['debris_choice'] != 'lose_ma'),
+        lambda: 6,
+    )
+    run.modify(_debris_tile__mod6, both(outer, v['debris_level'] == 'heavy'))
+    run.modify(_debris_tile__mod7, both(outer, v['debris_level'] == 'heavy'))
+    run.modify(
+        _debris_tile__mod8,
+        both(outer, v['debris_level'] == 'heavy' and v['debris_choice'] == 'lose_ma'),
+    )
+    run.derive(
+        _debris_tile__derive3,
+        both(outer, v['debris_level'] == 'heavy' and v['debris_choice'] != 'lose_ma'),
+        lambda: 8,
+    )
+    run.text(_debris_tile__text1, outer)
+    run.text(_debris_tile__text2, outer)
+    yield from ()
+
+# trait zone_debris
+
+_zone_debris__text1: Final = TextSpec(
     key='zone_debris#3',
     rule='zone_debris',
     source='Zone Traits',
@@ -3922,47 +4106,13 @@ _zone_debris__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_debris(run: Run) -> None:
+def _rule_zone_debris(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: DEBRIS (Zone Traits).
 
     - as debris_tile
     """
-    v = run.values
-    run.modify(_zone_debris__mod1, v['debris_level'] == 'light')
-    run.modify(
-        _zone_debris__mod2,
-        v['debris_level'] == 'light' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _zone_debris__derive1,
-        v['debris_level'] == 'light' and v['debris_choice'] != 'lose_ma',
-        lambda: 4,
-    )
-    run.modify(_zone_debris__mod3, v['debris_level'] == 'moderate')
-    run.modify(_zone_debris__mod4, v['debris_level'] == 'moderate')
-    run.modify(
-        _zone_debris__mod5,
-        v['debris_level'] == 'moderate' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _zone_debris__derive2,
-        v['debris_level'] == 'moderate' and v['debris_choice'] != 'lose_ma',
-        lambda: 6,
-    )
-    run.modify(_zone_debris__mod6, v['debris_level'] == 'heavy')
-    run.modify(_zone_debris__mod7, v['debris_level'] == 'heavy')
-    run.modify(
-        _zone_debris__mod8,
-        v['debris_level'] == 'heavy' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _zone_debris__derive3,
-        v['debris_level'] == 'heavy' and v['debris_choice'] != 'lose_ma',
-        lambda: 8,
-    )
-    run.text(_zone_debris__text1, True)
-    run.text(_zone_debris__text2, True)
-    run.text(_zone_debris__text3, True)
+    yield _rule_debris_tile, outer, ''
+    run.text(_zone_debris__text1, outer)
 
 # trait zone_stacking
 
@@ -4013,17 +4163,18 @@ _zone_stacking__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_stacking(run: Run) -> None:
+def _rule_zone_stacking(run: Run, outer: Holds = True) -> Parts:
     """Zone trait: STACKING (Zone Traits).
 
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
     v = run.values
-    run.modify(_zone_stacking__mod1, True, v['zone_stacking_max'] - 4)
-    run.modify(_zone_stacking__mod2, True, v['target_size'])
-    run.text(_zone_stacking__text1, True)
-    run.text(_zone_stacking__text2, True)
+    run.modify(_zone_stacking__mod1, outer, v['zone_stacking_max'] - 4)
+    run.modify(_zone_stacking__mod2, outer, v['target_size'])
+    run.text(_zone_stacking__text1, outer)
+    run.text(_zone_stacking__text2, outer)
+    yield from ()
 
 # condition rain
 
@@ -4265,7 +4416,7 @@ _rain__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_rain(run: Run) -> None:
+def _rule_rain(run: Run, outer: Holds = True) -> Parts:
     """RAIN (Condition tiles: RAIN).
 
     - visibility -1 (when rain_level == light; when range >= medium)
@@ -4287,31 +4438,32 @@ def _rule_rain(run: Run) -> None:
     v = run.values
     run.modify(
         _rain__mod1,
-        lambda: v['rain_level'] == 'light' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'),
+        both(outer, lambda: v['rain_level'] == 'light' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
     )
-    run.modify(_rain__mod2, v['rain_level'] == 'light')
-    run.modify(_rain__mod3, v['rain_level'] == 'light')
-    run.modify(_rain__mod4, v['rain_level'] == 'light')
+    run.modify(_rain__mod2, both(outer, v['rain_level'] == 'light'))
+    run.modify(_rain__mod3, both(outer, v['rain_level'] == 'light'))
+    run.modify(_rain__mod4, both(outer, v['rain_level'] == 'light'))
     run.modify(
         _rain__mod5,
-        lambda: v['rain_level'] == 'moderate' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'),
+        both(outer, lambda: v['rain_level'] == 'moderate' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')),
     )
     run.modify(
         _rain__mod6,
-        lambda: v['rain_level'] == 'moderate' and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'),
+        both(outer, lambda: v['rain_level'] == 'moderate' and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')),
     )
-    run.modify(_rain__mod7, v['rain_level'] == 'moderate')
-    run.modify(_rain__mod8, v['rain_level'] == 'moderate')
-    run.modify(_rain__mod9, v['rain_level'] == 'moderate')
-    run.modify(_rain__mod10, v['rain_level'] == 'moderate')
-    run.modify(_rain__mod11, v['rain_level'] == 'heavy')
-    run.modify(_rain__mod12, v['rain_level'] == 'heavy')
-    run.modify(_rain__mod13, v['rain_level'] == 'heavy')
-    run.modify(_rain__mod14, v['rain_level'] == 'heavy')
-    run.modify(_rain__mod15, v['rain_level'] == 'heavy')
-    run.text(_rain__text1, True)
-    run.text(_rain__text2, True)
-    run.text(_rain__text3, True)
+    run.modify(_rain__mod7, both(outer, v['rain_level'] == 'moderate'))
+    run.modify(_rain__mod8, both(outer, v['rain_level'] == 'moderate'))
+    run.modify(_rain__mod9, both(outer, v['rain_level'] == 'moderate'))
+    run.modify(_rain__mod10, both(outer, v['rain_level'] == 'moderate'))
+    run.modify(_rain__mod11, both(outer, v['rain_level'] == 'heavy'))
+    run.modify(_rain__mod12, both(outer, v['rain_level'] == 'heavy'))
+    run.modify(_rain__mod13, both(outer, v['rain_level'] == 'heavy'))
+    run.modify(_rain__mod14, both(outer, v['rain_level'] == 'heavy'))
+    run.modify(_rain__mod15, both(outer, v['rain_level'] == 'heavy'))
+    run.text(_rain__text1, outer)
+    run.text(_rain__text2, outer)
+    run.text(_rain__text3, outer)
+    yield from ()
 
 # condition fog
 
@@ -4418,7 +4570,7 @@ _fog__text2: Final = TextSpec(
     condition='when fog_level == heavy; when zones_away > 1',
 )
 
-def _rule_fog(run: Run) -> None:
+def _rule_fog(run: Run, outer: Holds = True) -> Parts:
     """FOG (Condition tiles: FOG).
 
     - visibility -1 (when fog_level == light)
@@ -4431,14 +4583,15 @@ def _rule_fog(run: Run) -> None:
     - cannot: see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
     v = run.values
-    run.modify(_fog__mod1, v['fog_level'] == 'light')
-    run.modify(_fog__mod2, v['fog_level'] == 'light')
-    run.modify(_fog__mod3, v['fog_level'] == 'moderate')
-    run.modify(_fog__mod4, v['fog_level'] == 'moderate')
-    run.text(_fog__text1, v['fog_level'] == 'moderate' and v['zones_away'] > 2)
-    run.modify(_fog__mod5, v['fog_level'] == 'heavy')
-    run.modify(_fog__mod6, v['fog_level'] == 'heavy')
-    run.text(_fog__text2, v['fog_level'] == 'heavy' and v['zones_away'] > 1)
+    run.modify(_fog__mod1, both(outer, v['fog_level'] == 'light'))
+    run.modify(_fog__mod2, both(outer, v['fog_level'] == 'light'))
+    run.modify(_fog__mod3, both(outer, v['fog_level'] == 'moderate'))
+    run.modify(_fog__mod4, both(outer, v['fog_level'] == 'moderate'))
+    run.text(_fog__text1, both(outer, v['fog_level'] == 'moderate' and v['zones_away'] > 2))
+    run.modify(_fog__mod5, both(outer, v['fog_level'] == 'heavy'))
+    run.modify(_fog__mod6, both(outer, v['fog_level'] == 'heavy'))
+    run.text(_fog__text2, both(outer, v['fog_level'] == 'heavy' and v['zones_away'] > 1))
+    yield from ()
 
 # condition cover_tile
 
@@ -4592,7 +4745,7 @@ _cover_tile__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_cover_tile(run: Run) -> None:
+def _rule_cover_tile(run: Run, outer: Holds = True) -> Parts:
     """COVER (Condition tiles: COVER).
 
     - cover +1 (when cover_level == light)
@@ -4607,222 +4760,18 @@ def _rule_cover_tile(run: Run) -> None:
     - stealth +2 (when cover_level == heavy)
     """
     v = run.values
-    run.modify(_cover_tile__mod1, v['cover_level'] == 'light')
-    run.modify(_cover_tile__mod2, v['cover_level'] == 'light')
-    run.modify(_cover_tile__mod3, v['cover_level'] == 'moderate')
-    run.modify(_cover_tile__mod4, v['cover_level'] == 'moderate')
-    run.modify(_cover_tile__mod5, v['cover_level'] == 'moderate')
-    run.modify(_cover_tile__mod6, v['cover_level'] == 'moderate')
-    run.modify(_cover_tile__mod7, v['cover_level'] == 'heavy')
-    run.modify(_cover_tile__mod8, v['cover_level'] == 'heavy')
-    run.modify(_cover_tile__mod9, v['cover_level'] == 'heavy')
-    run.modify(_cover_tile__mod10, v['cover_level'] == 'heavy')
-    run.text(_cover_tile__text1, True)
-
-# condition debris_tile
-
-_debris_tile__mod1: Final = ModSpec(
-    key='debris_tile#2.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='cover',
-    op='add',
-    value=1,
-    text='cover +1',
-    group='cover_options',
-    stacking='highest',
-    rounding=None,
-    condition='when debris_level == light',
-    label='DEBRIS - Light: 1 Cover option',
-)
-_debris_tile__mod2: Final = ModSpec(
-    key='debris_tile#2.2.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='pace',
-    op='add',
-    value=-1,
-    text='pace -1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when debris_level == light; when debris_choice == lose_ma',
-    label='DEBRIS - Light: -1 MA',
-)
-_debris_tile__derive1: Final = DeriveSpec(
-    key='debris_tile#2.2else.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    name='debris_ag',
-    condition='when debris_level == light; unless debris_choice == lose_ma',
-)
-_debris_tile__mod3: Final = ModSpec(
-    key='debris_tile#3.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='cover',
-    op='add',
-    value=2,
-    text='cover +2',
-    group='cover_options',
-    stacking='highest',
-    rounding=None,
-    condition='when debris_level == moderate',
-    label='DEBRIS - Moderate: 2 Cover option',
-)
-_debris_tile__mod4: Final = ModSpec(
-    key='debris_tile#3.2',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='stealth',
-    op='add',
-    value=1,
-    text='stealth +1',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when debris_level == moderate',
-    label='DEBRIS - Moderate',
-)
-_debris_tile__mod5: Final = ModSpec(
-    key='debris_tile#3.3.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='pace',
-    op='add',
-    value=-2,
-    text='pace -2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when debris_level == moderate; when debris_choice == lose_ma',
-    label='DEBRIS - Moderate: -2 MA',
-)
-_debris_tile__derive2: Final = DeriveSpec(
-    key='debris_tile#3.3else.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    name='debris_ag',
-    condition='when debris_level == moderate; unless debris_choice == lose_ma',
-)
-_debris_tile__mod6: Final = ModSpec(
-    key='debris_tile#4.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='cover',
-    op='add',
-    value=4,
-    text='cover +4',
-    group='cover_options',
-    stacking='highest',
-    rounding=None,
-    condition='when debris_level == heavy',
-    label='DEBRIS - Heavy: 4 Cover option',
-)
-_debris_tile__mod7: Final = ModSpec(
-    key='debris_tile#4.2',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='stealth',
-    op='add',
-    value=2,
-    text='stealth +2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when debris_level == heavy',
-    label='DEBRIS - Heavy',
-)
-_debris_tile__mod8: Final = ModSpec(
-    key='debris_tile#4.3.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    target='pace',
-    op='add',
-    value=-3,
-    text='pace -3',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='when debris_level == heavy; when debris_choice == lose_ma',
-    label='DEBRIS - Heavy: -3 MA',
-)
-_debris_tile__derive3: Final = DeriveSpec(
-    key='debris_tile#4.3else.1',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    name='debris_ag',
-    condition='when debris_level == heavy; unless debris_choice == lose_ma',
-)
-_debris_tile__text1: Final = TextSpec(
-    key='debris_tile#5',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    kind='erratum',
-    text='The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
-    condition='',
-)
-_debris_tile__text2: Final = TextSpec(
-    key='debris_tile#6',
-    rule='debris_tile',
-    source='Condition tiles: DEBRIS',
-    kind='erratum',
-    text='Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
-    quote='-1 MA or AG4 roll',
-    condition='',
-)
-
-def _rule_debris_tile(run: Run) -> None:
-    """DEBRIS (Condition tiles: DEBRIS).
-
-    - cover +1 (when debris_level == light)
-    - pace -1 (when debris_level == light; when debris_choice == lose_ma)
-    - derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
-    - cover +2 (when debris_level == moderate)
-    - stealth +1 (when debris_level == moderate)
-    - pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
-    - derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
-    - cover +4 (when debris_level == heavy)
-    - stealth +2 (when debris_level == heavy)
-    - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
-    - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
-    """
-    v = run.values
-    run.modify(_debris_tile__mod1, v['debris_level'] == 'light')
-    run.modify(
-        _debris_tile__mod2,
-        v['debris_level'] == 'light' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _debris_tile__derive1,
-        v['debris_level'] == 'light' and v['debris_choice'] != 'lose_ma',
-        lambda: 4,
-    )
-    run.modify(_debris_tile__mod3, v['debris_level'] == 'moderate')
-    run.modify(_debris_tile__mod4, v['debris_level'] == 'moderate')
-    run.modify(
-        _debris_tile__mod5,
-        v['debris_level'] == 'moderate' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _debris_tile__derive2,
-        v['debris_level'] == 'moderate' and v['debris_choice'] != 'lose_ma',
-        lambda: 6,
-    )
-    run.modify(_debris_tile__mod6, v['debris_level'] == 'heavy')
-    run.modify(_debris_tile__mod7, v['debris_level'] == 'heavy')
-    run.modify(
-        _debris_tile__mod8,
-        v['debris_level'] == 'heavy' and v['debris_choice'] == 'lose_ma',
-    )
-    run.derive(
-        _debris_tile__derive3,
-        v['debris_level'] == 'heavy' and v['debris_choice'] != 'lose_ma',
-        lambda: 8,
-    )
-    run.text(_debris_tile__text1, True)
-    run.text(_debris_tile__text2, True)
+    run.modify(_cover_tile__mod1, both(outer, v['cover_level'] == 'light'))
+    run.modify(_cover_tile__mod2, both(outer, v['cover_level'] == 'light'))
+    run.modify(_cover_tile__mod3, both(outer, v['cover_level'] == 'moderate'))
+    run.modify(_cover_tile__mod4, both(outer, v['cover_level'] == 'moderate'))
+    run.modify(_cover_tile__mod5, both(outer, v['cover_level'] == 'moderate'))
+    run.modify(_cover_tile__mod6, both(outer, v['cover_level'] == 'moderate'))
+    run.modify(_cover_tile__mod7, both(outer, v['cover_level'] == 'heavy'))
+    run.modify(_cover_tile__mod8, both(outer, v['cover_level'] == 'heavy'))
+    run.modify(_cover_tile__mod9, both(outer, v['cover_level'] == 'heavy'))
+    run.modify(_cover_tile__mod10, both(outer, v['cover_level'] == 'heavy'))
+    run.text(_cover_tile__text1, outer)
+    yield from ()
 
 # condition lighting
 
@@ -4906,7 +4855,7 @@ _lighting__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_lighting(run: Run) -> None:
+def _rule_lighting(run: Run, outer: Holds = True) -> Parts:
     """LIGHT (Condition tiles: LIGHT).
 
     - visibility -1 (when light_level == light)
@@ -4916,12 +4865,13 @@ def _rule_lighting(run: Run) -> None:
     - stealth +2 (when light_level == heavy)
     """
     v = run.values
-    run.modify(_lighting__mod1, v['light_level'] == 'light')
-    run.modify(_lighting__mod2, v['light_level'] == 'moderate')
-    run.modify(_lighting__mod3, v['light_level'] == 'moderate')
-    run.modify(_lighting__mod4, v['light_level'] == 'heavy')
-    run.modify(_lighting__mod5, v['light_level'] == 'heavy')
-    run.text(_lighting__text1, True)
+    run.modify(_lighting__mod1, both(outer, v['light_level'] == 'light'))
+    run.modify(_lighting__mod2, both(outer, v['light_level'] == 'moderate'))
+    run.modify(_lighting__mod3, both(outer, v['light_level'] == 'moderate'))
+    run.modify(_lighting__mod4, both(outer, v['light_level'] == 'heavy'))
+    run.modify(_lighting__mod5, both(outer, v['light_level'] == 'heavy'))
+    run.text(_lighting__text1, outer)
+    yield from ()
 
 # condition noise
 
@@ -5005,7 +4955,7 @@ _noise__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_noise(run: Run) -> None:
+def _rule_noise(run: Run, outer: Holds = True) -> Parts:
     """NOISE (Condition tiles: NOISE).
 
     - hearing -1 (when noise_level == light)
@@ -5015,12 +4965,13 @@ def _rule_noise(run: Run) -> None:
     - stealth +1 (when noise_level == heavy)
     """
     v = run.values
-    run.modify(_noise__mod1, v['noise_level'] == 'light')
-    run.modify(_noise__mod2, v['noise_level'] == 'moderate')
-    run.modify(_noise__mod3, v['noise_level'] == 'moderate')
-    run.modify(_noise__mod4, v['noise_level'] == 'heavy')
-    run.modify(_noise__mod5, v['noise_level'] == 'heavy')
-    run.text(_noise__text1, True)
+    run.modify(_noise__mod1, both(outer, v['noise_level'] == 'light'))
+    run.modify(_noise__mod2, both(outer, v['noise_level'] == 'moderate'))
+    run.modify(_noise__mod3, both(outer, v['noise_level'] == 'moderate'))
+    run.modify(_noise__mod4, both(outer, v['noise_level'] == 'heavy'))
+    run.modify(_noise__mod5, both(outer, v['noise_level'] == 'heavy'))
+    run.text(_noise__text1, outer)
+    yield from ()
 
 # condition buzz
 
@@ -5067,7 +5018,7 @@ _buzz__mod3: Final = ModSpec(
     label='BUZZ - Heavy',
 )
 
-def _rule_buzz(run: Run) -> None:
+def _rule_buzz(run: Run, outer: Holds = True) -> Parts:
     """BUZZ (Condition tiles: BUZZ).
 
     - comms -1 (when buzz_level == light)
@@ -5075,9 +5026,10 @@ def _rule_buzz(run: Run) -> None:
     - comms -4 (when buzz_level == heavy)
     """
     v = run.values
-    run.modify(_buzz__mod1, v['buzz_level'] == 'light')
-    run.modify(_buzz__mod2, v['buzz_level'] == 'moderate')
-    run.modify(_buzz__mod3, v['buzz_level'] == 'heavy')
+    run.modify(_buzz__mod1, both(outer, v['buzz_level'] == 'light'))
+    run.modify(_buzz__mod2, both(outer, v['buzz_level'] == 'moderate'))
+    run.modify(_buzz__mod3, both(outer, v['buzz_level'] == 'heavy'))
+    yield from ()
 
 # condition wind
 
@@ -5193,7 +5145,7 @@ _wind__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_wind(run: Run) -> None:
+def _rule_wind(run: Run, outer: Holds = True) -> Parts:
     """WIND (Condition tiles: WIND).
 
     - shot -1 (when wind_level == light; unless heavy_weapon or range <= short)
@@ -5206,31 +5158,32 @@ def _rule_wind(run: Run) -> None:
     v = run.values
     run.modify(
         _wind__mod1,
-        lambda: v['wind_level'] == 'light' and not (v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) <= ('close', 'short', 'medium', 'long', 'beyond').index('short')),
+        both(outer, lambda: v['wind_level'] == 'light' and not (v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))),
     )
     run.modify(
         _wind__mod2,
-        lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'),
+        both(outer, lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
     )
     run.modify(
         _wind__mod3,
-        lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'),
+        both(outer, lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
     )
     run.modify(
         _wind__mod4,
-        lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and v['heavy_weapon'],
+        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and v['heavy_weapon']),
     )
     run.modify(
         _wind__mod5,
-        lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'),
+        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
     )
     run.modify(
         _wind__mod6,
-        lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'),
+        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
     )
-    run.text(_wind__text1, True)
-    run.text(_wind__text2, True)
-    run.text(_wind__text3, True)
+    run.text(_wind__text1, outer)
+    run.text(_wind__text2, outer)
+    run.text(_wind__text3, outer)
+    yield from ()
 
 # condition wall_tile
 
@@ -5314,7 +5267,7 @@ _wall_tile__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_tile(run: Run) -> None:
+def _rule_wall_tile(run: Run, outer: Holds = True) -> Parts:
     """WALL (Condition tiles: WALL).
 
     - cover +1 (when wall_level == light)
@@ -5324,12 +5277,13 @@ def _rule_wall_tile(run: Run) -> None:
     - stealth +2 (when wall_level == heavy)
     """
     v = run.values
-    run.modify(_wall_tile__mod1, v['wall_level'] == 'light')
-    run.modify(_wall_tile__mod2, v['wall_level'] == 'moderate')
-    run.modify(_wall_tile__mod3, v['wall_level'] == 'moderate')
-    run.modify(_wall_tile__mod4, v['wall_level'] == 'heavy')
-    run.modify(_wall_tile__mod5, v['wall_level'] == 'heavy')
-    run.text(_wall_tile__text1, True)
+    run.modify(_wall_tile__mod1, both(outer, v['wall_level'] == 'light'))
+    run.modify(_wall_tile__mod2, both(outer, v['wall_level'] == 'moderate'))
+    run.modify(_wall_tile__mod3, both(outer, v['wall_level'] == 'moderate'))
+    run.modify(_wall_tile__mod4, both(outer, v['wall_level'] == 'heavy'))
+    run.modify(_wall_tile__mod5, both(outer, v['wall_level'] == 'heavy'))
+    run.text(_wall_tile__text1, outer)
+    yield from ()
 
 # condition barrier
 
@@ -5373,7 +5327,7 @@ _barrier__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_barrier(run: Run) -> None:
+def _rule_barrier(run: Run, outer: Holds = True) -> Parts:
     """BARRIER (Condition tiles: BARRIER).
 
     - derive barrier_tuffness = 8 (when barrier_level == light)
@@ -5381,11 +5335,12 @@ def _rule_barrier(run: Run) -> None:
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
     v = run.values
-    run.derive(_barrier__derive1, v['barrier_level'] == 'light', lambda: 8)
-    run.derive(_barrier__derive2, v['barrier_level'] == 'moderate', lambda: 10)
-    run.derive(_barrier__derive3, v['barrier_level'] == 'heavy', lambda: 12)
-    run.text(_barrier__text1, True)
-    run.text(_barrier__text2, True)
+    run.derive(_barrier__derive1, both(outer, v['barrier_level'] == 'light'), lambda: 8)
+    run.derive(_barrier__derive2, both(outer, v['barrier_level'] == 'moderate'), lambda: 10)
+    run.derive(_barrier__derive3, both(outer, v['barrier_level'] == 'heavy'), lambda: 12)
+    run.text(_barrier__text1, outer)
+    run.text(_barrier__text2, outer)
+    yield from ()
 
 # condition tile_slippery
 
@@ -5420,15 +5375,16 @@ _tile_slippery__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_slippery(run: Run) -> None:
+def _rule_tile_slippery(run: Run, outer: Holds = True) -> Parts:
     """SLIPPERY (Condition tiles: ground).
 
     - derive slippery_ag = 4
     - stealth -1
     """
-    run.derive(_tile_slippery__derive1, True, lambda: 4)
-    run.modify(_tile_slippery__mod1, True)
-    run.text(_tile_slippery__text1, True)
+    run.derive(_tile_slippery__derive1, outer, lambda: 4)
+    run.modify(_tile_slippery__mod1, outer)
+    run.text(_tile_slippery__text1, outer)
+    yield from ()
 
 # condition tile_slowing
 
@@ -5456,13 +5412,14 @@ _tile_slowing__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_slowing(run: Run) -> None:
+def _rule_tile_slowing(run: Run, outer: Holds = True) -> Parts:
     """SLOWING (Condition tiles: ground).
 
     - move_target / 2 round down
     """
-    run.modify(_tile_slowing__mod1, True)
-    run.text(_tile_slowing__text1, True)
+    run.modify(_tile_slowing__mod1, outer)
+    run.text(_tile_slowing__text1, outer)
+    yield from ()
 
 # condition tile_obstacle
 
@@ -5511,17 +5468,18 @@ _tile_obstacle__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_obstacle(run: Run) -> None:
+def _rule_tile_obstacle(run: Run, outer: Holds = True) -> Parts:
     """OBSTACLE (Condition tiles: ground).
 
     - derive obstacle_ag = 4
     - cover +2
     - stealth +1
     """
-    run.derive(_tile_obstacle__derive1, True, lambda: 4)
-    run.modify(_tile_obstacle__mod1, True)
-    run.modify(_tile_obstacle__mod2, True)
-    run.text(_tile_obstacle__text1, True)
+    run.derive(_tile_obstacle__derive1, outer, lambda: 4)
+    run.modify(_tile_obstacle__mod1, outer)
+    run.modify(_tile_obstacle__mod2, outer)
+    run.text(_tile_obstacle__text1, outer)
+    yield from ()
 
 # condition tile_open_ground
 
@@ -5568,16 +5526,17 @@ _tile_open_ground__mod3: Final = ModSpec(
     label='OPEN GROUND: No cover',
 )
 
-def _rule_tile_open_ground(run: Run) -> None:
+def _rule_tile_open_ground(run: Run, outer: Holds = True) -> Parts:
     """OPEN GROUND (Condition tiles: ground).
 
     - stealth -2
     - cover = 0
     - default_cover = 0
     """
-    run.modify(_tile_open_ground__mod1, True)
-    run.modify(_tile_open_ground__mod2, True)
-    run.modify(_tile_open_ground__mod3, True)
+    run.modify(_tile_open_ground__mod1, outer)
+    run.modify(_tile_open_ground__mod2, outer)
+    run.modify(_tile_open_ground__mod3, outer)
+    yield from ()
 
 # condition tile_exposed_ground
 
@@ -5647,7 +5606,7 @@ _tile_exposed_ground__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_exposed_ground(run: Run) -> None:
+def _rule_tile_exposed_ground(run: Run, outer: Holds = True) -> Parts:
     """EXPOSED GROUND (Condition tiles: ground).
 
     - stealth -2
@@ -5655,11 +5614,12 @@ def _rule_tile_exposed_ground(run: Run) -> None:
     - default_cover = 0
     - missile_against +1
     """
-    run.modify(_tile_exposed_ground__mod1, True)
-    run.modify(_tile_exposed_ground__mod2, True)
-    run.modify(_tile_exposed_ground__mod3, True)
-    run.modify(_tile_exposed_ground__mod4, True)
-    run.text(_tile_exposed_ground__text1, True)
+    run.modify(_tile_exposed_ground__mod1, outer)
+    run.modify(_tile_exposed_ground__mod2, outer)
+    run.modify(_tile_exposed_ground__mod3, outer)
+    run.modify(_tile_exposed_ground__mod4, outer)
+    run.text(_tile_exposed_ground__text1, outer)
+    yield from ()
 
 # condition tile_clatter
 
@@ -5720,7 +5680,7 @@ _tile_clatter__mod4: Final = ModSpec(
     label='CLATTER: No Cover',
 )
 
-def _rule_tile_clatter(run: Run) -> None:
+def _rule_tile_clatter(run: Run, outer: Holds = True) -> Parts:
     """CLATTER (Condition tiles: ground).
 
     - stealth -2
@@ -5728,10 +5688,11 @@ def _rule_tile_clatter(run: Run) -> None:
     - cover = 0
     - default_cover = 0
     """
-    run.modify(_tile_clatter__mod1, True)
-    run.modify(_tile_clatter__mod2, True)
-    run.modify(_tile_clatter__mod3, True)
-    run.modify(_tile_clatter__mod4, True)
+    run.modify(_tile_clatter__mod1, outer)
+    run.modify(_tile_clatter__mod2, outer)
+    run.modify(_tile_clatter__mod3, outer)
+    run.modify(_tile_clatter__mod4, outer)
+    yield from ()
 
 # condition tile_shortcut
 
@@ -5752,13 +5713,14 @@ _tile_shortcut__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_tile_shortcut(run: Run) -> None:
+def _rule_tile_shortcut(run: Run, outer: Holds = True) -> Parts:
     """SHORTCUT (Condition tiles: ground).
 
     - derive free_zones = 1
     """
-    run.text(_tile_shortcut__text1, True)
-    run.derive(_tile_shortcut__derive1, True, lambda: 1)
+    run.text(_tile_shortcut__text1, outer)
+    run.derive(_tile_shortcut__derive1, outer, lambda: 1)
+    yield from ()
 
 # condition tile_fire
 
@@ -5779,13 +5741,14 @@ _tile_fire__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_fire(run: Run) -> None:
+def _rule_tile_fire(run: Run, outer: Holds = True) -> Parts:
     """FIRE (Condition tiles: hazards).
 
     - derive fire_ag = 4
     """
-    run.derive(_tile_fire__derive1, True, lambda: 4)
-    run.text(_tile_fire__text1, True)
+    run.derive(_tile_fire__derive1, outer, lambda: 4)
+    run.text(_tile_fire__text1, outer)
+    yield from ()
 
 # condition tile_danger
 
@@ -5813,15 +5776,16 @@ _tile_danger__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_danger(run: Run) -> None:
+def _rule_tile_danger(run: Run, outer: Holds = True) -> Parts:
     """DANGER (Condition tiles: hazards).
 
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
-    run.derive(_tile_danger__derive1, True, lambda: 4)
-    run.derive(_tile_danger__derive2, True, lambda: Dice(((2, 6),)))
-    run.text(_tile_danger__text1, True)
+    run.derive(_tile_danger__derive1, outer, lambda: 4)
+    run.derive(_tile_danger__derive2, outer, lambda: Dice(((2, 6),)))
+    run.text(_tile_danger__text1, outer)
+    yield from ()
 
 # condition tile_test
 
@@ -5842,13 +5806,14 @@ _tile_test__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_test(run: Run) -> None:
+def _rule_tile_test(run: Run, outer: Holds = True) -> Parts:
     """TEST (Condition tiles: hazards).
 
     - derive trait_test = 4
     """
-    run.derive(_tile_test__derive1, True, lambda: 4)
-    run.text(_tile_test__text1, True)
+    run.derive(_tile_test__derive1, outer, lambda: 4)
+    run.text(_tile_test__text1, outer)
+    yield from ()
 
 # condition tile_pit
 
@@ -5883,17 +5848,18 @@ _tile_pit__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_pit(run: Run) -> None:
+def _rule_tile_pit(run: Run, outer: Holds = True) -> Parts:
     """PIT (Condition tiles: hazards).
 
     - derive pit_notice = 4
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
-    run.derive(_tile_pit__derive1, True, lambda: 4)
-    run.derive(_tile_pit__derive2, True, lambda: 6)
-    run.derive(_tile_pit__derive3, True, lambda: Dice(((3, 6),)))
-    run.text(_tile_pit__text1, True)
+    run.derive(_tile_pit__derive1, outer, lambda: 4)
+    run.derive(_tile_pit__derive2, outer, lambda: 6)
+    run.derive(_tile_pit__derive3, outer, lambda: Dice(((3, 6),)))
+    run.text(_tile_pit__text1, outer)
+    yield from ()
 
 # condition tile_trap
 
@@ -5935,17 +5901,18 @@ _tile_trap__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_trap(run: Run) -> None:
+def _rule_tile_trap(run: Run, outer: Holds = True) -> Parts:
     """TRAP (Condition tiles: hazards).
 
     - derive trap_notice = 6
     - derive trap_damage = 3d6
     - noticed +2
     """
-    run.derive(_tile_trap__derive1, True, lambda: 6)
-    run.derive(_tile_trap__derive2, True, lambda: Dice(((3, 6),)))
-    run.modify(_tile_trap__mod1, True)
-    run.text(_tile_trap__text1, True)
+    run.derive(_tile_trap__derive1, outer, lambda: 6)
+    run.derive(_tile_trap__derive2, outer, lambda: Dice(((3, 6),)))
+    run.modify(_tile_trap__mod1, outer)
+    run.text(_tile_trap__text1, outer)
+    yield from ()
 
 # condition tile_trip_wire
 
@@ -5980,15 +5947,16 @@ _tile_trip_wire__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_trip_wire(run: Run) -> None:
+def _rule_tile_trip_wire(run: Run, outer: Holds = True) -> Parts:
     """TRIP WIRE (Condition tiles: alarms).
 
     - derive trip_wire_notice = 6
     - noticed +2
     """
-    run.derive(_tile_trip_wire__derive1, True, lambda: 6)
-    run.modify(_tile_trip_wire__mod1, True)
-    run.text(_tile_trip_wire__text1, True)
+    run.derive(_tile_trip_wire__derive1, outer, lambda: 6)
+    run.modify(_tile_trip_wire__mod1, outer)
+    run.text(_tile_trip_wire__text1, outer)
+    yield from ()
 
 # condition tile_alarm
 
@@ -6014,14 +5982,15 @@ _tile_alarm__mod1: Final = ModSpec(
     label='ALARM: +4 Notice if not spotted',
 )
 
-def _rule_tile_alarm(run: Run) -> None:
+def _rule_tile_alarm(run: Run, outer: Holds = True) -> Parts:
     """ALARM (Condition tiles: alarms).
 
     - derive alarm_notice = 6
     - noticed +4
     """
-    run.derive(_tile_alarm__derive1, True, lambda: 6)
-    run.modify(_tile_alarm__mod1, True)
+    run.derive(_tile_alarm__derive1, outer, lambda: 6)
+    run.modify(_tile_alarm__mod1, outer)
+    yield from ()
 
 # condition tile_hideyhole
 
@@ -6042,13 +6011,14 @@ _tile_hideyhole__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_hideyhole(run: Run) -> None:
+def _rule_tile_hideyhole(run: Run, outer: Holds = True) -> Parts:
     """HIDEYHOLE (Condition tiles: alarms).
 
     - derive surprise = yes
     """
-    run.derive(_tile_hideyhole__derive1, True, lambda: True)
-    run.text(_tile_hideyhole__text1, True)
+    run.derive(_tile_hideyhole__derive1, outer, lambda: True)
+    run.text(_tile_hideyhole__text1, outer)
+    yield from ()
 
 # condition tile_advantage
 
@@ -6067,12 +6037,13 @@ _tile_advantage__mod1: Final = ModSpec(
     label='ADVANTAGE: +1 to all actions option',
 )
 
-def _rule_tile_advantage(run: Run) -> None:
+def _rule_tile_advantage(run: Run, outer: Holds = True) -> Parts:
     """ADVANTAGE (Condition tiles: positions).
 
     - all_actions +1
     """
-    run.modify(_tile_advantage__mod1, True)
+    run.modify(_tile_advantage__mod1, outer)
+    yield from ()
 
 # condition tile_concealment
 
@@ -6133,7 +6104,7 @@ _tile_concealment__mod4: Final = ModSpec(
     label='CONCEALMENT: Tuff vs AOE',
 )
 
-def _rule_tile_concealment(run: Run) -> None:
+def _rule_tile_concealment(run: Run, outer: Holds = True) -> Parts:
     """CONCEALMENT (Condition tiles: positions).
 
     - drag_resist +2
@@ -6141,10 +6112,11 @@ def _rule_tile_concealment(run: Run) -> None:
     - cover +2
     - tuff_aoe +2
     """
-    run.modify(_tile_concealment__mod1, True)
-    run.modify(_tile_concealment__mod2, True)
-    run.modify(_tile_concealment__mod3, True)
-    run.modify(_tile_concealment__mod4, True)
+    run.modify(_tile_concealment__mod1, outer)
+    run.modify(_tile_concealment__mod2, outer)
+    run.modify(_tile_concealment__mod3, outer)
+    run.modify(_tile_concealment__mod4, outer)
+    yield from ()
 
 # condition tile_defensive
 
@@ -6191,16 +6163,17 @@ _tile_defensive__mod3: Final = ModSpec(
     label='DEFENSIVE: Tuffness vs AOE',
 )
 
-def _rule_tile_defensive(run: Run) -> None:
+def _rule_tile_defensive(run: Run, outer: Holds = True) -> Parts:
     """DEFENSIVE (Condition tiles: positions).
 
     - drag_resist +2
     - tuff_ranged +2
     - tuff_aoe +2
     """
-    run.modify(_tile_defensive__mod1, True)
-    run.modify(_tile_defensive__mod2, True)
-    run.modify(_tile_defensive__mod3, True)
+    run.modify(_tile_defensive__mod1, outer)
+    run.modify(_tile_defensive__mod2, outer)
+    run.modify(_tile_defensive__mod3, outer)
+    yield from ()
 
 # rule sporadic_encounter
 
@@ -6275,24 +6248,25 @@ _sporadic_encounter__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_encounter(run: Run) -> None:
+def _rule_sporadic_encounter(run: Run, outer: Holds = True) -> Parts:
     """Sporadics (Sporadics).
 
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
     v = run.values
-    run.roll(_sporadic_encounter__roll1, v['moving'], lambda: 1)
+    run.roll(_sporadic_encounter__roll1, both(outer, v['moving']), lambda: 1)
     run.derive(
         _sporadic_encounter__derive1,
-        True,
+        outer,
         lambda: Fraction(1) / (v['target_groups'] + v['blank_options']),
     )
-    run.text(_sporadic_encounter__text1, True)
-    run.text(_sporadic_encounter__text2, True)
-    run.text(_sporadic_encounter__text3, True)
-    run.text(_sporadic_encounter__text4, True)
-    run.text(_sporadic_encounter__text5, True)
+    run.text(_sporadic_encounter__text1, outer)
+    run.text(_sporadic_encounter__text2, outer)
+    run.text(_sporadic_encounter__text3, outer)
+    run.text(_sporadic_encounter__text4, outer)
+    run.text(_sporadic_encounter__text5, outer)
+    yield from ()
 
 # terrain sporadic_pit
 
@@ -6315,14 +6289,15 @@ _sporadic_pit__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_pit(run: Run) -> None:
+def _rule_sporadic_pit(run: Run, outer: Holds = True) -> Parts:
     """Pit (sporadic) (List of sporadic).
 
     - cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     v = run.values
-    run.text(_sporadic_pit__text1, v['failed_ag'])
-    run.text(_sporadic_pit__text2, True)
+    run.text(_sporadic_pit__text1, both(outer, v['failed_ag']))
+    run.text(_sporadic_pit__text2, outer)
+    yield from ()
 
 # terrain sporadic_walls
 
@@ -6359,52 +6334,21 @@ _sporadic_walls__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_walls(run: Run) -> None:
+def _rule_sporadic_walls(run: Run, outer: Holds = True) -> Parts:
     """Walls (sporadic) (List of sporadic).
 
     - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
     v = run.values
-    run.text(_sporadic_walls__text1, True)
-    run.modify(_sporadic_walls__mod1, v['adopted'])
-    run.text(_sporadic_walls__text2, True)
+    run.text(_sporadic_walls__text1, outer)
+    run.modify(_sporadic_walls__mod1, both(outer, v['adopted']))
+    run.text(_sporadic_walls__text2, outer)
+    yield from ()
 
 # terrain sporadic_doorway
 
 _sporadic_doorway__text1: Final = TextSpec(
-    key='sporadic_walls#2',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    kind='cannot',
-    text='move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-    quote=None,
-    condition='unless door_open',
-)
-_sporadic_doorway__mod1: Final = ModSpec(
-    key='sporadic_walls#3.1',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    target='stacking',
-    op='max',
-    value=2,
-    text='stacking max 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless door_open; when adopted',
-    label='the wall adopted as a Defensible 2',
-)
-_sporadic_doorway__text2: Final = TextSpec(
-    key='sporadic_walls#4',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    kind='note',
-    text='Your turn ends and you are free to move next round.',
-    quote=None,
-    condition='unless door_open',
-)
-_sporadic_doorway__text3: Final = TextSpec(
     key='sporadic_doorway#3',
     rule='sporadic_doorway',
     source='List of sporadic',
@@ -6414,61 +6358,18 @@ _sporadic_doorway__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_doorway(run: Run) -> None:
+def _rule_sporadic_doorway(run: Run, outer: Holds = True) -> Parts:
     """Doorway (sporadic) (List of sporadic).
 
     - as sporadic_walls (unless door_open)
     """
     v = run.values
-    run.text(_sporadic_doorway__text1, not v['door_open'])
-    run.modify(_sporadic_doorway__mod1, not v['door_open'] and v['adopted'])
-    run.text(_sporadic_doorway__text2, not v['door_open'])
-    run.text(_sporadic_doorway__text3, True)
+    yield _rule_sporadic_walls, both(outer, not v['door_open']), 'unless door_open'
+    run.text(_sporadic_doorway__text1, outer)
 
 # terrain sporadic_window
 
 _sporadic_window__text1: Final = TextSpec(
-    key='sporadic_walls#2',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    kind='cannot',
-    text='move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-    quote=None,
-    condition='unless door_open',
-)
-_sporadic_window__mod1: Final = ModSpec(
-    key='sporadic_walls#3.1',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    target='stacking',
-    op='max',
-    value=2,
-    text='stacking max 2',
-    group=None,
-    stacking='cumulative',
-    rounding=None,
-    condition='unless door_open; when adopted',
-    label='the wall adopted as a Defensible 2',
-)
-_sporadic_window__text2: Final = TextSpec(
-    key='sporadic_walls#4',
-    rule='sporadic_walls',
-    source='List of sporadic',
-    kind='note',
-    text='Your turn ends and you are free to move next round.',
-    quote=None,
-    condition='unless door_open',
-)
-_sporadic_window__text3: Final = TextSpec(
-    key='sporadic_doorway#3',
-    rule='sporadic_doorway',
-    source='List of sporadic',
-    kind='note',
-    text='A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
-    quote=None,
-    condition='',
-)
-_sporadic_window__text4: Final = TextSpec(
     key='sporadic_window#3',
     rule='sporadic_window',
     source='List of sporadic',
@@ -6478,17 +6379,13 @@ _sporadic_window__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_window(run: Run) -> None:
+def _rule_sporadic_window(run: Run, outer: Holds = True) -> Parts:
     """Window (sporadic) (List of sporadic).
 
     - as sporadic_doorway
     """
-    v = run.values
-    run.text(_sporadic_window__text1, not v['door_open'])
-    run.modify(_sporadic_window__mod1, not v['door_open'] and v['adopted'])
-    run.text(_sporadic_window__text2, not v['door_open'])
-    run.text(_sporadic_window__text3, True)
-    run.text(_sporadic_window__text4, True)
+    yield _rule_sporadic_doorway, outer, ''
+    run.text(_sporadic_window__text1, outer)
 
 # terrain sporadic_furniture
 
@@ -6525,16 +6422,17 @@ _sporadic_furniture__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_furniture(run: Run) -> None:
+def _rule_sporadic_furniture(run: Run, outer: Holds = True) -> Parts:
     """Furniture (sporadic) (List of sporadic).
 
     - cover +2 (when adopted)
     - cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     v = run.values
-    run.modify(_sporadic_furniture__mod1, v['adopted'])
-    run.text(_sporadic_furniture__text1, v['failed_ag'])
-    run.text(_sporadic_furniture__text2, True)
+    run.modify(_sporadic_furniture__mod1, both(outer, v['adopted']))
+    run.text(_sporadic_furniture__text1, both(outer, v['failed_ag']))
+    run.text(_sporadic_furniture__text2, outer)
+    yield from ()
 
 # terrain sporadic_debris
 
@@ -6562,15 +6460,16 @@ _sporadic_debris__text1: Final = TextSpec(
     condition='when failed_ag',
 )
 
-def _rule_sporadic_debris(run: Run) -> None:
+def _rule_sporadic_debris(run: Run, outer: Holds = True) -> Parts:
     """Debris (sporadic) (List of sporadic).
 
     - cover +1
     - cannot: act further: the turn ends (failed AG) (when failed_ag)
     """
     v = run.values
-    run.modify(_sporadic_debris__mod1, True)
-    run.text(_sporadic_debris__text1, v['failed_ag'])
+    run.modify(_sporadic_debris__mod1, outer)
+    run.text(_sporadic_debris__text1, both(outer, v['failed_ag']))
+    yield from ()
 
 # terrain sporadic_vegetation
 
@@ -6598,14 +6497,15 @@ _sporadic_vegetation__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_vegetation(run: Run) -> None:
+def _rule_sporadic_vegetation(run: Run, outer: Holds = True) -> Parts:
     """Vegetation (sporadic) (List of sporadic).
 
     - stealth +vegetation_stealth
     """
     v = run.values
-    run.modify(_sporadic_vegetation__mod1, True, v['vegetation_stealth'])
-    run.text(_sporadic_vegetation__text1, True)
+    run.modify(_sporadic_vegetation__mod1, outer, v['vegetation_stealth'])
+    run.text(_sporadic_vegetation__text1, outer)
+    yield from ()
 
 # terrain sporadic_traps
 
@@ -6626,13 +6526,14 @@ _sporadic_traps__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_traps(run: Run) -> None:
+def _rule_sporadic_traps(run: Run, outer: Holds = True) -> Parts:
     """Traps (sporadic) (List of sporadic).
 
     - derive traps_damage = 2d6 + 1
     """
-    run.derive(_sporadic_traps__derive1, True, lambda: Dice(((2, 6),)).plus(1))
-    run.text(_sporadic_traps__text1, True)
+    run.derive(_sporadic_traps__derive1, outer, lambda: Dice(((2, 6),)).plus(1))
+    run.text(_sporadic_traps__text1, outer)
+    yield from ()
 
 # terrain sporadic_slippery
 
@@ -6655,14 +6556,15 @@ _sporadic_slippery__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_slippery(run: Run) -> None:
+def _rule_sporadic_slippery(run: Run, outer: Holds = True) -> Parts:
     """Slippery (sporadic) (List of sporadic).
 
     - cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     v = run.values
-    run.text(_sporadic_slippery__text1, v['failed_ag'])
-    run.text(_sporadic_slippery__text2, True)
+    run.text(_sporadic_slippery__text1, both(outer, v['failed_ag']))
+    run.text(_sporadic_slippery__text2, outer)
+    yield from ()
 
 # terrain sporadic_slowing
 
@@ -6690,14 +6592,15 @@ _sporadic_slowing__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_slowing(run: Run) -> None:
+def _rule_sporadic_slowing(run: Run, outer: Holds = True) -> Parts:
     """Slowing (sporadic) (List of sporadic).
 
     - pace -slowing_points
     """
     v = run.values
-    run.modify(_sporadic_slowing__mod1, True, -v['slowing_points'])
-    run.text(_sporadic_slowing__text1, True)
+    run.modify(_sporadic_slowing__mod1, outer, -v['slowing_points'])
+    run.text(_sporadic_slowing__text1, outer)
+    yield from ()
 
 # terrain sporadic_fire
 
@@ -6729,15 +6632,16 @@ _sporadic_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_fire(run: Run) -> None:
+def _rule_sporadic_fire(run: Run, outer: Holds = True) -> Parts:
     """Fire (sporadic) (List of sporadic).
 
     - cannot: stay put: you must MOVE next action or you DO catch fire
     """
     v = run.values
-    run.text(_sporadic_fire__text1, True)
-    run.text(_sporadic_fire__text2, v['failed_ag'])
-    run.text(_sporadic_fire__text3, True)
+    run.text(_sporadic_fire__text1, outer)
+    run.text(_sporadic_fire__text2, both(outer, v['failed_ag']))
+    run.text(_sporadic_fire__text3, outer)
+    yield from ()
 
 # terrain sporadic_defensible
 
@@ -6783,7 +6687,7 @@ _sporadic_defensible__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_defensible(run: Run) -> None:
+def _rule_sporadic_defensible(run: Run, outer: Holds = True) -> Parts:
     """Defensible (sporadic) (List of sporadic).
 
     - stacking max defensible_limit (when adopted)
@@ -6791,10 +6695,11 @@ def _rule_sporadic_defensible(run: Run) -> None:
     - cannot: move while engaged: they have trapped you in it (when adopted; when engaged)
     """
     v = run.values
-    run.modify(_sporadic_defensible__mod1, v['adopted'], v['defensible_limit'])
-    run.text(_sporadic_defensible__text1, v['adopted'])
-    run.text(_sporadic_defensible__text2, v['adopted'] and v['engaged'])
-    run.text(_sporadic_defensible__text3, True)
+    run.modify(_sporadic_defensible__mod1, both(outer, v['adopted']), v['defensible_limit'])
+    run.text(_sporadic_defensible__text1, both(outer, v['adopted']))
+    run.text(_sporadic_defensible__text2, both(outer, v['adopted'] and v['engaged']))
+    run.text(_sporadic_defensible__text3, outer)
+    yield from ()
 
 # terrain sporadic_animals
 
@@ -6808,9 +6713,10 @@ _sporadic_animals__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_animals(run: Run) -> None:
+def _rule_sporadic_animals(run: Run, outer: Holds = True) -> Parts:
     """Animals (sporadic) (List of sporadic)."""
-    run.text(_sporadic_animals__text1, True)
+    run.text(_sporadic_animals__text1, outer)
+    yield from ()
 
 # terrain sporadic_falling_debris
 
@@ -6831,13 +6737,14 @@ _sporadic_falling_debris__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_falling_debris(run: Run) -> None:
+def _rule_sporadic_falling_debris(run: Run, outer: Holds = True) -> Parts:
     """Falling debris (sporadic) (List of sporadic).
 
     - derive falling_damage = 3d6
     """
-    run.derive(_sporadic_falling_debris__derive1, True, lambda: Dice(((3, 6),)))
-    run.text(_sporadic_falling_debris__text1, True)
+    run.derive(_sporadic_falling_debris__derive1, outer, lambda: Dice(((3, 6),)))
+    run.text(_sporadic_falling_debris__text1, outer)
+    yield from ()
 
 # rule card_draw
 
@@ -6975,7 +6882,7 @@ _card_draw__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_card_draw(run: Run) -> None:
+def _rule_card_draw(run: Run, outer: Holds = True) -> Parts:
     """Drawing the condition tiles (Step 2; Step 3).
 
     - derive tile_category = suit_category[suit].category
@@ -6988,21 +6895,22 @@ def _rule_card_draw(run: Run) -> None:
     v = run.values
     run.derive(
         _card_draw__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'suit_category', (v['suit'],), 'category'),
     )
-    run.modify(_card_draw__mod1, v['high_rank'] >= 6 and v['high_rank'] <= 10)
-    run.modify(_card_draw__mod2, v['same_suit'] == 2)
-    run.modify(_card_draw__mod3, v['same_suit'] == 3)
-    run.modify(_card_draw__mod4, v['high_rank'] >= 11, v['chosen_level'])
-    run.derive(_card_draw__derive2, v['high_rank'] >= 11, lambda: True)
-    run.text(_card_draw__text1, True)
-    run.text(_card_draw__text2, True)
-    run.text(_card_draw__text3, True)
-    run.text(_card_draw__text4, True)
-    run.text(_card_draw__text5, True)
-    run.text(_card_draw__text6, True)
-    run.text(_card_draw__text7, True)
+    run.modify(_card_draw__mod1, both(outer, v['high_rank'] >= 6 and v['high_rank'] <= 10))
+    run.modify(_card_draw__mod2, both(outer, v['same_suit'] == 2))
+    run.modify(_card_draw__mod3, both(outer, v['same_suit'] == 3))
+    run.modify(_card_draw__mod4, both(outer, v['high_rank'] >= 11), v['chosen_level'])
+    run.derive(_card_draw__derive2, both(outer, v['high_rank'] >= 11), lambda: True)
+    run.text(_card_draw__text1, outer)
+    run.text(_card_draw__text2, outer)
+    run.text(_card_draw__text3, outer)
+    run.text(_card_draw__text4, outer)
+    run.text(_card_draw__text5, outer)
+    run.text(_card_draw__text6, outer)
+    run.text(_card_draw__text7, outer)
+    yield from ()
 
 # rule initiative
 
@@ -7136,7 +7044,7 @@ _initiative__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_initiative(run: Run) -> None:
+def _rule_initiative(run: Run, outer: Holds = True) -> Parts:
     """Initiative deck (Initiative: cards).
 
     - initiative_cards +1 (when light_weapon)
@@ -7147,17 +7055,18 @@ def _rule_initiative(run: Run) -> None:
     - bonus_actions +1 (when joker)
     """
     v = run.values
-    run.modify(_initiative__mod1, v['light_weapon'])
-    run.modify(_initiative__mod2, v['heavy_weapon'])
-    run.modify(_initiative__mod3, v['heavy_weapon'])
-    run.modify(_initiative__mod4, v['stunned'])
-    run.modify(_initiative__mod5, v['stunned'])
-    run.modify(_initiative__mod6, v['joker'])
-    run.text(_initiative__text1, True)
-    run.text(_initiative__text2, True)
-    run.text(_initiative__text3, True)
-    run.text(_initiative__text4, True)
-    run.text(_initiative__text5, True)
+    run.modify(_initiative__mod1, both(outer, v['light_weapon']))
+    run.modify(_initiative__mod2, both(outer, v['heavy_weapon']))
+    run.modify(_initiative__mod3, both(outer, v['heavy_weapon']))
+    run.modify(_initiative__mod4, both(outer, v['stunned']))
+    run.modify(_initiative__mod5, both(outer, v['stunned']))
+    run.modify(_initiative__mod6, both(outer, v['joker']))
+    run.text(_initiative__text1, outer)
+    run.text(_initiative__text2, outer)
+    run.text(_initiative__text3, outer)
+    run.text(_initiative__text4, outer)
+    run.text(_initiative__text5, outer)
+    yield from ()
 
 # rule weapons
 
@@ -7245,7 +7154,7 @@ _weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weapons(run: Run) -> None:
+def _rule_weapons(run: Run, outer: Holds = True) -> Parts:
     """Weapons and damage (Damage).
 
     - weapon_die -1 step (when light_weapon)
@@ -7255,18 +7164,19 @@ def _rule_weapons(run: Run) -> None:
     - derive shooting_damage = weapon_die + brawn_die
     """
     v = run.values
-    run.modify(_weapons__mod1, v['light_weapon'])
-    run.modify(_weapons__mod2, v['heavy_weapon'])
-    run.modify(_weapons__mod3, v['two_handed'])
+    run.modify(_weapons__mod1, both(outer, v['light_weapon']))
+    run.modify(_weapons__mod2, both(outer, v['heavy_weapon']))
+    run.modify(_weapons__mod3, both(outer, v['two_handed']))
     run.derive(
         _weapons__derive1,
-        True,
+        outer,
         lambda: run.stat('weapon_die').plus(v['brawn_die']).plus(v['bulk_tier']),
     )
-    run.derive(_weapons__derive2, True, lambda: run.stat('weapon_die').plus(v['brawn_die']))
-    run.text(_weapons__text1, True)
-    run.text(_weapons__text2, True)
-    run.text(_weapons__text3, True)
+    run.derive(_weapons__derive2, outer, lambda: run.stat('weapon_die').plus(v['brawn_die']))
+    run.text(_weapons__text1, outer)
+    run.text(_weapons__text2, outer)
+    run.text(_weapons__text3, outer)
+    yield from ()
 
 # rule armour_rules
 
@@ -7372,7 +7282,7 @@ _armour_rules__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_armour_rules(run: Run) -> None:
+def _rule_armour_rules(run: Run, outer: Holds = True) -> Parts:
     """Armour (Armour).
 
     - armour +bulk_armour[bulk].armour
@@ -7385,17 +7295,26 @@ def _rule_armour_rules(run: Run) -> None:
     v = run.values
     run.modify(
         _armour_rules__mod1,
-        True,
+        outer,
         lookup(run.book, run, 'bulk_armour', (v['bulk'],), 'armour'),
     )
-    run.modify(_armour_rules__mod2, v['shield_use'] == 'for_defence', v['shield_bonus'])
-    run.modify(_armour_rules__mod3, v['shield_use'] == 'for_armour', v['shield_bonus'])
-    run.modify(_armour_rules__mod4, v['large_shield'])
-    run.text(_armour_rules__text1, v['worn_armours'] > 1)
-    run.text(_armour_rules__text2, v['damage_source'] != 'opponent')
-    run.text(_armour_rules__text3, True)
-    run.text(_armour_rules__text4, True)
-    run.text(_armour_rules__text5, True)
+    run.modify(
+        _armour_rules__mod2,
+        both(outer, v['shield_use'] == 'for_defence'),
+        v['shield_bonus'],
+    )
+    run.modify(
+        _armour_rules__mod3,
+        both(outer, v['shield_use'] == 'for_armour'),
+        v['shield_bonus'],
+    )
+    run.modify(_armour_rules__mod4, both(outer, v['large_shield']))
+    run.text(_armour_rules__text1, both(outer, v['worn_armours'] > 1))
+    run.text(_armour_rules__text2, both(outer, v['damage_source'] != 'opponent'))
+    run.text(_armour_rules__text3, outer)
+    run.text(_armour_rules__text4, outer)
+    run.text(_armour_rules__text5, outer)
+    yield from ()
 
 # rule aoe_targets
 
@@ -7517,7 +7436,7 @@ _aoe_targets__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_aoe_targets(run: Run) -> None:
+def _rule_aoe_targets(run: Run, outer: Holds = True) -> Parts:
     """AoE targets: friends and enemies (AoE attacks).
 
     - derive template_targets = aoe_templates[aoe].targets
@@ -7532,42 +7451,43 @@ def _rule_aoe_targets(run: Run) -> None:
     v = run.values
     run.derive(
         _aoe_targets__derive1,
-        True,
+        outer,
         lambda: lookup(run.book, run, 'aoe_templates', (v['aoe'],), 'targets'),
     )
     run.derive(
         _aoe_targets__derive2,
-        True,
+        outer,
         lambda: round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted'],
     )
     run.derive(
         _aoe_targets__derive3,
-        True,
+        outer,
         lambda: round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted'],
     )
-    run.modify(_aoe_targets__mod1, True, -2 * v['converted'])
+    run.modify(_aoe_targets__mod1, outer, -2 * v['converted'])
     run.modify(
         _aoe_targets__mod2,
-        v['targets_final'] < v['targets_rolled'],
+        both(outer, v['targets_final'] < v['targets_rolled']),
         -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down'))),
     )
     run.modify(
         _aoe_targets__mod3,
-        v['targets_final'] > v['targets_rolled'],
+        both(outer, v['targets_final'] > v['targets_rolled']),
         -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down'))),
     )
     run.text(
         _aoe_targets__text1,
-        (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7),
+        both(outer, (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7)),
     )
     run.text(
         _aoe_targets__text2,
-        v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down'),
+        both(outer, v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down')),
     )
-    run.text(_aoe_targets__text3, True)
-    run.text(_aoe_targets__text4, True)
-    run.text(_aoe_targets__text5, True)
-    run.text(_aoe_targets__text6, True)
+    run.text(_aoe_targets__text3, outer)
+    run.text(_aoe_targets__text4, outer)
+    run.text(_aoe_targets__text5, outer)
+    run.text(_aoe_targets__text6, outer)
+    yield from ()
 
 # rule stun
 
@@ -7640,7 +7560,7 @@ _stun__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_stun(run: Run) -> None:
+def _rule_stun(run: Run, outer: Holds = True) -> Parts:
     """Stun (Modifiers: Stun).
 
     - derive stuns = stun_damage / (body + bulk_tier) round down
@@ -7650,16 +7570,20 @@ def _rule_stun(run: Run) -> None:
     v = run.values
     run.derive(
         _stun__derive1,
-        True,
+        outer,
         lambda: round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down'),
     )
-    run.derive(_stun__derive2, True, lambda: v['stun_levels'] + run.derived('stuns'))
-    run.text(_stun__text1, lambda: v['stun_option'] and run.derived('stun_total') >= v['body'])
-    run.text(_stun__text2, True)
-    run.text(_stun__text3, True)
-    run.text(_stun__text4, True)
-    run.text(_stun__text5, True)
-    run.text(_stun__text6, True)
+    run.derive(_stun__derive2, outer, lambda: v['stun_levels'] + run.derived('stuns'))
+    run.text(
+        _stun__text1,
+        both(outer, lambda: v['stun_option'] and run.derived('stun_total') >= v['body']),
+    )
+    run.text(_stun__text2, outer)
+    run.text(_stun__text3, outer)
+    run.text(_stun__text4, outer)
+    run.text(_stun__text5, outer)
+    run.text(_stun__text6, outer)
+    yield from ()
 
 # table pace_shift
 
