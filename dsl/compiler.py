@@ -1,6 +1,7 @@
 """The stages joined: read a rulebook, parse, analyze, check, and emit or load its resolvers."""
 
 from __future__ import annotations
+import __future__
 
 import dataclasses
 import itertools
@@ -432,17 +433,43 @@ def generate(compiled: Compiled) -> str:
 _counter = itertools.count()
 
 
+_RUNTIME_CODE: dict[tuple[str, int], types.CodeType] = {}
+_RUNTIME_START = "\nfrom __future__ import annotations\n"
+_RULEBOOK_START = "\n# " + "-" * 76 + "\n# rulebook "
+
+
 def load_module(source: str, name: str) -> types.ModuleType:
-    """Execute generated source as a fresh module (not left in sys.modules)."""
+    """Execute generated source as a fresh module (not left in sys.modules).
+
+    Every generated module holds the same runtime (dsl/runtime.py below its marker), which is
+    compiled to Python bytecode once and reused: only the rulebook's own part is compiled each
+    time, as the line numbers of the whole file (a traceback points at the generated line)."""
     module_name = f"_rulecraft_loaded_{name}_{next(_counter)}"
     module = types.ModuleType(module_name)
     module.__file__ = f"<rulecraft {name}>"
     sys.modules[module_name] = module
     try:
-        exec(compile(source, module.__file__, "exec"), module.__dict__)
+        for code in _compiled(source, module.__file__):
+            exec(code, module.__dict__)
     finally:
         del sys.modules[module_name]
     return module
+
+
+def _compiled(source: str, filename: str) -> list[types.CodeType]:
+    start = source.find(_RUNTIME_START)
+    end = source.find(_RULEBOOK_START, start + 1)
+    if start < 0 or end < 0:
+        return [compile(source, filename, "exec")]
+    head, runtime, tail = source[: start + 1], source[start + 1 : end + 1], source[end + 1 :]
+    offset = head.count("\n")
+    key = (runtime, offset)
+    code = _RUNTIME_CODE.get(key)
+    if code is None:
+        code = _RUNTIME_CODE[key] = compile("\n" * offset + runtime, filename, "exec")
+    flags = __future__.annotations.compiler_flag
+    rest = compile("\n" * (offset + runtime.count("\n")) + tail, filename, "exec", flags=flags, dont_inherit=True)
+    return [compile(head, filename, "exec"), code, rest]
 
 
 def rulebook_files(paths: list[Path]) -> list[Path]:

@@ -401,9 +401,9 @@ def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
 
 
 def test_a_clamp_of_several_modifiers_keeps_its_own_line() -> None:
-    book = compile_book(COMPOSED.replace(
-        '        skill -10% in sight "fog"\n', '        skill -10% in sight "fog"\n    skill min 5\n'
-    ))
+    book = compile_book(
+        COMPOSED.replace('        skill -10% in sight "fog"\n', '        skill -10% in sight "fog"\n    skill min 5\n')
+    )
     lines = entries(card(book, "aimed"))
     # Two modifiers of skill: the bound is on the total, so it is a line of its own, not on each.
     assert not any("(min" in line for line in lines)

@@ -243,7 +243,7 @@ def test_grade_values_are_emitted_as_fractions() -> None:
     module = module_from_text(
         'rulebook graded "Grades":\n    source "test"\n\n'
         'grades "Difficulty":\n    easy +1: * 2\n    difficult -1: / 2 round up\n\n'
-        'stat skill: percent 0..200 = 45\n\n'
+        "stat skill: percent 0..200 = 45\n\n"
         'rule hard "Hard" cites "t":\n    skill is difficult\n'
     )
     values = [grade.value for grade in module._BOOK.grades]
@@ -266,11 +266,11 @@ def test_a_value_derived_under_exclusive_conditions_takes_the_one_that_holds() -
     from tests.conftest import module_from_text
 
     module = module_from_text(
-        "rulebook barrier \"Barrier\":\n"
-        "    source \"docs\"\n"
+        'rulebook barrier "Barrier":\n'
+        '    source "docs"\n'
         "input level: one of {flimsy, moderate, strong} = flimsy\n"
         "input hits: int 0..20 = 0\n"
-        "rule barrier \"Barrier\" cites \"B\":\n"
+        'rule barrier "Barrier" cites "B":\n'
         "    when level == flimsy: derive tuffness = 8\n"
         "    when level == moderate: derive tuffness = 10\n"
         "    when level == strong: derive tuffness = 12\n"
@@ -287,14 +287,14 @@ def test_a_level_set_or_capped_by_an_input_takes_the_input_value() -> None:
     from tests.conftest import module_from_text
 
     module = module_from_text(
-        "rulebook tiles \"Tiles\":\n"
-        "    source \"docs\"\n"
+        'rulebook tiles "Tiles":\n'
+        '    source "docs"\n'
         "type intensity = levels {light < moderate < heavy}\n"
         "stat level: intensity = light\n"
         "input chosen: intensity = moderate\n"
         "input cap: intensity = heavy\n"
         "input court: flag\n"
-        "rule draw \"Draw\" cites \"D\":\n"
+        'rule draw "Draw" cites "D":\n'
         "    level +2 levels\n"
         "    level max cap\n"
         "    when court: level = chosen\n"
@@ -359,7 +359,7 @@ def test_a_stat_may_start_from_a_table_lookup() -> None:
     module = module_from_text(
         'rulebook paces "Paces":\n    source "test"\n\n'
         "input class: one of {slow, normal, fast} = normal\n"
-        "table pace_by_class \"Pace\" by class:\n    slow: 4\n    normal: 6\n    fast: 8\n"
+        'table pace_by_class "Pace" by class:\n    slow: 4\n    normal: 6\n    fast: 8\n'
         'stat pace "Pace": int 0..12 = pace_by_class[class]\n\n'
         'rule mud "Mud" cites "1":\n    pace -1\n    roll move: d6 <= pace\n'
     )

@@ -18,14 +18,46 @@ BOOK = RULEBOOKS / "spot_rules_e_to_z.rules"
 # Every sub-heading of this half that holds a rule (the Radiation Effects Table is a table of
 # the rule Radiation; Wind, Cloud Cover and Rain are sub-headings of Weather Conditions).
 HEADINGS = [
-    "Explosions", "Extended Range", "Falling", "Fighting While Down", "Fire and Heat",
-    "Firing Into Combat", "Fortified Positions", "Improvised Parrying Weapons", "Improvised Weapons",
-    "Knockback", "Knockout Attacks", "Light Sources", "Mass Combat", "Missile Fire While Moving",
-    "Mounted Combat", "Natural Weapons", "Point-blank Range", "Poisons", "Poison Antidotes", "Prone",
-    "Pulling Blows", "Quickdraws", "Radiation", "Shields and Missile Fire", "Shooting Up or Down",
-    "Slippery or Unstable Surfaces", "Stunning or Subduing", "Superior/Inferior Positions",
-    "Superior Numbers", "Sweep Attacks", "Thrown Weapons", "Two Weapons", "Underwater Combat",
-    "Vacuum", "Volley Fire", "Weapon Length", "Weather Conditions", "Wind", "Cloud Cover", "Rain",
+    "Explosions",
+    "Extended Range",
+    "Falling",
+    "Fighting While Down",
+    "Fire and Heat",
+    "Firing Into Combat",
+    "Fortified Positions",
+    "Improvised Parrying Weapons",
+    "Improvised Weapons",
+    "Knockback",
+    "Knockout Attacks",
+    "Light Sources",
+    "Mass Combat",
+    "Missile Fire While Moving",
+    "Mounted Combat",
+    "Natural Weapons",
+    "Point-blank Range",
+    "Poisons",
+    "Poison Antidotes",
+    "Prone",
+    "Pulling Blows",
+    "Quickdraws",
+    "Radiation",
+    "Shields and Missile Fire",
+    "Shooting Up or Down",
+    "Slippery or Unstable Surfaces",
+    "Stunning or Subduing",
+    "Superior/Inferior Positions",
+    "Superior Numbers",
+    "Sweep Attacks",
+    "Thrown Weapons",
+    "Two Weapons",
+    "Underwater Combat",
+    "Vacuum",
+    "Volley Fire",
+    "Weapon Length",
+    "Weather Conditions",
+    "Wind",
+    "Cloud Cover",
+    "Rain",
     "Zero-gravity Combat",
 ]
 
@@ -76,8 +108,11 @@ def test_firing_into_combat_with_degrees_of_success(spot: ModuleType) -> None:
     roll = spot.firing_into_combat(skill=75, into_combat=True).roll("hit")
     assert roll.probability == Fraction(55, 100)
     assert roll.outcomes == {
-        "critical": Fraction(3, 100), "special": Fraction(8, 100), "fumble": Fraction(1, 100),
-        "success": Fraction(44, 100), "failure": Fraction(44, 100),
+        "critical": Fraction(3, 100),
+        "special": Fraction(8, 100),
+        "fumble": Fraction(1, 100),
+        "success": Fraction(44, 100),
+        "failure": Fraction(44, 100),
     }
 
 
@@ -133,14 +168,17 @@ def test_grades_compose_by_steps() -> None:
     # the same as 45 / 5 = 9, / 2 = 4.5 -> 5.  Medium range (Difficult) and a volley (Difficult):
     # 1/5, 60 / 5 = 12.  Long range (1/5) and a volley (Difficult): 1/10, 60 / 10 = 6.
     module = module_for(BOOK)
-    long_prone = module.resolve(["extended_range", "prone"], skill=45, attack_kind="missile",
-                                base_range=20, target_range=70, target_prone=True)
+    long_prone = module.resolve(
+        ["extended_range", "prone"], skill=45, attack_kind="missile", base_range=20, target_range=70, target_prone=True
+    )
     assert long_prone.stats["skill"] == 5
-    medium_volley = module.resolve(["volley_fire", "extended_range"], skill=60, attack_kind="missile",
-                                   base_range=20, target_range=30)
+    medium_volley = module.resolve(
+        ["volley_fire", "extended_range"], skill=60, attack_kind="missile", base_range=20, target_range=30
+    )
     assert medium_volley.stats["skill"] == 12
-    long_volley = module.resolve(["volley_fire", "extended_range"], skill=60, attack_kind="missile",
-                                 base_range=20, target_range=70)
+    long_volley = module.resolve(
+        ["volley_fire", "extended_range"], skill=60, attack_kind="missile", base_range=20, target_range=70
+    )
     assert long_volley.stats["skill"] == 6
 
 

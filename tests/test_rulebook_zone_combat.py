@@ -17,7 +17,18 @@ import pytest
 from tests.conftest import RULEBOOKS, compiled, module_for
 
 PATH = RULEBOOKS / "zone_combat.rules"
-LEVELLED_TILES = ("rain", "fog", "cover_tile", "debris_tile", "lighting", "noise", "buzz", "wind", "wall_tile", "barrier")
+LEVELLED_TILES = (
+    "rain",
+    "fog",
+    "cover_tile",
+    "debris_tile",
+    "lighting",
+    "noise",
+    "buzz",
+    "wind",
+    "wall_tile",
+    "barrier",
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +43,31 @@ def test_every_family_of_the_source_has_three_examples() -> None:
     for rule in book.rules.values():
         per_family[rule.cites or ""] = per_family.get(rule.cites or "", 0) + len(rule.examples)
     families = [
-        "Range diagram; RANGE", "MOVE", "MOVE: Pace", "When it comes to your action", "Flank zones", "COVER",
-        "Targeting", "Targeting: wound effects", "Zone Traits", "Sporadics", "List of sporadic",
-        "Step 2; Step 3", "Initiative: cards", "Damage", "Armour", "AoE attacks", "Modifiers: Stun",
-        "Condition tiles: ground", "Condition tiles: hazards", "Condition tiles: alarms",
+        "Range diagram; RANGE",
+        "MOVE",
+        "MOVE: Pace",
+        "When it comes to your action",
+        "Flank zones",
+        "COVER",
+        "Targeting",
+        "Targeting: wound effects",
+        "Zone Traits",
+        "Sporadics",
+        "List of sporadic",
+        "Step 2; Step 3",
+        "Initiative: cards",
+        "Damage",
+        "Armour",
+        "AoE attacks",
+        "Modifiers: Stun",
+        "Condition tiles: ground",
+        "Condition tiles: hazards",
+        "Condition tiles: alarms",
         "Condition tiles: positions",
-    ] + [f"Condition tiles: {tile}" for tile in ("RAIN", "FOG", "COVER", "DEBRIS", "LIGHT", "NOISE", "BUZZ", "WIND", "WALL", "BARRIER")]
+    ] + [
+        f"Condition tiles: {tile}"
+        for tile in ("RAIN", "FOG", "COVER", "DEBRIS", "LIGHT", "NOISE", "BUZZ", "WIND", "WALL", "BARRIER")
+    ]
     assert "" not in per_family
     assert set(families) <= set(per_family)
     assert {f: n for f, n in per_family.items() if n < 3} == {}
@@ -115,8 +145,9 @@ def test_reconstructed_debris_levels(zc: ModuleType) -> None:
 
 def test_cover_options_take_the_best_and_firing_from_cover_halves(zc: ModuleType) -> None:
     # A zone of 2 with a strong wall (4): 4; taken in full, Defence 4 + 4 = 8; firing from it -(4/2) = -2.
-    result = zc.resolve(["zone_cover", "wall_tile", "take_cover"], zone_cover_value=2, wall_level="heavy",
-                        target_cover=4, own_cover=4)
+    result = zc.resolve(
+        ["zone_cover", "wall_tile", "take_cover"], zone_cover_value=2, wall_level="heavy", target_cover=4, own_cover=4
+    )
     assert (result.stats["cover"], result.stats["defence"], result.stats["shot"]) == (4, 8, -2)
     suppressed = [m for m in result.modifiers if m.status == "suppressed"]
     assert [m.rule for m in suppressed] == ["zone_cover"]
@@ -128,7 +159,10 @@ def test_card_draw(zc: ModuleType) -> None:
     assert (pair.stats["tile_category"], pair.stats["tile_level"]) == ("sight", "moderate")
     king = zc.resolve("card_draw", suit="spades", high_rank=13, chosen_level="heavy")
     assert (king.stats["tile_category"], king.stats["tile_level"], king.stats["starts_with_benny"]) == (
-        "barriers", "heavy", True)
+        "barriers",
+        "heavy",
+        True,
+    )
 
 
 def test_wound_effects_need_final_damage_at_least_tuffness(zc: ModuleType) -> None:
