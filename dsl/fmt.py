@@ -6,18 +6,20 @@ tokens stay the same (but for the strings of a long text, re-cut at other spaces
 rulebook means what it meant, and a construct added to the grammar later is laid out by the same
 few rules without a change here.  The rules (docs/language.md, section 19, says them to users):
 
-- one statement a line, indented 4 spaces a level; a `\\` continuation is kept, its lines
-  indented two levels further;
+- one statement a line, indented 4 spaces a level; a line break the author made inside
+  brackets or with `\\` is kept, the next line indented one level past the line of the open
+  bracket, or two levels past the statement after a `\\`;
 - spacing by token (dsl/fmt_spacing.py): one space between tokens, none inside brackets, before
   `,` `:` `%` or around `.` `..`; a sign sticks to its number (`DEX -2`, `then roll again +1`);
-  a fraction of two numbers is written `1/2`;
+  fractions of numbers and sums of dice are tight (`1/2`, `1d6+1`);
 - a free text (`note`, `cannot`, `erratum`, an outcome) is one string while its line fits in
   WIDTH columns, else cut at spaces into `("..." "...")` (dsl/fmt_text.py);
 - a bracket that holds a comment, or whose list ends with a comma, is laid out one item a line;
 - comments stay where they are: at the end of their line, or on their own line at the depth of
-  the block they are in;
+  the deepest block their column reaches;
 - blank lines: at most one in a row, none at the start of a block or of the file, and one around
-  every top-level declaration that has a block (a rule, a table, the header).
+  every top-level declaration that has a block (the header, a rule, a table), with the comments
+  just above it.
 
 A text with syntax errors is not formatted: FormatError carries the diagnostics `check` prints.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 from dataclasses import dataclass, field
 
 from lark import Lark, Token, Tree
@@ -50,7 +53,8 @@ block below the statement."""
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(_OPENERS.values())
-_LAYOUT = frozenset({"_NL", "_INDENT", "_DEDENT"})
+_PARSING = threading.Lock()
+"""Lark's indenter keeps its state on the parser: one text is read at a time."""
 
 
 class FormatError(Exception):
@@ -81,18 +85,19 @@ def format_text(text: str, path: str = "<text>") -> str:
 
 def _format(source: str, path: str) -> str:
     reporter = Reporter()
-    try:
-        parse(source, path, reporter)
-    except RecursionError:
-        reporter.report(
-            "E001",
-            "this rulebook is nested too deeply to read",
-            Span(path, 1, 1, 1, 2),
-            "compute a part of a long expression with `derive NAME = ...`",
-        )
-    if reporter.has_errors:
-        raise FormatError(path, source, reporter.sorted())
-    tree = _token_parser().parse(source if source.endswith("\n") else source + "\n")
+    with _PARSING:
+        try:
+            parse(source, path, reporter)
+        except RecursionError:
+            reporter.report(
+                "E001",
+                "this rulebook is nested too deeply to read",
+                Span(path, 1, 1, 1, 2),
+                "compute a part of a long expression with `derive NAME = ...`",
+            )
+        if reporter.has_errors:
+            raise FormatError(path, source, reporter.sorted())
+        tree = _token_parser().parse(source if source.endswith("\n") else source + "\n")
     return _Layout(source, _leaves(tree)).text()
 
 
@@ -155,6 +160,9 @@ class _Gap:
 
 
 def _gap(text: str, *, first_line_whole: bool = False, last_line_whole: bool = False) -> _Gap:
+    """What lies between two tokens.  Its first line is the rest of the line of the token before,
+    and its last the indentation of the token after; at the start (`first_line_whole`) or the
+    end of the text (`last_line_whole`) there is no such token, and those lines are whole."""
     gap = _Gap()
     parts = text.split("\n")
     gap.broken = len(parts) > 1
