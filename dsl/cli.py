@@ -27,6 +27,7 @@ from dsl.compiler import (
     recursion_room,
     rulebook_files,
 )
+from dsl.editing import fmt, new
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
 
@@ -438,6 +439,10 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
             raise _unwritable(output, error) from None
     for path in written:
         click.echo(str(path))
+
+
+main.add_command(fmt)
+main.add_command(new)
 
 
 if __name__ == "__main__":  # pragma: no cover
