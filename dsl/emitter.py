@@ -17,7 +17,6 @@ import builtins
 import keyword
 from collections.abc import Iterable
 from fractions import Fraction
-from itertools import combinations
 from pathlib import Path
 
 from dsl import model as m
@@ -353,7 +352,10 @@ class Emitter:
             parts = []
             for tier in self.book.tiers[effect.tiers].tiers:
                 bound = "None" if tier.bound is None else f"lambda target: {self._py(tier.bound)}"
-                parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound})")
+                extra = ""
+                if tier.natural is not None or tier.always is not None:
+                    extra = f", {tier.natural!r}, {literal(tier.always)}"
+                parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
             tiers = _tuple(parts)
         fields = [
             *base,
@@ -371,11 +373,17 @@ class Emitter:
             ("notes", _tuple([literal(_note_line(text, quote)) for text, quote in effect.notes])),
             ("condition", literal(condition)),
         ]
+        consequences = self._consequences(effect)
+        if consequences:
+            fields.append(("consequences", _tuple(consequences)))
         specs.append((const, "RollSpec", fields))
         target = "None"
-        if effect.kind == "check":
-            assert effect.target is not None
-            target = f"lambda: {self._py(effect.target)}"
+        if effect.kind in ("check", "total", "count"):
+            goal = self._py(effect.target) if effect.target is not None else "None"
+            added = " + ".join(_wrap(self._code(x, "v"), _ADD) for x in effect.adds) if effect.adds else "0"
+            dice = self._py(effect.dice) if effect.dice is not None else "None"
+            needed = self._py(effect.needed) if effect.needed is not None else "0"
+            target = f"lambda: ({goal}, {added}, {dice}, {needed})"
         elif effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
             target = f"lambda: ({self._py(effect.active)}, {self._py(effect.passive)})"
@@ -403,20 +411,45 @@ class Emitter:
             args.append(_tuple(changes))
         calls.append(("run.roll", args))
 
+    def _consequences(self, effect: m.RollEffect) -> list[str]:
+        """What each outcome changes or brings into play, as ConsequenceSpec literals."""
+        found = []
+        for outcome in effect.outcomes:
+            for change in outcome.changes:
+                value = "None"
+                if change.op == "grade":
+                    value = literal(change.grade)
+                elif change.value is not None:
+                    value = f"lambda: {self._py(change.value)}"
+                else:
+                    value = str(change.delta)
+                found.append(
+                    f"ConsequenceSpec({literal(outcome.name)}, {literal(printer.modifier_text(change))}, "
+                    f"{literal(change.target)}, {literal(change.op)}, {value}, {literal(change.rounding)})"
+                )
+            for rule in outcome.applies:
+                found.append(f"ConsequenceSpec({literal(outcome.name)}, {literal('as ' + rule)})")
+        return found
+
     def _collect_pools(self, effect: m.RollEffect) -> None:
         if effect.kind == "opposed":
             first, second = _pool_key(effect.pool), _pool_key(effect.against)
             assert first is not None and second is not None
             self.differences.add((first, second))
             return
-        if effect.kind != "check" or effect.pool is None:
+        if effect.kind not in ("check", "total") or effect.pool is None:
             return
         bases = [_pool_key(effect.pool)] + [_pool_key(c.pool) for c in effect.changes if c.kind == "pool"]
-        deltas = [c.delta for c in effect.changes if c.kind == "dice"]
-        sums = {sum(combo) for size in range(len(deltas) + 1) for combo in combinations(deltas, size)}
+        # every sum of the dice changes that can apply together, worked out one change at a time
+        sums = {0}
+        for change in effect.changes:
+            if change.kind == "dice":
+                sums |= {total + change.delta for total in sums}
         for pool in bases:
             assert pool is not None
             count, sides, keep = pool
+            if keep == "exploding":
+                continue  # worked out when resolving, as far as the target needs
             for delta in sums:
                 self.pools.add((max(count + delta, 1), sides, keep))
 

@@ -313,7 +313,9 @@ class _Layout:
             column = next(comments)
             level = low
             if high > low:
-                level = max((lv for lv in range(low, high + 1) if lv < len(columns) and columns[lv] <= column), default=low)
+                level = max(
+                    (lv for lv in range(low, high + 1) if lv < len(columns) and columns[lv] <= column), default=low
+                )
             items.append(_Item(level, [" " * (INDENT * level) + line]))
 
     # ------------------------------------------------------------------------ one statement
@@ -441,7 +443,12 @@ def _blank_lines(items: list[_Item]) -> list[_Item]:
             wanted.add(index)  # the block above has ended
         if item.statement and item.opens_block:
             start = index
-            while start > 0 and not items[start - 1].blank and not items[start - 1].statement and items[start - 1].level == 0:
+            while (
+                start > 0
+                and not items[start - 1].blank
+                and not items[start - 1].statement
+                and items[start - 1].level == 0
+            ):
                 start -= 1
             if start > 0:
                 wanted.add(start)

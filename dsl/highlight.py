@@ -57,7 +57,7 @@ KEYWORDS = (
     "on", "by", "margin", "ties", "target", "then", "twice", "again", "above", "columns", "for",
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
-    "otherwise",
+    "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")
@@ -92,6 +92,7 @@ class RulecraftLexer(RegexLexer):
             (r'"', String.Double, "string"),
             (words(OTHER_DECLARATIONS, suffix=r"\b"), Keyword.Declaration),
             (r"N/A", Keyword.Constant),
+            (r"[0-9]*[dD][fF]\b", DICE),
             (r"[0-9]+[dD][0-9]+\b", DICE),
             (r"[dD][0-9]+\b", DICE),
             (r"[0-9]+\.[0-9]+", Number.Float),

@@ -17,6 +17,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model import Book, Ref
+from dsl.printer import expr_text
 
 FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1)}
 """Built-in functions: name -> (fewest, most) arguments."""
@@ -44,6 +45,8 @@ class ExprTyper:
         self.book = book
         self.reporter = reporter
         self.tables = tables
+        self.unrounded: dict[int, n.Binary] = {}
+        """Dice scaled by a factor that may leave a fraction, not (yet) seen under a `round`."""
 
     # ------------------------------------------------------------------ entry points
 
@@ -89,8 +92,19 @@ class ExprTyper:
         result: t.Type | None = method(expr, scope, expected)
         return result
 
-    def _Number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type:
+    def _Number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
         kind = "int" if expr.value.denominator == 1 else "number"
+        if expr.unit is not None:
+            if expr.unit.text not in self.book.units:
+                self.reporter.report(
+                    "E101",
+                    f"unknown unit `{expr.unit.text}`",
+                    expr.unit.span,
+                    did_you_mean(expr.unit.text, self.book.units) or f"declare it: unit {expr.unit.text}",
+                )
+                return None
+            return t.Numeric(kind, expr.value, expr.value, expr.unit.text)
+        # a bare number takes the unit of what it stands with: `moved > 3`, `hours - 2`
         unit = expected.unit if isinstance(expected, t.Numeric) else None
         return t.Numeric(kind, expr.value, expr.value, unit)
 
@@ -186,7 +200,7 @@ class ExprTyper:
                 self.reporter.report("E201", f"`{name}` takes numbers, but this is {_a(found)}", arg.span)
                 return None
             numerics.append(found)
-        unit = self._common_unit(numerics, expr)
+        unit = self._common_unit(numerics, expr, expr.args)
         kind = _join_kind(numerics)
         if name == "abs":
             only = numerics[0]
@@ -278,7 +292,7 @@ class ExprTyper:
             self.reporter.report("E201", f"`{expr.op}` needs numbers, but one side is {_a(bad)}", expr.span)
             return None
         if expr.op in "+-":
-            unit = self._common_unit([left, right], expr)
+            unit = self._common_unit([left, right], expr, (expr.left, expr.right))
             low, high = t.interval_add(left, right if expr.op == "+" else t.Numeric("int", *t.interval_neg(right)))
             return t.Numeric(_join_kind([left, right]), low, high, unit)
         unit = self._product_unit(left, right, expr)
@@ -322,9 +336,23 @@ class ExprTyper:
                 self.reporter.report("E201", "dice cannot be subtracted from something", expr.span)
                 return None
             return t.DICE
+        scaled = isinstance(left, t.Dice) and isinstance(right, t.Numeric)
+        if expr.op == "*" and isinstance(left, t.Numeric) and isinstance(right, t.Dice):
+            scaled = True
+            left, right = right, left
+        if scaled and expr.op in "*/" and isinstance(right, t.Numeric):
+            # `3d10 * 10`, `1d6 / 2 round up`: the total is scaled after rolling; a factor that
+            # may leave a fraction needs a rounding around it
+            whole = right.integral and expr.op == "*"
+            if not whole:
+                self.unrounded[id(expr)] = expr
+            if expr.op == "/" and right.low is not None and right.low == right.high == 0:
+                self.reporter.report("E301", "division by zero", expr.right.span)
+                return None
+            return t.DICE
         self.reporter.report(
             "E201",
-            f"dice can be added together or to a number, not combined with `{expr.op}`",
+            f"dice can be added together or to a number, or scaled by a number, not combined with `{expr.op}`",
             expr.span,
             "to change the number of dice write `N d6`, e.g. `leak_turns d6`",
         )
@@ -334,6 +362,17 @@ class ExprTyper:
         found = self.infer(expr.operand, scope, expected)
         if found is None:
             return None
+        if isinstance(found, t.Dice):
+            self.unrounded.pop(id(expr.operand), None)
+            if not isinstance(expr.operand, n.Binary) or expr.operand.op not in "*/":
+                self.reporter.report(
+                    "E201",
+                    "a rounding applies to dice scaled by a number (`1d6 / 2 round up`)",
+                    expr.span,
+                    "remove the rounding: dice show whole numbers",
+                )
+                return None
+            return t.DICE
         if not isinstance(found, t.Numeric):
             self.reporter.report("E201", f"only numbers can be rounded, not {_a(found)}", expr.span)
             return None
@@ -352,6 +391,14 @@ class ExprTyper:
                 "round it first, e.g. `(x / 2 round up) d6`",
             )
             return None
+        if found.unit is not None:
+            self.reporter.report(
+                "E202",
+                f"a number of dice is a plain number, and this is in {found.unit}",
+                expr.count.span,
+                _count_hint(expr.count, found.unit),
+            )
+            return None
         if not check_dice(1, expr.sides, expr, self.reporter):
             return None
         return t.DICE
@@ -367,7 +414,7 @@ class ExprTyper:
             )
             return None
         if isinstance(left, t.Numeric) and isinstance(right, t.Numeric):
-            self._common_unit([left, right], expr)
+            self._common_unit([left, right], expr, (expr.left, expr.right))
             return t.FLAG
         if isinstance(left, (t.Cell, t.Numeric)) and isinstance(right, (t.Cell, t.Numeric)):
             if expr.op in ("==", "!="):
@@ -433,22 +480,93 @@ class ExprTyper:
         if want is not None and got is not None and want != got:
             self.reporter.report("E202", f"{what} is in {want}, but this is in {got}", expr.span)
 
-    def _common_unit(self, sides: list[t.Numeric], expr: n.Node) -> str | None:
+    def _common_unit(self, sides: list[t.Numeric], expr: n.Node, operands: tuple[n.Expr, ...]) -> str | None:
+        """The unit of quantities added, compared or weighed together: the same for all.  A bare
+        number takes it (`moved > 3`); a value read from a name without a unit does not: hours
+        and a plain count are not one quantity."""
         units = {s.unit for s in sides if s.unit is not None}
         if len(units) > 1:
             self.reporter.report("E202", f"cannot combine {' and '.join(sorted(units))} in one quantity", expr.span)
             return None
+        if units:
+            unit = next(iter(units))
+            for side, operand in zip(sides, operands, strict=True):
+                if side.unit is None and not _plain_number(operand):
+                    self.reporter.report(
+                        "E202",
+                        f"`{expr_text(operand)}` is a plain number, combined here with a quantity in {unit}",
+                        operand.span,
+                        _unit_hint(operand, unit),
+                    )
+                    return None
         return units.pop() if units else None
 
-    def _product_unit(self, left: t.Numeric, right: t.Numeric, expr: n.Node) -> str | None:
+    def _product_unit(self, left: t.Numeric, right: t.Numeric, expr: n.Binary) -> str | None:
         if left.unit and right.unit:
+            if expr.op == "/" and left.unit == right.unit:
+                return None  # feet / feet: a plain number (`height / 10 ft`)
             self.reporter.report(
                 "E202",
                 f"multiplying or dividing {left.unit} by {right.unit} gives a unit rulecraft does not track",
                 expr.span,
             )
             return None
+        if right.unit and expr.op == "/":
+            self.reporter.report(
+                "E202",
+                f"dividing by a quantity in {right.unit} gives a unit rulecraft does not track",
+                expr.span,
+                f"divide a quantity in {right.unit} by it to get a plain number",
+            )
+            return None
         return left.unit or right.unit
+
+
+def _count_hint(count: n.Expr, unit: str) -> str:
+    """How to turn a quantity into a count: divide it by a quantity of the same unit."""
+    names = _names(count)
+    subject = names[0].name if names else expr_text(count)
+    return f"divide by the {unit} one counts for: `{subject} / 2 {unit}` is a plain number (round it as needed)"
+
+
+def _unit_hint(operand: n.Expr, unit: str) -> str:
+    """Where the unit is missing: a number written in the formula, or a value declared without it."""
+    stack = [operand]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Number) and node.unit is None:
+            return f"write the number with its unit: `{node.literal} {unit}`"
+        if isinstance(node, n.Binary) and node.op in "*/":
+            stack += [node.right, node.left]
+    names = sorted({x.name for x in _names(operand)})
+    if names:
+        return f"declare `{names[0]}` in {unit} (`... {unit}` after its range)"
+    return f"give the value the unit {unit}"
+
+
+def _names(expr: n.Expr) -> list[n.NameRef]:
+    found: list[n.NameRef] = []
+    stack: list[object] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.NameRef):
+            found.append(node)
+        if isinstance(node, n.Expr):
+            stack += [getattr(node, f) for f in node.__dataclass_fields__ if f != "span"]
+        elif isinstance(node, tuple):
+            stack += list(node)
+    return found
+
+
+def _plain_number(expr: n.Expr) -> bool:
+    """A number written as it is (`3`, `-2`, `1/2`): it takes the unit of what it stands with."""
+    if isinstance(expr, n.Number):
+        return expr.unit is None
+    if isinstance(expr, n.Negate):
+        return _plain_number(expr.operand)
+    if isinstance(expr, n.Binary):
+        return _plain_number(expr.left) and _plain_number(expr.right)
+    return False
 
 
 def _power_bounds(base: t.Numeric, exponent: t.Numeric) -> tuple[Fraction | None, Fraction | None]:
@@ -506,17 +624,41 @@ MAX_TOTALS = 10_000
 """A pool's distribution is computed exactly when compiling and written into the generated module:
 these bound its size (100d100 has 9,901 totals; d100, 10d10 and 4d6 are far inside)."""
 
+MAX_KEPT = 1_200
+"""Dice times sides of a pool whose highest or lowest few are summed (`highest 3 of 5d10`): the
+work grows with both, and 30d40 (a second to compile) is far past any table's pool."""
+
 
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
     """A pool someone can roll, and whose exact probabilities can be computed; else E303."""
     what = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    if isinstance(node, n.Pool) and node.keep == "fate":
+        what = f"{count}dF"
     if sides < 2 or count < 1:
         hint = "a die has 2 sides or more" if sides < 2 else "roll at least one die"
         reporter.report("E303", f"`{what}` is not a roll anyone can make", node.span, hint)
         return False
-    keep = isinstance(node, n.Pool) and node.keep is not None
-    totals = sides if keep else count * (sides - 1) + 1
-    if count > MAX_DICE:
+    keep = node.keep if isinstance(node, n.Pool) else None
+    kept = keep.partition(" ")[2] if keep else ""
+    if keep in ("highest", "lowest"):
+        totals = sides
+    elif keep == "fate":
+        totals = 2 * count + 1
+    elif kept:
+        totals = int(kept) * (sides - 1) + 1
+    else:
+        totals = count * (sides - 1) + 1
+    if kept and int(kept) > count:
+        reporter.report(
+            "E303",
+            f"`{keep} of {what}` keeps more dice than it rolls",
+            node.span,
+            f"keep at most {count}",
+        )
+        return False
+    if keep and kept and count * sides > MAX_KEPT:
+        reason = f"summing the {keep.split()[0]} dice of a pool is worked out for dice times sides up to {MAX_KEPT:,}"
+    elif count > MAX_DICE:
         reason = f"exact probabilities for more than {MAX_DICE} dice are out of reach"
     elif sides > MAX_SIDES:
         reason = f"exact probabilities for dice of more than {MAX_SIDES} sides are out of reach"

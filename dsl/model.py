@@ -59,9 +59,11 @@ class Grade:
 @dataclass(frozen=True, slots=True)
 class Tier:
     name: str
-    op: str | None
+    op: str | None  # `roll <= BOUND` / `roll >= BOUND`: the total; None for natural and otherwise
     bound: n.Expr | None
     span: Span
+    natural: tuple[int, int] | None = None  # the dice alone show low..high
+    always: Literal["success", "failure"] | None = None  # decides the roll whatever the target
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +138,19 @@ class Outcome:
     text: str | None
     step: Step | None
     span: Span
+    changes: tuple[ModEffect, ...] = ()  # `on failure: exhaustion +1`: what the outcome changes
+    applies: tuple[str, ...] = ()  # `on failure: as prone`: the rules it brings into play
 
 
 @dataclass(frozen=True, slots=True)
 class RollEffect(Effect):
     name: str
     label: str | None
-    kind: Literal["check", "resist", "opposed", "automatic"]
-    pool: n.Pool | None
+    kind: Literal["check", "total", "count", "resist", "opposed", "automatic"]
+    pool: n.Pool | None  # dice known when writing
+    dice: n.Expr | None  # or dice worked out when resolving: `skill d10`, a dice stat
+    adds: tuple[n.Expr, ...]  # added to the dice: `d20 + attack_bonus`
+    needed: n.Expr | None  # a count: how many dice must meet the target
     op: str | None
     target: n.Expr | None
     active: n.Expr | None

@@ -41,6 +41,7 @@ class Expr(Node):
 class Number(Expr):
     value: Fraction
     literal: str
+    unit: Name | None = None  # `10 ft`: a quantity in a declared unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +268,14 @@ class GradesDecl(Declaration):
 
 @dataclass(frozen=True, slots=True)
 class TierItem(Node):
+    """`NAME: roll <= BOUND`, `NAME: natural 20` (the dice alone, `natural 19..20`) or
+    `NAME: otherwise`; `always succeeds` / `always fails` decide the roll whatever its target."""
+
     name: Name
     op: Literal["<", "<=", ">", ">=", "==", "!="] | None
     bound: Expr | None
+    natural: tuple[int, int] | None = None
+    always: Literal["success", "failure"] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,9 +425,22 @@ class AsStmt(Statement):
 
 @dataclass(frozen=True, slots=True)
 class Pool(Node):
+    """Dice known when writing: `3d6`, `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding d6`.
+
+    `keep` says what of the dice counts (dsl/runtime.py `distribution`): None (the sum),
+    `highest` / `lowest` (one die), `highest N` / `lowest N` (the sum of N), `fate`, `exploding`."""
+
     count: int
     sides: int
-    keep: Literal["highest", "lowest"] | None
+    keep: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DicePool(Node):
+    """Dice worked out when resolving: a number of dice (`(height / 10 ft round down) d6`) or a
+    dice value (`damage`, a dice stat)."""
+
+    value: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,7 +450,28 @@ class RollSpec(Node):
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec(RollSpec):
-    pool: Pool
+    """`d20 + attack_bonus >= AC`: the dice, what is added to them, the target."""
+
+    pool: Pool | DicePool
+    bonus: tuple[Expr, ...]  # each added (a subtraction is a negated term)
+    op: Literal["<", "<=", ">", ">=", "==", "!="]
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class TotalSpec(RollSpec):
+    """`3d6 + 2` alone: a roll whose total matters (damage), with no target."""
+
+    pool: Pool | DicePool
+    bonus: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CountSpec(RollSpec):
+    """`at least 2 of 6d6 >= 5`: how many dice meet the target counts."""
+
+    needed: Expr
+    pool: Pool | DicePool
     op: Literal["<", "<=", ">", ">=", "==", "!="]
     target: Expr
 
@@ -498,6 +538,7 @@ class OutcomeItem(RollItem):
     by_margin: bool
     text: Text | None
     step: Step | None
+    consequences: tuple[Modifier | AsStmt, ...] = ()  # `on failure: exhaustion +1`, `as prone`
 
 
 @dataclass(frozen=True, slots=True)

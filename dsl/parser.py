@@ -654,11 +654,38 @@ class Builder(Transformer[Token, Any]):
             tiers=tuple(self._split(children, n.TierItem)),
         )
 
-    def tier_bound(self, meta: Any, name: Token, op: str, bound: n.Expr) -> n.TierItem:
-        return n.TierItem(span=self._span(meta), name=self._name(name), op=op, bound=bound)  # type: ignore[arg-type]
+    def tier_bound(self, meta: Any, name: Token, op: str, bound: n.Expr, *always: str) -> n.TierItem:
+        return n.TierItem(
+            span=self._span(meta),
+            name=self._name(name),
+            op=op,  # type: ignore[arg-type]
+            bound=bound,
+            always=always[0] if always else None,  # type: ignore[arg-type]
+        )
 
-    def tier_otherwise(self, meta: Any, name: Token) -> n.TierItem:
-        return n.TierItem(span=self._span(meta), name=self._name(name), op=None, bound=None)
+    def tier_natural(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
+        numbers = [x for x in rest if isinstance(x, int)]
+        always = next((x for x in rest if isinstance(x, str)), None)
+        return n.TierItem(
+            span=self._span(meta),
+            name=self._name(name),
+            op=None,
+            bound=None,
+            natural=(numbers[0], numbers[-1]),
+            always=always,  # type: ignore[arg-type]
+        )
+
+    def tier_otherwise(self, meta: Any, name: Token, *always: str) -> n.TierItem:
+        return n.TierItem(
+            span=self._span(meta),
+            name=self._name(name),
+            op=None,
+            bound=None,
+            always=always[0] if always else None,  # type: ignore[arg-type]
+        )
+
+    def always(self, meta: Any, word: Token, verb: Token) -> str:
+        return "success" if str(verb) == "succeeds" else "failure"
 
     def resistance_decl(self, meta: Any, *children: Any) -> n.ResistanceDecl:
         pool = next(self._split(children, n.Pool))
@@ -837,8 +864,21 @@ class Builder(Transformer[Token, Any]):
             for item in items
         ]
 
-    def check_spec(self, meta: Any, pool: n.Pool, op: str, target: n.Expr) -> n.CheckSpec:
-        return n.CheckSpec(span=self._span(meta), pool=pool, op=op, target=target)  # type: ignore[arg-type]
+    def check_spec(self, meta: Any, pool: n.Pool | n.DicePool, *rest: Any) -> n.CheckSpec:
+        *bonus, op, target = rest
+        return n.CheckSpec(span=self._span(meta), pool=pool, bonus=tuple(bonus), op=op, target=target)
+
+    def total_spec(self, meta: Any, pool: n.Pool | n.DicePool, *bonus: n.Expr) -> n.TotalSpec:
+        return n.TotalSpec(span=self._span(meta), pool=pool, bonus=bonus)
+
+    def count_spec(self, meta: Any, needed: n.Expr, pool: n.Pool | n.DicePool, op: str, target: n.Expr) -> n.CountSpec:
+        return n.CountSpec(span=self._span(meta), needed=needed, pool=pool, op=op, target=target)  # type: ignore[arg-type]
+
+    def counted_pool(self, meta: Any, count: n.Expr, die: Token) -> n.DicePool:
+        return n.DicePool(span=self._span(meta), value=self.dice_count(meta, count, die))
+
+    def value_pool(self, meta: Any, value: n.Expr) -> n.DicePool:
+        return n.DicePool(span=self._span(meta), value=value)
 
     def resist_spec(self, meta: Any, active: n.Expr, passive: n.Expr) -> n.ResistSpec:
         return n.ResistSpec(span=self._span(meta), active=active, passive=passive)
@@ -872,13 +912,25 @@ class Builder(Transformer[Token, Any]):
         text = str(token).lower()
         count_text, _, sides_text = text.partition("d")
         count = int(count_text) if count_text else 1
-        return n.Pool(span=self._span(meta), count=count, sides=int(sides_text), keep=keep)  # type: ignore[arg-type]
+        return n.Pool(span=self._span(meta), count=count, sides=int(sides_text), keep=keep)
 
     def sum_pool(self, meta: Any, token: Token) -> n.Pool:
         return self._pool(meta, token, None)
 
-    def keep_pool(self, meta: Any, keep: str, token: Token) -> n.Pool:
-        return self._pool(meta, token, keep)
+    def keep_pool(self, meta: Any, keep: str, *rest: Token) -> n.Pool:
+        if len(rest) == 2:
+            kept = self._int(rest[0])
+            if kept < 1:
+                raise _BuildError("keep at least one die", _token_span(self.path, rest[0]), "E303")
+            return self._pool(meta, rest[1], f"{keep} {kept}")
+        return self._pool(meta, rest[0], keep)
+
+    def fate_pool(self, meta: Any, token: Token) -> n.Pool:
+        count_text = str(token)[:-2]
+        return n.Pool(span=self._span(meta), count=int(count_text) if count_text else 1, sides=3, keep="fate")
+
+    def exploding_pool(self, meta: Any, token: Token) -> n.Pool:
+        return self._pool(meta, token, "exploding")
 
     def keep(self, meta: Any, word: Token) -> str:
         return str(word)
@@ -907,14 +959,22 @@ class Builder(Transformer[Token, Any]):
 
     def outcome_item(self, meta: Any, name: Token, *rest: Any) -> n.OutcomeItem:
         by_margin = any(r == "margin" for r in rest if isinstance(r, str))
-        outcome = next(r for r in rest if isinstance(r, tuple))
+        said = [r for r in rest if isinstance(r, tuple)]
+        for extra in said[1:]:
+            where = extra[0].span if extra[0] is not None else extra[1].span
+            raise _BuildError("an outcome says one text (and sends to one table)", where, "E205")
+        consequences = tuple(r for r in rest if isinstance(r, (n.Modifier, n.AsStmt)))
         return n.OutcomeItem(
             span=self._span(meta),
             outcome=self._name(name),
             by_margin=by_margin,
-            text=outcome[0],
-            step=outcome[1],
+            text=said[0][0] if said else None,
+            step=said[0][1] if said else None,
+            consequences=consequences,
         )
+
+    def outcome_as(self, meta: Any, name: Token) -> n.AsStmt:
+        return n.AsStmt(span=self._span(meta), rules=(self._name(name),), bindings=())
 
     def margin(self, meta: Any) -> str:
         return "margin"
@@ -1130,6 +1190,9 @@ class Builder(Transformer[Token, Any]):
     def number(self, meta: Any, token: Token) -> n.Number:
         return n.Number(span=self._span(meta), value=Fraction(str(token)), literal=str(token))
 
+    def quantity(self, meta: Any, token: Token, unit: Token) -> n.Number:
+        return n.Number(span=self._span(meta), value=Fraction(str(token)), literal=str(token), unit=self._name(unit))
+
     def dice_literal(self, meta: Any, token: Token) -> n.DiceLiteral:
         text = str(token).lower()
         count_text, _, sides_text = text.partition("d")
@@ -1181,11 +1244,29 @@ def reserved_words() -> frozenset[str]:
     where a name is accepted too (`note` at the start of a statement, `int` where a type goes),
     plus the operators of conditions.  Every other keyword (`round`, `level`, `min`, `target`,
     `success` ...) is a keyword only where a name cannot stand, so it stays free for names.
+
+    A unit after a number (`10 ft`) is the one name that may follow a number: the words that
+    may follow one too (`round`, `level`, `die` ...) are kept from units alone (`unit_words`),
+    not from every name.
     """
-    parser = _lark()
+    return _confusable(_without_quantities()) | _ALWAYS_RESERVED
+
+
+@functools.cache
+def unit_words() -> frozenset[str]:
+    """Words a unit may not be named: the keywords that may follow a number (`2 round up`)."""
+    return _confusable(_lark()) - reserved_words()
+
+
+def _confusable(parser: Lark) -> frozenset[str]:
     keywords = {
         t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
     }
     states = parser.parser.parser.parser.parse_table.states
-    confusable = {keywords[k] for actions in states.values() if "NAME" in actions for k in actions if k in keywords}
-    return frozenset(confusable | _ALWAYS_RESERVED)
+    return frozenset(keywords[k] for actions in states.values() if "NAME" in actions for k in actions if k in keywords)
+
+
+@functools.cache
+def _without_quantities() -> Lark:
+    text = "\n".join(line for line in grammar_text().split("\n") if "-> quantity" not in line)
+    return Lark(text, parser="lalr", postlex=RulecraftIndenter(), strict=True)

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl import runtime
 
 _PRECEDENCE = {
     "or": 1,
@@ -129,8 +130,19 @@ def guard_text(guard: tuple[m.Condition, ...]) -> str:
 
 
 def pool_text(pool: n.Pool) -> str:
-    text = f"{pool.count}d{pool.sides}" if pool.count != 1 else f"d{pool.sides}"
-    return f"{pool.keep} of {text}" if pool.keep else text
+    """`3d6`, `d20`, `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding d6`."""
+    return runtime.pool_text((pool.count, pool.sides, pool.keep), short=True)
+
+
+def dice_text(effect: m.RollEffect) -> str:
+    """What a roll rolls and adds to it: `d20 + attack_bonus`, `skill d10`, `2d6 - 1`."""
+    text = pool_text(effect.pool) if effect.pool is not None else expr_text(effect.dice) if effect.dice else ""
+    for added in effect.adds:
+        if isinstance(added, n.Negate):
+            text += f" - {_text(added.operand)[0]}"
+        else:
+            text += f" + {_wrap(*_text(added), _PRECEDENCE['*'])}"
+    return text
 
 
 def modifier_text(effect: m.ModEffect) -> str:
@@ -169,8 +181,13 @@ def modifier_text(effect: m.ModEffect) -> str:
 def roll_text(effect: m.RollEffect) -> str:
     """`3d6 <= DEX`, `resist POW vs aura`, `opposed 2d6 + a vs 2d6 + b`, `automatic success`."""
     if effect.kind == "check":
-        assert effect.pool is not None and effect.target is not None
-        return f"{pool_text(effect.pool)} {effect.op} {expr_text(effect.target)}"
+        assert effect.target is not None
+        return f"{dice_text(effect)} {effect.op} {expr_text(effect.target)}"
+    if effect.kind == "total":
+        return dice_text(effect)
+    if effect.kind == "count":
+        assert effect.needed is not None and effect.target is not None
+        return f"at least {expr_text(effect.needed)} of {dice_text(effect)} {effect.op} {expr_text(effect.target)}"
     if effect.kind == "resist":
         assert effect.active is not None and effect.passive is not None
         return f"resist {expr_text(effect.active)} vs {expr_text(effect.passive)}"

@@ -49,17 +49,32 @@ def resolution_text(resolution: Any) -> str:
         lines.append("rolls:")
         for roll in resolution.rolls:
             label = f" ({roll.label})" if roll.label else ""
+            dice = roll.dice + (f" {'-' if roll.bonus < 0 else '+'} {show(abs(roll.bonus))}" if roll.bonus else "")
+            if roll.needed is not None:
+                dice = f"at least {roll.needed} of {dice}"
             if roll.automatic:
                 lines.append(f"  {roll.name}{label}: automatic {roll.automatic}")
+            elif roll.totals:
+                mean = sum((total * p for total, p in roll.totals.items()), Fraction(0))
+                low, high = min(roll.totals), max(roll.totals)
+                lines.append(f"  {roll.name}{label}: {dice}: {low} to {high}, {show(mean)} on average")
             else:
                 target = f" {roll.comparison} {show(roll.target)}" if roll.target is not None else ""
-                lines.append(f"  {roll.name}{label}: {roll.dice}{target}: {chance(roll.probability)}")
+                lines.append(f"  {roll.name}{label}: {dice}{target}: {chance(roll.probability)}")
             for outcome, p in roll.outcomes.items():
                 if outcome not in ("success", "failure"):
                     lines.append(f"      {outcome}: {chance(p)}")
+            if roll.successes:
+                counts = ", ".join(f"{k}: {percent(p)}" for k, p in roll.successes.items())
+                lines.append(f"      dice meeting the target: {counts}")
             for outcome, effect in roll.effects.items():
                 if effect:
                     lines.append(f"      on {outcome}: {effect}")
+            for consequence in roll.consequences:
+                then = f" ({consequence.stat} {show(consequence.value)})" if consequence.stat is not None else ""
+                lines.append(
+                    f"      on {consequence.outcome}: {consequence.text}{then}: {chance(consequence.probability)}"
+                )
     if resolution.tables:
         for table in resolution.tables:
             lines.append("")

@@ -48,7 +48,9 @@ def create_project(name: str, directory: Path) -> list[Path]:
     files = {directory / f"{name}.rules": _RULEBOOK, directory / "README.md": _README}
     existing = [str(path) for path in files if path.exists() or path.is_symlink()]
     if existing:
-        raise ScaffoldError(f"{' and '.join(existing)} already exist{'s' if len(existing) == 1 else ''}: nothing was written")
+        raise ScaffoldError(
+            f"{' and '.join(existing)} already exist{'s' if len(existing) == 1 else ''}: nothing was written"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     title = name.replace("_", " ").strip().capitalize()
     for path, template in files.items():
@@ -57,7 +59,7 @@ def create_project(name: str, directory: Path) -> list[Path]:
     return list(files)
 
 
-_RULEBOOK = Template('''\
+_RULEBOOK = Template("""\
 # $name: a rulebook made by `rulecraft new`.  Change everything; keep it checking:
 #
 #   rulecraft check $name.rules     names, types, ranges and tables, with hints
@@ -116,9 +118,9 @@ rule rough_ground "Rough ground" cites "3.2":
 example "The footing in mud" for footing:
     given ground = mud
     expect footing.value = -2
-''')
+""")
 
-_README = Template('''\
+_README = Template("""\
 # $title
 
 The rulebook `$name.rules`, written in the rulecraft language.
@@ -135,4 +137,4 @@ rulecraft resolve $name.rules rough_ground --set ground=mud --set moved=2
 Each rule cites the section of the game's rules it encodes, and its worked examples prove it
 says what the source says: write the numbers of each example by hand, chances included, in a
 comment above it.
-''')
+""")

@@ -338,11 +338,15 @@ def _json(value: object) -> object:
 
 @dataclass(frozen=True, slots=True)
 class Distribution:
-    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i."""
+    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i.
+
+    `limit` is set when the totals go on without end (exploding dice): the chances are worked out
+    up to it, and asking beyond it is an error, never a wrong answer."""
 
     low: int
     denominator: int
     at_most: tuple[int, ...]
+    limit: int | None = None
 
     @property
     def high(self) -> int:
@@ -353,6 +357,8 @@ class Distribution:
         if index < 0:
             return 0
         if index >= len(self.at_most):
+            if self.limit is not None:
+                raise ValueError(f"the chance of totals above {self.limit} was not worked out")
             return self.denominator
         return self.at_most[index]
 
@@ -363,6 +369,16 @@ class Distribution:
         """P(low <= total <= high)."""
         below = self.count_at_most(math.ceil(low) - 1)
         return Fraction(max(self.count_at_most(math.floor(high)) - below, 0), self.denominator)
+
+    def chances(self) -> dict[int, Fraction]:
+        """The chance of each total that can come up (up to `limit`, if set)."""
+        found: dict[int, Fraction] = {}
+        previous = 0
+        for index, cumulative in enumerate(self.at_most):
+            if cumulative != previous:
+                found[self.low + index] = Fraction(cumulative - previous, self.denominator)
+            previous = cumulative
+        return found
 
     def compare_p(self, op: str, target: Fraction | int) -> Fraction:
         """P(total op target) for op in <, <=, >, >=, ==, !=."""
@@ -378,13 +394,31 @@ class Distribution:
         return exact if op == "==" else 1 - exact
 
 
-def distribution(count: int, sides: int, keep: str | None = None) -> Distribution:
-    """The distribution of the sum of `count` dice of `sides` sides, or of the highest or lowest die."""
+def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> Distribution:
+    """The exact distribution of a pool's total.
+
+    `keep` says what of the dice counts: None, the sum of them all; `highest` or `lowest`, one
+    die; `highest 3` or `lowest 2`, the sum of that many (`highest 3 of 5d10`); `fate`, the sum
+    of Fate dice (faces -1, 0, +1; `sides` is 3); `exploding`, the sum of dice that are rolled
+    again, and added, each time they show their highest face (`horizon`: the highest total whose
+    chance is needed, for an exploding total has no highest value)."""
+    if keep is None:
+        return _from_ways(count, sides**count, _sum_ways(count, sides))
+    if keep == "fate":
+        return _from_ways(-count, 3**count, _sum_ways(count, 3))
+    if keep == "exploding":
+        return _exploding(count, sides, count if horizon is None else horizon)
+    side, _, kept = keep.partition(" ")
     total = sides**count
-    if keep == "highest":
-        return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
-    if keep == "lowest":
+    if not kept:
+        if side == "highest":
+            return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
         return Distribution(1, total, tuple(total - (sides - x) ** count for x in range(1, sides + 1)))
+    return _kept(count, sides, side, int(kept))
+
+
+def _sum_ways(count: int, sides: int) -> list[int]:
+    """How many ways each total of `count` dice (faces 1..sides) comes up, from the lowest."""
     ways = [1]
     for _ in range(count):
         # adding one die: each new total sums a window of `sides` old totals (prefix sums)
@@ -393,12 +427,64 @@ def distribution(count: int, sides: int, keep: str | None = None) -> Distributio
             prefix.append(prefix[-1] + w)
         size = len(ways) + sides - 1
         ways = [prefix[min(i + 1, len(ways))] - prefix[max(i + 1 - sides, 0)] for i in range(size)]
+    return ways
+
+
+def _from_ways(low: int, denominator: int, ways: list[int]) -> Distribution:
     running = 0
     cumulative = []
     for w in ways:
         running += w
         cumulative.append(running)
-    return Distribution(count, total, tuple(cumulative))
+    return Distribution(low, denominator, tuple(cumulative))
+
+
+def _kept(count: int, sides: int, side: str, kept: int) -> Distribution:
+    """The sum of the `kept` highest (or lowest) of `count` dice.  Faces are taken from the kept
+    end inwards: for each face, how many dice show it (all arrangements counted by binomials),
+    and how many of those are still kept."""
+    kept = min(kept, count)
+    faces = range(sides, 0, -1) if side == "highest" else range(1, sides + 1)
+    # (dice placed, dice kept) -> {sum of the kept: arrangements}
+    states: dict[tuple[int, int], dict[int, int]] = {(0, 0): {0: 1}}
+    for face in faces:
+        following: dict[tuple[int, int], dict[int, int]] = {}
+        for (placed, taken), sums in states.items():
+            for showing in range(count - placed + 1):
+                ways = math.comb(count - placed, showing)
+                more = min(showing, kept - taken)
+                key = (placed + showing, taken + more)
+                bucket = following.setdefault(key, {})
+                for value, arrangements in sums.items():
+                    total = value + more * face
+                    bucket[total] = bucket.get(total, 0) + arrangements * ways
+        states = following
+    sums = states.get((count, kept), {})
+    low, high = min(sums), max(sums)
+    return _from_ways(low, sides**count, [sums.get(v, 0) for v in range(low, high + 1)])
+
+
+def _exploding(count: int, sides: int, horizon: int) -> Distribution:
+    """Exploding dice, exactly, for every total up to `horizon`: a die showing its highest face
+    is rolled again and added, so a die shows s*k + r (k explosions, then r in 1..s-1) with
+    chance (1/s)^(k+1).  Totals above the horizon are not listed (`Distribution.limit`)."""
+    if sides < 2:
+        raise ValueError("an exploding die has two sides or more")
+    horizon = max(horizon, count)
+    depth = horizon // sides + 1  # explosions a die can have below the horizon, and one more
+    denominator = sides ** (count * depth)
+    one = [0] * (horizon + 1)  # ways (over sides ** depth) of each total of one die
+    for explosions in range(depth):
+        for rest in range(1, sides):
+            value = sides * explosions + rest
+            if value <= horizon:
+                one[value] = sides ** (depth - explosions - 1)
+    ways = [1] + [0] * horizon  # no dice yet: total 0
+    for _ in range(count):
+        ways = [sum(ways[t - v] * one[v] for v in range(1, t + 1) if one[v]) for t in range(horizon + 1)]
+    low = count
+    found = _from_ways(low, denominator, ways[low:])
+    return Distribution(found.low, found.denominator, found.at_most, limit=horizon)
 
 
 def difference(first: Distribution, second: Distribution) -> Distribution:
@@ -618,6 +704,11 @@ class Roll:
     effects: Mapping[str, str]
     margins: Mapping[int, Fraction]
     notes: tuple[str, ...]
+    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
+    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
+    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
+    needed: int | None = None  # a count: how many dice must meet the target
+    consequences: tuple[Consequence, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -634,6 +725,31 @@ class Roll:
             "effects": dict(self.effects),
             "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
             "notes": list(self.notes),
+            "bonus": _json(self.bonus),
+            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
+            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
+            "needed": self.needed,
+            "consequences": [x.to_dict() for x in self.consequences],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Consequence:
+    """What an outcome does, with the chance of that outcome: "exhaustion +1: 9/20"."""
+
+    outcome: str
+    text: str
+    probability: Fraction
+    stat: str | None
+    value: Any  # the stat's value if the outcome comes
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "outcome": self.outcome,
+            "text": self.text,
+            "probability": _fraction(self.probability),
+            "stat": self.stat,
+            "value": None if self.value is None else _json(self.value),
         }
 
 
@@ -819,8 +935,22 @@ class ChangeSpec:
 @dataclass(frozen=True, slots=True)
 class TierSpec:
     name: str
-    op: str | None  # <= | >= | None for "otherwise"
+    op: str | None  # <= | >= on the total; None for natural and "otherwise"
     bound: Callable[[int | Fraction], Fraction | int] | None
+    natural: tuple[int, int] | None = None  # the dice alone show low..high
+    always: str | None = None  # "success" | "failure": decides the roll whatever the target
+
+
+@dataclass(frozen=True, slots=True)
+class ConsequenceSpec:
+    """What an outcome of a roll changes (`on failure: exhaustion +1`) or brings into play."""
+
+    outcome: str
+    text: str
+    target: str | None = None  # the stat it changes
+    op: str | None = None
+    value: Lazy = None
+    rounding: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -841,6 +971,7 @@ class RollSpec:
     ties: str | None
     notes: tuple[str, ...]
     condition: str
+    consequences: tuple[ConsequenceSpec, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -951,6 +1082,7 @@ class Book:
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
+    values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -958,10 +1090,29 @@ class Book:
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
-    def pool(self, key: tuple[int, int, str | None]) -> Distribution:
+    def pool(self, key: tuple[int, int, str | None], horizon: int | None = None) -> Distribution:
+        """The distribution of a pool; of exploding dice, worked out at least up to `horizon`."""
         found = self.pools.get(key)
+        if found is None or (found.limit is not None and horizon is not None and found.limit < horizon):
+            if horizon is not None and horizon > _MAX_HORIZON:
+                raise RuleInputError(
+                    f"the chance of a total above {_MAX_HORIZON:,} on exploding dice is not worked out"
+                )
+            found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
+        return found
+
+    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+        """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
+        found = self.values.get(value)
         if found is None:
-            found = self.pools[key] = distribution(*key)
+            try:
+                chances = value.totals(limit=_MAX_COMBINATIONS)
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+            denominator = math.lcm(*(p.denominator for p in chances.values()))
+            low, high = min(chances), max(chances)
+            ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
+            found = self.values[value] = _from_ways(low, denominator, ways)
         return found
 
 
@@ -1286,21 +1437,31 @@ class Run:
                 automatic = "success" if change.success else "failure"
         outcomes: dict[str, Fraction] = {}
         margins: dict[int, Fraction] = {}
+        totals: dict[int, Fraction] = {}
+        successes: dict[int, Fraction] = {}
         goal: int | Fraction | None = None
+        bonus: int | Fraction = 0
         op = spec.op
         dice = ""
+        value: Dice | None = None
+        needed = 0
         if spec.kind == "resist":
             assert book.resistance is not None and book.resistance_pool is not None
             active, passive = _now(target)
             goal = book.resistance(active, passive)
             pool = book.resistance_pool
             op = book.resistance_op
-        elif spec.kind == "check":
-            goal = _now(target) + shift
-        if pool is not None:
+        elif spec.kind in ("check", "total", "count"):
+            goal, bonus, value, needed = _now(target)
+            if goal is not None:
+                goal += shift
+        if value is not None:
+            value = value.with_dice(delta) if delta else value
+            dice = str(value)
+        elif pool is not None:
             count, sides, keep = pool
             pool = (max(count + delta, 1), sides, keep)
-            dice = _pool_text(pool)
+            dice = pool_text(pool)
         if automatic is not None:
             probability = Fraction(1 if automatic == "success" else 0)
             dice = dice or "none"
@@ -1313,20 +1474,41 @@ class Run:
             tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
             outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
             probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{_pool_text(spec.pool)} vs {_pool_text(spec.against)}"
+            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
             op = "vs"
-        else:
-            assert pool is not None and goal is not None and op is not None
-            dist = book.pool(pool)
-            probability = dist.compare_p(op, goal)
+        elif spec.kind == "count":
+            assert goal is not None and op is not None
+            if value is not None:
+                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+            else:
+                assert pool is not None
+                count, sides = pool[0], pool[1]
+            successes = _successes(count, sides, op, goal)
+            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
             outcomes = {"success": probability, "failure": 1 - probability}
-            if spec.tiers:
-                tiers = {tier.name for tier in spec.tiers}
-                # tiers in their declared order; a tier called success or failure reports its own
-                # chance (a plain success: neither special nor critical), `probability` the overall
-                outcomes = {**_tiers(dist, spec.tiers, goal), **{k: v for k, v in outcomes.items() if k not in tiers}}
-            if spec.margin_outcomes:
-                margins = _margins(dist, op, goal, "success" in spec.margin_outcomes)
+        else:
+            horizon = _horizon(goal, bonus, spec.tiers)
+            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+            if spec.kind == "total":
+                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+                probability = Fraction(1)
+                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+            else:
+                assert goal is not None and op is not None
+                if spec.tiers:
+                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                    probability = outcomes.pop(" success")
+                    named = {tier.name for tier in spec.tiers}
+                    # a tier called success or failure reports its own chance (a plain success:
+                    # neither special nor critical); `probability` is the overall chance
+                    outcomes.update(
+                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+                    )
+                else:
+                    probability = dist.compare_p(op, Fraction(goal) - bonus)
+                    outcomes = {"success": probability, "failure": 1 - probability}
+                if spec.margin_outcomes:
+                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
         return Roll(
             rule=spec.rule,
             source=spec.source,
@@ -1341,7 +1523,29 @@ class Run:
             effects=dict(spec.outcomes),
             margins=margins,
             notes=spec.notes,
+            bonus=bonus,
+            totals=totals,
+            successes=successes,
+            needed=needed if spec.kind == "count" else None,
+            consequences=self._consequences(spec, outcomes),
         )
+
+    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
+        found = []
+        for consequence in spec.consequences:
+            probability = outcomes.get(consequence.outcome, Fraction(0))
+            value = None
+            if consequence.target is not None and consequence.op is not None:
+                current = self.stat(consequence.target)
+                value = _apply_one(
+                    self.book.inputs[consequence.target],
+                    current,
+                    consequence.op,
+                    _now(consequence.value),
+                    consequence.rounding,
+                )
+            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
+        return tuple(found)
 
     def _tables(self) -> list[TableResult]:
         results = []
@@ -1391,7 +1595,7 @@ class Run:
             if row is not None:
                 chosen = row_result(row, None)
                 selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = _pool_text(table.pool)
+        dice = pool_text(table.pool)
         if table.modifier:
             dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
         return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
@@ -1414,7 +1618,7 @@ def _because(condition: str, holds: bool) -> str:
 
 def _change_text(change: ChangeSpec, amount: Lazy) -> str:
     if change.kind == "pool" and change.pool is not None:
-        return f"roll {_pool_text(change.pool)}"
+        return f"roll {pool_text(change.pool)}"
     if change.kind == "dice":
         return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
     if change.kind == "target":
@@ -1422,9 +1626,14 @@ def _change_text(change: ChangeSpec, amount: Lazy) -> str:
     return f"automatic {'success' if change.success else 'failure'}"
 
 
-def _pool_text(pool: tuple[int, int, str | None]) -> str:
+def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
+    """`3d6`, `1d20` (`d20` when short), `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding 1d6`."""
     count, sides, keep = pool
-    text = f"{count}d{sides}"
+    if keep == "fate":
+        return "dF" if short and count == 1 else f"{count}dF"
+    text = f"d{sides}" if short and count == 1 else f"{count}d{sides}"
+    if keep == "exploding":
+        return f"exploding {text}"
     return f"{keep} of {text}" if keep else text
 
 
@@ -1523,26 +1732,126 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     return held[-1][1], statuses
 
 
-def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: int | Fraction) -> dict[str, Fraction]:
-    """Outcome tiers, first match wins: each tier takes the totals not claimed by an earlier one."""
-    low_edge = dist.low - 1  # totals <= low_edge are claimed
-    high_edge = dist.high + 1  # totals >= high_edge are claimed
-    result: dict[str, Fraction] = {}
-    for tier in tiers:
-        if tier.op is None or tier.bound is None:
-            result[tier.name] = dist.between_p(low_edge + 1, high_edge - 1) if high_edge - low_edge > 1 else Fraction(0)
-            low_edge, high_edge = dist.high, dist.high + 1
-            continue
-        bound = Fraction(tier.bound(target))
-        if tier.op == "<=":
-            top = min(math.floor(bound), high_edge - 1)
-            result[tier.name] = dist.between_p(low_edge + 1, top) if top > low_edge else Fraction(0)
-            low_edge = max(low_edge, top)
-        else:
-            bottom = max(math.ceil(bound), low_edge + 1)
-            result[tier.name] = dist.between_p(bottom, high_edge - 1) if bottom < high_edge else Fraction(0)
-            high_edge = min(high_edge, bottom)
-    return result
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
+
+
+def _tiers(
+    dist: Distribution, tiers: tuple[TierSpec, ...], goal: int | Fraction, bonus: int | Fraction, op: str | None
+) -> dict[str, Fraction]:
+    """Outcome tiers, first match wins, total by total: `roll` tests the total (dice and what is
+    added to them), `natural` the dice alone.  With a comparison, the key " success" holds the
+    chance of success, where a tier that `always` succeeds or fails decides whatever the target."""
+    bounds = {tier.name: Fraction(tier.bound(goal)) for tier in tiers if tier.bound is not None}
+    found = {tier.name: Fraction(0) for tier in tiers}
+    success = Fraction(0)
+    chances = list(dist.chances().items())
+    if dist.limit is not None:  # exploding: every total above the limit falls in the same tiers
+        chances.append((dist.limit + 1, 1 - dist.at_most_p(dist.limit)))
+    for natural, chance in chances:
+        total = natural + bonus
+        chosen = None
+        for tier in tiers:
+            if tier.natural is not None:
+                holds = tier.natural[0] <= natural <= tier.natural[1]
+            elif tier.op == "<=":
+                holds = total <= bounds[tier.name]
+            elif tier.op == ">=":
+                holds = total >= bounds[tier.name]
+            else:
+                holds = True
+            if holds:
+                chosen = tier
+                break
+        if chosen is not None:
+            found[chosen.name] += chance
+        if op is not None:
+            won = chosen.always == "success" if chosen is not None and chosen.always else _meets(total, op, goal)
+            success += chance if won else 0
+    if op is not None:
+        found[" success"] = success
+    return found
+
+
+def _horizon(goal: int | Fraction | None, bonus: int | Fraction, tiers: tuple[TierSpec, ...]) -> int:
+    """The highest total of the dice alone whose chance a roll needs (exploding dice have no
+    highest total): past the target and every tier's bound."""
+    edges = [Fraction(goal) - bonus] if goal is not None else []
+    edges += [Fraction(tier.bound(goal if goal is not None else 0)) - bonus for tier in tiers if tier.bound is not None]
+    edges += [Fraction(tier.natural[1]) for tier in tiers if tier.natural is not None]
+    return max((math.ceil(edge) for edge in edges), default=0) + 1
+
+
+def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
+    if op == "<=":
+        return total <= goal
+    if op == "<":
+        return total < goal
+    if op == ">=":
+        return total >= goal
+    if op == ">":
+        return total > goal
+    if op == "==":
+        return total == goal
+    return total != goal
+
+
+def _successes(count: int, sides: int, op: str, goal: int | Fraction) -> dict[int, Fraction]:
+    """How many of `count` dice meet the target, each number with its chance (a binomial)."""
+    meeting = sum(1 for face in range(1, sides + 1) if _meets(face, op, goal))
+    total = sides**count
+    return {
+        k: Fraction(math.comb(count, k) * meeting**k * (sides - meeting) ** (count - k), total)
+        for k in range(count + 1)
+        if (meeting or k == 0) and (meeting < sides or k == count)
+    }
+
+
+def _apply_one(spec: InputSpec, current: Value, op: str, amount: Any, rounding: str | None) -> Value:
+    """A stat's value with one more modifier on top: what an outcome's consequence makes of it."""
+    if spec.kind == "dice":
+        assert isinstance(current, Dice)
+        if op == "set":
+            return amount  # type: ignore[no-any-return]
+        if op == "dice":
+            return current.with_dice(int(amount))
+        if op == "step":
+            return current.stepped(int(amount))
+        if op == "add":
+            return current.plus(amount if isinstance(amount, Dice) else int(amount))
+        factor = Fraction(amount) if op == "mul" else 1 / Fraction(amount)
+        return current.scaled(factor, rounding)
+    if spec.kind == "levels":
+        members = spec.members
+        index = members.index(str(current))
+        if op == "set":
+            return str(amount)
+        if op == "shift":
+            return members[min(max(index + int(amount), 0), len(members) - 1)]
+        other = members.index(str(amount))
+        return members[max(index, other) if op == "min" else min(index, other)]
+    if spec.kind not in ("int", "number", "percent") or op == "set":
+        return amount  # type: ignore[no-any-return]
+    value: Fraction | int = current  # type: ignore[assignment]
+    if op == "add":
+        value = value + amount
+    elif op in ("mul", "div"):
+        value = value * amount if op == "mul" else Fraction(value) / amount
+        if rounding:
+            value = round_value(value, rounding)
+    elif op == "min":
+        value = max(value, amount)
+    elif op == "max":
+        value = min(value, amount)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return value.numerator
+        if spec.kind != "number":
+            return round_value(value, "down")
+    return value
 
 
 def _margins(dist: Distribution, op: str, target: int | Fraction, successes: bool) -> dict[int, Fraction]:
@@ -1621,7 +1930,7 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
             dist = book.pool(table.pool)
             if not dist.low <= number <= dist.high:
                 raise RuleInputError(
-                    f"input `roll` must be a result of {_pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
+                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
                 )
     return number.numerator
 
@@ -1962,7 +2271,7 @@ def _rule_skill_roll(run: Run, outer: Holds = True) -> Parts:
     run.modify(_skill_roll__mod2, both(outer, v['difficult']))
     run.modify(_skill_roll__mod3, both(outer, v['at_one_fifth']))
     run.modify(_skill_roll__mod4, both(outer, v['impossible']))
-    run.roll(_skill_roll__roll1, outer, lambda: run.stat('skill'))
+    run.roll(_skill_roll__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
     run.text(_skill_roll__text1, outer)
     run.text(_skill_roll__text2, outer)
     yield from ()
@@ -2174,16 +2483,16 @@ def _rule_characteristic_roll(run: Run, outer: Holds = True) -> Parts:
     - roll luck_roll: d100 <= luck
     """
     v = run.values
-    run.roll(_characteristic_roll__roll1, outer, lambda: v['STR'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll2, outer, lambda: v['CON'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll3, outer, lambda: v['INT'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll4, outer, lambda: v['POW'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll5, outer, lambda: v['DEX'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll6, outer, lambda: v['CHA'] * v['multiplier'])
-    run.roll(_characteristic_roll__roll7, outer, lambda: run.stat('stamina'))
-    run.roll(_characteristic_roll__roll8, outer, lambda: run.stat('agility'))
-    run.roll(_characteristic_roll__roll9, outer, lambda: run.stat('idea'))
-    run.roll(_characteristic_roll__roll10, outer, lambda: run.stat('luck'))
+    run.roll(_characteristic_roll__roll1, outer, lambda: (v['STR'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll2, outer, lambda: (v['CON'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll3, outer, lambda: (v['INT'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll4, outer, lambda: (v['POW'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll5, outer, lambda: (v['DEX'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll6, outer, lambda: (v['CHA'] * v['multiplier'], 0, None, 0))
+    run.roll(_characteristic_roll__roll7, outer, lambda: (run.stat('stamina'), 0, None, 0))
+    run.roll(_characteristic_roll__roll8, outer, lambda: (run.stat('agility'), 0, None, 0))
+    run.roll(_characteristic_roll__roll9, outer, lambda: (run.stat('idea'), 0, None, 0))
+    run.roll(_characteristic_roll__roll10, outer, lambda: (run.stat('luck'), 0, None, 0))
     run.text(_characteristic_roll__text1, outer)
     yield from ()
 
@@ -2404,11 +2713,11 @@ def _rule_acid(run: Run, outer: Holds = True) -> Parts:
         _acid__mod4,
         both(outer, v['armored'] and v['acid_round'] <= v['protection_rounds']),
     )
-    run.roll(_acid__roll1, both(outer, v['armored']), lambda: v['acid_round'])
+    run.roll(_acid__roll1, both(outer, v['armored']), lambda: (v['acid_round'], 0, None, 0))
     run.roll(
         _acid__roll2,
         both(outer, v['armored'] and v['acid'] == 'very_strong'),
-        lambda: v['acid_round'],
+        lambda: (v['acid_round'], 0, None, 0),
     )
     run.text(
         _acid__text1,
@@ -2798,7 +3107,7 @@ def _rule_aerial_combat(run: Run, outer: Holds = True) -> Parts:
     run.modify(_aerial_combat__mod13, both(outer, v['armor_worn'] == 'light_armor'))
     run.modify(_aerial_combat__mod14, both(outer, v['armor_worn'] == 'medium_armor'))
     run.modify(_aerial_combat__mod15, both(outer, v['armor_worn'] == 'heavy_armor'))
-    run.roll(_aerial_combat__roll1, outer, lambda: run.stat('fly'))
+    run.roll(_aerial_combat__roll1, outer, lambda: (run.stat('fly'), 0, None, 0))
     run.modify(_aerial_combat__mod16, both(outer, v['flying']), -max(0, v['skill'] - v['fly']))
     run.modify(
         _aerial_combat__mod17,
@@ -2853,7 +3162,11 @@ def _rule_aimed_attacks(run: Run, outer: Holds = True) -> Parts:
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     v = run.values
-    run.roll(_aimed_attacks__roll1, both(outer, v['interrupted']), lambda: run.stat('idea'))
+    run.roll(
+        _aimed_attacks__roll1,
+        both(outer, v['interrupted']),
+        lambda: (run.stat('idea'), 0, None, 0),
+    )
     run.text(_aimed_attacks__text1, outer)
     yield from ()
 
@@ -3213,7 +3526,7 @@ def _rule_ambushes(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _ambushes__roll1,
         both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round']),
-        lambda: v['stealth'],
+        lambda: (v['stealth'], 0, None, 0),
     )
     run.modify(
         _ambushes__mod1,
@@ -3230,7 +3543,7 @@ def _rule_ambushes(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _ambushes__roll2,
         both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded']),
-        lambda: run.stat('perception'),
+        lambda: (run.stat('perception'), 0, None, 0),
     )
     run.modify(
         _ambushes__mod3,
@@ -3366,12 +3679,12 @@ def _rule_area_attacks(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _area_attacks__roll1,
         both(outer, v['area_response'] == 'dodge_area'),
-        lambda: run.stat('defense'),
+        lambda: (run.stat('defense'), 0, None, 0),
     )
     run.roll(
         _area_attacks__roll2,
         both(outer, v['area_response'] == 'agility_area'),
-        lambda: run.stat('agility'),
+        lambda: (run.stat('agility'), 0, None, 0),
     )
     run.modify(
         _area_attacks__mod1,
@@ -3917,7 +4230,7 @@ def _rule_autofire(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _autofire__roll1,
         both(outer, v['fire_mode'] != 'single_shot'),
-        lambda: run.stat('skill'),
+        lambda: (run.stat('skill'), 0, None, 0),
     )
     run.text(_autofire__text1, outer)
     run.text(_autofire__text2, outer)
@@ -4054,11 +4367,19 @@ def _rule_backstabs(run: Run, outer: Holds = True) -> Parts:
     v = run.values
     run.modify(_backstabs__mod1, both(outer, v['backstab']))
     run.modify(_backstabs__mod2, both(outer, v['backstab']))
-    run.roll(_backstabs__roll1, both(outer, v['backstab']), lambda: run.stat('perception'))
+    run.roll(
+        _backstabs__roll1,
+        both(outer, v['backstab']),
+        lambda: (run.stat('perception'), 0, None, 0),
+    )
     run.modify(_backstabs__mod3, both(outer, v['backstab']))
     run.modify(_backstabs__mod4, both(outer, v['helpless']))
     run.text(_backstabs__text1, both(outer, v['helpless']))
-    run.roll(_backstabs__roll2, both(outer, v['helpless']), lambda: v['opponent_POW'])
+    run.roll(
+        _backstabs__roll2,
+        both(outer, v['helpless']),
+        lambda: (v['opponent_POW'], 0, None, 0),
+    )
     run.text(_backstabs__text2, outer)
     yield from ()
 
@@ -4266,17 +4587,17 @@ def _rule_both_sides_surprised(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _both_sides_surprised__roll1,
         both(outer, v['both_surprised']),
-        lambda: run.stat('perception'),
+        lambda: (run.stat('perception'), 0, None, 0),
     )
     run.roll(
         _both_sides_surprised__roll2,
         both(outer, v['both_surprised']),
-        lambda: v['opponent_perception'],
+        lambda: (v['opponent_perception'], 0, None, 0),
     )
     run.roll(
         _both_sides_surprised__roll3,
         both(outer, v['both_surprised']),
-        lambda: run.stat('idea'),
+        lambda: (run.stat('idea'), 0, None, 0),
     )
     run.text(
         _both_sides_surprised__text1,
@@ -4450,7 +4771,7 @@ def _rule_chases(run: Run, outer: Holds = True) -> Parts:
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
     v = run.values
-    run.roll(_chases__roll1, both(outer, v['in_chase']), lambda: run.stat('skill'))
+    run.roll(_chases__roll1, both(outer, v['in_chase']), lambda: (run.stat('skill'), 0, None, 0))
     run.derive(
         _chases__derive1,
         both(outer, v['in_chase']),
@@ -4597,7 +4918,11 @@ def _rule_range_track_attacks(run: Run, outer: Holds = True) -> Parts:
         _range_track_attacks__mod4,
         both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'out_of_sight'),
     )
-    run.roll(_range_track_attacks__roll1, both(outer, v['in_chase']), lambda: run.stat('skill'))
+    run.roll(
+        _range_track_attacks__roll1,
+        both(outer, v['in_chase']),
+        lambda: (run.stat('skill'), 0, None, 0),
+    )
     yield from ()
 
 # rule chases_on_foot
@@ -4689,7 +5014,7 @@ def _rule_chases_on_foot(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _chases_on_foot__roll2,
         both(outer, v['on_foot'] and v['encumbered']),
-        lambda: run.stat('stamina'),
+        lambda: (run.stat('stamina'), 0, None, 0),
     )
     run.text(
         _chases_on_foot__text1,
@@ -5102,7 +5427,7 @@ def _rule_maneuvers(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _maneuvers__roll2,
         both(outer, v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')),
-        lambda: run.stat('skill'),
+        lambda: (run.stat('skill'), 0, None, 0),
     )
     run.text(_maneuvers__text1, both(outer, v['maneuver'] == 'u_turn' and v['speed'] > 1))
     run.text(
@@ -5649,12 +5974,12 @@ def _rule_individual_actions(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _individual_actions__roll1,
         both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
     run.roll(
         _individual_actions__roll2,
         both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-        lambda: run.stat('agility'),
+        lambda: (run.stat('agility'), 0, None, 0),
     )
     run.text(_individual_actions__text1, outer)
     run.text(_individual_actions__text2, outer)
@@ -5816,7 +6141,7 @@ def _rule_chase_trouble_effects(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _chase_trouble_effects__roll1,
         both(outer, v['trouble'] == 'roll_or_tumble' and v['fueled']),
-        lambda: 10,
+        lambda: (10, 0, None, 0),
     )
     run.text(_chase_trouble_effects__text2, outer)
     yield from ()
@@ -5971,11 +6296,15 @@ def _rule_asphyxiation(run: Run, outer: Holds = True) -> Parts:
         both(outer, v['asphyxiation_start'] == 'surprised_no_breath'),
         lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'no_breath'),
     )
-    run.roll(_asphyxiation__roll1, outer, lambda: v['CON'] * run.stat('breath_multiplier'))
+    run.roll(
+        _asphyxiation__roll1,
+        outer,
+        lambda: (v['CON'] * run.stat('breath_multiplier'), 0, None, 0),
+    )
     run.roll(
         _asphyxiation__roll2,
         both(outer, v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
     run.derive(
         _asphyxiation__derive1,
@@ -6032,7 +6361,7 @@ def _rule_choking(run: Run, outer: Holds = True) -> Parts:
     - derive choking_damage = d6 (when choked)
     """
     v = run.values
-    run.roll(_choking__roll1, both(outer, v['choked']), lambda: v['CON'])
+    run.roll(_choking__roll1, both(outer, v['choked']), lambda: (v['CON'], 0, None, 0))
     run.derive(_choking__derive1, both(outer, v['choked']), lambda: Dice(((1, 6),)))
     run.text(_choking__text1, outer)
     yield from ()
@@ -6145,12 +6474,12 @@ def _rule_close_combat(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _close_combat__roll1,
         both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat']),
-        lambda: run.stat('skill'),
+        lambda: (run.stat('skill'), 0, None, 0),
     )
     run.roll(
         _close_combat__roll2,
         both(outer, v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay']),
-        lambda: run.stat('defense'),
+        lambda: (run.stat('defense'), 0, None, 0),
     )
     run.text(_close_combat__text1, outer)
     run.text(_close_combat__text2, outer)
@@ -6404,7 +6733,7 @@ def _rule_cold_exposure_hunger_thirst(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _cold_exposure_hunger_thirst__roll1,
         both(outer, lambda: run.derived('days_deprived') * 2 >= v['CON'] and v['physical_action']),
-        lambda: run.stat('stamina'),
+        lambda: (run.stat('stamina'), 0, None, 0),
     )
     run.modify(
         _cold_exposure_hunger_thirst__mod2,
@@ -6511,8 +6840,12 @@ def _rule_cover(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     run.modify(_cover__mod1, both(outer, v['partial_cover']))
-    run.roll(_cover__roll1, both(outer, v['partial_cover']), lambda: run.stat('skill'))
-    run.roll(_cover__roll2, both(outer, v['partial_cover']), lambda: v['skill'])
+    run.roll(
+        _cover__roll1,
+        both(outer, v['partial_cover']),
+        lambda: (run.stat('skill'), 0, None, 0),
+    )
+    run.roll(_cover__roll2, both(outer, v['partial_cover']), lambda: (v['skill'], 0, None, 0))
     run.text(_cover__text1, outer)
     run.text(_cover__text2, outer)
     run.text(_cover__text3, outer)
@@ -6626,7 +6959,7 @@ def _rule_darkness(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _darkness__roll1,
         both(outer, v['darkness'] == 'complete_darkness'),
-        lambda: run.stat('perception'),
+        lambda: (run.stat('perception'), 0, None, 0),
     )
     run.modify(
         _darkness__mod3,
@@ -6723,7 +7056,11 @@ def _rule_desperate_actions(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     run.modify(_desperate_actions__mod1, both(outer, v['desperate']))
-    run.roll(_desperate_actions__roll1, both(outer, v['desperate']), lambda: run.stat('agility'))
+    run.roll(
+        _desperate_actions__roll1,
+        both(outer, v['desperate']),
+        lambda: (run.stat('agility'), 0, None, 0),
+    )
     run.modify(_desperate_actions__mod2, both(outer, v['desperate']))
     run.derive(
         _desperate_actions__derive1,
@@ -6853,7 +7190,7 @@ def _rule_disarming(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _disarming__roll1,
         both(outer, v['disarm'] == 'strike_disarm'),
-        lambda: run.stat('skill'),
+        lambda: (run.stat('skill'), 0, None, 0),
     )
     run.roll(
         _disarming__roll2,
@@ -6964,7 +7301,11 @@ def _rule_disease(run: Run, outer: Holds = True) -> Parts:
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
     v = run.values
-    run.roll(_disease__roll1, both(outer, v['exposed_to_disease']), lambda: run.stat('stamina'))
+    run.roll(
+        _disease__roll1,
+        both(outer, v['exposed_to_disease']),
+        lambda: (run.stat('stamina'), 0, None, 0),
+    )
     run.derive(
         _disease__derive1,
         both(outer, v['diseased']),
@@ -7047,7 +7388,7 @@ def _rule_disease_recovery(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _disease_recovery__roll1,
         both(outer, v['diseased']),
-        lambda: v['CON'] * run.derived('recovery_multiplier'),
+        lambda: (v['CON'] * run.derived('recovery_multiplier'), 0, None, 0),
     )
     run.text(_disease_recovery__text1, outer)
     run.text(_disease_recovery__text2, outer)
@@ -7182,13 +7523,13 @@ def _rule_disengaging(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _disengaging__roll1,
         both(outer, v['disengage'] == 'knockback_and_dodge'),
-        lambda: run.stat('defense'),
+        lambda: (run.stat('defense'), 0, None, 0),
     )
     run.text(_disengaging__text1, both(outer, v['disengage'] == 'fighting_withdrawal'))
     run.roll(
         _disengaging__roll2,
         both(outer, v['disengage'] == 'fighting_withdrawal'),
-        lambda: run.stat('defense'),
+        lambda: (run.stat('defense'), 0, None, 0),
     )
     run.derive(
         _disengaging__derive1,
@@ -7200,7 +7541,7 @@ def _rule_disengaging(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _disengaging__roll3,
         both(outer, v['disengage'] == 'turn_and_run'),
-        lambda: run.stat('skill'),
+        lambda: (run.stat('skill'), 0, None, 0),
     )
     run.text(_disengaging__text3, outer)
     run.text(_disengaging__text4, outer)
@@ -7436,7 +7777,11 @@ def _rule_entangling(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     run.modify(_entangling__mod1, both(outer, v['entangle']))
-    run.roll(_entangling__roll1, both(outer, v['entangle']), lambda: run.stat('skill'))
+    run.roll(
+        _entangling__roll1,
+        both(outer, v['entangle']),
+        lambda: (run.stat('skill'), 0, None, 0),
+    )
     run.text(_entangling__text1, outer)
     yield from ()
 

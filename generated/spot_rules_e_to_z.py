@@ -338,11 +338,15 @@ def _json(value: object) -> object:
 
 @dataclass(frozen=True, slots=True)
 class Distribution:
-    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i."""
+    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i.
+
+    `limit` is set when the totals go on without end (exploding dice): the chances are worked out
+    up to it, and asking beyond it is an error, never a wrong answer."""
 
     low: int
     denominator: int
     at_most: tuple[int, ...]
+    limit: int | None = None
 
     @property
     def high(self) -> int:
@@ -353,6 +357,8 @@ class Distribution:
         if index < 0:
             return 0
         if index >= len(self.at_most):
+            if self.limit is not None:
+                raise ValueError(f"the chance of totals above {self.limit} was not worked out")
             return self.denominator
         return self.at_most[index]
 
@@ -363,6 +369,16 @@ class Distribution:
         """P(low <= total <= high)."""
         below = self.count_at_most(math.ceil(low) - 1)
         return Fraction(max(self.count_at_most(math.floor(high)) - below, 0), self.denominator)
+
+    def chances(self) -> dict[int, Fraction]:
+        """The chance of each total that can come up (up to `limit`, if set)."""
+        found: dict[int, Fraction] = {}
+        previous = 0
+        for index, cumulative in enumerate(self.at_most):
+            if cumulative != previous:
+                found[self.low + index] = Fraction(cumulative - previous, self.denominator)
+            previous = cumulative
+        return found
 
     def compare_p(self, op: str, target: Fraction | int) -> Fraction:
         """P(total op target) for op in <, <=, >, >=, ==, !=."""
@@ -378,13 +394,31 @@ class Distribution:
         return exact if op == "==" else 1 - exact
 
 
-def distribution(count: int, sides: int, keep: str | None = None) -> Distribution:
-    """The distribution of the sum of `count` dice of `sides` sides, or of the highest or lowest die."""
+def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> Distribution:
+    """The exact distribution of a pool's total.
+
+    `keep` says what of the dice counts: None, the sum of them all; `highest` or `lowest`, one
+    die; `highest 3` or `lowest 2`, the sum of that many (`highest 3 of 5d10`); `fate`, the sum
+    of Fate dice (faces -1, 0, +1; `sides` is 3); `exploding`, the sum of dice that are rolled
+    again, and added, each time they show their highest face (`horizon`: the highest total whose
+    chance is needed, for an exploding total has no highest value)."""
+    if keep is None:
+        return _from_ways(count, sides**count, _sum_ways(count, sides))
+    if keep == "fate":
+        return _from_ways(-count, 3**count, _sum_ways(count, 3))
+    if keep == "exploding":
+        return _exploding(count, sides, count if horizon is None else horizon)
+    side, _, kept = keep.partition(" ")
     total = sides**count
-    if keep == "highest":
-        return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
-    if keep == "lowest":
+    if not kept:
+        if side == "highest":
+            return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
         return Distribution(1, total, tuple(total - (sides - x) ** count for x in range(1, sides + 1)))
+    return _kept(count, sides, side, int(kept))
+
+
+def _sum_ways(count: int, sides: int) -> list[int]:
+    """How many ways each total of `count` dice (faces 1..sides) comes up, from the lowest."""
     ways = [1]
     for _ in range(count):
         # adding one die: each new total sums a window of `sides` old totals (prefix sums)
@@ -393,12 +427,64 @@ def distribution(count: int, sides: int, keep: str | None = None) -> Distributio
             prefix.append(prefix[-1] + w)
         size = len(ways) + sides - 1
         ways = [prefix[min(i + 1, len(ways))] - prefix[max(i + 1 - sides, 0)] for i in range(size)]
+    return ways
+
+
+def _from_ways(low: int, denominator: int, ways: list[int]) -> Distribution:
     running = 0
     cumulative = []
     for w in ways:
         running += w
         cumulative.append(running)
-    return Distribution(count, total, tuple(cumulative))
+    return Distribution(low, denominator, tuple(cumulative))
+
+
+def _kept(count: int, sides: int, side: str, kept: int) -> Distribution:
+    """The sum of the `kept` highest (or lowest) of `count` dice.  Faces are taken from the kept
+    end inwards: for each face, how many dice show it (all arrangements counted by binomials),
+    and how many of those are still kept."""
+    kept = min(kept, count)
+    faces = range(sides, 0, -1) if side == "highest" else range(1, sides + 1)
+    # (dice placed, dice kept) -> {sum of the kept: arrangements}
+    states: dict[tuple[int, int], dict[int, int]] = {(0, 0): {0: 1}}
+    for face in faces:
+        following: dict[tuple[int, int], dict[int, int]] = {}
+        for (placed, taken), sums in states.items():
+            for showing in range(count - placed + 1):
+                ways = math.comb(count - placed, showing)
+                more = min(showing, kept - taken)
+                key = (placed + showing, taken + more)
+                bucket = following.setdefault(key, {})
+                for value, arrangements in sums.items():
+                    total = value + more * face
+                    bucket[total] = bucket.get(total, 0) + arrangements * ways
+        states = following
+    sums = states.get((count, kept), {})
+    low, high = min(sums), max(sums)
+    return _from_ways(low, sides**count, [sums.get(v, 0) for v in range(low, high + 1)])
+
+
+def _exploding(count: int, sides: int, horizon: int) -> Distribution:
+    """Exploding dice, exactly, for every total up to `horizon`: a die showing its highest face
+    is rolled again and added, so a die shows s*k + r (k explosions, then r in 1..s-1) with
+    chance (1/s)^(k+1).  Totals above the horizon are not listed (`Distribution.limit`)."""
+    if sides < 2:
+        raise ValueError("an exploding die has two sides or more")
+    horizon = max(horizon, count)
+    depth = horizon // sides + 1  # explosions a die can have below the horizon, and one more
+    denominator = sides ** (count * depth)
+    one = [0] * (horizon + 1)  # ways (over sides ** depth) of each total of one die
+    for explosions in range(depth):
+        for rest in range(1, sides):
+            value = sides * explosions + rest
+            if value <= horizon:
+                one[value] = sides ** (depth - explosions - 1)
+    ways = [1] + [0] * horizon  # no dice yet: total 0
+    for _ in range(count):
+        ways = [sum(ways[t - v] * one[v] for v in range(1, t + 1) if one[v]) for t in range(horizon + 1)]
+    low = count
+    found = _from_ways(low, denominator, ways[low:])
+    return Distribution(found.low, found.denominator, found.at_most, limit=horizon)
 
 
 def difference(first: Distribution, second: Distribution) -> Distribution:
@@ -618,6 +704,11 @@ class Roll:
     effects: Mapping[str, str]
     margins: Mapping[int, Fraction]
     notes: tuple[str, ...]
+    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
+    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
+    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
+    needed: int | None = None  # a count: how many dice must meet the target
+    consequences: tuple[Consequence, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -634,6 +725,31 @@ class Roll:
             "effects": dict(self.effects),
             "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
             "notes": list(self.notes),
+            "bonus": _json(self.bonus),
+            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
+            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
+            "needed": self.needed,
+            "consequences": [x.to_dict() for x in self.consequences],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Consequence:
+    """What an outcome does, with the chance of that outcome: "exhaustion +1: 9/20"."""
+
+    outcome: str
+    text: str
+    probability: Fraction
+    stat: str | None
+    value: Any  # the stat's value if the outcome comes
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "outcome": self.outcome,
+            "text": self.text,
+            "probability": _fraction(self.probability),
+            "stat": self.stat,
+            "value": None if self.value is None else _json(self.value),
         }
 
 
@@ -819,8 +935,22 @@ class ChangeSpec:
 @dataclass(frozen=True, slots=True)
 class TierSpec:
     name: str
-    op: str | None  # <= | >= | None for "otherwise"
+    op: str | None  # <= | >= on the total; None for natural and "otherwise"
     bound: Callable[[int | Fraction], Fraction | int] | None
+    natural: tuple[int, int] | None = None  # the dice alone show low..high
+    always: str | None = None  # "success" | "failure": decides the roll whatever the target
+
+
+@dataclass(frozen=True, slots=True)
+class ConsequenceSpec:
+    """What an outcome of a roll changes (`on failure: exhaustion +1`) or brings into play."""
+
+    outcome: str
+    text: str
+    target: str | None = None  # the stat it changes
+    op: str | None = None
+    value: Lazy = None
+    rounding: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -841,6 +971,7 @@ class RollSpec:
     ties: str | None
     notes: tuple[str, ...]
     condition: str
+    consequences: tuple[ConsequenceSpec, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -951,6 +1082,7 @@ class Book:
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
+    values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -958,10 +1090,29 @@ class Book:
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
-    def pool(self, key: tuple[int, int, str | None]) -> Distribution:
+    def pool(self, key: tuple[int, int, str | None], horizon: int | None = None) -> Distribution:
+        """The distribution of a pool; of exploding dice, worked out at least up to `horizon`."""
         found = self.pools.get(key)
+        if found is None or (found.limit is not None and horizon is not None and found.limit < horizon):
+            if horizon is not None and horizon > _MAX_HORIZON:
+                raise RuleInputError(
+                    f"the chance of a total above {_MAX_HORIZON:,} on exploding dice is not worked out"
+                )
+            found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
+        return found
+
+    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+        """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
+        found = self.values.get(value)
         if found is None:
-            found = self.pools[key] = distribution(*key)
+            try:
+                chances = value.totals(limit=_MAX_COMBINATIONS)
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+            denominator = math.lcm(*(p.denominator for p in chances.values()))
+            low, high = min(chances), max(chances)
+            ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
+            found = self.values[value] = _from_ways(low, denominator, ways)
         return found
 
 
@@ -1286,21 +1437,31 @@ class Run:
                 automatic = "success" if change.success else "failure"
         outcomes: dict[str, Fraction] = {}
         margins: dict[int, Fraction] = {}
+        totals: dict[int, Fraction] = {}
+        successes: dict[int, Fraction] = {}
         goal: int | Fraction | None = None
+        bonus: int | Fraction = 0
         op = spec.op
         dice = ""
+        value: Dice | None = None
+        needed = 0
         if spec.kind == "resist":
             assert book.resistance is not None and book.resistance_pool is not None
             active, passive = _now(target)
             goal = book.resistance(active, passive)
             pool = book.resistance_pool
             op = book.resistance_op
-        elif spec.kind == "check":
-            goal = _now(target) + shift
-        if pool is not None:
+        elif spec.kind in ("check", "total", "count"):
+            goal, bonus, value, needed = _now(target)
+            if goal is not None:
+                goal += shift
+        if value is not None:
+            value = value.with_dice(delta) if delta else value
+            dice = str(value)
+        elif pool is not None:
             count, sides, keep = pool
             pool = (max(count + delta, 1), sides, keep)
-            dice = _pool_text(pool)
+            dice = pool_text(pool)
         if automatic is not None:
             probability = Fraction(1 if automatic == "success" else 0)
             dice = dice or "none"
@@ -1313,20 +1474,41 @@ class Run:
             tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
             outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
             probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{_pool_text(spec.pool)} vs {_pool_text(spec.against)}"
+            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
             op = "vs"
-        else:
-            assert pool is not None and goal is not None and op is not None
-            dist = book.pool(pool)
-            probability = dist.compare_p(op, goal)
+        elif spec.kind == "count":
+            assert goal is not None and op is not None
+            if value is not None:
+                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+            else:
+                assert pool is not None
+                count, sides = pool[0], pool[1]
+            successes = _successes(count, sides, op, goal)
+            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
             outcomes = {"success": probability, "failure": 1 - probability}
-            if spec.tiers:
-                tiers = {tier.name for tier in spec.tiers}
-                # tiers in their declared order; a tier called success or failure reports its own
-                # chance (a plain success: neither special nor critical), `probability` the overall
-                outcomes = {**_tiers(dist, spec.tiers, goal), **{k: v for k, v in outcomes.items() if k not in tiers}}
-            if spec.margin_outcomes:
-                margins = _margins(dist, op, goal, "success" in spec.margin_outcomes)
+        else:
+            horizon = _horizon(goal, bonus, spec.tiers)
+            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+            if spec.kind == "total":
+                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+                probability = Fraction(1)
+                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+            else:
+                assert goal is not None and op is not None
+                if spec.tiers:
+                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                    probability = outcomes.pop(" success")
+                    named = {tier.name for tier in spec.tiers}
+                    # a tier called success or failure reports its own chance (a plain success:
+                    # neither special nor critical); `probability` is the overall chance
+                    outcomes.update(
+                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+                    )
+                else:
+                    probability = dist.compare_p(op, Fraction(goal) - bonus)
+                    outcomes = {"success": probability, "failure": 1 - probability}
+                if spec.margin_outcomes:
+                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
         return Roll(
             rule=spec.rule,
             source=spec.source,
@@ -1341,7 +1523,29 @@ class Run:
             effects=dict(spec.outcomes),
             margins=margins,
             notes=spec.notes,
+            bonus=bonus,
+            totals=totals,
+            successes=successes,
+            needed=needed if spec.kind == "count" else None,
+            consequences=self._consequences(spec, outcomes),
         )
+
+    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
+        found = []
+        for consequence in spec.consequences:
+            probability = outcomes.get(consequence.outcome, Fraction(0))
+            value = None
+            if consequence.target is not None and consequence.op is not None:
+                current = self.stat(consequence.target)
+                value = _apply_one(
+                    self.book.inputs[consequence.target],
+                    current,
+                    consequence.op,
+                    _now(consequence.value),
+                    consequence.rounding,
+                )
+            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
+        return tuple(found)
 
     def _tables(self) -> list[TableResult]:
         results = []
@@ -1391,7 +1595,7 @@ class Run:
             if row is not None:
                 chosen = row_result(row, None)
                 selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = _pool_text(table.pool)
+        dice = pool_text(table.pool)
         if table.modifier:
             dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
         return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
@@ -1414,7 +1618,7 @@ def _because(condition: str, holds: bool) -> str:
 
 def _change_text(change: ChangeSpec, amount: Lazy) -> str:
     if change.kind == "pool" and change.pool is not None:
-        return f"roll {_pool_text(change.pool)}"
+        return f"roll {pool_text(change.pool)}"
     if change.kind == "dice":
         return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
     if change.kind == "target":
@@ -1422,9 +1626,14 @@ def _change_text(change: ChangeSpec, amount: Lazy) -> str:
     return f"automatic {'success' if change.success else 'failure'}"
 
 
-def _pool_text(pool: tuple[int, int, str | None]) -> str:
+def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
+    """`3d6`, `1d20` (`d20` when short), `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding 1d6`."""
     count, sides, keep = pool
-    text = f"{count}d{sides}"
+    if keep == "fate":
+        return "dF" if short and count == 1 else f"{count}dF"
+    text = f"d{sides}" if short and count == 1 else f"{count}d{sides}"
+    if keep == "exploding":
+        return f"exploding {text}"
     return f"{keep} of {text}" if keep else text
 
 
@@ -1523,26 +1732,126 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     return held[-1][1], statuses
 
 
-def _tiers(dist: Distribution, tiers: tuple[TierSpec, ...], target: int | Fraction) -> dict[str, Fraction]:
-    """Outcome tiers, first match wins: each tier takes the totals not claimed by an earlier one."""
-    low_edge = dist.low - 1  # totals <= low_edge are claimed
-    high_edge = dist.high + 1  # totals >= high_edge are claimed
-    result: dict[str, Fraction] = {}
-    for tier in tiers:
-        if tier.op is None or tier.bound is None:
-            result[tier.name] = dist.between_p(low_edge + 1, high_edge - 1) if high_edge - low_edge > 1 else Fraction(0)
-            low_edge, high_edge = dist.high, dist.high + 1
-            continue
-        bound = Fraction(tier.bound(target))
-        if tier.op == "<=":
-            top = min(math.floor(bound), high_edge - 1)
-            result[tier.name] = dist.between_p(low_edge + 1, top) if top > low_edge else Fraction(0)
-            low_edge = max(low_edge, top)
-        else:
-            bottom = max(math.ceil(bound), low_edge + 1)
-            result[tier.name] = dist.between_p(bottom, high_edge - 1) if bottom < high_edge else Fraction(0)
-            high_edge = min(high_edge, bottom)
-    return result
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
+
+
+def _tiers(
+    dist: Distribution, tiers: tuple[TierSpec, ...], goal: int | Fraction, bonus: int | Fraction, op: str | None
+) -> dict[str, Fraction]:
+    """Outcome tiers, first match wins, total by total: `roll` tests the total (dice and what is
+    added to them), `natural` the dice alone.  With a comparison, the key " success" holds the
+    chance of success, where a tier that `always` succeeds or fails decides whatever the target."""
+    bounds = {tier.name: Fraction(tier.bound(goal)) for tier in tiers if tier.bound is not None}
+    found = {tier.name: Fraction(0) for tier in tiers}
+    success = Fraction(0)
+    chances = list(dist.chances().items())
+    if dist.limit is not None:  # exploding: every total above the limit falls in the same tiers
+        chances.append((dist.limit + 1, 1 - dist.at_most_p(dist.limit)))
+    for natural, chance in chances:
+        total = natural + bonus
+        chosen = None
+        for tier in tiers:
+            if tier.natural is not None:
+                holds = tier.natural[0] <= natural <= tier.natural[1]
+            elif tier.op == "<=":
+                holds = total <= bounds[tier.name]
+            elif tier.op == ">=":
+                holds = total >= bounds[tier.name]
+            else:
+                holds = True
+            if holds:
+                chosen = tier
+                break
+        if chosen is not None:
+            found[chosen.name] += chance
+        if op is not None:
+            won = chosen.always == "success" if chosen is not None and chosen.always else _meets(total, op, goal)
+            success += chance if won else 0
+    if op is not None:
+        found[" success"] = success
+    return found
+
+
+def _horizon(goal: int | Fraction | None, bonus: int | Fraction, tiers: tuple[TierSpec, ...]) -> int:
+    """The highest total of the dice alone whose chance a roll needs (exploding dice have no
+    highest total): past the target and every tier's bound."""
+    edges = [Fraction(goal) - bonus] if goal is not None else []
+    edges += [Fraction(tier.bound(goal if goal is not None else 0)) - bonus for tier in tiers if tier.bound is not None]
+    edges += [Fraction(tier.natural[1]) for tier in tiers if tier.natural is not None]
+    return max((math.ceil(edge) for edge in edges), default=0) + 1
+
+
+def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
+    if op == "<=":
+        return total <= goal
+    if op == "<":
+        return total < goal
+    if op == ">=":
+        return total >= goal
+    if op == ">":
+        return total > goal
+    if op == "==":
+        return total == goal
+    return total != goal
+
+
+def _successes(count: int, sides: int, op: str, goal: int | Fraction) -> dict[int, Fraction]:
+    """How many of `count` dice meet the target, each number with its chance (a binomial)."""
+    meeting = sum(1 for face in range(1, sides + 1) if _meets(face, op, goal))
+    total = sides**count
+    return {
+        k: Fraction(math.comb(count, k) * meeting**k * (sides - meeting) ** (count - k), total)
+        for k in range(count + 1)
+        if (meeting or k == 0) and (meeting < sides or k == count)
+    }
+
+
+def _apply_one(spec: InputSpec, current: Value, op: str, amount: Any, rounding: str | None) -> Value:
+    """A stat's value with one more modifier on top: what an outcome's consequence makes of it."""
+    if spec.kind == "dice":
+        assert isinstance(current, Dice)
+        if op == "set":
+            return amount  # type: ignore[no-any-return]
+        if op == "dice":
+            return current.with_dice(int(amount))
+        if op == "step":
+            return current.stepped(int(amount))
+        if op == "add":
+            return current.plus(amount if isinstance(amount, Dice) else int(amount))
+        factor = Fraction(amount) if op == "mul" else 1 / Fraction(amount)
+        return current.scaled(factor, rounding)
+    if spec.kind == "levels":
+        members = spec.members
+        index = members.index(str(current))
+        if op == "set":
+            return str(amount)
+        if op == "shift":
+            return members[min(max(index + int(amount), 0), len(members) - 1)]
+        other = members.index(str(amount))
+        return members[max(index, other) if op == "min" else min(index, other)]
+    if spec.kind not in ("int", "number", "percent") or op == "set":
+        return amount  # type: ignore[no-any-return]
+    value: Fraction | int = current  # type: ignore[assignment]
+    if op == "add":
+        value = value + amount
+    elif op in ("mul", "div"):
+        value = value * amount if op == "mul" else Fraction(value) / amount
+        if rounding:
+            value = round_value(value, rounding)
+    elif op == "min":
+        value = max(value, amount)
+    elif op == "max":
+        value = min(value, amount)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return value.numerator
+        if spec.kind != "number":
+            return round_value(value, "down")
+    return value
 
 
 def _margins(dist: Distribution, op: str, target: int | Fraction, successes: bool) -> dict[int, Fraction]:
@@ -1621,7 +1930,7 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
             dist = book.pool(table.pool)
             if not dist.low <= number <= dist.high:
                 raise RuleInputError(
-                    f"input `roll` must be a result of {_pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
+                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
                 )
     return number.numerator
 
@@ -1862,7 +2171,7 @@ def _rule_attack(run: Run, outer: Holds = True) -> Parts:
 
     - roll hit: d100 <= skill
     """
-    run.roll(_attack__roll1, outer, lambda: run.stat('skill'))
+    run.roll(_attack__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
     yield from ()
 
 # rule explosions
@@ -2706,9 +3015,13 @@ def _rule_fire_and_heat(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _fire_and_heat__roll1,
         both(outer, v['fire'] in ('torch', 'campfire') and v['clothed_unarmored']),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
-    run.roll(_fire_and_heat__roll2, both(outer, v['fire'] == 'bonfire'), lambda: v['POW'])
+    run.roll(
+        _fire_and_heat__roll2,
+        both(outer, v['fire'] == 'bonfire'),
+        lambda: (v['POW'], 0, None, 0),
+    )
     run.derive(
         _fire_and_heat__derive3,
         both(outer, v['fire'] == 'intense'),
@@ -2718,9 +3031,13 @@ def _rule_fire_and_heat(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _fire_and_heat__roll3,
         both(outer, v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up')),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
-    run.roll(_fire_and_heat__roll4, both(outer, v['extinguishing']), lambda: run.stat('luck'))
+    run.roll(
+        _fire_and_heat__roll4,
+        both(outer, v['extinguishing']),
+        lambda: (run.stat('luck'), 0, None, 0),
+    )
     run.text(_fire_and_heat__text2, both(outer, v['extinguishing']))
     run.text(_fire_and_heat__text3, outer)
     run.text(_fire_and_heat__text4, outer)
@@ -3228,7 +3545,7 @@ def _rule_knockback(run: Run, outer: Holds = True) -> Parts:
         v['mount_siz'],
     )
     run.modify(_knockback__mod2, both(outer, v['half_siz_threshold']))
-    run.roll(_knockback__roll1, both(outer, v['mount_siz'] > 0), lambda: v['ride'])
+    run.roll(_knockback__roll1, both(outer, v['mount_siz'] > 0), lambda: (v['ride'], 0, None, 0))
     run.roll(
         _knockback__roll2,
         both(outer, not v['from_above']),
@@ -3243,7 +3560,7 @@ def _rule_knockback(run: Run, outer: Holds = True) -> Parts:
         _knockback__text1,
         both(outer, not v['from_above'] and (v['mount_siz'] > 0 and not v['kept_seat'])),
     )
-    run.roll(_knockback__roll3, outer, lambda: run.stat('agility'))
+    run.roll(_knockback__roll3, outer, lambda: (run.stat('agility'), 0, None, 0))
     run.text(_knockback__text2, both(outer, v['from_above']))
     run.text(_knockback__text3, outer)
     run.text(_knockback__text4, outer)
@@ -3437,10 +3754,14 @@ def _rule_light_sources(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _light_sources__roll1,
         both(outer, v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle')),
-        lambda: v['spot'],
+        lambda: (v['spot'], 0, None, 0),
     )
     run.modify(_light_sources__mod1, both(outer, v['careful_light']))
-    run.roll(_light_sources__roll2, both(outer, v['light_dropped']), lambda: run.stat('luck'))
+    run.roll(
+        _light_sources__roll2,
+        both(outer, v['light_dropped']),
+        lambda: (run.stat('luck'), 0, None, 0),
+    )
     run.text(_light_sources__text1, outer)
     run.text(_light_sources__text2, outer)
     run.text(_light_sources__text3, outer)
@@ -3500,7 +3821,11 @@ def _rule_mass_combat(run: Run, outer: Holds = True) -> Parts:
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
     v = run.values
-    run.roll(_mass_combat__roll1, both(outer, v['immersed']), lambda: run.stat('luck'))
+    run.roll(
+        _mass_combat__roll1,
+        both(outer, v['immersed']),
+        lambda: (run.stat('luck'), 0, None, 0),
+    )
     run.roll(
         _mass_combat__roll2,
         both(outer, v['side_pot'] > 0 and v['enemy_pot'] > 0),
@@ -3729,7 +4054,7 @@ _attack__part19__roll1: Final = RollSpec(
 
 def _rule_attack__part19(run: Run, outer: Holds = True) -> Parts:
     """attack as composed with superior=target_on_foot."""
-    run.roll(_attack__part19__roll1, outer, lambda: run.stat('skill'))
+    run.roll(_attack__part19__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
     yield from ()
 
 # rule superior_position[superior=target_on_foot]
@@ -3981,7 +4306,7 @@ def _rule_mounted_combat(run: Run, outer: Holds = True) -> Parts:
     )
     run.text(_mounted_combat__text2, both(outer, v['mounted']))
     run.text(_mounted_combat__text3, both(outer, v['mounted']))
-    run.roll(_mounted_combat__roll1, both(outer, v['spurring']), lambda: v['ride'])
+    run.roll(_mounted_combat__roll1, both(outer, v['spurring']), lambda: (v['ride'], 0, None, 0))
     run.roll(
         _mounted_combat__roll2,
         both(outer, v['spurring']),
@@ -3990,12 +4315,12 @@ def _rule_mounted_combat(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _mounted_combat__roll3,
         both(outer, v['falling_from_mount']),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
     run.roll(
         _mounted_combat__roll4,
         both(outer, v['falling_from_mount']),
-        lambda: run.base('stamina'),
+        lambda: (run.base('stamina'), 0, None, 0),
     )
     run.text(_mounted_combat__text4, outer)
     run.text(_mounted_combat__text5, outer)
@@ -4552,7 +4877,11 @@ def _rule_quickdraws(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     yield _rule_attack, outer, ''
-    run.roll(_quickdraws__roll1, both(outer, not v['after_exchange']), lambda: v['spot'] * 2)
+    run.roll(
+        _quickdraws__roll1,
+        both(outer, not v['after_exchange']),
+        lambda: (v['spot'] * 2, 0, None, 0),
+    )
     run.roll(
         _quickdraws__roll2,
         both(outer, not v['after_exchange']),
@@ -4768,7 +5097,7 @@ def _rule_radiation(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _radiation__roll2,
         both(outer, v['radiation_pot'] >= 20 and v['radiation_pot'] < 25),
-        lambda: v['CON'],
+        lambda: (v['CON'], 0, None, 0),
     )
     run.text(_radiation__text1, both(outer, v['radiation_pot'] >= 25))
     run.derive(
@@ -4783,7 +5112,7 @@ def _rule_radiation(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _radiation__roll3,
         both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill']),
-        lambda: round_value(Fraction(run.base('stamina')) / 2, 'up'),
+        lambda: (round_value(Fraction(run.base('stamina')) / 2, 'up'), 0, None, 0),
     )
     run.text(_radiation__text2, both(outer, v['radiation_pot'] >= 30))
     run.derive(
@@ -4791,7 +5120,7 @@ def _rule_radiation(run: Run, outer: Holds = True) -> Parts:
         both(outer, v['radiation_pot'] >= 30),
         lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
     )
-    run.roll(_radiation__roll4, both(outer, v['mutations']), lambda: v['POW'])
+    run.roll(_radiation__roll4, both(outer, v['mutations']), lambda: (v['POW'], 0, None, 0))
     run.text(_radiation__text3, outer)
     run.text(_radiation__text4, outer)
     run.text(_radiation__text5, outer)
@@ -4864,12 +5193,12 @@ def _rule_shields_and_missile_fire(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _shields_and_missile_fire__roll1,
         both(outer, v['fast_missile']),
-        lambda: lookup(run.book, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'),
+        lambda: (lookup(run.book, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'), 0, None, 0),
     )
     run.roll(
         _shields_and_missile_fire__roll2,
         both(outer, not v['fast_missile']),
-        lambda: lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'),
+        lambda: (lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'), 0, None, 0),
     )
     run.text(_shields_and_missile_fire__text1, outer)
     run.text(_shields_and_missile_fire__text2, outer)
@@ -5036,7 +5365,7 @@ def _rule_slippery_surfaces(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     run.modify(_slippery_surfaces__mod1, both(outer, v['slick']))
-    run.roll(_slippery_surfaces__roll1, outer, lambda: run.stat('agility'))
+    run.roll(_slippery_surfaces__roll1, outer, lambda: (run.stat('agility'), 0, None, 0))
     yield from ()
 
 # rule stunning_or_subduing
@@ -5199,13 +5528,17 @@ def _rule_stunning_or_subduing(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _stunning_or_subduing__roll1,
         both(outer, v['actor_stunned'] and v['action'] in ('parry', 'dodge')),
-        lambda: v['INT'] * 5,
+        lambda: (v['INT'] * 5, 0, None, 0),
     )
-    run.roll(_stunning_or_subduing__roll2, both(outer, v['actor_stunned']), lambda: v['INT'] * 5)
+    run.roll(
+        _stunning_or_subduing__roll2,
+        both(outer, v['actor_stunned']),
+        lambda: (v['INT'] * 5, 0, None, 0),
+    )
     run.roll(
         _stunning_or_subduing__roll3,
         both(outer, v['actor_stunned']),
-        lambda: run.stat('agility'),
+        lambda: (run.stat('agility'), 0, None, 0),
     )
     run.roll(
         _stunning_or_subduing__roll4,
@@ -5558,7 +5891,7 @@ def _rule_two_weapons(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _two_weapons__roll1,
         both(outer, v['handedness_unknown'] and v['DEX'] <= 15),
-        lambda: run.stat('luck'),
+        lambda: (run.stat('luck'), 0, None, 0),
     )
     run.text(_two_weapons__text2, outer)
     run.text(_two_weapons__text3, outer)
@@ -5690,7 +6023,7 @@ def _rule_underwater_combat(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _underwater_combat__roll1,
         both(outer, v['underwater'] and not v['acclimated'] and v['swimming']),
-        lambda: v['swim'],
+        lambda: (v['swim'], 0, None, 0),
     )
     run.modify(
         _underwater_combat__mod3,
@@ -5810,8 +6143,12 @@ def _rule_vacuum(run: Run, outer: Holds = True) -> Parts:
         lambda: Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1),
     )
     run.derive(_vacuum__derive2, both(outer, not v['exhaled']), lambda: Dice(((1, 6),)).plus(2))
-    run.roll(_vacuum__roll1, both(outer, not v['exhaled'] and v['abrupt']), lambda: v['INT'] * 5)
-    run.roll(_vacuum__roll2, both(outer, v['abrupt']), lambda: run.base('stamina'))
+    run.roll(
+        _vacuum__roll1,
+        both(outer, not v['exhaled'] and v['abrupt']),
+        lambda: (v['INT'] * 5, 0, None, 0),
+    )
+    run.roll(_vacuum__roll2, both(outer, v['abrupt']), lambda: (run.base('stamina'), 0, None, 0))
     run.modify(_vacuum__mod1, both(outer, v['vacuum_round'] > v['CON'] * 2 and v['sight_roll']))
     run.text(_vacuum__text1, outer)
     run.text(_vacuum__text2, outer)
@@ -6187,7 +6524,7 @@ def _rule_cloud_cover(run: Run, outer: Holds = True) -> Parts:
     run.roll(
         _cloud_cover__roll1,
         outer,
-        lambda: lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'),
+        lambda: (lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'), 0, None, 0),
     )
     run.text(_cloud_cover__text1, both(outer, v['clouds'] in ('severe_clouds', 'complete_clouds')))
     run.text(_cloud_cover__text2, outer)
@@ -6336,7 +6673,7 @@ def _rule_zero_gravity_combat(run: Run, outer: Holds = True) -> Parts:
     """
     v = run.values
     yield _rule_attack, outer, ''
-    run.roll(_zero_gravity_combat__roll1, outer, lambda: run.stat('agility'))
+    run.roll(_zero_gravity_combat__roll1, outer, lambda: (run.stat('agility'), 0, None, 0))
     run.modify(_zero_gravity_combat__mod1, both(outer, v['zero_g_failed']))
     run.derive(
         _zero_gravity_combat__derive1,

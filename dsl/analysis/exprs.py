@@ -84,14 +84,26 @@ def effect_exprs(effect: m.Effect) -> Iterator[n.Expr]:
     elif isinstance(effect, m.RollEffect):
         yield from (
             x
-            for x in (effect.target, effect.active, effect.passive, effect.bonus, effect.against_bonus)
+            for x in (
+                effect.target,
+                effect.dice,
+                effect.needed,
+                effect.active,
+                effect.passive,
+                effect.bonus,
+                effect.against_bonus,
+            )
             if x is not None
         )
+        yield from effect.adds
         for change in effect.changes:
             for condition in change.guard:
                 yield condition.expr
             if change.value is not None:
                 yield change.value
+        for outcome in effect.outcomes:
+            for consequence in outcome.changes:
+                yield from (x for x in (consequence.value, consequence.per) if x is not None)
 
 
 def names_read(expr: n.Expr, book: m.Book) -> set[str]:

@@ -10,8 +10,10 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, note_pair, text
 from dsl.analysis.exprs import substitute
+from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, check_dice
+from dsl.infer import Scope, check_dice, describe
+from dsl.printer import expr_text
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -33,6 +35,9 @@ def analyze_roll(
         "name": statement.name.text,
         "label": text(statement.label),
         "pool": None,
+        "dice": None,
+        "adds": (),
+        "needed": None,
         "op": None,
         "target": None,
         "active": None,
@@ -43,12 +48,26 @@ def analyze_roll(
         "success": False,
     }
     number = t.Numeric("number")
-    if isinstance(spec, n.CheckSpec):
-        if not check_dice(spec.pool.count, spec.pool.sides, spec.pool, cx.reporter):
+    if isinstance(spec, (n.CheckSpec, n.TotalSpec, n.CountSpec)):
+        dice = _dice(cx, spec.pool, bindings, scope)
+        if dice is None:
             return None
-        target = substitute(spec.target, bindings)
-        cx.typer.expect(target, scope, number, "the target of a roll")
-        fields.update(kind="check", pool=spec.pool, op=spec.op, target=target)
+        fields.update(pool=dice[0], dice=dice[1])
+        if isinstance(spec, n.CountSpec):
+            if not _counted_dice(cx, spec.pool, dice[0]):
+                return None
+            needed = substitute(spec.needed, bindings)
+            cx.typer.expect(needed, scope, t.Numeric("int"), "the number of dice needed")
+            fields.update(kind="count", needed=needed)
+        else:
+            adds = tuple(substitute(x, bindings) for x in spec.bonus)
+            for added in adds:
+                cx.typer.expect(added, scope, number, "what is added to the dice")
+            fields.update(kind="check" if isinstance(spec, n.CheckSpec) else "total", adds=adds)
+        if not isinstance(spec, n.TotalSpec):
+            target = substitute(spec.target, bindings)
+            cx.typer.expect(target, scope, number, "the target of a roll")
+            fields.update(op=spec.op, target=target)
     elif isinstance(spec, n.ResistSpec):
         if cx.book.resistance is None:
             cx.reporter.report(
@@ -67,6 +86,9 @@ def analyze_roll(
         for pool in (spec.pool, spec.against):
             if not check_dice(pool.count, pool.sides, pool, cx.reporter):
                 return None
+            if pool.keep == "exploding":
+                cx.reporter.report("E203", "exploding dice have no highest total to oppose", pool.span)
+                return None
         bonus = substitute(spec.bonus, bindings) if spec.bonus else None
         against_bonus = substitute(spec.against_bonus, bindings) if spec.against_bonus else None
         for value in (bonus, against_bonus):
@@ -84,8 +106,8 @@ def analyze_roll(
     ties = None
     for item in statement.items:
         if isinstance(item, n.TiersRef):
-            if kind != "check":
-                cx.reporter.report("E203", "outcome tiers apply to a roll against a target", item.span)
+            if kind not in ("check", "total"):
+                cx.reporter.report("E203", "outcome tiers split the totals of a roll of dice and modifiers", item.span)
             elif item.name.text not in cx.book.tiers:
                 cx.reporter.report(
                     "E101",
@@ -95,7 +117,7 @@ def analyze_roll(
                 )
             else:
                 tiers = item.name.text
-    allowed = OPPOSED_OUTCOMES if kind == "opposed" else OUTCOMES
+    allowed = OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else OUTCOMES
     if tiers is not None:
         allowed = (*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))
     for item in statement.items:
@@ -128,7 +150,10 @@ def analyze_roll(
                             did_you_mean(item.step.table.text, cx.table_shapes),
                         )
                     step = m.Step("roll_on", item.step.table.text, item.step.offset, item.step.span)
-            outcomes.append(m.Outcome(item.outcome.text, item.by_margin, text(item.text), step, item.span))
+            consequences = _consequences(cx, item, base, bindings, scope)
+            outcomes.append(
+                m.Outcome(item.outcome.text, item.by_margin, text(item.text), step, item.span, *consequences)
+            )
         elif isinstance(item, n.TiesItem):
             if kind != "opposed":
                 cx.reporter.report("E203", "`ties` belongs to opposed rolls", item.span)
@@ -143,7 +168,7 @@ def analyze_roll(
                 ties = item.winner.text
         elif isinstance(item, n.RollNote):
             notes.append(note_pair(item.note))
-    pools = [c.pool for c in changes if c.pool is not None] + ([spec.pool] if isinstance(spec, n.CheckSpec) else [])
+    pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])
     if pools:
         most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
         if most > MAX_POOL:
@@ -193,3 +218,79 @@ def _roll_change(
 
 
 # ------------------------------------------------------------------ examples
+
+
+def _dice(
+    cx: Context, pool: n.Pool | n.DicePool, bindings: dict[str, n.Expr], scope: Scope
+) -> tuple[n.Pool | None, n.Expr | None] | None:
+    """The dice of a roll: known when writing (a pool), or worked out when resolving (a dice
+    value, whose number of dice must be bounded for its chances to be worked out)."""
+    if isinstance(pool, n.Pool):
+        return (pool, None) if check_dice(pool.count, pool.sides, pool, cx.reporter) else None
+    value = substitute(pool.value, bindings)
+    found = cx.typer.infer(value, scope)
+    if found is None:
+        return None
+    if not isinstance(found, t.Dice):
+        cx.reporter.report(
+            "E201",
+            f"a roll is made with dice, and this is {describe(found)}",
+            value.span,
+            "roll dice such as `3d6`, a number of dice such as `skill d6`, or a dice stat",
+        )
+        return None
+    if isinstance(value, n.DiceCount):
+        counted = cx.book.types.get(id(value.count))
+        high = counted.high if isinstance(counted, t.Numeric) else None
+        if high is None or high > MAX_POOL:
+            reach = "has no upper bound" if high is None else f"can reach {high}"
+            cx.reporter.report(
+                "E303",
+                f"the number of dice `{expr_text(value.count)}` {reach}: the chances are worked out for "
+                f"at most {MAX_POOL} dice",
+                value.count.span,
+                f"bound it, e.g. `min({expr_text(value.count)}, {min(MAX_POOL, 20)})`, or give what it reads a range",
+            )
+            return None
+    return (None, value)
+
+
+def _counted_dice(cx: Context, written: n.Pool | n.DicePool, pool: n.Pool | None) -> bool:
+    """Dice whose successes are counted are plain dice: `6d6`, `skill d10`."""
+    if pool is not None and pool.keep is not None:
+        cx.reporter.report(
+            "E203", "successes are counted on plain dice (`6d6`, `skill d10`), not kept or exploding ones", written.span
+        )
+        return False
+    if isinstance(written, n.DicePool) and not isinstance(written.value, n.DiceCount):
+        cx.reporter.report(
+            "E203",
+            "successes are counted on a number of dice (`6d6`, `skill d10`), not on a dice value",
+            written.span,
+        )
+        return False
+    return True
+
+
+def _consequences(
+    cx: Context, item: n.OutcomeItem, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
+) -> tuple[tuple[m.ModEffect, ...], tuple[str, ...]]:
+    """What an outcome changes (`exhaustion +1`) and the rules it brings into play (`as prone`):
+    reported with the outcome's chance, since a resolver does not roll."""
+    changes: list[m.ModEffect] = []
+    applies: list[str] = []
+    for index, consequence in enumerate(item.consequences, start=1):
+        if isinstance(consequence, n.Modifier):
+            own = {**base, "key": f"{base['key']}:{item.outcome.text}{index}", "guard": (), "span": consequence.span}
+            change = analyze_modifier(cx, consequence, own, bindings, scope)
+            if change is not None:
+                changes.append(change)
+            continue
+        for ref in consequence.rules:
+            if ref.text in cx.rule_decls:
+                applies.append(ref.text)
+            else:
+                cx.reporter.report(
+                    "E101", f"unknown rule `{ref.text}`", ref.span, did_you_mean(ref.text, cx.rule_decls)
+                )
+    return tuple(changes), tuple(applies)

@@ -244,5 +244,7 @@ def _part_names(cx: Context, key: str) -> frozenset[str]:
             names |= names_read(expr, cx.book)
         if isinstance(effect, m.ModEffect):
             names.add(effect.target)
+        elif isinstance(effect, m.RollEffect):
+            names.update(change.target for outcome in effect.outcomes for change in outcome.changes)
     cx.part_names[key] = frozenset(names)
     return cx.part_names[key]

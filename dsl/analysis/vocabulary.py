@@ -159,7 +159,16 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
                 continue
             cx.typer.expect(item.bound, scope, t.Numeric("number"), "a tier's bound")
             _only_specials(cx, item.bound, scope, "a tier's bound")
-        tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span))
+        if item.natural is not None and item.natural[0] > item.natural[1]:
+            low, high = item.natural
+            cx.reporter.report(
+                "E302",
+                f"the range {low}..{high} is empty: it ends below where it starts",
+                item.span,
+                f"did you mean {high}..{low}?",
+            )
+            continue
+        tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always))
     cx.book.tiers[decl.name.text] = m.TierSystem(decl.name.text, text(decl.label), tuple(tiers), decl.span)
 
 

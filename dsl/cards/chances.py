@@ -59,7 +59,7 @@ class ChanceTable:
 def roll_chances(effect: m.RollEffect, notation: Notation, fixed: Fraction | None = None) -> ChanceTable | None:
     """The chance table of a roll, or None when there is nothing uncertain to show.  `fixed`: the
     one value a check's target takes (the rule sets it): the chance against it alone."""
-    if effect.kind == "check":
+    if effect.kind == "check" and effect.pool is not None and not effect.adds and effect.pool.keep != "exploding":
         return _check(effect, notation, fixed)
     if effect.kind == "opposed":
         return _opposed(effect, notation)
@@ -115,15 +115,16 @@ def _tier_rows(
     specs = []
     for tier in system.tiers:
         bound = tier.bound
-        specs.append(runtime.TierSpec(tier.name, tier.op, None if bound is None else _bound_function(bound, book)))
+        function = None if bound is None else _bound_function(bound, book)
+        specs.append(runtime.TierSpec(tier.name, tier.op, function, tier.natural, tier.always))
     columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
     overall: list[Fraction] = []
     for value in targets:
-        overall.append(dist.compare_p(op, value))
         try:
-            found = runtime._tiers(dist, tuple(specs), Fraction(value))
+            found = runtime._tiers(dist, tuple(specs), Fraction(value), 0, op)
         except _Unknown:
             return []
+        overall.append(found.pop(" success"))
         for name in columns:
             columns[name].append(found.get(name, Fraction(0)))
     rows = [ChanceRow("any success", "", tuple(overall))]

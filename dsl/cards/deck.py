@@ -80,7 +80,8 @@ def legend_samples(book: m.Book, notation: Notation) -> Samples:
 
     for effect in effects:
         if isinstance(effect, m.RollEffect):
-            if "roll" not in samples and effect.kind == "check" and effect.op in ("<=", ">="):
+            plain = effect.kind == "check" and effect.pool is not None and not effect.adds
+            if "roll" not in samples and plain and effect.op in ("<=", ">="):
                 sample = notation.roll(effect)
                 assert effect.pool is not None and effect.target is not None
                 side = "or less" if effect.op == "<=" else "or more"

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl import printer
 from dsl import types as t
 from dsl.cards.text import MINUS, NBSP, TIMES, clean, display_name, number, plural, signed, singular, vulgar
 
@@ -49,10 +50,9 @@ def literal_fraction(expr: n.Expr) -> Fraction | None:
 
 
 def pool_text(pool: n.Pool, delta: int = 0) -> str:
-    """`3d6`, `d20`, `highest of 2d20`; `delta` adds or removes dice (never below one)."""
+    """`3d6`, `d20`, `highest of 2d20`, `4dF`; `delta` adds or removes dice (never below one)."""
     count = max(pool.count + delta, 1)
-    dice = f"{count if count != 1 else ''}d{pool.sides}"
-    return f"{pool.keep} of {dice}" if pool.keep else dice
+    return printer.pool_text(n.Pool(pool.span, count, pool.sides, pool.keep))
 
 
 class Notation:
@@ -345,9 +345,15 @@ class Notation:
 
     def roll(self, effect: m.RollEffect) -> str:
         """`3d6 ≤ DEX`, `2d6 + attack vs 2d6 + defense`, `POW vs aura`, `automatic success`."""
-        if effect.kind == "check":
-            assert effect.pool is not None and effect.target is not None and effect.op is not None
-            return f"{pool_text(effect.pool)}{NBSP}{COMPARISON[effect.op]}{NBSP}{self.expr(effect.target)}"
+        if effect.kind in ("check", "total", "count"):
+            dice = pool_text(effect.pool) if effect.pool is not None else self.expr(effect.dice) if effect.dice else ""
+            dice += "".join(NBSP + self._signed(added) for added in effect.adds)
+            if effect.kind == "total" or effect.target is None or effect.op is None:
+                return dice
+            text = f"{dice}{NBSP}{COMPARISON[effect.op]}{NBSP}{self.expr(effect.target)}"
+            if effect.kind == "count" and effect.needed is not None:
+                return f"at least {self.expr(effect.needed)} of {text}"
+            return text
         if effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
             return f"{self.expr(effect.active)} vs {self.expr(effect.passive)}"

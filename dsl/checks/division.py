@@ -56,9 +56,13 @@ def _expressions(book: m.Book) -> Iterator[tuple[n.Expr, DNF]]:
             elif isinstance(effect, m.DeriveEffect):
                 yield effect.value, context
             elif isinstance(effect, m.RollEffect):
-                for value in (effect.target, effect.active, effect.passive, effect.bonus, effect.against_bonus):
+                values = (effect.target, effect.dice, effect.needed, effect.active, effect.passive, effect.bonus)
+                for value in (*values, effect.against_bonus, *effect.adds):
                     if value is not None:
                         yield value, context
+                for outcome in effect.outcomes:
+                    for consequence in outcome.changes:
+                        yield from ((x, context) for x in (consequence.value, consequence.per) if x is not None)
                 for change in effect.changes:
                     inner = context
                     for condition in change.guard:

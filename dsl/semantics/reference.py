@@ -25,6 +25,7 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.runtime import (
+    Consequence,
     Dice,
     Distribution,
     Modifier,
@@ -38,6 +39,7 @@ from dsl.runtime import (
     TableRow,
     Value,
     distribution,
+    pool_text,
     round_value,
     show,
 )
@@ -364,20 +366,31 @@ class Situation:
             elif automatic != "failure":  # a failure wins over a success
                 automatic = "success" if change.success else "failure"
         goal: Fraction | None = None
+        bonus = sum((_fraction(self.eval(x)) for x in effect.adds), Fraction(0))
+        value: Dice | None = None
         if effect.kind == "resist":
             resistance = self.book.resistance
             assert resistance is not None and effect.active is not None and effect.passive is not None
             active, passive = self.eval(effect.active), self.eval(effect.passive)
             goal = _fraction(_special(resistance.target, self.book, {"active": active, "passive": passive}))
             pool, op = _pool(resistance.pool), resistance.op
-        elif effect.kind == "check":
-            assert effect.target is not None
+        elif effect.target is not None:
             goal = _fraction(self.eval(effect.target)) + shift
-        if pool is not None:
+        if effect.dice is not None:
+            found = self.eval(effect.dice)
+            assert isinstance(found, Dice)
+            value = found.with_dice(delta) if delta else found
+            dice = str(value)
+        elif pool is not None:
             pool = (max(pool[0] + delta, 1), pool[1], pool[2])
-        dice = _pool_text(pool) if pool is not None else ""
+            dice = pool_text(pool)
+        else:
+            dice = ""
         outcomes: dict[str, Fraction] = {}
         margins: dict[int, Fraction] = {}
+        totals: dict[int, Fraction] = {}
+        successes: dict[int, Fraction] = {}
+        needed = _whole(self.eval(effect.needed)) if effect.needed is not None else None
         if automatic is not None:
             probability = Fraction(1 if automatic == "success" else 0)
             dice = dice or "none"
@@ -388,19 +401,41 @@ class Situation:
             win, tie = _opposed(_dist(_pool(effect.pool)), _dist(_pool(effect.against)), first, second)
             outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
             probability = win + (tie if effect.ties == "win" else 0)
-            dice = f"{_pool_text(_pool(effect.pool))} vs {_pool_text(_pool(effect.against))}"
+            dice = f"{pool_text(_pool(effect.pool))} vs {pool_text(_pool(effect.against))}"
             op = "vs"
-        else:
-            assert pool is not None and goal is not None and op is not None
-            dist = _dist(pool)
-            probability = _chance(dist, lambda total: _compare(total, op, goal))
+        elif effect.kind == "count":
+            assert goal is not None and op is not None and needed is not None
+            if value is not None:
+                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+            else:
+                assert pool is not None
+                count, sides = pool[0], pool[1]
+            successes = _binomial(count, sides, op, goal)
+            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
             outcomes = {"success": probability, "failure": 1 - probability}
-            if effect.tiers:
-                tiers = _tiers(self.book, self.book.tiers[effect.tiers], dist, goal)
-                outcomes = {**tiers, **{k: v for k, v in outcomes.items() if k not in tiers}}
-            margin_outcomes = {o.name for o in effect.outcomes if o.by_margin}
-            if margin_outcomes:
-                margins = _margins(dist, op, goal, "success" in margin_outcomes)
+        else:
+            chances = _totals(pool, value, goal, bonus, self.book.tiers.get(effect.tiers or ""), self.book)
+            system = self.book.tiers.get(effect.tiers) if effect.tiers else None
+            if effect.kind == "total":
+                totals = {natural + _whole(bonus): chance for natural, chance in chances.items()}
+                probability = Fraction(1)
+                outcomes = _tiers(self.book, system, chances, Fraction(0), bonus, None)[0] if system else {}
+            else:
+                assert goal is not None and op is not None
+                tiers, probability = _tiers(self.book, system, chances, goal, bonus, op)
+                named = {t.name for t in system.tiers} if system else set()
+                outcomes = {
+                    **tiers,
+                    **{k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named},
+                }
+                margin_outcomes = {o.name for o in effect.outcomes if o.by_margin}
+                if margin_outcomes:
+                    margins = _margins(chances, op, goal - bonus, "success" in margin_outcomes)
+        consequences = tuple(
+            Consequence(outcome.name, text, outcomes.get(outcome.name, Fraction(0)), stat, after)
+            for outcome in effect.outcomes
+            for text, stat, after in self._consequences(outcome)
+        )
         return Roll(
             rule=effect.origin,
             source=effect.cites,
@@ -415,7 +450,33 @@ class Situation:
             effects={o.name: _outcome_text(o) for o in effect.outcomes},
             margins=margins,
             notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
+            bonus=number(bonus),
+            totals=totals,
+            successes=successes,
+            needed=needed if effect.kind == "count" else None,
+            consequences=consequences,
         )
+
+    def _consequences(self, outcome: m.Outcome) -> list[tuple[str, str | None, Value | None]]:
+        """What an outcome changes, and the stat's value if it comes: one modifier more."""
+        found: list[tuple[str, str | None, Value | None]] = []
+        for change in outcome.changes:
+            stat = change.target
+            mods = [(change, self._amount(change))]
+            statuses: list[tuple[Status, str | None]] = [("applied", None)]
+            var = self.book.vars[stat]
+            current = self.stat(stat)
+            if isinstance(var.type, t.Numeric):
+                after = self._numeric(var.type, current, mods, statuses)
+            elif isinstance(var.type, t.Dice):
+                after = self._dice(current, mods, statuses)
+            elif isinstance(var.type, t.Enum) and var.type.ordered:
+                after = self._levels(var.type, current, mods, statuses)
+            else:
+                after = mods[0][1]
+            found.append((printer.modifier_text(change), stat, after))
+        found += [(f"as {rule}", None, None) for rule in outcome.applies]
+        return found
 
     # -- tables: docs/language.md section 11
 
@@ -451,7 +512,7 @@ class Situation:
             row = _row_for(table, result)
             if row is not None:
                 selected = row_result(row, None, extra)
-        dice = _pool_text(_pool(table.pool))
+        dice = pool_text(_pool(table.pool))
         if table.modifier:
             dice += f" {'+' if table.modifier_sign > 0 else '-'} {table.modifier}"
         return TableResult(table.name, table.title, table.cites, dice, result, selected, tuple(rows_out))
@@ -552,22 +613,12 @@ def _pool(pool: n.Pool | None) -> Pool | None:
     return None if pool is None else (pool.count, pool.sides, pool.keep)
 
 
-def _pool_text(pool: Pool) -> str:
-    count, sides, keep = pool
-    return f"{keep} of {count}d{sides}" if keep else f"{count}d{sides}"
-
-
 @functools.cache
 def _dist(pool: Pool) -> Distribution:
     return distribution(*pool)
 
 
-def _chance(dist: Distribution, success: Any) -> Fraction:
-    """The chance that the total satisfies `success`, summed total by total."""
-    return sum((dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if success(x)), Fraction(0))
-
-
-def _compare(total: int, op: str, goal: Fraction) -> bool:
+def _compare(total: int | Fraction, op: str, goal: Fraction) -> bool:
     return {
         "<=": total <= goal,
         "<": total < goal,
@@ -597,31 +648,106 @@ def _opposed(
     return win, tie
 
 
-def _tiers(book: m.Book, system: m.TierSystem, dist: Distribution, goal: Fraction) -> dict[str, Fraction]:
-    """Each total goes to the first tier whose bound it meets (`otherwise` takes the rest)."""
-    found = {tier.name: Fraction(0) for tier in system.tiers}
-    bounds = {
-        tier.name: _fraction(_special(tier.bound, book, {"target": number(goal)}))
-        for tier in system.tiers
-        if tier.bound is not None
-    }
-    for total in range(dist.low, dist.high + 1):
-        for tier in system.tiers:
-            if (
-                tier.op is None
-                or (tier.op == "<=" and total <= bounds[tier.name])
-                or (tier.op == ">=" and total >= bounds[tier.name])
-            ):
-                found[tier.name] += dist.between_p(total, total)
-                break
+def _totals(
+    pool: Pool | None,
+    value: Dice | None,
+    goal: Fraction | None,
+    bonus: Fraction,
+    system: m.TierSystem | None,
+    book: m.Book,
+) -> dict[int, Fraction]:
+    """The chance of each total the dice alone show.  Exploding dice show totals without end: they
+    are listed up to a total past the target and every tier's bound, and every higher total is
+    gathered at the one above (they meet the same tests)."""
+    if value is not None:
+        return value.totals()
+    assert pool is not None
+    if pool[2] != "exploding":
+        dist = _dist(pool)
+        return {x: dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if dist.between_p(x, x)}
+    edges = [goal - bonus] if goal is not None else []
+    for tier in system.tiers if system else ():
+        if tier.bound is not None:
+            edges.append(_fraction(_special(tier.bound, book, {"target": number(goal or Fraction(0))})) - bonus)
+        if tier.natural is not None:
+            edges.append(Fraction(tier.natural[1]))
+    horizon = max((math.ceil(edge) for edge in edges), default=0) + 1
+    chances = _exploding(pool[0], pool[1], horizon)
+    chances[horizon + 1] = 1 - sum(chances.values(), Fraction(0))
+    return chances
+
+
+def _exploding(count: int, sides: int, horizon: int) -> dict[int, Fraction]:
+    """Totals up to `horizon` of `count` dice that are rolled again and added on their highest
+    face, worked out die by die: one die shows s*k + r (r < s) with chance (1/s)^(k+1)."""
+    one = {}
+    for explosions in range(horizon // sides + 1):
+        for rest in range(1, sides):
+            if sides * explosions + rest <= horizon:
+                one[sides * explosions + rest] = Fraction(1, sides ** (explosions + 1))
+    found = {0: Fraction(1)}
+    for _ in range(count):
+        following: dict[int, Fraction] = {}
+        for a, pa in found.items():
+            for b, pb in one.items():
+                if a + b <= horizon:
+                    following[a + b] = following.get(a + b, Fraction(0)) + pa * pb
+        found = following
     return found
 
 
-def _margins(dist: Distribution, op: str, goal: Fraction, successes: bool) -> dict[int, Fraction]:
+def _binomial(count: int, sides: int, op: str, goal: Fraction) -> dict[int, Fraction]:
+    """How many of `count` dice meet the target, counted over every way the dice can fall."""
+    meeting = Fraction(sum(1 for face in range(1, sides + 1) if _compare(face, op, goal)), sides)
+    chances = {k: Fraction(math.comb(count, k)) * meeting**k * (1 - meeting) ** (count - k) for k in range(count + 1)}
+    return {k: p for k, p in chances.items() if p}
+
+
+def _tiers(
+    book: m.Book,
+    system: m.TierSystem | None,
+    chances: Mapping[int, Fraction],
+    goal: Fraction,
+    bonus: Fraction,
+    op: str | None,
+) -> tuple[dict[str, Fraction], Fraction]:
+    """Each total goes to the first tier it meets (`roll` tests the total with what is added,
+    `natural` the dice alone; `otherwise` takes the rest); the roll succeeds where its total meets
+    the target, unless the tier says it always succeeds or fails."""
+    found = {tier.name: Fraction(0) for tier in system.tiers} if system else {}
+    bounds = {
+        tier.name: _fraction(_special(tier.bound, book, {"target": number(goal)}))
+        for tier in (system.tiers if system else ())
+        if tier.bound is not None
+    }
+    success = Fraction(0)
+    for natural, chance in chances.items():
+        total = natural + bonus
+        chosen = None
+        for tier in system.tiers if system else ():
+            if tier.natural is not None:
+                meets = tier.natural[0] <= natural <= tier.natural[1]
+            elif tier.op is not None:
+                meets = total <= bounds[tier.name] if tier.op == "<=" else total >= bounds[tier.name]
+            else:
+                meets = True
+            if meets:
+                chosen = tier
+                break
+        if chosen is not None:
+            found[chosen.name] += chance
+        if op is not None:
+            won = (chosen.always == "success") if chosen is not None and chosen.always else _compare(total, op, goal)
+            if won:
+                success += chance
+    return found, success
+
+
+def _margins(chances: Mapping[int, Fraction], op: str, goal: Fraction, successes: bool) -> dict[int, Fraction]:
+    """The chance of each margin (how far the dice land from the target they need)."""
     margins: dict[int, Fraction] = {}
-    for total in range(dist.low, dist.high + 1):
-        p = dist.between_p(total, total)
-        if p and _compare(total, op, goal) == successes:
+    for total, p in chances.items():
+        if _compare(total, op, goal) == successes:
             margin = math.floor(total - goal) if total >= goal else math.ceil(goal - total)
             margins[margin] = margins.get(margin, Fraction(0)) + p
     return dict(sorted(margins.items()))
