@@ -525,6 +525,9 @@ class Emitter:
         if isinstance(expr, n.Binary):
             return self._binary(expr, values)
         if isinstance(expr, n.Rounded):
+            operand = expr.operand
+            if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
+                return self._scaled(operand, values, expr.mode), _ATOM
             return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
             if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
@@ -551,7 +554,10 @@ class Emitter:
         right = self._code(expr.right, values)
         result_type = self.book.types.get(id(expr))
         if isinstance(result_type, t.Dice):
-            if isinstance(self.book.types.get(id(expr.left)), t.Dice):
+            left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
+            if expr.op in "*/":
+                return self._scaled(expr, values, None), _ATOM
+            if left_dice:
                 other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
                 return f"{_wrap(left, _ATOM)}.plus({other})", _ATOM
             return f"{_wrap(right, _ATOM)}.plus({left[0]})", _ATOM
@@ -567,6 +573,15 @@ class Emitter:
         if expr.op == "/":
             return f"Fraction({left[0]}) / {_wrap(right, _MUL + 1)}", _MUL
         return f"Fraction({left[0]}) ** {_wrap(right, _UNARY)}", _POWER
+
+    def _scaled(self, expr: n.Binary, values: str, rounding: str | None) -> str:
+        """Dice scaled by a number, after rolling: `3d10 * 10`, `1d6 / 2 round up`."""
+        left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
+        dice, factor = (expr.left, expr.right) if left_dice else (expr.right, expr.left)
+        amount = f"Fraction({self._py(factor, values)})"
+        if expr.op == "/":
+            amount = f"1 / {amount}"
+        return f"{_wrap(self._code(dice, values), _ATOM)}.scaled({amount}, {literal(rounding)})"
 
     def _member(self, expr: n.Member, values: str, *, negate: bool) -> tuple[str, int]:
         members = _tuple([literal(x.text) for x in expr.members])

@@ -1241,14 +1241,12 @@ class Run:
                 held.append((spec, _now(candidate.value)))
         if not held:
             return base
-        if kind in ("int", "number", "percent"):
-            value, statuses = self._numeric(name, base, held, kind)
-        elif kind == "dice":
-            value, statuses = _dice_value(base, held)
-        elif kind == "levels":
-            value, statuses = _level_value(self.book.inputs[name], base, held)
-        else:
-            value, statuses = _set_only(base, held)
+        # a stacking group counts one of its modifiers: the others are left out before the rest apply
+        grouped = self._groups(name, base, held)
+        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+        value, statuses = self._value(name, base, counted)
+        found = iter(statuses)
+        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
         for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
             self.modifiers.append(
                 Modifier(
@@ -1265,6 +1263,49 @@ class Run:
                 )
             )
         return value
+
+    def _value(
+        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+    ) -> tuple[Value, list[tuple[Status, str | None]]]:
+        """A stat's value from its base and the modifiers that count, by the order of its kind."""
+        kind = self.book.inputs[name].kind
+        if not held:
+            return base, []
+        if kind in ("int", "number", "percent"):
+            return self._numeric(name, base, held, kind)
+        if kind == "dice":
+            return _dice_value(base, held)
+        if kind == "levels":
+            return _level_value(self.book.inputs[name], base, held)
+        return _set_only(base, held)
+
+    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
+        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
+        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        groups: dict[str, list[int]] = {}
+        for i, (spec, _) in enumerate(held):
+            if spec.group is not None and spec.stacking != "cumulative":
+                groups.setdefault(spec.group, []).append(i)
+        spec_in = self.book.inputs[name]
+        for group, members in groups.items():
+            stacking = held[members[0]][0].stacking
+            start = _measure(spec_in, base)
+            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
+            if stacking == "highest":
+                best = max(members, key=lambda i: (alone[i], -i))
+            elif stacking == "lowest":
+                best = min(members, key=lambda i: (alone[i], i))
+            else:
+                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+            winner = held[best][0]
+            for i in members:
+                if i != best:
+                    statuses[i] = (
+                        "suppressed",
+                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                    )
+        return statuses
 
     def _numeric(
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
@@ -1283,7 +1324,7 @@ class Run:
                 if spec.rounding:
                     value = round_value(value, spec.rounding)
         if "add" in ops:
-            value += _stacked_sum(held, statuses)
+            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
         grade = self._grade(held, statuses) if "grade" in ops else None
         if grade is not None:
             if grade.op == "set":
@@ -1637,29 +1678,16 @@ def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
     return f"{keep} of {text}" if keep else text
 
 
-def _stacked_sum(held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> int | Fraction:
-    """Additive modifiers: cumulative, except that a stacking group keeps only its strongest."""
-    total: int | Fraction = 0
-    groups: dict[str, list[int]] = {}
-    for i, (spec, amount) in enumerate(held):
-        if spec.op != "add":
-            continue
-        if spec.group is None or spec.stacking == "cumulative":
-            total += amount
-        else:
-            groups.setdefault(spec.group, []).append(i)
-    for members in groups.values():
-        stacking = held[members[0]][0].stacking
-        best = max(members, key=lambda i: (_strength(held[i][1], stacking), -i))
-        total += held[best][1]
-        winner = held[best][0]
-        for i in members:
-            if i != best:
-                statuses[i] = (
-                    "suppressed",
-                    f"only the {stacking} of group `{winner.group}` applies: {winner.rule}: {winner.text}",
-                )
-    return total
+def _measure(spec: InputSpec, value: Value) -> Fraction:
+    """Where a value stands, to weigh modifiers against each other: a number itself, a dice
+    expression its average total, a level its place."""
+    if isinstance(value, Dice):
+        return sum((total * chance for total, chance in value.totals().items()), Fraction(0))
+    if spec.kind == "levels":
+        return Fraction(spec.members.index(str(value)))
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return Fraction(value)
+    return Fraction(0)
 
 
 def _divide(value: int | Fraction, by: int | Fraction) -> int | Fraction:
@@ -1667,15 +1695,6 @@ def _divide(value: int | Fraction, by: int | Fraction) -> int | Fraction:
     if type(value) is int and type(by) is int and value % by == 0:
         return value // by
     return Fraction(value) / by
-
-
-def _strength(amount: int | Fraction, stacking: str) -> int | Fraction:
-    """How strong a modifier is within its group: `highest` and `lowest` by value, else by size."""
-    if stacking == "highest":
-        return amount
-    if stacking == "lowest":
-        return -amount
-    return -amount if amount < 0 else amount
 
 
 def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:

@@ -36,6 +36,7 @@ from dsl.analysis.vocabulary import (
     analyze_var,
 )
 from dsl.diagnostics import Reporter
+from dsl.printer import expr_text
 
 __all__ = ["PartFilter", "analyze", "effect_exprs", "flat_effects", "names_read", "part_closure", "substitute", "walk"]
 
@@ -102,6 +103,13 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         checked = analyze_example(cx, example, None)
         if checked is not None:
             book.examples.append(checked)
+    for scaled in cx.typer.unrounded.values():
+        cx.reporter.report(
+            "E204",
+            "dice scaled by a factor that may leave a fraction: say how to round the total",
+            scaled.span,
+            f"write `{expr_text(scaled)} round down` (or `round up`, `round nearest`)",
+        )
     return book
 
 

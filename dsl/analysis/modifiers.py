@@ -217,9 +217,6 @@ def analyze_modifier(
                 did_you_mean(statement.group.text, cx.book.groups),
             )
             return None
-        if kind != "add":
-            cx.reporter.report("E203", "stacking groups hold additive modifiers (+N / -N)", statement.group.span)
-            return None
         fields["group"] = statement.group.text
     return m.ModEffect(**base, **fields)
 

@@ -174,22 +174,65 @@ class Situation:
         base = self.base(name)
         if not mods:
             return base
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(mods)
-        if isinstance(var.type, t.Numeric):
-            value = self._numeric(var.type, base, mods, statuses)
-        elif isinstance(var.type, t.Dice):
-            value = self._dice(base, mods, statuses)
-        elif isinstance(var.type, t.Enum) and var.type.ordered:
-            value = self._levels(var.type, base, mods, statuses)
-        else:
-            value = mods[-1][1]
-            for i in range(len(mods) - 1):
-                statuses[i] = ("overridden", _by(mods[-1][0]))
+        statuses = self._stacking(var, base, mods)
+        counted = [(i, mod) for i, mod in enumerate(mods) if statuses[i][0] == "applied"]
+        inner: list[tuple[Status, str | None]] = [("applied", None)] * len(counted)
+        value = self._apply(var, base, [mod for _, mod in counted], inner)
+        for (i, _), status in zip(counted, inner, strict=True):
+            statuses[i] = status
         self.modifiers[name] = [
             Modifier(e.origin, e.cites, e.target, e.op, show(a), printer.modifier_text(e), e.group, s, why, e.label)
             for (e, a), (s, why) in zip(mods, statuses, strict=True)
         ]
         return value
+
+    def _apply(
+        self, var: m.Var, base: Value, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]
+    ) -> Value:
+        """A stat's value from its base and the modifiers that count, in the order of its kind."""
+        if not mods:
+            return base
+        if isinstance(var.type, t.Numeric):
+            return self._numeric(var.type, base, mods, statuses)
+        if isinstance(var.type, t.Dice):
+            return self._dice(base, mods, statuses)
+        if isinstance(var.type, t.Enum) and var.type.ordered:
+            return self._levels(var.type, base, mods, statuses)
+        for i in range(len(mods) - 1):
+            statuses[i] = ("overridden", _by(mods[-1][0]))
+        return mods[-1][1]
+
+    def _stacking(
+        self, var: m.Var, base: Value, mods: list[tuple[m.ModEffect, Value]]
+    ) -> list[tuple[Status, str | None]]:
+        """Docs, "Stacking groups": of the modifiers of one group that apply to a stat, one counts,
+        judged by its effect alone on the stat (its size for `strongest`, the value it leaves for
+        `highest` and `lowest`); on a tie, the first."""
+        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(mods)
+        members: dict[str, list[int]] = {}
+        for i, (effect, _) in enumerate(mods):
+            group = self.book.groups.get(effect.group) if effect.group else None
+            if group is not None and group.stacking != "cumulative":
+                members.setdefault(group.name, []).append(i)
+        start = _worth(var, base)
+        for name, indexes in members.items():
+            stacking = self.book.groups[name].stacking
+            best = indexes[0]
+            for i in indexes[1:]:
+                mine = _worth(var, self._apply(var, base, [mods[i]], [("applied", None)]))
+                theirs = _worth(var, self._apply(var, base, [mods[best]], [("applied", None)]))
+                better = {
+                    "highest": mine > theirs,
+                    "lowest": mine < theirs,
+                }.get(stacking, abs(mine - start) > abs(theirs - start))
+                if better:
+                    best = i
+            winner = mods[best][0]
+            for i in indexes:
+                if i != best:
+                    why = f"only the {stacking} of group `{name}` applies: {winner.origin}: {printer.modifier_text(winner)}"
+                    statuses[i] = ("suppressed", why)
+        return statuses
 
     def _amount(self, effect: m.ModEffect) -> Value:
         if effect.op == "grade":
@@ -216,8 +259,8 @@ class Situation:
                 value = value * factor if effect.op == "mul" else value / factor
                 if effect.rounding:
                     value = Fraction(round_value(value, effect.rounding))
-        # 2. the sum of additions; a stacking group counts one of its own
-        value += self._additions(mods, statuses)
+        # 2. the sum of additions (a stacking group has already kept one of its own)
+        value += sum((_fraction(a) for e, a in mods if e.op == "add"), Fraction(0))
         # 3. the difficulty grade
         grade = self._grade(mods, statuses)
         if grade is not None:
@@ -245,36 +288,6 @@ class Situation:
         if value.denominator != 1 and kind.kind != "number":
             value = Fraction(math.floor(value))
         return number(value)
-
-    def _additions(self, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]) -> Fraction:
-        total = Fraction(0)
-        groups: dict[str, list[int]] = {}
-        for i, (effect, amount) in enumerate(mods):
-            if effect.op != "add":
-                continue
-            group = self.book.groups.get(effect.group) if effect.group else None
-            if group is None or group.stacking == "cumulative":
-                total += _fraction(amount)
-            else:
-                groups.setdefault(group.name, []).append(i)
-        for name, members in groups.items():
-            stacking = self.book.groups[name].stacking
-
-            def strength(i: int, stacking: str = stacking) -> Fraction:
-                amount = _fraction(mods[i][1])
-                return {"highest": amount, "lowest": -amount}.get(stacking, abs(amount))
-
-            best = members[0]
-            for i in members[1:]:
-                if strength(i) > strength(best):  # on a tie, the first counts
-                    best = i
-            total += _fraction(mods[best][1])
-            for i in members:
-                if i != best:
-                    winner = mods[best][0]
-                    why = f"only the {stacking} of group `{name}` applies: {winner.origin}: {printer.modifier_text(winner)}"
-                    statuses[i] = ("suppressed", why)
-        return total
 
     def _grade(
         self, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]
@@ -762,6 +775,18 @@ def _outcome_text(outcome: m.Outcome) -> str:
     if outcome.step is not None:
         text = (text + "; " if text else "") + printer.step_text(outcome.step)
     return text
+
+
+def _worth(var: m.Var, value: Value) -> Fraction:
+    """How much a value is, to weigh modifiers: a number itself, dice their average total, a level
+    its place in the order."""
+    if isinstance(value, Dice):
+        return sum((total * p for total, p in value.totals().items()), Fraction(0))
+    if isinstance(var.type, t.Enum):
+        return Fraction(var.type.members.index(str(value))) if var.type.ordered else Fraction(0)
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return Fraction(value)
+    return Fraction(0)
 
 
 def _fraction(value: Value) -> Fraction:

@@ -184,8 +184,19 @@ def _binary(expr: n.Binary, book: m.Book, env: Env) -> Value:
     return number(Fraction(a) ** int(exponent))
 
 
-def _dice_arithmetic(expr: n.Binary, left: Value, right: Value) -> Value:
-    """Dice add to dice and to numbers; a number subtracts from dice."""
+def _dice_arithmetic(expr: n.Binary, left: Value, right: Value, rounding: str | None = None) -> Value:
+    """Dice add to dice and to numbers; a number subtracts from dice; dice are scaled by a number
+    (the total, after rolling: `3d10 * 10`, `1d6 / 2 round up`)."""
+    if expr.op in "*/":
+        dice, factor = (left, right) if isinstance(left, Dice) else (right, left)
+        if not isinstance(dice, Dice) or isinstance(factor, Dice):
+            raise NoValue(f"`{_shown(expr)}`: dice are scaled by a number")
+        amount = Fraction(_numeric(factor, expr))
+        if expr.op == "/":
+            if amount == 0:
+                raise NoValue(f"division by zero in `{_shown(expr)}`")
+            amount = 1 / amount
+        return dice.scaled(amount, rounding)
     if expr.op == "+":
         if isinstance(left, Dice):
             return left.plus(right if isinstance(right, Dice) else int(_numeric(right, expr)))
@@ -197,7 +208,13 @@ def _dice_arithmetic(expr: n.Binary, left: Value, right: Value) -> Value:
 
 
 def _rounded(expr: n.Rounded, book: m.Book, env: Env) -> Value:
-    return round_value(_numeric(evaluate(expr.operand, book, env), expr), expr.mode)
+    operand = expr.operand
+    if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
+        # dice scaled, then rounded: the rounding is part of the scaling
+        left = evaluate(operand.left, book, env)
+        right = evaluate(operand.right, book, env)
+        return _dice_arithmetic(operand, left, right, expr.mode)
+    return round_value(_numeric(evaluate(operand, book, env), expr), expr.mode)
 
 
 def _dice_count(expr: n.DiceCount, book: m.Book, env: Env) -> Value:
