@@ -1220,7 +1220,6 @@ class Run:
 
     def _settle(self, name: str) -> Any:
         base = self.base(name)
-        kind = self.book.inputs[name].kind
         held: list[tuple[ModSpec, Any]] = []
         seen: dict[str, bool] = {}
         for candidate in self._mods.get(name, ()):
