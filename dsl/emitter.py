@@ -693,7 +693,7 @@ class Emitter:
                 f"{literal(rule.title)}, {literal(rule.cites)}, {reads}),"
             )
         for table in book.tables.values():
-            table_reads = tuple(dict.fromkeys((*table.inputs, *((table.modifier,) if table.modifier else ()))))
+            table_reads = table.reads
             reads_code = "(" + "".join(literal(x) + ", " for x in table_reads) + ")"
             w.line(
                 f"{literal(table.name)}: RuleInfo({literal(table.name)}, 'table', "
@@ -781,7 +781,7 @@ class Emitter:
             self._function(rule.name, rule.reads, _rule_doc(rule), table=False)
             exported.append(self.public[rule.name])
         for table in book.tables.values():
-            reads = tuple(dict.fromkeys((*table.inputs, *((table.modifier,) if table.modifier else ()))))
+            reads = table.reads
             self._function(table.name, reads, _table_doc(table), table=table.pool is not None)
             exported.append(self.public[table.name])
         w.blank()

@@ -217,6 +217,7 @@ class Example:
     givens: tuple[tuple[str, n.Expr], ...]
     expectations: tuple[n.Expectation, ...]
     span: Span
+    given_at: tuple[Span, ...] = ()  # where each given value is named
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +295,7 @@ class Table:
     overflow: Overflow | None
     notes: tuple[tuple[str, str | None], ...]
     span: Span
+    reads: tuple[str, ...] = ()  # its keys and modifier, and what their values start from
 
     @property
     def two_dimensional(self) -> bool:

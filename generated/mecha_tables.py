@@ -1917,6 +1917,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
     uses_tables = any(name in book.tables for name in chosen)
+    read = {key for name in chosen for key in book.rules[name].reads}
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
@@ -1927,6 +1928,15 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
                 continue
             hint = _close(key, list(book.inputs))
             raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
         values[key] = spec.coerce(raw)
     run = Run(book, tuple(chosen), values)
     for name in chosen:
@@ -5463,15 +5473,15 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'overkill_ejecting': RuleInfo('overkill_ejecting', 'rule', 'Overkill ejecting', 'OVERKILL EJECTING', ('ejection', )),
     'walker_knockdown': RuleInfo('walker_knockdown', 'rule', 'Walker knockdown', 'WALKER KNOCKDOWN', ('unit', 'vehicle_size', 'pilot_skill', 'damage_taken', 'MoS', )),
     'detection': RuleInfo('detection', 'rule', 'Detection modifiers', 'DETECTION MODIFIERS', ('obscurement_points', 'sensor', 'iw_skill', 'sensor_rating', 'range_bonus', 'extra_range_bands', 'defender_active', 'defender_range_bands', 'stealth_rating', 'sensor_profile', 'hexes_moved', 'thrust_spent', 'weapons_fired', 'rof_points', 'concealment_points', 'detection', 'stealth', )),
-    'terrain_costs': RuleInfo('terrain_costs', 'table', 'Terrain Type: movement cost', 'TERRAIN TYPE', ('terrain', 'unit', )),
+    'terrain_costs': RuleInfo('terrain_costs', 'table', 'Terrain Type: movement cost', 'TERRAIN TYPE', ('unit', 'terrain', )),
     'terrain_features': RuleInfo('terrain_features', 'table', 'Terrain Type: obscurement, hull down, notes', 'TERRAIN TYPE', ('terrain', )),
-    'forest_costs': RuleInfo('forest_costs', 'table', 'Terrain Modifiers: forest', 'TERRAIN MODIFIERS', ('forest', 'unit', )),
+    'forest_costs': RuleInfo('forest_costs', 'table', 'Terrain Modifiers: forest', 'TERRAIN MODIFIERS', ('unit', 'forest', )),
     'forest_features': RuleInfo('forest_features', 'table', 'Terrain Modifiers: forest obscurement and hull down', 'TERRAIN MODIFIERS', ('forest', )),
-    'vegetation_costs': RuleInfo('vegetation_costs', 'table', 'Terrain Modifiers: tall grasses and jungle', 'TERRAIN MODIFIERS', ('vegetation', 'unit', )),
+    'vegetation_costs': RuleInfo('vegetation_costs', 'table', 'Terrain Modifiers: tall grasses and jungle', 'TERRAIN MODIFIERS', ('unit', 'vegetation', )),
     'vegetation_features': RuleInfo('vegetation_features', 'table', 'Terrain Modifiers: tall grasses and jungle, obscurement', 'TERRAIN MODIFIERS', ('vegetation', )),
-    'surface_costs': RuleInfo('surface_costs', 'table', 'Terrain Modifiers: ice and snow', 'TERRAIN MODIFIERS', ('surface', 'unit', )),
+    'surface_costs': RuleInfo('surface_costs', 'table', 'Terrain Modifiers: ice and snow', 'TERRAIN MODIFIERS', ('unit', 'surface', )),
     'surface_features': RuleInfo('surface_features', 'table', 'Terrain Modifiers: ice and snow, hull down', 'TERRAIN MODIFIERS', ('surface', )),
-    'elevation_costs': RuleInfo('elevation_costs', 'table', 'Terrain Modifiers: elevation', 'TERRAIN MODIFIERS', ('elevation', 'unit', )),
+    'elevation_costs': RuleInfo('elevation_costs', 'table', 'Terrain Modifiers: elevation', 'TERRAIN MODIFIERS', ('unit', 'elevation', )),
     'elevation_features': RuleInfo('elevation_features', 'table', 'Terrain Modifiers: elevation, hull down', 'TERRAIN MODIFIERS', ('elevation', )),
     'forest_shift': RuleInfo('forest_shift', 'table', 'Vehicle Size Forest Adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('vehicle_size', )),
     'weather_effects': RuleInfo('weather_effects', 'table', 'Weather/Environment Modifiers', 'WEATHER/ENVIRONMENT MODIFIERS', ('weather', )),
@@ -5482,7 +5492,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'aiming': RuleInfo('aiming', 'table', 'Attacker Aiming', 'ATTACKER AIMING', ('aim', )),
     'target_movement': RuleInfo('target_movement', 'table', 'Target Movement', 'TARGET MOVEMENT', ('target_speed', )),
     'defensive_arc': RuleInfo('defensive_arc', 'table', 'Target Defensive Arc', 'TARGET DEFENSIVE ARC', ('arc', )),
-    'impact_dm': RuleInfo('impact_dm', 'table', 'Impact Speed', 'RAMMING', ('impact_speed', )),
+    'impact_dm': RuleInfo('impact_dm', 'table', 'Impact Speed', 'RAMMING', ('own_speed', 'impact_speed', )),
     'damage_effects': RuleInfo('damage_effects', 'table', 'Damage Effects', 'DAMAGE EFFECTS', ('damage_band', )),
     'light_damage': RuleInfo('light_damage', 'table', 'System Damage: Light Damage', 'SYSTEM DAMAGE TABLES', ()),
     'heavy_damage': RuleInfo('heavy_damage', 'table', 'System Damage: Heavy Damage', 'SYSTEM DAMAGE TABLES', ()),
@@ -5490,7 +5500,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'ammunition_hit': RuleInfo('ammunition_hit', 'table', 'Ammunition/Fuel Hit', 'SUBTABLE A: FIRE CONTROL DAMAGE', ()),
     'structural': RuleInfo('structural', 'table', 'Sub-table B: Structural Damage', 'SUBTABLE B: STRUCTURAL DAMAGE', ('heavy_hit', )),
     'ejection': RuleInfo('ejection', 'table', 'Overkill Ejecting', 'OVERKILL EJECTING', ('ejection', )),
-    'sensor_ratings': RuleInfo('sensor_ratings', 'table', 'Base Sensor Ratings', 'BASE SENSOR RATINGS', ('sensor', )),
+    'sensor_ratings': RuleInfo('sensor_ratings', 'table', 'Base Sensor Ratings', 'BASE SENSOR RATINGS', ('sensor', 'iw_skill', 'sensor_rating', 'range_bonus', )),
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
@@ -6159,14 +6169,14 @@ def detection(
 
 def terrain_costs(
     *,
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
 ) -> Resolution:
     """Terrain Type: movement cost (TERRAIN TYPE).
 
     Looked up by terrain, unit.
     """
-    given: dict[str, object] = {'terrain': terrain, 'unit': unit}
+    given: dict[str, object] = {'unit': unit, 'terrain': terrain}
     return resolve_with(_BOOK, ('terrain_costs',), given)
 
 def terrain_features(
@@ -6182,14 +6192,14 @@ def terrain_features(
 
 def forest_costs(
     *,
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
 ) -> Resolution:
     """Terrain Modifiers: forest (TERRAIN MODIFIERS).
 
     Looked up by forest, unit.
     """
-    given: dict[str, object] = {'forest': forest, 'unit': unit}
+    given: dict[str, object] = {'unit': unit, 'forest': forest}
     return resolve_with(_BOOK, ('forest_costs',), given)
 
 def forest_features(
@@ -6205,14 +6215,14 @@ def forest_features(
 
 def vegetation_costs(
     *,
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
 ) -> Resolution:
     """Terrain Modifiers: tall grasses and jungle (TERRAIN MODIFIERS).
 
     Looked up by vegetation, unit.
     """
-    given: dict[str, object] = {'vegetation': vegetation, 'unit': unit}
+    given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
     return resolve_with(_BOOK, ('vegetation_costs',), given)
 
 def vegetation_features(
@@ -6228,14 +6238,14 @@ def vegetation_features(
 
 def surface_costs(
     *,
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
 ) -> Resolution:
     """Terrain Modifiers: ice and snow (TERRAIN MODIFIERS).
 
     Looked up by surface, unit.
     """
-    given: dict[str, object] = {'surface': surface, 'unit': unit}
+    given: dict[str, object] = {'unit': unit, 'surface': surface}
     return resolve_with(_BOOK, ('surface_costs',), given)
 
 def surface_features(
@@ -6251,14 +6261,14 @@ def surface_features(
 
 def elevation_costs(
     *,
-    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
 ) -> Resolution:
     """Terrain Modifiers: elevation (TERRAIN MODIFIERS).
 
     Looked up by elevation, unit.
     """
-    given: dict[str, object] = {'elevation': elevation, 'unit': unit}
+    given: dict[str, object] = {'unit': unit, 'elevation': elevation}
     return resolve_with(_BOOK, ('elevation_costs',), given)
 
 def elevation_features(
@@ -6358,12 +6368,12 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
     given: dict[str, object] = {'arc': arc}
     return resolve_with(_BOOK, ('defensive_arc',), given)
 
-def impact_dm(*, impact_speed: int | None = None) -> Resolution:
+def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
     """Impact Speed (RAMMING).
 
     Looked up by impact_speed.
     """
-    given: dict[str, object] = {'impact_speed': impact_speed}
+    given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
     return resolve_with(_BOOK, ('impact_dm',), given)
 
 def damage_effects(*, damage_band: int = 0) -> Resolution:
@@ -6438,12 +6448,20 @@ def ejection(
 def sensor_ratings(
     *,
     sensor: Literal['visual_day', 'visual_night', 'passive', 'active'] = 'visual_day',
+    iw_skill: int = 0,
+    sensor_rating: int = 0,
+    range_bonus: int = 0,
 ) -> Resolution:
     """Base Sensor Ratings (BASE SENSOR RATINGS).
 
     Looked up by sensor.
     """
-    given: dict[str, object] = {'sensor': sensor}
+    given: dict[str, object] = {
+        'sensor': sensor,
+        'iw_skill': iw_skill,
+        'sensor_rating': sensor_rating,
+        'range_bonus': range_bonus,
+    }
     return resolve_with(_BOOK, ('sensor_ratings',), given)
 
 __all__ = [

@@ -1917,6 +1917,7 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
     uses_tables = any(name in book.tables for name in chosen)
+    read = {key for name in chosen for key in book.rules[name].reads}
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
@@ -1927,6 +1928,15 @@ def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, obj
                 continue
             hint = _close(key, list(book.inputs))
             raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
         values[key] = spec.coerce(raw)
     run = Run(book, tuple(chosen), values)
     for name in chosen:

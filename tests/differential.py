@@ -72,8 +72,7 @@ def random_situation(book: m.Book, names: Sequence[str], rng: random.Random, tex
         if name in book.rules:
             reads += book.rules[name].reads
         else:
-            table = book.tables[name]
-            reads += [*table.inputs, *((table.modifier,) if table.modifier else ())]
+            reads += book.tables[name].reads
     given: dict[str, Any] = {}
     for name in dict.fromkeys(reads):
         var = book.vars[name]

@@ -172,13 +172,9 @@ def test_grades_compose_by_steps() -> None:
         ["extended_range", "prone"], skill=45, attack_kind="missile", base_range=20, target_range=70, target_prone=True
     )
     assert long_prone.stats["skill"] == 5
-    medium_volley = module.resolve(
-        ["volley_fire", "extended_range"], skill=60, attack_kind="missile", base_range=20, target_range=30
-    )
+    medium_volley = module.resolve(["volley_fire", "extended_range"], skill=60, base_range=20, target_range=30)
     assert medium_volley.stats["skill"] == 12
-    long_volley = module.resolve(
-        ["volley_fire", "extended_range"], skill=60, attack_kind="missile", base_range=20, target_range=70
-    )
+    long_volley = module.resolve(["volley_fire", "extended_range"], skill=60, base_range=20, target_range=70)
     assert long_volley.stats["skill"] == 6
 
 

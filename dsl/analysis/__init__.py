@@ -22,7 +22,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, Unparsed, note_pair
 from dsl.analysis.examples import analyze_example
-from dsl.analysis.exprs import effect_exprs, names_read, substitute, walk
+from dsl.analysis.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
 from dsl.analysis.parts import PartFilter, flat_effects, part_closure
 from dsl.analysis.rules import analyze_rule
 from dsl.analysis.tables import analyze_table, analyze_table_shape
@@ -97,6 +97,8 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
     # defaults after tables: a stat may start from a lookup (`stat pace = pace_by_class[class]`)
     for var_decl in var_decls:
         analyze_default(cx, var_decl)
+    for name, found in book.tables.items():
+        book.tables[name] = dataclasses.replace(found, reads=with_starts(book, table_reads(book, name)))
     for name, rule_decl in cx.rule_decls.items():
         book.rules[name] = analyze_rule(cx, rule_decl)
     for example in _of(decls, n.ExampleDecl):

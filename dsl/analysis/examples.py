@@ -9,7 +9,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context
-from dsl.diagnostics import did_you_mean
+from dsl.diagnostics import Span, did_you_mean
 from dsl.infer import Scope
 
 
@@ -38,6 +38,7 @@ def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m
     if not ok:
         return None
     givens: list[tuple[str, n.Expr]] = []
+    given_at: list[Span] = []
     table_inputs = {"roll": t.Numeric("int")} if any(r in cx.table_shapes for r in rules) else {}
     for binding in decl.givens:
         name = binding.name.text
@@ -53,6 +54,7 @@ def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m
             continue
         if cx.constant(binding.value, type_, f"`{name}`") is not None:
             givens.append((name, binding.value))
+            given_at.append(binding.name.span)
     for expectation in decl.expectations:
         value = getattr(expectation, "value", None)
         if isinstance(expectation, n.ExpectValue):
@@ -65,4 +67,4 @@ def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m
             cx.constant(expectation.value, t.Numeric("number", Fraction(0), Fraction(1)), "a probability")
         elif value is not None:
             cx.typer.infer(value, Scope())
-    return m.Example(decl.title.value, tuple(rules), tuple(givens), decl.expectations, decl.span)
+    return m.Example(decl.title.value, tuple(rules), tuple(givens), decl.expectations, decl.span, tuple(given_at))

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from dsl import model as m
 from dsl import nodes as n
@@ -139,6 +139,20 @@ def table_reads(book: m.Book, name: str) -> frozenset[str]:
                     names |= names_read(cell.value, book)
     found = book.table_reads[name] = frozenset(names)
     return found
+
+
+def with_starts(book: m.Book, names: Iterable[str]) -> tuple[str, ...]:
+    """Inputs and stats, with what their values start from (`stat stamina = CON * 5` reads CON
+    too: whatever reads stamina needs CON to resolve), in declaration order."""
+    found = set(names)
+    pending = list(found)
+    while pending:
+        var = book.vars.get(pending.pop())
+        if var is not None and var.default_expr is not None:
+            for more in names_read(var.default_expr, book) - found:
+                found.add(more)
+                pending.append(more)
+    return tuple(v for v in book.vars if v in found)
 
 
 def stats_read(expr: n.Expr, book: m.Book) -> set[str]:

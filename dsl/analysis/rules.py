@@ -16,7 +16,7 @@ from dsl import nodes as n
 from dsl.analysis.context import Context
 from dsl.analysis.derives import analyze_derive
 from dsl.analysis.examples import analyze_example
-from dsl.analysis.exprs import effect_exprs, names_in, names_read, substitute
+from dsl.analysis.exprs import effect_exprs, names_in, names_read, substitute, with_starts
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.analysis.rolls import analyze_roll
 from dsl.diagnostics import did_you_mean
@@ -214,18 +214,7 @@ def _derived_names(body: Iterable[n.Statement]) -> set[str]:
 def _reads(cx: Context, key: str) -> tuple[str, ...]:
     """Every input and stat a part reads or changes, composed parts included, in declaration
     order (worked out once per part)."""
-    book = cx.book
-    names = set(_part_names(cx, key))
-    # A value that starts from others (`stat stamina = CON * 5`) reads them too: the rule needs
-    # them to resolve, and its typed function takes them.
-    pending = list(names)
-    while pending:
-        var = book.vars.get(pending.pop())
-        if var is not None and var.default_expr is not None:
-            for more in names_read(var.default_expr, book) - names:
-                names.add(more)
-                pending.append(more)
-    return tuple(v for v in book.vars if v in names)
+    return with_starts(cx.book, _part_names(cx, key))
 
 
 def _part_names(cx: Context, key: str) -> frozenset[str]:

@@ -45,6 +45,7 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                 texts.add(effect.text)
     rules = ", ".join(f"`{r}`" for r in example.rules)
     never = f"rule `{example.rules[0]}` never" if len(example.rules) == 1 else f"none of {rules}"
+    _givens(example, book, reporter, rules)
     for expectation in example.expectations:
         if isinstance(expectation, n.ExpectValue):
             name = expectation.name.text
@@ -85,6 +86,30 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                 )
         elif isinstance(expectation, n.ExpectSuppressed) and expectation.rule.text not in example.rules:
             reporter.report("E701", f"`{expectation.rule.text}` is not among {rules}", expectation.rule.span)
+
+
+def _givens(example: m.Example, book: m.Book, reporter: Reporter, rules: str) -> None:
+    """A value an example gives that none of its rules reads would be refused by a resolver (it
+    could only mislead a reader of the example)."""
+    reads: set[str] = set()
+    for name in example.rules:
+        if name in book.rules:
+            reads.update(book.rules[name].reads)
+        elif name in book.tables:
+            reads.update(book.tables[name].reads)
+            reads.add("roll")
+    for (name, _), span in zip(example.givens, example.given_at, strict=True):
+        if name in reads:
+            continue
+        readers = [rule.name for rule in book.rules.values() if name in rule.reads]
+        reporter.report(
+            "E701",
+            f"`{name}` has no effect on {rules}",
+            span,
+            f"remove it, or apply a rule that reads it too ({', '.join(f'`{r}`' for r in readers[:3])})"
+            if readers
+            else "remove it: no rule reads it",
+        )
 
 
 def _elsewhere(name: str, example: m.Example, book: m.Book) -> str | None:

@@ -600,8 +600,7 @@ def _register(book: m.Book, effects: tuple[m.Effect, ...], outer: tuple[m.Condit
 def _reads(book: m.Book, name: str) -> tuple[str, ...]:
     if name in book.rules:
         return book.rules[name].reads
-    table = book.tables[name]
-    return (*table.inputs, *((table.modifier,) if table.modifier else ()))
+    return book.tables[name].reads
 
 
 def _by(effect: m.ModEffect) -> str:
