@@ -25,7 +25,7 @@ from dsl import printer
 from dsl import types as t
 from dsl.analysis import walk
 from dsl.analysis.order import dependencies, settle_order
-from dsl.runtime import Dice, Distribution, difference, distribution
+from dsl.runtime import Dice
 from dsl.writer import CodeWriter, literal
 
 _RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -86,8 +86,6 @@ class Emitter:
         self.runtime_imports = imports
         self.runtime_body = body
         self.reserved = _module_globals(imports + "\n" + body) | set(PUBLIC_NAMES)
-        self.pools: set[PoolKey] = set()
-        self.differences: set[tuple[PoolKey, PoolKey]] = set()
         self.part_functions: dict[str, str] = {}
         for index, key in enumerate(book.parts, start=1):
             rule = book.parts[key].rule
@@ -344,7 +342,6 @@ class Emitter:
         specs: list[Spec],
         calls: list[Call],
     ) -> None:
-        self._collect_pools(effect)
         outcomes = "{" + ", ".join(f"{literal(o.name)}: {literal(_outcome_text(o))}" for o in effect.outcomes) + "}"
         margin_outcomes = tuple(o.name for o in effect.outcomes if o.by_margin)
         tiers = "()"
@@ -430,28 +427,6 @@ class Emitter:
             for rule in outcome.applies:
                 found.append(f"ConsequenceSpec({literal(outcome.name)}, {literal('as ' + rule)})")
         return found
-
-    def _collect_pools(self, effect: m.RollEffect) -> None:
-        if effect.kind == "opposed":
-            first, second = _pool_key(effect.pool), _pool_key(effect.against)
-            assert first is not None and second is not None
-            self.differences.add((first, second))
-            return
-        if effect.kind not in ("check", "total") or effect.pool is None:
-            return
-        bases = [_pool_key(effect.pool)] + [_pool_key(c.pool) for c in effect.changes if c.kind == "pool"]
-        # every sum of the dice changes that can apply together, worked out one change at a time
-        sums = {0}
-        for change in effect.changes:
-            if change.kind == "dice":
-                sums |= {total + change.delta for total in sums}
-        for pool in bases:
-            assert pool is not None
-            count, sides, keep = pool
-            if keep == "exploding":
-                continue  # worked out when resolving, as far as the target needs
-            for delta in sums:
-                self.pools.add((max(count + delta, 1), sides, keep))
 
     # ------------------------------------------------------------------ guards and expressions
 
@@ -615,8 +590,6 @@ class Emitter:
             w.blank()
             w.line(f"# table {table.name}")
             w.blank()
-            if table.pool is not None:
-                self.pools.add(_pool_key(table.pool))  # type: ignore[arg-type]
             columns = [c for c, _ in table.columns]
             if table.two_dimensional:
                 columns = [c for c, _ in table.columns]
@@ -711,7 +684,6 @@ class Emitter:
             w.line(f"return {self._py(resistance.target, 'v')}")
             w.dedent()
             w.blank()
-            self.pools.add(_pool_key(resistance.pool))  # type: ignore[arg-type]
         w.blank()
         w.line("_BOOK: Final = Book(")
         w.indent()
@@ -725,19 +697,6 @@ class Emitter:
         w.dedent()
         w.line("},")
         w.line("tables={" + "".join(f"{literal(x)}: _table_{x}, " for x in book.tables) + "},")
-        w.line("pools={")
-        w.indent()
-        for key in sorted(self.pools, key=_pool_sort):
-            w.line(f"{_pool_literal(key)}: {_distribution_literal(distribution(*key))},")
-        w.dedent()
-        w.line("},")
-        w.line("differences={")
-        w.indent()
-        for first, second in sorted(self.differences, key=lambda p: (_pool_sort(p[0]), _pool_sort(p[1]))):
-            dist = difference(distribution(*first), distribution(*second))
-            w.line(f"({_pool_literal(first)}, {_pool_literal(second)}): {_distribution_literal(dist)},")
-        w.dedent()
-        w.line("},")
         grades = "".join(
             f"Grade({literal(g.name)}, {g.step}, {literal(g.op)}, {_grade_value_literal(g.value)}, {literal(g.rounding)}), "
             for g in book.grades
@@ -974,14 +933,6 @@ def _pool_literal(key: PoolKey | None) -> str:
     if key is None:
         return "None"
     return f"({key[0]}, {key[1]}, {literal(key[2])})"
-
-
-def _pool_sort(key: PoolKey) -> tuple[int, int, str]:
-    return (key[1], key[0], key[2] or "")
-
-
-def _distribution_literal(dist: Distribution) -> str:
-    return f"Distribution({dist.low}, {dist.denominator}, ({''.join(f'{x}, ' for x in dist.at_most)}))"
 
 
 def _is_constant(expr: n.Expr, book: m.Book) -> bool:
