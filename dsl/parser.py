@@ -72,13 +72,10 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     broken_header = False
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        found = Reporter()
-        parsed = _parse_block(lines, start, end, path, found)
+        # in a block indented with a tab, the tab (reported already) is the mistake
+        quiet = bool(tabbed.intersection(range(start + 1, end + 1)))
+        parsed = _parse_block(lines, start, end, path, reporter, quiet=quiet)
         if parsed is None:
-            if not tabbed.intersection(range(start + 1, end + 1)):
-                # in a block indented with a tab, the tab (reported already) is the mistake
-                for diagnostic in found.diagnostics:
-                    reporter.report(diagnostic.code, diagnostic.message, diagnostic.span, diagnostic.hint)
             unparsed |= _declared(lines[start:end])
             broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
             continue
@@ -139,17 +136,18 @@ def _blocks(lines: list[str]) -> list[int]:
 
 
 def _parse_block(
-    lines: list[str], start: int, end: int, path: str, reporter: Reporter
+    lines: list[str], start: int, end: int, path: str, reporter: Reporter, *, quiet: bool
 ) -> tuple[n.Header | None, list[n.Declaration]] | None:
     """Parse lines[start:end], one top-level block, with positions in the whole file; None when
-    it holds a mistake (reported).  The first block may hold the header; a later one may not."""
+    it holds a mistake (reported, but a syntax error only unless `quiet`).  The first block may
+    hold the header; a later one may not."""
     source = "\n".join(lines[start:end]) + "\n"
     try:
         tree = _lark().parse(source, start="start" if start == 0 else "declarations")
     except (UnexpectedInput, DedentError) as error:
         found = Reporter()
         _report_syntax_error(error, source, path, found, last=end == len(lines))
-        for diagnostic in found.diagnostics:
+        for diagnostic in [] if quiet else found.diagnostics:
             reporter.report(diagnostic.code, diagnostic.message, _shifted(diagnostic.span, start), diagnostic.hint)
         return None
     _place(tree, start)
