@@ -79,7 +79,10 @@ def _checked(text: str) -> Compiled:
 def test_a_module_embeds_no_distribution_and_computes_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # the reproducer opposed_dice_slow_build.rules: its module was built for 19.5 s, and a
     # 100d100 pair made a 7.4 MB module
-    text = 'rule r "R" cites "1":\n    roll fight "Fight": opposed 50d100 + DEX vs 50d100\n'
+    text = (
+        'rule r "R" cites "1":\n    roll fight "Fight": opposed 50d100 + DEX vs 50d100\n'
+        '    roll duel "Duel": opposed 12d20 + DEX vs 12d20\n'
+    )
     compiled = _checked(text)
     assert compiled.ok, compiled.render()
     source = generate(compiled)
@@ -93,13 +96,14 @@ def test_a_module_embeds_no_distribution_and_computes_each_once(monkeypatch: pyt
         return real(first, second)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(module, "difference", counting)
-    first = module.resolve("r", DEX=0).roll("fight")
-    second = module.resolve("r", DEX=3).roll("fight")
-    assert len(calls) == 1
-    pool = runtime.distribution(50, 100)
+    first = module.resolve("r", DEX=0)
+    second = module.resolve("r", DEX=3)
+    assert len(calls) == 2  # one per pair of pools, on the first call only
+    pool = runtime.distribution(12, 20)
     reference = _term_by_term(pool, pool)
-    assert first.outcomes["win"] == 1 - reference.at_most_p(0)
-    assert second.outcomes["win"] == 1 - reference.at_most_p(-3)
+    assert first.roll("duel").outcomes["win"] == 1 - reference.at_most_p(0)
+    assert second.roll("duel").outcomes["win"] == 1 - reference.at_most_p(-3)
+    assert second.roll("fight").probability > first.roll("fight").probability > 0
 
 
 def test_an_opposed_roll_whose_difference_is_too_big_is_an_error() -> None:
