@@ -5,6 +5,7 @@ import __future__
 
 import dataclasses
 import itertools
+import keyword
 import os
 import stat
 import sys
@@ -24,7 +25,7 @@ from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
 from dsl.emitter import emit
-from dsl.parser import parse
+from dsl.parser import parse, reserved_words
 
 SUFFIX = ".rules"
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -96,6 +97,7 @@ def _compile(text: str, path: str) -> Compiled:
         name_span = None
         if tree is not None:
             name_span = tree.header.name.span
+            _check_module_name(tree.header.name, reporter)
             tree, deepest = _within_depth(tree, reporter)
             book = analyze(tree, reporter)
             run_checks(book, reporter)
@@ -105,6 +107,28 @@ def _compile(text: str, path: str) -> Compiled:
         reporter.report("E001", _NESTED_TOO_DEEPLY, _innermost_span(error, path), _NESTING_HINT)
         return Compiled(path, text, None, reporter.sorted())
     return Compiled(path, text, book, reporter.sorted(), name_span)
+
+
+def _check_module_name(name: n.Name, reporter: Reporter) -> None:
+    """A rulebook names the Python module built from it, so the name must import as that module:
+    not a keyword (`import class` is not Python), not a module of the standard library (`fractions.py`
+    would shadow the `fractions` it imports, and an app's own imports of it).  Names the analysis
+    refuses already (`_x`, words of the language) are left to it."""
+    text = name.text
+    if text.startswith("_") or text in reserved_words():
+        return
+    if keyword.iskeyword(text):
+        what, why = "a Python keyword", f"`import {text}` is not Python"
+    elif text in sys.stdlib_module_names:
+        what, why = "a module of Python's standard library", "it would hide the standard one"
+    else:
+        return
+    reporter.report(
+        "E103",
+        f"`{text}` is {what} and cannot name a rulebook",
+        name.span,
+        f"the module built from a rulebook takes its name, and {why}: call it e.g. `{text}_rules`",
+    )
 
 
 def compile_file(path: Path, shown: str | None = None) -> Compiled:

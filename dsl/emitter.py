@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import keyword
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from dsl import printer
 from dsl import types as t
 from dsl.analysis import walk
 from dsl.analysis.order import dependencies, settle_order
-from dsl.runtime import Dice, Distribution, difference, distribution
+from dsl.runtime import Dice
 from dsl.writer import CodeWriter, literal
 
 _RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -62,18 +62,61 @@ def _module_globals(source: str) -> set[str]:
     return names
 
 
-def python_name(name: str, taken: Iterable[str]) -> str:
+def python_name(name: str, taken: Container[str]) -> str:
     """The Python name for a rule, table or input: itself unless that would shadow something."""
-    reserved = set(taken)
     candidate = name
     while (
         keyword.iskeyword(candidate)
         or keyword.issoftkeyword(candidate)
-        or candidate in reserved
+        or candidate in taken
         or hasattr(builtins, candidate)
     ):
         candidate += "_"
     return candidate
+
+
+class PrivateNames:
+    """The module-level names the emitter makes up (`_rule_NAME`, `_rule_NAME__part2`,
+    `_NAME__mod1`, `_table_NAME`), each unique by construction.
+
+    They are built from rulebook names, which may hold `__` themselves: rules `rule_x` and
+    `x__mod1` would both give `_rule_x__mod1`.  So every made-up name is handed out here, once per
+    thing it names, and a name already given (or one of the runtime's) gets a trailing `_` until
+    it is free.  Names that collide nowhere, all of them in practice, read as before.
+    """
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+        self.given: dict[tuple[str, ...], str] = {}
+
+    def part(self, key: str, rule: str, number: int) -> str:
+        """The function of a rule (`key` is its name) or of a rule composed with bindings."""
+        return self._name(("part", key), f"_rule_{rule}" if key == rule else f"_rule_{rule}__part{number}")
+
+    def table(self, name: str) -> str:
+        return self._name(("table", name), f"_table_{name}")
+
+    def function(self, part: str) -> str:
+        """The function of a part named already."""
+        return self.given[("part", part)]
+
+    def effect(self, part: str, kind: str, number: int) -> str:
+        """The constant of a part's effect, named after the part's function."""
+        prefix = self.function(part).removeprefix("_rule")
+        return self._name(("effect", part, kind, str(number)), f"{prefix}__{kind}{number}")
+
+    def change(self, effect: str, number: int) -> str:
+        return self._name(("change", effect, str(number)), f"{effect}_change{number}")
+
+    def _name(self, key: tuple[str, ...], wanted: str) -> str:
+        found = self.given.get(key)
+        if found is None:
+            found = wanted
+            while found in self.taken:
+                found += "_"
+            self.taken.add(found)
+            self.given[key] = found
+        return found
 
 
 class Emitter:
@@ -86,15 +129,15 @@ class Emitter:
         self.runtime_imports = imports
         self.runtime_body = body
         self.reserved = _module_globals(imports + "\n" + body) | set(PUBLIC_NAMES)
-        self.pools: set[PoolKey] = set()
-        self.differences: set[tuple[PoolKey, PoolKey]] = set()
-        self.part_functions: dict[str, str] = {}
-        for index, key in enumerate(book.parts, start=1):
-            rule = book.parts[key].rule
-            self.part_functions[key] = f"_rule_{rule}" if key == rule else f"_rule_{rule}__part{index}"
         self.public: dict[str, str] = {}
+        taken = set(self.reserved)
         for name in [*book.rules, *book.tables]:
-            self.public[name] = python_name(name, self.reserved | set(self.public.values()))
+            self.public[name] = python_name(name, taken)
+            taken.add(self.public[name])
+        self.private = PrivateNames(self.reserved | {"_BOOK", "_resistance"})
+        for index, key in enumerate(book.parts, start=1):
+            self.private.part(key, book.parts[key].rule, index)
+        self.lazy_tables: dict[str, bool] = {}
 
     # ------------------------------------------------------------------ module
 
@@ -214,8 +257,7 @@ class Emitter:
         it does, and yielding where it composes another rule."""
         w = self.w
         rule = self.book.rules.get(part.rule)
-        function = self.part_functions[part.key]
-        prefix = function.removeprefix("_rule")
+        function = self.private.function(part.key)
         w.blank()
         w.line(f"# {rule.kind if rule else 'rule'} {part.key}")
         w.blank()
@@ -226,11 +268,11 @@ class Emitter:
             if isinstance(effect, m.PartEffect):
                 condition = literal(printer.guard_text(effect.guard))
                 holds = self._within(self._guard(effect.guard))
-                calls.append(("yield ", [f"{self.part_functions[effect.part]}, {holds}, {condition}"]))
+                calls.append(("yield ", [f"{self.private.function(effect.part)}, {holds}, {condition}"]))
                 continue
             kind = _effect_kind(effect)
             counters[kind] += 1
-            self._effect(effect, f"{prefix}__{kind}{counters[kind]}", specs, calls)
+            self._effect(effect, self.private.effect(part.key, kind, counters[kind]), specs, calls)
         for const, cls, fields in specs:
             w.call(f"{const}: Final = {cls}", [f"{k}={v}" for k, v in fields])
         w.blank()
@@ -344,7 +386,6 @@ class Emitter:
         specs: list[Spec],
         calls: list[Call],
     ) -> None:
-        self._collect_pools(effect)
         outcomes = "{" + ", ".join(f"{literal(o.name)}: {literal(_outcome_text(o))}" for o in effect.outcomes) + "}"
         margin_outcomes = tuple(o.name for o in effect.outcomes if o.by_margin)
         tiers = "()"
@@ -393,7 +434,7 @@ class Emitter:
             target = f"lambda: ({first}, {second})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
-            name = f"{const}_change{index}"
+            name = self.private.change(const, index)
             change_fields = [
                 ("kind", literal(change.kind)),
                 ("pool", _pool_literal(_pool_key(change.pool))),
@@ -431,28 +472,6 @@ class Emitter:
                 found.append(f"ConsequenceSpec({literal(outcome.name)}, {literal('as ' + rule)})")
         return found
 
-    def _collect_pools(self, effect: m.RollEffect) -> None:
-        if effect.kind == "opposed":
-            first, second = _pool_key(effect.pool), _pool_key(effect.against)
-            assert first is not None and second is not None
-            self.differences.add((first, second))
-            return
-        if effect.kind not in ("check", "total") or effect.pool is None:
-            return
-        bases = [_pool_key(effect.pool)] + [_pool_key(c.pool) for c in effect.changes if c.kind == "pool"]
-        # every sum of the dice changes that can apply together, worked out one change at a time
-        sums = {0}
-        for change in effect.changes:
-            if change.kind == "dice":
-                sums |= {total + change.delta for total in sums}
-        for pool in bases:
-            assert pool is not None
-            count, sides, keep = pool
-            if keep == "exploding":
-                continue  # worked out when resolving, as far as the target needs
-            for delta in sums:
-                self.pools.add((max(count + delta, 1), sides, keep))
-
     # ------------------------------------------------------------------ guards and expressions
 
     def _guard(self, guard: tuple[m.Condition, ...]) -> str:
@@ -478,12 +497,18 @@ class Emitter:
                     return True
                 if ref.kind in ("input", "base") and self.book.vars[ref.name].default_expr is not None:
                     return True
-                if ref.kind == "table":
-                    table = self.book.tables[ref.name]
-                    cells = [c.value for row in table.rows for c in row.cells if c.value is not None]
-                    if self._lazy(cells):
-                        return True
+                if ref.kind == "table" and self._lazy_table(ref.name):
+                    return True
         return False
+
+    def _lazy_table(self, name: str) -> bool:
+        """Whether a lookup in the table must wait: worked out once per table, not per lookup."""
+        found = self.lazy_tables.get(name)
+        if found is None:
+            table = self.book.tables[name]
+            cells = [c.value for row in table.rows for c in row.cells if c.value is not None]
+            found = self.lazy_tables[name] = self._lazy(cells)
+        return found
 
     def _py(self, expr: n.Expr, values: str = "v") -> str:
         """Python source for an expression: exact arithmetic with Fraction, minimal parentheses."""
@@ -615,12 +640,10 @@ class Emitter:
             w.blank()
             w.line(f"# table {table.name}")
             w.blank()
-            if table.pool is not None:
-                self.pools.add(_pool_key(table.pool))  # type: ignore[arg-type]
             columns = [c for c, _ in table.columns]
             if table.two_dimensional:
                 columns = [c for c, _ in table.columns]
-            w.line(f"_table_{table.name}: Final = TableSpec(")
+            w.line(f"{self.private.table(table.name)}: Final = TableSpec(")
             w.indent()
             w.line(f"name={literal(table.name)},")
             w.line(f"title={literal(table.title)},")
@@ -711,7 +734,6 @@ class Emitter:
             w.line(f"return {self._py(resistance.target, 'v')}")
             w.dedent()
             w.blank()
-            self.pools.add(_pool_key(resistance.pool))  # type: ignore[arg-type]
         w.blank()
         w.line("_BOOK: Final = Book(")
         w.indent()
@@ -721,23 +743,10 @@ class Emitter:
         w.line("functions={")
         w.indent()
         for rule in book.rules.values():
-            w.line(f"{literal(rule.name)}: _rule_{rule.name},")
+            w.line(f"{literal(rule.name)}: {self.private.function(rule.name)},")
         w.dedent()
         w.line("},")
-        w.line("tables={" + "".join(f"{literal(x)}: _table_{x}, " for x in book.tables) + "},")
-        w.line("pools={")
-        w.indent()
-        for key in sorted(self.pools, key=_pool_sort):
-            w.line(f"{_pool_literal(key)}: {_distribution_literal(distribution(*key))},")
-        w.dedent()
-        w.line("},")
-        w.line("differences={")
-        w.indent()
-        for first, second in sorted(self.differences, key=lambda p: (_pool_sort(p[0]), _pool_sort(p[1]))):
-            dist = difference(distribution(*first), distribution(*second))
-            w.line(f"({_pool_literal(first)}, {_pool_literal(second)}): {_distribution_literal(dist)},")
-        w.dedent()
-        w.line("},")
+        w.line("tables={" + "".join(f"{literal(x)}: {self.private.table(x)}, " for x in book.tables) + "},")
         grades = "".join(
             f"Grade({literal(g.name)}, {g.step}, {literal(g.op)}, {_grade_value_literal(g.value)}, {literal(g.rounding)}), "
             for g in book.grades
@@ -974,14 +983,6 @@ def _pool_literal(key: PoolKey | None) -> str:
     if key is None:
         return "None"
     return f"({key[0]}, {key[1]}, {literal(key[2])})"
-
-
-def _pool_sort(key: PoolKey) -> tuple[int, int, str]:
-    return (key[1], key[0], key[2] or "")
-
-
-def _distribution_literal(dist: Distribution) -> str:
-    return f"Distribution({dist.low}, {dist.denominator}, ({''.join(f'{x}, ' for x in dist.at_most)}))"
 
 
 def _is_constant(expr: n.Expr, book: m.Book) -> bool:

@@ -5,8 +5,9 @@ build error, not a surprise) and an indenter that turns leading whitespace into 
 `Builder` turns the parse tree into the frozen dataclasses of dsl/nodes.py, one method per grammar
 rule or alias, each keeping the span of its text.
 
-A syntax error does not stop the run: the top-level block that holds it is blanked out (line
-numbers kept) and the file is parsed again, so every broken declaration is reported at once.
+A syntax error does not stop the run: each top-level block (the header, a declaration) is parsed
+on its own, so a mistake costs only its block, every broken block is reported at once, and the
+time taken grows with the size of the file, not with the number of mistakes in it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -33,7 +34,6 @@ from dsl import nodes as n
 from dsl.diagnostics import Reporter, Span
 from dsl.resources import grammar_text
 
-_MAX_RECOVERIES = 50
 _MAX_DIGITS = 100
 """The longest number (in digits) a rulebook may write: far beyond any game value, far below
 the length at which exact arithmetic on it, or Python's int(), gives out."""
@@ -57,6 +57,7 @@ def _lark() -> Lark:
         propagate_positions=True,
         maybe_placeholders=False,
         strict=True,
+        start=["start", "declarations"],
     )
 
 
@@ -64,40 +65,124 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything."""
     lines = text.split("\n")
     tabbed = _check_indentation(lines, path, reporter)
+    starts = _blocks(lines)
+    header: n.Header | None = None
+    declarations: list[n.Declaration] = []
     unparsed: set[str] = set()
-    for _ in range(_MAX_RECOVERIES):
-        source = "\n".join(lines)
-        if not source.endswith("\n"):
-            source += "\n"
-        try:
-            tree = _lark().parse(source)
-        except (UnexpectedInput, DedentError) as error:
-            found = Reporter()
-            line = _report_syntax_error(error, source, path, found)
-            start, end = _block(lines, line)
-            if not tabbed.intersection(range(start + 1, end + 1)):
-                # in a block indented with a tab, the tab (reported already) is the mistake
-                for diagnostic in found.diagnostics:
-                    reporter.report(diagnostic.code, diagnostic.message, diagnostic.span, diagnostic.hint)
-            unparsed |= _declared(lines, line)
-            if not _blank_block(lines, line):
-                return None
+    broken_header = False
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        # in a block indented with a tab, the tab (reported already) is the mistake
+        quiet = bool(tabbed.intersection(range(start + 1, end + 1)))
+        parsed = _parse_block(lines, start, end, path, reporter, quiet=quiet)
+        if parsed is None:
+            unparsed |= _declared(lines[start:end])
+            broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
             continue
-        try:
-            book: n.Rulebook = Builder(path).transform(tree)
-        except VisitError as error:
-            if isinstance(error.orig_exc, _BuildError):
-                built = error.orig_exc
-                reporter.report(built.code, built.message, built.span, built.hint)
-                unparsed |= _declared(lines, error.orig_exc.span.line)
-                if not _blank_block(lines, error.orig_exc.span.line):
-                    return None
+        block_header, block_declarations = parsed
+        header = header or block_header
+        declarations += block_declarations
+    if header is None:
+        if not broken_header:
+            reporter.report("E001", 'a rulebook starts with `rulebook NAME "Title":`', Span(path, 1, 1, 1, 2))
+        return None
+    last = declarations[-1].span if declarations else header.span
+    span = Span(path, header.span.line, header.span.column, last.end_line, last.end_column)
+    return n.Rulebook(span=span, header=header, declarations=tuple(declarations), unparsed=frozenset(unparsed))
+
+
+_HEADER = re.compile(r"[ \t]*rulebook\b")
+
+_DECLARATION_LINE = re.compile(
+    r"(?:rulebook|unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table)[ \t]+[A-Za-z_]"
+    r"|(?:grades|resistance|example)[ \t]*[\":]"
+)
+"""A line that starts a declaration.  No valid text continues a line in this form (a name never
+follows a name or a keyword of this list inside an expression), so it ends an unclosed bracket."""
+
+_BRACKETS_AND_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#|[()\[\]{}]')
+
+
+def _blocks(lines: list[str]) -> list[int]:
+    """Where each top-level block starts (0-based line indices); the first starts at line 0.
+
+    A block starts at a line written at column 0 (not a comment) that does not continue the line
+    before it: no bracket is open (line breaks inside brackets continue a line) and the line
+    before does not end with `\\`.  A line that starts a declaration starts a block even inside
+    an unclosed bracket, so a forgotten `)` costs its own block only.
+    """
+    starts = [0]
+    seen_code = False
+    depth = 0
+    continued = False
+    for index, line in enumerate(lines):
+        if line and not line[0].isspace() and line[0] != "#":
+            if seen_code and ((depth == 0 and not continued) or _DECLARATION_LINE.match(line)):
+                starts.append(index)
+                depth = 0
+            seen_code = True
+        code = line
+        for match in _BRACKETS_AND_STRINGS.finditer(line):
+            token = match.group()
+            if token == "#":
+                code = line[: match.start()]
+                break
+            if token in ("(", "[", "{"):
+                depth += 1
+            elif token in (")", "]", "}"):
+                depth = max(depth - 1, 0)
+        continued = code.rstrip(" \t").endswith("\\")
+    return starts
+
+
+def _parse_block(
+    lines: list[str], start: int, end: int, path: str, reporter: Reporter, *, quiet: bool
+) -> tuple[n.Header | None, list[n.Declaration]] | None:
+    """Parse lines[start:end], one top-level block, with positions in the whole file; None when
+    it holds a mistake (reported, but a syntax error only unless `quiet`).  The first block may
+    hold the header; a later one may not."""
+    source = "\n".join(lines[start:end]) + "\n"
+    try:
+        tree = _lark().parse(source, start="start" if start == 0 else "declarations")
+    except (UnexpectedInput, DedentError) as error:
+        found = Reporter()
+        _report_syntax_error(error, source, path, found, last=end == len(lines))
+        for diagnostic in [] if quiet else found.diagnostics:
+            reporter.report(diagnostic.code, diagnostic.message, _shifted(diagnostic.span, start), diagnostic.hint)
+        return None
+    _place(tree, start)
+    try:
+        built: tuple[n.Header | None, list[n.Declaration]] = Builder(path).transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, _BuildError):
+            failed = error.orig_exc
+            reporter.report(failed.code, failed.message, failed.span, failed.hint)
+            return None
+        if isinstance(error.orig_exc, RecursionError):
+            raise error.orig_exc from None  # nested too deeply: the caller reports where
+        raise
+    return built
+
+
+def _place(tree: Tree[Token], lines: int) -> None:
+    """Move a block's parse tree down to where the block is in the file: lark counts lines from
+    the start of the text it is given."""
+    if not lines:
+        return
+    moved: set[int] = set()
+    for subtree in tree.iter_subtrees():
+        items: list[Any] = [subtree.meta, *(c for c in subtree.children if isinstance(c, Token))]
+        for item in items:
+            if id(item) in moved or getattr(item, "line", None) is None:
                 continue
-            if isinstance(error.orig_exc, RecursionError):
-                raise error.orig_exc from None  # nested too deeply: the caller reports where
-            raise
-        return dataclasses.replace(book, unparsed=frozenset(unparsed)) if unparsed else book
-    return None
+            moved.add(id(item))
+            item.line += lines
+            item.end_line += lines
+
+
+def _shifted(span: Span, lines: int) -> Span:
+    """A span found in a block, placed in the whole file."""
+    return dataclasses.replace(span, line=span.line + lines, end_line=span.end_line + lines)
 
 
 class _BuildError(Exception):
@@ -129,48 +214,21 @@ def _check_indentation(lines: list[str], path: str, reporter: Reporter) -> set[i
     return tabbed
 
 
-def _block(lines: list[str], line: int) -> tuple[int, int]:
-    """The top-level block holding `line` (1-based), as 0-based indices [start, end)."""
-    index = min(max(line - 1, 0), len(lines) - 1)
-
-    def top(i: int) -> bool:
-        text = lines[i]
-        return bool(text) and not text[0].isspace() and not text.startswith("#")
-
-    start = index
-    while start > 0 and not top(start):
-        start -= 1
-    end = index + 1
-    while end < len(lines) and not top(end):
-        end += 1
-    return start, end
-
-
 _DECLARES = re.compile(r"(?:unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table)\s+([A-Za-z_]\w*)")
 
 
-def _declared(lines: list[str], line: int) -> set[str]:
-    """The names the top-level block holding `line` declares: its own, and the members of a
-    choice it declares (`type depth = one of {ankle, knee}`)."""
-    start, end = _block(lines, line)
-    match = _DECLARES.match(lines[start]) if lines else None
+def _declared(block: list[str]) -> set[str]:
+    """The names a top-level block declares: its own, and the members of a choice it declares
+    (`type depth = one of {ankle, knee}`)."""
+    first = next((line for line in block if line.strip() and not line.lstrip().startswith("#")), "")
+    match = _DECLARES.match(first)
     if match is None:
         return set()
     names = {match.group(1)}
-    if lines[start].startswith(("type", "input", "stat")):
-        for members in re.findall(r"\{([^}]*)", "\n".join(lines[start:end])):
+    if first.startswith(("type", "input", "stat")):
+        for members in re.findall(r"\{([^}]*)", "\n".join(block)):
             names.update(re.findall(r"[A-Za-z_]\w*", members))
     return names
-
-
-def _blank_block(lines: list[str], line: int) -> bool:
-    """Blank the top-level block holding `line` (1-based); False when nothing is left to skip."""
-    start, end = _block(lines, line)
-    if all(not lines[i].strip() for i in range(start, end)):
-        return False
-    for i in range(start, end):
-        lines[i] = ""
-    return True
 
 
 _TOKEN_WORDS = {
@@ -209,6 +267,8 @@ _LOOKALIKES = {
 
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 
+_NEEDS_BLOCK = "a line ending with `:` needs an indented block below it"
+
 
 def _describe_terminal(name: str) -> str:
     if name in _TOKEN_WORDS:
@@ -233,8 +293,11 @@ def _describe_token(token: Token) -> str:
     return f"`{token.value}`"
 
 
-def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path: str, reporter: Reporter) -> int:
-    """Report one syntax error; return its line."""
+def _report_syntax_error(
+    error: UnexpectedInput | DedentError, source: str, path: str, reporter: Reporter, *, last: bool
+) -> None:
+    """Report one syntax error of a block (`source`).  The block ends where the next one starts,
+    so running out of text is the end of the file only in the `last` block."""
     if isinstance(error, DedentError):
         line = _dedent_line(source, str(error))
         text = source.split("\n")[line - 1]
@@ -245,7 +308,7 @@ def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path
             Span(path, line, 1, line, max(width, 1) + 1),
             "indent it exactly as far as a line above it, or as far as the block it belongs to",
         )
-        return line
+        return
     unclosed = _unclosed_bracket(source, _error_position(error, source))
     if unclosed is not None:
         line, column, bracket = unclosed
@@ -255,16 +318,21 @@ def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path
             Span(path, line, column, line, column + 1),
             f"close it with `{_BRACKETS[bracket]}`; what follows is read as part of it until then",
         )
-        return line
+        return
     if isinstance(error, UnexpectedCharacters):
-        return _report_character(error, source, path, reporter)
+        _report_character(error, source, path, reporter)
+        return
     if isinstance(error, UnexpectedEOF):
-        return _report_end_of_file(source, set(error.expected), path, reporter)
+        _report_end_of_file(source, set(error.expected), path, reporter)
+        return
     assert isinstance(error, UnexpectedToken)
     token = error.token
     accepted = _accepted(error)
     if token.type == "$END":
-        return _report_end_of_file(source, accepted, path, reporter)
+        if last:
+            _report_end_of_file(source, accepted, path, reporter)
+            return
+        token = Token.new_borrow_pos("_DEDENT", "", token)  # the block ends: the next one starts
     # kinds of token (a name, a number) first: they are what a designer most often left out
     described = {_describe_terminal(t) for t in accepted if _shown(t)}
     expected = sorted(described, key=lambda word: (word.startswith("`"), word))
@@ -275,7 +343,6 @@ def _report_syntax_error(error: UnexpectedInput | DedentError, source: str, path
     span = Span(path, line, column, line, column + width)
     message = f"unexpected {_describe_token(token)}; expected {shown}"
     reporter.report("E001", message, span, _syntax_hint(token, accepted, source))
-    return line
 
 
 def _accepted(error: UnexpectedToken) -> set[str]:
@@ -286,7 +353,7 @@ def _accepted(error: UnexpectedToken) -> set[str]:
     return accepts
 
 
-def _report_character(error: UnexpectedCharacters, source: str, path: str, reporter: Reporter) -> int:
+def _report_character(error: UnexpectedCharacters, source: str, path: str, reporter: Reporter) -> None:
     position = error.pos_in_stream or 0
     char = source[position] if position < len(source) else " "
     span = Span(path, error.line, error.column, error.line, error.column + 1)
@@ -306,22 +373,20 @@ def _report_character(error: UnexpectedCharacters, source: str, path: str, repor
     elif char.isalpha():
         hint = "names are written with the letters a-z and A-Z, digits and `_`; other text goes in quotes"
     reporter.report("E002", message, span, hint)
-    return error.line
 
 
-def _report_end_of_file(source: str, accepted: set[str], path: str, reporter: Reporter) -> int:
+def _report_end_of_file(source: str, accepted: set[str], path: str, reporter: Reporter) -> None:
     lines = source.rstrip("\n").split("\n")
     line = next((i for i in range(len(lines), 0, -1) if lines[i - 1].strip()), 1)
     text = lines[line - 1] if lines else ""
     start = len(text) - len(text.lstrip()) + 1
-    hint = "a line ending with `:` needs an indented block below it" if accepted == {"_INDENT"} else None
+    hint = _NEEDS_BLOCK if accepted == {"_INDENT"} else None
     reporter.report(
         "E004",
         "the file ends in the middle of a declaration",
         Span(path, line, start, line, max(len(text.rstrip()) + 1, start + 1)),
         hint,
     )
-    return line
 
 
 def _error_position(error: UnexpectedInput, source: str) -> int:
@@ -370,6 +435,8 @@ def _syntax_hint(token: Token, accepted: set[str], source: str) -> str | None:
     before = source[: token.start_pos or 0].rsplit("\n", 1)[-1].split()
     if before and before[-1] in ("if", "elif"):
         return "a condition starts with `when` (or `unless`), not `if`"
+    if accepted == {"_INDENT"}:
+        return _NEEDS_BLOCK
     if "COLON" in accepted and token.type == "_NL":
         return "a line that opens a block ends with `:`"
     if accepted == {"COLON"}:
@@ -409,16 +476,6 @@ def _dedent_line(source: str, message: str) -> int:
 
 
 # ---------------------------------------------------------------------- tree -> AST
-
-
-def _token_span(path: str, token: Token) -> Span:
-    return Span(
-        path,
-        token.line or 1,
-        token.column or 1,
-        token.end_line or token.line or 1,
-        token.end_column or (token.column or 1) + len(token.value),
-    )
 
 
 def _unquote(token: Token) -> str:
@@ -471,7 +528,7 @@ class Builder(Transformer[Token, Any]):
         if digits > _MAX_DIGITS:
             raise _BuildError(
                 f"a number this long ({digits} digits) is not a game value",
-                _token_span(self.path, token),
+                self._token_span(token),
                 "E301",
                 f"write a number of at most {_MAX_DIGITS} digits",
             )
@@ -484,16 +541,25 @@ class Builder(Transformer[Token, Any]):
             return Span(self.path, 1, 1, 1, 1)
         return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
 
+    def _token_span(self, token: Token) -> Span:
+        return Span(
+            self.path,
+            token.line or 1,
+            token.column or 1,
+            token.end_line or token.line or 1,
+            token.end_column or (token.column or 1) + len(token.value),
+        )
+
     def _name(self, token: Token) -> n.Name:
-        return n.Name(span=_token_span(self.path, token), text=str(token))
+        return n.Name(span=self._token_span(token), text=str(token))
 
     def _text(self, token: Token) -> n.Text:
-        return n.Text(span=_token_span(self.path, token), value=_unquote(token))
+        return n.Text(span=self._token_span(token), value=_unquote(token))
 
     def _int(self, token: Token) -> int:
         value = Fraction(str(token))
         if value.denominator != 1:
-            raise _BuildError(f"expected a whole number, found `{token}`", _token_span(self.path, token))
+            raise _BuildError(f"expected a whole number, found `{token}`", self._token_span(token))
         return int(value)
 
     @staticmethod
@@ -510,13 +576,11 @@ class Builder(Transformer[Token, Any]):
 
     # -- rulebook
 
-    def start(self, meta: Any, *children: Any) -> n.Rulebook:
-        header = next(self._split(children, n.Header), None)
-        declarations = tuple(self._split(children, n.Declaration))
-        if header is None:
-            span = Span(self.path, 1, 1, 1, 2)
-            raise _BuildError('a rulebook starts with `rulebook NAME "Title":`', span)
-        return n.Rulebook(span=self._span(meta), header=header, declarations=declarations)
+    def start(self, meta: Any, *children: Any) -> tuple[n.Header | None, list[n.Declaration]]:
+        return next(self._split(children, n.Header), None), list(self._split(children, n.Declaration))
+
+    def declarations(self, meta: Any, *children: n.Declaration) -> tuple[n.Header | None, list[n.Declaration]]:
+        return None, list(children)
 
     def header(self, meta: Any, name: Token, title: Token, *items: Any) -> n.Header:
         source = next((i for i in items if isinstance(i, tuple) and i[0] == "source"), None)
@@ -921,7 +985,7 @@ class Builder(Transformer[Token, Any]):
         if len(rest) == 2:
             kept = self._int(rest[0])
             if kept < 1:
-                raise _BuildError("keep at least one die", _token_span(self.path, rest[0]), "E303")
+                raise _BuildError("keep at least one die", self._token_span(rest[0]), "E303")
             return self._pool(meta, rest[1], f"{keep} {kept}")
         return self._pool(meta, rest[0], keep)
 

@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import accumulate
+from operator import add, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
@@ -347,6 +349,9 @@ class Distribution:
     denominator: int
     at_most: tuple[int, ...]
     limit: int | None = None
+    uniform: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    """(count, sides) when the total is the sum of `count` dice each showing one of `sides`
+    consecutive faces, equally likely (3d6, 4dF): `difference` adds such dice with running sums."""
 
     @property
     def high(self) -> int:
@@ -403,9 +408,9 @@ def distribution(count: int, sides: int, keep: str | None = None, horizon: int |
     again, and added, each time they show their highest face (`horizon`: the highest total whose
     chance is needed, for an exploding total has no highest value)."""
     if keep is None:
-        return _from_ways(count, sides**count, _sum_ways(count, sides))
+        return _from_ways(count, sides**count, _add_dice([1], count, sides), (count, sides))
     if keep == "fate":
-        return _from_ways(-count, 3**count, _sum_ways(count, 3))
+        return _from_ways(-count, 3**count, _add_dice([1], count, 3), (count, 3))
     if keep == "exploding":
         return _exploding(count, sides, count if horizon is None else horizon)
     side, _, kept = keep.partition(" ")
@@ -417,26 +422,8 @@ def distribution(count: int, sides: int, keep: str | None = None, horizon: int |
     return _kept(count, sides, side, int(kept))
 
 
-def _sum_ways(count: int, sides: int) -> list[int]:
-    """How many ways each total of `count` dice (faces 1..sides) comes up, from the lowest."""
-    ways = [1]
-    for _ in range(count):
-        # adding one die: each new total sums a window of `sides` old totals (prefix sums)
-        prefix = [0]
-        for w in ways:
-            prefix.append(prefix[-1] + w)
-        size = len(ways) + sides - 1
-        ways = [prefix[min(i + 1, len(ways))] - prefix[max(i + 1 - sides, 0)] for i in range(size)]
-    return ways
-
-
-def _from_ways(low: int, denominator: int, ways: list[int]) -> Distribution:
-    running = 0
-    cumulative = []
-    for w in ways:
-        running += w
-        cumulative.append(running)
-    return Distribution(low, denominator, tuple(cumulative))
+def _from_ways(low: int, denominator: int, ways: list[int], uniform: tuple[int, int] | None = None) -> Distribution:
+    return Distribution(low, denominator, tuple(accumulate(ways)), uniform=uniform)
 
 
 def _kept(count: int, sides: int, side: str, kept: int) -> Distribution:
@@ -488,28 +475,44 @@ def _exploding(count: int, sides: int, horizon: int) -> Distribution:
 
 
 def difference(first: Distribution, second: Distribution) -> Distribution:
-    """The distribution of first - second, both rolled independently."""
-    a = _counts(first)
-    b = _counts(second)
-    ways = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        for j, y in enumerate(b):
-            ways[i + (len(b) - 1 - j)] += x * y
-    running = 0
-    cumulative = []
-    for w in ways:
-        running += w
-        cumulative.append(running)
-    return Distribution(first.low - second.high, first.denominator * second.denominator, tuple(cumulative))
+    """The distribution of first - second, both rolled independently.
+
+    Minus `second` is `second` mirrored (its counts in reverse order), so the difference is a sum:
+    the mirror's counts convolved with `first`'s.  When either side is a sum of uniform dice, the
+    other side's counts have its dice added one by one (running sums, as in `distribution`; the
+    mirror of such a sum is the same sum): `5d1000 vs 5d1000` is the work of one 10d1000 pool.
+    Only other distributions are multiplied out term by term (two highest-die pools: 1,000 by 1,000).
+    """
+    counts = _counts(first)
+    mirrored = _counts(second)[::-1]
+    if first.uniform is not None:
+        ways = _add_dice(mirrored, *first.uniform)
+    elif second.uniform is not None:
+        ways = _add_dice(counts, *second.uniform)
+    else:
+        ways = [0] * (len(counts) + len(mirrored) - 1)
+        for offset, times in enumerate(mirrored):
+            end = offset + len(counts)
+            ways[offset:end] = map(add, ways[offset:end], [x * times for x in counts])
+    return Distribution(first.low - second.high, first.denominator * second.denominator, tuple(accumulate(ways)))
+
+
+def _add_dice(ways: list[int], count: int, sides: int) -> list[int]:
+    """`ways` (ways to roll each total, lowest first) with `count` dice of `sides` sides added.
+
+    Each new total sums a window of `sides` old ones: the difference of two running sums, read
+    from the running sums padded with `sides - 1` zeros before and the grand total after.
+    """
+    for _ in range(count):
+        running = list(accumulate(ways, initial=0))
+        padded = [0] * (sides - 1) + running + [running[-1]] * (sides - 1)
+        size = len(ways) + sides - 1
+        ways = list(map(sub, padded[sides : sides + size], padded[:size]))
+    return ways
 
 
 def _counts(dist: Distribution) -> list[int]:
-    previous = 0
-    counts = []
-    for value in dist.at_most:
-        counts.append(value - previous)
-        previous = value
-    return counts
+    return list(map(sub, dist.at_most, (0, *dist.at_most[:-1])))
 
 
 # ---------------------------------------------------------------------------- the resolution
@@ -1070,8 +1073,6 @@ class Book:
     rules: Mapping[str, RuleInfo]
     functions: Mapping[str, Callable[..., Parts]]
     tables: Mapping[str, TableSpec]
-    pools: dict[tuple[int, int, str | None], Distribution]
-    differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
@@ -1082,7 +1083,12 @@ class Book:
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
+    pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
+    differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
+        init=False, default_factory=dict
+    )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
+    """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1113,6 +1119,12 @@ class Book:
             low, high = min(chances), max(chances)
             ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
             found = self.values[value] = _from_ways(low, denominator, ways)
+        return found
+
+    def pool_difference(self, first: tuple[int, int, str | None], second: tuple[int, int, str | None]) -> Distribution:
+        found = self.differences.get((first, second))
+        if found is None:
+            found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
 
@@ -1508,7 +1520,7 @@ class Run:
         elif spec.kind == "opposed":
             assert spec.pool is not None and spec.against is not None
             first, second = _now(target)
-            diff = book.differences[(spec.pool, spec.against)]
+            diff = book.pool_difference(spec.pool, spec.against)
             edge = Fraction(second) - Fraction(first)
             win = 1 - diff.at_most_p(edge)
             tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
@@ -8225,12 +8237,6 @@ _BOOK: Final = Book(
         'stun': _rule_stun,
     },
     tables={'pace_shift': _table_pace_shift, 'suit_category': _table_suit_category, 'bulk_armour': _table_bulk_armour, 'aoe_templates': _table_aoe_templates, },
-    pools={
-        (1, 6, None): Distribution(1, 6, (1, 2, 3, 4, 5, 6, )),
-        (2, 6, 'lowest'): Distribution(1, 36, (11, 20, 27, 32, 35, 36, )),
-    },
-    differences={
-    },
     grades=(),
     settle=(
         'stat pace',

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dsl import model as m
 from dsl.checks.contradictions import check_contradictions
 from dsl.checks.cycles import check_cycles
+from dsl.checks.dice import check_dice_sizes
 from dsl.checks.division import check_division
 from dsl.checks.examples import check_examples
 from dsl.checks.reachability import check_reachability
@@ -21,6 +22,7 @@ Check = Callable[[m.Book, Reporter], None]
 
 CHECKS: tuple[Check, ...] = (
     check_tables,
+    check_dice_sizes,
     check_reachability,
     check_division,
     check_contradictions,
@@ -31,6 +33,7 @@ CHECKS: tuple[Check, ...] = (
 
 CHECKS_OF_DECLARATIONS: tuple[Check, ...] = (
     check_tables,
+    check_dice_sizes,
     check_reachability,
     check_division,
     check_contradictions,

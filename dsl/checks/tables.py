@@ -117,6 +117,10 @@ def _ranges(
     covered: list[tuple[int, int | None, m.TableRow]] = []
     beyond_reach: list[m.TableRow] = []  # a run of consecutive rows no value reaches
     run_side = ""
+    # The rows come in order of their first value, so a row overlaps an earlier one exactly when
+    # an earlier row reaches it; the one reaching furthest is named (one E402 per row, not one
+    # per pair: a sweep, not a comparison of every pair).
+    furthest: tuple[int | None, m.TableRow] | None = None
     for row in rows:
         assert row.low is not None
         row_high = row.high
@@ -142,8 +146,9 @@ def _ranges(
                     if row.low >= low
                     else f"start the row within {low}..{high}",
                 )
-        for start, end, other in covered:
-            if (end is None or row.low <= end) and (row_high is None or row_high >= start):
+        if furthest is not None:
+            end, other = furthest
+            if end is None or row.low <= end:
                 top = row_high if end is None else (end if row_high is None else min(end, row_high))
                 both = f"{row.low}" if top == row.low else f"{row.low}..{top}" if top is not None else f"{row.low}+"
                 reporter.report(
@@ -152,12 +157,21 @@ def _ranges(
                     row.span,
                     "each value belongs to exactly one row",
                 )
+        if furthest is None or (furthest[0] is not None and (row_high is None or row_high > furthest[0])):
+            furthest = (row_high, row)
         covered.append((row.low, row_high, row))
     if beyond_reach:
         _unreachable(beyond_reach, reach, unreachable, reporter)
     if any(r.is_else for r in table.rows):
         return
     gaps = _gaps(covered, low, high)
+    starting: dict[int, m.TableRow] = {}
+    ending: dict[int, m.TableRow] = {}
+    for _, _, row in covered:
+        assert row.low is not None
+        starting.setdefault(row.low, row)
+        if row.high is not None:
+            ending.setdefault(row.high, row)
     for gap_low, gap_high in gaps:
         if gap_high is None:
             text = f"{gap_low} and above"
@@ -167,8 +181,8 @@ def _ranges(
             text = str(gap_low)
         else:
             text = f"{gap_low}..{gap_high}"
-        after = next((r for _, _, r in covered if gap_high is not None and r.low == gap_high + 1), None)
-        before = next((r for _, _, r in covered if gap_low is not None and r.high == gap_low - 1), None)
+        after = starting.get(gap_high + 1) if gap_high is not None else None
+        before = ending.get(gap_low - 1) if gap_low is not None else None
         # show the row the gap ends at, where a designer looks for the typo
         where = after.span if after else table.rows[-1].span if table.rows else table.span
         hint = f"add a row for {text}"
@@ -201,11 +215,12 @@ def _unreachable(run: list[m.TableRow], reach: str, hint: str, reporter: Reporte
 def _gaps(
     covered: list[tuple[int, int | None, m.TableRow]], low: Fraction | None, high: Fraction | None
 ) -> list[tuple[int | None, int | None]]:
-    """The runs of values in low..high (None: unbounded) that no row covers."""
+    """The runs of values in low..high (None: unbounded) that no row covers, in one pass over the
+    rows in order of their first value (an open row, `4+`, ends the pass)."""
     top = None if high is None else int(high)
     cursor: int | None = None if low is None else int(low)
     gaps: list[tuple[int | None, int | None]] = []
-    for start, end in sorted((s, e) for s, e, _ in covered):
+    for start, end, _ in sorted(covered, key=lambda item: item[0]):
         if top is not None and cursor is not None and cursor > top:
             return gaps
         if cursor is None or start > cursor:

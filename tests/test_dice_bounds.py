@@ -1,0 +1,132 @@
+"""Dice distributions: exact, bounded, computed once.
+
+An opposed roll's difference is a sum (first + mirrored second), computed by adding dice with
+running sums; it must equal the term-by-term convolution it replaced, on every kind of pool.
+A generated module embeds no distribution: it computes each on first use and keeps it.  Every
+distribution a roll needs, written or reached, has a bound with a located E303.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from dsl import runtime
+from dsl.compiler import Compiled, compile_text, generate
+from dsl.runtime import Distribution, difference, distribution
+from tests.conftest import module_from_text
+
+HEAD = 'rulebook odds "Odds":\n    source "s"\n\nstat DEX: int 0..20 = 10\ninput hurry: flag = no\n\n'
+
+
+def _term_by_term(first: Distribution, second: Distribution) -> Distribution:
+    """The reference: every total of first against every total of second."""
+    a = [y - x for x, y in zip((0, *first.at_most), first.at_most, strict=False)]
+    b = [y - x for x, y in zip((0, *second.at_most), second.at_most, strict=False)]
+    ways = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            ways[i + (len(b) - 1 - j)] += x * y
+    return Distribution(
+        first.low - second.high, first.denominator * second.denominator, tuple(itertools.accumulate(ways))
+    )
+
+
+POOLS = [
+    (count, sides, keep)
+    for count in (1, 2, 3, 7)
+    for sides in (2, 3, 6, 10, 13)
+    for keep in (None, "highest", "lowest")
+]
+
+
+def test_the_difference_of_any_two_pools_is_the_term_by_term_one() -> None:
+    pairs = 0
+    for first, second in itertools.product(POOLS, repeat=2):
+        expected = _term_by_term(distribution(*first), distribution(*second))
+        assert difference(distribution(*first), distribution(*second)) == expected, (first, second)
+        pairs += 1
+    assert pairs == 3600
+
+
+@pytest.mark.parametrize(("first", "second"), [((20, 20, None), (15, 20, None)), ((12, 30, None), (40, 4, None))])
+def test_the_difference_of_larger_pools_is_the_term_by_term_one(
+    first: tuple[int, int, None], second: tuple[int, int, None]
+) -> None:
+    assert difference(distribution(*first), distribution(*second)) == _term_by_term(
+        distribution(*first), distribution(*second)
+    )
+
+
+def test_a_distribution_without_its_pool_takes_the_term_by_term_road() -> None:
+    plain = Distribution(1, 6, (1, 2, 3, 4, 5, 6))
+    assert plain == distribution(1, 6)
+    assert difference(plain, distribution(2, 6)) == _term_by_term(plain, distribution(2, 6))
+
+
+def test_the_sum_of_dice_is_the_classic_one() -> None:
+    assert distribution(3, 6).at_most[:4] == (1, 4, 10, 20)
+    assert distribution(3, 6).at_most[-1] == 216
+    assert distribution(2, 6, "highest").at_most == (1, 4, 9, 16, 25, 36)
+
+
+def _checked(text: str) -> Compiled:
+    return compile_text(HEAD + text, "dice.rules")
+
+
+def test_a_module_embeds_no_distribution_and_computes_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the reproducer opposed_dice_slow_build.rules: its module was built for 19.5 s, and a
+    # 100d100 pair made a 7.4 MB module
+    text = (
+        'rule r "R" cites "1":\n    roll fight "Fight": opposed 50d100 + DEX vs 50d100\n'
+        '    roll duel "Duel": opposed 12d20 + DEX vs 12d20\n'
+    )
+    compiled = _checked(text)
+    assert compiled.ok, compiled.render()
+    source = generate(compiled)
+    assert len(source) < len(generate(_checked('rule r "R" cites "1":\n    DEX -1\n'))) + 5000
+    module = module_from_text(HEAD + text)
+    calls: list[Any] = []
+    real = module.difference
+
+    def counting(first: Distribution, second: Distribution) -> Distribution:
+        calls.append((first, second))
+        return real(first, second)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(module, "difference", counting)
+    first = module.resolve("r", DEX=0)
+    second = module.resolve("r", DEX=3)
+    assert len(calls) == 2  # one per pair of pools, on the first call only
+    pool = runtime.distribution(12, 20)
+    reference = _term_by_term(pool, pool)
+    assert first.roll("duel").outcomes["win"] == 1 - reference.at_most_p(0)
+    assert second.roll("duel").outcomes["win"] == 1 - reference.at_most_p(-3)
+    assert second.roll("fight").probability > first.roll("fight").probability > 0
+
+
+def test_an_opposed_roll_whose_difference_is_too_big_is_an_error() -> None:
+    compiled = _checked('rule r "R" cites "1":\n    roll fight "Fight": opposed 10d1000 vs 10d1000\n')
+    assert [(d.code, d.span.line, d.span.column, d.span.end_column) for d in compiled.errors] == [
+        ("E303", 8, 33, 51)
+    ]
+    assert "19,981 possible totals" in compiled.errors[0].message
+
+
+def test_an_opposed_roll_just_within_the_bound_is_fine() -> None:
+    within = _checked('rule r "R" cites "1":\n    roll fight "Fight": opposed 50d100 vs 51d100\n')
+    assert within.ok, within.render()  # 4,951 + 5,050 - 1 = 10,000 totals
+    beyond = _checked('rule r "R" cites "1":\n    roll fight "Fight": opposed 51d100 vs 51d100\n')
+    assert [d.message for d in beyond.errors] == [
+        "`51d100 vs 51d100` is too big a roll: the difference of the two has 10,099 possible totals;"
+        " exact probabilities for more than 10,000 are out of reach"
+    ]
+
+
+def test_dice_added_by_a_roll_s_changes_count_towards_the_bound() -> None:
+    text = 'rule r "R" cites "1":\n    roll climb "Climb": 5d1000 <= DEX\n        when hurry: +6 dice\n'
+    compiled = _checked(text)
+    assert [(d.code, d.span.line, d.span.column) for d in compiled.errors] == [("E303", 8, 25)]
+    assert "`5d1000` becomes `11d1000`: it has 10,990 possible totals" in compiled.errors[0].message
+    assert _checked(text.replace("+6 dice", "+5 dice")).ok
