@@ -473,5 +473,13 @@ def watch(book: str, serve: bool, port: int, output: Path, cards: bool) -> None:
     watch_command(_book_path(book), _output_dir(output), serve=serve, port=port, cards=cards)
 
 
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio, for editors (needs the `workbench` extra)."""
+    from dsl.workbench.commands import lsp_command
+
+    lsp_command()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

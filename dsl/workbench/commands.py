@@ -1,6 +1,6 @@
-"""The body of `rulecraft watch` (dsl/cli.py registers it).
+"""The bodies of `rulecraft watch` and `rulecraft lsp` (dsl/cli.py registers them).
 
-It starts by checking that the `workbench` extra is installed, so a core install answers with
+Both start by checking that the `workbench` extra is installed, so a core install answers with
 the command to run (exit 2) instead of an ImportError.
 """
 
@@ -15,6 +15,7 @@ from dsl.workbench import MissingExtra, require
 
 WATCH_MODULES = ("watchfiles",)
 SERVE_MODULES = ("starlette", "uvicorn")
+LSP_MODULES = ("pygls", "lsprotocol")
 
 
 def _require(command: str, modules: tuple[str, ...]) -> None:
@@ -37,3 +38,10 @@ def watch_command(path: Path, output: Path | None, *, serve: bool, port: int, ca
         raise click.UsageError(str(error)) from None
     except KeyboardInterrupt:  # where the event loop cannot take the signal itself
         click.echo("stopped watching")
+
+
+def lsp_command() -> None:
+    _require("lsp", LSP_MODULES)
+    from dsl.lsp.server import serve_stdio
+
+    serve_stdio()
