@@ -2,7 +2,8 @@
 
 Each save starts a round: check the text; if it checks, load its resolver and make the screen
 cards (what the preview page needs, so it can update at once), then run the worked examples and
-write the resolver and cards (what the summary reports).  A round whose text has errors, or whose
+write the resolver (what the summary reports), and last the printable cards, which take longest
+(seconds for a large rulebook: they are PDF), so that nothing else waits for them.  A round whose text has errors, or whose
 file is missing or half-written, changes nothing but the diagnostics: the last good build stays,
 so the page keeps working and nothing on disk is replaced by a broken build.
 """
@@ -47,6 +48,10 @@ class Round:
     written: int = 0
     unchanged: int = 0
     write_error: str | None = None
+    cards_written: int = 0
+    cards_unchanged: int = 0
+    cards_error: str | None = None
+    cards_seconds: float = 0.0
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
     ready_seconds: float = 0.0
@@ -98,29 +103,46 @@ class Session:
         return found
 
     def finish(self, found: Round) -> Round:
-        """Run the examples of a round that checked and write its outputs."""
+        """Run the examples of a round that checked and write its resolver module."""
         good = found.good
         if good is not None:
             found.examples = run_examples(good.compiled, good.module)
             if self.output is not None:
-                self._write(found, good.compiled, self.output)
+                written = self._write(good.compiled, self.output, cards=False)
+                if isinstance(written, str):
+                    found.write_error = written
+                else:
+                    found.written, found.unchanged = written
         found.seconds = time.perf_counter() - found.started
         return found
 
-    def rebuild(self) -> Round:
-        return self.finish(self.check())
+    def write_cards(self, found: Round) -> Round:
+        """Write the cards and sheets of a round that checked (into OUTPUT/cards)."""
+        started = time.perf_counter()
+        if found.good is not None and self.output is not None and self.cards:
+            written = self._write(found.good.compiled, self.output, cards=True)
+            if isinstance(written, str):
+                found.cards_error = written
+            else:
+                found.cards_written, found.cards_unchanged = written
+        found.cards_seconds = time.perf_counter() - started
+        return found
 
-    def _write(self, found: Round, compiled: Compiled, output: Path) -> None:
+    def rebuild(self) -> Round:
+        return self.write_cards(self.finish(self.check()))
+
+    def _write(self, compiled: Compiled, output: Path, *, cards: bool) -> tuple[int, int] | str:
+        """Write this rulebook's resolver module, or (`cards`) its cards: the files changed and
+        unchanged, or why nothing was written."""
         try:
-            outputs = build_outputs([compiled], output, cards=self.cards)
+            outputs = build_outputs([compiled], output, cards=cards)
         except BuildError as error:
-            found.write_error = str(error)
-            return
-        outputs.pop("__init__.py", None)  # it lists every module of a whole build, not this one alone
+            return str(error)
+        # only this rulebook's files: `__init__.py` lists every module of a whole build
+        chosen = {k: v for k, v in outputs.items() if k.startswith("cards/") == cards and k != "__init__.py"}
         try:
-            found.written = write_outputs(outputs, output, prune=False)
+            written = write_outputs(chosen, output, prune=False)
         except OSError as error:
             where = f" ({error.filename})" if error.filename else ""
-            found.write_error = f"cannot write to `{output}`{where}: {error.strerror or error}"
-            return
-        found.unchanged = len(outputs) - found.written
+            return f"cannot write to `{output}`{where}: {error.strerror or error}"
+        return written, len(chosen) - written

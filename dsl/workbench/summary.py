@@ -69,7 +69,22 @@ def _written_line(found: Round, session: Session) -> str:
     if session.output is None:
         return "  written   nothing (no output directory)"
     if found.good is None:
-        return f"  written   nothing: {session.output} keeps the last good build"
+        keeps = "keeps the last good build" if session.good is not None else "is left as it was"
+        return f"  written   nothing: {session.output} {keeps}"
     if found.write_error is not None:
         return f"  written   nothing: {found.write_error}"
     return f"  written   {session.output}: {found.written} file(s) changed, {found.unchanged} unchanged"
+
+
+def cards_line(found: Round, session: Session) -> str:
+    """The line printed once the cards are written (after the summary: they take longest)."""
+    if found.cards_error is not None:
+        return f"  cards     nothing written: {found.cards_error}"
+    where = session.output / "cards" if session.output is not None else "cards"
+    return (
+        f"  cards     {where}: {found.cards_written} file(s) changed, {found.cards_unchanged} unchanged"
+        f" ({found.cards_seconds:.2f} s)"
+    )
+
+
+SKIPPED_CARDS = "  cards     not written: the file changed again"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from dsl.workbench.session import Round, Session
-from dsl.workbench.summary import summary_text
+from dsl.workbench.summary import SKIPPED_CARDS, cards_line, summary_text
 
 HOST = "127.0.0.1"
 """The only interface the preview is served on: it is for the designer at this machine."""
@@ -119,6 +119,13 @@ async def _round(session: Session, echo: Callable[[str], None], hub: Any) -> Non
     if hub is not None:
         hub.publish(found)  # with the examples' results
     echo(summary_text(found, session))
+    if found.good is None or session.output is None or not session.cards:
+        return
+    if session.changed():  # saved again meanwhile: the next round's cards replace these anyway
+        echo(SKIPPED_CARDS)
+        return
+    await asyncio.to_thread(session.write_cards, found)
+    echo(cards_line(found, session))
 
 
 def _key(path: Path) -> str:
