@@ -77,20 +77,21 @@ class Session:
     def changed(self) -> bool:
         """Whether the file differs from what the last round read (an editor may save the same
         text twice, or touch the file without changing it)."""
+        return self._read_digest() != self._digest
+
+    def _read_digest(self) -> bytes | None:
+        """A hash of the file's bytes; None while it cannot be read (gone between a save's
+        delete and rename, say: one round reports it, and nothing more until it is back)."""
         try:
-            digest = hashlib.sha256(self.path.read_bytes()).digest()
+            return hashlib.sha256(self.path.read_bytes()).digest()
         except OSError:
-            return True
-        return digest != self._digest
+            return None
 
     def check(self) -> Round:
         """Read and check the file; when it checks, load the resolver and replace the good build."""
         self.rounds += 1
         started = time.perf_counter()
-        try:
-            self._digest = hashlib.sha256(self.path.read_bytes()).digest()
-        except OSError:
-            self._digest = None
+        self._digest = self._read_digest()
         compiled = compile_file(self.path, self.shown)
         good = None
         if compiled.ok:
