@@ -7,6 +7,7 @@ go to definition, find references, complete, outline.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -26,7 +27,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  
 
 MARSH = ROOT / "tests" / "fixtures" / "workbench" / "marsh.rules"
 TEXT = MARSH.read_text(encoding="utf-8")
-URI = MARSH.as_uri()
+_opened = itertools.count(1)
 
 
 def _rulecraft() -> list[str]:
@@ -38,7 +39,7 @@ def _rulecraft() -> list[str]:
     return [found] if found else [sys.executable, "-c", "from dsl.cli import main; main()"]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[*_rulecraft(), "lsp"]))
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[*_rulecraft(), "lsp"]))
 async def client(lsp_client: LanguageClient) -> AsyncIterator[None]:
     await lsp_client.initialize_session(
         lsp.InitializeParams(
@@ -63,19 +64,20 @@ def _position(text: str, offset: int) -> lsp.Position:
     return lsp.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
 
 
-async def _open(client: LanguageClient, text: str, version: int = 1) -> lsp.PublishDiagnosticsParams:
+async def _open(client: LanguageClient, text: str) -> tuple[str, lsp.PublishDiagnosticsParams]:
+    """Open `text` as a new document (each test has its own, in one server) and wait for its
+    diagnostics; its URI names a file beside the fixture, as an editor's would."""
+    uri = MARSH.with_name(f"marsh-{next(_opened)}.rules").as_uri()
     client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=URI, language_id="rulecraft", version=version, text=text)
-        )
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="rulecraft", version=1, text=text))
     )
-    return await _diagnostics(client, version)
+    return uri, await _diagnostics(client, uri, 1)
 
 
-async def _diagnostics(client: LanguageClient, version: int) -> lsp.PublishDiagnosticsParams:
+async def _diagnostics(client: LanguageClient, uri: str, version: int) -> lsp.PublishDiagnosticsParams:
     while True:
         params: lsp.PublishDiagnosticsParams = await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == URI and params.version == version:
+        if params.uri == uri and params.version == version:
             return params
 
 
@@ -88,13 +90,13 @@ def _check(text: str, tmp_path: Path) -> list[tuple[str, str, int, int]]:
     return [(code, message, int(line), int(column)) for line, column, code, message in found]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_typo_is_reported_as_check_reports_it_and_goes_away_when_fixed(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     # a character outside the BMP before the typo: LSP columns count UTF-16 units, spans characters
     typo = TEXT.replace('roll sink "Stay afloat": 3d6 <= STR', 'roll sink "Stay \U0001f40a afloat": 3d6 <= SRT')
-    published = await _open(client, typo)
+    uri, published = await _open(client, typo)
     checked = _check(typo, tmp_path)
     got = sorted((d.code, d.message.split("\n")[0], d.range.start.line + 1) for d in published.diagnostics)
     assert got == sorted((code, message, line) for code, message, line, _ in checked)
@@ -112,7 +114,7 @@ async def test_a_typo_is_reported_as_check_reports_it_and_goes_away_when_fixed(
     # typing the fix: replace `SRT` by `STR`, an incremental change as editors send it
     client.text_document_did_change(
         lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 lsp.TextDocumentContentChangePartial(
                     range=lsp.Range(lsp.Position(start.line, utf16), lsp.Position(start.line, utf16 + 3)), text="STR"
@@ -120,36 +122,36 @@ async def test_a_typo_is_reported_as_check_reports_it_and_goes_away_when_fixed(
             ],
         )
     )
-    fixed = await _diagnostics(client, 2)
+    fixed = await _diagnostics(client, uri, 2)
     assert [(d.code, d.severity) for d in fixed.diagnostics] == [("W101", lsp.DiagnosticSeverity.Warning)]
     assert fixed.diagnostics[0].message == "input `moved` is never used\nhint: use it in a rule, or remove it"
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_still_works_while_the_text_being_typed_does_not_parse(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     half = TEXT.replace("rulebook marsh", "rulebook")  # the header no longer parses: no tree at all
     client.text_document_did_change(
         lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=half)],
         )
     )
-    broken = await _diagnostics(client, 2)
+    broken = await _diagnostics(client, uri, 2)
     assert broken.diagnostics and {d.code for d in broken.diagnostics} == {"E001"}
     offered = await client.text_document_completion_async(
-        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(URI), position=lsp.Position(line=0, character=0))
+        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line=0, character=0))
     )
     assert isinstance(offered, lsp.CompletionList)
     assert {"DEX", "bog", "when"} <= {item.label for item in offered.items}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_shows_the_declaration_of_a_name(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     hover = await client.text_document_hover_async(
         lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(URI), position=_where(TEXT, "STR", 1)
+            text_document=lsp.TextDocumentIdentifier(uri), position=_where(TEXT, "STR", 1)
         )  # in `3d6 <= STR`
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
@@ -160,18 +162,18 @@ async def test_hover_shows_the_declaration_of_a_name(client: LanguageClient) -> 
 
     hover = await client.text_document_hover_async(
         lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(URI), position=_where(TEXT, "knee", 1)
+            text_document=lsp.TextDocumentIdentifier(uri), position=_where(TEXT, "knee", 1)
         )  # in `water >= knee`
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
     assert "level 2 of 3 `depth`: ankle < knee < waist" in hover.contents.value
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_a_roll_gives_its_dice_and_exact_chance_at_the_defaults(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     hover = await client.text_document_hover_async(
-        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(URI), position=_where(TEXT, "sink"))
+        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=_where(TEXT, "sink"))
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
     text = hover.contents.value
@@ -181,20 +183,20 @@ async def test_hover_on_a_roll_gives_its_dice_and_exact_chance_at_the_defaults(c
     assert "`3d6 <= 10`: **1/2 (50.0%)**" in text
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_definition_and_references(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     use = _where(TEXT, "footing", 2)  # `DEX -2 in footing`
     found = await client.text_document_definition_async(
-        lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(URI), position=use)
+        lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri), position=use)
     )
     assert isinstance(found, lsp.Location)
-    assert found.uri == URI
+    assert found.uri == uri
     assert found.range.start == _where(TEXT, 'footing "Bad footing"')
 
     uses = await client.text_document_references_async(
         lsp.ReferenceParams(
-            text_document=lsp.TextDocumentIdentifier(URI),
+            text_document=lsp.TextDocumentIdentifier(uri),
             position=use,
             context=lsp.ReferenceContext(include_declaration=True),
         )
@@ -208,7 +210,7 @@ async def test_definition_and_references(client: LanguageClient) -> None:
     # a trait used with `as`: its declaration and its use
     trait = await client.text_document_references_async(
         lsp.ReferenceParams(
-            text_document=lsp.TextDocumentIdentifier(URI),
+            text_document=lsp.TextDocumentIdentifier(uri),
             position=_where(TEXT, "soft_ground", 1),
             context=lsp.ReferenceContext(include_declaration=True),
         )
@@ -218,12 +220,12 @@ async def test_definition_and_references(client: LanguageClient) -> None:
     assert starts == [(p.line, p.character) for p in (_where(TEXT, "soft_ground"), _where(TEXT, "soft_ground", 1))]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_offers_keywords_names_and_choices(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     everything = await client.text_document_completion_async(
         lsp.CompletionParams(
-            text_document=lsp.TextDocumentIdentifier(URI), position=lsp.Position(line=TEXT.count("\n"), character=0)
+            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line=TEXT.count("\n"), character=0)
         )
     )
     assert isinstance(everything, lsp.CompletionList)
@@ -236,17 +238,17 @@ async def test_completion_offers_keywords_names_and_choices(client: LanguageClie
 
     after = _where(TEXT, "missile:")  # `when weapon == missile:` -> complete after `weapon == `
     choices = await client.text_document_completion_async(
-        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(URI), position=after)
+        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri), position=after)
     )
     assert isinstance(choices, lsp.CompletionList)
     assert [item.label for item in choices.items] == ["none", "melee", "missile"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_document_symbols_outline_rules_and_tables(client: LanguageClient) -> None:
-    await _open(client, TEXT)
+    uri, _ = await _open(client, TEXT)
     symbols = await client.text_document_document_symbol_async(
-        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(URI))
+        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri))
     )
     assert symbols is not None
     outline = {s.name: s for s in symbols if isinstance(s, lsp.DocumentSymbol)}
