@@ -117,16 +117,9 @@ def _var_details(var: m.Var, book: m.Book) -> list[str]:
     if var.default_expr is not None:
         lines.append(f"default: the effective `{printer.expr_text(var.default_expr)}`")
     elif var.default is not None:
-        lines.append(f"default: `{_constant(var.default)}`")
+        lines.append(f"default: `{show(var.default)}`")
     lines.append("a stat: rules change it" if var.is_stat else "an input: it describes the situation")
     return ["- " + line for line in lines]
-
-
-def _constant(value: m.Constant) -> str:
-    if isinstance(value, m.DiceConst):
-        text = "+".join(f"{c}d{s}" for c, s in value.terms)
-        return text + (f"{value.bonus:+d}" if value.bonus else "")
-    return show(value)
 
 
 def _rule_details(rule: m.Rule) -> list[str]:
