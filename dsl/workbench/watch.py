@@ -19,10 +19,13 @@ import signal
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsl.workbench.session import Round, Session
 from dsl.workbench.summary import SKIPPED_CARDS, cards_line, summary_text
+
+if TYPE_CHECKING:
+    from dsl.workbench.server import Hub, PreviewServer
 
 HOST = "127.0.0.1"
 """The only interface the preview is served on: it is for the designer at this machine."""
@@ -68,7 +71,8 @@ async def _run(session: Session, echo: Callable[[str], None], sock: socket.socke
     import watchfiles
 
     stop = asyncio.Event()
-    hub = server = None
+    hub: Hub | None = None
+    server: PreviewServer | None = None
     tasks: list[asyncio.Task[Any]] = []
     if sock is not None:
         from dsl.workbench.server import Hub, preview_server
@@ -111,7 +115,7 @@ async def _run(session: Session, echo: Callable[[str], None], sock: socket.socke
     echo("stopped watching")
 
 
-async def _round(session: Session, echo: Callable[[str], None], hub: Any) -> None:
+async def _round(session: Session, echo: Callable[[str], None], hub: Hub | None) -> None:
     found: Round = await asyncio.to_thread(session.check)
     if hub is not None:
         hub.publish(found)  # the page updates now; examples and files follow
