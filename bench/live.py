@@ -63,11 +63,16 @@ class Lines:
                 return at, line
 
 
+MODIFIER = re.compile(r"^(\s+\w+ -)(\d+)\b", re.MULTILINE)
+"""A modifier that subtracts (`    DEX -2 ...`): the edit each run makes."""
+
+
 def edits(text: str, count: int) -> list[str]:
-    """Versions of a rulebook that each change one modifier (`-2` becomes `-3`, `-4`, ...)."""
-    marker = "all_actions -2"
-    assert marker in text, f"no `{marker}` to edit"
-    return [text.replace(marker, f"all_actions -{3 + i}", 1) for i in range(count)]
+    """Versions of a rulebook that each change its first subtracting modifier (-2 becomes -3, -4 ...)."""
+    found = MODIFIER.search(text)
+    assert found is not None, "no modifier like `DEX -2` to edit"
+    head, number = found.group(1), int(found.group(2))
+    return [text[: found.start()] + f"{head}{number + 1 + i}" + text[found.end() :] for i in range(count)]
 
 
 def measure_watch(book: Path) -> None:
@@ -125,7 +130,9 @@ async def _lsp(book: Path) -> tuple[float, list[float]]:
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="rulecraft", version=1, text=text))
     )
     opened = await wait(1) - sent
-    line = text[: text.index("all_actions -2")].count("\n")
+    found = MODIFIER.search(text)
+    assert found is not None, "no modifier like `DEX -2` to edit"
+    line = text[: found.start(2)].count("\n")
     column = len(text.split("\n")[line]) - len(text.split("\n")[line].lstrip())
     changes = []
     for version in range(2, 2 + RUNS):

@@ -8,6 +8,7 @@ interface; tests/test_preview.py drives the page in a real browser.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import time
 import urllib.error
@@ -124,6 +125,20 @@ def test_other_rulebooks_files_in_the_output_are_left_alone(book: Path) -> None:
     assert other.is_file() and (out / "cards" / "other.html").is_file()
     assert sorted(p.name for p in out.iterdir()) == ["cards", "marsh.py", "other.py"]
     assert len(list((out / "cards").iterdir())) == 8
+
+
+def test_a_removed_folder_ends_watching_with_a_message(tmp_path: Path) -> None:
+    folder = tmp_path / "book"
+    folder.mkdir()
+    (folder / "marsh.rules").write_text(TEXT, encoding="utf-8")
+    process = Watch(folder, "marsh.rules", "-o", str(tmp_path / "out"), "--no-cards")
+    process.line("^watching ")
+    shutil.rmtree(folder)
+    assert process.process.wait(20) == 1
+    rest = process.rest()
+    assert rest[-1].startswith(f"error: cannot watch {folder.resolve()}: ")
+    assert rest[-1].endswith("; stopped watching")
+    assert not any("internal error" in line or "Traceback" in line for line in rest)
 
 
 # ---------------------------------------------------------------------------- usage errors

@@ -29,13 +29,16 @@ def _require(command: str, modules: tuple[str, ...]) -> None:
 def watch_command(path: Path, output: Path | None, *, serve: bool, port: int, cards: bool) -> None:
     _require("watch --serve" if serve else "watch", WATCH_MODULES + (SERVE_MODULES if serve else ()))
     from dsl.workbench.session import Session
-    from dsl.workbench.watch import ServeError, watch
+    from dsl.workbench.watch import ServeError, WatchError, watch
 
     session = Session(path, output, cards=cards)
     try:
         watch(session, click.echo, port=port if serve else None)
     except ServeError as error:
         raise click.UsageError(str(error)) from None
+    except WatchError as error:
+        click.echo(f"error: {error}; stopped watching", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:  # where the event loop cannot take the signal itself
         click.echo("stopped watching")
 

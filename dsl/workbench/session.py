@@ -66,8 +66,8 @@ class Session:
     """
 
     def __init__(self, path: Path, output: Path | None, *, cards: bool = True) -> None:
-        self.path = path
         self.shown = display_path(path)
+        self.path = path.absolute()  # the working directory may go away while watching
         self.output = output
         self.cards = cards
         self.good: Good | None = None

@@ -47,6 +47,10 @@ class ServeError(Exception):
     """The preview cannot start (the port is taken, say): a usage error, with this message."""
 
 
+class WatchError(Exception):
+    """Watching cannot go on (the rulebook's folder was removed, say): an error, with this message."""
+
+
 def listen(port: int) -> socket.socket:
     """A listening socket on the loopback interface, or ServeError saying why not."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -95,8 +99,9 @@ async def _run(session: Session, echo: Callable[[str], None], sock: socket.socke
         await _round(session, echo, hub)
         echo(f"watching {session.shown} for changes (Ctrl-C to stop)")
         target = _key(session.path)
+        folder = session.path.resolve().parent
         changes = watchfiles.awatch(
-            session.path.resolve().parent,
+            folder,
             watch_filter=lambda change, path: _key(Path(path)) == target,
             step=BATCH_MS,
             debounce=MAX_BATCH_MS,
@@ -105,13 +110,19 @@ async def _run(session: Session, echo: Callable[[str], None], sock: socket.socke
             rust_timeout=CHECK_MS,
             yield_on_timeout=True,
         )
-        async for _ in changes:
-            if stop.is_set():
-                break
-            if session.changed():
-                await _round(session, echo, hub)
+        problem: WatchError | None = None
+        try:
+            async for _ in changes:
+                if stop.is_set():
+                    break
+                if session.changed():
+                    await _round(session, echo, hub)
+        except OSError as error:  # the folder itself went away, or cannot be watched
+            problem = WatchError(f"cannot watch {folder}: {error.strerror or error}")
         stopping()
         await asyncio.gather(*tasks)
+    if problem is not None:
+        raise problem
     echo("stopped watching")
 
 
