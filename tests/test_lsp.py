@@ -260,3 +260,32 @@ async def test_document_symbols_outline_rules_and_tables(client: LanguageClient)
     assert outline["DEX"].kind == lsp.SymbolKind.Property
     assert outline["bog"].range.start.line == _where(TEXT, "terrain bog").line
     assert outline["bog"].range.end.line == _where(TEXT, "expect DEX").line
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_formatting_is_rulecraft_fmt(client: LanguageClient) -> None:
+    from dsl.fmt import format_text
+
+    messy = TEXT.replace('    DEX -1 in footing "soft ground"', '    DEX  -1   in footing "soft ground"').replace(
+        "unit hex", "\n\nunit   hex"
+    )
+    assert format_text(messy) == TEXT
+    uri, _ = await _open(client, messy)
+    edits = await client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(
+            text_document=lsp.TextDocumentIdentifier(uri), options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)
+        )
+    )
+    assert edits is not None and len(edits) == 1
+    lines = messy.split("\n")
+    assert edits[0].range == lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, len(lines[-1])))
+    assert edits[0].new_text == TEXT
+
+    # a text with a syntax error is left as it is
+    uri, _ = await _open(client, TEXT.replace('terrain bog "Bog" cites "M.2":', 'terrain bog "Bog" cites "M.2"'))
+    edits = await client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(
+            text_document=lsp.TextDocumentIdentifier(uri), options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)
+        )
+    )
+    assert edits is not None and list(edits) == []

@@ -7,6 +7,12 @@ compile, so a fast typist never queues a compile per keystroke, and only the dia
 latest text are published.  Requests (hover, definition ...) wait for the analysis of the text
 they were made on, so an answer never points into an older version of the document.
 
+Formatting is `rulecraft fmt`'s (dsl/fmt.py): the whole document, replaced by its canonical
+layout; a text with syntax errors is left as it is (its diagnostics are already shown).
+
+Compiling and formatting run one at a time, whatever the document: lark's indenter keeps its
+state on the shared parser.
+
 Positions: spans count characters from 1; LSP counts UTF-16 code units (or what the client
 chose) from 0.  pygls' position codec converts between the two on the document's own lines.
 """
@@ -29,6 +35,7 @@ from dsl import __version__
 from dsl.codes import Level
 from dsl.compiler import Compiled, compile_text, deep, display_path, generate, load_module
 from dsl.diagnostics import Diagnostic, Span
+from dsl.fmt import FormatError, format_text
 from dsl.lsp.index import Index, Symbol, build_index
 from dsl.lsp.info import completions, hover_text
 
@@ -126,6 +133,8 @@ class Documents:
     def __init__(self, finished: Callable[[str, Analysis], None]) -> None:
         self._docs: dict[str, _Tracked] = {}
         self._finished = finished
+        self.parsing = asyncio.Lock()
+        """Held while a text is parsed (compiled or formatted), in a worker thread."""
 
     def update(self, uri: str, version: int, text: str) -> None:
         doc = self._docs.setdefault(uri, _Tracked(path=_path_of(uri)))
@@ -156,7 +165,8 @@ class Documents:
         while doc.done < doc.wanted:
             wanted, text, version = doc.wanted, doc.text, doc.version
             try:
-                analysis = await asyncio.to_thread(analyze, text, doc.path, version)
+                async with self.parsing:
+                    analysis = await asyncio.to_thread(analyze, text, doc.path, version)
             except Exception:  # a bug in rulecraft: say so in the editor's log, keep serving
                 logger.exception("rulecraft could not analyze %s", uri)
                 doc.done = wanted
@@ -198,6 +208,13 @@ def from_position(position: lsp.Position, lines: list[str], codec: PositionCodec
     """An LSP position as the 1-based line and column that spans use."""
     server = codec.position_from_client_units(lines, position)
     return server.line + 1, server.character + 1
+
+
+def whole_range(text: str, codec: PositionCodec) -> lsp.Range:
+    """From the start of a text to its end, in the client's units."""
+    lines = text.split("\n")
+    last = lines[-1].removesuffix("\r")
+    return lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, codec.client_num_units(last)))
 
 
 def to_diagnostic(diagnostic: Diagnostic, lines: list[str], codec: PositionCodec) -> lsp.Diagnostic:
@@ -327,6 +344,19 @@ def create_server() -> LanguageServer:
             for item in completions(index, before)
         ]
         return lsp.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    async def formatting(params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
+        document = server.workspace.get_text_document(params.text_document.uri)
+        text = document.source
+        try:
+            async with documents.parsing:
+                formatted = await asyncio.to_thread(format_text, text, _path_of(params.text_document.uri))
+        except FormatError:
+            return []
+        if formatted == text:
+            return []
+        return [lsp.TextEdit(range=whole_range(text, server.workspace.position_codec), new_text=formatted)]
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
