@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import os
 import signal
 import socket
 from collections.abc import Callable, Iterator
@@ -115,6 +117,8 @@ async def _run(session: Session, echo: Callable[[str], None], sock: socket.socke
             async for _ in changes:
                 if stop.is_set():
                     break
+                if not folder.is_dir():  # not every file system tells the watcher
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(folder))
                 if session.changed():
                     await _round(session, echo, hub)
         except OSError as error:  # the folder itself went away, or cannot be watched
