@@ -205,7 +205,8 @@ def _gaps(
     top = None if high is None else int(high)
     cursor: int | None = None if low is None else int(low)
     gaps: list[tuple[int | None, int | None]] = []
-    for start, end in sorted((s, e) for s, e, _ in covered):
+    # by start, an open end (None) after every number: two rows may start at the same value
+    for start, end in sorted(((s, e) for s, e, _ in covered), key=lambda row: (row[0], row[1] is None, row[1] or 0)):
         if top is not None and cursor is not None and cursor > top:
             return gaps
         if cursor is None or start > cursor:
