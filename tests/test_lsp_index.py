@@ -201,3 +201,13 @@ def test_completion_after_a_comparison_offers_the_inputs_choices() -> None:
     assert [c.label for c in completions(index, "        given STR = 12, weapon = ")] == ["none", "melee", "missile"]
     everything = {(c.label, c.kind) for c in completions(index, "    ")}
     assert {("when", "keyword"), ("DEX", "stat"), ("footing", "group"), ("mishap", "table")} <= everything
+
+
+def test_the_unit_of_a_quantity_leads_to_its_declaration() -> None:
+    text = TEXT.replace("    MOV / 2 round down\n", "    MOV / 2 round down\n    MOV min 2 hex\n")
+    compiled = compile_text(text, "marsh.rules")
+    assert compiled.ok, compiled.render()
+    index = build_index(compiled.tree, compiled.book)
+    occurrence = index.at(*_at(text, "min 2 hex", offset=6))
+    assert occurrence is not None and (occurrence.symbol.kind, occurrence.symbol.name) == ("unit", "hex")
+    assert len(index.references(occurrence.symbol)) == 4  # declared, MOV's and moved's types, `2 hex`

@@ -287,6 +287,10 @@ class _Walker:
                 self.member(side.span, side.name, owner)
                 self.handled.add(id(side))
 
+    def _Number(self, node: n.Number, ctx: _Context) -> None:
+        if node.unit is not None:  # `10 ft`
+            self.refer_name(node.unit, ("unit",))
+
     def _IntType(self, node: n.IntType | n.NumberType, ctx: _Context) -> None:
         if node.unit is not None:
             self.refer_name(node.unit, ("unit",))
