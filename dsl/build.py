@@ -88,10 +88,12 @@ def check_outputs(outputs: dict[str, bytes], output: Path, *, cards: bool = True
     return problems
 
 
-def write_outputs(outputs: dict[str, bytes], output: Path) -> int:
-    """Write what changed, all or nothing; remove orphaned generated files. Returns files changed."""
+def write_outputs(outputs: dict[str, bytes], output: Path, *, prune: bool = True) -> int:
+    """Write what changed, all or nothing; remove orphaned generated files (unless `prune` is
+    off: a build of one rulebook among several leaves the others' files alone). Returns files
+    changed."""
     changed = {r: d for r, d in outputs.items() if not (output / r).is_file() or (output / r).read_bytes() != d}
-    orphans = sorted(_owned(output) - set(outputs))
+    orphans = sorted(_owned(output) - set(outputs)) if prune else []
     staged: list[tuple[Path, Path]] = []
     try:
         for relative, data in changed.items():

@@ -106,7 +106,7 @@ def _paths(paths: tuple[Path, ...]) -> list[Path]:
     return files
 
 
-def _book(book: str) -> Compiled:
+def _book_path(book: str) -> Path:
     """BOOK is a rulebook path, or the name of a bundled rulebook."""
     path = Path(book)
     if path.is_dir():
@@ -118,7 +118,12 @@ def _book(book: str) -> Compiled:
             known = ", ".join(sorted(candidates)) or "none"
             raise Usage(f"no rulebook file `{book}` and no bundled rulebook of that name (bundled: {known})")
         path = candidates[book]
-    compiled = compile_file(path)
+    return path
+
+
+def _book(book: str) -> Compiled:
+    """BOOK, compiled; its errors end the command."""
+    compiled = compile_file(_book_path(book))
     if not compiled.ok:
         _echo_err(compiled.render())
         _fail(f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})")
@@ -443,6 +448,37 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
 
 main.add_command(fmt)
 main.add_command(new)
+
+
+@main.command()
+@click.argument("book")
+@click.option("--serve", is_flag=True, help="Also serve a live preview page (cards and a playground) on 127.0.0.1.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The preview's port (0: any free one).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_OUTPUT,
+    show_default=True,
+    help="Directory for BOOK's resolver module (cards go to OUTPUT/cards); other files there are left alone.",
+)
+@click.option("--cards/--no-cards", default=True, show_default=True, help="Also rebuild reference cards and sheets.")
+def watch(book: str, serve: bool, port: int, output: Path, cards: bool) -> None:
+    """Rebuild BOOK on every save, and print a summary: diagnostics, examples, files written.
+
+    A save with errors keeps the last good build.  Needs the `workbench` extra.  Ctrl-C stops.
+    """
+    from dsl.workbench.commands import watch_command
+
+    watch_command(_book_path(book), _output_dir(output), serve=serve, port=port, cards=cards)
+
+
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio, for editors (needs the `workbench` extra)."""
+    from dsl.workbench.commands import lsp_command
+
+    lsp_command()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -66,6 +66,9 @@ class Compiled:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     name_span: Span | None = None
     """Where the header names the rulebook (`rulebook NAME`), when it parsed."""
+    tree: n.Rulebook | None = None
+    """The syntax tree the model was analyzed from (its expression nodes are the keys of
+    `book.refs`), for tools that map positions to names: the language server."""
 
     @property
     def ok(self) -> bool:
@@ -95,18 +98,19 @@ def _compile(text: str, path: str) -> Compiled:
         tree = parse(text, path, reporter)
         book = None
         name_span = None
+        analyzed: n.Rulebook | None = None
         if tree is not None:
             name_span = tree.header.name.span
             _check_module_name(tree.header.name, reporter)
-            tree, deepest = _within_depth(tree, reporter)
-            book = analyze(tree, reporter)
+            analyzed, deepest = _within_depth(tree, reporter)
+            book = analyze(analyzed, reporter)
             run_checks(book, reporter)
             if deepest is not None and not reporter.has_errors:
                 _trial_build(Compiled(path, text, book, reporter.sorted()), deepest, reporter)
     except RecursionError as error:
         reporter.report("E001", _NESTED_TOO_DEEPLY, _innermost_span(error, path), _NESTING_HINT)
         return Compiled(path, text, None, reporter.sorted())
-    return Compiled(path, text, book, reporter.sorted(), name_span)
+    return Compiled(path, text, book, reporter.sorted(), name_span, analyzed)
 
 
 def _check_module_name(name: n.Name, reporter: Reporter) -> None:

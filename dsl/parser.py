@@ -1334,3 +1334,11 @@ def _confusable(parser: Lark) -> frozenset[str]:
 def _without_quantities() -> Lark:
     text = "\n".join(line for line in grammar_text().split("\n") if "-> quantity" not in line)
     return Lark(text, parser="lalr", postlex=RulecraftIndenter(), strict=True)
+
+
+@functools.cache
+def keywords() -> frozenset[str]:
+    """Every word of the language, as the grammar spells it (what an editor completes)."""
+    return frozenset(
+        t.pattern.value for t in _lark().terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
+    )

@@ -51,10 +51,13 @@ class RunOutcome:
         return out
 
 
-def run_examples(compiled: Compiled) -> RunOutcome:
+def run_examples(compiled: Compiled, module: Any = None) -> RunOutcome:
+    """Run every worked example against the rulebook's resolver module (generated here unless
+    `module`, already loaded from the same compile, is given)."""
     book = compiled.book
     assert book is not None and compiled.ok
-    module = load_module(generate(compiled), book.name)
+    if module is None:
+        module = load_module(generate(compiled), book.name)
     results = []
     for example in all_examples(book):
         results.append(_run(example, module, book))

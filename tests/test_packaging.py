@@ -30,6 +30,7 @@ def test_wheel_contains_grammar_and_rulebooks(wheel: Path) -> None:
     assert "dsl/_data/grammars/rulecraft.lark" in names
     assert "dsl/_data/rulebooks/skirmish_terrain.rules" in names
     assert "dsl/runtime.py" in names
+    assert {"dsl/workbench/static/index.html", "dsl/workbench/static/app.js", "dsl/workbench/static/app.css"} <= set(names)
     assert any(n.startswith("rulecraft-") and n.endswith("entry_points.txt") for n in names)
 
 
