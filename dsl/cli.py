@@ -440,5 +440,11 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
         click.echo(str(path))
 
 
+from dsl.balance.commands import chart, sweep  # noqa: E402  (registered last: they use nothing above)
+
+main.add_command(sweep)
+main.add_command(chart)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

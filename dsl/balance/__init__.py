@@ -1,0 +1,7 @@
+"""Balance analysis: sweep a rulebook's situations through its compiled resolver, tabulate and
+chart the exact chances (see docs/balance.md)."""
+
+from dsl.balance.books import BalanceError, RulebookErrors
+from dsl.balance.sweep import DEFAULT_LIMIT, Sweep, prepare, sweep, sweep_frame
+
+__all__ = ["DEFAULT_LIMIT", "BalanceError", "RulebookErrors", "Sweep", "prepare", "sweep", "sweep_frame"]
