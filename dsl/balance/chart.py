@@ -274,6 +274,8 @@ def difference_text(measure: Measure, value: Any) -> str:
         return "no difference to show"
     if measure.chance:
         fraction = Fraction(value)
+        if fraction == 0:
+            return "0 (no change)"
         sign = "+" if fraction > 0 else ""
         return f"{sign}{fraction_text(fraction)} ({100 * float(fraction):+.2f} points)"
     return ("+" if value > 0 else "") + show(value)

@@ -97,8 +97,10 @@ def _table(data: ChartData) -> str:
         "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in heads) + "</tr></thead>",
         "<tbody>",
     ]
-    for key, cell in data.cells.items():
-        axes = [*data.series_axes, data.x] + ([data.y] if data.y is not None else [])
+    axes = [*data.series_axes, data.x] + ([data.y] if data.y is not None else [])
+    rank = [{value: at for at, value in enumerate(axis.values)} for axis in axes]
+    ordered = sorted(data.cells.items(), key=lambda item: [r[v] for r, v in zip(rank, item[0], strict=True)])
+    for key, cell in ordered:
         texts = [axis.text(value) for axis, value in zip(axes, key, strict=True)]
         cells = [f"<td>{html.escape(text)}</td>" for text in texts]
         cells += [f'<td class="number">{html.escape(exact_text(data.measure, v))}</td>' for v in cell.exact]

@@ -172,7 +172,7 @@ def heatmap(figure: Figure, data: ChartData) -> None:
         )
         scale.set_label("difference (points)" if data.measure.chance else "difference")
         if data.measure.chance:
-            scale.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+            scale.ax.yaxis.set_major_formatter(FuncFormatter(_points))
     for panel in panels:
         _heat_ticks(panel, data)
     panels[0].set_ylabel(data.y.label)
@@ -224,17 +224,18 @@ def _thinned(labels: tuple[str, ...]) -> tuple[list[int], list[str]]:
 
 
 def _widths(data: ChartData) -> list[float]:
-    """Line widths: 2 points, unless lines coincide somewhere (several terrains with the same
-    chance): then each line is drawn thinner than the one before, so all show, nested."""
-    seen: set[tuple[Any, float]] = set()
+    """Line widths: 2 points, unless two lines share a stretch (several terrains with the same
+    chances): then each line is drawn thinner than the one before, so all of them show, nested."""
+    seen: set[tuple[Any, Any, float, float]] = set()
     overlap = False
     for key in data.series:
-        for value in data.x.values:
-            y = _value(data.cell((*key, value)), 0)
-            if math.isnan(y):
+        ys = [_value(data.cell((*key, value)), 0) for value in data.x.values]
+        for at in range(len(ys) - 1):
+            if math.isnan(ys[at]) or math.isnan(ys[at + 1]):
                 continue
-            overlap = overlap or (value, y) in seen
-            seen.add((value, y))
+            segment = (data.x.values[at], data.x.values[at + 1], ys[at], ys[at + 1])
+            overlap = overlap or segment in seen
+            seen.add(segment)
     count = len(data.series)
     if not overlap or count == 1:
         return [2.0] * count
@@ -265,13 +266,23 @@ def _frame(axes: Any, data: ChartData) -> None:
 
 def _difference_frame(axes: Any, data: ChartData) -> None:
     axes.axhline(0.0, color="#333333", linewidth=0.8)
-    axes.set_ylabel(f"{data.editions[0]} {MINUS} {data.editions[1]}" + ("\n(points)" if data.measure.chance else ""))
+    unit = " (percentage points)" if data.measure.chance else ""
+    axes.set_title(
+        f"Difference: {data.editions[0]} {MINUS} {data.editions[1]}{unit}", loc="left", fontsize=9, color=MUTED
+    )
+    axes.set_ylabel("points" if data.measure.chance else "difference")
     if data.measure.chance:
-        axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+        axes.yaxis.set_major_formatter(FuncFormatter(_points))
     axes.grid(True, color=GRID, linewidth=0.8)
     axes.set_axisbelow(True)
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
+
+
+def _points(value: float, _: object = None) -> str:
+    """A difference of chances in percentage points: +5, -12, and 0 unsigned."""
+    points = round(100 * value, 6)
+    return "0" if points == 0 else f"{points:+g}"
 
 
 def _x_ticks(axes: Any, data: ChartData) -> None:
@@ -284,8 +295,9 @@ def _x_ticks(axes: Any, data: ChartData) -> None:
 def _legend(axes: Any, data: ChartData, bars: bool = False) -> None:
     handles, labels = axes.get_legend_handles_labels()
     if bars:
-        handles = [Rectangle((0, 0), 1, 1, color=PALETTE[i % len(PALETTE)]) for i in range(len(data.series))]
-        labels = [_entry(data, key) for key in data.series]
+        shown = [key for key in data.series if key]
+        handles = [Rectangle((0, 0), 1, 1, color=PALETTE[i % len(PALETTE)]) for i in range(len(shown))]
+        labels = [_entry(data, key) for key in shown]
     if len(data.editions) == 2:
         if bars:
             handles += [

@@ -93,20 +93,29 @@ class Sweep:
         return pandas.DataFrame.from_records([row for chunk in self.chunks(jobs) for row in chunk], columns=names)
 
 
+Book = str | Path | Edition
+"""A rulebook path, the name of a bundled rulebook, or an Edition already loaded (`load_edition`):
+compiling a big rulebook takes a second, so a script sweeping one many times loads it once."""
+
+
 def prepare(
-    book: str | Path,
+    book: Book,
     rules: str | Sequence[str] = (),
     *,
     vary: Vary | None = None,
     given: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-    against: str | Path | None = None,
+    against: Book | None = None,
     limit: int = DEFAULT_LIMIT,
 ) -> Sweep:
     """Plan a sweep of RULES of BOOK; BalanceError for a request it cannot answer as asked."""
-    editions = [load_edition(book)]
+    editions = [_edition(book)]
     if against is not None:
-        editions.append(load_edition(against))
+        editions.append(_edition(against))
     return plan_sweep(editions, rules, vary=vary, given=given, limit=limit)
+
+
+def _edition(book: Book) -> Edition:
+    return book if isinstance(book, Edition) else load_edition(book)
 
 
 def plan_sweep(
@@ -162,12 +171,12 @@ def plan_sweep(
 
 
 def sweep(
-    book: str | Path,
+    book: Book,
     rules: str | Sequence[str] = (),
     *,
     vary: Vary | None = None,
     given: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-    against: str | Path | None = None,
+    against: Book | None = None,
     limit: int = DEFAULT_LIMIT,
     jobs: int | None = None,
 ) -> list[dict[str, Any]]:
@@ -176,12 +185,12 @@ def sweep(
 
 
 def sweep_frame(
-    book: str | Path,
+    book: Book,
     rules: str | Sequence[str] = (),
     *,
     vary: Vary | None = None,
     given: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-    against: str | Path | None = None,
+    against: Book | None = None,
     limit: int = DEFAULT_LIMIT,
     jobs: int | None = None,
 ) -> Any:
