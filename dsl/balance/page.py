@@ -13,6 +13,7 @@ from dsl.balance.chart import ChartData, difference_text, exact_text, inline_svg
 
 _POINT = re.compile(r'<g id="rc-pt-(\d+)">')
 _PROLOGUE = re.compile(r"\A.*?(?=<svg)", re.DOTALL)
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
 
 STYLE = """
 body { font-family: "DejaVu Sans", Verdana, sans-serif; margin: 1.5rem; color: #222; background: #fff; }
@@ -50,7 +51,7 @@ SCRIPT = """
 
 
 def page(data: ChartData) -> str:
-    svg = _PROLOGUE.sub("", inline_svg(data), count=1)
+    svg = _METADATA.sub("", _PROLOGUE.sub("", inline_svg(data), count=1), count=1)
     svg = _POINT.sub(lambda match: _titled(data, int(match.group(1))), svg)
     return "\n".join(
         [

@@ -24,7 +24,7 @@ MINUS = "\u2212"
 DASH = "\u2013"  # an empty heatmap cell
 GRID = "#e6e6e6"
 MUTED = "#555555"
-ANNOTATE_BARS = 36
+ANNOTATE_BARS = 20
 """Bars labelled with their value: more would overlap."""
 ANNOTATE_CELLS = 400
 """Heatmap cells labelled with their value."""
@@ -180,7 +180,7 @@ def heatmap(figure: Figure, data: ChartData) -> None:
         data.x.values
     ) * len(data.y.values)
     note = f" · grey: {data.measure.missing}" if missing else ""
-    panels[0].set_title(data.subtitle + note, loc="left", fontsize=9, color=MUTED)
+    panels[0].set_title(_wrap(data.subtitle + note, 110), loc="left", fontsize=9, color=MUTED)
 
 
 def _cells(axes: Any, data: ChartData, value_of: Any, colours: Any, norm: Normalize, difference: bool = False) -> None:
@@ -253,7 +253,7 @@ def _wrap(text: str, width: int = 48) -> str:
 
 
 def _frame(axes: Any, data: ChartData) -> None:
-    axes.set_title(data.subtitle, loc="left", fontsize=9, color=MUTED)
+    axes.set_title(_wrap(data.subtitle, 110), loc="left", fontsize=9, color=MUTED)
     axes.set_ylabel(_y_label(data))
     if data.measure.chance:
         axes.set_ylim(-0.03, 1.07)
