@@ -117,7 +117,7 @@ def measure_for(sweep: Sweep, roll: str | None = None, outcome: str | None = Non
         if not found[2]:
             raise BalanceError(f"--stat {stat}: `{stat}` is not a number; chart a number or a roll's chance")
         column = f"stat.{stat}"
-        return Measure(column, column, found[1], False, None, "not in this situation")
+        return Measure(column, column, f"{found[1]}, after the rules", False, None, "not in this situation")
     keys = [r.key for r in layout.rolls]
     if roll is None:
         if len(keys) != 1:

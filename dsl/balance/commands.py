@@ -7,6 +7,7 @@ is swept), `--set`, `--against` another edition.  A mistake in the request is a 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -103,19 +104,19 @@ def sweep(
         planned = _plan(book, rules, vary, settings, against, limit)
         with _progress(planned, progress, jobs) as step:
             chunks = planned.chunks(jobs, step)
+            writer = write_csv if chosen == "csv" else write_jsonl
+            if output is None:
+                _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
+                return
             try:
                 if chosen == "parquet":
-                    assert output is not None
                     count = write_parquet(output, planned.columns, chunks)
-                elif output is None:
-                    count = (write_csv if chosen == "csv" else write_jsonl)(sys.stdout, planned.columns, chunks)
                 else:
                     with output.open("w", encoding="utf-8", newline="") as stream:
-                        count = (write_csv if chosen == "csv" else write_jsonl)(stream, planned.columns, chunks)
+                        count = writer(stream, planned.columns, chunks)
             except OSError as error:
                 raise BalanceError(f"cannot write to `{output}`: {error.strerror or error}") from None
-    if output is not None:
-        click.echo(f"wrote {count:,} rows to {output}", err=True)
+    click.echo(f"wrote {count:,} rows to {output}", err=True)
 
 
 @click.command()
@@ -208,6 +209,18 @@ def _only_calling(
     pairs = [(name, ",".join(kept) if name == axis.name else raw) for name, raw in pairs]
     fixed = [split_assignment(text, "--set") for text in settings]
     return plan_sweep(planned.editions, rules, vary=pairs, given=fixed, limit=limit)
+
+
+def _to_stdout(write: Callable[[], int]) -> None:
+    """Write the table to standard output; a reader that stops early (`| head`) ends the sweep
+    quietly, as it would end `cat`."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout at exit
+        sys.exit(1)
 
 
 @contextmanager

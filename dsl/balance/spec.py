@@ -87,9 +87,11 @@ def input_axis(editions: Sequence[Edition], name: str, raw: str | Iterable[Any],
     """The values of one input to sweep, checked against every edition."""
     spec = _spec(editions, name, "--vary")
     values: list[Any] = []
+    seen: set[Any] = set()
     for item in _items(raw) if isinstance(raw, str) else list(raw):
         for value in _expand(spec, item, limit, name, raw):
-            if value not in values:
+            if value not in seen:
+                seen.add(value)
                 values.append(value)
         if len(values) > limit:
             raise BalanceError(f"--vary {name}: more than {limit:,} values (raise the bound with --limit)")
@@ -165,8 +167,9 @@ def _items(raw: str | Iterable[Any]) -> list[Any]:
     return list(raw)
 
 
-def _text(raw: object) -> str:
-    return raw if isinstance(raw, str) else ",".join(str(item) for item in raw)  # type: ignore[attr-defined]
+def _text(raw: str | Iterable[Any]) -> str:
+    """A --vary value as the user wrote it (or, from Python, the values listed)."""
+    return raw if isinstance(raw, str) else ",".join(str(item) for item in raw)
 
 
 def no_rule(edition: Edition, name: str) -> str:
@@ -191,7 +194,7 @@ def _spec(editions: Sequence[Edition], name: str, option: str) -> Any:
     return spec
 
 
-def _expand(spec: Any, item: Any, limit: int, name: str, raw: object) -> list[Any]:
+def _expand(spec: Any, item: Any, limit: int, name: str, raw: str | Iterable[Any]) -> list[Any]:
     where = f"--vary {name}={_text(raw)}"
     if not isinstance(item, str):
         return [_coerce(spec, item, where)]
