@@ -7,6 +7,8 @@ for worker processes to load the very same code.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +16,9 @@ from types import ModuleType
 from dsl import model as m
 from dsl.compiler import Compiled, compile_file, generate, load_module, rulebook_files
 from dsl.resources import bundled_rulebooks_dir
+
+EDITIONS_KEPT = 8
+"""Compiled editions kept in memory (a large one holds a few megabytes)."""
 
 
 class BalanceError(ValueError):
@@ -64,8 +69,22 @@ def find_rulebook(book: str | Path) -> Path:
 
 
 def load_edition(book: str | Path) -> Edition:
-    """Compile BOOK and load its resolver; RulebookErrors if it does not check."""
-    compiled = compile_file(find_rulebook(book))
+    """Compile BOOK and load its resolver; RulebookErrors if it does not check.
+
+    The last few editions loaded are kept, keyed by path and content: a script or notebook that
+    sweeps one book again and again compiles it once, and an edited file is compiled anew.
+    """
+    path = find_rulebook(book)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        digest = ""  # unreadable: compile_file reports why
+    return _load(path, digest)
+
+
+@functools.lru_cache(maxsize=EDITIONS_KEPT)
+def _load(path: Path, digest: str) -> Edition:
+    compiled = compile_file(path)
     if not compiled.ok or compiled.book is None:
         raise RulebookErrors(compiled)
     source = generate(compiled)
