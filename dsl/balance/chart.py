@@ -19,7 +19,7 @@ from typing import Any
 
 from dsl.balance.books import BalanceError
 from dsl.balance.spec import Axis, shown_value
-from dsl.balance.sweep import Sweep
+from dsl.balance.sweeps import Sweep
 from dsl.balance.writers import fraction_text
 from dsl.runtime import show
 

@@ -12,16 +12,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from dsl.balance.books import BalanceError, RulebookErrors, load_edition
+from dsl.balance.limits import DEFAULT_LIMIT, PARALLEL_FROM, PROGRESS_FROM, cores
 from dsl.balance.spec import split_assignment
-from dsl.balance.sweep import DEFAULT_LIMIT, PARALLEL_FROM, Sweep, cores, plan_sweep
 
-PROGRESS_FROM = 10_000
-"""Sweeps this large show a progress bar on a terminal (`--progress` shows one always)."""
+if TYPE_CHECKING:
+    from dsl.balance.sweeps import Sweep
 
 CHART_FORMATS = {".png": "png", ".svg": "svg", ".html": "html", ".htm": "html"}
 
@@ -184,6 +184,8 @@ def chart(
 def _plan(
     book: str, rules: tuple[str, ...], vary: tuple[str, ...], settings: tuple[str, ...], against: str | None, limit: int
 ) -> Sweep:
+    from dsl.balance.sweeps import plan_sweep
+
     editions = [load_edition(book)]
     if against is not None:
         editions.append(load_edition(against))
@@ -196,6 +198,7 @@ def _only_calling(
     planned: Sweep, roll: str, rules: tuple[str, ...], vary: tuple[str, ...], settings: tuple[str, ...], limit: int
 ) -> Sweep:
     from dsl.balance.chart import rules_calling
+    from dsl.balance.sweeps import plan_sweep
 
     axis = next(axis for axis in planned.axes if axis.kind == "rule")
     kept = rules_calling(planned, roll)

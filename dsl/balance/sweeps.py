@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,21 +17,9 @@ from typing import Any
 
 from dsl.balance.books import BalanceError, Edition, load_edition
 from dsl.balance.layout import Column, build_layout, columns, combinations
+from dsl.balance.limits import CHUNKS_PER_JOB, DEFAULT_LIMIT, PARALLEL_FROM, cores
 from dsl.balance.rows import Plan, Row, compute, plain
 from dsl.balance.spec import RULE_AXIS, Axis, check_read, input_axis, no_rule, rule_axis, setting
-
-DEFAULT_LIMIT = 200_000
-"""The most situations a sweep resolves unless `--limit` (or `limit=`) raises it: about ten
-seconds on one core of a laptop, a few on several.  Past it, a mistaken `--vary` (a range typed
-0..1000 for 0..100) costs minutes before the designer sees a row; the bound says so at once."""
-
-PARALLEL_FROM = 20_000
-"""Products this large use worker processes: below it, starting them (loading the resolver in
-each) costs more than it saves."""
-
-CHUNKS_PER_JOB = 8
-"""Each process gets about this many chunks: enough to balance uneven situations (some rules
-resolve faster than others), few enough that gathering them costs nothing."""
 
 Vary = Mapping[str, Any] | Sequence[tuple[str, Any]]
 """Inputs to vary, in order: NAME to a text (`"3..18"`, `"3..18/3"`, `"all"`, `"a,b,c"`) or to
@@ -196,13 +183,6 @@ def sweep_frame(
 ) -> Any:
     """The same rows as a pandas DataFrame."""
     return prepare(book, rules, vary=vary, given=given, against=against, limit=limit).frame(jobs)
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
 
 
 def _workers(jobs: int | None, total: int) -> int:
