@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 
 from dsl import __version__
+from dsl.balance.commands import chart, sweep
 from dsl.build import BuildError, build_outputs, check_outputs, write_outputs
 from dsl.compiler import (
     Compiled,
@@ -439,8 +440,6 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
     for path in written:
         click.echo(str(path))
 
-
-from dsl.balance.commands import chart, sweep  # noqa: E402  (registered last: they use nothing above)
 
 main.add_command(sweep)
 main.add_command(chart)
