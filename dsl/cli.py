@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 
 from dsl import __version__
+from dsl.balance.commands import chart, sweep
 from dsl.build import BuildError, build_outputs, check_outputs, write_outputs
 from dsl.compiler import (
     Compiled,
@@ -479,6 +480,10 @@ def lsp() -> None:
     from dsl.workbench.commands import lsp_command
 
     lsp_command()
+
+
+main.add_command(sweep)
+main.add_command(chart)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,274 @@
+"""`rulecraft sweep` and `rulecraft chart`: the balance questions as commands.
+
+Both take BOOK, the RULEs applied in every situation, `--vary` (repeatable: the product of all
+is swept), `--set`, `--against` another edition.  A mistake in the request is a usage error
+(exit 2) naming what is wrong; a rulebook that does not check prints its diagnostics (exit 1).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from dsl.balance.books import BalanceError, RulebookErrors, load_edition
+from dsl.balance.limits import DEFAULT_LIMIT, PARALLEL_FROM, PROGRESS_FROM, cores
+from dsl.balance.spec import split_assignment
+
+if TYPE_CHECKING:
+    from dsl.balance.sweeps import Sweep
+
+CHART_FORMATS = {".png": "png", ".svg": "svg", ".html": "html", ".htm": "html"}
+
+
+class BalanceUsage(click.UsageError):
+    """Bad usage of sweep or chart: exit 2 with the message."""
+
+
+def _options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options sweep and chart share, in the order `--help` lists them."""
+    decorators = [
+        click.argument("book"),
+        click.argument("rules", nargs=-1),
+        click.option(
+            "--vary",
+            "vary",
+            multiple=True,
+            metavar="NAME=VALUES",
+            help="An input to sweep (repeatable): 3..18, 3..18/3, all, or a,b,c; `rule=` varies the rules "
+            "(names, all, terrains, conditions, ...).",
+        ),
+        click.option(
+            "--set", "settings", multiple=True, metavar="NAME=VALUE", help="An input held fixed (repeatable)."
+        ),
+        click.option("--against", metavar="OTHER", help="Another edition of the book: both, and the difference."),
+        click.option(
+            "--limit",
+            type=int,
+            default=DEFAULT_LIMIT,
+            show_default=True,
+            help="The most situations to sweep; a larger product is refused.",
+        ),
+        click.option(
+            "--jobs",
+            type=int,
+            default=None,
+            help=f"Processes to use (default: every core, for {PARALLEL_FROM:,} situations or more).",
+        ),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help=f"A progress bar on stderr (default: on a terminal, for {PROGRESS_FROM:,} situations or more).",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+@click.command()
+@_options
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="File to write (default: standard output).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), help="Default: from OUTPUT's suffix, else csv."
+)
+def sweep(
+    book: str,
+    rules: tuple[str, ...],
+    vary: tuple[str, ...],
+    settings: tuple[str, ...],
+    against: str | None,
+    limit: int,
+    jobs: int | None,
+    progress: bool | None,
+    output: Path | None,
+    fmt: str | None,
+) -> None:
+    """Resolve every situation of the product of the --vary inputs; one row each.
+
+    Columns: the varied inputs; stat.NAME (final stats and derived values); roll.NAME (exact
+    chance) and roll.NAME.p (float), roll.NAME[TIER] for outcome tiers; table cells and row
+    chances; restrictions.  With --against: the same prefixed `against.`, and `diff.` (BOOK - OTHER).
+    """
+    from dsl.balance.writers import format_for, write_csv, write_jsonl, write_parquet
+
+    with _usage():
+        chosen = format_for(output, fmt)
+        if chosen == "parquet" and output is None:
+            raise BalanceError("Parquet is written to a file: add -o FILE.parquet")
+        planned = _plan(book, rules, vary, settings, against, limit)
+        with _progress(planned, progress, jobs) as step:
+            chunks = planned.chunks(jobs, step)
+            writer = write_csv if chosen == "csv" else write_jsonl
+            if output is None:
+                _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
+                return
+            try:
+                if chosen == "parquet":
+                    count = write_parquet(output, planned.columns, chunks)
+                else:
+                    with output.open("w", encoding="utf-8", newline="") as stream:
+                        count = writer(stream, planned.columns, chunks)
+            except OSError as error:
+                raise BalanceError(f"cannot write to `{output}`: {error.strerror or error}") from None
+    click.echo(f"wrote {count:,} rows to {output}", err=True)
+
+
+@click.command()
+@_options
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), required=True, help="The chart: FILE.png, FILE.svg or FILE.html."
+)
+@click.option("--format", "fmt", type=click.Choice(["png", "svg", "html"]), help="Default: from OUTPUT's suffix.")
+@click.option(
+    "--roll",
+    metavar="NAME",
+    help="The roll whose chance is drawn (default: the only one); NAME@RULE if two share a name.",
+)
+@click.option(
+    "--outcome", metavar="TIER", help="Draw the chance of one outcome tier of the roll (critical, special, ...)."
+)
+@click.option("--stat", metavar="NAME", help="Draw a final stat instead of a chance.")
+@click.option("--x", "x", metavar="NAME", help="The varied input along the x axis (default: the first numeric one).")
+@click.option("--y", "y", metavar="NAME", help="A second varied input: draws a heatmap of the two.")
+@click.option("--title", metavar="TEXT", help="The chart's title (default: what it draws, in the book's words).")
+def chart(
+    book: str,
+    rules: tuple[str, ...],
+    vary: tuple[str, ...],
+    settings: tuple[str, ...],
+    against: str | None,
+    limit: int,
+    jobs: int | None,
+    progress: bool | None,
+    output: Path,
+    fmt: str | None,
+    roll: str | None,
+    outcome: str | None,
+    stat: str | None,
+    x: str | None,
+    y: str | None,
+    title: str | None,
+) -> None:
+    """Draw a sweep: a roll's chance against one --vary, a line (or bar) per value of the others;
+    with --y, a heatmap of two.  Over `--vary rule=...`, only the rules that can call for the
+    roll are drawn.  PNG, SVG, or an HTML page with every exact value on hover.
+    """
+    from dsl.balance.chart import gather, measure_for, render
+    from dsl.balance.page import page
+
+    with _usage():
+        chosen = fmt or CHART_FORMATS.get(output.suffix.lower())
+        if chosen is None:
+            raise BalanceError(f"cannot tell the format of `{output}` from its suffix; add --format png, svg or html")
+        planned = _plan(book, rules, vary, settings, against, limit)
+        measure = measure_for(planned, roll, outcome, stat)
+        if measure.roll is not None and any(axis.kind == "rule" for axis in planned.axes):
+            planned = _only_calling(planned, measure.roll, rules, vary, settings, limit)
+            measure = measure_for(planned, measure.roll, outcome, None)
+        with _progress(planned, progress, jobs) as step:
+            data = gather(planned, measure, x, y, jobs, step, title)
+        content = page(data).encode("utf-8") if chosen == "html" else render(data, chosen)
+        try:
+            output.write_bytes(content)
+        except OSError as error:
+            raise BalanceError(f"cannot write to `{output}`: {error.strerror or error}") from None
+    click.echo(f"wrote {output}", err=True)
+
+
+def _plan(
+    book: str, rules: tuple[str, ...], vary: tuple[str, ...], settings: tuple[str, ...], against: str | None, limit: int
+) -> Sweep:
+    from dsl.balance.sweeps import plan_sweep
+
+    editions = [load_edition(book)]
+    if against is not None:
+        editions.append(load_edition(against))
+    pairs = [split_assignment(text, "--vary") for text in vary]
+    fixed = [split_assignment(text, "--set") for text in settings]
+    return plan_sweep(editions, rules, vary=pairs, given=fixed, limit=limit)
+
+
+def _only_calling(
+    planned: Sweep, roll: str, rules: tuple[str, ...], vary: tuple[str, ...], settings: tuple[str, ...], limit: int
+) -> Sweep:
+    from dsl.balance.chart import rules_calling
+    from dsl.balance.sweeps import plan_sweep
+
+    axis = next(axis for axis in planned.axes if axis.kind == "rule")
+    kept = rules_calling(planned, roll)
+    if not kept:
+        raise BalanceError(f"none of the rules varied ({', '.join(axis.values)}) can call for the roll `{roll}`")
+    left = [name for name in axis.values if name not in kept]
+    if not left:
+        return planned
+    click.echo(f"note: left out, as they never call for the roll `{roll}`: {', '.join(left)}", err=True)
+    pairs = [split_assignment(text, "--vary") for text in vary]
+    pairs = [(name, ",".join(kept) if name == axis.name else raw) for name, raw in pairs]
+    fixed = [split_assignment(text, "--set") for text in settings]
+    return plan_sweep(planned.editions, rules, vary=pairs, given=fixed, limit=limit)
+
+
+def _to_stdout(write: Callable[[], int]) -> None:
+    """Write the table to standard output; a reader that stops early (`| head`) ends the sweep
+    quietly, as it would end `cat`."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout at exit
+        sys.exit(1)
+
+
+@contextmanager
+def _usage() -> Iterator[None]:
+    """A BalanceError is bad usage (exit 2); a rulebook with errors prints them (exit 1)."""
+    try:
+        yield
+    except BalanceError as error:
+        raise BalanceUsage(str(error)) from None
+    except RulebookErrors as error:
+        click.echo(error.compiled.render(), err=True)
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1)
+
+
+@contextmanager
+def _progress(planned: Sweep, wanted: bool | None, jobs: int | None) -> Iterator[Callable[[int], None] | None]:
+    total = planned.total
+    terminal = sys.stderr.isatty()
+    if wanted is False or (wanted is None and (not terminal or total < PROGRESS_FROM)):
+        yield None
+        return
+    label = f"sweeping {total:,} situations ({_processes(total, jobs)})"
+    if terminal:
+        with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+            yield bar.update
+        return
+    yield _lines(total, label)
+
+
+def _processes(total: int, jobs: int | None) -> str:
+    count = jobs or (cores() if total >= PARALLEL_FROM else 1)
+    return f"{count} process{'es' if count != 1 else ''}"
+
+
+def _lines(total: int, label: str) -> Callable[[int], None]:
+    """Progress as plain lines, for a log: one at each tenth of the sweep."""
+    click.echo(label, err=True)
+    done = [0, 0]
+
+    def step(count: int) -> None:
+        done[0] += count
+        tenth = done[0] * 10 // max(total, 1)
+        if tenth > done[1]:
+            done[1] = tenth
+            click.echo(f"  {done[0]:,} of {total:,} situations", err=True)
+
+    return step

@@ -1,0 +1,29 @@
+"""The bounds of a sweep and of a chart, apart so the command line can show them in its help
+without loading the rest (a `rulecraft resolve` should not pay for balance analysis)."""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_LIMIT = 200_000
+"""The most situations a sweep resolves unless `--limit` (or `limit=`) raises it: about ten
+seconds on one core of a laptop, a few on several.  Past it, a mistaken `--vary` (a range typed
+0..1000 for 0..100) costs minutes before the designer sees a row; the bound says so at once."""
+
+PARALLEL_FROM = 20_000
+"""Products this large use worker processes: below it, starting them (loading the resolver in
+each) costs more than it saves."""
+
+CHUNKS_PER_JOB = 8
+"""Each process gets about this many chunks: enough to balance uneven situations (some rules
+resolve faster than others), few enough that gathering them costs nothing."""
+
+PROGRESS_FROM = 10_000
+"""Sweeps this large show a progress bar on a terminal (`--progress` shows one always)."""
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
