@@ -138,6 +138,8 @@ def _check_rows(
                 chosen = list(dict.fromkeys([*names, value]))
             elif "." not in key and key != "restrictions":
                 inputs[key] = value
+        read = {key for name in chosen for key in module.RULES[name].reads}
+        inputs = {key: value for key, value in inputs.items() if key in read}
         resolution = module.resolve(chosen, **inputs)
         where = f"{book} {chosen} {inputs}"
         for name, value in resolution.stats.items():

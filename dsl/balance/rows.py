@@ -60,8 +60,10 @@ def compute(plan: Plan, modules: Sequence[Any], start: int, stop: int) -> list[R
         row: list[Any] = list(values)
         editions = []
         for module in modules:
+            # a varied rule reads only some of the inputs set for the whole sweep: give it those
+            read = {key for name in names for key in module.RULES[name].reads} | {"roll"}
             try:
-                resolution = module.resolve(names, **inputs)
+                resolution = module.resolve(names, **{k: v for k, v in inputs.items() if k in read})
             except module.RuleInputError as error:
                 raise BalanceError(f"situation {_describe(names, inputs)}: {error}") from None
             editions.append(_edition_values(resolution, plan.layout, names))
