@@ -349,9 +349,9 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 
 
 def _plain(value: object) -> object:
-    from dsl.runtime import _json
+    from dsl.runtime import value_json
 
-    return _json(value) if value is not None else None
+    return value_json(value)
 
 
 def _shown(value: object) -> str:
@@ -454,7 +454,13 @@ main.add_command(new)
 @main.command()
 @click.argument("book")
 @click.option("--serve", is_flag=True, help="Also serve a live preview page (cards and a playground) on 127.0.0.1.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The preview's port (0: any free one).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The preview's port (0: any free one).",
+)
 @click.option(
     "-o",
     "--output",

@@ -6,6 +6,7 @@ import __future__
 import dataclasses
 import itertools
 import keyword
+import linecache
 import os
 import stat
 import sys
@@ -461,7 +462,8 @@ def generate(compiled: Compiled) -> str:
 _counter = itertools.count()
 
 
-_RUNTIME_CODE: dict[tuple[str, int], types.CodeType] = {}
+_RUNTIME_CODE: dict[str, types.CodeType] = {}
+RUNTIME_FILE = "<rulecraft runtime>"
 _RUNTIME_START = "\nfrom __future__ import annotations\n"
 _RULEBOOK_START = "\n# " + "-" * 76 + "\n# rulebook "
 
@@ -470,8 +472,9 @@ def load_module(source: str, name: str) -> types.ModuleType:
     """Execute generated source as a fresh module (not left in sys.modules).
 
     Every generated module holds the same runtime (dsl/runtime.py below its marker), which is
-    compiled to Python bytecode once and reused: only the rulebook's own part is compiled each
-    time, as the line numbers of the whole file (a traceback points at the generated line)."""
+    compiled to Python bytecode once and reused (a traceback names it `<rulecraft runtime>`): only
+    the rulebook's own part is compiled each time, at its line numbers in the whole file (a
+    traceback quotes the generated line)."""
     module_name = f"_rulecraft_loaded_{name}_{next(_counter)}"
     module = types.ModuleType(module_name)
     module.__file__ = f"<rulecraft {name}>"
@@ -481,7 +484,21 @@ def load_module(source: str, name: str) -> types.ModuleType:
             exec(code, module.__dict__)
     finally:
         del sys.modules[module_name]
+    _show_in_tracebacks(module.__file__, source)
     return module
+
+
+_SHOWN: dict[str, None] = {}  # the sources tracebacks can quote, the latest few
+
+
+def _show_in_tracebacks(filename: str, source: str) -> None:
+    """Let a traceback through a loaded module quote its lines."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    _SHOWN.pop(filename, None)
+    _SHOWN[filename] = None
+    while len(_SHOWN) > 16:
+        linecache.cache.pop(next(iter(_SHOWN)), None)
+        del _SHOWN[next(iter(_SHOWN))]
 
 
 def _compiled(source: str, filename: str) -> list[types.CodeType]:
@@ -490,13 +507,14 @@ def _compiled(source: str, filename: str) -> list[types.CodeType]:
     if start < 0 or end < 0:
         return [compile(source, filename, "exec")]
     head, runtime, tail = source[: start + 1], source[start + 1 : end + 1], source[end + 1 :]
-    offset = head.count("\n")
-    key = (runtime, offset)
-    code = _RUNTIME_CODE.get(key)
+    code = _RUNTIME_CODE.get(runtime)
     if code is None:
-        code = _RUNTIME_CODE[key] = compile("\n" * offset + runtime, filename, "exec")
+        # shared by every module loaded: its own file, named for what it is
+        code = _RUNTIME_CODE[runtime] = compile(runtime, RUNTIME_FILE, "exec")
+        linecache.cache[RUNTIME_FILE] = (len(runtime), None, runtime.splitlines(keepends=True), RUNTIME_FILE)
     flags = __future__.annotations.compiler_flag
-    rest = compile("\n" * (offset + runtime.count("\n")) + tail, filename, "exec", flags=flags, dont_inherit=True)
+    offset = head.count("\n") + runtime.count("\n")
+    rest = compile("\n" * offset + tail, filename, "exec", flags=flags, dont_inherit=True)
     return [compile(head, filename, "exec"), code, rest]
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import keyword
-from collections.abc import Container, Iterable
+from collections.abc import Container
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis import walk
-from dsl.analysis.order import dependencies, settle_order
+from dsl.analysis import effect_exprs, walk
+from dsl.analysis.order import settle_order
 from dsl.runtime import Dice
 from dsl.writer import CodeWriter, literal
 
@@ -212,7 +213,9 @@ class Emitter:
             w.line("notes=(")
             w.indent()
             for text, quote in book.notes:
-                w.call("Note", [literal(book.name), "None", literal(text), literal(quote)], ",")
+                w.call(
+                    "Note", [literal(book.name), "None", literal(text), literal(quote), literal(_note_kind(quote))], ","
+                )
             w.dedent()
             w.line("),")
         w.dedent()
@@ -246,84 +249,130 @@ class Emitter:
             literal(var.is_stat),
         ]
         if var.default_expr is not None:
-            args.append(f"lambda run: {self._py(var.default_expr, 'run.values')}")
+            args.append(f"lambda s: {self._py(var.default_expr)}")
             args.append(literal(printer.expr_text(var.default_expr)))
         return f"InputSpec({', '.join(args)})"
 
     # ------------------------------------------------------------------ rules
 
     def _part(self, part: m.Part) -> None:
-        """A rule (or a rule with the bindings of an `as ... with`): a function registering what
-        it does, and yielding where it composes another rule."""
+        """A rule (or a rule with the bindings of an `as ... with`): what it does, as data: the
+        specs of its effects, then its steps, each with the clauses of its condition."""
         w = self.w
         rule = self.book.rules.get(part.rule)
-        function = self.private.function(part.key)
         w.blank()
         w.line(f"# {rule.kind if rule else 'rule'} {part.key}")
         w.blank()
         specs: list[Spec] = []
-        calls: list[Call] = []
+        steps: list[str] = []
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
         for effect in part.effects:
             if isinstance(effect, m.PartEffect):
-                condition = literal(printer.guard_text(effect.guard))
-                holds = self._within(self._guard(effect.guard))
-                calls.append(("yield ", [f"{self.private.function(effect.part)}, {holds}, {condition}"]))
+                trace = self._trace(effect, f"as {effect.rule}")
+                clauses = self._clauses(effect.guard)
+                steps.append(f"Step('part', {literal(effect.part)}, {clauses}, {trace})")
                 continue
             kind = _effect_kind(effect)
             counters[kind] += 1
-            self._effect(effect, self.private.effect(part.key, kind, counters[kind]), specs, calls)
+            steps.append(self._effect(effect, self.private.effect(part.key, kind, counters[kind]), specs))
         for const, cls, fields in specs:
             w.call(f"{const}: Final = {cls}", [f"{k}={v}" for k, v in fields])
         w.blank()
-        w.blank()
-        w.line(f"def {function}(run: Run, outer: Holds = True) -> Parts:")
+        w.line(f"{self.private.function(part.key)}: Final[tuple[Step, ...]] = (")
         w.indent()
-        w.docstring(_rule_doc(rule) if rule is not None and part.key == rule.name else _part_doc(part))
-        if any("v[" in arg for _, args in calls for arg in args):
-            w.line("v = run.values")
-        for head, args in calls:
-            if head == "yield ":
-                w.line(f"yield {args[0]}")
-            else:
-                w.call(head, args)
-        if not any(head == "yield " for head, _ in calls):
-            w.line("yield from ()")
+        for step in steps:
+            w.line(step + ",")
         w.dedent()
+        w.line(")")
+        doc = _rule_doc(rule) if rule is not None and part.key == rule.name else _part_doc(part)
+        w.docstring(doc)
         w.blank()
 
-    @staticmethod
-    def _within(holds: str) -> str:
-        """Whether an effect of a part applies: the part's `as`, and the effect's own condition."""
-        return "outer" if holds == "True" else f"both(outer, {holds})"
-
-    def _effect(self, effect: m.Effect, const: str, specs: list[Spec], calls: list[Call]) -> None:
+    def _effect(self, effect: m.Effect, const: str, specs: list[Spec]) -> str:
+        """The spec of an effect (a module constant) and its step (returned)."""
         condition = printer.guard_text(effect.guard)
-        holds = self._within(self._guard(effect.guard))
         base = [("key", literal(effect.key)), ("rule", literal(effect.origin)), ("source", literal(effect.cites))]
+        clauses = self._clauses(effect.guard)
         if isinstance(effect, m.ModEffect):
-            self._modifier(effect, const, base, condition, holds, specs, calls)
+            payload = self._modifier(effect, const, base, condition, specs)
+            item = printer.modifier_text(effect)
+            kind = "mod"
+            amounts: list[n.Expr] = [x for x in (effect.value, effect.per) if x is not None]
         elif isinstance(effect, m.RollEffect):
-            self._roll(effect, const, base, condition, holds, specs, calls)
+            payload = self._roll(effect, const, base, condition, specs)
+            item = f"roll {effect.name}"
+            kind = "roll"
+            amounts = list(effect_exprs(dataclasses.replace(effect, guard=())))
         elif isinstance(effect, m.DeriveEffect):
             specs.append(
                 (const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))])
             )
-            value = self._py(effect.value)
-            calls.append(("run.derive", [const, holds, f"lambda: {value}"]))
+            payload = f"lambda s: {self._py(effect.value)}"
+            item = f"derive {effect.name}"
+            kind = "derive"
+            amounts = [effect.value]
         else:
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
             quote = effect.quote if isinstance(effect, m.NoteEffect) else None
-            kind = "cannot" if isinstance(effect, m.CannotEffect) else ("erratum" if quote else "note")
+            text_kind = "cannot" if isinstance(effect, m.CannotEffect) else ("erratum" if quote else "note")
             fields = [
                 *base,
-                ("kind", literal(kind)),
+                ("kind", literal(text_kind)),
                 ("text", literal(effect.text)),
                 ("quote", literal(quote)),
                 ("condition", literal(condition)),
             ]
             specs.append((const, "TextSpec", fields))
-            calls.append(("run.text", [const, holds]))
+            payload = "None"
+            item = f"{'cannot' if text_kind == 'cannot' else text_kind}: {effect.text}"
+            kind = "text"
+            amounts = []
+        reads = self._reads(effect.guard, amounts)
+        return f"Step({literal(kind)}, {const}, {clauses}, {self._trace(effect, item)}, {payload}, {reads})"
+
+    def _trace(self, effect: m.Effect, item: str) -> str:
+        return self._trace_of(effect, item, effect.guard)
+
+    def _trace_of(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> str:
+        """What the trace says of an effect (or a change of its roll): the clauses as written and
+        the names each reads."""
+        clauses = [printer.condition_text(c) for c in guard]
+        names = [_tuple([literal(x) for x in self._names(c.expr)]) for c in guard]
+        return (
+            f"TraceSpec({literal(effect.origin)}, {literal(effect.cites)}, {literal(item)}, "
+            f"{_tuple([literal(x) for x in clauses])}, {_tuple(names)})"
+        )
+
+    def _names(self, expr: n.Expr) -> list[str]:
+        """The values a clause reads, by the names the trace shows them under (`base DEX` for a
+        stat's value before modifiers)."""
+        found: dict[str, None] = {}
+        for node in walk(expr):
+            ref = self.book.refs.get(id(node))
+            if ref is None or ref.kind in ("member", "special", "function", "table"):
+                continue
+            found[f"base {ref.name}" if ref.kind == "base" else ref.name] = None
+        return list(found)
+
+    def _reads(self, guard: tuple[m.Condition, ...], amounts: list[n.Expr]) -> str:
+        """The inputs a step reads, each with the clause that reads it first (the number of clauses
+        for the values read once the clauses hold): what makes an input given to no effect."""
+        found: dict[str, int] = {}
+        places = [(index, c.expr) for index, c in enumerate(guard)] + [(len(guard), x) for x in amounts]
+        for index, expr in places:
+            for node in walk(expr):
+                ref = self.book.refs.get(id(node))
+                if ref is not None and ref.kind == "input" and ref.name not in found:
+                    found[ref.name] = index
+        return _tuple([f"({literal(name)}, {index})" for name, index in found.items()])
+
+    def _clauses(self, guard: tuple[m.Condition, ...]) -> str:
+        """The clauses of a guard, each a function of the scope (`unless` already negated)."""
+        clauses = []
+        for condition in guard:
+            code = self._negation(condition.expr) if condition.negated else self._code(condition.expr)
+            clauses.append(f"lambda s: {code[0]}")
+        return _tuple(clauses)
 
     def _modifier(
         self,
@@ -331,41 +380,34 @@ class Emitter:
         const: str,
         base: list[tuple[str, str]],
         condition: str,
-        holds: str,
         specs: list[Spec],
-        calls: list[Call],
-    ) -> None:
+    ) -> str:
+        """The spec of a modifier; returns its amount: a literal, or a function of the scope."""
         var = self.book.vars[effect.target]
         group = self.book.groups.get(effect.group) if effect.group else None
-        value_code = "None"
-        runtime_value: str | None = None
+        amount_code: str
         if effect.op in ("add", "mul", "div", "set", "min", "max"):
             assert effect.value is not None
             amount = effect.value
             if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
-                value_code = literal(printer.expr_text(amount))
+                amount_code = literal(printer.expr_text(amount))
             elif _is_constant(amount, self.book) and effect.per is None:
-                value_code = self._py(amount)
+                amount_code = self._py(amount)
             else:
-                code = self._code(amount, "v")
+                code = self._code(amount)
                 if effect.per is not None:
-                    code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per, 'v'), _MUL + 1)}", _MUL)
-                runtime_value = code[0]
-                if self._lazy([amount] + ([effect.per] if effect.per is not None else [])):
-                    runtime_value = f"lambda: {runtime_value}"
+                    code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per), _MUL + 1)}", _MUL)
+                amount_code = f"lambda s: {code[0]}"
         elif effect.op == "grade":
-            value_code = literal(effect.grade)
+            amount_code = literal(effect.grade)
         elif effect.value is None:
-            value_code = str(effect.delta)
+            amount_code = str(effect.delta)
         else:
-            runtime_value = self._py(effect.value)
-            if self._lazy([effect.value]):
-                runtime_value = f"lambda: {runtime_value}"
+            amount_code = f"lambda s: {self._py(effect.value)}"
         fields = [
             *base,
             ("target", literal(effect.target)),
             ("op", literal(effect.op)),
-            ("value", value_code),
             ("text", literal(printer.modifier_text(effect))),
             ("group", literal(effect.group)),
             ("stacking", literal(group.stacking if group else "cumulative")),
@@ -374,7 +416,7 @@ class Emitter:
             ("label", literal(effect.label)),
         ]
         specs.append((const, "ModSpec", fields))
-        calls.append(("run.modify", [const, holds] + ([runtime_value] if runtime_value else [])))
+        return amount_code
 
     def _roll(
         self,
@@ -382,10 +424,9 @@ class Emitter:
         const: str,
         base: list[tuple[str, str]],
         condition: str,
-        holds: str,
         specs: list[Spec],
-        calls: list[Call],
-    ) -> None:
+    ) -> str:
+        """The spec of a roll; returns its values (a function of the scope) and its changes."""
         outcomes = "{" + ", ".join(f"{literal(o.name)}: {literal(_outcome_text(o))}" for o in effect.outcomes) + "}"
         margin_outcomes = tuple(o.name for o in effect.outcomes if o.by_margin)
         tiers = "()"
@@ -407,7 +448,7 @@ class Emitter:
             ("op", literal(effect.op)),
             ("against", _pool_literal(_pool_key(effect.against))),
             ("success", literal(effect.success)),
-            ("outcomes", outcomes),
+            ("outcomes", f"MappingProxyType({outcomes})"),  # read-only: every resolution shares it
             ("margin_outcomes", _tuple([literal(x) for x in margin_outcomes])),
             ("tiers", tiers),
             ("ties", literal(effect.ties)),
@@ -418,20 +459,20 @@ class Emitter:
         if consequences:
             fields.append(("consequences", _tuple(consequences)))
         specs.append((const, "RollSpec", fields))
-        target = "None"
+        values = "None"
         if effect.kind in ("check", "total", "count"):
             goal = self._py(effect.target) if effect.target is not None else "None"
-            added = " + ".join(_wrap(self._code(x, "v"), _ADD) for x in effect.adds) if effect.adds else "0"
+            added = " + ".join(_wrap(self._code(x), _ADD) for x in effect.adds) if effect.adds else "0"
             dice = self._py(effect.dice) if effect.dice is not None else "None"
             needed = self._py(effect.needed) if effect.needed is not None else "0"
-            target = f"lambda: ({goal}, {added}, {dice}, {needed})"
+            values = f"lambda s: ({goal}, {added}, {dice}, {needed})"
         elif effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
-            target = f"lambda: ({self._py(effect.active)}, {self._py(effect.passive)})"
+            values = f"lambda s: ({self._py(effect.active)}, {self._py(effect.passive)})"
         elif effect.kind == "opposed":
             first = self._py(effect.bonus) if effect.bonus is not None else "0"
             second = self._py(effect.against_bonus) if effect.against_bonus is not None else "0"
-            target = f"lambda: ({first}, {second})"
+            values = f"lambda s: ({first}, {second})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)
@@ -445,12 +486,10 @@ class Emitter:
             specs.append((name, "ChangeSpec", change_fields))
             amount = "None"
             if change.value is not None:
-                amount = f"lambda: {self._py(change.value)}"
-            changes.append(f"({name}, {self._guard(change.guard)}, {amount})")
-        args = [const, holds, target]
-        if changes:
-            args.append(_tuple(changes))
-        calls.append(("run.roll", args))
+                amount = f"lambda s: {self._py(change.value)}"
+            trace = self._trace_of(effect, f"roll {effect.name}: {printer.change_text(change)}", change.guard)
+            changes.append(f"({name}, {self._clauses(change.guard)}, {amount}, {trace})")
+        return f"({values}, {_tuple(changes)})"
 
     def _consequences(self, effect: m.RollEffect) -> list[str]:
         """What each outcome changes or brings into play, as ConsequenceSpec literals."""
@@ -461,7 +500,7 @@ class Emitter:
                 if change.op == "grade":
                     value = literal(change.grade)
                 elif change.value is not None:
-                    value = f"lambda: {self._py(change.value)}"
+                    value = f"lambda s: {self._py(change.value)}"
                 else:
                     value = str(change.delta)
                 found.append(
@@ -474,47 +513,12 @@ class Emitter:
 
     # ------------------------------------------------------------------ guards and expressions
 
-    def _guard(self, guard: tuple[m.Condition, ...]) -> str:
-        if not guard:
-            return "True"
-        parts = [self._negation(c.expr, "v") if c.negated else self._code(c.expr, "v") for c in guard]
-        combined = parts[0]
-        for part in parts[1:]:
-            combined = self._bool("and", combined, part)
-        code = combined[0]
-        if self._lazy([c.expr for c in guard]):
-            return f"lambda: {code}"
-        return code
+    def _py(self, expr: n.Expr) -> str:
+        """Python source for an expression of the scope `s`: exact arithmetic with Fraction,
+        minimal parentheses."""
+        return self._code(expr)[0]
 
-    def _lazy(self, exprs: Iterable[n.Expr]) -> bool:
-        """Whether evaluating these expressions needs a stat or derived value (so must wait)."""
-        for expr in exprs:
-            for node in walk(expr):
-                ref = self.book.refs.get(id(node))
-                if ref is None:
-                    continue
-                if ref.kind in ("stat", "derive"):
-                    return True
-                if ref.kind in ("input", "base") and self.book.vars[ref.name].default_expr is not None:
-                    return True
-                if ref.kind == "table" and self._lazy_table(ref.name):
-                    return True
-        return False
-
-    def _lazy_table(self, name: str) -> bool:
-        """Whether a lookup in the table must wait: worked out once per table, not per lookup."""
-        found = self.lazy_tables.get(name)
-        if found is None:
-            table = self.book.tables[name]
-            cells = [c.value for row in table.rows for c in row.cells if c.value is not None]
-            found = self.lazy_tables[name] = self._lazy(cells)
-        return found
-
-    def _py(self, expr: n.Expr, values: str = "v") -> str:
-        """Python source for an expression: exact arithmetic with Fraction, minimal parentheses."""
-        return self._code(expr, values)[0]
-
-    def _code(self, expr: n.Expr, values: str) -> tuple[str, int]:
+    def _code(self, expr: n.Expr) -> tuple[str, int]:
         book = self.book
         if isinstance(expr, n.Number):
             return _fraction_literal(expr.value), (_UNARY if expr.value < 0 else _ATOM)
@@ -532,56 +536,52 @@ class Emitter:
                 return literal(ref.name), _ATOM
             if ref.kind == "special":
                 return ref.name, _ATOM
-            if ref.kind == "stat":
-                return f"run.stat({literal(ref.name)})", _ATOM
-            if ref.kind == "derive":
-                return f"run.derived({literal(ref.name)})", _ATOM
-            if book.vars[ref.name].default_expr is not None:
-                return f"run.base({literal(ref.name)})", _ATOM
-            return f"{values}[{literal(ref.name)}]", _ATOM
+            if ref.kind in ("stat", "derive"):
+                return f"s.e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
+            return f"s.v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
         if isinstance(expr, n.Call):
-            return f"{expr.function.text}({', '.join(self._py(a, values) for a in expr.args)})", _ATOM
+            return f"{expr.function.text}({', '.join(self._py(a) for a in expr.args)})", _ATOM
         if isinstance(expr, n.Lookup):
-            keys = _tuple([self._py(k, values) for k in expr.keys])
+            keys = _tuple([self._py(k) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
-            return f"lookup(run.book, run, {literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
+            return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
-            return "-" + _wrap(self._code(expr.operand, values), _UNARY), _UNARY
+            return "-" + _wrap(self._code(expr.operand), _UNARY), _UNARY
         if isinstance(expr, n.Binary):
-            return self._binary(expr, values)
+            return self._binary(expr)
         if isinstance(expr, n.Rounded):
             operand = expr.operand
             if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
-                return self._scaled(operand, values, expr.mode), _ATOM
-            return f"round_value({self._py(expr.operand, values)}, {literal(expr.mode)})", _ATOM
+                return self._scaled(operand, expr.mode), _ATOM
+            return f"round_value({self._py(expr.operand)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
             if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
                 return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
-            return f"Dice.pool(int({self._py(expr.count, values)}), {expr.sides})", _ATOM
+            return f"Dice.pool(int({self._py(expr.count)}), {expr.sides})", _ATOM
         if isinstance(expr, n.Compare):
-            left = _wrap(self._code(expr.left, values), _ADD)
-            right = _wrap(self._code(expr.right, values), _ADD)
+            left = _wrap(self._code(expr.left), _ADD)
+            right = _wrap(self._code(expr.right), _ADD)
             left_type = book.types.get(id(expr.left))
             if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
                 members = _tuple([literal(x) for x in left_type.members])
                 return f"{members}.index({left}) {expr.op} {members}.index({right})", _COMPARE
             return f"{left} {expr.op} {right}", _COMPARE
         if isinstance(expr, n.Member):
-            return self._member(expr, values, negate=False)
+            return self._member(expr, negate=False)
         if isinstance(expr, n.Not):
-            return self._negation(expr.operand, values)
+            return self._negation(expr.operand)
         if isinstance(expr, n.BoolOp):
-            return self._bool(expr.op, self._code(expr.left, values), self._code(expr.right, values))
+            return self._bool(expr.op, self._code(expr.left), self._code(expr.right))
         raise TypeError(f"cannot emit {type(expr).__name__}")
 
-    def _binary(self, expr: n.Binary, values: str) -> tuple[str, int]:
-        left = self._code(expr.left, values)
-        right = self._code(expr.right, values)
+    def _binary(self, expr: n.Binary) -> tuple[str, int]:
+        left = self._code(expr.left)
+        right = self._code(expr.right)
         result_type = self.book.types.get(id(expr))
         if isinstance(result_type, t.Dice):
             left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
             if expr.op in "*/":
-                return self._scaled(expr, values, None), _ATOM
+                return self._scaled(expr, None), _ATOM
             if left_dice:
                 other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
                 return f"{_wrap(left, _ATOM)}.plus({other})", _ATOM
@@ -599,30 +599,30 @@ class Emitter:
             return f"Fraction({left[0]}) / {_wrap(right, _MUL + 1)}", _MUL
         return f"Fraction({left[0]}) ** {_wrap(right, _UNARY)}", _POWER
 
-    def _scaled(self, expr: n.Binary, values: str, rounding: str | None) -> str:
+    def _scaled(self, expr: n.Binary, rounding: str | None) -> str:
         """Dice scaled by a number, after rolling: `3d10 * 10`, `1d6 / 2 round up`."""
         left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
         dice, factor = (expr.left, expr.right) if left_dice else (expr.right, expr.left)
-        amount = f"Fraction({self._py(factor, values)})"
+        amount = f"Fraction({self._py(factor)})"
         if expr.op == "/":
             amount = f"1 / {amount}"
-        return f"{_wrap(self._code(dice, values), _ATOM)}.scaled({amount}, {literal(rounding)})"
+        return f"{_wrap(self._code(dice), _ATOM)}.scaled({amount}, {literal(rounding)})"
 
-    def _member(self, expr: n.Member, values: str, *, negate: bool) -> tuple[str, int]:
+    def _member(self, expr: n.Member, *, negate: bool) -> tuple[str, int]:
         members = _tuple([literal(x.text) for x in expr.members])
         word = "not in" if expr.negated != negate else "in"
-        return f"{_wrap(self._code(expr.operand, values), _ADD)} {word} {members}", _COMPARE
+        return f"{_wrap(self._code(expr.operand), _ADD)} {word} {members}", _COMPARE
 
-    def _negation(self, expr: n.Expr, values: str) -> tuple[str, int]:
+    def _negation(self, expr: n.Expr) -> tuple[str, int]:
         """`not expr`, written the way a reader expects: `x not in (...)`, `x != y`."""
         if isinstance(expr, n.Member):
-            return self._member(expr, values, negate=True)
+            return self._member(expr, negate=True)
         if isinstance(expr, n.Compare) and expr.op in ("==", "!="):
             flipped = n.Compare(span=expr.span, op="!=" if expr.op == "==" else "==", left=expr.left, right=expr.right)
             self.book.types[id(flipped)] = t.FLAG
             self.book.keep_alive.append(flipped)
-            return self._code(flipped, values)
-        return "not " + _wrap(self._code(expr, values), _NOT), _NOT
+            return self._code(flipped)
+        return "not " + _wrap(self._code(expr), _NOT), _NOT
 
     @staticmethod
     def _bool(op: str, left: tuple[str, int], right: tuple[str, int]) -> tuple[str, int]:
@@ -668,7 +668,17 @@ class Emitter:
                 w.line("notes=(")
                 w.indent()
                 for text, quote in table.notes:
-                    w.call("Note", [literal(table.name), literal(table.cites), literal(text), literal(quote)], ",")
+                    w.call(
+                        "Note",
+                        [
+                            literal(table.name),
+                            literal(table.cites),
+                            literal(text),
+                            literal(quote),
+                            literal(_note_kind(quote)),
+                        ],
+                        ",",
+                    )
                 w.dedent()
                 w.line("),")
             w.dedent()
@@ -686,8 +696,8 @@ class Emitter:
                 cells.append(literal(""))
             else:
                 assert cell.value is not None
-                code = self._py(cell.value, "run.values")
-                cells.append(code if _is_constant(cell.value, self.book) else f"lambda run: {code}")
+                code = self._py(cell.value)
+                cells.append(code if _is_constant(cell.value, self.book) else f"lambda s: {code}")
             if cell.step is not None:
                 steps.append(printer.step_text(cell.step))
         cell_code = "(" + "".join(c + ", " for c in cells) + ")"
@@ -731,7 +741,7 @@ class Emitter:
             w.blank()
             w.line("def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:")
             w.indent()
-            w.line(f"return {self._py(resistance.target, 'v')}")
+            w.line(f"return {self._py(resistance.target)}")
             w.dedent()
             w.blank()
         w.blank()
@@ -740,10 +750,10 @@ class Emitter:
         w.line("info=RULEBOOK,")
         w.line("inputs=INPUTS,")
         w.line("rules=RULES,")
-        w.line("functions={")
+        w.line("parts={")
         w.indent()
-        for rule in book.rules.values():
-            w.line(f"{literal(rule.name)}: {self.private.function(rule.name)},")
+        for key in book.parts:
+            w.line(f"{literal(key)}: {self.private.function(key)},")
         w.dedent()
         w.line("},")
         w.line("tables={" + "".join(f"{literal(x)}: {self.private.table(x)}, " for x in book.tables) + "},")
@@ -752,7 +762,7 @@ class Emitter:
             for g in book.grades
         )
         w.line(f"grades=({grades}),")
-        settle = _read_nodes(book)
+        settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
         if settle:
             w.line("settle=(")
             w.indent()
@@ -850,17 +860,15 @@ class Emitter:
             w.indent()
             w.line(f"given['roll'] = {param}")
             w.dedent()
-        w.line(f"return resolve_with(_BOOK, ({literal(name)},), given)")
+        w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         w.dedent()
 
 
 # ---------------------------------------------------------------------- helpers
 
 
-def _read_nodes(book: m.Book) -> tuple[str, ...]:
-    """The values other values read, in the order to settle them (dsl/analysis/order.py)."""
-    read = {name for reads in dependencies(book).values() for name in reads}
-    return tuple(node for node in settle_order(book) if node in read)
+def _note_kind(quote: str | None) -> str:
+    return "erratum" if quote else "note"
 
 
 def _effect_kind(effect: m.Effect) -> str:

@@ -126,7 +126,12 @@ def _quote(text: str) -> str:
 
 def guard_text(guard: tuple[m.Condition, ...]) -> str:
     """`when a; unless b`: the conditions under which an effect applies."""
-    return "; ".join(f"{'unless' if c.negated else 'when'} {expr_text(c.expr)}" for c in guard)
+    return "; ".join(condition_text(c) for c in guard)
+
+
+def condition_text(condition: m.Condition) -> str:
+    """`when a` or `unless b`: one clause of a guard."""
+    return f"{'unless' if condition.negated else 'when'} {expr_text(condition.expr)}"
 
 
 def pool_text(pool: n.Pool) -> str:

@@ -33,13 +33,20 @@ def resolution_text(resolution: Any) -> str:
             base = resolution.inputs.get(name)
             was = f"   (from {show(base)})" if base is not None and show(base) != show(value) else ""
             lines.append(f"  {name:<{width}}  {show(value)}{was}")
+    if resolution.derived:
+        lines.append("")
+        lines.append("derived:")
+        width = max(len(k) for k in resolution.derived)
+        for name, value in resolution.derived.items():
+            lines.append(f"  {name:<{width}}  {show(value)}")
     if resolution.modifiers:
         lines.append("")
         lines.append("modifiers:")
         for mod in resolution.modifiers:
             source = f" [{mod.source}]" if mod.source else ""
             label = f"  {mod.label}" if mod.label else ""
-            amount = f" (= {mod.value})" if mod.operation == "add" and mod.value not in mod.text else ""
+            shown = show(mod.amount)
+            amount = f" (= {shown})" if mod.operation == "add" and shown not in mod.text else ""
             line = f"  {mod.status:<10}  {mod.text + amount:<24} {mod.rule}{source}{label}"
             if mod.reason:
                 line += f"\n              ({mod.reason})"
@@ -93,7 +100,7 @@ def resolution_text(resolution: Any) -> str:
         lines.append("restrictions:")
         for item in resolution.restrictions:
             source = f" [{item.source}]" if item.source else ""
-            lines.append(f"  - cannot {item.text}  ({item.rule}{source})")
+            lines.append(f"  - {item.text}  ({item.rule}{source})")
     if resolution.notes:
         lines.append("")
         lines.append("notes:")

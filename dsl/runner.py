@@ -125,12 +125,13 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
     if isinstance(expectation, n.ExpectValue):
         name = expectation.name.text
         wanted = _value(expectation.value, book)
-        if name not in resolution.stats:
-            fail(expectation.span, f"expected {name} = {show(wanted)}, but no rule changed or derived {name} here")
-        elif not _same(resolution.stats[name], wanted):
+        found = resolution.derived if name in resolution.derived else resolution.stats
+        if name not in found:
+            fail(expectation.span, f"expected {name} = {show(wanted)}, but none of these rules reads or derives {name}")
+        elif not _same(found[name], wanted):
             fail(
                 expectation.span,
-                f"expected {name} = {show(wanted)}, got {show(resolution.stats[name])}",
+                f"expected {name} = {show(wanted)}, got {show(found[name])}",
                 _how(name, resolution),
             )
     elif isinstance(expectation, n.ExpectRoll):
@@ -162,7 +163,7 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
         if any(r.name == expectation.roll.text for r in resolution.rolls):
             fail(expectation.span, f"expected no roll `{expectation.roll.text}`, but the situation calls for one")
     elif isinstance(expectation, n.ExpectCannot):
-        texts = [r.text for r in resolution.restrictions]
+        texts = [r.what for r in resolution.restrictions]
         if expectation.text.value not in texts:
             fail(expectation.span, f'expected the restriction "{expectation.text.value}"; got {texts or "none"}')
     elif isinstance(expectation, n.ExpectColumn):

@@ -294,6 +294,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -317,15 +324,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -533,7 +531,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -588,7 +586,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -648,84 +646,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -737,61 +756,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -806,9 +946,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -820,6 +960,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -830,6 +971,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -840,9 +982,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -855,20 +999,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -879,28 +1034,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -910,7 +1083,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -945,7 +1117,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -956,7 +1128,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1000,13 +1172,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1040,15 +1226,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1064,15 +1241,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1082,6 +1258,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1100,7 +1283,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1120,555 +1303,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1753,13 +2038,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1899,60 +2177,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1968,11 +2192,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1984,6 +2203,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -1995,6 +2215,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",

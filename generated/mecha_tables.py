@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,12 +2244,14 @@ RULEBOOK: Final = RulebookInfo(
             None,
             'Movement costs are movement points per hex: the base terrain plus each terrain modifier of the hex. X is impassable; N/A has no entry for that movement type.',
             None,
+            'note',
         ),
         Note(
             'mecha_tables',
             None,
             "The source never prints the dice of a piloting roll. Read as the pilot's skill in d6, the highest die counting, against the threshold; the margin is the threshold minus the highest die; a fumble is a highest die of 1.",
             'ROLL NEEDED ON ONE DIE / PILOTING THRESHOLD',
+            'erratum',
         ),
     ),
 )
@@ -2039,8 +2262,8 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'vehicle_size': InputSpec('vehicle_size', 'Vehicle size', 'int', 1, 100, None, (), 8, False),
     'terrain': InputSpec('terrain', 'Base terrain of the hex (or hydrographic terrain)', 'one of', None, None, None, ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'), 'clear', False),
     'forest': InputSpec('forest', 'Forest level of the hex', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), 'no_forest', False),
-    'forest_entry': InputSpec('forest_entry', 'Forest level entered, after the vehicle size adjustment', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), None, True, lambda run: run.values['forest'], 'forest'),
-    'forest_column': InputSpec('forest_column', 'Column read for the forest rows', 'one of', None, None, None, ('infantry', 'wheel', 'track', 'walker', 'gev'), None, True, lambda run: run.values['unit'], 'unit'),
+    'forest_entry': InputSpec('forest_entry', 'Forest level entered, after the vehicle size adjustment', 'levels', None, None, None, ('no_forest', 'sparse', 'open', 'dense', 'closed'), None, True, lambda s: s.v['forest'], 'forest'),
+    'forest_column': InputSpec('forest_column', 'Column read for the forest rows', 'one of', None, None, None, ('infantry', 'wheel', 'track', 'walker', 'gev'), None, True, lambda s: s.v['unit'], 'unit'),
     'vegetation': InputSpec('vegetation', 'Tall grasses or jungle', 'one of', None, None, None, ('no_vegetation', 'tall_grasses', 'jungle'), 'no_vegetation', False),
     'surface': InputSpec('surface', 'Ice or snow on the ground', 'one of', None, None, None, ('bare', 'ice', 'snow', 'deep_snow'), 'bare', False),
     'elevation': InputSpec('elevation', 'Moving up or down an elevation', 'one of', None, None, None, ('level', 'elevation_up', 'elevation_down'), 'level', False),
@@ -2103,9 +2326,9 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'attack_dice': InputSpec('attack_dice', 'Attack dice (skill level)', 'int', -10, 10, None, (), 2, True),
     'DM': InputSpec('DM', 'Damage multiplier', 'int', 0, 200, None, (), 10, True),
     'MoS': InputSpec('MoS', 'Margin of success of the attack', 'int', 0, 40, None, (), 0, True),
-    'impact_speed': InputSpec('impact_speed', 'Impact speed', 'int', 1, 2000, None, (), None, True, lambda run: run.values['own_speed'], 'own_speed'),
-    'ram_dm': InputSpec('ram_dm', 'DM applied to the other vehicle', 'int', 0, 200, None, (), None, True, lambda run: run.values['vehicle_size'], 'vehicle_size'),
-    'ecm_threshold': InputSpec('ecm_threshold', 'ECM threshold', 'int', 0, 40, None, (), None, True, lambda run: run.values['ecm_iw'] + run.values['ecm_rating'], 'ecm_iw + ecm_rating'),
+    'impact_speed': InputSpec('impact_speed', 'Impact speed', 'int', 1, 2000, None, (), None, True, lambda s: s.v['own_speed'], 'own_speed'),
+    'ram_dm': InputSpec('ram_dm', 'DM applied to the other vehicle', 'int', 0, 200, None, (), None, True, lambda s: s.v['vehicle_size'], 'vehicle_size'),
+    'ecm_threshold': InputSpec('ecm_threshold', 'ECM threshold', 'int', 0, 40, None, (), None, True, lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], 'ecm_iw + ecm_rating'),
     'ecm_range': InputSpec('ecm_range', 'ECM range', 'int', 0, 1000, 'km', (), 0, True),
     'armor': InputSpec('armor', 'Armor', 'int', -10, 100, None, (), 10, True),
     'detection': InputSpec('detection', 'Detection modifier', 'int', -100, 100, None, (), 0, True),
@@ -2124,7 +2347,6 @@ _forest_adjustment__mod1: Final = ModSpec(
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     target='forest_entry',
     op='shift',
-    value=None,
     text='forest_entry +forest_shift[vehicle_size].levels levels',
     group=None,
     stacking='cumulative',
@@ -2138,7 +2360,6 @@ _forest_adjustment__mod2: Final = ModSpec(
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     target='forest_entry',
     op='min',
-    value='sparse',
     text='forest_entry min sparse',
     group=None,
     stacking='cumulative',
@@ -2165,25 +2386,17 @@ _forest_adjustment__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_forest_adjustment(run: Run, outer: Holds = True) -> Parts:
-    """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
+_rule_forest_adjustment: Final[tuple[Step, ...]] = (
+    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
+    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text1, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', (), ()), None, ()),
+    Step('text', _forest_adjustment__text2, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.", (), ()), None, ()),
+)
+"""Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
-    - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
-    - forest_entry min sparse (when unit != infantry and forest != no_forest)
-    """
-    v = run.values
-    run.modify(
-        _forest_adjustment__mod1,
-        both(outer, v['unit'] != 'infantry' and v['forest'] != 'no_forest'),
-        lookup(run.book, run, 'forest_shift', (v['vehicle_size'],), 'levels'),
-    )
-    run.modify(
-        _forest_adjustment__mod2,
-        both(outer, v['unit'] != 'infantry' and v['forest'] != 'no_forest'),
-    )
-    run.text(_forest_adjustment__text1, outer)
-    run.text(_forest_adjustment__text2, outer)
-    yield from ()
+- forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
+- forest_entry min sparse (when unit != infantry and forest != no_forest)
+"""
 
 # rule terrain_movement
 
@@ -2221,7 +2434,6 @@ _terrain_movement__mod1: Final = ModSpec(
     source='TERRAIN TYPE',
     target='forest_column',
     op='set',
-    value='infantry',
     text='forest_column = infantry',
     group=None,
     stacking='cumulative',
@@ -2262,58 +2474,31 @@ _terrain_movement__text2: Final = TextSpec(
     condition='when cost == N/A',
 )
 
-def _rule_terrain_movement(run: Run, outer: Holds = True) -> Parts:
-    """Movement cost of a hex (TERRAIN TYPE).
+_rule_terrain_movement: Final[tuple[Step, ...]] = (
+    Step('part', 'forest_adjustment', (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'as forest_adjustment', (), ())),
+    Step('derive', _terrain_movement__derive1, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive terrain_cost', (), ()), lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive2, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive vegetation_cost', (), ()), lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive3, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive surface_cost', (), ()), lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive4, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive elevation_cost', (), ()), lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
+    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'forest_column = infantry', ('when unit != infantry and vehicle_size <= 2',), (('unit', 'vehicle_size'),)), 'infantry', (('unit', 0), ('vehicle_size', 0))),
+    Step('derive', _terrain_movement__derive5, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive forest_cost', (), ()), lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
+    Step('derive', _terrain_movement__derive6, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive cost', (), ()), lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
+    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot: enter this hex: impassable (X) for this movement type', ('when cost == X',), (('cost',),)), None, ()),
+    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot: enter this hex: the terrain table has no entry (N/A) for this movement type', ('when cost == N/A',), (('cost',),)), None, ()),
+)
+"""Movement cost of a hex (TERRAIN TYPE).
 
-    - as forest_adjustment
-    - derive terrain_cost = terrain_costs[terrain, unit]
-    - derive vegetation_cost = vegetation_costs[vegetation, unit]
-    - derive surface_cost = surface_costs[surface, unit]
-    - derive elevation_cost = elevation_costs[elevation, unit]
-    - forest_column = infantry (when unit != infantry and vehicle_size <= 2)
-    - derive forest_cost = forest_costs[forest_entry, forest_column]
-    - derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
-    - cannot: enter this hex: impassable (X) for this movement type (when cost == X)
-    - cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
-    """
-    v = run.values
-    yield _rule_forest_adjustment, outer, ''
-    run.derive(
-        _terrain_movement__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'terrain_costs', (v['terrain'], v['unit']), 'infantry'),
-    )
-    run.derive(
-        _terrain_movement__derive2,
-        outer,
-        lambda: lookup(run.book, run, 'vegetation_costs', (v['vegetation'], v['unit']), 'infantry'),
-    )
-    run.derive(
-        _terrain_movement__derive3,
-        outer,
-        lambda: lookup(run.book, run, 'surface_costs', (v['surface'], v['unit']), 'infantry'),
-    )
-    run.derive(
-        _terrain_movement__derive4,
-        outer,
-        lambda: lookup(run.book, run, 'elevation_costs', (v['elevation'], v['unit']), 'infantry'),
-    )
-    run.modify(
-        _terrain_movement__mod1,
-        both(outer, v['unit'] != 'infantry' and v['vehicle_size'] <= 2),
-    )
-    run.derive(
-        _terrain_movement__derive5,
-        outer,
-        lambda: lookup(run.book, run, 'forest_costs', (run.stat('forest_entry'), run.stat('forest_column')), 'infantry'),
-    )
-    run.derive(
-        _terrain_movement__derive6,
-        outer,
-        lambda: cell_add(cell_add(cell_add(cell_add(run.derived('terrain_cost'), run.derived('forest_cost')), run.derived('vegetation_cost')), run.derived('surface_cost')), run.derived('elevation_cost')),
-    )
-    run.text(_terrain_movement__text1, both(outer, lambda: run.derived('cost') == IMPASSABLE))
-    run.text(_terrain_movement__text2, both(outer, lambda: run.derived('cost') == NOT_APPLICABLE))
+- as forest_adjustment
+- derive terrain_cost = terrain_costs[terrain, unit]
+- derive vegetation_cost = vegetation_costs[vegetation, unit]
+- derive surface_cost = surface_costs[surface, unit]
+- derive elevation_cost = elevation_costs[elevation, unit]
+- forest_column = infantry (when unit != infantry and vehicle_size <= 2)
+- derive forest_cost = forest_costs[forest_entry, forest_column]
+- derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
+- cannot: enter this hex: impassable (X) for this movement type (when cost == X)
+- cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
+"""
 
 # rule hex_obscurement
 
@@ -2323,7 +2508,6 @@ _hex_obscurement__mod1: Final = ModSpec(
     source='TERRAIN TYPE',
     target='obscurement',
     op='add',
-    value=None,
     text='obscurement +terrain_features[terrain].obscurement',
     group=None,
     stacking='cumulative',
@@ -2337,7 +2521,6 @@ _hex_obscurement__mod2: Final = ModSpec(
     source='TERRAIN TYPE',
     target='obscurement',
     op='add',
-    value=None,
     text='obscurement +forest_features[forest].obscurement',
     group=None,
     stacking='cumulative',
@@ -2351,7 +2534,6 @@ _hex_obscurement__mod3: Final = ModSpec(
     source='TERRAIN TYPE',
     target='obscurement',
     op='add',
-    value=None,
     text='obscurement +vegetation_features[vegetation].obscurement',
     group=None,
     stacking='cumulative',
@@ -2365,7 +2547,6 @@ _hex_obscurement__mod4: Final = ModSpec(
     source='TERRAIN TYPE',
     target='obscurement',
     op='add',
-    value=1,
     text='obscurement +1',
     group=None,
     stacking='cumulative',
@@ -2379,7 +2560,6 @@ _hex_obscurement__mod5: Final = ModSpec(
     source='TERRAIN TYPE',
     target='obscurement',
     op='add',
-    value=1,
     text='obscurement +1',
     group=None,
     stacking='cumulative',
@@ -2406,42 +2586,23 @@ _hex_obscurement__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_hex_obscurement(run: Run, outer: Holds = True) -> Parts:
-    """Obscurement of a hex (TERRAIN TYPE).
+_rule_hex_obscurement: Final[tuple[Step, ...]] = (
+    Step('mod', _hex_obscurement__mod1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +terrain_features[terrain].obscurement', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
+    Step('mod', _hex_obscurement__mod2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +forest_features[forest].obscurement', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
+    Step('mod', _hex_obscurement__mod3, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +vegetation_features[vegetation].obscurement', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
+    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'), (('unit', 'vehicle_size'), ('vegetation',))), 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
+    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'), (('unit', 'vehicle_size'), ('surface',))), 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
+    Step('text', _hex_obscurement__text1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).', (), ()), None, ()),
+    Step('text', _hex_obscurement__text2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.", (), ()), None, ()),
+)
+"""Obscurement of a hex (TERRAIN TYPE).
 
-    - obscurement +terrain_features[terrain].obscurement
-    - obscurement +forest_features[forest].obscurement
-    - obscurement +vegetation_features[vegetation].obscurement
-    - obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
-    - obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
-    """
-    v = run.values
-    run.modify(
-        _hex_obscurement__mod1,
-        outer,
-        lookup(run.book, run, 'terrain_features', (v['terrain'],), 'obscurement'),
-    )
-    run.modify(
-        _hex_obscurement__mod2,
-        outer,
-        lookup(run.book, run, 'forest_features', (v['forest'],), 'obscurement'),
-    )
-    run.modify(
-        _hex_obscurement__mod3,
-        outer,
-        lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'obscurement'),
-    )
-    run.modify(
-        _hex_obscurement__mod4,
-        both(outer, (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['vegetation'] in ('tall_grasses', 'jungle')),
-    )
-    run.modify(
-        _hex_obscurement__mod5,
-        both(outer, (v['unit'] == 'infantry' or v['vehicle_size'] < 2) and v['surface'] == 'deep_snow'),
-    )
-    run.text(_hex_obscurement__text1, outer)
-    run.text(_hex_obscurement__text2, outer)
-    yield from ()
+- obscurement +terrain_features[terrain].obscurement
+- obscurement +forest_features[forest].obscurement
+- obscurement +vegetation_features[vegetation].obscurement
+- obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
+- obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
+"""
 
 # rule hull_down
 
@@ -2508,49 +2669,25 @@ _hull_down__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_hull_down(run: Run, outer: Holds = True) -> Parts:
-    """Hull-down position (TERRAIN).
+_rule_hull_down: Final[tuple[Step, ...]] = (
+    Step('derive', _hull_down__derive1, (), TraceSpec('hull_down', 'TERRAIN', 'derive terrain_hull_down', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
+    Step('derive', _hull_down__derive2, (), TraceSpec('hull_down', 'TERRAIN', 'derive forest_hull_down', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
+    Step('derive', _hull_down__derive3, (), TraceSpec('hull_down', 'TERRAIN', 'derive vegetation_hull_down', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
+    Step('derive', _hull_down__derive4, (), TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ()), lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
+    Step('derive', _hull_down__derive5, (), TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ()), lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
+    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), TraceSpec('hull_down', 'TERRAIN', 'cannot: take a hull-down position: N/A in this terrain', ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',), (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),)), None, ()),
+    Step('text', _hull_down__text2, (), TraceSpec('hull_down', 'TERRAIN', 'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.', (), ()), None, ()),
+    Step('text', _hull_down__text3, (), TraceSpec('hull_down', 'TERRAIN', 'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.', (), ()), None, ()),
+)
+"""Hull-down position (TERRAIN).
 
-    - derive terrain_hull_down = terrain_features[terrain].hull_down
-    - derive forest_hull_down = forest_features[forest].hull_down
-    - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
-    - derive surface_hull_down = surface_features[surface].hull_down
-    - derive elevation_hull_down = elevation_features[elevation].hull_down
-    - cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
-    """
-    v = run.values
-    run.derive(
-        _hull_down__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'terrain_features', (v['terrain'],), 'hull_down'),
-    )
-    run.derive(
-        _hull_down__derive2,
-        outer,
-        lambda: lookup(run.book, run, 'forest_features', (v['forest'],), 'hull_down'),
-    )
-    run.derive(
-        _hull_down__derive3,
-        outer,
-        lambda: lookup(run.book, run, 'vegetation_features', (v['vegetation'],), 'hull_down'),
-    )
-    run.derive(
-        _hull_down__derive4,
-        outer,
-        lambda: lookup(run.book, run, 'surface_features', (v['surface'],), 'hull_down'),
-    )
-    run.derive(
-        _hull_down__derive5,
-        outer,
-        lambda: lookup(run.book, run, 'elevation_features', (v['elevation'],), 'hull_down'),
-    )
-    run.text(
-        _hull_down__text1,
-        both(outer, lambda: run.derived('terrain_hull_down') == NOT_APPLICABLE and run.derived('forest_hull_down') == NOT_APPLICABLE and run.derived('vegetation_hull_down') == NOT_APPLICABLE and run.derived('surface_hull_down') == NOT_APPLICABLE and run.derived('elevation_hull_down') == NOT_APPLICABLE),
-    )
-    run.text(_hull_down__text2, outer)
-    run.text(_hull_down__text3, outer)
-    yield from ()
+- derive terrain_hull_down = terrain_features[terrain].hull_down
+- derive forest_hull_down = forest_features[forest].hull_down
+- derive vegetation_hull_down = vegetation_features[vegetation].hull_down
+- derive surface_hull_down = surface_features[surface].hull_down
+- derive elevation_hull_down = elevation_features[elevation].hull_down
+- cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
+"""
 
 # rule weather
 
@@ -2567,7 +2704,6 @@ _weather__mod1: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='MP',
     op='mul',
-    value=None,
     text='MP * weather_effects[weather].movement round down',
     group=None,
     stacking='cumulative',
@@ -2581,7 +2717,6 @@ _weather__mod2: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='attack',
     op='add',
-    value=-2,
     text='attack -2',
     group=None,
     stacking='cumulative',
@@ -2595,7 +2730,6 @@ _weather__mod3: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='attack',
     op='add',
-    value=-1,
     text='attack -1',
     group=None,
     stacking='cumulative',
@@ -2609,7 +2743,6 @@ _weather__mod4: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='attack',
     op='add',
-    value=None,
     text='attack -weather_obscurement',
     group=None,
     stacking='cumulative',
@@ -2645,43 +2778,24 @@ _weather__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weather(run: Run, outer: Holds = True) -> Parts:
-    """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
+_rule_weather: Final[tuple[Step, ...]] = (
+    Step('derive', _weather__derive1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'derive weather_obscurement', (), ()), lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
+    Step('mod', _weather__mod1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP * weather_effects[weather].movement round down', (), ()), lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
+    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -2', ('when weather == high_wind', 'when weapon == missile'), (('weather',), ('weapon',))), -2, (('weather', 0), ('weapon', 1))),
+    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -1', ('when weather == high_wind', 'unless weapon == missile'), (('weather',), ('weapon',))), -1, (('weather', 0), ('weapon', 1))),
+    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -weather_obscurement', ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',), (('weapon', 'weather'),)), lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
+    Step('text', _weather__text1, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
+    Step('text', _weather__text2, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
+    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', (), ()), None, ()),
+)
+"""Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
-    - derive weather_obscurement = weather_effects[weather].per_hex * weather_hexes round down
-    - MP * weather_effects[weather].movement round down
-    - attack -2 (when weather == high_wind; when weapon == missile)
-    - attack -1 (when weather == high_wind; unless weapon == missile)
-    - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
-    """
-    v = run.values
-    run.derive(
-        _weather__derive1,
-        outer,
-        lambda: round_value(lookup(run.book, run, 'weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'),
-    )
-    run.modify(
-        _weather__mod1,
-        outer,
-        lookup(run.book, run, 'weather_effects', (v['weather'],), 'movement'),
-    )
-    run.modify(
-        _weather__mod2,
-        both(outer, v['weather'] == 'high_wind' and v['weapon'] == 'missile'),
-    )
-    run.modify(
-        _weather__mod3,
-        both(outer, v['weather'] == 'high_wind' and v['weapon'] != 'missile'),
-    )
-    run.modify(
-        _weather__mod4,
-        both(outer, v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')),
-        lambda: -run.derived('weather_obscurement'),
-    )
-    run.text(_weather__text1, both(outer, lambda: run.derived('weather_obscurement') > 0))
-    run.text(_weather__text2, outer)
-    run.text(_weather__text3, outer)
-    yield from ()
+- derive weather_obscurement = weather_effects[weather].per_hex * weather_hexes round down
+- MP * weather_effects[weather].movement round down
+- attack -2 (when weather == high_wind; when weapon == missile)
+- attack -1 (when weather == high_wind; unless weapon == missile)
+- attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
+"""
 
 # rule night
 
@@ -2691,7 +2805,6 @@ _night__mod1: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='MP',
     op='div',
-    value=2,
     text='MP / 2 round down',
     group=None,
     stacking='cumulative',
@@ -2705,7 +2818,6 @@ _night__mod2: Final = ModSpec(
     source='WEATHER/ENVIRONMENT MODIFIERS',
     target='obscurement',
     op='add',
-    value=1,
     text='obscurement +1',
     group=None,
     stacking='cumulative',
@@ -2732,18 +2844,17 @@ _night__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_night(run: Run, outer: Holds = True) -> Parts:
-    """Night (WEATHER/ENVIRONMENT MODIFIERS).
+_rule_night: Final[tuple[Step, ...]] = (
+    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP / 2 round down', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 2, (('night', 0), ('has_sensors', 0))),
+    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'obscurement +1', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 1, (('night', 0), ('has_sensors', 0))),
+    Step('text', _night__text1, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'note: Penalties only for vehicles/personnel without sensors.', (), ()), None, ()),
+    Step('text', _night__text2, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.', (), ()), None, ()),
+)
+"""Night (WEATHER/ENVIRONMENT MODIFIERS).
 
-    - MP / 2 round down (when night and not has_sensors)
-    - obscurement +1 (when night and not has_sensors)
-    """
-    v = run.values
-    run.modify(_night__mod1, both(outer, v['night'] and not v['has_sensors']))
-    run.modify(_night__mod2, both(outer, v['night'] and not v['has_sensors']))
-    run.text(_night__text1, outer)
-    run.text(_night__text2, outer)
-    yield from ()
+- MP / 2 round down (when night and not has_sensors)
+- obscurement +1 (when night and not has_sensors)
+"""
 
 # rule skidding
 
@@ -2753,7 +2864,6 @@ _skidding__mod1: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=-1,
     text='skid_threshold -1',
     group=None,
     stacking='cumulative',
@@ -2767,7 +2877,6 @@ _skidding__mod2: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=0,
     text='skid_threshold +0',
     group=None,
     stacking='cumulative',
@@ -2781,7 +2890,6 @@ _skidding__mod3: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=1,
     text='skid_threshold +1',
     group=None,
     stacking='cumulative',
@@ -2795,7 +2903,6 @@ _skidding__mod4: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=-1,
     text='skid_threshold -1',
     group=None,
     stacking='cumulative',
@@ -2809,7 +2916,6 @@ _skidding__mod5: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=None,
     text='skid_threshold -attacker_movement[speed]',
     group=None,
     stacking='cumulative',
@@ -2823,7 +2929,6 @@ _skidding__mod6: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=0,
     text='skid_threshold +0',
     group='skid_surface',
     stacking='strongest',
@@ -2837,7 +2942,6 @@ _skidding__mod7: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=0,
     text='skid_threshold +0',
     group='skid_surface',
     stacking='strongest',
@@ -2851,7 +2955,6 @@ _skidding__mod8: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=1,
     text='skid_threshold +1',
     group='skid_surface',
     stacking='strongest',
@@ -2865,7 +2968,6 @@ _skidding__mod9: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=1,
     text='skid_threshold +1',
     group='skid_surface',
     stacking='strongest',
@@ -2879,7 +2981,6 @@ _skidding__mod10: Final = ModSpec(
     source='SKIDDING',
     target='skid_threshold',
     op='add',
-    value=2,
     text='skid_threshold +2',
     group='skid_surface',
     stacking='strongest',
@@ -2914,7 +3015,7 @@ _skidding__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'failure': 'Slip 1 hex per MoE in the original direction of movement.', 'fumble': 'Skid as on a failure; something nasty happens.; roll on skid_fumble'},
+    outcomes=MappingProxyType({'failure': 'Slip 1 hex per MoE in the original direction of movement.', 'fumble': 'Skid as on a failure; something nasty happens.; roll on skid_fumble'}),
     margin_outcomes=('failure', 'fumble'),
     tiers=(TierSpec('fumble', '<=', lambda target: 1), TierSpec('success', '>=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2995,55 +3096,41 @@ _skidding__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_skidding(run: Run, outer: Holds = True) -> Parts:
-    """Skidding (SKIDDING).
+_rule_skidding: Final[tuple[Step, ...]] = (
+    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when unit == track',), (('unit',),)), -1, (('unit', 0),)),
+    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when unit == wheel',), (('unit',),)), 0, (('unit', 0),)),
+    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when unit == walker',), (('unit',),)), 1, (('unit', 0),)),
+    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when off_road',), (('off_road',),)), -1, (('off_road', 0),)),
+    Step('mod', _skidding__mod5, (), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -attacker_movement[speed]', (), ()), lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when terrain == sand',), (('terrain',),)), 0, (('terrain', 0),)),
+    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when wet_pavement',), (('wet_pavement',),)), 0, (('wet_pavement', 0),)),
+    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when terrain == mud',), (('terrain',),)), 1, (('terrain', 0),)),
+    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when surface == snow',), (('surface',),)), 1, (('surface', 0),)),
+    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +2', ('when surface == ice',), (('surface',),)), 2, (('surface', 0),)),
+    Step('derive', _skidding__derive1, (), TraceSpec('skidding', 'SKIDDING', 'derive slick', (), ()), lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
+    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), TraceSpec('skidding', 'SKIDDING', 'note: Only ground-contact vehicles skid.', ('when unit == gev or unit == infantry',), (('unit',),)), None, (('unit', 0),)),
+    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), TraceSpec('skidding', 'SKIDDING', 'roll skid', ('unless unit == gev or unit == infantry', 'when turning and slick'), (('unit',), ('turning', 'slick'))), (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
+    Step('text', _skidding__text2, (), TraceSpec('skidding', 'SKIDDING', 'note: The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.', (), ()), None, ()),
+    Step('text', _skidding__text3, (), TraceSpec('skidding', 'SKIDDING', 'note: Sand and Wet Pavement are slick at +0: the roll is called for, at the base threshold.', (), ()), None, ()),
+    Step('text', _skidding__text4, (), TraceSpec('skidding', 'SKIDDING', 'erratum: Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).', (), ()), None, ()),
+    Step('text', _skidding__text5, (), TraceSpec('skidding', 'SKIDDING', 'erratum: A fumble (a highest die of 1) always fails, so the roll needs at least 2 whatever the threshold; a fumble slips at least 1 hex.', (), ()), None, ()),
+    Step('text', _skidding__text6, (), TraceSpec('skidding', 'SKIDDING', 'erratum: The source does not say whether two surfaces stack (ice on mud): only the slickest counts.', (), ()), None, ()),
+)
+"""Skidding (SKIDDING).
 
-    - skid_threshold -1 (when unit == track)
-    - skid_threshold +0 (when unit == wheel)
-    - skid_threshold +1 (when unit == walker)
-    - skid_threshold -1 (when off_road)
-    - skid_threshold -attacker_movement[speed]
-    - skid_threshold +0 (when terrain == sand)
-    - skid_threshold +0 (when wet_pavement)
-    - skid_threshold +1 (when terrain == mud)
-    - skid_threshold +1 (when surface == snow)
-    - skid_threshold +2 (when surface == ice)
-    - derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
-    - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
-    """
-    v = run.values
-    run.modify(_skidding__mod1, both(outer, v['unit'] == 'track'))
-    run.modify(_skidding__mod2, both(outer, v['unit'] == 'wheel'))
-    run.modify(_skidding__mod3, both(outer, v['unit'] == 'walker'))
-    run.modify(_skidding__mod4, both(outer, v['off_road']))
-    run.modify(
-        _skidding__mod5,
-        outer,
-        -lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
-    )
-    run.modify(_skidding__mod6, both(outer, v['terrain'] == 'sand'))
-    run.modify(_skidding__mod7, both(outer, v['wet_pavement']))
-    run.modify(_skidding__mod8, both(outer, v['terrain'] == 'mud'))
-    run.modify(_skidding__mod9, both(outer, v['surface'] == 'snow'))
-    run.modify(_skidding__mod10, both(outer, v['surface'] == 'ice'))
-    run.derive(
-        _skidding__derive1,
-        outer,
-        lambda: v['terrain'] in ('sand', 'mud') or v['surface'] in ('ice', 'snow') or v['wet_pavement'],
-    )
-    run.text(_skidding__text1, both(outer, v['unit'] == 'gev' or v['unit'] == 'infantry'))
-    run.roll(
-        _skidding__roll1,
-        both(outer, lambda: not (v['unit'] == 'gev' or v['unit'] == 'infantry') and (v['turning'] and run.derived('slick'))),
-        lambda: (max(run.stat('skid_threshold'), 2), 0, None, 0),
-        ((_skidding__roll1_change1, v['pilot_skill'] == 1, None), (_skidding__roll1_change2, v['pilot_skill'] == 3, None), (_skidding__roll1_change3, v['pilot_skill'] == 4, None), (_skidding__roll1_change4, v['pilot_skill'] == 5, None)),
-    )
-    run.text(_skidding__text2, outer)
-    run.text(_skidding__text3, outer)
-    run.text(_skidding__text4, outer)
-    run.text(_skidding__text5, outer)
-    run.text(_skidding__text6, outer)
-    yield from ()
+- skid_threshold -1 (when unit == track)
+- skid_threshold +0 (when unit == wheel)
+- skid_threshold +1 (when unit == walker)
+- skid_threshold -1 (when off_road)
+- skid_threshold -attacker_movement[speed]
+- skid_threshold +0 (when terrain == sand)
+- skid_threshold +0 (when wet_pavement)
+- skid_threshold +1 (when terrain == mud)
+- skid_threshold +1 (when surface == snow)
+- skid_threshold +2 (when surface == ice)
+- derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
+- roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
+"""
 
 # rule crew_actions
 
@@ -3055,18 +3142,13 @@ _crew_actions__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_crew_actions(run: Run, outer: Holds = True) -> Parts:
-    """Number of actions (NUMBER OF ACTIONS).
+_rule_crew_actions: Final[tuple[Step, ...]] = (
+    Step('derive', _crew_actions__derive1, (), TraceSpec('crew_actions', 'NUMBER OF ACTIONS', 'derive total_actions', (), ()), lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
+)
+"""Number of actions (NUMBER OF ACTIONS).
 
-    - derive total_actions = actions[crew].total
-    """
-    v = run.values
-    run.derive(
-        _crew_actions__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'actions', (v['crew'],), 'total'),
-    )
-    yield from ()
+- derive total_actions = actions[crew].total
+"""
 
 # rule firing
 
@@ -3076,7 +3158,6 @@ _firing__mod1: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=None,
     text='attack +range_modifiers[range_band].modifier',
     group=None,
     stacking='cumulative',
@@ -3090,7 +3171,6 @@ _firing__mod2: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=None,
     text='attack +attacker_movement[speed].modifier',
     group=None,
     stacking='cumulative',
@@ -3104,7 +3184,6 @@ _firing__mod3: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack_dice',
     op='add',
-    value=None,
     text='attack_dice +aiming[aim].dice',
     group=None,
     stacking='cumulative',
@@ -3118,7 +3197,6 @@ _firing__mod4: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=None,
     text='attack +target_movement[target_speed].modifier',
     group=None,
     stacking='cumulative',
@@ -3132,7 +3210,6 @@ _firing__mod5: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='defense',
     op='add',
-    value=None,
     text='defense +defensive_arc[arc].modifier',
     group=None,
     stacking='cumulative',
@@ -3146,7 +3223,6 @@ _firing__mod6: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=None,
     text='attack -obscurement_points',
     group=None,
     stacking='cumulative',
@@ -3160,7 +3236,6 @@ _firing__mod7: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=-2,
     text='attack -2',
     group=None,
     stacking='cumulative',
@@ -3174,7 +3249,6 @@ _firing__mod8: Final = ModSpec(
     source='FIRING MODIFIERS',
     target='attack',
     op='add',
-    value=-2,
     text='attack -2',
     group=None,
     stacking='cumulative',
@@ -3228,49 +3302,32 @@ _firing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_firing(run: Run, outer: Holds = True) -> Parts:
-    """Firing modifiers (FIRING MODIFIERS).
+_rule_firing: Final[tuple[Step, ...]] = (
+    Step('mod', _firing__mod1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +range_modifiers[range_band].modifier', (), ()), lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
+    Step('mod', _firing__mod2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +attacker_movement[speed].modifier', (), ()), lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _firing__mod3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack_dice +aiming[aim].dice', (), ()), lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
+    Step('mod', _firing__mod4, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +target_movement[target_speed].modifier', (), ()), lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
+    Step('mod', _firing__mod5, (), TraceSpec('firing', 'FIRING MODIFIERS', 'defense +defensive_arc[arc].modifier', (), ()), lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
+    Step('mod', _firing__mod6, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when turret_locked',), (('turret_locked',),)), -2, (('turret_locked', 0),)),
+    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when different_environment',), (('different_environment',),)), -2, (('different_environment', 0),)),
+    Step('text', _firing__text1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Target movement, Evasion: Special (not described in the source).', (), ()), None, ()),
+    Step('text', _firing__text2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Aiming may leave fewer than one attack die: the source does not say what then happens.', (), ()), None, ()),
+    Step('text', _firing__text3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.', (), ()), None, ()),
+    Step('text', _firing__text4, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.", (), ()), None, ()),
+    Step('text', _firing__text5, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.", (), ()), None, ()),
+)
+"""Firing modifiers (FIRING MODIFIERS).
 
-    - attack +range_modifiers[range_band].modifier
-    - attack +attacker_movement[speed].modifier
-    - attack_dice +aiming[aim].dice
-    - attack +target_movement[target_speed].modifier
-    - defense +defensive_arc[arc].modifier
-    - attack -obscurement_points
-    - attack -2 (when turret_locked)
-    - attack -2 (when different_environment)
-    """
-    v = run.values
-    run.modify(
-        _firing__mod1,
-        outer,
-        lookup(run.book, run, 'range_modifiers', (v['range_band'],), 'modifier'),
-    )
-    run.modify(
-        _firing__mod2,
-        outer,
-        lookup(run.book, run, 'attacker_movement', (v['speed'],), 'modifier'),
-    )
-    run.modify(_firing__mod3, outer, lookup(run.book, run, 'aiming', (v['aim'],), 'dice'))
-    run.modify(
-        _firing__mod4,
-        outer,
-        lookup(run.book, run, 'target_movement', (v['target_speed'],), 'modifier'),
-    )
-    run.modify(
-        _firing__mod5,
-        outer,
-        lookup(run.book, run, 'defensive_arc', (v['arc'],), 'modifier'),
-    )
-    run.modify(_firing__mod6, outer, -v['obscurement_points'])
-    run.modify(_firing__mod7, both(outer, v['turret_locked']))
-    run.modify(_firing__mod8, both(outer, v['different_environment']))
-    run.text(_firing__text1, outer)
-    run.text(_firing__text2, outer)
-    run.text(_firing__text3, outer)
-    run.text(_firing__text4, outer)
-    run.text(_firing__text5, outer)
-    yield from ()
+- attack +range_modifiers[range_band].modifier
+- attack +attacker_movement[speed].modifier
+- attack_dice +aiming[aim].dice
+- attack +target_movement[target_speed].modifier
+- defense +defensive_arc[arc].modifier
+- attack -obscurement_points
+- attack -2 (when turret_locked)
+- attack -2 (when different_environment)
+"""
 
 # rule burst_fire
 
@@ -3280,7 +3337,6 @@ _burst_fire__mod1: Final = ModSpec(
     source='BURST FIRE',
     target='DM',
     op='add',
-    value=None,
     text='DM +rof',
     group=None,
     stacking='cumulative',
@@ -3294,7 +3350,6 @@ _burst_fire__mod2: Final = ModSpec(
     source='BURST FIRE',
     target='MoS',
     op='add',
-    value=None,
     text='MoS +rof',
     group=None,
     stacking='cumulative',
@@ -3310,18 +3365,17 @@ _burst_fire__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_burst_fire(run: Run, outer: Holds = True) -> Parts:
-    """Burst fire (BURST FIRE).
+_rule_burst_fire: Final[tuple[Step, ...]] = (
+    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'DM +rof', ('when armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'MoS +rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('derive', _burst_fire__derive1, (), TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
+)
+"""Burst fire (BURST FIRE).
 
-    - DM +rof (when armored_target)
-    - MoS +rof (unless armored_target)
-    - derive rounds = 5 * rof
-    """
-    v = run.values
-    run.modify(_burst_fire__mod1, both(outer, v['armored_target']), v['rof'])
-    run.modify(_burst_fire__mod2, both(outer, not v['armored_target']), v['rof'])
-    run.derive(_burst_fire__derive1, outer, lambda: 5 * v['rof'])
-    yield from ()
+- DM +rof (when armored_target)
+- MoS +rof (unless armored_target)
+- derive rounds = 5 * rof
+"""
 
 # rule walking_fire
 
@@ -3352,7 +3406,6 @@ _walking_fire__mod1: Final = ModSpec(
     source='WALKING FIRE',
     target='DM',
     op='add',
-    value=None,
     text='DM +damage_rof',
     group=None,
     stacking='cumulative',
@@ -3366,7 +3419,6 @@ _walking_fire__mod2: Final = ModSpec(
     source='WALKING FIRE',
     target='MoS',
     op='add',
-    value=None,
     text='MoS +damage_rof',
     group=None,
     stacking='cumulative',
@@ -3402,34 +3454,25 @@ _walking_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_walking_fire(run: Run, outer: Holds = True) -> Parts:
-    """Walking fire (WALKING FIRE).
+_rule_walking_fire: Final[tuple[Step, ...]] = (
+    Step('derive', _walking_fire__derive1, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive max_targets', (), ()), lambda s: s.v['rof'] + 1, (('rof', 0),)),
+    Step('derive', _walking_fire__derive2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive damage_rof', (), ()), lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
+    Step('derive', _walking_fire__derive3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive walking_rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
+    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'DM +damage_rof', ('when armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'MoS +damage_rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), TraceSpec('walking_fire', 'WALKING FIRE', "cannot: attack more targets than the weapon's ROF + 1", ('when targets > max_targets',), (('targets', 'max_targets'),)), None, (('targets', 0),)),
+    Step('text', _walking_fire__text2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.', (), ()), None, ()),
+    Step('text', _walking_fire__text3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.', (), ()), None, ()),
+)
+"""Walking fire (WALKING FIRE).
 
-    - derive max_targets = rof + 1
-    - derive damage_rof = max(rof - targets, 0)
-    - derive walking_rounds = 5 * rof
-    - DM +damage_rof (when armored_target)
-    - MoS +damage_rof (unless armored_target)
-    - cannot: attack more targets than the weapon's ROF + 1 (when targets > max_targets)
-    """
-    v = run.values
-    run.derive(_walking_fire__derive1, outer, lambda: v['rof'] + 1)
-    run.derive(_walking_fire__derive2, outer, lambda: max(v['rof'] - v['targets'], 0))
-    run.derive(_walking_fire__derive3, outer, lambda: 5 * v['rof'])
-    run.modify(
-        _walking_fire__mod1,
-        both(outer, v['armored_target']),
-        lambda: run.derived('damage_rof'),
-    )
-    run.modify(
-        _walking_fire__mod2,
-        both(outer, not v['armored_target']),
-        lambda: run.derived('damage_rof'),
-    )
-    run.text(_walking_fire__text1, both(outer, lambda: v['targets'] > run.derived('max_targets')))
-    run.text(_walking_fire__text2, outer)
-    run.text(_walking_fire__text3, outer)
-    yield from ()
+- derive max_targets = rof + 1
+- derive damage_rof = max(rof - targets, 0)
+- derive walking_rounds = 5 * rof
+- DM +damage_rof (when armored_target)
+- MoS +damage_rof (unless armored_target)
+- cannot: attack more targets than the weapon's ROF + 1 (when targets > max_targets)
+"""
 
 # rule saturation_fire
 
@@ -3489,36 +3532,23 @@ _saturation_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_saturation_fire(run: Run, outer: Holds = True) -> Parts:
-    """Saturation fire (SATURATION FIRE).
+_rule_saturation_fire: Final[tuple[Step, ...]] = (
+    Step('derive', _saturation_fire__derive1, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_number', (), ()), lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
+    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_damage', ('when defense_total <= saturation_number',), (('defense_total', 'saturation_number'),)), lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
+    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_missiles', ('when weapon == missile',), (('weapon',),)), lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_rounds', ('unless weapon == missile',), (('weapon',),)), lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), TraceSpec('saturation_fire', 'SATURATION FIRE', 'cannot: saturate a hex beyond medium range', ('when range_band in {long, extreme}',), (('range_band',),)), None, (('range_band', 0),)),
+    Step('text', _saturation_fire__text2, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'note: Any unit entering the target hex must beat this number defensively or suffer an attack.', (), ()), None, ()),
+    Step('text', _saturation_fire__text3, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.', (), ()), None, ()),
+)
+"""Saturation fire (SATURATION FIRE).
 
-    - derive saturation_number = attack_total + rof
-    - derive saturation_damage = (saturation_number - defense_total) * DM (when defense_total <= saturation_number)
-    - derive saturation_missiles = 8 * rof (when weapon == missile)
-    - derive saturation_rounds = 10 * rof (unless weapon == missile)
-    - cannot: saturate a hex beyond medium range (when range_band in {long, extreme})
-    """
-    v = run.values
-    run.derive(_saturation_fire__derive1, outer, lambda: v['attack_total'] + v['rof'])
-    run.derive(
-        _saturation_fire__derive2,
-        both(outer, lambda: v['defense_total'] <= run.derived('saturation_number')),
-        lambda: (run.derived('saturation_number') - v['defense_total']) * run.stat('DM'),
-    )
-    run.derive(
-        _saturation_fire__derive3,
-        both(outer, v['weapon'] == 'missile'),
-        lambda: 8 * v['rof'],
-    )
-    run.derive(
-        _saturation_fire__derive4,
-        both(outer, v['weapon'] != 'missile'),
-        lambda: 10 * v['rof'],
-    )
-    run.text(_saturation_fire__text1, both(outer, v['range_band'] in ('long', 'extreme')))
-    run.text(_saturation_fire__text2, outer)
-    run.text(_saturation_fire__text3, outer)
-    yield from ()
+- derive saturation_number = attack_total + rof
+- derive saturation_damage = (saturation_number - defense_total) * DM (when defense_total <= saturation_number)
+- derive saturation_missiles = 8 * rof (when weapon == missile)
+- derive saturation_rounds = 10 * rof (unless weapon == missile)
+- cannot: saturate a hex beyond medium range (when range_band in {long, extreme})
+"""
 
 # rule area_of_effect
 
@@ -3562,24 +3592,19 @@ _area_of_effect__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_area_of_effect(run: Run, outer: Holds = True) -> Parts:
-    """Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
+_rule_area_of_effect: Final[tuple[Step, ...]] = (
+    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive hex_defense', ('when targeting_hex',), (('targeting_hex',),)), lambda s: 1, (('targeting_hex', 0),)),
+    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion', ('when in_space',), (('in_space',),)), lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
+    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion_atmosphere', ('unless in_space',), (('in_space',),)), lambda s: s.e['DM'], (('in_space', 0),)),
+    Step('text', _area_of_effect__text1, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.', (), ()), None, ()),
+    Step('text', _area_of_effect__text2, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'erratum: The source does not say how to round: rounded down.', (), ()), None, ()),
+)
+"""Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
 
-    - derive hex_defense = 1 (when targeting_hex)
-    - derive concussion = DM / 2 round down (when in_space)
-    - derive concussion_atmosphere = DM (unless in_space)
-    """
-    v = run.values
-    run.derive(_area_of_effect__derive1, both(outer, v['targeting_hex']), lambda: 1)
-    run.derive(
-        _area_of_effect__derive2,
-        both(outer, v['in_space']),
-        lambda: round_value(Fraction(run.stat('DM')) / 2, 'down'),
-    )
-    run.derive(_area_of_effect__derive3, both(outer, not v['in_space']), lambda: run.stat('DM'))
-    run.text(_area_of_effect__text1, outer)
-    run.text(_area_of_effect__text2, outer)
-    yield from ()
+- derive hex_defense = 1 (when targeting_hex)
+- derive concussion = DM / 2 round down (when in_space)
+- derive concussion_atmosphere = DM (unless in_space)
+"""
 
 # rule indirect_fire
 
@@ -3589,7 +3614,6 @@ _indirect_fire__mod1: Final = ModSpec(
     source='INDIRECT FIRE',
     target='attack',
     op='add',
-    value=None,
     text='attack -observer_obscurement',
     group=None,
     stacking='cumulative',
@@ -3623,18 +3647,17 @@ _indirect_fire__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_indirect_fire(run: Run, outer: Holds = True) -> Parts:
-    """Indirect fire (INDIRECT FIRE).
+_rule_indirect_fire: Final[tuple[Step, ...]] = (
+    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'attack -observer_obscurement', ('when observer',), (('observer',),)), lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
+    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.', ('when observer',), (('observer',),)), None, (('observer', 0),)),
+    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'derive deviation', ('unless observer',), (('observer',),)), lambda s: Dice(((1, 6),)), (('observer', 0),)),
+    Step('text', _indirect_fire__text2, (), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.', (), ()), None, ()),
+)
+"""Indirect fire (INDIRECT FIRE).
 
-    - attack -observer_obscurement (when observer)
-    - derive deviation = d6 (unless observer)
-    """
-    v = run.values
-    run.modify(_indirect_fire__mod1, both(outer, v['observer']), -v['observer_obscurement'])
-    run.text(_indirect_fire__text1, both(outer, v['observer']))
-    run.derive(_indirect_fire__derive1, both(outer, not v['observer']), lambda: Dice(((1, 6),)))
-    run.text(_indirect_fire__text2, outer)
-    yield from ()
+- attack -observer_obscurement (when observer)
+- derive deviation = d6 (unless observer)
+"""
 
 # rule anti_missile_fire
 
@@ -3644,7 +3667,6 @@ _anti_missile_fire__mod1: Final = ModSpec(
     source='ANTI-MISSILE FIRE',
     target='attack',
     op='add',
-    value=-6,
     text='attack -6',
     group=None,
     stacking='cumulative',
@@ -3658,7 +3680,6 @@ _anti_missile_fire__mod2: Final = ModSpec(
     source='ANTI-MISSILE FIRE',
     target='attack',
     op='add',
-    value=None,
     text='attack +min(rof, 6)',
     group=None,
     stacking='cumulative',
@@ -3740,45 +3761,29 @@ _anti_missile_fire__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_anti_missile_fire(run: Run, outer: Holds = True) -> Parts:
-    """Anti-missile fire (ANTI-MISSILE FIRE).
+_rule_anti_missile_fire: Final[tuple[Step, ...]] = (
+    Step('mod', _anti_missile_fire__mod1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack -6', (), ()), -6, ()),
+    Step('mod', _anti_missile_fire__mod2, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack +min(rof, 6)', (), ()), lambda s: min(s.v['rof'], 6), (('rof', 0),)),
+    Step('derive', _anti_missile_fire__derive1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_shots', (), ()), lambda s: max(5 - s.e['MoS'], 1), ()),
+    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_missiles', ('when rof > 0', 'when weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_rounds', ('when rof > 0', 'unless weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive missile_rof_left', ('when missile_rof > 0',), (('missile_rof',),)), lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: The missile flight is destroyed.', ('when missile_rof > 0', 'when missile_rof_left < 0'), (('missile_rof',), ('missile_rof_left',))), None, (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'cannot: defend against an ROF missile attack without burst fire', ('when missile_rof > 0', 'when rof == 0'), (('missile_rof',), ('rof',))), None, (('missile_rof', 0), ('rof', 1))),
+    Step('text', _anti_missile_fire__text3, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: Does not use actions to perform. A hit against a single missile destroys it.', (), ()), None, ()),
+    Step('text', _anti_missile_fire__text4, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: Each point of ROF removes a point of the -6, down to no penalty.', (), ()), None, ()),
+    Step('text', _anti_missile_fire__text5, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: A missile ROF of exactly 0 is a single missile left.', (), ()), None, ()),
+)
+"""Anti-missile fire (ANTI-MISSILE FIRE).
 
-    - attack -6
-    - attack +min(rof, 6)
-    - derive am_shots = max(5 - MoS, 1)
-    - derive am_missiles = am_shots * 2 (when rof > 0; when weapon == missile)
-    - derive am_rounds = am_shots * 5 (when rof > 0; unless weapon == missile)
-    - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
-    - cannot: defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
-    """
-    v = run.values
-    run.modify(_anti_missile_fire__mod1, outer)
-    run.modify(_anti_missile_fire__mod2, outer, min(v['rof'], 6))
-    run.derive(_anti_missile_fire__derive1, outer, lambda: max(5 - run.stat('MoS'), 1))
-    run.derive(
-        _anti_missile_fire__derive2,
-        both(outer, v['rof'] > 0 and v['weapon'] == 'missile'),
-        lambda: run.derived('am_shots') * 2,
-    )
-    run.derive(
-        _anti_missile_fire__derive3,
-        both(outer, v['rof'] > 0 and v['weapon'] != 'missile'),
-        lambda: run.derived('am_shots') * 5,
-    )
-    run.derive(
-        _anti_missile_fire__derive4,
-        both(outer, v['missile_rof'] > 0),
-        lambda: v['missile_rof'] - run.stat('MoS'),
-    )
-    run.text(
-        _anti_missile_fire__text1,
-        both(outer, lambda: v['missile_rof'] > 0 and run.derived('missile_rof_left') < 0),
-    )
-    run.text(_anti_missile_fire__text2, both(outer, v['missile_rof'] > 0 and v['rof'] == 0))
-    run.text(_anti_missile_fire__text3, outer)
-    run.text(_anti_missile_fire__text4, outer)
-    run.text(_anti_missile_fire__text5, outer)
-    yield from ()
+- attack -6
+- attack +min(rof, 6)
+- derive am_shots = max(5 - MoS, 1)
+- derive am_missiles = am_shots * 2 (when rof > 0; when weapon == missile)
+- derive am_rounds = am_shots * 5 (when rof > 0; unless weapon == missile)
+- derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
+- cannot: defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
+"""
 
 # rule ramming
 
@@ -3788,7 +3793,6 @@ _ramming__mod1: Final = ModSpec(
     source='RAMMING',
     target='impact_speed',
     op='add',
-    value=None,
     text='impact_speed +other_speed',
     group=None,
     stacking='cumulative',
@@ -3802,7 +3806,6 @@ _ramming__mod2: Final = ModSpec(
     source='RAMMING',
     target='impact_speed',
     op='set',
-    value=None,
     text='impact_speed = abs(own_speed - other_speed)',
     group=None,
     stacking='cumulative',
@@ -3825,7 +3828,6 @@ _ramming__mod3: Final = ModSpec(
     source='RAMMING',
     target='ram_dm',
     op='add',
-    value=None,
     text='ram_dm +impact_dm[impact_speed].air_space',
     group=None,
     stacking='cumulative',
@@ -3839,7 +3841,6 @@ _ramming__mod4: Final = ModSpec(
     source='RAMMING',
     target='ram_dm',
     op='add',
-    value=None,
     text='ram_dm +impact_dm[impact_speed].ground',
     group=None,
     stacking='cumulative',
@@ -3866,39 +3867,23 @@ _ramming__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_ramming(run: Run, outer: Holds = True) -> Parts:
-    """Ramming (RAMMING).
+_rule_ramming: Final[tuple[Step, ...]] = (
+    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), TraceSpec('ramming', 'RAMMING', 'impact_speed +other_speed', ('when ram_direction == head_on',), (('ram_direction',),)), lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
+    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), TraceSpec('ramming', 'RAMMING', 'impact_speed = abs(own_speed - other_speed)', ('when ram_direction == rear',), (('ram_direction',),)), lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
+    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), TraceSpec('ramming', 'RAMMING', 'cannot: ram: there is no impact speed', ('when ram_direction == rear and own_speed == other_speed',), (('ram_direction', 'own_speed', 'other_speed'),)), None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
+    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].air_space', ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].ground', ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('text', _ramming__text2, (), TraceSpec('ramming', 'RAMMING', "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.", (), ()), None, ()),
+    Step('text', _ramming__text3, (), TraceSpec('ramming', 'RAMMING', 'note: The source does not print the dice of the opposed roll.', (), ()), None, ()),
+)
+"""Ramming (RAMMING).
 
-    - impact_speed +other_speed (when ram_direction == head_on)
-    - impact_speed = abs(own_speed - other_speed) (when ram_direction == rear)
-    - cannot: ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
-    - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
-    - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
-    """
-    v = run.values
-    run.modify(_ramming__mod1, both(outer, v['ram_direction'] == 'head_on'), v['other_speed'])
-    run.modify(
-        _ramming__mod2,
-        both(outer, v['ram_direction'] == 'rear'),
-        abs(v['own_speed'] - v['other_speed']),
-    )
-    run.text(
-        _ramming__text1,
-        both(outer, v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']),
-    )
-    run.modify(
-        _ramming__mod3,
-        both(outer, not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and v['air_space']),
-        lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'air_space'),
-    )
-    run.modify(
-        _ramming__mod4,
-        both(outer, not (v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']) and not v['air_space']),
-        lambda: lookup(run.book, run, 'impact_dm', (run.stat('impact_speed'),), 'ground'),
-    )
-    run.text(_ramming__text2, outer)
-    run.text(_ramming__text3, outer)
-    yield from ()
+- impact_speed +other_speed (when ram_direction == head_on)
+- impact_speed = abs(own_speed - other_speed) (when ram_direction == rear)
+- cannot: ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
+- ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
+- ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
+"""
 
 # rule ecm_jam
 
@@ -3928,15 +3913,15 @@ _ecm_jam__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_ecm_jam(run: Run, outer: Holds = True) -> Parts:
-    """ECM: jam communications (ECM - JAM COMMUNICATIONS).
+_rule_ecm_jam: Final[tuple[Step, ...]] = (
+    Step('derive', _ecm_jam__derive1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'derive jam_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_jam__text1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.", (), ()), None, ()),
+    Step('text', _ecm_jam__text2, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'note: If transferring CPs, failure results in the loss of the CPs.', (), ()), None, ()),
+)
+"""ECM: jam communications (ECM - JAM COMMUNICATIONS).
 
-    - derive jam_threshold = ecm_threshold
-    """
-    run.derive(_ecm_jam__derive1, outer, lambda: run.stat('ecm_threshold'))
-    run.text(_ecm_jam__text1, outer)
-    run.text(_ecm_jam__text2, outer)
-    yield from ()
+- derive jam_threshold = ecm_threshold
+"""
 
 # rule ecm_degrade_sensors
 
@@ -3957,14 +3942,14 @@ _ecm_degrade_sensors__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_ecm_degrade_sensors(run: Run, outer: Holds = True) -> Parts:
-    """ECM: degrade sensors (ECM - DEGRADE SENSORS).
+_rule_ecm_degrade_sensors: Final[tuple[Step, ...]] = (
+    Step('derive', _ecm_degrade_sensors__derive1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', 'derive sensor_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_degrade_sensors__text1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.", (), ()), None, ()),
+)
+"""ECM: degrade sensors (ECM - DEGRADE SENSORS).
 
-    - derive sensor_threshold = ecm_threshold
-    """
-    run.derive(_ecm_degrade_sensors__derive1, outer, lambda: run.stat('ecm_threshold'))
-    run.text(_ecm_degrade_sensors__text1, outer)
-    yield from ()
+- derive sensor_threshold = ecm_threshold
+"""
 
 # rule ecm_spoof
 
@@ -3985,19 +3970,14 @@ _ecm_spoof__text1: Final = TextSpec(
     condition='when guided',
 )
 
-def _rule_ecm_spoof(run: Run, outer: Holds = True) -> Parts:
-    """ECM: spoof attack (ECM - SPOOF ATTACK).
+_rule_ecm_spoof: Final[tuple[Step, ...]] = (
+    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'derive spoof_defense', ('when guided',), (('guided',),)), lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
+    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'note: If either Defense roll is successful, the attack fails.', ('when guided',), (('guided',),)), None, (('guided', 0),)),
+)
+"""ECM: spoof attack (ECM - SPOOF ATTACK).
 
-    - derive spoof_defense = ecm_iw + ecm_rating (when guided)
-    """
-    v = run.values
-    run.derive(
-        _ecm_spoof__derive1,
-        both(outer, v['guided']),
-        lambda: v['ecm_iw'] + v['ecm_rating'],
-    )
-    run.text(_ecm_spoof__text1, both(outer, v['guided']))
-    yield from ()
+- derive spoof_defense = ecm_iw + ecm_rating (when guided)
+"""
 
 # rule eecm_counteract
 
@@ -4007,7 +3987,6 @@ _eecm_counteract__mod1: Final = ModSpec(
     source='EECM - COUNTERACT ECM',
     target='ecm_threshold',
     op='add',
-    value=None,
     text='ecm_threshold -eecm_mos',
     group=None,
     stacking='cumulative',
@@ -4021,7 +4000,6 @@ _eecm_counteract__mod2: Final = ModSpec(
     source='EECM - COUNTERACT ECM',
     target='ecm_threshold',
     op='min',
-    value=0,
     text='ecm_threshold min 0',
     group=None,
     stacking='cumulative',
@@ -4048,18 +4026,17 @@ _eecm_counteract__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_eecm_counteract(run: Run, outer: Holds = True) -> Parts:
-    """EECM: counteract ECM (EECM - COUNTERACT ECM).
+_rule_eecm_counteract: Final[tuple[Step, ...]] = (
+    Step('mod', _eecm_counteract__mod1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_counteract__mod2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold min 0', (), ()), 0, ()),
+    Step('text', _eecm_counteract__text1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.', (), ()), None, ()),
+    Step('text', _eecm_counteract__text2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'erratum: The threshold never drops below 0.', (), ()), None, ()),
+)
+"""EECM: counteract ECM (EECM - COUNTERACT ECM).
 
-    - ecm_threshold -eecm_mos
-    - ecm_threshold min 0
-    """
-    v = run.values
-    run.modify(_eecm_counteract__mod1, outer, -v['eecm_mos'])
-    run.modify(_eecm_counteract__mod2, outer)
-    run.text(_eecm_counteract__text1, outer)
-    run.text(_eecm_counteract__text2, outer)
-    yield from ()
+- ecm_threshold -eecm_mos
+- ecm_threshold min 0
+"""
 
 # rule eecm_degrade_range
 
@@ -4069,7 +4046,6 @@ _eecm_degrade_range__mod1: Final = ModSpec(
     source='EECM - DEGRADE ECM RANGE',
     target='ecm_range',
     op='add',
-    value=None,
     text='ecm_range -eecm_mos',
     group=None,
     stacking='cumulative',
@@ -4083,7 +4059,6 @@ _eecm_degrade_range__mod2: Final = ModSpec(
     source='EECM - DEGRADE ECM RANGE',
     target='ecm_range',
     op='min',
-    value=0,
     text='ecm_range min 0',
     group=None,
     stacking='cumulative',
@@ -4110,18 +4085,17 @@ _eecm_degrade_range__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_eecm_degrade_range(run: Run, outer: Holds = True) -> Parts:
-    """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
+_rule_eecm_degrade_range: Final[tuple[Step, ...]] = (
+    Step('mod', _eecm_degrade_range__mod1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_degrade_range__mod2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range min 0', (), ()), 0, ()),
+    Step('text', _eecm_degrade_range__text1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.', (), ()), None, ()),
+    Step('text', _eecm_degrade_range__text2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'erratum: The range never drops below 0 km.', (), ()), None, ()),
+)
+"""EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
-    - ecm_range -eecm_mos
-    - ecm_range min 0
-    """
-    v = run.values
-    run.modify(_eecm_degrade_range__mod1, outer, -v['eecm_mos'])
-    run.modify(_eecm_degrade_range__mod2, outer)
-    run.text(_eecm_degrade_range__text1, outer)
-    run.text(_eecm_degrade_range__text2, outer)
-    yield from ()
+- ecm_range -eecm_mos
+- ecm_range min 0
+"""
 
 # rule damage
 
@@ -4147,7 +4121,6 @@ _damage__mod1: Final = ModSpec(
     source='DAMAGE EFFECTS',
     target='armor',
     op='add',
-    value=-1,
     text='armor -1',
     group=None,
     stacking='cumulative',
@@ -4170,7 +4143,6 @@ _damage__mod2: Final = ModSpec(
     source='DAMAGE EFFECTS',
     target='armor',
     op='add',
-    value=-2,
     text='armor -2',
     group=None,
     stacking='cumulative',
@@ -4206,40 +4178,23 @@ _damage__text5: Final = TextSpec(
     condition='when damage_band >= 3',
 )
 
-def _rule_damage(run: Run, outer: Holds = True) -> Parts:
-    """Damage effects (DAMAGE EFFECTS).
+_rule_damage: Final[tuple[Step, ...]] = (
+    Step('derive', _damage__derive1, (), TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ()), lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
+    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: No Effect.', ('when damage_band == 0',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -1', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), -1, (('damage_band', 0),)),
+    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (table light_damage).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
+    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot: fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (rule overkill_ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+)
+"""Damage effects (DAMAGE EFFECTS).
 
-    - derive damage_effect = damage_effects[damage_band].effect
-    - armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
-    - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
-    - cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
-    """
-    v = run.values
-    run.derive(
-        _damage__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'damage_effects', (v['damage_band'],), 'effect'),
-    )
-    run.text(_damage__text1, both(outer, v['damage_band'] == 0))
-    run.modify(
-        _damage__mod1,
-        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1),
-    )
-    run.text(
-        _damage__text2,
-        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] == 1),
-    )
-    run.modify(
-        _damage__mod2,
-        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1),
-    )
-    run.text(
-        _damage__text3,
-        both(outer, (v['damage_band'] == 1 or v['damage_band'] == 2) and v['damage_band'] != 1),
-    )
-    run.text(_damage__text4, both(outer, v['damage_band'] >= 3))
-    run.text(_damage__text5, both(outer, v['damage_band'] >= 3))
-    yield from ()
+- derive damage_effect = damage_effects[damage_band].effect
+- armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
+- armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
+- cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
+"""
 
 # rule overkill_ejecting
 
@@ -4254,7 +4209,7 @@ _overkill_ejecting__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4271,19 +4226,14 @@ _overkill_ejecting__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_overkill_ejecting(run: Run, outer: Holds = True) -> Parts:
-    """Overkill ejecting (OVERKILL EJECTING).
+_rule_overkill_ejecting: Final[tuple[Step, ...]] = (
+    Step('roll', _overkill_ejecting__roll1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'roll eject', (), ()), (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
+    Step('text', _overkill_ejecting__text1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'erratum: Read as that number or more on one d6.', (), ()), None, ()),
+)
+"""Overkill ejecting (OVERKILL EJECTING).
 
-    - roll eject: d6 >= ejection[ejection]
-    """
-    v = run.values
-    run.roll(
-        _overkill_ejecting__roll1,
-        outer,
-        lambda: (lookup(run.book, run, 'ejection', (v['ejection'],), 'needed'), 0, None, 0),
-    )
-    run.text(_overkill_ejecting__text1, outer)
-    yield from ()
+- roll eject: d6 >= ejection[ejection]
+"""
 
 # rule walker_knockdown
 
@@ -4312,7 +4262,7 @@ _walker_knockdown__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'failure': 'The walker falls over.', 'fumble': 'Fall, plus Light Damage.; roll on light_damage'},
+    outcomes=MappingProxyType({'failure': 'The walker falls over.', 'fumble': 'Fall, plus Light Damage.; roll on light_damage'}),
     margin_outcomes=(),
     tiers=(TierSpec('fumble', '<=', lambda target: 1), TierSpec('success', '>=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -4366,29 +4316,19 @@ _walker_knockdown__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_walker_knockdown(run: Run, outer: Holds = True) -> Parts:
-    """Walker knockdown (WALKER KNOCKDOWN).
+_rule_walker_knockdown: Final[tuple[Step, ...]] = (
+    Step('derive', _walker_knockdown__derive1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive damage_required', (), ()), lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
+    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive knockdown_threshold', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
+    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
+    Step('text', _walker_knockdown__text1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'note: Walker must spend 1MP to stand up before it may move.', (), ()), None, ()),
+    Step('text', _walker_knockdown__text2, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', "erratum: Read as at least twice the walker's size, from one attack.", (), ()), None, ()),
+)
+"""Walker knockdown (WALKER KNOCKDOWN).
 
-    - derive damage_required = 2 * vehicle_size
-    - derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
-    - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
-    """
-    v = run.values
-    run.derive(_walker_knockdown__derive1, outer, lambda: 2 * v['vehicle_size'])
-    run.derive(
-        _walker_knockdown__derive2,
-        both(outer, lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required')),
-        lambda: 1 + run.stat('MoS'),
-    )
-    run.roll(
-        _walker_knockdown__roll1,
-        both(outer, lambda: v['unit'] == 'walker' and v['damage_taken'] >= run.derived('damage_required')),
-        lambda: (max(run.derived('knockdown_threshold'), 2), 0, None, 0),
-        ((_walker_knockdown__roll1_change1, v['pilot_skill'] == 1, None), (_walker_knockdown__roll1_change2, v['pilot_skill'] == 3, None), (_walker_knockdown__roll1_change3, v['pilot_skill'] == 4, None), (_walker_knockdown__roll1_change4, v['pilot_skill'] == 5, None)),
-    )
-    run.text(_walker_knockdown__text1, outer)
-    run.text(_walker_knockdown__text2, outer)
-    yield from ()
+- derive damage_required = 2 * vehicle_size
+- derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
+- roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
+"""
 
 # rule detection
 
@@ -4398,7 +4338,6 @@ _detection__mod1: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='detection',
     op='add',
-    value=None,
     text='detection +sensor_ratings[sensor].modifier',
     group=None,
     stacking='cumulative',
@@ -4412,7 +4351,6 @@ _detection__mod2: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='detection',
     op='add',
-    value=None,
     text='detection -1 per extra_range_bands',
     group=None,
     stacking='cumulative',
@@ -4426,7 +4364,6 @@ _detection__mod3: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='detection',
     op='add',
-    value=None,
     text='detection -obscurement_points',
     group=None,
     stacking='cumulative',
@@ -4440,7 +4377,6 @@ _detection__mod4: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='detection',
     op='add',
-    value=None,
     text='detection -concealment_points',
     group=None,
     stacking='cumulative',
@@ -4454,7 +4390,6 @@ _detection__mod5: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -2 per defender_range_bands',
     group=None,
     stacking='cumulative',
@@ -4468,7 +4403,6 @@ _detection__mod6: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=-1,
     text='stealth -1',
     group=None,
     stacking='cumulative',
@@ -4482,7 +4416,6 @@ _detection__mod7: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth +stealth_rating',
     group=None,
     stacking='cumulative',
@@ -4496,7 +4429,6 @@ _detection__mod8: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -sensor_profile',
     group=None,
     stacking='cumulative',
@@ -4510,7 +4442,6 @@ _detection__mod9: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -1 per hexes_moved',
     group=None,
     stacking='cumulative',
@@ -4524,7 +4455,6 @@ _detection__mod10: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -1 per thrust_spent',
     group=None,
     stacking='cumulative',
@@ -4538,7 +4468,6 @@ _detection__mod11: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -1 per weapons_fired',
     group=None,
     stacking='cumulative',
@@ -4552,7 +4481,6 @@ _detection__mod12: Final = ModSpec(
     source='DETECTION MODIFIERS',
     target='stealth',
     op='add',
-    value=None,
     text='stealth -1 per rof_points',
     group=None,
     stacking='cumulative',
@@ -4588,54 +4516,38 @@ _detection__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_detection(run: Run, outer: Holds = True) -> Parts:
-    """Detection modifiers (DETECTION MODIFIERS).
+_rule_detection: Final[tuple[Step, ...]] = (
+    Step('mod', _detection__mod1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection +sensor_ratings[sensor].modifier', (), ()), lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
+    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -1 per extra_range_bands', ('when sensor == active',), (('sensor',),)), lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
+    Step('mod', _detection__mod3, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -concealment_points', ('when sensor in {visual_day, visual_night, passive}',), (('sensor',),)), lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
+    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -2 per defender_range_bands', ('when defender_range_bands > 0',), (('defender_range_bands',),)), lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
+    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1', ('unless defender_range_bands > 0', 'when defender_active'), (('defender_range_bands',), ('defender_active',))), -1, (('defender_range_bands', 0), ('defender_active', 1))),
+    Step('mod', _detection__mod7, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth +stealth_rating', (), ()), lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
+    Step('mod', _detection__mod8, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -sensor_profile', (), ()), lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
+    Step('mod', _detection__mod9, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per hexes_moved', (), ()), lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
+    Step('mod', _detection__mod10, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per thrust_spent', (), ()), lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
+    Step('mod', _detection__mod11, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per weapons_fired', (), ()), lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
+    Step('mod', _detection__mod12, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per rof_points', (), ()), lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
+    Step('text', _detection__text1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'note: A weapon fired multiple times counts as multiple weapons fired.', (), ()), None, ()),
+    Step('text', _detection__text2, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).', (), ()), None, ()),
+    Step('text', _detection__text3, (), TraceSpec('detection', 'DETECTION MODIFIERS', "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.", (), ()), None, ()),
+)
+"""Detection modifiers (DETECTION MODIFIERS).
 
-    - detection +sensor_ratings[sensor].modifier
-    - detection -1 per extra_range_bands (when sensor == active)
-    - detection -obscurement_points
-    - detection -concealment_points (when sensor in {visual_day, visual_night, passive})
-    - stealth -2 per defender_range_bands (when defender_range_bands > 0)
-    - stealth -1 (unless defender_range_bands > 0; when defender_active)
-    - stealth +stealth_rating
-    - stealth -sensor_profile
-    - stealth -1 per hexes_moved
-    - stealth -1 per thrust_spent
-    - stealth -1 per weapons_fired
-    - stealth -1 per rof_points
-    """
-    v = run.values
-    run.modify(
-        _detection__mod1,
-        outer,
-        lookup(run.book, run, 'sensor_ratings', (v['sensor'],), 'modifier'),
-    )
-    run.modify(_detection__mod2, both(outer, v['sensor'] == 'active'), -1 * v['extra_range_bands'])
-    run.modify(_detection__mod3, outer, -v['obscurement_points'])
-    run.modify(
-        _detection__mod4,
-        both(outer, v['sensor'] in ('visual_day', 'visual_night', 'passive')),
-        -v['concealment_points'],
-    )
-    run.modify(
-        _detection__mod5,
-        both(outer, v['defender_range_bands'] > 0),
-        -2 * v['defender_range_bands'],
-    )
-    run.modify(
-        _detection__mod6,
-        both(outer, not v['defender_range_bands'] > 0 and v['defender_active']),
-    )
-    run.modify(_detection__mod7, outer, v['stealth_rating'])
-    run.modify(_detection__mod8, outer, -v['sensor_profile'])
-    run.modify(_detection__mod9, outer, -1 * v['hexes_moved'])
-    run.modify(_detection__mod10, outer, -1 * v['thrust_spent'])
-    run.modify(_detection__mod11, outer, -1 * v['weapons_fired'])
-    run.modify(_detection__mod12, outer, -1 * v['rof_points'])
-    run.text(_detection__text1, outer)
-    run.text(_detection__text2, outer)
-    run.text(_detection__text3, outer)
-    yield from ()
+- detection +sensor_ratings[sensor].modifier
+- detection -1 per extra_range_bands (when sensor == active)
+- detection -obscurement_points
+- detection -concealment_points (when sensor in {visual_day, visual_night, passive})
+- stealth -2 per defender_range_bands (when defender_range_bands > 0)
+- stealth -1 (unless defender_range_bands > 0; when defender_active)
+- stealth +stealth_rating
+- stealth -sensor_profile
+- stealth -1 per hexes_moved
+- stealth -1 per thrust_spent
+- stealth -1 per weapons_fired
+- stealth -1 per rof_points
+"""
 
 # table terrain_costs
 
@@ -4673,12 +4585,14 @@ _table_terrain_costs: Final = TableSpec(
             'TERRAIN TYPE',
             'Rows calm_water to rapids are the HYDROGRAPHIC TERRAIN of the source.',
             None,
+            'note',
         ),
         Note(
             'terrain_costs',
             'TERRAIN TYPE',
             'The second row has no name: the heading joins two terrains. Read as Rough/Broken (2, 3, 2, 2, 3) and Rocky/Rubble (3, 5, 4, 3, 4), the rougher one second.',
             'Rough/Broken Rocky/Rubble  2 3 2 2 3 / (no name)  3 5 4 3 4',
+            'erratum',
         ),
     ),
 )
@@ -4719,12 +4633,14 @@ _table_terrain_features: Final = TableSpec(
             'TERRAIN TYPE',
             'A blank obscurement is 0. N/A listed in Hull Down: a hull-down position is not possible.',
             None,
+            'note',
         ),
         Note(
             'terrain_features',
             'TERRAIN TYPE',
             'The water rows leave Hull Down blank; read as N/A: no hull-down position on water.',
             'HYDROGRAPHIC TERRAIN (hull down left blank)',
+            'erratum',
         ),
     ),
 )
@@ -4756,6 +4672,7 @@ _table_forest_costs: Final = TableSpec(
             'TERRAIN MODIFIERS',
             "Added to the base terrain's cost. The row no_forest is a hex without forest.",
             None,
+            'note',
         ),
     ),
 )
@@ -4787,6 +4704,7 @@ _table_forest_features: Final = TableSpec(
             'TERRAIN MODIFIERS',
             'The only forest obscurement given per hexes, as the weather rows are: read as one point per 2 hexes, 1/2 per hex, so that every forest entry counts per hex.',
             'Sparse ... 1/2 hexes',
+            'erratum',
         ),
     ),
 )
@@ -4837,12 +4755,14 @@ _table_vegetation_features: Final = TableSpec(
             'TERRAIN MODIFIERS',
             'Tall Grasses alone print their hull-down entry in parentheses; read as +1.',
             '(+1)',
+            'erratum',
         ),
         Note(
             'vegetation_features',
             'TERRAIN MODIFIERS',
             "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule hex_obscurement, where the gamemaster may treat rock spires like tall grasses.",
             'including rock spires or other similar obstacles',
+            'erratum',
         ),
     ),
 )
@@ -4962,6 +4882,7 @@ _table_forest_shift: Final = TableSpec(
             'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
             'Printed above 3-4, so it cannot mean sizes above 2: read as sizes 2 and below, which use the infantry column of the forest rows without a shift.',
             '>2  Use Infantry Entry',
+            'erratum',
         ),
     ),
 )
@@ -4995,12 +4916,14 @@ _table_weather_effects: Final = TableSpec(
             'WEATHER/ENVIRONMENT MODIFIERS',
             'The row fair is no weather. Night, the sixth row of the source, is rule night.',
             None,
+            'note',
         ),
         Note(
             'weather_effects',
             'WEATHER/ENVIRONMENT MODIFIERS',
             'Mixed units: "1/5 hexes" is one point per 5 hexes, "1/hex" one per hex. Encoded per hex (1/5, 1/3, 1/2, 1, 2); a partial point is dropped (rounded down).',
             '1/5 hexes ... 1/hex ... 2/hex',
+            'erratum',
         ),
     ),
 )
@@ -5080,6 +5003,7 @@ _table_actions: Final = TableSpec(
             'NUMBER OF ACTIONS',
             'Minimum crew sizes: a crew between two rows has the actions of the lower row.',
             'MIN CREW SIZE',
+            'erratum',
         ),
     ),
 )
@@ -5132,7 +5056,7 @@ _table_aiming: Final = TableSpec(
     becomes=None,
     overflow_step=None,
     notes=(
-        Note('aiming', 'ATTACKER AIMING', 'In dice: -1d is one attack die fewer.', None),
+        Note('aiming', 'ATTACKER AIMING', 'In dice: -1d is one attack die fewer.', None, 'note'),
     ),
 )
 
@@ -5163,12 +5087,13 @@ _table_target_movement: Final = TableSpec(
     becomes=None,
     overflow_step=None,
     notes=(
-        Note('target_movement', 'TARGET MOVEMENT', 'Evasion: Special.', None),
+        Note('target_movement', 'TARGET MOVEMENT', 'Evasion: Special.', None, 'note'),
         Note(
             'target_movement',
             'TARGET MOVEMENT',
             'The band ends below where it starts (typed as written it is error E302). Read as 501 and up, the last band of the scale, as 100+ closes the ramming table.',
             '501-99  +6',
+            'erratum',
         ),
     ),
 )
@@ -5223,6 +5148,7 @@ _table_impact_dm: Final = TableSpec(
             'RAMMING',
             'The table starts at 1: equal speeds from the rear make no impact, and no ram.',
             'IMPACT SPEED  1-2',
+            'erratum',
         ),
     ),
 )
@@ -5253,6 +5179,7 @@ _table_damage_effects: Final = TableSpec(
             'DAMAGE EFFECTS',
             "Damage is counted in multiples of the target's armor; the bounds 1, 2 and 3 belong to no band as printed: each is read with the band above it (exactly 2 is heavy damage).",
             'Damage < 1 / 1 < Damage < 2 / 2 < Damage < 3 / 3 < Damage',
+            'erratum',
         ),
     ),
 )
@@ -5309,6 +5236,7 @@ _table_heavy_damage: Final = TableSpec(
             'SYSTEM DAMAGE TABLES',
             'The +1 of rows 1 and 2: roll the sub-table with heavy_hit = 1.',
             None,
+            'note',
         ),
     ),
 )
@@ -5342,12 +5270,14 @@ _table_fire_control: Final = TableSpec(
             'SUBTABLE A: FIRE CONTROL DAMAGE',
             "Row 7 is reached only from the Heavy Damage table's +1.",
             None,
+            'note',
         ),
         Note(
             'fire_control',
             'SUBTABLE A: FIRE CONTROL DAMAGE',
             'The source does not say whether the two rolls keep the +1 of a heavy hit: they do, as rolls on this table from the same hit.',
             '6  Roll Twice on this table',
+            'erratum',
         ),
     ),
 )
@@ -5401,6 +5331,7 @@ _table_structural: Final = TableSpec(
             'SUBTABLE B: STRUCTURAL DAMAGE',
             '* = Engaged Movement Type; ** = Lose one Movement Type.',
             None,
+            'note',
         ),
     ),
 )
@@ -5439,8 +5370,8 @@ _table_sensor_ratings: Final = TableSpec(
     rows=(
         RowSpec(None, None, 'visual_day', False, 'visual_day', (4, '', ), ()),
         RowSpec(None, None, 'visual_night', False, 'visual_night', (2, '', ), ()),
-        RowSpec(None, None, 'passive', False, 'passive', (lambda run: run.values['iw_skill'] + run.values['sensor_rating'] + run.values['range_bonus'], 'Special: IW Skill Level + Sensor Rating + Range Bonus', ), ()),
-        RowSpec(None, None, 'active', False, 'active', (lambda run: run.values['sensor_rating'], 'Special: IW Skill Roll + Sensor Rating', ), ()),
+        RowSpec(None, None, 'passive', False, 'passive', (lambda s: s.v['iw_skill'] + s.v['sensor_rating'] + s.v['range_bonus'], 'Special: IW Skill Level + Sensor Rating + Range Bonus', ), ()),
+        RowSpec(None, None, 'active', False, 'active', (lambda s: s.v['sensor_rating'], 'Special: IW Skill Roll + Sensor Rating', ), ()),
     ),
     above=None,
     becomes=None,
@@ -5451,6 +5382,7 @@ _table_sensor_ratings: Final = TableSpec(
             'BASE SENSOR RATINGS',
             'The IW skill is rolled, not added: the modifier is the sensor rating, added to the roll.',
             'Active  Special  IW Skill Roll + Sensor Rating',
+            'erratum',
         ),
     ),
 )
@@ -5520,7 +5452,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'forest_adjustment': _rule_forest_adjustment,
         'terrain_movement': _rule_terrain_movement,
         'hex_obscurement': _rule_hex_obscurement,
@@ -5554,23 +5486,60 @@ _BOOK: Final = Book(
         'stat forest_entry',
         'base forest_column',
         'stat forest_column',
+        'stat MP',
         'derive weather_obscurement',
+        'stat attack',
+        'stat attack_dice',
         'derive damage_rof',
         'stat DM',
         'stat MoS',
         'base impact_speed',
         'stat impact_speed',
         'base ram_dm',
+        'stat ram_dm',
         'base ecm_threshold',
         'stat ecm_threshold',
-        'derive forest_cost',
+        'stat ecm_range',
+        'stat armor',
+        'stat detection',
+        'stat stealth',
+        'stat defense',
+        'stat skid_threshold',
+        'stat obscurement',
         'derive terrain_cost',
         'derive vegetation_cost',
         'derive surface_cost',
         'derive elevation_cost',
+        'derive forest_cost',
+        'derive cost',
+        'derive terrain_hull_down',
+        'derive forest_hull_down',
+        'derive vegetation_hull_down',
+        'derive surface_hull_down',
+        'derive elevation_hull_down',
+        'derive slick',
+        'derive total_actions',
+        'derive rounds',
+        'derive max_targets',
+        'derive walking_rounds',
         'derive saturation_number',
+        'derive saturation_damage',
+        'derive saturation_missiles',
+        'derive saturation_rounds',
+        'derive hex_defense',
+        'derive concussion',
+        'derive concussion_atmosphere',
+        'derive deviation',
         'derive am_shots',
+        'derive am_missiles',
+        'derive am_rounds',
+        'derive missile_rof_left',
+        'derive jam_threshold',
+        'derive sensor_threshold',
+        'derive spoof_defense',
+        'derive damage_effect',
         'derive damage_required',
+        'derive knockdown_threshold',
     ),
     resistance=None,
     resistance_pool=None,
@@ -5603,7 +5572,7 @@ def forest_adjustment(
         'forest': forest,
         'forest_entry': forest_entry,
     }
-    return resolve_with(_BOOK, ('forest_adjustment',), given)
+    return resolve_with(_BOOK, ('forest_adjustment',), given, signature=True)
 
 def terrain_movement(
     *,
@@ -5641,7 +5610,7 @@ def terrain_movement(
         'surface': surface,
         'elevation': elevation,
     }
-    return resolve_with(_BOOK, ('terrain_movement',), given)
+    return resolve_with(_BOOK, ('terrain_movement',), given, signature=True)
 
 def hex_obscurement(
     *,
@@ -5670,7 +5639,7 @@ def hex_obscurement(
         'surface': surface,
         'obscurement': obscurement,
     }
-    return resolve_with(_BOOK, ('hex_obscurement',), given)
+    return resolve_with(_BOOK, ('hex_obscurement',), given, signature=True)
 
 def hull_down(
     *,
@@ -5696,7 +5665,7 @@ def hull_down(
         'surface': surface,
         'elevation': elevation,
     }
-    return resolve_with(_BOOK, ('hull_down',), given)
+    return resolve_with(_BOOK, ('hull_down',), given, signature=True)
 
 def weather(
     *,
@@ -5721,7 +5690,7 @@ def weather(
         'MP': MP,
         'attack': attack,
     }
-    return resolve_with(_BOOK, ('weather',), given)
+    return resolve_with(_BOOK, ('weather',), given, signature=True)
 
 def night(
     *,
@@ -5741,7 +5710,7 @@ def night(
         'MP': MP,
         'obscurement': obscurement,
     }
-    return resolve_with(_BOOK, ('night',), given)
+    return resolve_with(_BOOK, ('night',), given, signature=True)
 
 def skidding(
     *,
@@ -5781,7 +5750,7 @@ def skidding(
         'wet_pavement': wet_pavement,
         'skid_threshold': skid_threshold,
     }
-    return resolve_with(_BOOK, ('skidding',), given)
+    return resolve_with(_BOOK, ('skidding',), given, signature=True)
 
 def crew_actions(*, crew: int = 1) -> Resolution:
     """Number of actions (NUMBER OF ACTIONS).
@@ -5789,7 +5758,7 @@ def crew_actions(*, crew: int = 1) -> Resolution:
     - derive total_actions = actions[crew].total
     """
     given: dict[str, object] = {'crew': crew}
-    return resolve_with(_BOOK, ('crew_actions',), given)
+    return resolve_with(_BOOK, ('crew_actions',), given, signature=True)
 
 def firing(
     *,
@@ -5829,7 +5798,7 @@ def firing(
         'attack_dice': attack_dice,
         'defense': defense,
     }
-    return resolve_with(_BOOK, ('firing',), given)
+    return resolve_with(_BOOK, ('firing',), given, signature=True)
 
 def burst_fire(
     *,
@@ -5850,7 +5819,7 @@ def burst_fire(
         'DM': DM,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('burst_fire',), given)
+    return resolve_with(_BOOK, ('burst_fire',), given, signature=True)
 
 def walking_fire(
     *,
@@ -5876,7 +5845,7 @@ def walking_fire(
         'DM': DM,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('walking_fire',), given)
+    return resolve_with(_BOOK, ('walking_fire',), given, signature=True)
 
 def saturation_fire(
     *,
@@ -5903,7 +5872,7 @@ def saturation_fire(
         'defense_total': defense_total,
         'DM': DM,
     }
-    return resolve_with(_BOOK, ('saturation_fire',), given)
+    return resolve_with(_BOOK, ('saturation_fire',), given, signature=True)
 
 def area_of_effect(
     *,
@@ -5918,7 +5887,7 @@ def area_of_effect(
     - derive concussion_atmosphere = DM (unless in_space)
     """
     given: dict[str, object] = {'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
-    return resolve_with(_BOOK, ('area_of_effect',), given)
+    return resolve_with(_BOOK, ('area_of_effect',), given, signature=True)
 
 def indirect_fire(
     *,
@@ -5936,7 +5905,7 @@ def indirect_fire(
         'observer_obscurement': observer_obscurement,
         'attack': attack,
     }
-    return resolve_with(_BOOK, ('indirect_fire',), given)
+    return resolve_with(_BOOK, ('indirect_fire',), given, signature=True)
 
 def anti_missile_fire(
     *,
@@ -5963,7 +5932,7 @@ def anti_missile_fire(
         'attack': attack,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('anti_missile_fire',), given)
+    return resolve_with(_BOOK, ('anti_missile_fire',), given, signature=True)
 
 def ramming(
     *,
@@ -5992,7 +5961,7 @@ def ramming(
         'impact_speed': impact_speed,
         'ram_dm': ram_dm,
     }
-    return resolve_with(_BOOK, ('ramming',), given)
+    return resolve_with(_BOOK, ('ramming',), given, signature=True)
 
 def ecm_jam(
     *,
@@ -6009,7 +5978,7 @@ def ecm_jam(
         'ecm_rating': ecm_rating,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('ecm_jam',), given)
+    return resolve_with(_BOOK, ('ecm_jam',), given, signature=True)
 
 def ecm_degrade_sensors(
     *,
@@ -6026,7 +5995,7 @@ def ecm_degrade_sensors(
         'ecm_rating': ecm_rating,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('ecm_degrade_sensors',), given)
+    return resolve_with(_BOOK, ('ecm_degrade_sensors',), given, signature=True)
 
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
     """ECM: spoof attack (ECM - SPOOF ATTACK).
@@ -6034,7 +6003,7 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
     given: dict[str, object] = {'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
-    return resolve_with(_BOOK, ('ecm_spoof',), given)
+    return resolve_with(_BOOK, ('ecm_spoof',), given, signature=True)
 
 def eecm_counteract(
     *,
@@ -6054,7 +6023,7 @@ def eecm_counteract(
         'eecm_mos': eecm_mos,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('eecm_counteract',), given)
+    return resolve_with(_BOOK, ('eecm_counteract',), given, signature=True)
 
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
@@ -6063,7 +6032,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range min 0
     """
     given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
-    return resolve_with(_BOOK, ('eecm_degrade_range',), given)
+    return resolve_with(_BOOK, ('eecm_degrade_range',), given, signature=True)
 
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     """Damage effects (DAMAGE EFFECTS).
@@ -6074,7 +6043,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
     """
     given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
-    return resolve_with(_BOOK, ('damage',), given)
+    return resolve_with(_BOOK, ('damage',), given, signature=True)
 
 def overkill_ejecting(
     *,
@@ -6085,7 +6054,7 @@ def overkill_ejecting(
     - roll eject: d6 >= ejection[ejection]
     """
     given: dict[str, object] = {'ejection': ejection}
-    return resolve_with(_BOOK, ('overkill_ejecting',), given)
+    return resolve_with(_BOOK, ('overkill_ejecting',), given, signature=True)
 
 def walker_knockdown(
     *,
@@ -6108,7 +6077,7 @@ def walker_knockdown(
         'damage_taken': damage_taken,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('walker_knockdown',), given)
+    return resolve_with(_BOOK, ('walker_knockdown',), given, signature=True)
 
 def detection(
     *,
@@ -6164,7 +6133,7 @@ def detection(
         'detection': detection,
         'stealth': stealth,
     }
-    return resolve_with(_BOOK, ('detection',), given)
+    return resolve_with(_BOOK, ('detection',), given, signature=True)
 
 def terrain_costs(
     *,
@@ -6176,7 +6145,7 @@ def terrain_costs(
     Looked up by terrain, unit.
     """
     given: dict[str, object] = {'unit': unit, 'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_costs',), given)
+    return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
 
 def terrain_features(
     *,
@@ -6187,7 +6156,7 @@ def terrain_features(
     Looked up by terrain.
     """
     given: dict[str, object] = {'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_features',), given)
+    return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
 
 def forest_costs(
     *,
@@ -6199,7 +6168,7 @@ def forest_costs(
     Looked up by forest, unit.
     """
     given: dict[str, object] = {'unit': unit, 'forest': forest}
-    return resolve_with(_BOOK, ('forest_costs',), given)
+    return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
 
 def forest_features(
     *,
@@ -6210,7 +6179,7 @@ def forest_features(
     Looked up by forest.
     """
     given: dict[str, object] = {'forest': forest}
-    return resolve_with(_BOOK, ('forest_features',), given)
+    return resolve_with(_BOOK, ('forest_features',), given, signature=True)
 
 def vegetation_costs(
     *,
@@ -6222,7 +6191,7 @@ def vegetation_costs(
     Looked up by vegetation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_costs',), given)
+    return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
 
 def vegetation_features(
     *,
@@ -6233,7 +6202,7 @@ def vegetation_features(
     Looked up by vegetation.
     """
     given: dict[str, object] = {'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_features',), given)
+    return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
 
 def surface_costs(
     *,
@@ -6245,7 +6214,7 @@ def surface_costs(
     Looked up by surface, unit.
     """
     given: dict[str, object] = {'unit': unit, 'surface': surface}
-    return resolve_with(_BOOK, ('surface_costs',), given)
+    return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
 
 def surface_features(
     *,
@@ -6256,7 +6225,7 @@ def surface_features(
     Looked up by surface.
     """
     given: dict[str, object] = {'surface': surface}
-    return resolve_with(_BOOK, ('surface_features',), given)
+    return resolve_with(_BOOK, ('surface_features',), given, signature=True)
 
 def elevation_costs(
     *,
@@ -6268,7 +6237,7 @@ def elevation_costs(
     Looked up by elevation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_costs',), given)
+    return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
 
 def elevation_features(
     *,
@@ -6279,7 +6248,7 @@ def elevation_features(
     Looked up by elevation.
     """
     given: dict[str, object] = {'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_features',), given)
+    return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
 
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     """Vehicle Size Forest Adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
@@ -6287,7 +6256,7 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     Looked up by vehicle_size.
     """
     given: dict[str, object] = {'vehicle_size': vehicle_size}
-    return resolve_with(_BOOK, ('forest_shift',), given)
+    return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
 
 def weather_effects(
     *,
@@ -6298,7 +6267,7 @@ def weather_effects(
     Looked up by weather.
     """
     given: dict[str, object] = {'weather': weather}
-    return resolve_with(_BOOK, ('weather_effects',), given)
+    return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
 
 def attacker_movement(
     *,
@@ -6309,7 +6278,7 @@ def attacker_movement(
     Looked up by speed.
     """
     given: dict[str, object] = {'speed': speed}
-    return resolve_with(_BOOK, ('attacker_movement',), given)
+    return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
 
 def skid_fumble(*, roll: int | None = None) -> Resolution:
     """Skidding fumble (SKIDDING).
@@ -6319,7 +6288,7 @@ def skid_fumble(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('skid_fumble',), given)
+    return resolve_with(_BOOK, ('skid_fumble',), given, signature=True)
 
 def actions(*, crew: int = 1) -> Resolution:
     """Number of Actions (NUMBER OF ACTIONS).
@@ -6327,7 +6296,7 @@ def actions(*, crew: int = 1) -> Resolution:
     Looked up by crew.
     """
     given: dict[str, object] = {'crew': crew}
-    return resolve_with(_BOOK, ('actions',), given)
+    return resolve_with(_BOOK, ('actions',), given, signature=True)
 
 def range_modifiers(
     *,
@@ -6338,7 +6307,7 @@ def range_modifiers(
     Looked up by range_band.
     """
     given: dict[str, object] = {'range_band': range_band}
-    return resolve_with(_BOOK, ('range_modifiers',), given)
+    return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
 
 def aiming(
     *,
@@ -6349,7 +6318,7 @@ def aiming(
     Looked up by aim.
     """
     given: dict[str, object] = {'aim': aim}
-    return resolve_with(_BOOK, ('aiming',), given)
+    return resolve_with(_BOOK, ('aiming',), given, signature=True)
 
 def target_movement(*, target_speed: int = 0) -> Resolution:
     """Target Movement (TARGET MOVEMENT).
@@ -6357,7 +6326,7 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
     Looked up by target_speed.
     """
     given: dict[str, object] = {'target_speed': target_speed}
-    return resolve_with(_BOOK, ('target_movement',), given)
+    return resolve_with(_BOOK, ('target_movement',), given, signature=True)
 
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
     """Target Defensive Arc (TARGET DEFENSIVE ARC).
@@ -6365,7 +6334,7 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
     Looked up by arc.
     """
     given: dict[str, object] = {'arc': arc}
-    return resolve_with(_BOOK, ('defensive_arc',), given)
+    return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
 
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
     """Impact Speed (RAMMING).
@@ -6373,7 +6342,7 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
     Looked up by impact_speed.
     """
     given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
-    return resolve_with(_BOOK, ('impact_dm',), given)
+    return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
 
 def damage_effects(*, damage_band: int = 0) -> Resolution:
     """Damage Effects (DAMAGE EFFECTS).
@@ -6381,7 +6350,7 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
     Looked up by damage_band.
     """
     given: dict[str, object] = {'damage_band': damage_band}
-    return resolve_with(_BOOK, ('damage_effects',), given)
+    return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
 
 def light_damage(*, roll: int | None = None) -> Resolution:
     """System Damage: Light Damage (SYSTEM DAMAGE TABLES).
@@ -6391,7 +6360,7 @@ def light_damage(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('light_damage',), given)
+    return resolve_with(_BOOK, ('light_damage',), given, signature=True)
 
 def heavy_damage(*, roll: int | None = None) -> Resolution:
     """System Damage: Heavy Damage (SYSTEM DAMAGE TABLES).
@@ -6401,7 +6370,7 @@ def heavy_damage(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('heavy_damage',), given)
+    return resolve_with(_BOOK, ('heavy_damage',), given, signature=True)
 
 def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     """Sub-table A: Fire Control Damage (SUBTABLE A: FIRE CONTROL DAMAGE).
@@ -6411,7 +6380,7 @@ def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {'heavy_hit': heavy_hit}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('fire_control',), given)
+    return resolve_with(_BOOK, ('fire_control',), given, signature=True)
 
 def ammunition_hit(*, roll: int | None = None) -> Resolution:
     """Ammunition/Fuel Hit (SUBTABLE A: FIRE CONTROL DAMAGE).
@@ -6421,7 +6390,7 @@ def ammunition_hit(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('ammunition_hit',), given)
+    return resolve_with(_BOOK, ('ammunition_hit',), given, signature=True)
 
 def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     """Sub-table B: Structural Damage (SUBTABLE B: STRUCTURAL DAMAGE).
@@ -6431,7 +6400,7 @@ def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {'heavy_hit': heavy_hit}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('structural',), given)
+    return resolve_with(_BOOK, ('structural',), given, signature=True)
 
 def ejection(
     *,
@@ -6442,7 +6411,7 @@ def ejection(
     Looked up by ejection.
     """
     given: dict[str, object] = {'ejection': ejection}
-    return resolve_with(_BOOK, ('ejection',), given)
+    return resolve_with(_BOOK, ('ejection',), given, signature=True)
 
 def sensor_ratings(
     *,
@@ -6461,7 +6430,7 @@ def sensor_ratings(
         'sensor_rating': sensor_rating,
         'range_bonus': range_bonus,
     }
-    return resolve_with(_BOOK, ('sensor_ratings',), given)
+    return resolve_with(_BOOK, ('sensor_ratings',), given, signature=True)
 
 __all__ = [
     'INPUTS',

@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,12 +2244,14 @@ RULEBOOK: Final = RulebookInfo(
             None,
             'Battles are not always fought in flat unobstructed rooms. Adverse conditions add variety and keep the game from becoming boring quick-draw situations.',
             None,
+            'note',
         ),
         Note(
             'skirmish_terrain',
             None,
             'The number and type of adverse condition should be agreed upon by the players before combat occurs, but at least one type should be used in even the simplest games.',
             None,
+            'note',
         ),
     ),
 )
@@ -2036,7 +2259,7 @@ RULEBOOK: Final = RulebookInfo(
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'DEX': InputSpec('DEX', 'Dexterity', 'int', 0, 30, None, (), 10, True),
-    'to_hit': InputSpec('to_hit', 'DEX to hit with an attack', 'int', 0, 30, None, (), None, True, lambda run: run.stat('DEX'), 'DEX'),
+    'to_hit': InputSpec('to_hit', 'DEX to hit with an attack', 'int', 0, 30, None, (), None, True, lambda s: s.e['DEX'], 'DEX'),
     'STR': InputSpec('STR', 'Strength', 'int', 0, 30, None, (), 10, True),
     'MOV': InputSpec('MOV', 'Movement allowance', 'int', 0, 30, 'hex', (), 10, True),
     'laser_damage': InputSpec('laser_damage', 'Damage of a laser weapon', 'dice', None, None, None, (), Dice.parse('2d6'), True),
@@ -2082,7 +2305,6 @@ _broken_ground__mod1: Final = ModSpec(
     source='17.1',
     target='DEX',
     op='add',
-    value=-2,
     text='DEX -2',
     group=None,
     stacking='cumulative',
@@ -2101,7 +2323,7 @@ _broken_ground__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'},
+    outcomes=MappingProxyType({'failure': 'The figure falls down somewhere in this path; roll randomly to find where.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2143,27 +2365,18 @@ _broken_ground__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_ground(run: Run, outer: Holds = True) -> Parts:
-    """Broken Ground (17.1).
+_rule_broken_ground: Final[tuple[Step, ...]] = (
+    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
+    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2,), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
+    Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
+    Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
+    Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
+)
+"""Broken Ground (17.1).
 
-    - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-    - roll fall: 3d6 <= DEX (when moved > MOV / 2)
-    """
-    v = run.values
-    run.modify(
-        _broken_ground__mod1,
-        both(outer, (v['moved'] > 0 or v['weapon'] != 'none') and not (v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'))),
-    )
-    run.roll(
-        _broken_ground__roll1,
-        both(outer, lambda: v['moved'] > Fraction(run.stat('MOV')) / 2),
-        lambda: (run.stat('DEX'), 0, None, 0),
-        ((_broken_ground__roll1_change1, v['acrobatics'], None),),
-    )
-    run.text(_broken_ground__text1, outer)
-    run.text(_broken_ground__text2, outer)
-    run.text(_broken_ground__text3, outer)
-    yield from ()
+- DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
+- roll fall: 3d6 <= DEX (when moved > MOV / 2)
+"""
 
 # terrain water
 
@@ -2173,7 +2386,6 @@ _water__mod1: Final = ModSpec(
     source='17.2',
     target='MOV',
     op='div',
-    value=2,
     text='MOV / 2 round up',
     group=None,
     stacking='cumulative',
@@ -2209,21 +2421,21 @@ _water__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_water(run: Run, outer: Holds = True) -> Parts:
-    """Water (17.2).
+_rule_water: Final[tuple[Step, ...]] = (
+    Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'ankle',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == ankle',), (('water_depth',),))),
+    Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == knee',), (('water_depth',),))),
+    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'MOV / 2 round up', ('when water_depth == knee',), (('water_depth',),)), 2, (('water_depth', 0),)),
+    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), TraceSpec('water', '17.2', 'cannot: fight effectively in deep water', ('when water_depth == deep',), (('water_depth',),)), None, (('water_depth', 0),)),
+    Step('text', _water__text2, (), TraceSpec('water', '17.2', 'note: Ankle deep is 10 cm; knee-deep is 50 cm.', (), ()), None, ()),
+    Step('text', _water__text3, (), TraceSpec('water', '17.2', 'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.', (), ()), None, ()),
+)
+"""Water (17.2).
 
-    - as broken_ground (when water_depth == ankle)
-    - as broken_ground (when water_depth == knee)
-    - MOV / 2 round up (when water_depth == knee)
-    - cannot: fight effectively in deep water (when water_depth == deep)
-    """
-    v = run.values
-    yield _rule_broken_ground, both(outer, v['water_depth'] == 'ankle'), 'when water_depth == ankle'
-    yield _rule_broken_ground, both(outer, v['water_depth'] == 'knee'), 'when water_depth == knee'
-    run.modify(_water__mod1, both(outer, v['water_depth'] == 'knee'))
-    run.text(_water__text1, both(outer, v['water_depth'] == 'deep'))
-    run.text(_water__text2, outer)
-    run.text(_water__text3, outer)
+- as broken_ground (when water_depth == ankle)
+- as broken_ground (when water_depth == knee)
+- MOV / 2 round up (when water_depth == knee)
+- cannot: fight effectively in deep water (when water_depth == deep)
+"""
 
 # terrain mud
 
@@ -2233,7 +2445,6 @@ _mud__mod1: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='div',
-    value=2,
     text='MOV / 2 round up',
     group=None,
     stacking='cumulative',
@@ -2247,7 +2458,6 @@ _mud__mod2: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='div',
-    value=4,
     text='MOV / 4 round up',
     group=None,
     stacking='cumulative',
@@ -2261,7 +2471,6 @@ _mud__mod3: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='min',
-    value=1,
     text='MOV min 1',
     group=None,
     stacking='cumulative',
@@ -2288,21 +2497,21 @@ _mud__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_mud(run: Run, outer: Holds = True) -> Parts:
-    """Mud (17.3).
+_rule_mud: Final[tuple[Step, ...]] = (
+    Step('part', 'broken_ground', (), TraceSpec('mud', '17.3', 'as broken_ground', (), ())),
+    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('mud', '17.3', 'MOV / 2 round up', ('when ground_depth == ankle',), (('ground_depth',),)), 2, (('ground_depth', 0),)),
+    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('mud', '17.3', 'MOV / 4 round up', ('when ground_depth == knee',), (('ground_depth',),)), 4, (('ground_depth', 0),)),
+    Step('mod', _mud__mod3, (), TraceSpec('mud', '17.3', 'MOV min 1', (), ()), 1, ()),
+    Step('text', _mud__text1, (), TraceSpec('mud', '17.3', 'erratum: The quarter is not said to be rounded; rounded up like the half before it.', (), ()), None, ()),
+    Step('text', _mud__text2, (), TraceSpec('mud', '17.3', "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.", (), ()), None, ()),
+)
+"""Mud (17.3).
 
-    - as broken_ground
-    - MOV / 2 round up (when ground_depth == ankle)
-    - MOV / 4 round up (when ground_depth == knee)
-    - MOV min 1
-    """
-    v = run.values
-    yield _rule_broken_ground, outer, ''
-    run.modify(_mud__mod1, both(outer, v['ground_depth'] == 'ankle'))
-    run.modify(_mud__mod2, both(outer, v['ground_depth'] == 'knee'))
-    run.modify(_mud__mod3, outer)
-    run.text(_mud__text1, outer)
-    run.text(_mud__text2, outer)
+- as broken_ground
+- MOV / 2 round up (when ground_depth == ankle)
+- MOV / 4 round up (when ground_depth == knee)
+- MOV min 1
+"""
 
 # terrain snow
 
@@ -2312,7 +2521,6 @@ _snow__mod1: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='add',
-    value=-4,
     text='MOV -4',
     group=None,
     stacking='cumulative',
@@ -2326,7 +2534,6 @@ _snow__mod2: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='add',
-    value=-8,
     text='MOV -8',
     group=None,
     stacking='cumulative',
@@ -2340,7 +2547,6 @@ _snow__mod3: Final = ModSpec(
     source='17.3',
     target='MOV',
     op='min',
-    value=1,
     text='MOV min 1',
     group=None,
     stacking='cumulative',
@@ -2349,19 +2555,19 @@ _snow__mod3: Final = ModSpec(
     label='Minimum MOV is always 1',
 )
 
-def _rule_snow(run: Run, outer: Holds = True) -> Parts:
-    """Snow (17.3).
+_rule_snow: Final[tuple[Step, ...]] = (
+    Step('part', 'broken_ground', (), TraceSpec('snow', '17.3', 'as broken_ground', (), ())),
+    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('snow', '17.3', 'MOV -4', ('when ground_depth == ankle',), (('ground_depth',),)), -4, (('ground_depth', 0),)),
+    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('snow', '17.3', 'MOV -8', ('when ground_depth == knee',), (('ground_depth',),)), -8, (('ground_depth', 0),)),
+    Step('mod', _snow__mod3, (), TraceSpec('snow', '17.3', 'MOV min 1', (), ()), 1, ()),
+)
+"""Snow (17.3).
 
-    - as broken_ground
-    - MOV -4 (when ground_depth == ankle)
-    - MOV -8 (when ground_depth == knee)
-    - MOV min 1
-    """
-    v = run.values
-    yield _rule_broken_ground, outer, ''
-    run.modify(_snow__mod1, both(outer, v['ground_depth'] == 'ankle'))
-    run.modify(_snow__mod2, both(outer, v['ground_depth'] == 'knee'))
-    run.modify(_snow__mod3, outer)
+- as broken_ground
+- MOV -4 (when ground_depth == ankle)
+- MOV -8 (when ground_depth == knee)
+- MOV min 1
+"""
 
 # condition smoke
 
@@ -2371,7 +2577,6 @@ _smoke__mod1: Final = ModSpec(
     source='17.4',
     target='to_hit',
     op='add',
-    value=None,
     text='to_hit -1 per smoke_hexes',
     group=None,
     stacking='cumulative',
@@ -2390,7 +2595,7 @@ _smoke__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2403,7 +2608,6 @@ _smoke__mod2: Final = ModSpec(
     source='17.4',
     target='laser_damage',
     op='add',
-    value=None,
     text='laser_damage -1 per smoke_hexes',
     group=None,
     stacking='cumulative',
@@ -2417,7 +2621,6 @@ _smoke__mod3: Final = ModSpec(
     source='17.4',
     target='laser_damage',
     op='dice',
-    value=-1,
     text='laser_damage -1 die',
     group=None,
     stacking='cumulative',
@@ -2431,7 +2634,6 @@ _smoke__mod4: Final = ModSpec(
     source='17.4',
     target='DEX',
     op='add',
-    value=-2,
     text='DEX -2',
     group=None,
     stacking='cumulative',
@@ -2467,36 +2669,24 @@ _smoke__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_smoke(run: Run, outer: Holds = True) -> Parts:
-    """Smoke, Fog, and Dense Atmospheres (17.4).
+_rule_smoke: Final[tuple[Step, ...]] = (
+    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'to_hit -1 per smoke_hexes', ('when smoke_hexes > 0',), (('smoke_hexes',),)), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
+    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'roll hit', ('when smoke_hexes > 0',), (('smoke_hexes',),)), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
+    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), TraceSpec('smoke', '17.4', 'laser_damage -1 per smoke_hexes', ('when smoke_hexes > 0', 'when weapon == laser'), (('smoke_hexes',), ('weapon',))), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
+    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), TraceSpec('smoke', '17.4', 'laser_damage -1 die', ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'), (('smoke_hexes',), ('weapon',), ('anti_laser',))), -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
+    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), TraceSpec('smoke', '17.4', 'DEX -2', ('when in_smoke and not gas_mask',), (('in_smoke', 'gas_mask'),)), -2, (('in_smoke', 0), ('gas_mask', 0))),
+    Step('text', _smoke__text1, (), TraceSpec('smoke', '17.4', 'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.', (), ()), None, ()),
+    Step('text', _smoke__text2, (), TraceSpec('smoke', '17.4', "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.", (), ()), None, ()),
+    Step('text', _smoke__text3, (), TraceSpec('smoke', '17.4', 'erratum: The three characters between "die" and "just" are a dash garbled by the text\'s encoding.', (), ()), None, ()),
+)
+"""Smoke, Fog, and Dense Atmospheres (17.4).
 
-    - to_hit -1 per smoke_hexes (when smoke_hexes > 0)
-    - roll hit: 3d6 <= to_hit (when smoke_hexes > 0)
-    - laser_damage -1 per smoke_hexes (when smoke_hexes > 0; when weapon == laser)
-    - laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
-    - DEX -2 (when in_smoke and not gas_mask)
-    """
-    v = run.values
-    run.modify(_smoke__mod1, both(outer, v['smoke_hexes'] > 0), -1 * v['smoke_hexes'])
-    run.roll(
-        _smoke__roll1,
-        both(outer, v['smoke_hexes'] > 0),
-        lambda: (run.stat('to_hit'), 0, None, 0),
-    )
-    run.modify(
-        _smoke__mod2,
-        both(outer, v['smoke_hexes'] > 0 and v['weapon'] == 'laser'),
-        -1 * v['smoke_hexes'],
-    )
-    run.modify(
-        _smoke__mod3,
-        both(outer, v['smoke_hexes'] > 0 and v['weapon'] == 'laser' and v['anti_laser']),
-    )
-    run.modify(_smoke__mod4, both(outer, v['in_smoke'] and not v['gas_mask']))
-    run.text(_smoke__text1, outer)
-    run.text(_smoke__text2, outer)
-    run.text(_smoke__text3, outer)
-    yield from ()
+- to_hit -1 per smoke_hexes (when smoke_hexes > 0)
+- roll hit: 3d6 <= to_hit (when smoke_hexes > 0)
+- laser_damage -1 per smoke_hexes (when smoke_hexes > 0; when weapon == laser)
+- laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
+- DEX -2 (when in_smoke and not gas_mask)
+"""
 
 # condition darkness
 
@@ -2506,7 +2696,6 @@ _darkness__mod1: Final = ModSpec(
     source='17.5',
     target='DEX',
     op='add',
-    value=-8,
     text='DEX -8',
     group=None,
     stacking='cumulative',
@@ -2525,7 +2714,7 @@ _darkness__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The figure falls.'},
+    outcomes=MappingProxyType({'failure': 'The figure falls.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2538,7 +2727,6 @@ _darkness__mod2: Final = ModSpec(
     source='17.5',
     target='to_hit',
     op='set',
-    value=5,
     text='to_hit = 5',
     group=None,
     stacking='cumulative',
@@ -2557,7 +2745,7 @@ _darkness__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2592,34 +2780,22 @@ _darkness__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_darkness(run: Run, outer: Holds = True) -> Parts:
-    """Complete Darkness (17.5).
+_rule_darkness: Final[tuple[Step, ...]] = (
+    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),)), -8, (('lit', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
+    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'to_hit = 5', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), 5, (('lit', 0), ('weapon', 1))),
+    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'roll hit', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
+    Step('text', _darkness__text1, (), TraceSpec('darkness', '17.5', 'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.', (), ()), None, ()),
+    Step('text', _darkness__text2, (), TraceSpec('darkness', '17.5', 'note: A flashlight is a small one-handed item and must be ready to turn on and point.', (), ()), None, ()),
+    Step('text', _darkness__text3, (), TraceSpec('darkness', '17.5', 'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.', (), ()), None, ()),
+)
+"""Complete Darkness (17.5).
 
-    - DEX -8 (unless lit)
-    - roll fall: 3d6 <= DEX (unless lit; when moved > MOV / 2)
-    - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
-    - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
-    """
-    v = run.values
-    run.modify(_darkness__mod1, both(outer, not v['lit']))
-    run.roll(
-        _darkness__roll1,
-        both(outer, lambda: not v['lit'] and v['moved'] > Fraction(run.stat('MOV')) / 2),
-        lambda: (run.stat('DEX'), 0, None, 0),
-    )
-    run.modify(
-        _darkness__mod2,
-        both(outer, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser')),
-    )
-    run.roll(
-        _darkness__roll2,
-        both(outer, not v['lit'] and v['weapon'] in ('missile', 'thrown', 'laser')),
-        lambda: (run.stat('to_hit'), 0, None, 0),
-    )
-    run.text(_darkness__text1, outer)
-    run.text(_darkness__text2, outer)
-    run.text(_darkness__text3, outer)
-    yield from ()
+- DEX -8 (unless lit)
+- roll fall: 3d6 <= DEX (unless lit; when moved > MOV / 2)
+- to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
+- roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
+"""
 
 # terrain ice
 
@@ -2634,7 +2810,7 @@ _ice__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The figure falls down somewhere in his path; roll randomly to see where. He must stand up or crawl next turn.'},
+    outcomes=MappingProxyType({'failure': 'The figure falls down somewhere in his path; roll randomly to see where. He must stand up or crawl next turn.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2658,20 +2834,14 @@ _ice__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_ice(run: Run, outer: Holds = True) -> Parts:
-    """Ice (17.6).
+_rule_ice: Final[tuple[Step, ...]] = (
+    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), TraceSpec('ice', '17.6', 'roll fall', ('unless stance in {prone, kneeling, crawling}',), (('stance',),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
+    Step('text', _ice__text1, (), TraceSpec('ice', '17.6', 'note: One cannot fall if he is prone, kneeling, or crawling.', (), ()), None, ()),
+)
+"""Ice (17.6).
 
-    - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
-    """
-    v = run.values
-    run.roll(
-        _ice__roll1,
-        both(outer, v['stance'] not in ('prone', 'kneeling', 'crawling')),
-        lambda: (run.stat('DEX'), 0, None, 0),
-        ((_ice__roll1_change1, v['moved'] > 5, None),),
-    )
-    run.text(_ice__text1, outer)
-    yield from ()
+- roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
+"""
 
 # terrain wall_cover
 
@@ -2724,7 +2894,6 @@ _wall_cover__mod1: Final = ModSpec(
     source='17.7',
     target='to_hit',
     op='add',
-    value=-8,
     text='to_hit -8',
     group=None,
     stacking='cumulative',
@@ -2760,33 +2929,25 @@ _wall_cover__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_cover(run: Run, outer: Holds = True) -> Parts:
-    """Walls: cover (17.7).
+_rule_wall_cover: Final[tuple[Step, ...]] = (
+    Step('derive', _wall_cover__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == one_meter and stance == prone',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == two_meters and stance != standing',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == over_two_meters',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
+    Step('text', _wall_cover__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
+    Step('text', _wall_cover__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+)
+"""Walls: cover (17.7).
 
-    - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
-    - cannot: fire over the wall (when wall == one_meter and stance == prone)
-    - cannot: fire over the wall (when wall == two_meters and stance != standing)
-    - cannot: fire over the wall (when wall == over_two_meters)
-    - to_hit -8 (when throwing_grenade)
-    """
-    v = run.values
-    run.derive(
-        _wall_cover__derive1,
-        outer,
-        lambda: not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'),
-    )
-    run.text(_wall_cover__text1, both(outer, v['wall'] == 'one_meter' and v['stance'] == 'prone'))
-    run.text(
-        _wall_cover__text2,
-        both(outer, v['wall'] == 'two_meters' and v['stance'] != 'standing'),
-    )
-    run.text(_wall_cover__text3, both(outer, v['wall'] == 'over_two_meters'))
-    run.text(_wall_cover__text4, both(outer, v['firing_over']))
-    run.modify(_wall_cover__mod1, both(outer, v['throwing_grenade']))
-    run.text(_wall_cover__text5, outer)
-    run.text(_wall_cover__text6, outer)
-    run.text(_wall_cover__text7, outer)
-    yield from ()
+- derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
+- cannot: fire over the wall (when wall == one_meter and stance == prone)
+- cannot: fire over the wall (when wall == two_meters and stance != standing)
+- cannot: fire over the wall (when wall == over_two_meters)
+- to_hit -8 (when throwing_grenade)
+"""
 
 # terrain wall_crossing
 
@@ -2827,19 +2988,18 @@ _wall_crossing__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_crossing(run: Run, outer: Holds = True) -> Parts:
-    """Walls: crossing (17.7).
+_rule_wall_crossing: Final[tuple[Step, ...]] = (
+    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), TraceSpec('wall_crossing', '17.7', 'cannot: move over the wall: it must be jumped over (see Jumping)', ('when wall == one_meter',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot: move over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot: jump over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text4, (), TraceSpec('wall_crossing', '17.7', 'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.', (), ()), None, ()),
+)
+"""Walls: crossing (17.7).
 
-    - cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
-    - cannot: move over the wall (when wall in {two_meters, over_two_meters})
-    - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
-    """
-    v = run.values
-    run.text(_wall_crossing__text1, both(outer, v['wall'] == 'one_meter'))
-    run.text(_wall_crossing__text2, both(outer, v['wall'] in ('two_meters', 'over_two_meters')))
-    run.text(_wall_crossing__text3, both(outer, v['wall'] in ('two_meters', 'over_two_meters')))
-    run.text(_wall_crossing__text4, outer)
-    yield from ()
+- cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
+- cannot: move over the wall (when wall in {two_meters, over_two_meters})
+- cannot: jump over the wall (when wall in {two_meters, over_two_meters})
+"""
 
 # terrain wall_cover[wall=pit]
 
@@ -2892,7 +3052,6 @@ _wall_cover__part10__mod1: Final = ModSpec(
     source='17.7',
     target='to_hit',
     op='add',
-    value=-8,
     text='to_hit -8',
     group=None,
     stacking='cumulative',
@@ -2928,29 +3087,18 @@ _wall_cover__part10__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_cover__part10(run: Run, outer: Holds = True) -> Parts:
-    """wall_cover as composed with wall=pit."""
-    v = run.values
-    run.derive(
-        _wall_cover__part10__derive1,
-        outer,
-        lambda: not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'),
-    )
-    run.text(
-        _wall_cover__part10__text1,
-        both(outer, v['pit'] == 'one_meter' and v['stance'] == 'prone'),
-    )
-    run.text(
-        _wall_cover__part10__text2,
-        both(outer, v['pit'] == 'two_meters' and v['stance'] != 'standing'),
-    )
-    run.text(_wall_cover__part10__text3, both(outer, v['pit'] == 'over_two_meters'))
-    run.text(_wall_cover__part10__text4, both(outer, v['firing_over']))
-    run.modify(_wall_cover__part10__mod1, both(outer, v['throwing_grenade']))
-    run.text(_wall_cover__part10__text5, outer)
-    run.text(_wall_cover__part10__text6, outer)
-    run.text(_wall_cover__part10__text7, outer)
-    yield from ()
+_rule_wall_cover__part10: Final[tuple[Step, ...]] = (
+    Step('derive', _wall_cover__part10__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == one_meter and stance == prone',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == two_meters and stance != standing',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == over_two_meters',), (('pit',),)), None, (('pit', 0),)),
+    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__part10__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
+    Step('text', _wall_cover__part10__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
+    Step('text', _wall_cover__part10__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+)
+"""wall_cover as composed with wall=pit."""
 
 # terrain pits
 
@@ -2973,16 +3121,16 @@ _pits__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_pits(run: Run, outer: Holds = True) -> Parts:
-    """Pits and Holes (17.8).
+_rule_pits: Final[tuple[Step, ...]] = (
+    Step('part', 'wall_cover[wall=pit]', (), TraceSpec('pits', '17.8', 'as wall_cover', (), ())),
+    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), TraceSpec('pits', '17.8', 'cannot: walk through the pit: it must be jumped over (see Jumping and Falling)', ('when pit != half_meter',), (('pit',),)), None, (('pit', 0),)),
+    Step('text', _pits__text2, (), TraceSpec('pits', '17.8', 'note: Pits are sometimes called foxholes.', (), ()), None, ()),
+)
+"""Pits and Holes (17.8).
 
-    - as wall_cover with wall=pit
-    - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
-    """
-    v = run.values
-    yield _rule_wall_cover__part10, outer, ''
-    run.text(_pits__text1, both(outer, v['pit'] != 'half_meter'))
-    run.text(_pits__text2, outer)
+- as wall_cover with wall=pit
+- cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
+"""
 
 # condition gravity
 
@@ -3055,26 +3203,21 @@ _gravity__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_gravity(run: Run, outer: Holds = True) -> Parts:
-    """Changes in Gravity (17.9).
+_rule_gravity: Final[tuple[Step, ...]] = (
+    Step('derive', _gravity__derive1, (), TraceSpec('gravity', '17.9', 'derive load', (), ()), lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
+    Step('derive', _gravity__derive2, (), TraceSpec('gravity', '17.9', 'derive jump_width', (), ()), lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
+    Step('text', _gravity__text1, (), TraceSpec('gravity', '17.9', 'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.', (), ()), None, ()),
+    Step('text', _gravity__text2, (), TraceSpec('gravity', '17.9', 'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.', (), ()), None, ()),
+    Step('text', _gravity__text3, (), TraceSpec('gravity', '17.9', 'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.', (), ()), None, ()),
+    Step('text', _gravity__text4, (), TraceSpec('gravity', '17.9', "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).", (), ()), None, ()),
+    Step('text', _gravity__text5, (), TraceSpec('gravity', '17.9', 'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.', (), ()), None, ()),
+    Step('text', _gravity__text6, (), TraceSpec('gravity', '17.9', "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.", (), ()), None, ()),
+)
+"""Changes in Gravity (17.9).
 
-    - derive load = carried * gravity + (gravity - 1) * 70
-    - derive jump_width = hole * gravity
-    """
-    v = run.values
-    run.derive(
-        _gravity__derive1,
-        outer,
-        lambda: v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70,
-    )
-    run.derive(_gravity__derive2, outer, lambda: v['hole'] * v['gravity'])
-    run.text(_gravity__text1, outer)
-    run.text(_gravity__text2, outer)
-    run.text(_gravity__text3, outer)
-    run.text(_gravity__text4, outer)
-    run.text(_gravity__text5, outer)
-    run.text(_gravity__text6, outer)
-    yield from ()
+- derive load = carried * gravity + (gravity - 1) * 70
+- derive jump_width = hole * gravity
+"""
 
 # condition microgravity
 
@@ -3089,7 +3232,7 @@ _microgravity__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'You are floating.'},
+    outcomes=MappingProxyType({'failure': 'You are floating.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3151,7 +3294,6 @@ _microgravity__mod1: Final = ModSpec(
     source='17.10',
     target='to_hit',
     op='add',
-    value=-8,
     text='to_hit -8',
     group=None,
     stacking='cumulative',
@@ -3295,53 +3437,36 @@ _microgravity__text15: Final = TextSpec(
     condition='',
 )
 
-def _rule_microgravity(run: Run, outer: Holds = True) -> Parts:
-    """Microgravity (17.10).
+_rule_microgravity: Final[tuple[Step, ...]] = (
+    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), TraceSpec('microgravity', '17.10', 'roll footing', ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',), (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),)), (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
+    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), TraceSpec('microgravity', '17.10', 'derive float_speed', ('when shots > 0',), (('shots',),)), lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
+    Step('derive', _microgravity__derive2, (), TraceSpec('microgravity', '17.10', 'derive wall_hits', (), ()), lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
+    Step('derive', _microgravity__derive3, (), TraceSpec('microgravity', '17.10', 'derive collision_speed', (), ()), lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
+    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), TraceSpec('microgravity', '17.10', 'to_hit -8', ('when at_tether and weapon in {thrown, missile, laser}',), (('at_tether', 'weapon'),)), -8, (('at_tether', 0), ('weapon', 0))),
+    Step('text', _microgravity__text1, (), TraceSpec('microgravity', '17.10', 'note: Microgravity occurs in objects in deep space, in orbit or in freefall.', (), ()), None, ()),
+    Step('text', _microgravity__text2, (), TraceSpec('microgravity', '17.10', 'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.', (), ()), None, ()),
+    Step('text', _microgravity__text3, (), TraceSpec('microgravity', '17.10', 'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.', (), ()), None, ()),
+    Step('text', _microgravity__text4, (), TraceSpec('microgravity', '17.10', 'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.', (), ()), None, ()),
+    Step('text', _microgravity__text5, (), TraceSpec('microgravity', '17.10', 'note: One that loses footing cannot change direction or speed by using his feet.', (), ()), None, ()),
+    Step('text', _microgravity__text6, (), TraceSpec('microgravity', '17.10', 'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.', (), ()), None, ()),
+    Step('text', _microgravity__text7, (), TraceSpec('microgravity', '17.10', 'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.', (), ()), None, ()),
+    Step('text', _microgravity__text8, (), TraceSpec('microgravity', '17.10', 'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.', (), ()), None, ()),
+    Step('text', _microgravity__text9, (), TraceSpec('microgravity', '17.10', 'note: You can also turn and fire your weapon to stop moving.', (), ()), None, ()),
+    Step('text', _microgravity__text10, (), TraceSpec('microgravity', '17.10', 'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.', (), ()), None, ()),
+    Step('text', _microgravity__text11, (), TraceSpec('microgravity', '17.10', 'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.', (), ()), None, ()),
+    Step('text', _microgravity__text12, (), TraceSpec('microgravity', '17.10', 'note: One can pull himself along a tether at half his MA.', (), ()), None, ()),
+    Step('text', _microgravity__text13, (), TraceSpec('microgravity', '17.10', 'note: A tether has ST 25 if you try to break it.', (), ()), None, ()),
+    Step('text', _microgravity__text14, (), TraceSpec('microgravity', '17.10', 'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.', (), ()), None, ()),
+    Step('text', _microgravity__text15, (), TraceSpec('microgravity', '17.10', 'erratum: The doubled "turn" is a typo.', (), ()), None, ()),
+)
+"""Microgravity (17.10).
 
-    - roll footing: 4d6 <= (STR + DEX) / 2 (when running or fired_recoil or hit_by_recoil or moved > 3 or recovering)
-    - derive float_speed = shots * recoil_push[recoil_st] (when shots > 0)
-    - derive wall_hits = floating_speed / 3 round down
-    - derive collision_speed = floating_speed / 2
-    - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
-    """
-    v = run.values
-    run.roll(
-        _microgravity__roll1,
-        both(outer, v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering']),
-        lambda: (Fraction(run.stat('STR') + run.stat('DEX')) / 2, 0, None, 0),
-        ((_microgravity__roll1_change1, v['holding_on'], None), (_microgravity__roll1_change2, v['astrobatics'], None), (_microgravity__roll1_change3, v['recovering'], None), (_microgravity__roll1_change4, v['stance'] == 'prone', None)),
-    )
-    run.derive(
-        _microgravity__derive1,
-        both(outer, v['shots'] > 0),
-        lambda: v['shots'] * lookup(run.book, run, 'recoil_push', (v['recoil_st'],), 'speed'),
-    )
-    run.derive(
-        _microgravity__derive2,
-        outer,
-        lambda: round_value(Fraction(v['floating_speed']) / 3, 'down'),
-    )
-    run.derive(_microgravity__derive3, outer, lambda: Fraction(v['floating_speed']) / 2)
-    run.modify(
-        _microgravity__mod1,
-        both(outer, v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser')),
-    )
-    run.text(_microgravity__text1, outer)
-    run.text(_microgravity__text2, outer)
-    run.text(_microgravity__text3, outer)
-    run.text(_microgravity__text4, outer)
-    run.text(_microgravity__text5, outer)
-    run.text(_microgravity__text6, outer)
-    run.text(_microgravity__text7, outer)
-    run.text(_microgravity__text8, outer)
-    run.text(_microgravity__text9, outer)
-    run.text(_microgravity__text10, outer)
-    run.text(_microgravity__text11, outer)
-    run.text(_microgravity__text12, outer)
-    run.text(_microgravity__text13, outer)
-    run.text(_microgravity__text14, outer)
-    run.text(_microgravity__text15, outer)
-    yield from ()
+- roll footing: 4d6 <= (STR + DEX) / 2 (when running or fired_recoil or hit_by_recoil or moved > 3 or recovering)
+- derive float_speed = shots * recoil_push[recoil_st] (when shots > 0)
+- derive wall_hits = floating_speed / 3 round down
+- derive collision_speed = floating_speed / 2
+- to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
+"""
 
 # condition spacesuit
 
@@ -3351,7 +3476,6 @@ _spacesuit__mod1: Final = ModSpec(
     source='17.11',
     target='DEX',
     op='add',
-    value=-2,
     text='DEX -2',
     group=None,
     stacking='cumulative',
@@ -3365,7 +3489,6 @@ _spacesuit__mod2: Final = ModSpec(
     source='17.11',
     target='MOV',
     op='add',
-    value=-2,
     text='MOV -2',
     group=None,
     stacking='cumulative',
@@ -3379,7 +3502,6 @@ _spacesuit__mod3: Final = ModSpec(
     source='17.11',
     target='MOV',
     op='min',
-    value=1,
     text='MOV min 1',
     group=None,
     stacking='cumulative',
@@ -3467,33 +3589,28 @@ _spacesuit__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_spacesuit(run: Run, outer: Holds = True) -> Parts:
-    """Vacuum or Hostile Atmospheres: spacesuit (17.11).
+_rule_spacesuit: Final[tuple[Step, ...]] = (
+    Step('mod', _spacesuit__mod1, (), TraceSpec('spacesuit', '17.11', 'DEX -2', (), ()), -2, ()),
+    Step('mod', _spacesuit__mod2, (), TraceSpec('spacesuit', '17.11', 'MOV -2', (), ()), -2, ()),
+    Step('mod', _spacesuit__mod3, (), TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ()), 1, ()),
+    Step('text', _spacesuit__text1, (), TraceSpec('spacesuit', '17.11', 'cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both', (), ()), None, ()),
+    Step('text', _spacesuit__text2, (), TraceSpec('spacesuit', '17.11', 'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.', (), ()), None, ()),
+    Step('text', _spacesuit__text3, (), TraceSpec('spacesuit', '17.11', 'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.', (), ()), None, ()),
+    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), TraceSpec('spacesuit', '17.11', 'derive leak_damage', ('when leak_turns > 0',), (('leak_turns',),)), lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
+    Step('text', _spacesuit__text4, (), TraceSpec('spacesuit', '17.11', 'note: If any hit penetrates the spacesuit a leak occurs. One must spend all of the next turn patching one leak or take the leak damage.', (), ()), None, ()),
+    Step('text', _spacesuit__text5, (), TraceSpec('spacesuit', '17.11', 'note: No matter how many leaks there are, one always takes the same damage.', (), ()), None, ()),
+    Step('text', _spacesuit__text6, (), TraceSpec('spacesuit', '17.11', 'note: Hostile environments, such as poisonous or poisoned atmospheres, differ only in the damage produced; the players decide what it is.', (), ()), None, ()),
+    Step('text', _spacesuit__text7, (), TraceSpec('spacesuit', '17.11', 'erratum: "taken" is read as "takes".', (), ()), None, ()),
+    Step('text', _spacesuit__text8, (), TraceSpec('spacesuit', '17.11', 'erratum: "Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.', (), ()), None, ()),
+)
+"""Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
-    - DEX -2
-    - MOV -2
-    - MOV min 1
-    - cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
-    - derive leak_damage = leak_turns d6 (when leak_turns > 0)
-    """
-    v = run.values
-    run.modify(_spacesuit__mod1, outer)
-    run.modify(_spacesuit__mod2, outer)
-    run.modify(_spacesuit__mod3, outer)
-    run.text(_spacesuit__text1, outer)
-    run.text(_spacesuit__text2, outer)
-    run.text(_spacesuit__text3, outer)
-    run.derive(
-        _spacesuit__derive1,
-        both(outer, v['leak_turns'] > 0),
-        lambda: Dice.pool(int(v['leak_turns']), 6),
-    )
-    run.text(_spacesuit__text4, outer)
-    run.text(_spacesuit__text5, outer)
-    run.text(_spacesuit__text6, outer)
-    run.text(_spacesuit__text7, outer)
-    run.text(_spacesuit__text8, outer)
-    yield from ()
+- DEX -2
+- MOV -2
+- MOV min 1
+- cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
+- derive leak_damage = leak_turns d6 (when leak_turns > 0)
+"""
 
 # table recoil_push
 
@@ -3520,6 +3637,7 @@ _table_recoil_push: Final = TableSpec(
             '17.10',
             "Read as bands 0-6, 7-14 and 15 or more of the weapon's two-handed ST.",
             'if it requires a two-handed ST of 6 or less. ... between 7 and 14 ... and over 14',
+            'erratum',
         ),
     ),
 )
@@ -3550,7 +3668,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'broken_ground': _rule_broken_ground,
         'water': _rule_water,
         'mud': _rule_mud,
@@ -3560,6 +3678,7 @@ _BOOK: Final = Book(
         'ice': _rule_ice,
         'wall_cover': _rule_wall_cover,
         'wall_crossing': _rule_wall_crossing,
+        'wall_cover[wall=pit]': _rule_wall_cover__part10,
         'pits': _rule_pits,
         'gravity': _rule_gravity,
         'microgravity': _rule_microgravity,
@@ -3570,6 +3689,17 @@ _BOOK: Final = Book(
     settle=(
         'stat DEX',
         'base to_hit',
+        'stat to_hit',
+        'stat STR',
+        'stat MOV',
+        'stat laser_damage',
+        'derive protected',
+        'derive load',
+        'derive jump_width',
+        'derive float_speed',
+        'derive wall_hits',
+        'derive collision_speed',
+        'derive leak_damage',
     ),
     resistance=None,
     resistance_pool=None,
@@ -3604,7 +3734,7 @@ def broken_ground(
         'weapon': weapon,
         'acrobatics': acrobatics,
     }
-    return resolve_with(_BOOK, ('broken_ground',), given)
+    return resolve_with(_BOOK, ('broken_ground',), given, signature=True)
 
 def water(
     *,
@@ -3630,7 +3760,7 @@ def water(
         'acrobatics': acrobatics,
         'water_depth': water_depth,
     }
-    return resolve_with(_BOOK, ('water',), given)
+    return resolve_with(_BOOK, ('water',), given, signature=True)
 
 def mud(
     *,
@@ -3656,7 +3786,7 @@ def mud(
         'acrobatics': acrobatics,
         'ground_depth': ground_depth,
     }
-    return resolve_with(_BOOK, ('mud',), given)
+    return resolve_with(_BOOK, ('mud',), given, signature=True)
 
 def snow(
     *,
@@ -3682,7 +3812,7 @@ def snow(
         'acrobatics': acrobatics,
         'ground_depth': ground_depth,
     }
-    return resolve_with(_BOOK, ('snow',), given)
+    return resolve_with(_BOOK, ('snow',), given, signature=True)
 
 def smoke(
     *,
@@ -3713,7 +3843,7 @@ def smoke(
         'gas_mask': gas_mask,
         'anti_laser': anti_laser,
     }
-    return resolve_with(_BOOK, ('smoke',), given)
+    return resolve_with(_BOOK, ('smoke',), given, signature=True)
 
 def darkness(
     *,
@@ -3739,7 +3869,7 @@ def darkness(
         'weapon': weapon,
         'lit': lit,
     }
-    return resolve_with(_BOOK, ('darkness',), given)
+    return resolve_with(_BOOK, ('darkness',), given, signature=True)
 
 def ice(
     *,
@@ -3752,7 +3882,7 @@ def ice(
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
     given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
-    return resolve_with(_BOOK, ('ice',), given)
+    return resolve_with(_BOOK, ('ice',), given, signature=True)
 
 def wall_cover(
     *,
@@ -3783,7 +3913,7 @@ def wall_cover(
         'throwing_grenade': throwing_grenade,
         'firing_over': firing_over,
     }
-    return resolve_with(_BOOK, ('wall_cover',), given)
+    return resolve_with(_BOOK, ('wall_cover',), given, signature=True)
 
 def wall_crossing(
     *,
@@ -3796,7 +3926,7 @@ def wall_crossing(
     - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
     """
     given: dict[str, object] = {'wall': wall}
-    return resolve_with(_BOOK, ('wall_crossing',), given)
+    return resolve_with(_BOOK, ('wall_crossing',), given, signature=True)
 
 def pits(
     *,
@@ -3824,7 +3954,7 @@ def pits(
         'firing_over': firing_over,
         'pit': pit,
     }
-    return resolve_with(_BOOK, ('pits',), given)
+    return resolve_with(_BOOK, ('pits',), given, signature=True)
 
 def gravity(
     *,
@@ -3838,7 +3968,7 @@ def gravity(
     - derive jump_width = hole * gravity
     """
     given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
-    return resolve_with(_BOOK, ('gravity',), given)
+    return resolve_with(_BOOK, ('gravity',), given, signature=True)
 
 def microgravity(
     *,
@@ -3885,7 +4015,7 @@ def microgravity(
         'floating_speed': floating_speed,
         'at_tether': at_tether,
     }
-    return resolve_with(_BOOK, ('microgravity',), given)
+    return resolve_with(_BOOK, ('microgravity',), given, signature=True)
 
 def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolution:
     """Vacuum or Hostile Atmospheres: spacesuit (17.11).
@@ -3897,7 +4027,7 @@ def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolutio
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}
-    return resolve_with(_BOOK, ('spacesuit',), given)
+    return resolve_with(_BOOK, ('spacesuit',), given, signature=True)
 
 def recoil_push(*, recoil_st: int = 0) -> Resolution:
     """Floating speed per recoil shot (17.10).
@@ -3905,7 +4035,7 @@ def recoil_push(*, recoil_st: int = 0) -> Resolution:
     Looked up by recoil_st.
     """
     given: dict[str, object] = {'recoil_st': recoil_st}
-    return resolve_with(_BOOK, ('recoil_push',), given)
+    return resolve_with(_BOOK, ('recoil_push',), given, signature=True)
 
 __all__ = [
     'INPUTS',

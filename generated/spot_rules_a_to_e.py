@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,18 +2244,21 @@ RULEBOOK: Final = RulebookInfo(
             None,
             "A great myriad of situations can arise during combat, action sequences, or under specific conditions. These spot rules are intended for the gamemaster's use.",
             None,
+            'note',
         ),
         Note(
             'spot_rules_a_to_e',
             None,
             'As a player, it is not necessary to know these, though some familiarity is always useful.',
             None,
+            'note',
         ),
         Note(
             'spot_rules_a_to_e',
             None,
             'The index table names "Desperate Action" and "Entangle"; the headings read "Desperate Actions" and "Entangling". Read as the same rules: desperate_actions, entangling.',
             'Desperate Action ... Entangle',
+            'erratum',
         ),
     ),
 )
@@ -2051,10 +2275,10 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'POW': InputSpec('POW', 'Power', 'int', 1, 100, None, (), 10, False),
     'DEX': InputSpec('DEX', 'Dexterity', 'int', 1, 100, None, (), 10, False),
     'CHA': InputSpec('CHA', 'Charisma', 'int', 1, 100, None, (), 10, False),
-    'stamina': InputSpec('stamina', 'Stamina roll (CON x 5)', 'percent', 0, 500, None, (), None, True, lambda run: run.values['CON'] * 5, 'CON * 5'),
-    'agility': InputSpec('agility', 'Agility roll (DEX x 5)', 'percent', 0, 500, None, (), None, True, lambda run: run.values['DEX'] * 5, 'DEX * 5'),
-    'idea': InputSpec('idea', 'Idea roll (INT x 5)', 'percent', 0, 500, None, (), None, True, lambda run: run.values['INT'] * 5, 'INT * 5'),
-    'luck': InputSpec('luck', 'Luck roll (POW x 5)', 'percent', 0, 500, None, (), None, True, lambda run: run.values['POW'] * 5, 'POW * 5'),
+    'stamina': InputSpec('stamina', 'Stamina roll (CON x 5)', 'percent', 0, 500, None, (), None, True, lambda s: s.v['CON'] * 5, 'CON * 5'),
+    'agility': InputSpec('agility', 'Agility roll (DEX x 5)', 'percent', 0, 500, None, (), None, True, lambda s: s.v['DEX'] * 5, 'DEX * 5'),
+    'idea': InputSpec('idea', 'Idea roll (INT x 5)', 'percent', 0, 500, None, (), None, True, lambda s: s.v['INT'] * 5, 'INT * 5'),
+    'luck': InputSpec('luck', 'Luck roll (POW x 5)', 'percent', 0, 500, None, (), None, True, lambda s: s.v['POW'] * 5, 'POW * 5'),
     'opponent_STR': InputSpec('opponent_STR', 'STR of the opponent', 'int', 1, 100, None, (), 10, False),
     'opponent_CON': InputSpec('opponent_CON', 'CON of the opponent', 'int', 1, 100, None, (), 10, False),
     'opponent_POW': InputSpec('opponent_POW', 'POW of the opponent', 'int', 1, 100, None, (), 10, False),
@@ -2095,7 +2319,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'armor_roll': InputSpec('armor_roll', 'Random armor value', 'dice', None, None, None, (), Dice.parse('1d8+1'), True),
     'armor_state': InputSpec('armor_state', 'State of the armor', 'one of', None, None, None, ('intact', 'damaged', 'destroyed', 'repaired_after_destruction'), 'intact', False),
     'armor_cost': InputSpec('armor_cost', 'Normal cost of the armor', 'number', 0, None, None, (), 100, False),
-    'aura': InputSpec('aura', 'Aura total', 'int', 0, 200, None, (), None, True, lambda run: round_value(Fraction(run.values['SIZ'] + run.values['POW'] + run.values['CHA']) / 3, 'up'), '(SIZ + POW + CHA) / 3 round up'),
+    'aura': InputSpec('aura', 'Aura total', 'int', 0, 200, None, (), None, True, lambda s: round_value(Fraction(s.v['SIZ'] + s.v['POW'] + s.v['CHA']) / 3, 'up'), '(SIZ + POW + CHA) / 3 round up'),
     'command_roll': InputSpec('command_roll', 'Command roll made before the aura attack', 'one of', None, None, None, ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'), 'not_rolled', False),
     'passion_roll': InputSpec('passion_roll', 'Appropriate Passion roll', 'one of', None, None, None, ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'), 'not_rolled', False),
     'previous_aura_success': InputSpec('previous_aura_success', 'Has already succeeded in an aura attack against this target', 'flag', None, None, None, (), False, False),
@@ -2210,7 +2434,6 @@ _skill_roll__mod1: Final = ModSpec(
     source='7 (system conventions)',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -2224,7 +2447,6 @@ _skill_roll__mod2: Final = ModSpec(
     source='7 (system conventions)',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -2238,7 +2460,6 @@ _skill_roll__mod3: Final = ModSpec(
     source='7 (system conventions)',
     target='skill',
     op='grade',
-    value='one_fifth',
     text='skill is one_fifth',
     group=None,
     stacking='cumulative',
@@ -2252,7 +2473,6 @@ _skill_roll__mod4: Final = ModSpec(
     source='7 (system conventions)',
     target='skill',
     op='grade',
-    value='impossible',
     text='skill is impossible',
     group=None,
     stacking='cumulative',
@@ -2271,7 +2491,7 @@ _skill_roll__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2297,24 +2517,23 @@ _skill_roll__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_skill_roll(run: Run, outer: Holds = True) -> Parts:
-    """Skill rolls (7 (system conventions)).
+_rule_skill_roll: Final[tuple[Step, ...]] = (
+    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is easy', ('when easy',), (('easy',),)), 'easy', (('easy', 0),)),
+    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is difficult', ('when difficult',), (('difficult',),)), 'difficult', (('difficult', 0),)),
+    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is one_fifth', ('when at_one_fifth',), (('at_one_fifth',),)), 'one_fifth', (('at_one_fifth', 0),)),
+    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is impossible', ('when impossible',), (('impossible',),)), 'impossible', (('impossible', 0),)),
+    Step('roll', _skill_roll__roll1, (), TraceSpec('skill_roll', '7 (system conventions)', 'roll skill_check', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+    Step('text', _skill_roll__text1, (), TraceSpec('skill_roll', '7 (system conventions)', 'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.', (), ()), None, ()),
+    Step('text', _skill_roll__text2, (), TraceSpec('skill_roll', '7 (system conventions)', 'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.', (), ()), None, ()),
+)
+"""Skill rolls (7 (system conventions)).
 
-    - skill is easy (when easy)
-    - skill is difficult (when difficult)
-    - skill is one_fifth (when at_one_fifth)
-    - skill is impossible (when impossible)
-    - roll skill_check: d100 <= skill
-    """
-    v = run.values
-    run.modify(_skill_roll__mod1, both(outer, v['easy']))
-    run.modify(_skill_roll__mod2, both(outer, v['difficult']))
-    run.modify(_skill_roll__mod3, both(outer, v['at_one_fifth']))
-    run.modify(_skill_roll__mod4, both(outer, v['impossible']))
-    run.roll(_skill_roll__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
-    run.text(_skill_roll__text1, outer)
-    run.text(_skill_roll__text2, outer)
-    yield from ()
+- skill is easy (when easy)
+- skill is difficult (when difficult)
+- skill is one_fifth (when at_one_fifth)
+- skill is impossible (when impossible)
+- roll skill_check: d100 <= skill
+"""
 
 # rule characteristic_roll
 
@@ -2329,7 +2548,7 @@ _characteristic_roll__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2347,7 +2566,7 @@ _characteristic_roll__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2365,7 +2584,7 @@ _characteristic_roll__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2383,7 +2602,7 @@ _characteristic_roll__roll4: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2401,7 +2620,7 @@ _characteristic_roll__roll5: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2419,7 +2638,7 @@ _characteristic_roll__roll6: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2437,7 +2656,7 @@ _characteristic_roll__roll7: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2455,7 +2674,7 @@ _characteristic_roll__roll8: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2473,7 +2692,7 @@ _characteristic_roll__roll9: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2491,7 +2710,7 @@ _characteristic_roll__roll10: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2508,33 +2727,32 @@ _characteristic_roll__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_characteristic_roll(run: Run, outer: Holds = True) -> Parts:
-    """Characteristic rolls (7 (system conventions)).
+_rule_characteristic_roll: Final[tuple[Step, ...]] = (
+    Step('roll', _characteristic_roll__roll1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll str_roll', (), ()), (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll2, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll con_roll', (), ()), (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll3, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll int_roll', (), ()), (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll4, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll pow_roll', (), ()), (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll5, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll dex_roll', (), ()), (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll6, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll cha_roll', (), ()), (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll7, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll stamina_roll', (), ()), (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll8, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll agility_roll', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll9, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll idea_roll', (), ()), (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll10, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll luck_roll', (), ()), (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
+    Step('text', _characteristic_roll__text1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).', (), ()), None, ()),
+)
+"""Characteristic rolls (7 (system conventions)).
 
-    - roll str_roll: d100 <= STR * multiplier
-    - roll con_roll: d100 <= CON * multiplier
-    - roll int_roll: d100 <= INT * multiplier
-    - roll pow_roll: d100 <= POW * multiplier
-    - roll dex_roll: d100 <= DEX * multiplier
-    - roll cha_roll: d100 <= CHA * multiplier
-    - roll stamina_roll: d100 <= stamina
-    - roll agility_roll: d100 <= agility
-    - roll idea_roll: d100 <= idea
-    - roll luck_roll: d100 <= luck
-    """
-    v = run.values
-    run.roll(_characteristic_roll__roll1, outer, lambda: (v['STR'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll2, outer, lambda: (v['CON'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll3, outer, lambda: (v['INT'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll4, outer, lambda: (v['POW'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll5, outer, lambda: (v['DEX'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll6, outer, lambda: (v['CHA'] * v['multiplier'], 0, None, 0))
-    run.roll(_characteristic_roll__roll7, outer, lambda: (run.stat('stamina'), 0, None, 0))
-    run.roll(_characteristic_roll__roll8, outer, lambda: (run.stat('agility'), 0, None, 0))
-    run.roll(_characteristic_roll__roll9, outer, lambda: (run.stat('idea'), 0, None, 0))
-    run.roll(_characteristic_roll__roll10, outer, lambda: (run.stat('luck'), 0, None, 0))
-    run.text(_characteristic_roll__text1, outer)
-    yield from ()
+- roll str_roll: d100 <= STR * multiplier
+- roll con_roll: d100 <= CON * multiplier
+- roll int_roll: d100 <= INT * multiplier
+- roll pow_roll: d100 <= POW * multiplier
+- roll dex_roll: d100 <= DEX * multiplier
+- roll cha_roll: d100 <= CHA * multiplier
+- roll stamina_roll: d100 <= stamina
+- roll agility_roll: d100 <= agility
+- roll idea_roll: d100 <= idea
+- roll luck_roll: d100 <= luck
+"""
 
 # rule resistance_roll
 
@@ -2549,7 +2767,7 @@ _resistance_roll__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2566,15 +2784,14 @@ _resistance_roll__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_resistance_roll(run: Run, outer: Holds = True) -> Parts:
-    """Resistance rolls (7 (system conventions)).
+_rule_resistance_roll: Final[tuple[Step, ...]] = (
+    Step('roll', _resistance_roll__roll1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'roll resist', (), ()), (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
+    Step('text', _resistance_roll__text1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'note: The active characteristic is matched against the passive one: d100 <= 50 + (active - passive) x 5.', (), ()), None, ()),
+)
+"""Resistance rolls (7 (system conventions)).
 
-    - roll resist: resist POW vs opponent_POW
-    """
-    v = run.values
-    run.roll(_resistance_roll__roll1, outer, lambda: (v['POW'], v['opponent_POW']))
-    run.text(_resistance_roll__text1, outer)
-    yield from ()
+- roll resist: resist POW vs opponent_POW
+"""
 
 # rule acid
 
@@ -2584,7 +2801,6 @@ _acid__mod1: Final = ModSpec(
     source='7. Acid',
     target='acid_damage',
     op='set',
-    value=Dice(((1, 3),)).plus(-1),
     text='acid_damage = d3 - 1',
     group=None,
     stacking='cumulative',
@@ -2598,7 +2814,6 @@ _acid__mod2: Final = ModSpec(
     source='7. Acid',
     target='acid_damage',
     op='set',
-    value=Dice(((1, 4),)),
     text='acid_damage = d4',
     group=None,
     stacking='cumulative',
@@ -2612,7 +2827,6 @@ _acid__mod3: Final = ModSpec(
     source='7. Acid',
     target='acid_damage',
     op='set',
-    value=Dice(((1, 6),)).plus(1),
     text='acid_damage = d6 + 1',
     group=None,
     stacking='cumulative',
@@ -2626,7 +2840,6 @@ _acid__mod4: Final = ModSpec(
     source='7. Acid',
     target='acid_damage',
     op='div',
-    value=2,
     text='acid_damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -2645,7 +2858,7 @@ _acid__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2663,7 +2876,7 @@ _acid__roll2: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2734,42 +2947,31 @@ _acid__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_acid(run: Run, outer: Holds = True) -> Parts:
-    """Acid (7. Acid).
+_rule_acid: Final[tuple[Step, ...]] = (
+    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), TraceSpec('acid', '7. Acid', 'acid_damage = d3 - 1', ('when acid == weak',), (('acid',),)), Dice(((1, 3),)).plus(-1), (('acid', 0),)),
+    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d4', ('when acid == strong',), (('acid',),)), Dice(((1, 4),)), (('acid', 0),)),
+    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d6 + 1', ('when acid == very_strong',), (('acid',),)), Dice(((1, 6),)).plus(1), (('acid', 0),)),
+    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), TraceSpec('acid', '7. Acid', 'acid_damage / 2 round up', ('when armored', 'when acid_round <= protection_rounds'), (('armored',), ('acid_round', 'protection_rounds'))), 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
+    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), TraceSpec('acid', '7. Acid', 'roll armor_slows', ('when armored',), (('armored',),)), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
+    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), TraceSpec('acid', '7. Acid', 'roll armor_survives', ('when armored', 'when acid == very_strong'), (('armored',), ('acid',))), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
+    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), TraceSpec('acid', '7. Acid', 'cannot: use the armor: very strong acid has functionally destroyed it', ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'), (('armored',), ('acid',), ('acid_round', 'armor_life'))), None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
+    Step('text', _acid__text2, (), TraceSpec('acid', '7. Acid', 'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.', (), ()), None, ()),
+    Step('text', _acid__text3, (), TraceSpec('acid', '7. Acid', 'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.', (), ()), None, ()),
+    Step('text', _acid__text4, (), TraceSpec('acid', '7. Acid', "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.", (), ()), None, ()),
+    Step('text', _acid__text5, (), TraceSpec('acid', '7. Acid', "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.", (), ()), None, ()),
+    Step('text', _acid__text6, (), TraceSpec('acid', '7. Acid', 'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.', (), ()), None, ()),
+    Step('text', _acid__text7, (), TraceSpec('acid', '7. Acid', 'erratum: The 1D3 is rolled once, when the exposure begins (protection_rounds); the armor halves the damage in rounds 1 up to that number. The roll armor_slows gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (armor_life): the armor is useless from the round after it.', (), ()), None, ()),
+)
+"""Acid (7. Acid).
 
-    - acid_damage = d3 - 1 (when acid == weak)
-    - acid_damage = d4 (when acid == strong)
-    - acid_damage = d6 + 1 (when acid == very_strong)
-    - acid_damage / 2 round up (when armored; when acid_round <= protection_rounds)
-    - roll armor_slows: d3 >= acid_round (when armored)
-    - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
-    - cannot: use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
-    """
-    v = run.values
-    run.modify(_acid__mod1, both(outer, v['acid'] == 'weak'))
-    run.modify(_acid__mod2, both(outer, v['acid'] == 'strong'))
-    run.modify(_acid__mod3, both(outer, v['acid'] == 'very_strong'))
-    run.modify(
-        _acid__mod4,
-        both(outer, v['armored'] and v['acid_round'] <= v['protection_rounds']),
-    )
-    run.roll(_acid__roll1, both(outer, v['armored']), lambda: (v['acid_round'], 0, None, 0))
-    run.roll(
-        _acid__roll2,
-        both(outer, v['armored'] and v['acid'] == 'very_strong'),
-        lambda: (v['acid_round'], 0, None, 0),
-    )
-    run.text(
-        _acid__text1,
-        both(outer, v['armored'] and v['acid'] == 'very_strong' and v['acid_round'] > v['armor_life']),
-    )
-    run.text(_acid__text2, outer)
-    run.text(_acid__text3, outer)
-    run.text(_acid__text4, outer)
-    run.text(_acid__text5, outer)
-    run.text(_acid__text6, outer)
-    run.text(_acid__text7, outer)
-    yield from ()
+- acid_damage = d3 - 1 (when acid == weak)
+- acid_damage = d4 (when acid == strong)
+- acid_damage = d6 + 1 (when acid == very_strong)
+- acid_damage / 2 round up (when armored; when acid_round <= protection_rounds)
+- roll armor_slows: d3 >= acid_round (when armored)
+- roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
+- cannot: use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
+"""
 
 # rule aerial_combat
 
@@ -2779,7 +2981,6 @@ _aerial_combat__mod1: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-10,
     text='fly -10%',
     group=None,
     stacking='cumulative',
@@ -2793,7 +2994,6 @@ _aerial_combat__mod2: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-25,
     text='fly -25%',
     group=None,
     stacking='cumulative',
@@ -2807,7 +3007,6 @@ _aerial_combat__mod3: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-50,
     text='fly -50%',
     group=None,
     stacking='cumulative',
@@ -2821,7 +3020,6 @@ _aerial_combat__mod4: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-10,
     text='fly -10%',
     group=None,
     stacking='cumulative',
@@ -2835,7 +3033,6 @@ _aerial_combat__mod5: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-10,
     text='fly -10%',
     group=None,
     stacking='cumulative',
@@ -2849,7 +3046,6 @@ _aerial_combat__mod6: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-25,
     text='fly -25%',
     group=None,
     stacking='cumulative',
@@ -2863,7 +3059,6 @@ _aerial_combat__mod7: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-25,
     text='fly -25%',
     group=None,
     stacking='cumulative',
@@ -2877,7 +3072,6 @@ _aerial_combat__mod8: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-50,
     text='fly -50%',
     group=None,
     stacking='cumulative',
@@ -2891,7 +3085,6 @@ _aerial_combat__mod9: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-50,
     text='fly -50%',
     group=None,
     stacking='cumulative',
@@ -2905,7 +3098,6 @@ _aerial_combat__mod10: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-75,
     text='fly -75%',
     group=None,
     stacking='cumulative',
@@ -2919,7 +3111,6 @@ _aerial_combat__mod11: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-100,
     text='fly -100%',
     group=None,
     stacking='cumulative',
@@ -2933,7 +3124,6 @@ _aerial_combat__mod12: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-25,
     text='fly -25%',
     group=None,
     stacking='cumulative',
@@ -2947,7 +3137,6 @@ _aerial_combat__mod13: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-10,
     text='fly -10%',
     group=None,
     stacking='cumulative',
@@ -2961,7 +3150,6 @@ _aerial_combat__mod14: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-25,
     text='fly -25%',
     group=None,
     stacking='cumulative',
@@ -2975,7 +3163,6 @@ _aerial_combat__mod15: Final = ModSpec(
     source='7. Aerial Combat',
     target='fly',
     op='add',
-    value=-50,
     text='fly -50%',
     group=None,
     stacking='cumulative',
@@ -2994,7 +3181,7 @@ _aerial_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Any actions the flier makes this round are Difficult.', 'critical': 'Any rolls made during this round of combat are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'},
+    outcomes=MappingProxyType({'failure': 'Any actions the flier makes this round are Difficult.', 'critical': 'Any rolls made during this round of combat are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -3007,7 +3194,6 @@ _aerial_combat__mod16: Final = ModSpec(
     source='7. Aerial Combat',
     target='skill',
     op='add',
-    value=None,
     text='skill -max(0, base skill - base fly)',
     group=None,
     stacking='cumulative',
@@ -3021,7 +3207,6 @@ _aerial_combat__mod17: Final = ModSpec(
     source='7. Aerial Combat',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3035,7 +3220,6 @@ _aerial_combat__mod18: Final = ModSpec(
     source='7. Aerial Combat',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -3107,64 +3291,57 @@ _aerial_combat__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_aerial_combat(run: Run, outer: Holds = True) -> Parts:
-    """Aerial Combat (7. Aerial Combat).
+_rule_aerial_combat: Final[tuple[Step, ...]] = (
+    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when stunt == moderately_difficult',), (('stunt',),)), -10, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when stunt == difficult_stunt',), (('stunt',),)), -25, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when stunt == extremely_difficult',), (('stunt',),)), -50, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == strong', 'unless tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == severe', 'when tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == severe', 'unless tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == windstorm', 'when tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == windstorm', 'unless tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == hurricane', 'when tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -75%', ('when wind == hurricane', 'unless tail_wind'), (('wind',), ('tail_wind',))), -75, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -100%', ('when wind == tornado',), (('wind',),)), -100, (('wind', 0),)),
+    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when thin_air',), (('thin_air',),)), -25, (('thin_air', 0),)),
+    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when armor_worn == light_armor',), (('armor_worn',),)), -10, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when armor_worn == medium_armor',), (('armor_worn',),)), -25, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when armor_worn == heavy_armor',), (('armor_worn',),)), -50, (('armor_worn', 0),)),
+    Step('roll', _aerial_combat__roll1, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'roll fly_roll', (), ()), (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
+    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill -max(0, base skill - base fly)', ('when flying',), (('flying',),)), lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
+    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is difficult', ('when flying', 'when fly_result == fly_failure'), (('flying',), ('fly_result',))), 'difficult', (('flying', 0), ('fly_result', 1))),
+    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is easy', ('when flying', 'when fly_result == fly_critical'), (('flying',), ('fly_result',))), 'easy', (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), TraceSpec('aerial_combat', '7. Aerial Combat', 'cannot: attack or act this round: the Fly roll fumbled', ('when flying', 'when fly_result == fly_fumble'), (('flying',), ('fly_result',))), None, (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text2, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.', (), ()), None, ()),
+    Step('text', _aerial_combat__text3, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.', (), ()), None, ()),
+    Step('text', _aerial_combat__text4, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.', (), ()), None, ()),
+    Step('text', _aerial_combat__text5, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: See also Weather Conditions (rulebook spot_rules_e_to_z) concerning rain, hail, sleet, and snow.', (), ()), None, ()),
+    Step('text', _aerial_combat__text6, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.', (), ()), None, ()),
+    Step('text', _aerial_combat__text7, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: No tail-wind relief is given for a tornado; none is encoded.', (), ()), None, ()),
+)
+"""Aerial Combat (7. Aerial Combat).
 
-    - fly -10% (when stunt == moderately_difficult)
-    - fly -25% (when stunt == difficult_stunt)
-    - fly -50% (when stunt == extremely_difficult)
-    - fly -10% (when wind == strong; unless tail_wind)
-    - fly -10% (when wind == severe; when tail_wind)
-    - fly -25% (when wind == severe; unless tail_wind)
-    - fly -25% (when wind == windstorm; when tail_wind)
-    - fly -50% (when wind == windstorm; unless tail_wind)
-    - fly -50% (when wind == hurricane; when tail_wind)
-    - fly -75% (when wind == hurricane; unless tail_wind)
-    - fly -100% (when wind == tornado)
-    - fly -25% (when thin_air)
-    - fly -10% (when armor_worn == light_armor)
-    - fly -25% (when armor_worn == medium_armor)
-    - fly -50% (when armor_worn == heavy_armor)
-    - roll fly_roll: d100 <= fly
-    - skill -max(0, base skill - base fly) (when flying)
-    - skill is difficult (when flying; when fly_result == fly_failure)
-    - skill is easy (when flying; when fly_result == fly_critical)
-    - cannot: attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
-    """
-    v = run.values
-    run.modify(_aerial_combat__mod1, both(outer, v['stunt'] == 'moderately_difficult'))
-    run.modify(_aerial_combat__mod2, both(outer, v['stunt'] == 'difficult_stunt'))
-    run.modify(_aerial_combat__mod3, both(outer, v['stunt'] == 'extremely_difficult'))
-    run.modify(_aerial_combat__mod4, both(outer, v['wind'] == 'strong' and not v['tail_wind']))
-    run.modify(_aerial_combat__mod5, both(outer, v['wind'] == 'severe' and v['tail_wind']))
-    run.modify(_aerial_combat__mod6, both(outer, v['wind'] == 'severe' and not v['tail_wind']))
-    run.modify(_aerial_combat__mod7, both(outer, v['wind'] == 'windstorm' and v['tail_wind']))
-    run.modify(_aerial_combat__mod8, both(outer, v['wind'] == 'windstorm' and not v['tail_wind']))
-    run.modify(_aerial_combat__mod9, both(outer, v['wind'] == 'hurricane' and v['tail_wind']))
-    run.modify(_aerial_combat__mod10, both(outer, v['wind'] == 'hurricane' and not v['tail_wind']))
-    run.modify(_aerial_combat__mod11, both(outer, v['wind'] == 'tornado'))
-    run.modify(_aerial_combat__mod12, both(outer, v['thin_air']))
-    run.modify(_aerial_combat__mod13, both(outer, v['armor_worn'] == 'light_armor'))
-    run.modify(_aerial_combat__mod14, both(outer, v['armor_worn'] == 'medium_armor'))
-    run.modify(_aerial_combat__mod15, both(outer, v['armor_worn'] == 'heavy_armor'))
-    run.roll(_aerial_combat__roll1, outer, lambda: (run.stat('fly'), 0, None, 0))
-    run.modify(_aerial_combat__mod16, both(outer, v['flying']), -max(0, v['skill'] - v['fly']))
-    run.modify(
-        _aerial_combat__mod17,
-        both(outer, v['flying'] and v['fly_result'] == 'fly_failure'),
-    )
-    run.modify(
-        _aerial_combat__mod18,
-        both(outer, v['flying'] and v['fly_result'] == 'fly_critical'),
-    )
-    run.text(_aerial_combat__text1, both(outer, v['flying'] and v['fly_result'] == 'fly_fumble'))
-    run.text(_aerial_combat__text2, outer)
-    run.text(_aerial_combat__text3, outer)
-    run.text(_aerial_combat__text4, outer)
-    run.text(_aerial_combat__text5, outer)
-    run.text(_aerial_combat__text6, outer)
-    run.text(_aerial_combat__text7, outer)
-    yield from ()
+- fly -10% (when stunt == moderately_difficult)
+- fly -25% (when stunt == difficult_stunt)
+- fly -50% (when stunt == extremely_difficult)
+- fly -10% (when wind == strong; unless tail_wind)
+- fly -10% (when wind == severe; when tail_wind)
+- fly -25% (when wind == severe; unless tail_wind)
+- fly -25% (when wind == windstorm; when tail_wind)
+- fly -50% (when wind == windstorm; unless tail_wind)
+- fly -50% (when wind == hurricane; when tail_wind)
+- fly -75% (when wind == hurricane; unless tail_wind)
+- fly -100% (when wind == tornado)
+- fly -25% (when thin_air)
+- fly -10% (when armor_worn == light_armor)
+- fly -25% (when armor_worn == medium_armor)
+- fly -50% (when armor_worn == heavy_armor)
+- roll fly_roll: d100 <= fly
+- skill -max(0, base skill - base fly) (when flying)
+- skill is difficult (when flying; when fly_result == fly_failure)
+- skill is easy (when flying; when fly_result == fly_critical)
+- cannot: attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
+"""
 
 # rule aimed_attacks
 
@@ -3179,7 +3356,7 @@ _aimed_attacks__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The benefits of aiming are lost.'},
+    outcomes=MappingProxyType({'failure': 'The benefits of aiming are lost.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3196,19 +3373,14 @@ _aimed_attacks__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_aimed_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Aimed Attacks (7. Aimed Attacks).
+_rule_aimed_attacks: Final[tuple[Step, ...]] = (
+    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'roll keep_aim', ('when interrupted',), (('interrupted',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
+    Step('text', _aimed_attacks__text1, (), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'note: There are two ways to improve the chance to make a particular shot: take more time and aim (taking_more_time), or target a specific area (targeting_specific_area). Both can be used for a single shot.', (), ()), None, ()),
+)
+"""Aimed Attacks (7. Aimed Attacks).
 
-    - roll keep_aim: d100 <= idea (when interrupted)
-    """
-    v = run.values
-    run.roll(
-        _aimed_attacks__roll1,
-        both(outer, v['interrupted']),
-        lambda: (run.stat('idea'), 0, None, 0),
-    )
-    run.text(_aimed_attacks__text1, outer)
-    yield from ()
+- roll keep_aim: d100 <= idea (when interrupted)
+"""
 
 # trait aim_bonus
 
@@ -3218,7 +3390,6 @@ _aim_bonus__mod1: Final = ModSpec(
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
-    value=None,
     text='skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
     group=None,
     stacking='cumulative',
@@ -3232,7 +3403,6 @@ _aim_bonus__mod2: Final = ModSpec(
     source='7. Aimed Attacks: Taking More Time',
     target='skill',
     op='add',
-    value=None,
     text='skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
     group=None,
     stacking='cumulative',
@@ -3250,25 +3420,16 @@ _aim_bonus__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_aim_bonus(run: Run, outer: Holds = True) -> Parts:
-    """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
+_rule_aim_bonus: Final[tuple[Step, ...]] = (
+    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)', ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)', ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('text', _aim_bonus__text1, (), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'note: Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.', (), ()), None, ()),
+)
+"""Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
-    - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-    - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-    """
-    v = run.values
-    run.modify(
-        _aim_bonus__mod1,
-        both(outer, not v['beyond_double_range'] and (v['target_area'] and v['aim_ranks'] >= 5)),
-        (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.modify(
-        _aim_bonus__mod2,
-        both(outer, not v['beyond_double_range'] and not (v['target_area'] and v['aim_ranks'] >= 5)),
-        round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up'),
-    )
-    run.text(_aim_bonus__text1, outer)
-    yield from ()
+- skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
+- skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
+"""
 
 # rule targeting_specific_area
 
@@ -3278,7 +3439,6 @@ _targeting_specific_area__mod1: Final = ModSpec(
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3292,7 +3452,6 @@ _targeting_specific_area__mod2: Final = ModSpec(
     source='7. Aimed Attacks: Targeting a Specific Area',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -3328,26 +3487,20 @@ _targeting_specific_area__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_targeting_specific_area(run: Run, outer: Holds = True) -> Parts:
-    """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
+_rule_targeting_specific_area: Final[tuple[Step, ...]] = (
+    Step('part', 'aim_bonus', (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'as aim_bonus', (), ())),
+    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is difficult', ('when target_area',), (('target_area',),)), 'difficult', (('target_area', 0),)),
+    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is easy', ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'), (('target_area',), ('aim_ranks', 'beyond_double_range'))), 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
+    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.", ('when target_area', 'when unarmored_area'), (('target_area',), ('unarmored_area',))), None, (('target_area', 0), ('unarmored_area', 1))),
+    Step('text', _targeting_specific_area__text2, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.', (), ()), None, ()),
+    Step('text', _targeting_specific_area__text3, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.', (), ()), None, ()),
+)
+"""Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
-    - as aim_bonus
-    - skill is difficult (when target_area)
-    - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
-    """
-    v = run.values
-    yield _rule_aim_bonus, outer, ''
-    run.modify(_targeting_specific_area__mod1, both(outer, v['target_area']))
-    run.modify(
-        _targeting_specific_area__mod2,
-        both(outer, v['target_area'] and (v['aim_ranks'] >= 5 and not v['beyond_double_range'])),
-    )
-    run.text(
-        _targeting_specific_area__text1,
-        both(outer, v['target_area'] and v['unarmored_area']),
-    )
-    run.text(_targeting_specific_area__text2, outer)
-    run.text(_targeting_specific_area__text3, outer)
+- as aim_bonus
+- skill is difficult (when target_area)
+- skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
+"""
 
 # rule taking_more_time
 
@@ -3388,18 +3541,19 @@ _taking_more_time__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_taking_more_time(run: Run, outer: Holds = True) -> Parts:
-    """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
+_rule_taking_more_time: Final[tuple[Step, ...]] = (
+    Step('part', 'aim_bonus', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as aim_bonus', (), ())),
+    Step('part', 'targeting_specific_area', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as targeting_specific_area', (), ())),
+    Step('text', _taking_more_time__text1, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: The bonus applies to the first shot only; once the shot is taken, the bonus no longer applies.', (), ()), None, ()),
+    Step('text', _taking_more_time__text2, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.', (), ()), None, ()),
+    Step('text', _taking_more_time__text3, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: If aiming at a doorway or small aperture and waiting for a target to appear in it, the target must be at half or less of base range.', (), ()), None, ()),
+    Step('text', _taking_more_time__text4, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'erratum: Read as 1/10 of the rating before aiming, rounded up, added once for every full five DEX ranks of delay.', (), ()), None, ()),
+)
+"""Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
-    - as aim_bonus
-    - as targeting_specific_area
-    """
-    yield _rule_aim_bonus, outer, ''
-    yield _rule_targeting_specific_area, outer, ''
-    run.text(_taking_more_time__text1, outer)
-    run.text(_taking_more_time__text2, outer)
-    run.text(_taking_more_time__text3, outer)
-    run.text(_taking_more_time__text4, outer)
+- as aim_bonus
+- as targeting_specific_area
+"""
 
 # rule ambushes
 
@@ -3414,7 +3568,7 @@ _ambushes__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3427,7 +3581,6 @@ _ambushes__mod1: Final = ModSpec(
     source='7. Ambushes',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -3450,7 +3603,6 @@ _ambushes__mod2: Final = ModSpec(
     source='7. Ambushes',
     target='perception',
     op='grade',
-    value='easy',
     text='perception is easy',
     group=None,
     stacking='cumulative',
@@ -3469,7 +3621,7 @@ _ambushes__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3482,7 +3634,6 @@ _ambushes__mod3: Final = ModSpec(
     source='7. Ambushes',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -3496,7 +3647,6 @@ _ambushes__mod4: Final = ModSpec(
     source='7. Ambushes',
     target='defense',
     op='grade',
-    value='difficult',
     text='defense is difficult',
     group=None,
     stacking='cumulative',
@@ -3550,58 +3700,31 @@ _ambushes__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_ambushes(run: Run, outer: Holds = True) -> Parts:
-    """Ambushes (7. Ambushes).
+_rule_ambushes: Final[tuple[Step, ...]] = (
+    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), TraceSpec('ambushes', '7. Ambushes', 'roll ambush_stealth', ('when ambush != no_ambush and not after_first_round',), (('ambush', 'after_first_round'),)), (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
+    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'), (('ambush', 'after_first_round'), ('ambush',))), 'easy', (('ambush', 0), ('after_first_round', 0))),
+    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), TraceSpec('ambushes', '7. Ambushes', 'cannot: dodge or parry this initial round of attacks (the attackers are not seen)', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'), (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',))), None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
+    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'perception is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'roll notice_attackers', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'defense is difficult', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), TraceSpec('ambushes', '7. Ambushes', 'cannot: retaliate or move until the next combat round (the target noticed the attackers)', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text3, (), TraceSpec('ambushes', '7. Ambushes', "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.", (), ()), None, ()),
+    Step('text', _ambushes__text4, (), TraceSpec('ambushes', '7. Ambushes', 'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.', (), ()), None, ()),
+    Step('text', _ambushes__text5, (), TraceSpec('ambushes', '7. Ambushes', "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.", (), ()), None, ()),
+    Step('text', _ambushes__text6, (), TraceSpec('ambushes', '7. Ambushes', 'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).', (), ()), None, ()),
+)
+"""Ambushes (7. Ambushes).
 
-    - roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
-    - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush)
-    - cannot: dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
-    - perception is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
-    - roll notice_attackers: d100 <= perception (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
-    - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-    - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-    - cannot: retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
-    """
-    v = run.values
-    run.roll(
-        _ambushes__roll1,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round']),
-        lambda: (v['stealth'], 0, None, 0),
-    )
-    run.modify(
-        _ambushes__mod1,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush'),
-    )
-    run.text(
-        _ambushes__text1,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'missile_ambush' and not v['attackers_seen']),
-    )
-    run.modify(
-        _ambushes__mod2,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded']),
-    )
-    run.roll(
-        _ambushes__roll2,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not v['stealth_succeeded']),
-        lambda: (run.stat('perception'), 0, None, 0),
-    )
-    run.modify(
-        _ambushes__mod3,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed'])),
-    )
-    run.modify(
-        _ambushes__mod4,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and (v['stealth_succeeded'] or not v['target_noticed'])),
-    )
-    run.text(
-        _ambushes__text2,
-        both(outer, v['ambush'] != 'no_ambush' and not v['after_first_round'] and v['ambush'] == 'hand_to_hand_ambush' and not (v['stealth_succeeded'] or not v['target_noticed'])),
-    )
-    run.text(_ambushes__text3, outer)
-    run.text(_ambushes__text4, outer)
-    run.text(_ambushes__text5, outer)
-    run.text(_ambushes__text6, outer)
-    yield from ()
+- roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
+- skill is easy (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush)
+- cannot: dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
+- perception is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
+- roll notice_attackers: d100 <= perception (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
+- skill is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
+- defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
+- cannot: retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
+"""
 
 # rule area_attacks
 
@@ -3616,7 +3739,7 @@ _area_attacks__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3634,7 +3757,7 @@ _area_attacks__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3647,7 +3770,6 @@ _area_attacks__mod1: Final = ModSpec(
     source='7. Area Attacks',
     target='damage',
     op='div',
-    value=2,
     text='damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -3706,41 +3828,25 @@ _area_attacks__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_area_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Area Attacks (7. Area Attacks).
+_rule_area_attacks: Final[tuple[Step, ...]] = (
+    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll dodge_area_roll', ('when area_response == dodge_area',), (('area_response',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll agility_area_roll', ('when area_response == agility_area',), (('area_response',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), TraceSpec('area_attacks', '7. Area Attacks', 'damage / 2 round up', ('when area_response == agility_area', 'when response_succeeded'), (('area_response',), ('response_succeeded',))), 2, (('area_response', 0), ('response_succeeded', 1))),
+    Step('derive', _area_attacks__derive1, (), TraceSpec('area_attacks', '7. Area Attacks', 'derive struck', (), ()), lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
+    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'derive stand_up', ('when area_response != no_response',), (('area_response',),)), lambda s: 5, (('area_response', 0),)),
+    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, rulebook spot_rules_e_to_z).', ('when area_response != no_response',), (('area_response',),)), None, (('area_response', 0),)),
+    Step('text', _area_attacks__text2, (), TraceSpec('area_attacks', '7. Area Attacks', 'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, rulebook spot_rules_e_to_z).', (), ()), None, ()),
+    Step('text', _area_attacks__text3, (), TraceSpec('area_attacks', '7. Area Attacks', "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.", (), ()), None, ()),
+    Step('text', _area_attacks__text4, (), TraceSpec('area_attacks', '7. Area Attacks', 'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.', (), ()), None, ()),
+)
+"""Area Attacks (7. Area Attacks).
 
-    - roll dodge_area_roll: d100 <= defense (when area_response == dodge_area)
-    - roll agility_area_roll: d100 <= agility (when area_response == agility_area)
-    - damage / 2 round up (when area_response == agility_area; when response_succeeded)
-    - derive struck = not (area_response == dodge_area and response_succeeded)
-    - derive stand_up = 5 (when area_response != no_response)
-    """
-    v = run.values
-    run.roll(
-        _area_attacks__roll1,
-        both(outer, v['area_response'] == 'dodge_area'),
-        lambda: (run.stat('defense'), 0, None, 0),
-    )
-    run.roll(
-        _area_attacks__roll2,
-        both(outer, v['area_response'] == 'agility_area'),
-        lambda: (run.stat('agility'), 0, None, 0),
-    )
-    run.modify(
-        _area_attacks__mod1,
-        both(outer, v['area_response'] == 'agility_area' and v['response_succeeded']),
-    )
-    run.derive(
-        _area_attacks__derive1,
-        outer,
-        lambda: not (v['area_response'] == 'dodge_area' and v['response_succeeded']),
-    )
-    run.derive(_area_attacks__derive2, both(outer, v['area_response'] != 'no_response'), lambda: 5)
-    run.text(_area_attacks__text1, both(outer, v['area_response'] != 'no_response'))
-    run.text(_area_attacks__text2, outer)
-    run.text(_area_attacks__text3, outer)
-    run.text(_area_attacks__text4, outer)
-    yield from ()
+- roll dodge_area_roll: d100 <= defense (when area_response == dodge_area)
+- roll agility_area_roll: d100 <= agility (when area_response == agility_area)
+- damage / 2 round up (when area_response == agility_area; when response_succeeded)
+- derive struck = not (area_response == dodge_area and response_succeeded)
+- derive stand_up = 5 (when area_response != no_response)
+"""
 
 # rule armor_damaged
 
@@ -3750,7 +3856,6 @@ _armor_damaged__mod1: Final = ModSpec(
     source='7. Armor Damaged',
     target='armor',
     op='div',
-    value=2,
     text='armor / 2 round down',
     group=None,
     stacking='cumulative',
@@ -3764,7 +3869,6 @@ _armor_damaged__mod2: Final = ModSpec(
     source='7. Armor Damaged',
     target='armor_roll',
     op='div',
-    value=2,
     text='armor_roll / 2 round down',
     group=None,
     stacking='cumulative',
@@ -3785,7 +3889,6 @@ _armor_damaged__mod3: Final = ModSpec(
     source='7. Armor Damaged',
     target='armor',
     op='set',
-    value=0,
     text='armor = 0',
     group=None,
     stacking='cumulative',
@@ -3815,7 +3918,6 @@ _armor_damaged__mod4: Final = ModSpec(
     source='7. Armor Damaged',
     target='armor',
     op='add',
-    value=-1,
     text='armor -1',
     group=None,
     stacking='cumulative',
@@ -3860,37 +3962,28 @@ _armor_damaged__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_armor_damaged(run: Run, outer: Holds = True) -> Parts:
-    """Armor Damaged (7. Armor Damaged).
+_rule_armor_damaged: Final[tuple[Step, ...]] = (
+    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor_roll / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive repair_cost', ('when armor_state == damaged',), (('armor_state',),)), lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
+    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor = 0', ('when armor_state == destroyed',), (('armor_state',),)), 0, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive rebuild_cost', ('when armor_state == destroyed',), (('armor_state',),)), lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
+    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Destroyed armor offers no protection but full ENC and burden.', ('when armor_state == destroyed',), (('armor_state',),)), None, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor -1', ('when armor_state == repaired_after_destruction',), (('armor_state',),)), -1, (('armor_state', 0),)),
+    Step('text', _armor_damaged__text2, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.", (), ()), None, ()),
+    Step('text', _armor_damaged__text3, (), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Already-damaged armor that is damaged again before being repaired is destroyed.', (), ()), None, ()),
+    Step('text', _armor_damaged__text4, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.", (), ()), None, ()),
+    Step('text', _armor_damaged__text5, (), TraceSpec('armor_damaged', '7. Armor Damaged', "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.", (), ()), None, ()),
+)
+"""Armor Damaged (7. Armor Damaged).
 
-    - armor / 2 round down (when armor_state == damaged)
-    - armor_roll / 2 round down (when armor_state == damaged)
-    - derive repair_cost = armor_cost * 3 / 2 (when armor_state == damaged)
-    - armor = 0 (when armor_state == destroyed)
-    - derive rebuild_cost = armor_cost (when armor_state == destroyed)
-    - armor -1 (when armor_state == repaired_after_destruction)
-    """
-    v = run.values
-    run.modify(_armor_damaged__mod1, both(outer, v['armor_state'] == 'damaged'))
-    run.modify(_armor_damaged__mod2, both(outer, v['armor_state'] == 'damaged'))
-    run.derive(
-        _armor_damaged__derive1,
-        both(outer, v['armor_state'] == 'damaged'),
-        lambda: Fraction(v['armor_cost'] * 3) / 2,
-    )
-    run.modify(_armor_damaged__mod3, both(outer, v['armor_state'] == 'destroyed'))
-    run.derive(
-        _armor_damaged__derive2,
-        both(outer, v['armor_state'] == 'destroyed'),
-        lambda: v['armor_cost'],
-    )
-    run.text(_armor_damaged__text1, both(outer, v['armor_state'] == 'destroyed'))
-    run.modify(_armor_damaged__mod4, both(outer, v['armor_state'] == 'repaired_after_destruction'))
-    run.text(_armor_damaged__text2, outer)
-    run.text(_armor_damaged__text3, outer)
-    run.text(_armor_damaged__text4, outer)
-    run.text(_armor_damaged__text5, outer)
-    yield from ()
+- armor / 2 round down (when armor_state == damaged)
+- armor_roll / 2 round down (when armor_state == damaged)
+- derive repair_cost = armor_cost * 3 / 2 (when armor_state == damaged)
+- armor = 0 (when armor_state == destroyed)
+- derive rebuild_cost = armor_cost (when armor_state == destroyed)
+- armor -1 (when armor_state == repaired_after_destruction)
+"""
 
 # rule aura_attacks
 
@@ -3900,7 +3993,6 @@ _aura_attacks__mod1: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='add',
-    value=None,
     text='aura +roll_bonus[command_roll]',
     group=None,
     stacking='cumulative',
@@ -3914,7 +4006,6 @@ _aura_attacks__mod2: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='add',
-    value=None,
     text='aura +roll_bonus[passion_roll]',
     group=None,
     stacking='cumulative',
@@ -3928,7 +4019,6 @@ _aura_attacks__mod3: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='div',
-    value=2,
     text='aura / 2 round up',
     group=None,
     stacking='cumulative',
@@ -3942,7 +4032,6 @@ _aura_attacks__mod4: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='div',
-    value=2,
     text='aura / 2 round up',
     group=None,
     stacking='cumulative',
@@ -3956,7 +4045,6 @@ _aura_attacks__mod5: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='add',
-    value=1,
     text='aura +1',
     group=None,
     stacking='cumulative',
@@ -3970,7 +4058,6 @@ _aura_attacks__mod6: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='add',
-    value=None,
     text='aura +experience',
     group=None,
     stacking='cumulative',
@@ -3984,7 +4071,6 @@ _aura_attacks__mod7: Final = ModSpec(
     source='7. Aura Attacks',
     target='aura',
     op='add',
-    value=None,
     text='aura +aura_circumstances',
     group=None,
     stacking='cumulative',
@@ -4003,7 +4089,7 @@ _aura_attacks__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'failure': 'Mesmerized for the rest of the combat round: may dodge, parry or react, but initiates no attack or other action.'},
+    outcomes=MappingProxyType({'failure': 'Mesmerized for the rest of the combat round: may dodge, parry or react, but initiates no attack or other action.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4074,47 +4160,34 @@ _aura_attacks__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_aura_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Aura Attacks (7. Aura Attacks).
+_rule_aura_attacks: Final[tuple[Step, ...]] = (
+    Step('mod', _aura_attacks__mod1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[command_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[passion_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when command_roll == fumble_result',), (('command_roll',),)), 2, (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when passion_roll == fumble_result',), (('passion_roll',),)), 2, (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +1', ('when previous_aura_success',), (('previous_aura_success',),)), 1, (('previous_aura_success', 0),)),
+    Step('mod', _aura_attacks__mod6, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +experience', (), ()), lambda s: s.v['experience'], (('experience', 0),)),
+    Step('mod', _aura_attacks__mod7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +aura_circumstances', (), ()), lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
+    Step('roll', _aura_attacks__roll1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'roll resist_aura', (), ()), (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
+    Step('text', _aura_attacks__text1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.', (), ()), None, ()),
+    Step('text', _aura_attacks__text2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Anyone who can view the character must make the resistance roll.', (), ()), None, ()),
+    Step('text', _aura_attacks__text3, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.', (), ()), None, ()),
+    Step('text', _aura_attacks__text4, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.', (), ()), None, ()),
+    Step('text', _aura_attacks__text5, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.', (), ()), None, ()),
+    Step('text', _aura_attacks__text6, (), TraceSpec('aura_attacks', '7. Aura Attacks', "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.", (), ()), None, ()),
+    Step('text', _aura_attacks__text7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'erratum: Formatting slip (no bold); read as the same kind of entry as Command.', (), ()), None, ()),
+)
+"""Aura Attacks (7. Aura Attacks).
 
-    - aura +roll_bonus[command_roll]
-    - aura +roll_bonus[passion_roll]
-    - aura / 2 round up (when command_roll == fumble_result)
-    - aura / 2 round up (when passion_roll == fumble_result)
-    - aura +1 (when previous_aura_success)
-    - aura +experience
-    - aura +aura_circumstances
-    - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
-    """
-    v = run.values
-    run.modify(
-        _aura_attacks__mod1,
-        outer,
-        lookup(run.book, run, 'roll_bonus', (v['command_roll'],), 'value'),
-    )
-    run.modify(
-        _aura_attacks__mod2,
-        outer,
-        lookup(run.book, run, 'roll_bonus', (v['passion_roll'],), 'value'),
-    )
-    run.modify(_aura_attacks__mod3, both(outer, v['command_roll'] == 'fumble_result'))
-    run.modify(_aura_attacks__mod4, both(outer, v['passion_roll'] == 'fumble_result'))
-    run.modify(_aura_attacks__mod5, both(outer, v['previous_aura_success']))
-    run.modify(_aura_attacks__mod6, outer, v['experience'])
-    run.modify(_aura_attacks__mod7, outer, v['aura_circumstances'])
-    run.roll(
-        _aura_attacks__roll1,
-        outer,
-        lambda: (v['opponent_POW'] + v['opponent_pow_shift'], run.stat('aura')),
-    )
-    run.text(_aura_attacks__text1, outer)
-    run.text(_aura_attacks__text2, outer)
-    run.text(_aura_attacks__text3, outer)
-    run.text(_aura_attacks__text4, outer)
-    run.text(_aura_attacks__text5, outer)
-    run.text(_aura_attacks__text6, outer)
-    run.text(_aura_attacks__text7, outer)
-    yield from ()
+- aura +roll_bonus[command_roll]
+- aura +roll_bonus[passion_roll]
+- aura / 2 round up (when command_roll == fumble_result)
+- aura / 2 round up (when passion_roll == fumble_result)
+- aura +1 (when previous_aura_success)
+- aura +experience
+- aura +aura_circumstances
+- roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
+"""
 
 # rule autofire
 
@@ -4124,7 +4197,6 @@ _autofire__mod1: Final = ModSpec(
     source='7. Autofire',
     target='skill',
     op='add',
-    value=20,
     text='skill +20%',
     group=None,
     stacking='cumulative',
@@ -4138,7 +4210,6 @@ _autofire__mod2: Final = ModSpec(
     source='7. Autofire',
     target='skill',
     op='add',
-    value=40,
     text='skill +40%',
     group=None,
     stacking='cumulative',
@@ -4152,7 +4223,6 @@ _autofire__mod3: Final = ModSpec(
     source='7. Autofire',
     target='skill',
     op='add',
-    value=20,
     text='skill +20%',
     group=None,
     stacking='cumulative',
@@ -4178,7 +4248,7 @@ _autofire__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'All shots miss.', 'success': 'Roll the die for the number of shots that hit; only the first is special or critical.'},
+    outcomes=MappingProxyType({'failure': 'All shots miss.', 'success': 'Roll the die for the number of shots that hit; only the first is special or critical.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -4240,45 +4310,27 @@ _autofire__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_autofire(run: Run, outer: Holds = True) -> Parts:
-    """Autofire (7. Autofire).
+_rule_autofire: Final[tuple[Step, ...]] = (
+    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), TraceSpec('autofire', '7. Autofire', 'skill +40%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 40, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'), (('fire_mode',), ('autofire_targets',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'derive hits', ('when fire_mode != single_shot',), (('fire_mode',),)), lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
+    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'roll burst_attack', ('when fire_mode != single_shot',), (('fire_mode',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
+    Step('text', _autofire__text1, (), TraceSpec('autofire', '7. Autofire', "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.", (), ()), None, ()),
+    Step('text', _autofire__text2, (), TraceSpec('autofire', '7. Autofire', 'note: The attacker announces how many shots are fired and keeps track of spent ammunition.', (), ()), None, ()),
+    Step('text', _autofire__text3, (), TraceSpec('autofire', '7. Autofire', 'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.', (), ()), None, ()),
+    Step('text', _autofire__text4, (), TraceSpec('autofire', '7. Autofire', 'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.', (), ()), None, ()),
+    Step('text', _autofire__text5, (), TraceSpec('autofire', '7. Autofire', 'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.', (), ()), None, ()),
+    Step('text', _autofire__text6, (), TraceSpec('autofire', '7. Autofire', 'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".', (), ()), None, ()),
+)
+"""Autofire (7. Autofire).
 
-    - skill +20% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst)
-    - skill +40% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == full_autofire)
-    - skill +20% (when fire_mode != single_shot; when autofire_targets == narrow_targets)
-    - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
-    - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
-    """
-    v = run.values
-    run.modify(
-        _autofire__mod1,
-        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'burst'),
-    )
-    run.modify(
-        _autofire__mod2,
-        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] in ('one_target', 'narrow_targets') and v['fire_mode'] == 'full_autofire'),
-    )
-    run.modify(
-        _autofire__mod3,
-        both(outer, v['fire_mode'] != 'single_shot' and v['autofire_targets'] == 'narrow_targets'),
-    )
-    run.derive(
-        _autofire__derive1,
-        both(outer, v['fire_mode'] != 'single_shot'),
-        lambda: lookup(run.book, run, 'autofire_hits', (v['shots'],), 'value'),
-    )
-    run.roll(
-        _autofire__roll1,
-        both(outer, v['fire_mode'] != 'single_shot'),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.text(_autofire__text1, outer)
-    run.text(_autofire__text2, outer)
-    run.text(_autofire__text3, outer)
-    run.text(_autofire__text4, outer)
-    run.text(_autofire__text5, outer)
-    run.text(_autofire__text6, outer)
-    yield from ()
+- skill +20% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst)
+- skill +40% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == full_autofire)
+- skill +20% (when fire_mode != single_shot; when autofire_targets == narrow_targets)
+- derive hits = autofire_hits[shots] (when fire_mode != single_shot)
+- roll burst_attack: d100 <= skill (when fire_mode != single_shot)
+"""
 
 # rule backstabs
 
@@ -4288,7 +4340,6 @@ _backstabs__mod1: Final = ModSpec(
     source='7. Backstabs and Helpless Opponents',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -4302,7 +4353,6 @@ _backstabs__mod2: Final = ModSpec(
     source='7. Backstabs and Helpless Opponents',
     target='perception',
     op='grade',
-    value='difficult',
     text='perception is difficult',
     group=None,
     stacking='cumulative',
@@ -4321,7 +4371,7 @@ _backstabs__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'The target may make a Difficult Dodge or parry, if it has a defense left.'},
+    outcomes=MappingProxyType({'success': 'The target may make a Difficult Dodge or parry, if it has a defense left.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4334,7 +4384,6 @@ _backstabs__mod3: Final = ModSpec(
     source='7. Backstabs and Helpless Opponents',
     target='defense',
     op='grade',
-    value='difficult',
     text='defense is difficult',
     group=None,
     stacking='cumulative',
@@ -4348,7 +4397,6 @@ _backstabs__mod4: Final = ModSpec(
     source='7. Backstabs and Helpless Opponents',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -4376,7 +4424,7 @@ _backstabs__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4393,35 +4441,26 @@ _backstabs__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_backstabs(run: Run, outer: Holds = True) -> Parts:
-    """Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
+_rule_backstabs: Final[tuple[Step, ...]] = (
+    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when backstab',), (('backstab',),)), 'easy', (('backstab', 0),)),
+    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'perception is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
+    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll sense_backstab', ('when backstab',), (('backstab',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
+    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'defense is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
+    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when helpless',), (('helpless',),)), 'easy', (('helpless', 0),)),
+    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'cannot: dodge or parry: the target is helpless', ('when helpless',), (('helpless',),)), None, (('helpless', 0),)),
+    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll lucky_incident', ('when helpless',), (('helpless',),)), (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
+    Step('text', _backstabs__text2, (), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'note: No additional damage is done by such an attack.', (), ()), None, ()),
+)
+"""Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
 
-    - skill is easy (when backstab)
-    - perception is difficult (when backstab)
-    - roll sense_backstab: d100 <= perception (when backstab)
-    - defense is difficult (when backstab)
-    - skill is easy (when helpless)
-    - cannot: dodge or parry: the target is helpless (when helpless)
-    - roll lucky_incident: d100 <= opponent_POW (when helpless)
-    """
-    v = run.values
-    run.modify(_backstabs__mod1, both(outer, v['backstab']))
-    run.modify(_backstabs__mod2, both(outer, v['backstab']))
-    run.roll(
-        _backstabs__roll1,
-        both(outer, v['backstab']),
-        lambda: (run.stat('perception'), 0, None, 0),
-    )
-    run.modify(_backstabs__mod3, both(outer, v['backstab']))
-    run.modify(_backstabs__mod4, both(outer, v['helpless']))
-    run.text(_backstabs__text1, both(outer, v['helpless']))
-    run.roll(
-        _backstabs__roll2,
-        both(outer, v['helpless']),
-        lambda: (v['opponent_POW'], 0, None, 0),
-    )
-    run.text(_backstabs__text2, outer)
-    yield from ()
+- skill is easy (when backstab)
+- perception is difficult (when backstab)
+- roll sense_backstab: d100 <= perception (when backstab)
+- defense is difficult (when backstab)
+- skill is easy (when helpless)
+- cannot: dodge or parry: the target is helpless (when helpless)
+- roll lucky_incident: d100 <= opponent_POW (when helpless)
+"""
 
 # rule big_and_little_targets
 
@@ -4431,7 +4470,6 @@ _big_and_little_targets__mod1: Final = ModSpec(
     source='7. Big and Little Targets',
     target='skill',
     op='add',
-    value=20,
     text='skill +20%',
     group=None,
     stacking='cumulative',
@@ -4445,7 +4483,6 @@ _big_and_little_targets__mod2: Final = ModSpec(
     source='7. Big and Little Targets',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -4459,7 +4496,6 @@ _big_and_little_targets__mod3: Final = ModSpec(
     source='7. Big and Little Targets',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -4473,7 +4509,6 @@ _big_and_little_targets__mod4: Final = ModSpec(
     source='7. Big and Little Targets',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4500,28 +4535,21 @@ _big_and_little_targets__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_big_and_little_targets(run: Run, outer: Holds = True) -> Parts:
-    """Big and Little Targets (7. Big and Little Targets).
+_rule_big_and_little_targets: Final[tuple[Step, ...]] = (
+    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill +20%', ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'), (('target_kind',), ('target_SIZ', 'SIZ'))), 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill -20%', ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'), (('target_kind',), ('target_SIZ', 'SIZ'))), -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is easy', ('when target_kind == large_object',), (('target_kind',),)), 'easy', (('target_kind', 0),)),
+    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is difficult', ('when target_kind == tiny_object',), (('target_kind',),)), 'difficult', (('target_kind', 0),)),
+    Step('text', _big_and_little_targets__text1, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.', (), ()), None, ()),
+    Step('text', _big_and_little_targets__text2, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).", (), ()), None, ()),
+)
+"""Big and Little Targets (7. Big and Little Targets).
 
-    - skill +20% (when target_kind == creature; when target_SIZ > 2 * SIZ)
-    - skill -20% (when target_kind == creature; when target_SIZ < SIZ / 2 round up)
-    - skill is easy (when target_kind == large_object)
-    - skill is difficult (when target_kind == tiny_object)
-    """
-    v = run.values
-    run.modify(
-        _big_and_little_targets__mod1,
-        both(outer, v['target_kind'] == 'creature' and v['target_SIZ'] > 2 * v['SIZ']),
-    )
-    run.modify(
-        _big_and_little_targets__mod2,
-        both(outer, v['target_kind'] == 'creature' and v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up')),
-    )
-    run.modify(_big_and_little_targets__mod3, both(outer, v['target_kind'] == 'large_object'))
-    run.modify(_big_and_little_targets__mod4, both(outer, v['target_kind'] == 'tiny_object'))
-    run.text(_big_and_little_targets__text1, outer)
-    run.text(_big_and_little_targets__text2, outer)
-    yield from ()
+- skill +20% (when target_kind == creature; when target_SIZ > 2 * SIZ)
+- skill -20% (when target_kind == creature; when target_SIZ < SIZ / 2 round up)
+- skill is easy (when target_kind == large_object)
+- skill is difficult (when target_kind == tiny_object)
+"""
 
 # rule both_sides_surprised
 
@@ -4536,7 +4564,7 @@ _both_sides_surprised__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4554,7 +4582,7 @@ _both_sides_surprised__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4572,7 +4600,7 @@ _both_sides_surprised__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4616,37 +4644,21 @@ _both_sides_surprised__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_both_sides_surprised(run: Run, outer: Holds = True) -> Parts:
-    """Both Sides Surprised (7. Both Sides Surprised).
+_rule_both_sides_surprised: Final[tuple[Step, ...]] = (
+    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll detect_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll other_detects', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
+    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll act_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.', ('when both_surprised', 'when both_ideas_succeed'), (('both_surprised',), ('both_ideas_succeed',))), None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
+    Step('text', _both_sides_surprised__text2, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.', (), ()), None, ()),
+    Step('text', _both_sides_surprised__text3, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.', (), ()), None, ()),
+    Step('text', _both_sides_surprised__text4, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (detect_first); the gamemaster compares the two results. opponent_perception records the other side's skill.", (), ()), None, ()),
+)
+"""Both Sides Surprised (7. Both Sides Surprised).
 
-    - roll detect_first: d100 <= perception (when both_surprised)
-    - roll other_detects: d100 <= opponent_perception (when both_surprised)
-    - roll act_first: d100 <= idea (when both_surprised)
-    """
-    v = run.values
-    run.roll(
-        _both_sides_surprised__roll1,
-        both(outer, v['both_surprised']),
-        lambda: (run.stat('perception'), 0, None, 0),
-    )
-    run.roll(
-        _both_sides_surprised__roll2,
-        both(outer, v['both_surprised']),
-        lambda: (v['opponent_perception'], 0, None, 0),
-    )
-    run.roll(
-        _both_sides_surprised__roll3,
-        both(outer, v['both_surprised']),
-        lambda: (run.stat('idea'), 0, None, 0),
-    )
-    run.text(
-        _both_sides_surprised__text1,
-        both(outer, v['both_surprised'] and v['both_ideas_succeed']),
-    )
-    run.text(_both_sides_surprised__text2, outer)
-    run.text(_both_sides_surprised__text3, outer)
-    run.text(_both_sides_surprised__text4, outer)
-    yield from ()
+- roll detect_first: d100 <= perception (when both_surprised)
+- roll other_detects: d100 <= opponent_perception (when both_surprised)
+- roll act_first: d100 <= idea (when both_surprised)
+"""
 
 # rule broken_weapons
 
@@ -4656,7 +4668,6 @@ _broken_weapons__mod1: Final = ModSpec(
     source='7. Broken Weapons',
     target='damage',
     op='div',
-    value=2,
     text='damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -4670,7 +4681,6 @@ _broken_weapons__mod2: Final = ModSpec(
     source='7. Broken Weapons',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4684,7 +4694,6 @@ _broken_weapons__mod3: Final = ModSpec(
     source='7. Broken Weapons',
     target='defense',
     op='grade',
-    value='difficult',
     text='defense is difficult',
     group=None,
     stacking='cumulative',
@@ -4711,26 +4720,19 @@ _broken_weapons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Broken Weapons (7. Broken Weapons).
+_rule_broken_weapons: Final[tuple[Step, ...]] = (
+    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), TraceSpec('broken_weapons', '7. Broken Weapons', 'damage / 2 round up', ('when weapon_broken',), (('weapon_broken',),)), 2, (('weapon_broken', 0),)),
+    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'skill is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'defense is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('text', _broken_weapons__text1, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.', (), ()), None, ()),
+    Step('text', _broken_weapons__text2, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.', (), ()), None, ()),
+)
+"""Broken Weapons (7. Broken Weapons).
 
-    - damage / 2 round up (when weapon_broken)
-    - skill is difficult (when weapon_broken; unless resembles_familiar)
-    - defense is difficult (when weapon_broken; unless resembles_familiar)
-    """
-    v = run.values
-    run.modify(_broken_weapons__mod1, both(outer, v['weapon_broken']))
-    run.modify(
-        _broken_weapons__mod2,
-        both(outer, v['weapon_broken'] and not v['resembles_familiar']),
-    )
-    run.modify(
-        _broken_weapons__mod3,
-        both(outer, v['weapon_broken'] and not v['resembles_familiar']),
-    )
-    run.text(_broken_weapons__text1, outer)
-    run.text(_broken_weapons__text2, outer)
-    yield from ()
+- damage / 2 round up (when weapon_broken)
+- skill is difficult (when weapon_broken; unless resembles_familiar)
+- defense is difficult (when weapon_broken; unless resembles_familiar)
+"""
 
 # rule chases
 
@@ -4745,7 +4747,7 @@ _chases__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'critical': 'The one in the lead is moved back two steps.', 'special': 'The one in the lead is moved back one step.', 'success': 'No advancement is made.', 'failure': 'The one rolling moves back one space.', 'fumble': 'The one rolling moves back two spaces.'},
+    outcomes=MappingProxyType({'critical': 'The one in the lead is moved back two steps.', 'special': 'The one in the lead is moved back one step.', 'success': 'No advancement is made.', 'failure': 'The one rolling moves back one space.', 'fumble': 'The one rolling moves back two spaces.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -4803,30 +4805,21 @@ _chases__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_chases(run: Run, outer: Holds = True) -> Parts:
-    """Chases (7. Chases).
+_rule_chases: Final[tuple[Step, ...]] = (
+    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'roll chase_roll', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive moves', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
+    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive steps_back', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
+    Step('text', _chases__text1, (), TraceSpec('chases', '7. Chases', 'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).', (), ()), None, ()),
+    Step('text', _chases__text2, (), TraceSpec('chases', '7. Chases', "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.", (), ()), None, ()),
+    Step('text', _chases__text3, (), TraceSpec('chases', '7. Chases', "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.", (), ()), None, ()),
+    Step('text', _chases__text4, (), TraceSpec('chases', '7. Chases', 'erratum: The steps are read as the source lists them (table chase_steps): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.', (), ()), None, ()),
+)
+"""Chases (7. Chases).
 
-    - roll chase_roll: d100 <= skill (when in_chase)
-    - derive moves = chase_steps[chase_result].mover (when in_chase)
-    - derive steps_back = chase_steps[chase_result].steps (when in_chase)
-    """
-    v = run.values
-    run.roll(_chases__roll1, both(outer, v['in_chase']), lambda: (run.stat('skill'), 0, None, 0))
-    run.derive(
-        _chases__derive1,
-        both(outer, v['in_chase']),
-        lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'mover'),
-    )
-    run.derive(
-        _chases__derive2,
-        both(outer, v['in_chase']),
-        lambda: lookup(run.book, run, 'chase_steps', (v['chase_result'],), 'steps'),
-    )
-    run.text(_chases__text1, outer)
-    run.text(_chases__text2, outer)
-    run.text(_chases__text3, outer)
-    run.text(_chases__text4, outer)
-    yield from ()
+- roll chase_roll: d100 <= skill (when in_chase)
+- derive moves = chase_steps[chase_result].mover (when in_chase)
+- derive steps_back = chase_steps[chase_result].steps (when in_chase)
+"""
 
 # rule range_track_attacks
 
@@ -4852,7 +4845,6 @@ _range_track_attacks__mod1: Final = ModSpec(
     source='7. Chases: Range Track',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4866,7 +4858,6 @@ _range_track_attacks__mod2: Final = ModSpec(
     source='7. Chases: Range Track',
     target='skill',
     op='grade',
-    value='one_fifth',
     text='skill is one_fifth',
     group=None,
     stacking='cumulative',
@@ -4880,7 +4871,6 @@ _range_track_attacks__mod3: Final = ModSpec(
     source='7. Chases: Range Track',
     target='skill',
     op='set',
-    value=1,
     text='skill = 1',
     group=None,
     stacking='cumulative',
@@ -4894,7 +4884,6 @@ _range_track_attacks__mod4: Final = ModSpec(
     source='7. Chases: Range Track',
     target='skill',
     op='set',
-    value=0,
     text='skill = 0',
     group=None,
     stacking='cumulative',
@@ -4913,7 +4902,7 @@ _range_track_attacks__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4921,49 +4910,25 @@ _range_track_attacks__roll1: Final = RollSpec(
     condition='when in_chase',
 )
 
-def _rule_range_track_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Chases: attacks on the Range Track (7. Chases: Range Track).
+_rule_range_track_attacks: Final[tuple[Step, ...]] = (
+    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'derive range_number', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
+    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'cannot: attack hand to hand beyond Side-by-Side range', ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'), (('in_chase',), ('chase_range', 'chase_attack'))), None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
+    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is difficult', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is one_fifth', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 1', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 0', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'roll chase_shot', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+)
+"""Chases: attacks on the Range Track (7. Chases: Range Track).
 
-    - derive range_number = range_track[chase_range].range (when in_chase)
-    - cannot: attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
-    - skill is difficult (when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths)
-    - skill is one_fifth (when in_chase; when chase_attack == missile_attack; when chase_range == close)
-    - skill = 1 (when in_chase; when chase_attack == missile_attack; when chase_range == in_sight)
-    - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
-    - roll chase_shot: d100 <= skill (when in_chase)
-    """
-    v = run.values
-    run.derive(
-        _range_track_attacks__derive1,
-        both(outer, v['in_chase']),
-        lambda: lookup(run.book, run, 'range_track', (v['chase_range'],), 'range'),
-    )
-    run.text(
-        _range_track_attacks__text1,
-        both(outer, v['in_chase'] and (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack')),
-    )
-    run.modify(
-        _range_track_attacks__mod1,
-        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'two_lengths'),
-    )
-    run.modify(
-        _range_track_attacks__mod2,
-        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'close'),
-    )
-    run.modify(
-        _range_track_attacks__mod3,
-        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'in_sight'),
-    )
-    run.modify(
-        _range_track_attacks__mod4,
-        both(outer, v['in_chase'] and v['chase_attack'] == 'missile_attack' and v['chase_range'] == 'out_of_sight'),
-    )
-    run.roll(
-        _range_track_attacks__roll1,
-        both(outer, v['in_chase']),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    yield from ()
+- derive range_number = range_track[chase_range].range (when in_chase)
+- cannot: attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
+- skill is difficult (when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths)
+- skill is one_fifth (when in_chase; when chase_attack == missile_attack; when chase_range == close)
+- skill = 1 (when in_chase; when chase_attack == missile_attack; when chase_range == in_sight)
+- skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
+- roll chase_shot: d100 <= skill (when in_chase)
+"""
 
 # rule chases_on_foot
 
@@ -4978,7 +4943,7 @@ _chases_on_foot__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4991,7 +4956,6 @@ _chases_on_foot__mod1: Final = ModSpec(
     source='7. Chases: Chases on Foot',
     target='stamina',
     op='grade',
-    value='difficult',
     text='stamina is difficult',
     group=None,
     stacking='cumulative',
@@ -5010,7 +4974,7 @@ _chases_on_foot__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Move backwards one square.'},
+    outcomes=MappingProxyType({'failure': 'Move backwards one square.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5036,32 +5000,20 @@ _chases_on_foot__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_chases_on_foot(run: Run, outer: Holds = True) -> Parts:
-    """Chases on Foot (7. Chases: Chases on Foot).
+_rule_chases_on_foot: Final[tuple[Step, ...]] = (
+    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll outrun', ('when on_foot',), (('on_foot',),)), (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
+    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'stamina is difficult', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), 'difficult', (('on_foot', 0), ('encumbered', 1))),
+    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll keep_going', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
+    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'cannot: continue the chase: too winded or overburdened after two failed rolls in a row', ('when on_foot', 'when encumbered', 'when winded_failures >= 2'), (('on_foot',), ('encumbered',), ('winded_failures',))), None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
+    Step('text', _chases_on_foot__text2, (), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.", (), ()), None, ()),
+)
+"""Chases on Foot (7. Chases: Chases on Foot).
 
-    - roll outrun: resist CON vs opponent_CON (when on_foot)
-    - stamina is difficult (when on_foot; when encumbered)
-    - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
-    - cannot: continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
-    """
-    v = run.values
-    run.roll(
-        _chases_on_foot__roll1,
-        both(outer, v['on_foot']),
-        lambda: (v['CON'], v['opponent_CON']),
-    )
-    run.modify(_chases_on_foot__mod1, both(outer, v['on_foot'] and v['encumbered']))
-    run.roll(
-        _chases_on_foot__roll2,
-        both(outer, v['on_foot'] and v['encumbered']),
-        lambda: (run.stat('stamina'), 0, None, 0),
-    )
-    run.text(
-        _chases_on_foot__text1,
-        both(outer, v['on_foot'] and v['encumbered'] and v['winded_failures'] >= 2),
-    )
-    run.text(_chases_on_foot__text2, outer)
-    yield from ()
+- roll outrun: resist CON vs opponent_CON (when on_foot)
+- stamina is difficult (when on_foot; when encumbered)
+- roll keep_going: d100 <= stamina (when on_foot; when encumbered)
+- cannot: continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
+"""
 
 # rule vehicular_chases
 
@@ -5127,21 +5079,20 @@ _vehicular_chases__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_vehicular_chases(run: Run, outer: Holds = True) -> Parts:
-    """Vehicular Chases (7. Chases: Vehicular Chases).
+_rule_vehicular_chases: Final[tuple[Step, ...]] = (
+    Step('derive', _vehicular_chases__derive1, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'derive range_shift', (), ()), lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
+    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "cannot: travel faster than the vehicle's rated speed", ('when speed > top_speed',), (('speed', 'top_speed'),)), None, (('speed', 0), ('top_speed', 0))),
+    Step('text', _vehicular_chases__text2, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.', (), ()), None, ()),
+    Step('text', _vehicular_chases__text3, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.', (), ()), None, ()),
+    Step('text', _vehicular_chases__text4, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).', (), ()), None, ()),
+    Step('text', _vehicular_chases__text5, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.', (), ()), None, ()),
+    Step('text', _vehicular_chases__text6, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (skill_roll_modifiers).", (), ()), None, ()),
+)
+"""Vehicular Chases (7. Chases: Vehicular Chases).
 
-    - derive range_shift = max(0, speed - opponent_speed)
-    - cannot: travel faster than the vehicle's rated speed (when speed > top_speed)
-    """
-    v = run.values
-    run.derive(_vehicular_chases__derive1, outer, lambda: max(0, v['speed'] - v['opponent_speed']))
-    run.text(_vehicular_chases__text1, both(outer, v['speed'] > v['top_speed']))
-    run.text(_vehicular_chases__text2, outer)
-    run.text(_vehicular_chases__text3, outer)
-    run.text(_vehicular_chases__text4, outer)
-    run.text(_vehicular_chases__text5, outer)
-    run.text(_vehicular_chases__text6, outer)
-    yield from ()
+- derive range_shift = max(0, speed - opponent_speed)
+- cannot: travel faster than the vehicle's rated speed (when speed > top_speed)
+"""
 
 # trait maneuver_penalty
 
@@ -5151,7 +5102,6 @@ _maneuver_penalty__mod1: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=None,
     text='skill +maneuver_modifier[maneuver]',
     group=None,
     stacking='cumulative',
@@ -5169,19 +5119,14 @@ _maneuver_penalty__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_maneuver_penalty(run: Run, outer: Holds = True) -> Parts:
-    """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
+_rule_maneuver_penalty: Final[tuple[Step, ...]] = (
+    Step('mod', _maneuver_penalty__mod1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'skill +maneuver_modifier[maneuver]', (), ()), lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
+    Step('text', _maneuver_penalty__text1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'note: Shared by maneuvers and skill_roll_modifiers: naming both applies it once.', (), ()), None, ()),
+)
+"""Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
-    - skill +maneuver_modifier[maneuver]
-    """
-    v = run.values
-    run.modify(
-        _maneuver_penalty__mod1,
-        outer,
-        lookup(run.book, run, 'maneuver_modifier', (v['maneuver'],), 'value'),
-    )
-    run.text(_maneuver_penalty__text1, outer)
-    yield from ()
+- skill +maneuver_modifier[maneuver]
+"""
 
 # rule maneuvers
 
@@ -5196,7 +5141,7 @@ _maneuvers__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=True,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5214,7 +5159,7 @@ _maneuvers__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Roll on the Chase Trouble Table.; roll on chase_trouble'},
+    outcomes=MappingProxyType({'failure': 'Roll on the Chase Trouble Table.; roll on chase_trouble'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5254,7 +5199,6 @@ _maneuvers__mod1: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='crash_damage',
     op='set',
-    value=None,
     text='crash_damage = speed d6',
     group=None,
     stacking='cumulative',
@@ -5268,7 +5212,6 @@ _maneuvers__mod2: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='passenger_damage',
     op='set',
-    value=None,
     text='passenger_damage = speed d3',
     group=None,
     stacking='cumulative',
@@ -5287,7 +5230,7 @@ _maneuvers__roll3: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5300,7 +5243,6 @@ _maneuvers__mod3: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='crash_damage',
     op='set',
-    value=None,
     text='crash_damage = speed d10',
     group=None,
     stacking='cumulative',
@@ -5314,7 +5256,6 @@ _maneuvers__mod4: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='passenger_damage',
     op='set',
-    value=None,
     text='passenger_damage = speed d6',
     group=None,
     stacking='cumulative',
@@ -5333,7 +5274,7 @@ _maneuvers__roll4: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5346,7 +5287,6 @@ _maneuvers__mod5: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='rebound_damage',
     op='set',
-    value=None,
     text='rebound_damage = speed d10',
     group=None,
     stacking='cumulative',
@@ -5360,7 +5300,6 @@ _maneuvers__mod6: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='rebound_damage',
     op='div',
-    value=2,
     text='rebound_damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -5383,7 +5322,6 @@ _maneuvers__mod7: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='passenger_damage',
     op='div',
-    value=2,
     text='passenger_damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -5397,7 +5335,6 @@ _maneuvers__mod8: Final = ModSpec(
     source='7. Chases: Maneuvers',
     target='passenger_damage',
     op='mul',
-    value=Fraction(1) / 4,
     text='passenger_damage * 1 / 4 round up',
     group=None,
     stacking='cumulative',
@@ -5442,88 +5379,47 @@ _maneuvers__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_maneuvers(run: Run, outer: Holds = True) -> Parts:
-    """Chases: Maneuvers (7. Chases: Maneuvers).
+_rule_maneuvers: Final[tuple[Step, ...]] = (
+    Step('part', 'maneuver_penalty', (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'as maneuver_penalty', (), ())),
+    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll turn_roll', ('when maneuver in {turn, u_turn}',), (('maneuver',),)), (None, ()), (('maneuver', 0),)),
+    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll maneuver_roll', ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',), (('maneuver',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
+    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot: make a U-turn above Speed 1: slow to Speed 1 first', ('when maneuver == u_turn and speed > 1',), (('maneuver', 'speed'),)), None, (('maneuver', 0), ('speed', 0))),
+    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle', ('when maneuver == bootlegger_reverse', 'when horse_drawn'), (('maneuver',), ('horse_drawn',))), None, (('maneuver', 0), ('horse_drawn', 1))),
+    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.', ('when maneuver == bootlegger_reverse',), (('maneuver',),)), None, (('maneuver', 0),)),
+    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d6', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d3', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll knocked_aside', ('when maneuver == collide',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d10', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d6', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll ram_prevails', ('when maneuver == ram',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage = speed d10', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
+    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage / 2 round up', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), 2, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: The target was destroyed outright: the ramming vehicle may continue through it.', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), None, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage / 2 round up', ('when maneuver in {collide, ram}', 'when protection == adequate'), (('maneuver',), ('protection',))), 2, (('maneuver', 0), ('protection', 1))),
+    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage * 1 / 4 round up', ('when maneuver in {collide, ram}', 'when protection == exceptional'), (('maneuver',), ('protection',))), Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
+    Step('text', _maneuvers__text5, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.', (), ()), None, ()),
+    Step('text', _maneuvers__text6, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.", (), ()), None, ()),
+    Step('text', _maneuvers__text7, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: The maneuver's own modifier (trait maneuver_penalty) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: name skill_roll_modifiers too.", (), ()), None, ()),
+    Step('text', _maneuvers__text8, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.', (), ()), None, ()),
+)
+"""Chases: Maneuvers (7. Chases: Maneuvers).
 
-    - as maneuver_penalty
-    - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
-    - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
-    - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
-    - cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
-    - crash_damage = speed d6 (when maneuver == collide)
-    - passenger_damage = speed d3 (when maneuver == collide)
-    - roll knocked_aside: resist vehicle_SIZ vs other_SIZ (when maneuver == collide)
-    - crash_damage = speed d10 (when maneuver == ram)
-    - passenger_damage = speed d6 (when maneuver == ram)
-    - roll ram_prevails: resist vehicle_SIZ vs other_SIZ (when maneuver == ram)
-    - rebound_damage = speed d10 (when maneuver == ram; when target_destroyed)
-    - rebound_damage / 2 round up (when maneuver == ram; when target_destroyed)
-    - passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
-    - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
-    """
-    v = run.values
-    yield _rule_maneuver_penalty, outer, ''
-    run.roll(_maneuvers__roll1, both(outer, v['maneuver'] in ('turn', 'u_turn')), None)
-    run.roll(
-        _maneuvers__roll2,
-        both(outer, v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.text(_maneuvers__text1, both(outer, v['maneuver'] == 'u_turn' and v['speed'] > 1))
-    run.text(
-        _maneuvers__text2,
-        both(outer, v['maneuver'] == 'bootlegger_reverse' and v['horse_drawn']),
-    )
-    run.text(_maneuvers__text3, both(outer, v['maneuver'] == 'bootlegger_reverse'))
-    run.modify(
-        _maneuvers__mod1,
-        both(outer, v['maneuver'] == 'collide'),
-        Dice.pool(int(v['speed']), 6),
-    )
-    run.modify(
-        _maneuvers__mod2,
-        both(outer, v['maneuver'] == 'collide'),
-        Dice.pool(int(v['speed']), 3),
-    )
-    run.roll(
-        _maneuvers__roll3,
-        both(outer, v['maneuver'] == 'collide'),
-        lambda: (v['vehicle_SIZ'], v['other_SIZ']),
-    )
-    run.modify(
-        _maneuvers__mod3,
-        both(outer, v['maneuver'] == 'ram'),
-        Dice.pool(int(v['speed']), 10),
-    )
-    run.modify(
-        _maneuvers__mod4,
-        both(outer, v['maneuver'] == 'ram'),
-        Dice.pool(int(v['speed']), 6),
-    )
-    run.roll(
-        _maneuvers__roll4,
-        both(outer, v['maneuver'] == 'ram'),
-        lambda: (v['vehicle_SIZ'], v['other_SIZ']),
-    )
-    run.modify(
-        _maneuvers__mod5,
-        both(outer, v['maneuver'] == 'ram' and v['target_destroyed']),
-        Dice.pool(int(v['speed']), 10),
-    )
-    run.modify(_maneuvers__mod6, both(outer, v['maneuver'] == 'ram' and v['target_destroyed']))
-    run.text(_maneuvers__text4, both(outer, v['maneuver'] == 'ram' and v['target_destroyed']))
-    run.modify(
-        _maneuvers__mod7,
-        both(outer, v['maneuver'] in ('collide', 'ram') and v['protection'] == 'adequate'),
-    )
-    run.modify(
-        _maneuvers__mod8,
-        both(outer, v['maneuver'] in ('collide', 'ram') and v['protection'] == 'exceptional'),
-    )
-    run.text(_maneuvers__text5, outer)
-    run.text(_maneuvers__text6, outer)
-    run.text(_maneuvers__text7, outer)
-    run.text(_maneuvers__text8, outer)
+- as maneuver_penalty
+- roll turn_roll: automatic success (when maneuver in {turn, u_turn})
+- roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
+- cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
+- cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
+- crash_damage = speed d6 (when maneuver == collide)
+- passenger_damage = speed d3 (when maneuver == collide)
+- roll knocked_aside: resist vehicle_SIZ vs other_SIZ (when maneuver == collide)
+- crash_damage = speed d10 (when maneuver == ram)
+- passenger_damage = speed d6 (when maneuver == ram)
+- roll ram_prevails: resist vehicle_SIZ vs other_SIZ (when maneuver == ram)
+- rebound_damage = speed d10 (when maneuver == ram; when target_destroyed)
+- rebound_damage / 2 round up (when maneuver == ram; when target_destroyed)
+- passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
+- passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
+"""
 
 # rule vehicle_damage
 
@@ -5596,31 +5492,23 @@ _vehicle_damage__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_vehicle_damage(run: Run, outer: Holds = True) -> Parts:
-    """Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
+_rule_vehicle_damage: Final[tuple[Step, ...]] = (
+    Step('derive', _vehicle_damage__derive1, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive hit_points_lost', (), ()), lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
+    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive damaged_top_speed', ('when vehicle_hit_points * 2 < vehicle_max_hit_points',), (('vehicle_hit_points', 'vehicle_max_hit_points'),)), lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
+    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text3, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: Sample vehicle hit points are on page 184 (not part of this chapter).', (), ()), None, ()),
+    Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (rulebook spot_rules_e_to_z).', (), ()), None, ()),
+    Step('text', _vehicle_damage__text5, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.', (), ()), None, ()),
+    Step('text', _vehicle_damage__text6, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'erratum: Read as: its current hit points are below half its full hit points.', (), ()), None, ()),
+)
+"""Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
 
-    - derive hit_points_lost = max(0, impact - vehicle_armor)
-    - derive damaged_top_speed = top_speed / 2 round up (when vehicle_hit_points * 2 < vehicle_max_hit_points)
-    - cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
-    - cannot: function: the vehicle is destroyed (when vehicle_hit_points <= 0)
-    """
-    v = run.values
-    run.derive(_vehicle_damage__derive1, outer, lambda: max(0, v['impact'] - v['vehicle_armor']))
-    run.derive(
-        _vehicle_damage__derive2,
-        both(outer, v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points']),
-        lambda: round_value(Fraction(v['top_speed']) / 2, 'up'),
-    )
-    run.text(
-        _vehicle_damage__text1,
-        both(outer, v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0),
-    )
-    run.text(_vehicle_damage__text2, both(outer, v['vehicle_hit_points'] <= 0))
-    run.text(_vehicle_damage__text3, outer)
-    run.text(_vehicle_damage__text4, outer)
-    run.text(_vehicle_damage__text5, outer)
-    run.text(_vehicle_damage__text6, outer)
-    yield from ()
+- derive hit_points_lost = max(0, impact - vehicle_armor)
+- derive damaged_top_speed = top_speed / 2 round up (when vehicle_hit_points * 2 < vehicle_max_hit_points)
+- cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
+- cannot: function: the vehicle is destroyed (when vehicle_hit_points <= 0)
+"""
 
 # rule skill_roll_modifiers
 
@@ -5630,7 +5518,6 @@ _skill_roll_modifiers__mod1: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5644,7 +5531,6 @@ _skill_roll_modifiers__mod2: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5658,7 +5544,6 @@ _skill_roll_modifiers__mod3: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5672,7 +5557,6 @@ _skill_roll_modifiers__mod4: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5686,7 +5570,6 @@ _skill_roll_modifiers__mod5: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -5700,7 +5583,6 @@ _skill_roll_modifiers__mod6: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -5714,7 +5596,6 @@ _skill_roll_modifiers__mod7: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -5728,7 +5609,6 @@ _skill_roll_modifiers__mod8: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=10,
     text='skill +10%',
     group=None,
     stacking='cumulative',
@@ -5742,7 +5622,6 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5756,7 +5635,6 @@ _skill_roll_modifiers__mod10: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5770,7 +5648,6 @@ _skill_roll_modifiers__mod11: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5784,7 +5661,6 @@ _skill_roll_modifiers__mod12: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -5798,7 +5674,6 @@ _skill_roll_modifiers__mod13: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -5812,7 +5687,6 @@ _skill_roll_modifiers__mod14: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5826,7 +5700,6 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     source='7. Chases: Skill Roll Modifiers Chart',
     target='skill',
     op='add',
-    value=None,
     text='skill +handling',
     group=None,
     stacking='cumulative',
@@ -5853,45 +5726,45 @@ _skill_roll_modifiers__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_skill_roll_modifiers(run: Run, outer: Holds = True) -> Parts:
-    """Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
+_rule_skill_roll_modifiers: Final[tuple[Step, ...]] = (
+    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when fog',), (('fog',),)), -10, (('fog', 0),)),
+    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when night',), (('night',),)), -10, (('night', 0),)),
+    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when rain',), (('rain',),)), -10, (('rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when chase_wind',), (('chase_wind',),)), -10, (('chase_wind', 0),)),
+    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when heavy_rain',), (('heavy_rain',),)), -20, (('heavy_rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when oily_or_icy',), (('oily_or_icy',),)), -20, (('oily_or_icy', 0),)),
+    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when snow',), (('snow',),)), -20, (('snow', 0),)),
+    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +10%', ('when speed >= 1 and speed <= 2',), (('speed',),)), 10, (('speed', 0),)),
+    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when speed == top_speed',), (('speed', 'top_speed'),)), -10, (('speed', 0), ('top_speed', 0))),
+    Step('part', 'maneuver_penalty', (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'as maneuver_penalty', (), ())),
+    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when gravel_road',), (('gravel_road',),)), -10, (('gravel_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when downhill_grade',), (('downhill_grade',),)), -10, (('downhill_grade', 0),)),
+    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when dirt_road',), (('dirt_road',),)), -20, (('dirt_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when limbs_rocks',), (('limbs_rocks',),)), -20, (('limbs_rocks', 0),)),
+    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when minor_vehicle_damage',), (('minor_vehicle_damage',),)), -10, (('minor_vehicle_damage', 0),)),
+    Step('mod', _skill_roll_modifiers__mod15, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +handling', (), ()), lambda s: s.v['handling'], (('handling', 0),)),
+    Step('text', _skill_roll_modifiers__text1, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.', (), ()), None, ()),
+    Step('text', _skill_roll_modifiers__text2, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: See the vehicle record for use in chases.', (), ()), None, ()),
+)
+"""Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
 
-    - skill -10% (when fog)
-    - skill -10% (when night)
-    - skill -10% (when rain)
-    - skill -10% (when chase_wind)
-    - skill -20% (when heavy_rain)
-    - skill -20% (when oily_or_icy)
-    - skill -20% (when snow)
-    - skill +10% (when speed >= 1 and speed <= 2)
-    - skill -10% (when speed == top_speed)
-    - as maneuver_penalty
-    - skill -10% (when gravel_road)
-    - skill -10% (when downhill_grade)
-    - skill -20% (when dirt_road)
-    - skill -20% (when limbs_rocks)
-    - skill -10% (when minor_vehicle_damage)
-    - skill +handling
-    """
-    v = run.values
-    run.modify(_skill_roll_modifiers__mod1, both(outer, v['fog']))
-    run.modify(_skill_roll_modifiers__mod2, both(outer, v['night']))
-    run.modify(_skill_roll_modifiers__mod3, both(outer, v['rain']))
-    run.modify(_skill_roll_modifiers__mod4, both(outer, v['chase_wind']))
-    run.modify(_skill_roll_modifiers__mod5, both(outer, v['heavy_rain']))
-    run.modify(_skill_roll_modifiers__mod6, both(outer, v['oily_or_icy']))
-    run.modify(_skill_roll_modifiers__mod7, both(outer, v['snow']))
-    run.modify(_skill_roll_modifiers__mod8, both(outer, v['speed'] >= 1 and v['speed'] <= 2))
-    run.modify(_skill_roll_modifiers__mod9, both(outer, v['speed'] == v['top_speed']))
-    yield _rule_maneuver_penalty, outer, ''
-    run.modify(_skill_roll_modifiers__mod10, both(outer, v['gravel_road']))
-    run.modify(_skill_roll_modifiers__mod11, both(outer, v['downhill_grade']))
-    run.modify(_skill_roll_modifiers__mod12, both(outer, v['dirt_road']))
-    run.modify(_skill_roll_modifiers__mod13, both(outer, v['limbs_rocks']))
-    run.modify(_skill_roll_modifiers__mod14, both(outer, v['minor_vehicle_damage']))
-    run.modify(_skill_roll_modifiers__mod15, outer, v['handling'])
-    run.text(_skill_roll_modifiers__text1, outer)
-    run.text(_skill_roll_modifiers__text2, outer)
+- skill -10% (when fog)
+- skill -10% (when night)
+- skill -10% (when rain)
+- skill -10% (when chase_wind)
+- skill -20% (when heavy_rain)
+- skill -20% (when oily_or_icy)
+- skill -20% (when snow)
+- skill +10% (when speed >= 1 and speed <= 2)
+- skill -10% (when speed == top_speed)
+- as maneuver_penalty
+- skill -10% (when gravel_road)
+- skill -10% (when downhill_grade)
+- skill -20% (when dirt_road)
+- skill -20% (when limbs_rocks)
+- skill -10% (when minor_vehicle_damage)
+- skill +handling
+"""
 
 # rule individual_actions
 
@@ -5901,7 +5774,6 @@ _individual_actions__mod1: Final = ModSpec(
     source='7. Chases: Individual Actions',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5915,7 +5787,6 @@ _individual_actions__mod2: Final = ModSpec(
     source='7. Chases: Individual Actions',
     target='luck',
     op='grade',
-    value='difficult',
     text='luck is difficult',
     group=None,
     stacking='cumulative',
@@ -5929,7 +5800,6 @@ _individual_actions__mod3: Final = ModSpec(
     source='7. Chases: Individual Actions',
     target='agility',
     op='grade',
-    value='difficult',
     text='agility is difficult',
     group=None,
     stacking='cumulative',
@@ -5948,7 +5818,7 @@ _individual_actions__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5966,7 +5836,7 @@ _individual_actions__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5992,38 +5862,23 @@ _individual_actions__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_individual_actions(run: Run, outer: Holds = True) -> Parts:
-    """Chases: Individual Actions (7. Chases: Individual Actions).
+_rule_individual_actions: Final[tuple[Step, ...]] = (
+    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'skill is difficult', ('when moving_in_vehicle',), (('moving_in_vehicle',),)), 'difficult', (('moving_in_vehicle', 0),)),
+    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'luck is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'agility is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_luck', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_agility', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('text', _individual_actions__text1, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.', (), ()), None, ()),
+    Step('text', _individual_actions__text2, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, rulebook spot_rules_e_to_z). The gamemaster picks Luck or Agility as appropriate.', (), ()), None, ()),
+)
+"""Chases: Individual Actions (7. Chases: Individual Actions).
 
-    - skill is difficult (when moving_in_vehicle)
-    - luck is difficult (when thrown_risk and not enclosed_vehicle)
-    - agility is difficult (when thrown_risk and not enclosed_vehicle)
-    - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
-    - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
-    """
-    v = run.values
-    run.modify(_individual_actions__mod1, both(outer, v['moving_in_vehicle']))
-    run.modify(
-        _individual_actions__mod2,
-        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-    )
-    run.modify(
-        _individual_actions__mod3,
-        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-    )
-    run.roll(
-        _individual_actions__roll1,
-        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.roll(
-        _individual_actions__roll2,
-        both(outer, v['thrown_risk'] and not v['enclosed_vehicle']),
-        lambda: (run.stat('agility'), 0, None, 0),
-    )
-    run.text(_individual_actions__text1, outer)
-    run.text(_individual_actions__text2, outer)
-    yield from ()
+- skill is difficult (when moving_in_vehicle)
+- luck is difficult (when thrown_risk and not enclosed_vehicle)
+- agility is difficult (when thrown_risk and not enclosed_vehicle)
+- roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
+- roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
+"""
 
 # rule chase_trouble_effects
 
@@ -6033,7 +5888,6 @@ _chase_trouble_effects__mod1: Final = ModSpec(
     source='7. Chases: Chase Trouble Table',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -6047,7 +5901,6 @@ _chase_trouble_effects__mod2: Final = ModSpec(
     source='7. Chases: Chase Trouble Table',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -6061,7 +5914,6 @@ _chase_trouble_effects__mod3: Final = ModSpec(
     source='7. Chases: Chase Trouble Table',
     target='skill',
     op='add',
-    value=-15,
     text='skill -15%',
     group=None,
     stacking='cumulative',
@@ -6075,7 +5927,6 @@ _chase_trouble_effects__mod4: Final = ModSpec(
     source='7. Chases: Chase Trouble Table',
     target='skill',
     op='add',
-    value=-30,
     text='skill -30%',
     group=None,
     stacking='cumulative',
@@ -6124,7 +5975,7 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6141,50 +5992,30 @@ _chase_trouble_effects__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_chase_trouble_effects(run: Run, outer: Holds = True) -> Parts:
-    """Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
+_rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
+    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -20%', ('when trouble == skid',), (('trouble',),)), -20, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -10%', ('when trouble == minor_fishtail',), (('trouble',),)), -10, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -15%', ('when trouble == moderate_fishtail',), (('trouble',),)), -15, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -30%', ('when trouble == severe_fishtail',), (('trouble',),)), -30, (('trouble', 0),)),
+    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'cannot: go faster than Speed 1 until repaired', ('when trouble == flat_tire and speed > 1',), (('trouble', 'speed'),)), None, (('trouble', 0), ('speed', 0))),
+    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive vehicle_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive passenger_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive hurled_free', ('when trouble == roll_or_tumble', 'when creature_drawn'), (('trouble',), ('creature_drawn',))), lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
+    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'roll fuel_explosion', ('when trouble == roll_or_tumble', 'when fueled'), (('trouble',), ('fueled',))), (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
+    Step('text', _chase_trouble_effects__text2, (), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.', (), ()), None, ()),
+)
+"""Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
 
-    - skill -20% (when trouble == skid)
-    - skill -10% (when trouble == minor_fishtail)
-    - skill -15% (when trouble == moderate_fishtail)
-    - skill -30% (when trouble == severe_fishtail)
-    - cannot: go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
-    - derive vehicle_tumble = (2 * speed) d3 (when trouble == roll_or_tumble)
-    - derive passenger_tumble = speed d3 (when trouble == roll_or_tumble)
-    - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
-    - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
-    """
-    v = run.values
-    run.modify(_chase_trouble_effects__mod1, both(outer, v['trouble'] == 'skid'))
-    run.modify(_chase_trouble_effects__mod2, both(outer, v['trouble'] == 'minor_fishtail'))
-    run.modify(_chase_trouble_effects__mod3, both(outer, v['trouble'] == 'moderate_fishtail'))
-    run.modify(_chase_trouble_effects__mod4, both(outer, v['trouble'] == 'severe_fishtail'))
-    run.text(
-        _chase_trouble_effects__text1,
-        both(outer, v['trouble'] == 'flat_tire' and v['speed'] > 1),
-    )
-    run.derive(
-        _chase_trouble_effects__derive1,
-        both(outer, v['trouble'] == 'roll_or_tumble'),
-        lambda: Dice.pool(int(2 * v['speed']), 3),
-    )
-    run.derive(
-        _chase_trouble_effects__derive2,
-        both(outer, v['trouble'] == 'roll_or_tumble'),
-        lambda: Dice.pool(int(v['speed']), 3),
-    )
-    run.derive(
-        _chase_trouble_effects__derive3,
-        both(outer, v['trouble'] == 'roll_or_tumble' and v['creature_drawn']),
-        lambda: Dice.pool(int(v['speed']), 6),
-    )
-    run.roll(
-        _chase_trouble_effects__roll1,
-        both(outer, v['trouble'] == 'roll_or_tumble' and v['fueled']),
-        lambda: (10, 0, None, 0),
-    )
-    run.text(_chase_trouble_effects__text2, outer)
-    yield from ()
+- skill -20% (when trouble == skid)
+- skill -10% (when trouble == minor_fishtail)
+- skill -15% (when trouble == moderate_fishtail)
+- skill -30% (when trouble == severe_fishtail)
+- cannot: go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
+- derive vehicle_tumble = (2 * speed) d3 (when trouble == roll_or_tumble)
+- derive passenger_tumble = speed d3 (when trouble == roll_or_tumble)
+- derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
+- roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
+"""
 
 # rule asphyxiation
 
@@ -6194,7 +6025,6 @@ _asphyxiation__mod1: Final = ModSpec(
     source='7. Choking, Drowning, and Asphyxiation',
     target='breath_multiplier',
     op='set',
-    value=None,
     text='breath_multiplier = breath_by_round[asphyxiation_round].expected',
     group=None,
     stacking='cumulative',
@@ -6208,7 +6038,6 @@ _asphyxiation__mod2: Final = ModSpec(
     source='7. Choking, Drowning, and Asphyxiation',
     target='breath_multiplier',
     op='set',
-    value=None,
     text='breath_multiplier = breath_by_round[asphyxiation_round].took_breath',
     group=None,
     stacking='cumulative',
@@ -6222,7 +6051,6 @@ _asphyxiation__mod3: Final = ModSpec(
     source='7. Choking, Drowning, and Asphyxiation',
     target='breath_multiplier',
     op='set',
-    value=None,
     text='breath_multiplier = breath_by_round[asphyxiation_round].no_breath',
     group=None,
     stacking='cumulative',
@@ -6241,7 +6069,7 @@ _asphyxiation__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Asphyxiation damage at the end of each following combat round.'},
+    outcomes=MappingProxyType({'failure': 'Asphyxiation damage at the end of each following combat round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6259,7 +6087,7 @@ _asphyxiation__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6310,52 +6138,27 @@ _asphyxiation__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_asphyxiation(run: Run, outer: Holds = True) -> Parts:
-    """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
+_rule_asphyxiation: Final[tuple[Step, ...]] = (
+    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].expected', ('when asphyxiation_start == expected',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].took_breath', ('when asphyxiation_start == surprised_took_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].no_breath', ('when asphyxiation_start == surprised_no_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('roll', _asphyxiation__roll1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll hold_breath', (), ()), (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('CON', 0),)),
+    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll took_a_breath', ('when asphyxiation_start != expected and asphyxiation_round == 1',), (('asphyxiation_start', 'asphyxiation_round'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
+    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'derive damage_per_round', ('when breath_failed',), (('breath_failed',),)), lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
+    Step('text', _asphyxiation__text1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.', (), ()), None, ()),
+    Step('text', _asphyxiation__text2, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.', (), ()), None, ()),
+    Step('text', _asphyxiation__text3, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: "follow the asphyxiation procedure described above (CON x 5, etc.)" is read as CON x 5 in the first round, then x 4, x 3 ...; without a breath, x 3, x 2, then x 1 from then on.', (), ()), None, ()),
+    Step('text', _asphyxiation__text4, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: Read as: the roll stays at CON x 1 once it gets there, until a roll fails.', (), ()), None, ()),
+)
+"""Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
-    - breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
-    - breath_multiplier = breath_by_round[asphyxiation_round].took_breath (when asphyxiation_start == surprised_took_breath)
-    - breath_multiplier = breath_by_round[asphyxiation_round].no_breath (when asphyxiation_start == surprised_no_breath)
-    - roll hold_breath: d100 <= CON * breath_multiplier
-    - roll took_a_breath: d100 <= luck (when asphyxiation_start != expected and asphyxiation_round == 1)
-    - derive damage_per_round = asphyxiation_damage[substance] (when breath_failed)
-    """
-    v = run.values
-    run.modify(
-        _asphyxiation__mod1,
-        both(outer, v['asphyxiation_start'] == 'expected'),
-        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'expected'),
-    )
-    run.modify(
-        _asphyxiation__mod2,
-        both(outer, v['asphyxiation_start'] == 'surprised_took_breath'),
-        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'took_breath'),
-    )
-    run.modify(
-        _asphyxiation__mod3,
-        both(outer, v['asphyxiation_start'] == 'surprised_no_breath'),
-        lookup(run.book, run, 'breath_by_round', (v['asphyxiation_round'],), 'no_breath'),
-    )
-    run.roll(
-        _asphyxiation__roll1,
-        outer,
-        lambda: (v['CON'] * run.stat('breath_multiplier'), 0, None, 0),
-    )
-    run.roll(
-        _asphyxiation__roll2,
-        both(outer, v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.derive(
-        _asphyxiation__derive1,
-        both(outer, v['breath_failed']),
-        lambda: lookup(run.book, run, 'asphyxiation_damage', (v['substance'],), 'value'),
-    )
-    run.text(_asphyxiation__text1, outer)
-    run.text(_asphyxiation__text2, outer)
-    run.text(_asphyxiation__text3, outer)
-    run.text(_asphyxiation__text4, outer)
-    yield from ()
+- breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
+- breath_multiplier = breath_by_round[asphyxiation_round].took_breath (when asphyxiation_start == surprised_took_breath)
+- breath_multiplier = breath_by_round[asphyxiation_round].no_breath (when asphyxiation_start == surprised_no_breath)
+- roll hold_breath: d100 <= CON * breath_multiplier
+- roll took_a_breath: d100 <= luck (when asphyxiation_start != expected and asphyxiation_round == 1)
+- derive damage_per_round = asphyxiation_damage[substance] (when breath_failed)
+"""
 
 # rule choking
 
@@ -6370,7 +6173,7 @@ _choking__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Take 1D6 damage to total hit points.'},
+    outcomes=MappingProxyType({'failure': 'Take 1D6 damage to total hit points.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6394,17 +6197,16 @@ _choking__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_choking(run: Run, outer: Holds = True) -> Parts:
-    """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
+_rule_choking: Final[tuple[Step, ...]] = (
+    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'roll resist_choking', ('when choked',), (('choked',),)), (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
+    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'derive choking_damage', ('when choked',), (('choked',),)), lambda s: Dice(((1, 6),)), (('choked', 0),)),
+    Step('text', _choking__text1, (), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.", (), ()), None, ()),
+)
+"""Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
-    - roll resist_choking: d100 <= CON (when choked)
-    - derive choking_damage = d6 (when choked)
-    """
-    v = run.values
-    run.roll(_choking__roll1, both(outer, v['choked']), lambda: (v['CON'], 0, None, 0))
-    run.derive(_choking__derive1, both(outer, v['choked']), lambda: Dice(((1, 6),)))
-    run.text(_choking__text1, outer)
-    yield from ()
+- roll resist_choking: d100 <= CON (when choked)
+- derive choking_damage = d6 (when choked)
+"""
 
 # rule close_combat
 
@@ -6414,7 +6216,6 @@ _close_combat__mod1: Final = ModSpec(
     source='7. Close Combat',
     target='defense',
     op='grade',
-    value='difficult',
     text='defense is difficult',
     group=None,
     stacking='cumulative',
@@ -6440,7 +6241,7 @@ _close_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'The short weapon-user takes no damage but cannot close this combat round.'},
+    outcomes=MappingProxyType({'success': 'The short weapon-user takes no damage but cannot close this combat round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6458,7 +6259,7 @@ _close_combat__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'Into close combat: attack normally.', 'failure': 'Kept away from close combat for the rest of the round; cannot attack.'},
+    outcomes=MappingProxyType({'success': 'Into close combat: attack normally.', 'failure': 'Kept away from close combat for the rest of the round; cannot attack.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6493,38 +6294,22 @@ _close_combat__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_close_combat(run: Run, outer: Holds = True) -> Parts:
-    """Close Combat (7. Close Combat).
+_rule_close_combat: Final[tuple[Step, ...]] = (
+    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'defense is difficult', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'derive strikes_first', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'roll keep_at_bay', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), TraceSpec('close_combat', '7. Close Combat', 'roll slip_past', ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',), (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
+    Step('text', _close_combat__text1, (), TraceSpec('close_combat', '7. Close Combat', 'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.', (), ()), None, ()),
+    Step('text', _close_combat__text2, (), TraceSpec('close_combat', '7. Close Combat', 'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.', (), ()), None, ()),
+    Step('text', _close_combat__text3, (), TraceSpec('close_combat', '7. Close Combat', 'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.', (), ()), None, ()),
+)
+"""Close Combat (7. Close Combat).
 
-    - defense is difficult (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat)
-    - derive strikes_first = yes (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
-    - roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
-    - roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
-    """
-    v = run.values
-    run.modify(
-        _close_combat__mod1,
-        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and v['in_close_combat']),
-    )
-    run.derive(
-        _close_combat__derive1,
-        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat']),
-        lambda: True,
-    )
-    run.roll(
-        _close_combat__roll1,
-        both(outer, v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2) and not v['in_close_combat']),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.roll(
-        _close_combat__roll2,
-        both(outer, v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay']),
-        lambda: (run.stat('defense'), 0, None, 0),
-    )
-    run.text(_close_combat__text1, outer)
-    run.text(_close_combat__text2, outer)
-    run.text(_close_combat__text3, outer)
-    yield from ()
+- defense is difficult (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat)
+- derive strikes_first = yes (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
+- roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
+- roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
+"""
 
 # rule closing
 
@@ -6581,31 +6366,20 @@ _closing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_closing(run: Run, outer: Holds = True) -> Parts:
-    """Closing (7. Closing).
+_rule_closing: Final[tuple[Step, ...]] = (
+    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'derive first_strike', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (close_combat).", (), ()), None, ()),
+    Step('text', _closing__text4, (), TraceSpec('closing', '7. Closing', 'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.', (), ()), None, ()),
+    Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (rulebook spot_rules_e_to_z) for more information.', (), ()), None, ()),
+)
+"""Closing (7. Closing).
 
-    - derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-    - cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-    - cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
-    """
-    v = run.values
-    run.derive(
-        _closing__derive1,
-        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2)),
-        lambda: True,
-    )
-    run.text(
-        _closing__text1,
-        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] <= Fraction(3, 2)),
-    )
-    run.text(
-        _closing__text2,
-        both(outer, v['weapon_SIZ'] >= 2 and v['closed_this_round'] and v['opponent_weapon_SIZ'] >= 2),
-    )
-    run.text(_closing__text3, outer)
-    run.text(_closing__text4, outer)
-    run.text(_closing__text5, outer)
-    yield from ()
+- derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
+- cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
+- cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
+"""
 
 # rule cold_exposure_hunger_thirst
 
@@ -6638,7 +6412,6 @@ _cold_exposure_hunger_thirst__mod1: Final = ModSpec(
     source='7. Cold, Exposure, Hunger, and Thirst',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6657,7 +6430,7 @@ _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The action is still performed, but costs 1 hit point from the exertion.'},
+    outcomes=MappingProxyType({'failure': 'The action is still performed, but costs 1 hit point from the exertion.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6670,7 +6443,6 @@ _cold_exposure_hunger_thirst__mod2: Final = ModSpec(
     source='7. Cold, Exposure, Hunger, and Thirst',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6742,54 +6514,29 @@ _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     condition='',
 )
 
-def _rule_cold_exposure_hunger_thirst(run: Run, outer: Holds = True) -> Parts:
-    """Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
+_rule_cold_exposure_hunger_thirst: Final[tuple[Step, ...]] = (
+    Step('derive', _cold_exposure_hunger_thirst__derive1, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive days_deprived', (), ()), lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
+    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive fatigue_multiplier', ('when days_exposed > 0 and fatigue_points_used',), (('days_exposed', 'fatigue_points_used'),)), lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
+    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).', ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',), (('fatigue_points_used', 'days_without_food', 'days_without_water'),)), None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',), (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),)), 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
+    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'roll exertion', ('when days_deprived * 2 >= CON and physical_action',), (('days_deprived', 'CON', 'physical_action'),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), 'difficult', (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Wounds take twice as long to heal after CON days without food and/or water.', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), None, (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text3, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.', (), ()), None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text4, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.', (), ()), None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text5, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.', (), ()), None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text6, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.', (), ()), None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text7, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").', (), ()), None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text8, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).', (), ()), None, ()),
+)
+"""Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
 
-    - derive days_deprived = max(days_without_food, days_without_water, days_exposed)
-    - derive fatigue_multiplier = exposure_multiplier (when days_exposed > 0 and fatigue_points_used)
-    - skill is difficult (when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON)
-    - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
-    - skill is difficult (when days_deprived >= CON)
-    """
-    v = run.values
-    run.derive(
-        _cold_exposure_hunger_thirst__derive1,
-        outer,
-        lambda: max(v['days_without_food'], v['days_without_water'], v['days_exposed']),
-    )
-    run.derive(
-        _cold_exposure_hunger_thirst__derive2,
-        both(outer, v['days_exposed'] > 0 and v['fatigue_points_used']),
-        lambda: v['exposure_multiplier'],
-    )
-    run.text(
-        _cold_exposure_hunger_thirst__text1,
-        both(outer, v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1)),
-    )
-    run.modify(
-        _cold_exposure_hunger_thirst__mod1,
-        both(outer, lambda: not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and run.derived('days_deprived') < v['CON']),
-    )
-    run.roll(
-        _cold_exposure_hunger_thirst__roll1,
-        both(outer, lambda: run.derived('days_deprived') * 2 >= v['CON'] and v['physical_action']),
-        lambda: (run.stat('stamina'), 0, None, 0),
-    )
-    run.modify(
-        _cold_exposure_hunger_thirst__mod2,
-        both(outer, lambda: run.derived('days_deprived') >= v['CON']),
-    )
-    run.text(
-        _cold_exposure_hunger_thirst__text2,
-        both(outer, lambda: run.derived('days_deprived') >= v['CON']),
-    )
-    run.text(_cold_exposure_hunger_thirst__text3, outer)
-    run.text(_cold_exposure_hunger_thirst__text4, outer)
-    run.text(_cold_exposure_hunger_thirst__text5, outer)
-    run.text(_cold_exposure_hunger_thirst__text6, outer)
-    run.text(_cold_exposure_hunger_thirst__text7, outer)
-    run.text(_cold_exposure_hunger_thirst__text8, outer)
-    yield from ()
+- derive days_deprived = max(days_without_food, days_without_water, days_exposed)
+- derive fatigue_multiplier = exposure_multiplier (when days_exposed > 0 and fatigue_points_used)
+- skill is difficult (when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON)
+- roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
+- skill is difficult (when days_deprived >= CON)
+"""
 
 # rule cover
 
@@ -6799,7 +6546,6 @@ _cover__mod1: Final = ModSpec(
     source='7. Cover',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6818,7 +6564,7 @@ _cover__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6836,7 +6582,7 @@ _cover__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6871,25 +6617,20 @@ _cover__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_cover(run: Run, outer: Holds = True) -> Parts:
-    """Cover (7. Cover).
+_rule_cover: Final[tuple[Step, ...]] = (
+    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'skill is difficult', ('when partial_cover',), (('partial_cover',),)), 'difficult', (('partial_cover', 0),)),
+    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target_or_cover', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('text', _cover__text1, (), TraceSpec('cover', '7. Cover', "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.", (), ()), None, ()),
+    Step('text', _cover__text2, (), TraceSpec('cover', '7. Cover', 'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.', (), ()), None, ()),
+    Step('text', _cover__text3, (), TraceSpec('cover', '7. Cover', "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.", (), ()), None, ()),
+)
+"""Cover (7. Cover).
 
-    - skill is difficult (when partial_cover)
-    - roll hit_target: d100 <= skill (when partial_cover)
-    - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
-    """
-    v = run.values
-    run.modify(_cover__mod1, both(outer, v['partial_cover']))
-    run.roll(
-        _cover__roll1,
-        both(outer, v['partial_cover']),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.roll(_cover__roll2, both(outer, v['partial_cover']), lambda: (v['skill'], 0, None, 0))
-    run.text(_cover__text1, outer)
-    run.text(_cover__text2, outer)
-    run.text(_cover__text3, outer)
-    yield from ()
+- skill is difficult (when partial_cover)
+- roll hit_target: d100 <= skill (when partial_cover)
+- roll hit_target_or_cover: d100 <= base skill (when partial_cover)
+"""
 
 # rule darkness
 
@@ -6899,7 +6640,6 @@ _darkness__mod1: Final = ModSpec(
     source='7. Darkness',
     target='skill',
     op='add',
-    value=None,
     text='skill -darkness_modifier',
     group=None,
     stacking='cumulative',
@@ -6913,7 +6653,6 @@ _darkness__mod2: Final = ModSpec(
     source='7. Darkness',
     target='perception',
     op='grade',
-    value='difficult',
     text='perception is difficult',
     group=None,
     stacking='cumulative',
@@ -6932,7 +6671,7 @@ _darkness__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6945,7 +6684,6 @@ _darkness__mod3: Final = ModSpec(
     source='7. Darkness',
     target='skill',
     op='add',
-    value=None,
     text='skill -(darkness_modifier / 2 round up)',
     group=None,
     stacking='cumulative',
@@ -6981,35 +6719,22 @@ _darkness__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_darkness(run: Run, outer: Holds = True) -> Parts:
-    """Darkness (7. Darkness).
+_rule_darkness: Final[tuple[Step, ...]] = (
+    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), TraceSpec('darkness', '7. Darkness', 'skill -darkness_modifier', ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'), (('darkness',), ('darkness', 'opponent_detected'))), lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'perception is difficult', ('when darkness == complete_darkness',), (('darkness',),)), 'difficult', (('darkness', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'roll detect_in_dark', ('when darkness == complete_darkness',), (('darkness',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
+    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), TraceSpec('darkness', '7. Darkness', 'skill -(darkness_modifier / 2 round up)', ('when darkness == complete_darkness', 'when opponent_detected'), (('darkness',), ('opponent_detected',))), lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('text', _darkness__text1, (), TraceSpec('darkness', '7. Darkness', 'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.', (), ()), None, ()),
+    Step('text', _darkness__text2, (), TraceSpec('darkness', '7. Darkness', 'note: A light source in one hand offsets the penalties of darkness (see Light Sources, rulebook spot_rules_e_to_z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.', (), ()), None, ()),
+    Step('text', _darkness__text3, (), TraceSpec('darkness', '7. Darkness', 'erratum: No rounding is given; the halved penalty is rounded up.', (), ()), None, ()),
+)
+"""Darkness (7. Darkness).
 
-    - skill -darkness_modifier (when darkness != lit; unless darkness == complete_darkness and opponent_detected)
-    - perception is difficult (when darkness == complete_darkness)
-    - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
-    - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
-    """
-    v = run.values
-    run.modify(
-        _darkness__mod1,
-        both(outer, v['darkness'] != 'lit' and not (v['darkness'] == 'complete_darkness' and v['opponent_detected'])),
-        -v['darkness_modifier'],
-    )
-    run.modify(_darkness__mod2, both(outer, v['darkness'] == 'complete_darkness'))
-    run.roll(
-        _darkness__roll1,
-        both(outer, v['darkness'] == 'complete_darkness'),
-        lambda: (run.stat('perception'), 0, None, 0),
-    )
-    run.modify(
-        _darkness__mod3,
-        both(outer, v['darkness'] == 'complete_darkness' and v['opponent_detected']),
-        -round_value(Fraction(v['darkness_modifier']) / 2, 'up'),
-    )
-    run.text(_darkness__text1, outer)
-    run.text(_darkness__text2, outer)
-    run.text(_darkness__text3, outer)
-    yield from ()
+- skill -darkness_modifier (when darkness != lit; unless darkness == complete_darkness and opponent_detected)
+- perception is difficult (when darkness == complete_darkness)
+- roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
+- skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
+"""
 
 # rule desperate_actions
 
@@ -7019,7 +6744,6 @@ _desperate_actions__mod1: Final = ModSpec(
     source='7. Desperate Actions',
     target='agility',
     op='grade',
-    value='difficult',
     text='agility is difficult',
     group=None,
     stacking='cumulative',
@@ -7038,7 +6762,7 @@ _desperate_actions__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'No action can be attempted.'},
+    outcomes=MappingProxyType({'failure': 'No action can be attempted.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7051,7 +6775,6 @@ _desperate_actions__mod2: Final = ModSpec(
     source='7. Desperate Actions',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7085,31 +6808,22 @@ _desperate_actions__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_desperate_actions(run: Run, outer: Holds = True) -> Parts:
-    """Desperate Actions (7. Desperate Actions).
+_rule_desperate_actions: Final[tuple[Step, ...]] = (
+    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'agility is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
+    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'roll desperate_agility', ('when desperate',), (('desperate',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
+    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'skill is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
+    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), TraceSpec('desperate_actions', '7. Desperate Actions', 'derive desperate_fatigue', ('when desperate', 'when fatigue_points_used'), (('desperate',), ('fatigue_points_used',))), lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
+    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), TraceSpec('desperate_actions', '7. Desperate Actions', "cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected", ('when desperate_last_round',), (('desperate_last_round',),)), None, (('desperate_last_round', 0),)),
+    Step('text', _desperate_actions__text2, (), TraceSpec('desperate_actions', '7. Desperate Actions', "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.", (), ()), None, ()),
+)
+"""Desperate Actions (7. Desperate Actions).
 
-    - agility is difficult (when desperate)
-    - roll desperate_agility: d100 <= agility (when desperate)
-    - skill is difficult (when desperate)
-    - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
-    - cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
-    """
-    v = run.values
-    run.modify(_desperate_actions__mod1, both(outer, v['desperate']))
-    run.roll(
-        _desperate_actions__roll1,
-        both(outer, v['desperate']),
-        lambda: (run.stat('agility'), 0, None, 0),
-    )
-    run.modify(_desperate_actions__mod2, both(outer, v['desperate']))
-    run.derive(
-        _desperate_actions__derive1,
-        both(outer, v['desperate'] and v['fatigue_points_used']),
-        lambda: v['fatigue_cost'] * 2,
-    )
-    run.text(_desperate_actions__text1, both(outer, v['desperate_last_round']))
-    run.text(_desperate_actions__text2, outer)
-    yield from ()
+- agility is difficult (when desperate)
+- roll desperate_agility: d100 <= agility (when desperate)
+- skill is difficult (when desperate)
+- derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
+- cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
+"""
 
 # rule disarming
 
@@ -7128,7 +6842,6 @@ _disarming__mod1: Final = ModSpec(
     source='7. Disarming',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7147,7 +6860,7 @@ _disarming__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7165,7 +6878,7 @@ _disarming__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'success': 'The target drops the weapon, taking no damage.'},
+    outcomes=MappingProxyType({'success': 'The target drops the weapon, taking no damage.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7216,43 +6929,24 @@ _disarming__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_disarming(run: Run, outer: Holds = True) -> Parts:
-    """Disarming (7. Disarming).
+_rule_disarming: Final[tuple[Step, ...]] = (
+    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), TraceSpec('disarming', '7. Disarming', 'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.', ('when disarm == grapple_disarm',), (('disarm',),)), None, (('disarm', 0),)),
+    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'skill is difficult', ('when disarm == strike_disarm',), (('disarm',),)), 'difficult', (('disarm', 0),)),
+    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll strike_weapon', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
+    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll knock_away', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
+    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'derive weapon_damage', ('when disarm == strike_disarm',), (('disarm',),)), lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
+    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.', ('when disarm == strike_disarm', 'unless disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.', ('when disarm == strike_disarm', 'when disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text4, (), TraceSpec('disarming', '7. Disarming', "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.", (), ()), None, ()),
+    Step('text', _disarming__text5, (), TraceSpec('disarming', '7. Disarming', "erratum: Read as written: the damage above the weapon's hit points is what it loses (weapon_damage).", (), ()), None, ()),
+)
+"""Disarming (7. Disarming).
 
-    - skill is difficult (when disarm == strike_disarm)
-    - roll strike_weapon: d100 <= skill (when disarm == strike_disarm)
-    - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
-    - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
-    """
-    v = run.values
-    run.text(_disarming__text1, both(outer, v['disarm'] == 'grapple_disarm'))
-    run.modify(_disarming__mod1, both(outer, v['disarm'] == 'strike_disarm'))
-    run.roll(
-        _disarming__roll1,
-        both(outer, v['disarm'] == 'strike_disarm'),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.roll(
-        _disarming__roll2,
-        both(outer, v['disarm'] == 'strike_disarm'),
-        lambda: (v['disarm_damage'], v['opponent_STR']),
-    )
-    run.derive(
-        _disarming__derive1,
-        both(outer, v['disarm'] == 'strike_disarm'),
-        lambda: max(0, v['disarm_damage'] - v['weapon_hit_points']),
-    )
-    run.text(
-        _disarming__text2,
-        both(outer, v['disarm'] == 'strike_disarm' and not v['disarm_suspected']),
-    )
-    run.text(
-        _disarming__text3,
-        both(outer, v['disarm'] == 'strike_disarm' and v['disarm_suspected']),
-    )
-    run.text(_disarming__text4, outer)
-    run.text(_disarming__text5, outer)
-    yield from ()
+- skill is difficult (when disarm == strike_disarm)
+- roll strike_weapon: d100 <= skill (when disarm == strike_disarm)
+- roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
+- derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
+"""
 
 # rule disease
 
@@ -7267,7 +6961,7 @@ _disease__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The character catches the disease.'},
+    outcomes=MappingProxyType({'failure': 'The character catches the disease.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7332,40 +7026,23 @@ _disease__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_disease(run: Run, outer: Holds = True) -> Parts:
-    """Disease (7. Disease).
+_rule_disease: Final[tuple[Step, ...]] = (
+    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), TraceSpec('disease', '7. Disease', 'roll resist_disease', ('when exposed_to_disease',), (('exposed_to_disease',),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
+    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive severity', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive characteristic_loss', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive lost_characteristic', ('when diseased',), (('diseased',),)), lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
+    Step('text', _disease__text1, (), TraceSpec('disease', '7. Disease', 'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.', (), ()), None, ()),
+    Step('text', _disease__text2, (), TraceSpec('disease', '7. Disease', 'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.', (), ()), None, ()),
+    Step('text', _disease__text3, (), TraceSpec('disease', '7. Disease', 'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.', (), ()), None, ()),
+    Step('text', _disease__text4, (), TraceSpec('disease', '7. Disease', 'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).', (), ()), None, ()),
+)
+"""Disease (7. Disease).
 
-    - roll resist_disease: d100 <= stamina (when exposed_to_disease)
-    - derive severity = illness_severity[con_failures].degree (when diseased)
-    - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
-    - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
-    """
-    v = run.values
-    run.roll(
-        _disease__roll1,
-        both(outer, v['exposed_to_disease']),
-        lambda: (run.stat('stamina'), 0, None, 0),
-    )
-    run.derive(
-        _disease__derive1,
-        both(outer, v['diseased']),
-        lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'degree'),
-    )
-    run.derive(
-        _disease__derive2,
-        both(outer, v['diseased']),
-        lambda: lookup(run.book, run, 'illness_severity', (v['con_failures'],), 'loss'),
-    )
-    run.derive(
-        _disease__derive3,
-        both(outer, v['diseased']),
-        lambda: lookup(run.book, run, 'disease_types', (v['disease_type'],), 'characteristic'),
-    )
-    run.text(_disease__text1, outer)
-    run.text(_disease__text2, outer)
-    run.text(_disease__text3, outer)
-    run.text(_disease__text4, outer)
-    yield from ()
+- roll resist_disease: d100 <= stamina (when exposed_to_disease)
+- derive severity = illness_severity[con_failures].degree (when diseased)
+- derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
+- derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
+"""
 
 # rule disease_recovery
 
@@ -7387,7 +7064,7 @@ _disease_recovery__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The disease persists another day; count the failure on the Illness Severity Table.', 'fumble': 'The multiplier drops by 1.'},
+    outcomes=MappingProxyType({'failure': 'The disease persists another day; count the failure on the Illness Severity Table.', 'fumble': 'The multiplier drops by 1.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -7413,26 +7090,17 @@ _disease_recovery__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_disease_recovery(run: Run, outer: Holds = True) -> Parts:
-    """Disease: recovery (7. Disease).
+_rule_disease_recovery: Final[tuple[Step, ...]] = (
+    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'derive recovery_multiplier', ('when diseased',), (('diseased',),)), lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
+    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'roll recover', ('when diseased',), (('diseased',),)), (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
+    Step('text', _disease_recovery__text1, (), TraceSpec('disease_recovery', '7. Disease', 'note: The character must rest and be cared for while recuperating from a disease.', (), ()), None, ()),
+    Step('text', _disease_recovery__text2, (), TraceSpec('disease_recovery', '7. Disease', "erratum: The source's example lists four conditions, each one lower: not at home in bed, hiking in the wilderness, rigorous activity such as combat, other injuries or illness. Read as one step each, cumulative (strain 0 to 4). Below x1 nothing is said; the multiplier stops at 0.", (), ()), None, ()),
+)
+"""Disease: recovery (7. Disease).
 
-    - derive recovery_multiplier = max(0, disease_day - recovery_fumbles - strain) (when diseased)
-    - roll recover: d100 <= CON * recovery_multiplier (when diseased)
-    """
-    v = run.values
-    run.derive(
-        _disease_recovery__derive1,
-        both(outer, v['diseased']),
-        lambda: max(0, v['disease_day'] - v['recovery_fumbles'] - v['strain']),
-    )
-    run.roll(
-        _disease_recovery__roll1,
-        both(outer, v['diseased']),
-        lambda: (v['CON'] * run.derived('recovery_multiplier'), 0, None, 0),
-    )
-    run.text(_disease_recovery__text1, outer)
-    run.text(_disease_recovery__text2, outer)
-    yield from ()
+- derive recovery_multiplier = max(0, disease_day - recovery_fumbles - strain) (when diseased)
+- roll recover: d100 <= CON * recovery_multiplier (when diseased)
+"""
 
 # rule disengaging
 
@@ -7447,7 +7115,7 @@ _disengaging__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'Removed from close combat; no further attacks on the character.'},
+    outcomes=MappingProxyType({'success': 'Removed from close combat; no further attacks on the character.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7474,7 +7142,7 @@ _disengaging__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7494,7 +7162,6 @@ _disengaging__mod1: Final = ModSpec(
     source='7. Disengaging',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7522,7 +7189,7 @@ _disengaging__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7548,44 +7215,27 @@ _disengaging__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_disengaging(run: Run, outer: Holds = True) -> Parts:
-    """Disengaging (7. Disengaging).
+_rule_disengaging: Final[tuple[Step, ...]] = (
+    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), TraceSpec('disengaging', '7. Disengaging', 'roll disengage_dodge', ('when disengage == knockback_and_dodge',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'cannot: attack during a fighting withdrawal: only dodges, parries and movement away', ('when disengage == fighting_withdrawal',), (('disengage',),)), None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'roll withdrawal_defense', ('when disengage == fighting_withdrawal',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'derive disengaged', ('when disengage == fighting_withdrawal',), (('disengage',),)), lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
+    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'skill is difficult', ('when disengage == turn_and_run',), (('disengage',),)), 'difficult', (('disengage', 0),)),
+    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot: parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'roll parting_attack', ('when disengage == turn_and_run',), (('disengage',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text3, (), TraceSpec('disengaging', '7. Disengaging', 'note: This applies when the opponent wishes to continue the fight.', (), ()), None, ()),
+    Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (withdrawal_defense); whether all succeeded is given as all_defenses_succeeded.', (), ()), None, ()),
+)
+"""Disengaging (7. Disengaging).
 
-    - roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
-    - cannot: attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
-    - roll withdrawal_defense: d100 <= defense (when disengage == fighting_withdrawal)
-    - derive disengaged = all_defenses_succeeded (when disengage == fighting_withdrawal)
-    - skill is difficult (when disengage == turn_and_run)
-    - cannot: parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
-    - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
-    """
-    v = run.values
-    run.roll(
-        _disengaging__roll1,
-        both(outer, v['disengage'] == 'knockback_and_dodge'),
-        lambda: (run.stat('defense'), 0, None, 0),
-    )
-    run.text(_disengaging__text1, both(outer, v['disengage'] == 'fighting_withdrawal'))
-    run.roll(
-        _disengaging__roll2,
-        both(outer, v['disengage'] == 'fighting_withdrawal'),
-        lambda: (run.stat('defense'), 0, None, 0),
-    )
-    run.derive(
-        _disengaging__derive1,
-        both(outer, v['disengage'] == 'fighting_withdrawal'),
-        lambda: v['all_defenses_succeeded'],
-    )
-    run.modify(_disengaging__mod1, both(outer, v['disengage'] == 'turn_and_run'))
-    run.text(_disengaging__text2, both(outer, v['disengage'] == 'turn_and_run'))
-    run.roll(
-        _disengaging__roll3,
-        both(outer, v['disengage'] == 'turn_and_run'),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.text(_disengaging__text3, outer)
-    run.text(_disengaging__text4, outer)
-    yield from ()
+- roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
+- cannot: attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
+- roll withdrawal_defense: d100 <= defense (when disengage == fighting_withdrawal)
+- derive disengaged = all_defenses_succeeded (when disengage == fighting_withdrawal)
+- skill is difficult (when disengage == turn_and_run)
+- cannot: parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
+- roll parting_attack: d100 <= skill (when disengage == turn_and_run)
+"""
 
 # rule drawing_weapons
 
@@ -7595,7 +7245,6 @@ _drawing_weapons__mod1: Final = ModSpec(
     source='7. Drawing or Exchanging a Weapon',
     target='ready_ranks',
     op='set',
-    value=0,
     text='ready_ranks = 0',
     group=None,
     stacking='cumulative',
@@ -7609,7 +7258,6 @@ _drawing_weapons__mod2: Final = ModSpec(
     source='7. Drawing or Exchanging a Weapon',
     target='ready_ranks',
     op='set',
-    value=10,
     text='ready_ranks = 10',
     group=None,
     stacking='cumulative',
@@ -7623,7 +7271,6 @@ _drawing_weapons__mod3: Final = ModSpec(
     source='7. Drawing or Exchanging a Weapon',
     target='ready_ranks',
     op='set',
-    value=5,
     text='ready_ranks = 5',
     group=None,
     stacking='cumulative',
@@ -7650,29 +7297,19 @@ _drawing_weapons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_drawing_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
+_rule_drawing_weapons: Final[tuple[Step, ...]] = (
+    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 0', ('when weapon_change != no_change', 'when base skill >= 101'), (('weapon_change',), ('base skill',))), 0, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 10', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'), (('weapon_change',), ('base skill',), ('weapon_change',))), 10, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 5', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'), (('weapon_change',), ('base skill',), ('weapon_change',))), 5, (('weapon_change', 0),)),
+    Step('text', _drawing_weapons__text1, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.', (), ()), None, ()),
+    Step('text', _drawing_weapons__text2, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.', (), ()), None, ()),
+)
+"""Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
-    - ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
-    - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
-    - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
-    """
-    v = run.values
-    run.modify(
-        _drawing_weapons__mod1,
-        both(outer, v['weapon_change'] != 'no_change' and v['skill'] >= 101),
-    )
-    run.modify(
-        _drawing_weapons__mod2,
-        both(outer, v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'exchange'),
-    )
-    run.modify(
-        _drawing_weapons__mod3,
-        both(outer, v['weapon_change'] != 'no_change' and not v['skill'] >= 101 and v['weapon_change'] == 'drop_and_draw'),
-    )
-    run.text(_drawing_weapons__text1, outer)
-    run.text(_drawing_weapons__text2, outer)
-    yield from ()
+- ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
+- ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
+- ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
+"""
 
 # rule enclosed_environments
 
@@ -7682,7 +7319,6 @@ _enclosed_environments__mod1: Final = ModSpec(
     source='7. Enclosed Environments',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7705,7 +7341,6 @@ _enclosed_environments__mod2: Final = ModSpec(
     source='7. Enclosed Environments',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7741,29 +7376,19 @@ _enclosed_environments__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_enclosed_environments(run: Run, outer: Holds = True) -> Parts:
-    """Enclosed Environments (7. Enclosed Environments).
+_rule_enclosed_environments: Final[tuple[Step, ...]] = (
+    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).", ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_half_meter and weapon_SIZ >= 1',), (('space', 'weapon_SIZ'),)), 'difficult', (('space', 0), ('weapon_SIZ', 0))),
+    Step('text', _enclosed_environments__text2, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.', (), ()), None, ()),
+    Step('text', _enclosed_environments__text3, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.', (), ()), None, ()),
+    Step('text', _enclosed_environments__text4, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.", (), ()), None, ()),
+)
+"""Enclosed Environments (7. Enclosed Environments).
 
-    - skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
-    - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
-    """
-    v = run.values
-    run.modify(
-        _enclosed_environments__mod1,
-        both(outer, v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] > Fraction(3, 2)),
-    )
-    run.text(
-        _enclosed_environments__text1,
-        both(outer, v['space'] == 'under_one_meter' and not v['ranged_weapon'] and v['weapon_SIZ'] >= Fraction(5, 2)),
-    )
-    run.modify(
-        _enclosed_environments__mod2,
-        both(outer, v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1),
-    )
-    run.text(_enclosed_environments__text2, outer)
-    run.text(_enclosed_environments__text3, outer)
-    run.text(_enclosed_environments__text4, outer)
-    yield from ()
+- skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
+- skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
+"""
 
 # rule entangling
 
@@ -7773,7 +7398,6 @@ _entangling__mod1: Final = ModSpec(
     source='7. Entangling',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -7792,7 +7416,7 @@ _entangling__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'No damage, but the target is entangled as with the special success.'},
+    outcomes=MappingProxyType({'success': 'No damage, but the target is entangled as with the special success.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -7809,21 +7433,16 @@ _entangling__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_entangling(run: Run, outer: Holds = True) -> Parts:
-    """Entangling (7. Entangling).
+_rule_entangling: Final[tuple[Step, ...]] = (
+    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'skill is difficult', ('when entangle',), (('entangle',),)), 'difficult', (('entangle', 0),)),
+    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'roll entangle_attack', ('when entangle',), (('entangle',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
+    Step('text', _entangling__text1, (), TraceSpec('entangling', '7. Entangling', "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).", (), ()), None, ()),
+)
+"""Entangling (7. Entangling).
 
-    - skill is difficult (when entangle)
-    - roll entangle_attack: d100 <= skill (when entangle)
-    """
-    v = run.values
-    run.modify(_entangling__mod1, both(outer, v['entangle']))
-    run.roll(
-        _entangling__roll1,
-        both(outer, v['entangle']),
-        lambda: (run.stat('skill'), 0, None, 0),
-    )
-    run.text(_entangling__text1, outer)
-    yield from ()
+- skill is difficult (when entangle)
+- roll entangle_attack: d100 <= skill (when entangle)
+"""
 
 # table roll_bonus
 
@@ -7936,12 +7555,14 @@ _table_range_track: Final = TableSpec(
             '7. Chases: Range Track',
             'Side-by-Side, Two Lengths, Close, In Sight, Out of Sight: each length is one full MOV.',
             None,
+            'note',
         ),
         Note(
             'range_track',
             '7. Chases: Range Track',
             'Two Lengths is printed as Range 3, the same as Close; read as Range 2, the five ranges in order.',
             'Range 1 | Range 3 | Range 3 | Range 4 | Range 5',
+            'erratum',
         ),
     ),
 )
@@ -7975,6 +7596,7 @@ _table_maneuver_modifier: Final = TableSpec(
             '7. Chases: Skill Roll Modifiers Chart',
             'The dash is read as no modifier.',
             'Ram | -',
+            'erratum',
         ),
     ),
 )
@@ -8009,18 +7631,21 @@ _table_chase_trouble: Final = TableSpec(
             '7. Chases: Chase Trouble Table',
             'Roll whenever a maneuver roll fails or a vehicle is damaged to a notable degree, modified by common sense and the type of vehicle and environment: a hover-car flying through a ruined city may fall out of the sky or collide with a building if the engine stops working.',
             None,
+            'note',
         ),
         Note(
             'chase_trouble',
             '7. Chases: Chase Trouble Table',
             'If a roll is modified to higher than 10, consider it as a 10, but roll again and apply the second result as well.',
             None,
+            'note',
         ),
         Note(
             'chase_trouble',
             '7. Chases: Chase Trouble Table',
             "Propulsion Rupture: restarting needs the tank repaired or replaced and the fuel restored; it may be a radiation leak from an engine core or battery damage; leaking fuel or radiation may cause other threats at the gamemaster's discretion.",
             None,
+            'note',
         ),
     ),
 )
@@ -8098,6 +7723,7 @@ _table_illness_severity: Final = TableSpec(
             '7. Disease: Illness Severity Table',
             'The first characteristic point is lost within 24 hours of contracting the disease (failing the first roll). Each successive loss is added whenever the CON roll to recover is made.',
             None,
+            'note',
         ),
     ),
 )
@@ -8130,6 +7756,7 @@ _table_disease_types: Final = TableSpec(
             '7. Disease',
             "The gamemaster is encouraged to develop a list more suited to the campaign's setting, or to rename these.",
             None,
+            'note',
         ),
     ),
 )
@@ -8202,7 +7829,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'skill_roll': _rule_skill_roll,
         'characteristic_roll': _rule_characteristic_roll,
         'resistance_roll': _rule_resistance_roll,
@@ -8210,8 +7837,8 @@ _BOOK: Final = Book(
         'aerial_combat': _rule_aerial_combat,
         'aimed_attacks': _rule_aimed_attacks,
         'aim_bonus': _rule_aim_bonus,
-        'taking_more_time': _rule_taking_more_time,
         'targeting_specific_area': _rule_targeting_specific_area,
+        'taking_more_time': _rule_taking_more_time,
         'ambushes': _rule_ambushes,
         'area_attacks': _rule_area_attacks,
         'armor_damaged': _rule_armor_damaged,
@@ -8225,9 +7852,9 @@ _BOOK: Final = Book(
         'range_track_attacks': _rule_range_track_attacks,
         'chases_on_foot': _rule_chases_on_foot,
         'vehicular_chases': _rule_vehicular_chases,
+        'maneuver_penalty': _rule_maneuver_penalty,
         'maneuvers': _rule_maneuvers,
         'vehicle_damage': _rule_vehicle_damage,
-        'maneuver_penalty': _rule_maneuver_penalty,
         'skill_roll_modifiers': _rule_skill_roll_modifiers,
         'individual_actions': _rule_individual_actions,
         'chase_trouble_effects': _rule_chase_trouble_effects,
@@ -8251,11 +7878,55 @@ _BOOK: Final = Book(
     grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
     settle=(
         'derive days_deprived',
+        'stat skill',
+        'stat defense',
+        'stat perception',
         'base stamina',
+        'stat stamina',
         'base agility',
+        'stat agility',
         'base idea',
+        'stat idea',
         'base luck',
+        'stat luck',
+        'stat damage',
+        'stat acid_damage',
+        'stat fly',
+        'stat armor',
+        'stat armor_roll',
         'base aura',
+        'stat aura',
+        'stat crash_damage',
+        'stat passenger_damage',
+        'stat rebound_damage',
+        'stat breath_multiplier',
+        'stat ready_ranks',
+        'derive struck',
+        'derive stand_up',
+        'derive repair_cost',
+        'derive rebuild_cost',
+        'derive hits',
+        'derive moves',
+        'derive steps_back',
+        'derive range_number',
+        'derive range_shift',
+        'derive hit_points_lost',
+        'derive damaged_top_speed',
+        'derive vehicle_tumble',
+        'derive passenger_tumble',
+        'derive hurled_free',
+        'derive damage_per_round',
+        'derive choking_damage',
+        'derive strikes_first',
+        'derive first_strike',
+        'derive fatigue_multiplier',
+        'derive desperate_fatigue',
+        'derive weapon_damage',
+        'derive severity',
+        'derive characteristic_loss',
+        'derive lost_characteristic',
+        'derive recovery_multiplier',
+        'derive disengaged',
     ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
@@ -8293,7 +7964,7 @@ def skill_roll(
         'at_one_fifth': at_one_fifth,
         'impossible': impossible,
     }
-    return resolve_with(_BOOK, ('skill_roll',), given)
+    return resolve_with(_BOOK, ('skill_roll',), given, signature=True)
 
 def characteristic_roll(
     *,
@@ -8335,7 +8006,7 @@ def characteristic_roll(
         'luck': luck,
         'multiplier': multiplier,
     }
-    return resolve_with(_BOOK, ('characteristic_roll',), given)
+    return resolve_with(_BOOK, ('characteristic_roll',), given, signature=True)
 
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     """Resistance rolls (7 (system conventions)).
@@ -8343,7 +8014,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     - roll resist: resist POW vs opponent_POW
     """
     given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-    return resolve_with(_BOOK, ('resistance_roll',), given)
+    return resolve_with(_BOOK, ('resistance_roll',), given, signature=True)
 
 def acid(
     *,
@@ -8372,7 +8043,7 @@ def acid(
         'protection_rounds': protection_rounds,
         'armor_life': armor_life,
     }
-    return resolve_with(_BOOK, ('acid',), given)
+    return resolve_with(_BOOK, ('acid',), given, signature=True)
 
 def aerial_combat(
     *,
@@ -8420,7 +8091,7 @@ def aerial_combat(
         'flying': flying,
         'fly_result': fly_result,
     }
-    return resolve_with(_BOOK, ('aerial_combat',), given)
+    return resolve_with(_BOOK, ('aerial_combat',), given, signature=True)
 
 def aimed_attacks(
     *,
@@ -8433,7 +8104,7 @@ def aimed_attacks(
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-    return resolve_with(_BOOK, ('aimed_attacks',), given)
+    return resolve_with(_BOOK, ('aimed_attacks',), given, signature=True)
 
 def aim_bonus(
     *,
@@ -8453,7 +8124,7 @@ def aim_bonus(
         'beyond_double_range': beyond_double_range,
         'target_area': target_area,
     }
-    return resolve_with(_BOOK, ('aim_bonus',), given)
+    return resolve_with(_BOOK, ('aim_bonus',), given, signature=True)
 
 def taking_more_time(
     *,
@@ -8475,7 +8146,7 @@ def taking_more_time(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('taking_more_time',), given)
+    return resolve_with(_BOOK, ('taking_more_time',), given, signature=True)
 
 def targeting_specific_area(
     *,
@@ -8498,7 +8169,7 @@ def targeting_specific_area(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('targeting_specific_area',), given)
+    return resolve_with(_BOOK, ('targeting_specific_area',), given, signature=True)
 
 def ambushes(
     *,
@@ -8534,7 +8205,7 @@ def ambushes(
         'target_noticed': target_noticed,
         'after_first_round': after_first_round,
     }
-    return resolve_with(_BOOK, ('ambushes',), given)
+    return resolve_with(_BOOK, ('ambushes',), given, signature=True)
 
 def area_attacks(
     *,
@@ -8561,7 +8232,7 @@ def area_attacks(
         'area_response': area_response,
         'response_succeeded': response_succeeded,
     }
-    return resolve_with(_BOOK, ('area_attacks',), given)
+    return resolve_with(_BOOK, ('area_attacks',), given, signature=True)
 
 def armor_damaged(
     *,
@@ -8585,7 +8256,7 @@ def armor_damaged(
         'armor_state': armor_state,
         'armor_cost': armor_cost,
     }
-    return resolve_with(_BOOK, ('armor_damaged',), given)
+    return resolve_with(_BOOK, ('armor_damaged',), given, signature=True)
 
 def aura_attacks(
     *,
@@ -8625,7 +8296,7 @@ def aura_attacks(
         'aura_circumstances': aura_circumstances,
         'opponent_pow_shift': opponent_pow_shift,
     }
-    return resolve_with(_BOOK, ('aura_attacks',), given)
+    return resolve_with(_BOOK, ('aura_attacks',), given, signature=True)
 
 def autofire(
     *,
@@ -8648,7 +8319,7 @@ def autofire(
         'autofire_targets': autofire_targets,
         'shots': shots,
     }
-    return resolve_with(_BOOK, ('autofire',), given)
+    return resolve_with(_BOOK, ('autofire',), given, signature=True)
 
 def backstabs(
     *,
@@ -8677,7 +8348,7 @@ def backstabs(
         'backstab': backstab,
         'helpless': helpless,
     }
-    return resolve_with(_BOOK, ('backstabs',), given)
+    return resolve_with(_BOOK, ('backstabs',), given, signature=True)
 
 def big_and_little_targets(
     *,
@@ -8699,7 +8370,7 @@ def big_and_little_targets(
         'target_SIZ': target_SIZ,
         'target_kind': target_kind,
     }
-    return resolve_with(_BOOK, ('big_and_little_targets',), given)
+    return resolve_with(_BOOK, ('big_and_little_targets',), given, signature=True)
 
 def both_sides_surprised(
     *,
@@ -8724,7 +8395,7 @@ def both_sides_surprised(
         'opponent_perception': opponent_perception,
         'both_ideas_succeed': both_ideas_succeed,
     }
-    return resolve_with(_BOOK, ('both_sides_surprised',), given)
+    return resolve_with(_BOOK, ('both_sides_surprised',), given, signature=True)
 
 def broken_weapons(
     *,
@@ -8747,7 +8418,7 @@ def broken_weapons(
         'weapon_broken': weapon_broken,
         'resembles_familiar': resembles_familiar,
     }
-    return resolve_with(_BOOK, ('broken_weapons',), given)
+    return resolve_with(_BOOK, ('broken_weapons',), given, signature=True)
 
 def chases(
     *,
@@ -8766,7 +8437,7 @@ def chases(
         'in_chase': in_chase,
         'chase_result': chase_result,
     }
-    return resolve_with(_BOOK, ('chases',), given)
+    return resolve_with(_BOOK, ('chases',), given, signature=True)
 
 def range_track_attacks(
     *,
@@ -8791,7 +8462,7 @@ def range_track_attacks(
         'chase_range': chase_range,
         'chase_attack': chase_attack,
     }
-    return resolve_with(_BOOK, ('range_track_attacks',), given)
+    return resolve_with(_BOOK, ('range_track_attacks',), given, signature=True)
 
 def chases_on_foot(
     *,
@@ -8817,7 +8488,7 @@ def chases_on_foot(
         'encumbered': encumbered,
         'winded_failures': winded_failures,
     }
-    return resolve_with(_BOOK, ('chases_on_foot',), given)
+    return resolve_with(_BOOK, ('chases_on_foot',), given, signature=True)
 
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
     """Vehicular Chases (7. Chases: Vehicular Chases).
@@ -8830,7 +8501,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
         'opponent_speed': opponent_speed,
         'top_speed': top_speed,
     }
-    return resolve_with(_BOOK, ('vehicular_chases',), given)
+    return resolve_with(_BOOK, ('vehicular_chases',), given, signature=True)
 
 def maneuvers(
     *,
@@ -8877,7 +8548,7 @@ def maneuvers(
         'vehicle_SIZ': vehicle_SIZ,
         'other_SIZ': other_SIZ,
     }
-    return resolve_with(_BOOK, ('maneuvers',), given)
+    return resolve_with(_BOOK, ('maneuvers',), given, signature=True)
 
 def vehicle_damage(
     *,
@@ -8901,7 +8572,7 @@ def vehicle_damage(
         'vehicle_armor': vehicle_armor,
         'impact': impact,
     }
-    return resolve_with(_BOOK, ('vehicle_damage',), given)
+    return resolve_with(_BOOK, ('vehicle_damage',), given, signature=True)
 
 def maneuver_penalty(
     *,
@@ -8913,7 +8584,7 @@ def maneuver_penalty(
     - skill +maneuver_modifier[maneuver]
     """
     given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_penalty',), given)
+    return resolve_with(_BOOK, ('maneuver_penalty',), given, signature=True)
 
 def skill_roll_modifiers(
     *,
@@ -8973,7 +8644,7 @@ def skill_roll_modifiers(
         'limbs_rocks': limbs_rocks,
         'minor_vehicle_damage': minor_vehicle_damage,
     }
-    return resolve_with(_BOOK, ('skill_roll_modifiers',), given)
+    return resolve_with(_BOOK, ('skill_roll_modifiers',), given, signature=True)
 
 def individual_actions(
     *,
@@ -9004,7 +8675,7 @@ def individual_actions(
         'thrown_risk': thrown_risk,
         'enclosed_vehicle': enclosed_vehicle,
     }
-    return resolve_with(_BOOK, ('individual_actions',), given)
+    return resolve_with(_BOOK, ('individual_actions',), given, signature=True)
 
 def chase_trouble_effects(
     *,
@@ -9033,7 +8704,7 @@ def chase_trouble_effects(
         'fueled': fueled,
         'creature_drawn': creature_drawn,
     }
-    return resolve_with(_BOOK, ('chase_trouble_effects',), given)
+    return resolve_with(_BOOK, ('chase_trouble_effects',), given, signature=True)
 
 def asphyxiation(
     *,
@@ -9065,7 +8736,7 @@ def asphyxiation(
         'breath_failed': breath_failed,
         'breath_multiplier': breath_multiplier,
     }
-    return resolve_with(_BOOK, ('asphyxiation',), given)
+    return resolve_with(_BOOK, ('asphyxiation',), given, signature=True)
 
 def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
@@ -9074,7 +8745,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - derive choking_damage = d6 (when choked)
     """
     given: dict[str, object] = {'CON': CON, 'choked': choked}
-    return resolve_with(_BOOK, ('choking',), given)
+    return resolve_with(_BOOK, ('choking',), given, signature=True)
 
 def close_combat(
     *,
@@ -9100,7 +8771,7 @@ def close_combat(
         'in_close_combat': in_close_combat,
         'kept_at_bay': kept_at_bay,
     }
-    return resolve_with(_BOOK, ('close_combat',), given)
+    return resolve_with(_BOOK, ('close_combat',), given, signature=True)
 
 def closing(
     *,
@@ -9119,7 +8790,7 @@ def closing(
         'opponent_weapon_SIZ': opponent_weapon_SIZ,
         'closed_this_round': closed_this_round,
     }
-    return resolve_with(_BOOK, ('closing',), given)
+    return resolve_with(_BOOK, ('closing',), given, signature=True)
 
 def cold_exposure_hunger_thirst(
     *,
@@ -9152,7 +8823,7 @@ def cold_exposure_hunger_thirst(
         'physical_action': physical_action,
         'exposure_multiplier': exposure_multiplier,
     }
-    return resolve_with(_BOOK, ('cold_exposure_hunger_thirst',), given)
+    return resolve_with(_BOOK, ('cold_exposure_hunger_thirst',), given, signature=True)
 
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     """Cover (7. Cover).
@@ -9162,7 +8833,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
     given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-    return resolve_with(_BOOK, ('cover',), given)
+    return resolve_with(_BOOK, ('cover',), given, signature=True)
 
 def darkness(
     *,
@@ -9186,7 +8857,7 @@ def darkness(
         'darkness_modifier': darkness_modifier,
         'opponent_detected': opponent_detected,
     }
-    return resolve_with(_BOOK, ('darkness',), given)
+    return resolve_with(_BOOK, ('darkness',), given, signature=True)
 
 def desperate_actions(
     *,
@@ -9215,7 +8886,7 @@ def desperate_actions(
         'desperate_last_round': desperate_last_round,
         'fatigue_cost': fatigue_cost,
     }
-    return resolve_with(_BOOK, ('desperate_actions',), given)
+    return resolve_with(_BOOK, ('desperate_actions',), given, signature=True)
 
 def disarming(
     *,
@@ -9241,7 +8912,7 @@ def disarming(
         'weapon_hit_points': weapon_hit_points,
         'disarm_suspected': disarm_suspected,
     }
-    return resolve_with(_BOOK, ('disarming',), given)
+    return resolve_with(_BOOK, ('disarming',), given, signature=True)
 
 def disease(
     *,
@@ -9267,7 +8938,7 @@ def disease(
         'con_failures': con_failures,
         'disease_type': disease_type,
     }
-    return resolve_with(_BOOK, ('disease',), given)
+    return resolve_with(_BOOK, ('disease',), given, signature=True)
 
 def disease_recovery(
     *,
@@ -9289,7 +8960,7 @@ def disease_recovery(
         'recovery_fumbles': recovery_fumbles,
         'strain': strain,
     }
-    return resolve_with(_BOOK, ('disease_recovery',), given)
+    return resolve_with(_BOOK, ('disease_recovery',), given, signature=True)
 
 def disengaging(
     *,
@@ -9314,7 +8985,7 @@ def disengaging(
         'disengage': disengage,
         'all_defenses_succeeded': all_defenses_succeeded,
     }
-    return resolve_with(_BOOK, ('disengaging',), given)
+    return resolve_with(_BOOK, ('disengaging',), given, signature=True)
 
 def drawing_weapons(
     *,
@@ -9333,7 +9004,7 @@ def drawing_weapons(
         'weapon_change': weapon_change,
         'ready_ranks': ready_ranks,
     }
-    return resolve_with(_BOOK, ('drawing_weapons',), given)
+    return resolve_with(_BOOK, ('drawing_weapons',), given, signature=True)
 
 def enclosed_environments(
     *,
@@ -9353,7 +9024,7 @@ def enclosed_environments(
         'space': space,
         'ranged_weapon': ranged_weapon,
     }
-    return resolve_with(_BOOK, ('enclosed_environments',), given)
+    return resolve_with(_BOOK, ('enclosed_environments',), given, signature=True)
 
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     """Entangling (7. Entangling).
@@ -9362,7 +9033,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - roll entangle_attack: d100 <= skill (when entangle)
     """
     given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-    return resolve_with(_BOOK, ('entangling',), given)
+    return resolve_with(_BOOK, ('entangling',), given, signature=True)
 
 def roll_bonus(
     *,
@@ -9373,7 +9044,7 @@ def roll_bonus(
     Looked up by command_roll.
     """
     given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_with(_BOOK, ('roll_bonus',), given)
+    return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
 
 def autofire_hits(*, shots: int = 3) -> Resolution:
     """Shots that hit (roll when the attack succeeds) (7. Autofire).
@@ -9381,7 +9052,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
     Looked up by shots.
     """
     given: dict[str, object] = {'shots': shots}
-    return resolve_with(_BOOK, ('autofire_hits',), given)
+    return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
 
 def chase_steps(
     *,
@@ -9392,7 +9063,7 @@ def chase_steps(
     Looked up by chase_result.
     """
     given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_with(_BOOK, ('chase_steps',), given)
+    return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
 
 def range_track(
     *,
@@ -9403,7 +9074,7 @@ def range_track(
     Looked up by chase_range.
     """
     given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_with(_BOOK, ('range_track',), given)
+    return resolve_with(_BOOK, ('range_track',), given, signature=True)
 
 def maneuver_modifier(
     *,
@@ -9414,7 +9085,7 @@ def maneuver_modifier(
     Looked up by maneuver.
     """
     given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_modifier',), given)
+    return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
 
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
     """Chase Trouble Table (7. Chases: Chase Trouble Table).
@@ -9424,7 +9095,7 @@ def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Reso
     given: dict[str, object] = {'trouble_modifier': trouble_modifier}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('chase_trouble',), given)
+    return resolve_with(_BOOK, ('chase_trouble',), given, signature=True)
 
 def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     """CON multiplier by round of asphyxiation (7. Choking, Drowning, and Asphyxiation).
@@ -9432,7 +9103,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     Looked up by asphyxiation_round.
     """
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_with(_BOOK, ('breath_by_round',), given)
+    return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
 
 def asphyxiation_damage(
     *,
@@ -9443,7 +9114,7 @@ def asphyxiation_damage(
     Looked up by substance.
     """
     given: dict[str, object] = {'substance': substance}
-    return resolve_with(_BOOK, ('asphyxiation_damage',), given)
+    return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
 
 def illness_severity(*, con_failures: int = 0) -> Resolution:
     """Illness Severity Table (7. Disease: Illness Severity Table).
@@ -9451,7 +9122,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
     Looked up by con_failures.
     """
     given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_with(_BOOK, ('illness_severity',), given)
+    return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
 
 def disease_types(
     *,
@@ -9462,7 +9133,7 @@ def disease_types(
     Looked up by disease_type.
     """
     given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_with(_BOOK, ('disease_types',), given)
+    return resolve_with(_BOOK, ('disease_types',), given, signature=True)
 
 __all__ = [
     'INPUTS',

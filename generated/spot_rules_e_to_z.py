@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,24 +2244,28 @@ RULEBOOK: Final = RulebookInfo(
             None,
             'Spot rules cover situations that come up in play; the gamemaster decides when one applies and may adjust it to the circumstances.',
             None,
+            'note',
         ),
         Note(
             'spot_rules_e_to_z',
             None,
             'The chapter uses Easy, Difficult and Impossible without defining them here: Easy doubles the rating, Difficult halves it (rounded up, as the chapter rounds every half), Impossible leaves no chance; Easy and Difficult cancel (Firing Into Combat).',
             'At medium range (double the basic range), it becomes Difficult',
+            'erratum',
         ),
         Note(
             'spot_rules_e_to_z',
             None,
             "The 1/5 grade rounds up, as the chapter's other fractions (the special tier rounds to the nearest, so the two can differ by one); two Difficult grades together, which the chapter never combines, are read as 1/5; 1/5 with a further Difficult (a long-range volley, a prone target at long range) is 1/10, half the 1/5 chance rounded up; Easy with 1/5 is one grade easier, Difficult.",
             'it becomes 1/5 the normal skill chance (equal to the chance of a special success',
+            'erratum',
         ),
         Note(
             'spot_rules_e_to_z',
             None,
             'Idea, Luck, Agility and Stamina rolls are INT, POW, DEX and CON x 5 unless the character sheet says otherwise.',
             None,
+            'note',
         ),
     ),
 )
@@ -2056,16 +2281,16 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'skill': InputSpec('skill', 'Skill rating', 'percent', 0, 200, None, (), 50, True),
     'damage': InputSpec('damage', 'Weapon damage', 'dice', None, None, None, (), Dice.parse('1d6'), True),
     'damage_bonus': InputSpec('damage_bonus', 'Damage modifier', 'dice', None, None, None, (), Dice.parse('1d4'), True),
-    'agility': InputSpec('agility', 'Agility roll', 'percent', 0, 200, None, (), None, True, lambda run: run.values['DEX'] * 5, 'DEX * 5'),
-    'luck': InputSpec('luck', 'Luck roll', 'percent', 0, 200, None, (), None, True, lambda run: run.values['POW'] * 5, 'POW * 5'),
-    'stamina': InputSpec('stamina', 'Stamina roll', 'percent', 0, 200, None, (), None, False, lambda run: run.values['CON'] * 5, 'CON * 5'),
+    'agility': InputSpec('agility', 'Agility roll', 'percent', 0, 200, None, (), None, True, lambda s: s.v['DEX'] * 5, 'DEX * 5'),
+    'luck': InputSpec('luck', 'Luck roll', 'percent', 0, 200, None, (), None, True, lambda s: s.v['POW'] * 5, 'POW * 5'),
+    'stamina': InputSpec('stamina', 'Stamina roll', 'percent', 0, 200, None, (), None, False, lambda s: s.v['CON'] * 5, 'CON * 5'),
     'spot': InputSpec('spot', 'Spot skill', 'percent', 0, 200, None, (), 25, False),
     'swim': InputSpec('swim', 'Swim skill', 'percent', 0, 200, None, (), 25, False),
     'jump': InputSpec('jump', 'Jump skill', 'percent', 0, 200, None, (), 25, False),
     'ride': InputSpec('ride', 'Ride, Drive or Pilot skill of the mount or vehicle directed', 'percent', 0, 200, None, (), 50, False),
     'hit_points': InputSpec('hit_points', 'Total (or current) hit points', 'int', 1, 200, None, (), 12, False),
     'armor': InputSpec('armor', 'Armor points', 'int', 0, 40, None, (), 0, False),
-    'dex_rank': InputSpec('dex_rank', 'DEX rank of the (first) action', 'int', 0, 100, None, (), None, False, lambda run: run.values['DEX'], 'DEX'),
+    'dex_rank': InputSpec('dex_rank', 'DEX rank of the (first) action', 'int', 0, 100, None, (), None, False, lambda s: s.v['DEX'], 'DEX'),
     'action': InputSpec('action', 'What the skill roll is for', 'one of', None, None, None, ('attack', 'parry', 'dodge', 'other'), 'attack', False),
     'base_range': InputSpec('base_range', 'Base range of the missile weapon, meters', 'int', 1, 5000, None, (), 50, False),
     'target_range': InputSpec('target_range', 'Distance to the target, meters', 'int', 0, 20000, None, (), 10, False),
@@ -2074,12 +2299,12 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'actor_prone': InputSpec('actor_prone', 'The character rolling is prone (down)', 'flag', None, None, None, (), False, False),
     'target_prone': InputSpec('target_prone', 'The target of the attack is prone (down)', 'flag', None, None, None, (), False, False),
     'blast_dice': InputSpec('blast_dice', 'D6s of damage at the epicenter', 'int', 0, 60, None, (), 5, True),
-    'blast_radius': InputSpec('blast_radius', 'Radius of the blast, meters', 'int', 0, 500, None, (), None, False, lambda run: run.stat('blast_dice') * 2, 'blast_dice * 2'),
+    'blast_radius': InputSpec('blast_radius', 'Radius of the blast, meters', 'int', 0, 500, None, (), None, False, lambda s: s.e['blast_dice'] * 2, 'blast_dice * 2'),
     'distance': InputSpec('distance', 'Distance from the epicenter, meters', 'number', 0, 1000, None, (), 0, False),
     'demolition': InputSpec('demolition', 'Demolition skill used on the charge', 'one of', None, None, None, ('none', 'strengthened', 'weakened'), 'none', False),
     'reach': InputSpec('reach', 'Touching distance, meters (1; 2 for polearms and spears)', 'int', 1, 2, None, (), 1, False),
     'hand_propelled': InputSpec('hand_propelled', 'A small hand-propelled weapon (throwing knife, throwing axe)', 'flag', None, None, None, (), False, False),
-    'fall_dice': InputSpec('fall_dice', 'D6s of falling damage', 'int', 0, 1000, None, (), None, True, lambda run: round_value(Fraction(run.values['fall_distance']) / 3, 'down'), 'fall_distance / 3 round down'),
+    'fall_dice': InputSpec('fall_dice', 'D6s of falling damage', 'int', 0, 1000, None, (), None, True, lambda s: round_value(Fraction(s.v['fall_distance']) / 3, 'down'), 'fall_distance / 3 round down'),
     'fall_distance': InputSpec('fall_distance', 'Meters fallen', 'number', 0, 3000, None, (), 0, False),
     'thrown_down': InputSpec('thrown_down', 'Thrown with considerable force', 'flag', None, None, None, (), False, False),
     'stake': InputSpec('stake', 'Lands on a stake or other pointed object', 'flag', None, None, None, (), False, False),
@@ -2097,7 +2322,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'parried_damage': InputSpec('parried_damage', 'Damage the parry stopped', 'int', 0, 200, None, (), 0, False),
     'weapon_base': InputSpec('weapon_base', 'Base chance of the missile weapon', 'percent', 0, 100, None, (), 25, False),
     'weapon_enc': InputSpec('weapon_enc', 'SIZ/ENC of the weapon', 'number', 0, 20, None, (), 1, False),
-    'knock_siz': InputSpec('knock_siz', 'SIZ that resists the knockback', 'int', 0, 400, None, (), None, True, lambda run: run.values['SIZ'], 'SIZ'),
+    'knock_siz': InputSpec('knock_siz', 'SIZ that resists the knockback', 'int', 0, 400, None, (), None, True, lambda s: s.v['SIZ'], 'SIZ'),
     'knockback_damage': InputSpec('knockback_damage', 'Final damage of the knockback attack', 'int', 0, 400, None, (), 0, False),
     'mount_siz': InputSpec('mount_siz', 'SIZ of the mount or vehicle ridden', 'int', 0, 400, None, (), 0, False),
     'kept_seat': InputSpec('kept_seat', 'Made the Drive, Pilot or Ride roll', 'flag', None, None, None, (), False, False),
@@ -2198,7 +2423,7 @@ _attack__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2206,13 +2431,13 @@ _attack__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_attack(run: Run, outer: Holds = True) -> Parts:
-    """The roll (7. Spot Rules).
+_rule_attack: Final[tuple[Step, ...]] = (
+    Step('roll', _attack__roll1, (), TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+)
+"""The roll (7. Spot Rules).
 
-    - roll hit: d100 <= skill
-    """
-    run.roll(_attack__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
-    yield from ()
+- roll hit: d100 <= skill
+"""
 
 # rule explosions
 
@@ -2222,7 +2447,6 @@ _explosions__mod1: Final = ModSpec(
     source='Explosions',
     target='blast_dice',
     op='mul',
-    value=Fraction(3) / 2,
     text='blast_dice * 3 / 2 round down',
     group=None,
     stacking='cumulative',
@@ -2236,7 +2460,6 @@ _explosions__mod2: Final = ModSpec(
     source='Explosions',
     target='blast_dice',
     op='div',
-    value=2,
     text='blast_dice / 2 round up',
     group=None,
     stacking='cumulative',
@@ -2327,46 +2550,29 @@ _explosions__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_explosions(run: Run, outer: Holds = True) -> Parts:
-    """Explosions (Explosions).
+_rule_explosions: Final[tuple[Step, ...]] = (
+    Step('mod', _explosions__mod1, (lambda s: s.v['demolition'] == 'strengthened',), TraceSpec('explosions', 'Explosions', 'blast_dice * 3 / 2 round down', ('when demolition == strengthened',), (('demolition',),)), Fraction(3) / 2, (('demolition', 0),)),
+    Step('mod', _explosions__mod2, (lambda s: s.v['demolition'] == 'weakened',), TraceSpec('explosions', 'Explosions', 'blast_dice / 2 round up', ('when demolition == weakened',), (('demolition',),)), 2, (('demolition', 0),)),
+    Step('derive', _explosions__derive1, (), TraceSpec('explosions', 'Explosions', 'derive lost', (), ()), lambda s: max(0, round_value(Fraction(s.v['distance']) / 2, 'up') - 1), (('distance', 0),)),
+    Step('derive', _explosions__derive2, (), TraceSpec('explosions', 'Explosions', 'derive caught', (), ()), lambda s: s.v['distance'] <= s.v['blast_radius'] and s.e['lost'] < s.e['blast_dice'], (('distance', 0), ('blast_radius', 0))),
+    Step('derive', _explosions__derive3, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'derive blast', ('when caught',), (('caught',),)), lambda s: Dice.pool(int(s.e['blast_dice'] - s.e['lost']), 6), ()),
+    Step('derive', _explosions__derive4, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'derive blast_locations', ('when caught',), (('caught',),)), lambda s: Dice(((1, 4),)), ()),
+    Step('text', _explosions__text1, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'note: Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.', ('when caught',), (('caught',),)), None, ()),
+    Step('text', _explosions__text2, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'note: A character in the blast radius may also suffer the knockback special success (see Knockback).', ('when caught',), (('caught',),)), None, ()),
+    Step('text', _explosions__text3, (), TraceSpec('explosions', 'Explosions', 'note: The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.', (), ()), None, ()),
+    Step('text', _explosions__text4, (), TraceSpec('explosions', 'Explosions', 'note: Shock and projectile damage; it decreases from the epicenter to the perimeter.', (), ()), None, ()),
+    Step('text', _explosions__text5, (), TraceSpec('explosions', 'Explosions', 'erratum: Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.', (), ()), None, ()),
+    Step('text', _explosions__text6, (), TraceSpec('explosions', 'Explosions', 'erratum: Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.', (), ()), None, ()),
+)
+"""Explosions (Explosions).
 
-    - blast_dice * 3 / 2 round down (when demolition == strengthened)
-    - blast_dice / 2 round up (when demolition == weakened)
-    - derive lost = max(0, (distance / 2 round up) - 1)
-    - derive caught = distance <= blast_radius and lost < blast_dice
-    - derive blast = (blast_dice - lost) d6 (when caught)
-    - derive blast_locations = d4 (when caught)
-    """
-    v = run.values
-    run.modify(_explosions__mod1, both(outer, v['demolition'] == 'strengthened'))
-    run.modify(_explosions__mod2, both(outer, v['demolition'] == 'weakened'))
-    run.derive(
-        _explosions__derive1,
-        outer,
-        lambda: max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1),
-    )
-    run.derive(
-        _explosions__derive2,
-        outer,
-        lambda: v['distance'] <= run.base('blast_radius') and run.derived('lost') < run.stat('blast_dice'),
-    )
-    run.derive(
-        _explosions__derive3,
-        both(outer, lambda: run.derived('caught')),
-        lambda: Dice.pool(int(run.stat('blast_dice') - run.derived('lost')), 6),
-    )
-    run.derive(
-        _explosions__derive4,
-        both(outer, lambda: run.derived('caught')),
-        lambda: Dice(((1, 4),)),
-    )
-    run.text(_explosions__text1, both(outer, lambda: run.derived('caught')))
-    run.text(_explosions__text2, both(outer, lambda: run.derived('caught')))
-    run.text(_explosions__text3, outer)
-    run.text(_explosions__text4, outer)
-    run.text(_explosions__text5, outer)
-    run.text(_explosions__text6, outer)
-    yield from ()
+- blast_dice * 3 / 2 round down (when demolition == strengthened)
+- blast_dice / 2 round up (when demolition == weakened)
+- derive lost = max(0, (distance / 2 round up) - 1)
+- derive caught = distance <= blast_radius and lost < blast_dice
+- derive blast = (blast_dice - lost) d6 (when caught)
+- derive blast_locations = d4 (when caught)
+"""
 
 # rule point_blank_range
 
@@ -2376,7 +2582,6 @@ _point_blank_range__mod1: Final = ModSpec(
     source='Point-blank Range',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -2390,7 +2595,6 @@ _point_blank_range__mod2: Final = ModSpec(
     source='Point-blank Range',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -2413,7 +2617,6 @@ _point_blank_range__mod3: Final = ModSpec(
     source='Point-blank Range',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -2440,31 +2643,22 @@ _point_blank_range__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_point_blank_range(run: Run, outer: Holds = True) -> Parts:
-    """Point-blank Range (Point-blank Range).
+_rule_point_blank_range: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('point_blank_range', 'Point-blank Range', 'as attack', (), ())),
+    Step('mod', _point_blank_range__mod1, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is difficult', ('when target_range <= reach', 'when missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'difficult', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
+    Step('mod', _point_blank_range__mod2, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] not in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('when target_range <= reach', 'unless missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'easy', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
+    Step('text', _point_blank_range__text1, (lambda s: s.v['target_range'] <= s.v['reach'],), TraceSpec('point_blank_range', 'Point-blank Range', 'note: Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.', ('when target_range <= reach',), (('target_range', 'reach'),)), None, (('target_range', 0), ('reach', 0))),
+    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] <= Fraction(s.v['DEX']) / 3), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('unless target_range <= reach', 'when target_range <= DEX / 3'), (('target_range', 'reach'), ('target_range', 'DEX'))), 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
+    Step('text', _point_blank_range__text2, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.', (), ()), None, ()),
+    Step('text', _point_blank_range__text3, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.', (), ()), None, ()),
+)
+"""Point-blank Range (Point-blank Range).
 
-    - as attack
-    - skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
-    - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
-    - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(
-        _point_blank_range__mod1,
-        both(outer, v['target_range'] <= v['reach'] and v['missile_kind'] in ('bow', 'thrown')),
-    )
-    run.modify(
-        _point_blank_range__mod2,
-        both(outer, v['target_range'] <= v['reach'] and v['missile_kind'] not in ('bow', 'thrown')),
-    )
-    run.text(_point_blank_range__text1, both(outer, v['target_range'] <= v['reach']))
-    run.modify(
-        _point_blank_range__mod3,
-        both(outer, not v['target_range'] <= v['reach'] and v['target_range'] <= Fraction(v['DEX']) / 3),
-    )
-    run.text(_point_blank_range__text2, outer)
-    run.text(_point_blank_range__text3, outer)
+- as attack
+- skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
+- skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
+- skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
+"""
 
 # rule extended_range
 
@@ -2474,7 +2668,6 @@ _extended_range__mod1: Final = ModSpec(
     source='Extended Range',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -2488,7 +2681,6 @@ _extended_range__mod2: Final = ModSpec(
     source='Extended Range',
     target='skill',
     op='grade',
-    value='impossible',
     text='skill is impossible',
     group=None,
     stacking='cumulative',
@@ -2511,7 +2703,6 @@ _extended_range__mod3: Final = ModSpec(
     source='Extended Range',
     target='skill',
     op='grade',
-    value='impossible',
     text='skill is impossible',
     group=None,
     stacking='cumulative',
@@ -2534,7 +2725,6 @@ _extended_range__mod4: Final = ModSpec(
     source='Extended Range',
     target='skill',
     op='grade',
-    value='one_fifth',
     text='skill is one_fifth',
     group=None,
     stacking='cumulative',
@@ -2561,47 +2751,29 @@ _extended_range__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_extended_range(run: Run, outer: Holds = True) -> Parts:
-    """Extended Range (Extended Range).
+_rule_extended_range: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('extended_range', 'Extended Range', 'as attack', (), ())),
+    Step('part', 'point_blank_range', (), TraceSpec('extended_range', 'Extended Range', 'as point_blank_range', (), ())),
+    Step('mod', _extended_range__mod1, (lambda s: s.v['target_range'] > s.v['base_range'] and s.v['target_range'] <= 2 * s.v['base_range'],), TraceSpec('extended_range', 'Extended Range', 'skill is difficult', ('when target_range > base_range and target_range <= 2 * base_range',), (('target_range', 'base_range'),)), 'difficult', (('target_range', 0), ('base_range', 0))),
+    Step('mod', _extended_range__mod2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), 'impossible', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'cannot: hit beyond double base range with a small hand-propelled weapon', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('mod', _extended_range__mod3, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), 'impossible', (('target_range', 0), ('base_range', 0))),
+    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'cannot: hit beyond long range (four times base range)', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), None, (('target_range', 0), ('base_range', 0))),
+    Step('mod', _extended_range__mod4, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: not (s.v['hand_propelled'] or s.v['target_range'] > 4 * s.v['base_range'])), TraceSpec('extended_range', 'Extended Range', 'skill is one_fifth', ('when target_range > 2 * base_range', 'unless hand_propelled or target_range > 4 * base_range'), (('target_range', 'base_range'), ('hand_propelled', 'target_range', 'base_range'))), 'one_fifth', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('text', _extended_range__text3, (), TraceSpec('extended_range', 'Extended Range', 'note: At long range the chance equals that of a special success, but the result is a normal hit.', (), ()), None, ()),
+    Step('text', _extended_range__text4, (), TraceSpec('extended_range', 'Extended Range', 'erratum: Read as: beyond double and up to four times base range; nothing can hit beyond four times base range.', (), ()), None, ()),
+)
+"""Extended Range (Extended Range).
 
-    - as attack
-    - as point_blank_range
-    - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
-    - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
-    - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    yield _rule_point_blank_range, outer, ''
-    run.modify(
-        _extended_range__mod1,
-        both(outer, v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range']),
-    )
-    run.modify(
-        _extended_range__mod2,
-        both(outer, v['target_range'] > 2 * v['base_range'] and v['hand_propelled']),
-    )
-    run.text(
-        _extended_range__text1,
-        both(outer, v['target_range'] > 2 * v['base_range'] and v['hand_propelled']),
-    )
-    run.modify(
-        _extended_range__mod3,
-        both(outer, v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range']),
-    )
-    run.text(
-        _extended_range__text2,
-        both(outer, v['target_range'] > 2 * v['base_range'] and v['target_range'] > 4 * v['base_range']),
-    )
-    run.modify(
-        _extended_range__mod4,
-        both(outer, v['target_range'] > 2 * v['base_range'] and not (v['hand_propelled'] or v['target_range'] > 4 * v['base_range'])),
-    )
-    run.text(_extended_range__text3, outer)
-    run.text(_extended_range__text4, outer)
+- as attack
+- as point_blank_range
+- skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
+- skill is impossible (when target_range > 2 * base_range; when hand_propelled)
+- cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+- skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
+- cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+- skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
+"""
 
 # rule falling
 
@@ -2611,7 +2783,6 @@ _falling__mod1: Final = ModSpec(
     source='Falling',
     target='fall_dice',
     op='mul',
-    value=2,
     text='fall_dice * 2 round down',
     group=None,
     stacking='cumulative',
@@ -2625,7 +2796,6 @@ _falling__mod2: Final = ModSpec(
     source='Falling',
     target='fall_dice',
     op='add',
-    value=-1,
     text='fall_dice -1',
     group=None,
     stacking='cumulative',
@@ -2639,7 +2809,6 @@ _falling__mod3: Final = ModSpec(
     source='Falling',
     target='fall_dice',
     op='add',
-    value=None,
     text='fall_dice +(SIZ - 1) / 20 round down',
     group=None,
     stacking='cumulative',
@@ -2653,7 +2822,6 @@ _falling__mod4: Final = ModSpec(
     source='Falling',
     target='fall_dice',
     op='min',
-    value=0,
     text='fall_dice min 0',
     group=None,
     stacking='cumulative',
@@ -2744,46 +2912,33 @@ _falling__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_falling(run: Run, outer: Holds = True) -> Parts:
-    """Falling (Falling).
+_rule_falling: Final[tuple[Step, ...]] = (
+    Step('mod', _falling__mod1, (lambda s: s.v['thrown_down'],), TraceSpec('falling', 'Falling', 'fall_dice * 2 round down', ('when thrown_down',), (('thrown_down',),)), 2, (('thrown_down', 0),)),
+    Step('mod', _falling__mod2, (lambda s: s.v['SIZ'] <= 5,), TraceSpec('falling', 'Falling', 'fall_dice -1', ('when SIZ <= 5',), (('SIZ',),)), -1, (('SIZ', 0),)),
+    Step('mod', _falling__mod3, (lambda s: s.v['SIZ'] > 20,), TraceSpec('falling', 'Falling', 'fall_dice +(SIZ - 1) / 20 round down', ('when SIZ > 20',), (('SIZ',),)), lambda s: round_value(Fraction(s.v['SIZ'] - 1) / 20, 'down'), (('SIZ', 0),)),
+    Step('mod', _falling__mod4, (), TraceSpec('falling', 'Falling', 'fall_dice min 0', (), ()), 0, ()),
+    Step('derive', _falling__derive1, (lambda s: s.e['fall_dice'] > 0,), TraceSpec('falling', 'Falling', 'derive fall_damage', ('when fall_dice > 0',), (('fall_dice',),)), lambda s: Dice.pool(int(s.e['fall_dice']), 6), ()),
+    Step('derive', _falling__derive2, (lambda s: s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('when fall_distance <= 3',), (('fall_distance',),)), lambda s: round_value(Fraction(s.v['armor']) / 2, 'up'), (('fall_distance', 0), ('armor', 1))),
+    Step('derive', _falling__derive3, (lambda s: not s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('unless fall_distance <= 3',), (('fall_distance',),)), lambda s: 0, (('fall_distance', 0),)),
+    Step('derive', _falling__derive4, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'derive stake_damage', ('when stake',), (('stake',),)), lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
+    Step('text', _falling__text1, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'note: Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.', ('when stake',), (('stake',),)), None, (('stake', 0),)),
+    Step('text', _falling__text2, (), TraceSpec('falling', 'Falling', "note: With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.", (), ()), None, ()),
+    Step('text', _falling__text3, (), TraceSpec('falling', 'Falling', 'note: The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.', (), ()), None, ()),
+    Step('text', _falling__text4, (), TraceSpec('falling', 'Falling', 'erratum: Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).', (), ()), None, ()),
+    Step('text', _falling__text5, (), TraceSpec('falling', 'Falling', 'erratum: Read as +1D6 for SIZ 21-40, +2D6 for SIZ 41-60, and so on.', (), ()), None, ()),
+    Step('text', _falling__text6, (), TraceSpec('falling', 'Falling', 'erratum: Read as: for falls of up to three meters armor counts half (rounded up); beyond, none.', (), ()), None, ()),
+)
+"""Falling (Falling).
 
-    - fall_dice * 2 round down (when thrown_down)
-    - fall_dice -1 (when SIZ <= 5)
-    - fall_dice +(SIZ - 1) / 20 round down (when SIZ > 20)
-    - fall_dice min 0
-    - derive fall_damage = fall_dice d6 (when fall_dice > 0)
-    - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
-    - derive fall_armor = 0 (unless fall_distance <= 3)
-    - derive stake_damage = d10 + 1 (when stake)
-    """
-    v = run.values
-    run.modify(_falling__mod1, both(outer, v['thrown_down']))
-    run.modify(_falling__mod2, both(outer, v['SIZ'] <= 5))
-    run.modify(
-        _falling__mod3,
-        both(outer, v['SIZ'] > 20),
-        round_value(Fraction(v['SIZ'] - 1) / 20, 'down'),
-    )
-    run.modify(_falling__mod4, outer)
-    run.derive(
-        _falling__derive1,
-        both(outer, lambda: run.stat('fall_dice') > 0),
-        lambda: Dice.pool(int(run.stat('fall_dice')), 6),
-    )
-    run.derive(
-        _falling__derive2,
-        both(outer, v['fall_distance'] <= 3),
-        lambda: round_value(Fraction(v['armor']) / 2, 'up'),
-    )
-    run.derive(_falling__derive3, both(outer, not v['fall_distance'] <= 3), lambda: 0)
-    run.derive(_falling__derive4, both(outer, v['stake']), lambda: Dice(((1, 10),)).plus(1))
-    run.text(_falling__text1, both(outer, v['stake']))
-    run.text(_falling__text2, outer)
-    run.text(_falling__text3, outer)
-    run.text(_falling__text4, outer)
-    run.text(_falling__text5, outer)
-    run.text(_falling__text6, outer)
-    yield from ()
+- fall_dice * 2 round down (when thrown_down)
+- fall_dice -1 (when SIZ <= 5)
+- fall_dice +(SIZ - 1) / 20 round down (when SIZ > 20)
+- fall_dice min 0
+- derive fall_damage = fall_dice d6 (when fall_dice > 0)
+- derive fall_armor = armor / 2 round up (when fall_distance <= 3)
+- derive fall_armor = 0 (unless fall_distance <= 3)
+- derive stake_damage = d10 + 1 (when stake)
+"""
 
 # rule fighting_while_down
 
@@ -2793,7 +2948,6 @@ _fighting_while_down__mod1: Final = ModSpec(
     source='Fighting While Down',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -2834,7 +2988,6 @@ _fighting_while_down__mod2: Final = ModSpec(
     source='Fighting While Down',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -2861,24 +3014,24 @@ _fighting_while_down__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_fighting_while_down(run: Run, outer: Holds = True) -> Parts:
-    """Fighting While Down (Fighting While Down).
+_rule_fighting_while_down: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('fighting_while_down', 'Fighting While Down', 'as attack', (), ())),
+    Step('mod', _fighting_while_down__mod1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is difficult', ('when actor_prone',), (('actor_prone',),)), 'difficult', (('actor_prone', 0),)),
+    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot: add a damage modifier while down', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
+    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot: attack with a two-handed weapon while down', ('when actor_prone', 'when two_handed'), (('actor_prone',), ('two_handed',))), None, (('actor_prone', 0), ('two_handed', 1))),
+    Step('text', _fighting_while_down__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['action'] == 'dodge'), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.', ('when actor_prone', 'when action == dodge'), (('actor_prone',), ('action',))), None, (('actor_prone', 0), ('action', 1))),
+    Step('mod', _fighting_while_down__mod2, (lambda s: s.v['target_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is easy', ('when target_prone',), (('target_prone',),)), 'easy', (('target_prone', 0),)),
+    Step('text', _fighting_while_down__text4, (), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.', (), ()), None, ()),
+    Step('text', _fighting_while_down__text5, (), TraceSpec('fighting_while_down', 'Fighting While Down', 'erratum: Prone says such attacks are Difficult and that negative damage modifiers still apply; this rule encodes its own section, the rule prone the other.', (), ()), None, ()),
+)
+"""Fighting While Down (Fighting While Down).
 
-    - as attack
-    - skill is difficult (when actor_prone)
-    - cannot: add a damage modifier while down (when actor_prone)
-    - cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
-    - skill is easy (when target_prone)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_fighting_while_down__mod1, both(outer, v['actor_prone']))
-    run.text(_fighting_while_down__text1, both(outer, v['actor_prone']))
-    run.text(_fighting_while_down__text2, both(outer, v['actor_prone'] and v['two_handed']))
-    run.text(_fighting_while_down__text3, both(outer, v['actor_prone'] and v['action'] == 'dodge'))
-    run.modify(_fighting_while_down__mod2, both(outer, v['target_prone']))
-    run.text(_fighting_while_down__text4, outer)
-    run.text(_fighting_while_down__text5, outer)
+- as attack
+- skill is difficult (when actor_prone)
+- cannot: add a damage modifier while down (when actor_prone)
+- cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
+- skill is easy (when target_prone)
+"""
 
 # rule fire_and_heat
 
@@ -2907,7 +3060,7 @@ _fire_and_heat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Clothing and/or hair burn: 1D6 damage per combat round until extinguished.'},
+    outcomes=MappingProxyType({'failure': 'Clothing and/or hair burn: 1D6 damage per combat round until extinguished.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2925,7 +3078,7 @@ _fire_and_heat__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Hair and clothing catch fire: 1D6 damage per combat round until extinguished.'},
+    outcomes=MappingProxyType({'failure': 'Hair and clothing catch fire: 1D6 damage per combat round until extinguished.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2959,7 +3112,7 @@ _fire_and_heat__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Lose 1D4 characteristic points; the gamemaster rolls and chooses them, at least 1 from CHA.'},
+    outcomes=MappingProxyType({'failure': 'Lose 1D4 characteristic points; the gamemaster rolls and chooses them, at least 1 from CHA.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2977,7 +3130,7 @@ _fire_and_heat__roll4: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The fire keeps burning.', 'fumble': 'The character putting out the fire sets themselves aflame.'},
+    outcomes=MappingProxyType({'failure': 'The fire keeps burning.', 'fumble': 'The character putting out the fire sets themselves aflame.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -3030,60 +3183,31 @@ _fire_and_heat__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_fire_and_heat(run: Run, outer: Holds = True) -> Parts:
-    """Fire and Heat (Fire and Heat).
+_rule_fire_and_heat: Final[tuple[Step, ...]] = (
+    Step('derive', _fire_and_heat__derive1, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive fire_damage', (), ()), lambda s: s.lookup('fire_sources', (s.v['fire'],), 'damage'), (('fire', 0),)),
+    Step('derive', _fire_and_heat__derive2, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive fire_locations', (), ()), lambda s: s.lookup('fire_sources', (s.v['fire'],), 'locations'), (('fire', 0),)),
+    Step('roll', _fire_and_heat__roll1, (lambda s: s.v['fire'] in ('torch', 'campfire') and s.v['clothed_unarmored'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll catch_fire', ('when fire in {torch, campfire} and clothed_unarmored',), (('fire', 'clothed_unarmored'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('fire', 0), ('clothed_unarmored', 0))),
+    Step('roll', _fire_and_heat__roll2, (lambda s: s.v['fire'] == 'bonfire',), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll catch_fire_bonfire', ('when fire == bonfire',), (('fire',),)), (lambda s: (s.v['POW'], 0, None, 0), ()), (('fire', 0), ('POW', 1))),
+    Step('derive', _fire_and_heat__derive3, (lambda s: s.v['fire'] == 'intense',), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive aflame_damage', ('when fire == intense',), (('fire',),)), lambda s: Dice(((1, 6),)), (('fire', 0),)),
+    Step('text', _fire_and_heat__text1, (lambda s: s.v['fire'] == 'burning_building',), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (spot_rules_a_to_e).', ('when fire == burning_building',), (('fire',),)), None, (('fire', 0),)),
+    Step('roll', _fire_and_heat__roll3, (lambda s: s.v['burn_damage'] > round_value(Fraction(s.v['hit_points']) / 4, 'up'),), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll burn_luck', ('when burn_damage > hit_points / 4 round up',), (('burn_damage', 'hit_points'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('burn_damage', 0), ('hit_points', 0))),
+    Step('roll', _fire_and_heat__roll4, (lambda s: s.v['extinguishing'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll extinguish', ('when extinguishing',), (('extinguishing',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('extinguishing', 0),)),
+    Step('text', _fire_and_heat__text2, (lambda s: s.v['extinguishing'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: It takes one combat round to put out a small fire, longer for larger ones.', ('when extinguishing',), (('extinguishing',),)), None, (('extinguishing', 0),)),
+    Step('text', _fire_and_heat__text3, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Fire damages a character it touched at the end of the combat round, on DEX rank 1.', (), ()), None, ()),
+    Step('text', _fire_and_heat__text4, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.', (), ()), None, ()),
+    Step('text', _fire_and_heat__text5, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Every round fully exposed to open flame reduces non-metal armor by at least 1 point; metal weapons and armor may become too hot to use; heat may set off ammunition (Luck rolls for those nearby).', (), ()), None, ()),
+    Step('text', _fire_and_heat__text6, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: To burn or melt an object the gamemaster sets the fire damage per round it takes: a book 1 point, a steel sword 50 points or more.', (), ()), None, ()),
+)
+"""Fire and Heat (Fire and Heat).
 
-    - derive fire_damage = fire_sources[fire].damage
-    - derive fire_locations = fire_sources[fire].locations
-    - roll catch_fire: d100 <= luck (when fire in {torch, campfire} and clothed_unarmored)
-    - roll catch_fire_bonfire: d100 <= POW (when fire == bonfire)
-    - derive aflame_damage = d6 (when fire == intense)
-    - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
-    - roll extinguish: d100 <= luck (when extinguishing)
-    """
-    v = run.values
-    run.derive(
-        _fire_and_heat__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'damage'),
-    )
-    run.derive(
-        _fire_and_heat__derive2,
-        outer,
-        lambda: lookup(run.book, run, 'fire_sources', (v['fire'],), 'locations'),
-    )
-    run.roll(
-        _fire_and_heat__roll1,
-        both(outer, v['fire'] in ('torch', 'campfire') and v['clothed_unarmored']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.roll(
-        _fire_and_heat__roll2,
-        both(outer, v['fire'] == 'bonfire'),
-        lambda: (v['POW'], 0, None, 0),
-    )
-    run.derive(
-        _fire_and_heat__derive3,
-        both(outer, v['fire'] == 'intense'),
-        lambda: Dice(((1, 6),)),
-    )
-    run.text(_fire_and_heat__text1, both(outer, v['fire'] == 'burning_building'))
-    run.roll(
-        _fire_and_heat__roll3,
-        both(outer, v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up')),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.roll(
-        _fire_and_heat__roll4,
-        both(outer, v['extinguishing']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.text(_fire_and_heat__text2, both(outer, v['extinguishing']))
-    run.text(_fire_and_heat__text3, outer)
-    run.text(_fire_and_heat__text4, outer)
-    run.text(_fire_and_heat__text5, outer)
-    run.text(_fire_and_heat__text6, outer)
-    yield from ()
+- derive fire_damage = fire_sources[fire].damage
+- derive fire_locations = fire_sources[fire].locations
+- roll catch_fire: d100 <= luck (when fire in {torch, campfire} and clothed_unarmored)
+- roll catch_fire_bonfire: d100 <= POW (when fire == bonfire)
+- derive aflame_damage = d6 (when fire == intense)
+- roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
+- roll extinguish: d100 <= luck (when extinguishing)
+"""
 
 # rule firing_into_combat
 
@@ -3093,7 +3217,6 @@ _firing_into_combat__mod1: Final = ModSpec(
     source='Firing Into Combat',
     target='skill',
     op='add',
-    value=-20,
     text='skill -20%',
     group=None,
     stacking='cumulative',
@@ -3123,7 +3246,6 @@ _firing_into_combat__mod2: Final = ModSpec(
     source='Firing Into Combat',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3137,7 +3259,6 @@ _firing_into_combat__mod3: Final = ModSpec(
     source='Firing Into Combat',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -3151,7 +3272,6 @@ _firing_into_combat__mod4: Final = ModSpec(
     source='Firing Into Combat',
     target='skill',
     op='add',
-    value=None,
     text='skill +5% per extra_bodies',
     group=None,
     stacking='cumulative',
@@ -3174,7 +3294,6 @@ _firing_into_combat__mod5: Final = ModSpec(
     source='Firing Into Combat',
     target='skill',
     op='min',
-    value=0,
     text='skill min 0',
     group=None,
     stacking='cumulative',
@@ -3192,36 +3311,28 @@ _firing_into_combat__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_firing_into_combat(run: Run, outer: Holds = True) -> Parts:
-    """Firing Into Combat (Firing Into Combat).
+_rule_firing_into_combat: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'as attack', (), ())),
+    Step('mod', _firing_into_combat__mod1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill -20%', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), -20, (('into_combat', 0), ('extra_bodies', 0))),
+    Step('derive', _firing_into_combat__derive1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'derive stray_band', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), lambda s: min(20, s.v['skill']), (('into_combat', 0), ('extra_bodies', 0))),
+    Step('text', _firing_into_combat__text1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'note: A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), None, (('into_combat', 0), ('extra_bodies', 0))),
+    Step('mod', _firing_into_combat__mod2, (lambda s: s.v['engaged'],), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill is difficult', ('when engaged',), (('engaged',),)), 'difficult', (('engaged', 0),)),
+    Step('mod', _firing_into_combat__mod3, (lambda s: s.v['both_close'],), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill is easy', ('when both_close',), (('both_close',),)), 'easy', (('both_close', 0),)),
+    Step('mod', _firing_into_combat__mod4, (lambda s: s.v['extra_bodies'] > 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill +5% per extra_bodies', ('when extra_bodies > 0',), (('extra_bodies',),)), lambda s: 5 * s.v['extra_bodies'], (('extra_bodies', 0),)),
+    Step('text', _firing_into_combat__text2, (lambda s: s.v['extra_bodies'] > 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'note: The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.', ('when extra_bodies > 0',), (('extra_bodies',),)), None, (('extra_bodies', 0),)),
+    Step('mod', _firing_into_combat__mod5, (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill min 0', (), ()), 0, ()),
+    Step('text', _firing_into_combat__text3, (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'erratum: The source does not say whether the -20% also applies; firing at a mass without care whom is hit is encoded without it.', (), ()), None, ()),
+)
+"""Firing Into Combat (Firing Into Combat).
 
-    - as attack
-    - skill -20% (when into_combat and extra_bodies == 0)
-    - derive stray_band = min(20, base skill) (when into_combat and extra_bodies == 0)
-    - skill is difficult (when engaged)
-    - skill is easy (when both_close)
-    - skill +5% per extra_bodies (when extra_bodies > 0)
-    - skill min 0
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_firing_into_combat__mod1, both(outer, v['into_combat'] and v['extra_bodies'] == 0))
-    run.derive(
-        _firing_into_combat__derive1,
-        both(outer, v['into_combat'] and v['extra_bodies'] == 0),
-        lambda: min(20, v['skill']),
-    )
-    run.text(_firing_into_combat__text1, both(outer, v['into_combat'] and v['extra_bodies'] == 0))
-    run.modify(_firing_into_combat__mod2, both(outer, v['engaged']))
-    run.modify(_firing_into_combat__mod3, both(outer, v['both_close']))
-    run.modify(
-        _firing_into_combat__mod4,
-        both(outer, v['extra_bodies'] > 0),
-        5 * v['extra_bodies'],
-    )
-    run.text(_firing_into_combat__text2, both(outer, v['extra_bodies'] > 0))
-    run.modify(_firing_into_combat__mod5, outer)
-    run.text(_firing_into_combat__text3, outer)
+- as attack
+- skill -20% (when into_combat and extra_bodies == 0)
+- derive stray_band = min(20, base skill) (when into_combat and extra_bodies == 0)
+- skill is difficult (when engaged)
+- skill is easy (when both_close)
+- skill +5% per extra_bodies (when extra_bodies > 0)
+- skill min 0
+"""
 
 # rule fortified_positions
 
@@ -3231,7 +3342,6 @@ _fortified_positions__mod1: Final = ModSpec(
     source='Fortified Positions',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3254,7 +3364,6 @@ _fortified_positions__mod2: Final = ModSpec(
     source='Fortified Positions',
     target='skill',
     op='grade',
-    value='impossible',
     text='skill is impossible',
     group=None,
     stacking='cumulative',
@@ -3281,27 +3390,21 @@ _fortified_positions__text3: Final = TextSpec(
     condition='when fortified == crouched_behind',
 )
 
-def _rule_fortified_positions(run: Run, outer: Holds = True) -> Parts:
-    """Fortified Positions (Fortified Positions).
+_rule_fortified_positions: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('fortified_positions', 'Fortified Positions', 'as attack', (), ())),
+    Step('mod', _fortified_positions__mod1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is difficult', ('when fortified == behind_fortification',), (('fortified',),)), 'difficult', (('fortified', 0),)),
+    Step('text', _fortified_positions__text1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Aiming can overcome this (see Aimed Attacks, spot_rules_a_to_e).', ('when fortified == behind_fortification',), (('fortified',),)), None, (('fortified', 0),)),
+    Step('mod', _fortified_positions__mod2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is impossible', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), 'impossible', (('fortified', 0), ('attack_kind', 1))),
+    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'cannot: hit a defender crouched entirely behind a fortification with small missile fire', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), None, (('fortified', 0), ('attack_kind', 1))),
+    Step('text', _fortified_positions__text3, (lambda s: s.v['fortified'] == 'crouched_behind',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.', ('when fortified == crouched_behind',), (('fortified',),)), None, (('fortified', 0),)),
+)
+"""Fortified Positions (Fortified Positions).
 
-    - as attack
-    - skill is difficult (when fortified == behind_fortification)
-    - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
-    - cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_fortified_positions__mod1, both(outer, v['fortified'] == 'behind_fortification'))
-    run.text(_fortified_positions__text1, both(outer, v['fortified'] == 'behind_fortification'))
-    run.modify(
-        _fortified_positions__mod2,
-        both(outer, v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile'),
-    )
-    run.text(
-        _fortified_positions__text2,
-        both(outer, v['fortified'] == 'crouched_behind' and v['attack_kind'] == 'missile'),
-    )
-    run.text(_fortified_positions__text3, both(outer, v['fortified'] == 'crouched_behind'))
+- as attack
+- skill is difficult (when fortified == behind_fortification)
+- skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
+- cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
+"""
 
 # trait improvised_wear
 
@@ -3322,19 +3425,14 @@ _improvised_wear__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_wear(run: Run, outer: Holds = True) -> Parts:
-    """Wear of improvised weapons (Improvised Parrying Weapons).
+_rule_improvised_wear: Final[tuple[Step, ...]] = (
+    Step('derive', _improvised_wear__derive1, (), TraceSpec('improvised_wear', 'Improvised Parrying Weapons', 'derive weapon_wear', (), ()), lambda s: max(1, s.v['parried_damage'] - s.v['weapon_hp']), (('parried_damage', 0), ('weapon_hp', 0))),
+    Step('text', _improvised_wear__text1, (), TraceSpec('improvised_wear', 'Improvised Parrying Weapons', "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.", (), ()), None, ()),
+)
+"""Wear of improvised weapons (Improvised Parrying Weapons).
 
-    - derive weapon_wear = max(1, parried_damage - weapon_hp)
-    """
-    v = run.values
-    run.derive(
-        _improvised_wear__derive1,
-        outer,
-        lambda: max(1, v['parried_damage'] - v['weapon_hp']),
-    )
-    run.text(_improvised_wear__text1, outer)
-    yield from ()
+- derive weapon_wear = max(1, parried_damage - weapon_hp)
+"""
 
 # rule improvised_weapons
 
@@ -3348,13 +3446,14 @@ _improvised_weapons__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Improvised Weapons (Improvised Weapons).
+_rule_improvised_weapons: Final[tuple[Step, ...]] = (
+    Step('part', 'improvised_wear', (), TraceSpec('improvised_weapons', 'Improvised Weapons', 'as improvised_wear', (), ())),
+    Step('text', _improvised_weapons__text1, (), TraceSpec('improvised_weapons', 'Improvised Weapons', 'note: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.', (), ()), None, ()),
+)
+"""Improvised Weapons (Improvised Weapons).
 
-    - as improvised_wear
-    """
-    yield _rule_improvised_wear, outer, ''
-    run.text(_improvised_weapons__text1, outer)
+- as improvised_wear
+"""
 
 # rule improvised_parrying_weapons
 
@@ -3411,25 +3510,21 @@ _improvised_parrying_weapons__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_improvised_parrying_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Improvised Parrying Weapons (Improvised Parrying Weapons).
+_rule_improvised_parrying_weapons: Final[tuple[Step, ...]] = (
+    Step('part', 'improvised_wear', (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'as improvised_wear', (), ())),
+    Step('derive', _improvised_parrying_weapons__derive1, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'derive parry_base', (), ()), lambda s: max(round_value(Fraction(s.v['weapon_base']) / 2, 'up'), 20), (('weapon_base', 0),)),
+    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'cannot: parry with a weapon of SIZ/ENC 0', ('when weapon_enc == 0',), (('weapon_enc',),)), None, (('weapon_enc', 0),)),
+    Step('text', _improvised_parrying_weapons__text2, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Slings, throwing darts and handguns are too small to parry with.', (), ()), None, ()),
+    Step('text', _improvised_parrying_weapons__text3, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.', (), ()), None, ()),
+    Step('text', _improvised_parrying_weapons__text4, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).', (), ()), None, ()),
+    Step('text', _improvised_parrying_weapons__text5, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', "erratum: The half is rounded up, as the chapter's other halves.", (), ()), None, ()),
+)
+"""Improvised Parrying Weapons (Improvised Parrying Weapons).
 
-    - as improvised_wear
-    - derive parry_base = max(weapon_base / 2 round up, 20)
-    - cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
-    """
-    v = run.values
-    yield _rule_improvised_wear, outer, ''
-    run.derive(
-        _improvised_parrying_weapons__derive1,
-        outer,
-        lambda: max(round_value(Fraction(v['weapon_base']) / 2, 'up'), 20),
-    )
-    run.text(_improvised_parrying_weapons__text1, both(outer, v['weapon_enc'] == 0))
-    run.text(_improvised_parrying_weapons__text2, outer)
-    run.text(_improvised_parrying_weapons__text3, outer)
-    run.text(_improvised_parrying_weapons__text4, outer)
-    run.text(_improvised_parrying_weapons__text5, outer)
+- as improvised_wear
+- derive parry_base = max(weapon_base / 2 round up, 20)
+- cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
+"""
 
 # rule knockback
 
@@ -3439,7 +3534,6 @@ _knockback__mod1: Final = ModSpec(
     source='Knockback',
     target='knock_siz',
     op='add',
-    value=None,
     text='knock_siz +mount_siz',
     group=None,
     stacking='cumulative',
@@ -3453,7 +3547,6 @@ _knockback__mod2: Final = ModSpec(
     source='Knockback',
     target='knock_siz',
     op='div',
-    value=2,
     text='knock_siz / 2 round up',
     group=None,
     stacking='cumulative',
@@ -3472,7 +3565,7 @@ _knockback__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3490,7 +3583,7 @@ _knockback__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'failure': 'Knocked back; an Agility roll to remain standing.'},
+    outcomes=MappingProxyType({'failure': 'Knocked back; an Agility roll to remain standing.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3524,7 +3617,7 @@ _knockback__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Falls Prone (see Falling if the distance is greater than from standing).'},
+    outcomes=MappingProxyType({'failure': 'Falls Prone (see Falling if the distance is greater than from standing).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3568,44 +3661,28 @@ _knockback__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockback(run: Run, outer: Holds = True) -> Parts:
-    """Knockback (Knockback).
+_rule_knockback: Final[tuple[Step, ...]] = (
+    Step('mod', _knockback__mod1, (lambda s: s.v['mount_siz'] > 0 and s.v['kept_seat'],), TraceSpec('knockback', 'Knockback', 'knock_siz +mount_siz', ('when mount_siz > 0 and kept_seat',), (('mount_siz', 'kept_seat'),)), lambda s: s.v['mount_siz'], (('mount_siz', 0), ('kept_seat', 0))),
+    Step('mod', _knockback__mod2, (lambda s: s.v['half_siz_threshold'],), TraceSpec('knockback', 'Knockback', 'knock_siz / 2 round up', ('when half_siz_threshold',), (('half_siz_threshold',),)), 2, (('half_siz_threshold', 0),)),
+    Step('roll', _knockback__roll1, (lambda s: s.v['mount_siz'] > 0,), TraceSpec('knockback', 'Knockback', 'roll keep_seat', ('when mount_siz > 0',), (('mount_siz',),)), (lambda s: (s.v['ride'], 0, None, 0), ()), (('mount_siz', 0), ('ride', 1))),
+    Step('roll', _knockback__roll2, (lambda s: not s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'roll resist_knockback', ('unless from_above',), (('from_above',),)), (lambda s: (s.e['knock_siz'], s.v['knockback_damage']), ()), (('from_above', 0), ('knockback_damage', 1))),
+    Step('derive', _knockback__derive1, (lambda s: not s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'derive knocked_meters', ('unless from_above',), (('from_above',),)), lambda s: round_value(Fraction(max(0, s.v['knockback_damage'] - s.e['knock_siz'])) / 5, 'down'), (('from_above', 0), ('knockback_damage', 1))),
+    Step('text', _knockback__text1, (lambda s: not s.v['from_above'], lambda s: s.v['mount_siz'] > 0 and not s.v['kept_seat']), TraceSpec('knockback', 'Knockback', 'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).', ('unless from_above', 'when mount_siz > 0 and not kept_seat'), (('from_above',), ('mount_siz', 'kept_seat'))), None, (('from_above', 0), ('mount_siz', 1), ('kept_seat', 1))),
+    Step('roll', _knockback__roll3, (), TraceSpec('knockback', 'Knockback', 'roll stay_standing', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('text', _knockback__text2, (lambda s: s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'note: Driven into the ground: not knocked back, but an Agility roll to remain standing.', ('when from_above',), (('from_above',),)), None, (('from_above', 0),)),
+    Step('text', _knockback__text3, (), TraceSpec('knockback', 'Knockback', 'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.', (), ()), None, ()),
+    Step('text', _knockback__text4, (), TraceSpec('knockback', 'Knockback', 'erratum: The sentence is cut short in the source; read as: the knockback special success works the same way.', (), ()), None, ()),
+    Step('text', _knockback__text5, (), TraceSpec('knockback', 'Knockback', 'erratum: Whole meters, rounded down: an excess of less than 5 knocks back no distance, though the Agility roll still applies.', (), ()), None, ()),
+)
+"""Knockback (Knockback).
 
-    - knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
-    - knock_siz / 2 round up (when half_siz_threshold)
-    - roll keep_seat: d100 <= ride (when mount_siz > 0)
-    - roll resist_knockback: resist knock_siz vs knockback_damage (unless from_above)
-    - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
-    - roll stay_standing: d100 <= agility
-    """
-    v = run.values
-    run.modify(
-        _knockback__mod1,
-        both(outer, v['mount_siz'] > 0 and v['kept_seat']),
-        v['mount_siz'],
-    )
-    run.modify(_knockback__mod2, both(outer, v['half_siz_threshold']))
-    run.roll(_knockback__roll1, both(outer, v['mount_siz'] > 0), lambda: (v['ride'], 0, None, 0))
-    run.roll(
-        _knockback__roll2,
-        both(outer, not v['from_above']),
-        lambda: (run.stat('knock_siz'), v['knockback_damage']),
-    )
-    run.derive(
-        _knockback__derive1,
-        both(outer, not v['from_above']),
-        lambda: round_value(Fraction(max(0, v['knockback_damage'] - run.stat('knock_siz'))) / 5, 'down'),
-    )
-    run.text(
-        _knockback__text1,
-        both(outer, not v['from_above'] and (v['mount_siz'] > 0 and not v['kept_seat'])),
-    )
-    run.roll(_knockback__roll3, outer, lambda: (run.stat('agility'), 0, None, 0))
-    run.text(_knockback__text2, both(outer, v['from_above']))
-    run.text(_knockback__text3, outer)
-    run.text(_knockback__text4, outer)
-    run.text(_knockback__text5, outer)
-    yield from ()
+- knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
+- knock_siz / 2 round up (when half_siz_threshold)
+- roll keep_seat: d100 <= ride (when mount_siz > 0)
+- roll resist_knockback: resist knock_siz vs knockback_damage (unless from_above)
+- derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
+- roll stay_standing: d100 <= agility
+"""
 
 # rule knockout_attacks
 
@@ -3615,7 +3692,6 @@ _knockout_attacks__mod1: Final = ModSpec(
     source='Knockout Attacks',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3667,26 +3743,22 @@ _knockout_attacks__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockout_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Knockout Attacks (Knockout Attacks).
+_rule_knockout_attacks: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'as attack', (), ())),
+    Step('mod', _knockout_attacks__mod1, (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'skill is difficult', (), ()), 'difficult', ()),
+    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), TraceSpec('knockout_attacks', 'Knockout Attacks', 'cannot: knock out a being without a clearly defined head', ('unless headed',), (('headed',),)), None, (('headed', 0),)),
+    Step('derive', _knockout_attacks__derive1, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'derive knocked_out', ('when wound == major',), (('wound',),)), lambda s: Dice(((1, 10),)).plus(10), (('wound', 0),)),
+    Step('text', _knockout_attacks__text2, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'note: The target takes 1 damage and is knocked out.', ('when wound == major',), (('wound',),)), None, (('wound', 0),)),
+    Step('text', _knockout_attacks__text3, (lambda s: s.v['wound'] != 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', "note: A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.", ('unless wound == major',), (('wound',),)), None, (('wound', 0),)),
+    Step('text', _knockout_attacks__text4, (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'note: Declared at the beginning of the round; armor defends normally. Special and critical effects (extra damage, bypassing armor) apply; other special effects do not.', (), ()), None, ()),
+)
+"""Knockout Attacks (Knockout Attacks).
 
-    - as attack
-    - skill is difficult
-    - cannot: knock out a being without a clearly defined head (unless headed)
-    - derive knocked_out = d10 + 10 (when wound == major)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_knockout_attacks__mod1, outer)
-    run.text(_knockout_attacks__text1, both(outer, not v['headed']))
-    run.derive(
-        _knockout_attacks__derive1,
-        both(outer, v['wound'] == 'major'),
-        lambda: Dice(((1, 10),)).plus(10),
-    )
-    run.text(_knockout_attacks__text2, both(outer, v['wound'] == 'major'))
-    run.text(_knockout_attacks__text3, both(outer, v['wound'] != 'major'))
-    run.text(_knockout_attacks__text4, outer)
+- as attack
+- skill is difficult
+- cannot: knock out a being without a clearly defined head (unless headed)
+- derive knocked_out = d10 + 10 (when wound == major)
+"""
 
 # rule light_sources
 
@@ -3708,7 +3780,7 @@ _light_sources__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3721,7 +3793,6 @@ _light_sources__mod1: Final = ModSpec(
     source='Light Sources',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3740,7 +3811,7 @@ _light_sources__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'It keeps burning and may be a danger in combat (see Fire and Heat).'},
+    outcomes=MappingProxyType({'success': 'It keeps burning and may be a danger in combat (see Fire and Heat).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3775,36 +3846,24 @@ _light_sources__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_light_sources(run: Run, outer: Holds = True) -> Parts:
-    """Light Sources (Light Sources).
+_rule_light_sources: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('light_sources', 'Light Sources', 'as attack', (), ())),
+    Step('derive', _light_sources__derive1, (), TraceSpec('light_sources', 'Light Sources', 'derive burn_time', (), ()), lambda s: s.lookup('light_burn_time', (s.v['light'],), 'value'), (('light', 0),)),
+    Step('roll', _light_sources__roll1, (lambda s: s.v['light_distance'] >= 100 and s.v['light'] in ('long_candle', 'short_candle'),), TraceSpec('light_sources', 'Light Sources', 'roll see_light', ('when light_distance >= 100 and light in {long_candle, short_candle}',), (('light_distance', 'light'),)), (lambda s: (s.v['spot'], 0, None, 0), ()), (('light_distance', 0), ('light', 0), ('spot', 1))),
+    Step('mod', _light_sources__mod1, (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'skill is difficult', ('when careful_light',), (('careful_light',),)), 'difficult', (('careful_light', 0),)),
+    Step('roll', _light_sources__roll2, (lambda s: s.v['light_dropped'],), TraceSpec('light_sources', 'Light Sources', 'roll keeps_burning', ('when light_dropped',), (('light_dropped',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('light_dropped', 0),)),
+    Step('text', _light_sources__text1, (), TraceSpec('light_sources', 'Light Sources', 'note: Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (spot_rules_a_to_e).', (), ()), None, ()),
+    Step('text', _light_sources__text2, (), TraceSpec('light_sources', 'Light Sources', 'note: A candle flickers and is easy to drop and blow out, less so in a lantern; a torch is hard to blow out.', (), ()), None, ()),
+    Step('text', _light_sources__text3, (), TraceSpec('light_sources', 'Light Sources', 'erratum: Read as: at 100 meters or more.', (), ()), None, ()),
+)
+"""Light Sources (Light Sources).
 
-    - as attack
-    - derive burn_time = light_burn_time[light]
-    - roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
-    - skill is difficult (when careful_light)
-    - roll keeps_burning: d100 <= luck (when light_dropped)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.derive(
-        _light_sources__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'light_burn_time', (v['light'],), 'value'),
-    )
-    run.roll(
-        _light_sources__roll1,
-        both(outer, v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle')),
-        lambda: (v['spot'], 0, None, 0),
-    )
-    run.modify(_light_sources__mod1, both(outer, v['careful_light']))
-    run.roll(
-        _light_sources__roll2,
-        both(outer, v['light_dropped']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.text(_light_sources__text1, outer)
-    run.text(_light_sources__text2, outer)
-    run.text(_light_sources__text3, outer)
+- as attack
+- derive burn_time = light_burn_time[light]
+- roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
+- skill is difficult (when careful_light)
+- roll keeps_burning: d100 <= luck (when light_dropped)
+"""
 
 # rule mass_combat
 
@@ -3819,7 +3878,7 @@ _mass_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'No damage.', 'failure': '1D6 damage (armor reduces it).', 'fumble': '2D6 damage (armor reduces it).'},
+    outcomes=MappingProxyType({'success': 'No damage.', 'failure': '1D6 damage (armor reduces it).', 'fumble': '2D6 damage (armor reduces it).'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -3837,7 +3896,7 @@ _mass_combat__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3854,25 +3913,16 @@ _mass_combat__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_mass_combat(run: Run, outer: Holds = True) -> Parts:
-    """Mass Combat (Mass Combat).
+_rule_mass_combat: Final[tuple[Step, ...]] = (
+    Step('roll', _mass_combat__roll1, (lambda s: s.v['immersed'],), TraceSpec('mass_combat', 'Mass Combat', 'roll mass_luck', ('when immersed',), (('immersed',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('immersed', 0),)),
+    Step('roll', _mass_combat__roll2, (lambda s: s.v['side_pot'] > 0 and s.v['enemy_pot'] > 0,), TraceSpec('mass_combat', 'Mass Combat', 'roll battle', ('when side_pot > 0 and enemy_pot > 0',), (('side_pot', 'enemy_pot'),)), (lambda s: (s.v['side_pot'], s.v['enemy_pot']), ()), (('side_pot', 0), ('enemy_pot', 0))),
+    Step('text', _mass_combat__text1, (), TraceSpec('mass_combat', 'Mass Combat', 'note: The gamemaster may resolve an uncertain battle by opposed Strategy rolls, by resistance rolls of a POT for each side, or by a duel of two representatives whose hit points reflect troop size; usually the outcome is decided and narrated, with smaller engagements for the player characters.', (), ()), None, ()),
+)
+"""Mass Combat (Mass Combat).
 
-    - roll mass_luck: d100 <= luck (when immersed)
-    - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
-    """
-    v = run.values
-    run.roll(
-        _mass_combat__roll1,
-        both(outer, v['immersed']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.roll(
-        _mass_combat__roll2,
-        both(outer, v['side_pot'] > 0 and v['enemy_pot'] > 0),
-        lambda: (v['side_pot'], v['enemy_pot']),
-    )
-    run.text(_mass_combat__text1, outer)
-    yield from ()
+- roll mass_luck: d100 <= luck (when immersed)
+- roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
+"""
 
 # rule missile_fire_while_moving
 
@@ -3882,7 +3932,6 @@ _missile_fire_while_moving__mod1: Final = ModSpec(
     source='Missile Fire While Moving',
     target='skill',
     op='max',
-    value=None,
     text='skill max ride',
     group=None,
     stacking='cumulative',
@@ -3896,7 +3945,6 @@ _missile_fire_while_moving__mod2: Final = ModSpec(
     source='Missile Fire While Moving',
     target='skill',
     op='max',
-    value=None,
     text='skill max agility',
     group=None,
     stacking='cumulative',
@@ -3910,7 +3958,6 @@ _missile_fire_while_moving__mod3: Final = ModSpec(
     source='Missile Fire While Moving',
     target='skill',
     op='max',
-    value=None,
     text='skill max jump',
     group=None,
     stacking='cumulative',
@@ -3924,7 +3971,6 @@ _missile_fire_while_moving__mod4: Final = ModSpec(
     source='Missile Fire While Moving',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -3938,7 +3984,6 @@ _missile_fire_while_moving__mod5: Final = ModSpec(
     source='Missile Fire While Moving',
     target='skill',
     op='grade',
-    value='one_fifth',
     text='skill is one_fifth',
     group=None,
     stacking='cumulative',
@@ -3974,39 +4019,26 @@ _missile_fire_while_moving__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_missile_fire_while_moving(run: Run, outer: Holds = True) -> Parts:
-    """Missile Fire While Moving (Missile Fire While Moving).
+_rule_missile_fire_while_moving: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'as attack', (), ())),
+    Step('mod', _missile_fire_while_moving__mod1, (lambda s: s.v['moving'] == 'mounted',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max ride', ('when moving == mounted',), (('moving',),)), lambda s: s.v['ride'], (('moving', 0), ('ride', 1))),
+    Step('mod', _missile_fire_while_moving__mod2, (lambda s: s.v['moving'] == 'running',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max agility', ('when moving == running',), (('moving',),)), lambda s: s.e['agility'], (('moving', 0),)),
+    Step('mod', _missile_fire_while_moving__mod3, (lambda s: s.v['moving'] == 'leaping',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max jump', ('when moving == leaping',), (('moving',),)), lambda s: s.v['jump'], (('moving', 0), ('jump', 1))),
+    Step('mod', _missile_fire_while_moving__mod4, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'sideways' and s.v['missile_kind'] != 'bow'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill is difficult', ('when moving != still', 'when fire_direction == sideways and missile_kind != bow'), (('moving',), ('fire_direction', 'missile_kind'))), 'difficult', (('moving', 0), ('fire_direction', 1), ('missile_kind', 1))),
+    Step('mod', _missile_fire_while_moving__mod5, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill is one_fifth', ('when moving != still', 'when fire_direction == behind'), (('moving',), ('fire_direction',))), 'one_fifth', (('moving', 0), ('fire_direction', 1))),
+    Step('text', _missile_fire_while_moving__text1, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'note: Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.', ('when moving != still', 'when fire_direction == behind'), (('moving',), ('fire_direction',))), None, (('moving', 0), ('fire_direction', 1))),
+    Step('text', _missile_fire_while_moving__text2, (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'note: A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).', (), ()), None, ()),
+    Step('text', _missile_fire_while_moving__text3, (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'erratum: The limit applies to the final chance, after Difficult or 1/5 (the grade applies first).', (), ()), None, ()),
+)
+"""Missile Fire While Moving (Missile Fire While Moving).
 
-    - as attack
-    - skill max ride (when moving == mounted)
-    - skill max agility (when moving == running)
-    - skill max jump (when moving == leaping)
-    - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
-    - skill is one_fifth (when moving != still; when fire_direction == behind)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_missile_fire_while_moving__mod1, both(outer, v['moving'] == 'mounted'), v['ride'])
-    run.modify(
-        _missile_fire_while_moving__mod2,
-        both(outer, v['moving'] == 'running'),
-        lambda: run.stat('agility'),
-    )
-    run.modify(_missile_fire_while_moving__mod3, both(outer, v['moving'] == 'leaping'), v['jump'])
-    run.modify(
-        _missile_fire_while_moving__mod4,
-        both(outer, v['moving'] != 'still' and (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow')),
-    )
-    run.modify(
-        _missile_fire_while_moving__mod5,
-        both(outer, v['moving'] != 'still' and v['fire_direction'] == 'behind'),
-    )
-    run.text(
-        _missile_fire_while_moving__text1,
-        both(outer, v['moving'] != 'still' and v['fire_direction'] == 'behind'),
-    )
-    run.text(_missile_fire_while_moving__text2, outer)
-    run.text(_missile_fire_while_moving__text3, outer)
+- as attack
+- skill max ride (when moving == mounted)
+- skill max agility (when moving == running)
+- skill max jump (when moving == leaping)
+- skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
+- skill is one_fifth (when moving != still; when fire_direction == behind)
+"""
 
 # rule superior_position
 
@@ -4016,7 +4048,6 @@ _superior_position__mod1: Final = ModSpec(
     source='Superior/Inferior Positions',
     target='skill',
     op='add',
-    value=10,
     text='skill +10%',
     group=None,
     stacking='cumulative',
@@ -4050,26 +4081,19 @@ _superior_position__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_superior_position(run: Run, outer: Holds = True) -> Parts:
-    """Superior/Inferior Positions (Superior/Inferior Positions).
+_rule_superior_position: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
+    Step('mod', _superior_position__mod1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'skill +10%', ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('superior', 'action'), ('opponent_long_weapon', 'long_weapon'))), 10, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('derive', _superior_position__derive1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'derive hit_location_bonus', ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('superior', 'action'), ('opponent_long_weapon', 'long_weapon'))), lambda s: 1, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('text', _superior_position__text1, (), TraceSpec('superior_position', 'Superior/Inferior Positions', "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.", (), ()), None, ()),
+    Step('text', _superior_position__text2, (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.', (), ()), None, ()),
+)
+"""Superior/Inferior Positions (Superior/Inferior Positions).
 
-    - as attack
-    - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-    - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(
-        _superior_position__mod1,
-        both(outer, v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
-    )
-    run.derive(
-        _superior_position__derive1,
-        both(outer, v['superior'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
-        lambda: 1,
-    )
-    run.text(_superior_position__text1, outer)
-    run.text(_superior_position__text2, outer)
+- as attack
+- skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
+- derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
+"""
 
 # trait attack[superior=target_on_foot]
 
@@ -4084,7 +4108,7 @@ _attack__part19__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -4092,10 +4116,10 @@ _attack__part19__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_attack__part19(run: Run, outer: Holds = True) -> Parts:
-    """attack as composed with superior=target_on_foot."""
-    run.roll(_attack__part19__roll1, outer, lambda: (run.stat('skill'), 0, None, 0))
-    yield from ()
+_rule_attack__part19: Final[tuple[Step, ...]] = (
+    Step('roll', _attack__part19__roll1, (), TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+)
+"""attack as composed with superior=target_on_foot."""
 
 # rule superior_position[superior=target_on_foot]
 
@@ -4105,7 +4129,6 @@ _superior_position__part20__mod1: Final = ModSpec(
     source='Superior/Inferior Positions',
     target='skill',
     op='add',
-    value=10,
     text='skill +10%',
     group=None,
     stacking='cumulative',
@@ -4139,21 +4162,14 @@ _superior_position__part20__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_superior_position__part20(run: Run, outer: Holds = True) -> Parts:
-    """superior_position as composed with superior=target_on_foot."""
-    v = run.values
-    yield _rule_attack__part19, outer, ''
-    run.modify(
-        _superior_position__part20__mod1,
-        both(outer, v['target_on_foot'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
-    )
-    run.derive(
-        _superior_position__part20__derive1,
-        both(outer, v['target_on_foot'] and v['action'] in ('attack', 'parry') and not (v['opponent_long_weapon'] and not v['long_weapon'])),
-        lambda: 1,
-    )
-    run.text(_superior_position__part20__text1, outer)
-    run.text(_superior_position__part20__text2, outer)
+_rule_superior_position__part20: Final[tuple[Step, ...]] = (
+    Step('part', 'attack[superior=target_on_foot]', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
+    Step('mod', _superior_position__part20__mod1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'skill +10%', ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon'))), 10, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('derive', _superior_position__part20__derive1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'derive hit_location_bonus', ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon'))), lambda s: 1, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('text', _superior_position__part20__text1, (), TraceSpec('superior_position', 'Superior/Inferior Positions', "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.", (), ()), None, ()),
+    Step('text', _superior_position__part20__text2, (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.', (), ()), None, ()),
+)
+"""superior_position as composed with superior=target_on_foot."""
 
 # rule mounted_combat
 
@@ -4163,7 +4179,6 @@ _mounted_combat__mod1: Final = ModSpec(
     source='Mounted Combat',
     target='skill',
     op='max',
-    value=None,
     text='skill max ride',
     group=None,
     stacking='cumulative',
@@ -4177,7 +4192,6 @@ _mounted_combat__mod2: Final = ModSpec(
     source='Mounted Combat',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4230,7 +4244,7 @@ _mounted_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4248,7 +4262,7 @@ _mounted_combat__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'failure': 'The mount Dodges or balks for the rest of the round.'},
+    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the rest of the round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4266,7 +4280,7 @@ _mounted_combat__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': '1D6 damage (to a random location; armor protects).', 'fumble': 'Caught in the saddle and dragged 1D3 rounds, damage each round, until a Difficult Agility roll frees the rider.'},
+    outcomes=MappingProxyType({'failure': '1D6 damage (to a random location; armor protects).', 'fumble': 'Caught in the saddle and dragged 1D3 rounds, damage each round, until a Difficult Agility roll frees the rider.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -4284,7 +4298,7 @@ _mounted_combat__roll4: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4319,52 +4333,36 @@ _mounted_combat__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_mounted_combat(run: Run, outer: Holds = True) -> Parts:
-    """Mounted Combat (Mounted Combat).
+_rule_mounted_combat: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('mounted_combat', 'Mounted Combat', 'as attack', (), ())),
+    Step('mod', _mounted_combat__mod1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'skill max ride', ('when mounted',), (('mounted',),)), lambda s: s.v['ride'], (('mounted', 0), ('ride', 1))),
+    Step('mod', _mounted_combat__mod2, (lambda s: s.v['mounted'], lambda s: s.v['action'] == 'dodge'), TraceSpec('mounted_combat', 'Mounted Combat', 'skill is difficult', ('when mounted', 'when action == dodge'), (('mounted',), ('action',))), 'difficult', (('mounted', 0), ('action', 1))),
+    Step('part', 'superior_position[superior=target_on_foot]', (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'as superior_position', ('when mounted',), (('mounted',),))),
+    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'cannot: use two-handed polearms or large shields while mounted', ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
+    Step('derive', _mounted_combat__derive1, (lambda s: s.v['mounted'], lambda s: s.v['target_on_foot']), TraceSpec('mounted_combat', 'Mounted Combat', 'derive mounted_hit_location', ('when mounted', 'when target_on_foot'), (('mounted',), ('target_on_foot',))), lambda s: Dice(((1, 10),)).plus(10), (('mounted', 0), ('target_on_foot', 1))),
+    Step('text', _mounted_combat__text2, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: The rider uses the mount's MOV with a successful Ride roll. A knockback or a major wound dismounts; retrieving a dropped weapon needs a dismount (free; remounting is a partial move).", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
+    Step('text', _mounted_combat__text3, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: A charge comes at the end of a full move, with the mount's damage modifier and usually a Ride roll. A weapon set against a charge adds the mount's damage modifier; the rider avoids it by aborting the action and a Ride roll.", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
+    Step('roll', _mounted_combat__roll1, (lambda s: s.v['spurring'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll spur_ride', ('when spurring',), (('spurring',),)), (lambda s: (s.v['ride'], 0, None, 0), ()), (('spurring', 0), ('ride', 1))),
+    Step('roll', _mounted_combat__roll2, (lambda s: s.v['spurring'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll spur_will', ('when spurring',), (('spurring',),)), (lambda s: (s.v['POW'], s.v['mount_POW']), ()), (('spurring', 0), ('POW', 1), ('mount_POW', 1))),
+    Step('roll', _mounted_combat__roll3, (lambda s: s.v['falling_from_mount'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll fall_luck', ('when falling_from_mount',), (('falling_from_mount',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('falling_from_mount', 0),)),
+    Step('roll', _mounted_combat__roll4, (lambda s: s.v['falling_from_mount'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll fall_stamina', ('when falling_from_mount',), (('falling_from_mount',),)), (lambda s: (s.v['stamina'], 0, None, 0), ()), (('falling_from_mount', 0), ('stamina', 1))),
+    Step('text', _mounted_combat__text4, (), TraceSpec('mounted_combat', 'Mounted Combat', 'note: If the mount is a motorcycle or similar vehicle, use Drive instead of Ride.', (), ()), None, ()),
+    Step('text', _mounted_combat__text5, (), TraceSpec('mounted_combat', 'Mounted Combat', 'erratum: The limit applies to the final chance, after the superior-position bonus and Difficult (as for Missile Fire While Moving): a rider never attacks above their Ride skill.', (), ()), None, ()),
+    Step('text', _mounted_combat__text6, (), TraceSpec('mounted_combat', 'Mounted Combat', "note: With hit locations some may be out of reach (reroll 'head' for a small weapon on foot); right or left locations may be out of reach, striking the mount instead.", (), ()), None, ()),
+)
+"""Mounted Combat (Mounted Combat).
 
-    - as attack
-    - skill max ride (when mounted)
-    - skill is difficult (when mounted; when action == dodge)
-    - as superior_position with superior=target_on_foot (when mounted)
-    - cannot: use two-handed polearms or large shields while mounted (when mounted)
-    - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
-    - roll spur_ride: d100 <= ride (when spurring)
-    - roll spur_will: resist POW vs mount_POW (when spurring)
-    - roll fall_luck: d100 <= luck (when falling_from_mount)
-    - roll fall_stamina: d100 <= stamina (when falling_from_mount)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_mounted_combat__mod1, both(outer, v['mounted']), v['ride'])
-    run.modify(_mounted_combat__mod2, both(outer, v['mounted'] and v['action'] == 'dodge'))
-    yield _rule_superior_position__part20, both(outer, v['mounted']), 'when mounted'
-    run.text(_mounted_combat__text1, both(outer, v['mounted']))
-    run.derive(
-        _mounted_combat__derive1,
-        both(outer, v['mounted'] and v['target_on_foot']),
-        lambda: Dice(((1, 10),)).plus(10),
-    )
-    run.text(_mounted_combat__text2, both(outer, v['mounted']))
-    run.text(_mounted_combat__text3, both(outer, v['mounted']))
-    run.roll(_mounted_combat__roll1, both(outer, v['spurring']), lambda: (v['ride'], 0, None, 0))
-    run.roll(
-        _mounted_combat__roll2,
-        both(outer, v['spurring']),
-        lambda: (v['POW'], v['mount_POW']),
-    )
-    run.roll(
-        _mounted_combat__roll3,
-        both(outer, v['falling_from_mount']),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.roll(
-        _mounted_combat__roll4,
-        both(outer, v['falling_from_mount']),
-        lambda: (run.base('stamina'), 0, None, 0),
-    )
-    run.text(_mounted_combat__text4, outer)
-    run.text(_mounted_combat__text5, outer)
-    run.text(_mounted_combat__text6, outer)
+- as attack
+- skill max ride (when mounted)
+- skill is difficult (when mounted; when action == dodge)
+- as superior_position with superior=target_on_foot (when mounted)
+- cannot: use two-handed polearms or large shields while mounted (when mounted)
+- derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
+- roll spur_ride: d100 <= ride (when spurring)
+- roll spur_will: resist POW vs mount_POW (when spurring)
+- roll fall_luck: d100 <= luck (when falling_from_mount)
+- roll fall_stamina: d100 <= stamina (when falling_from_mount)
+"""
 
 # rule natural_weapons
 
@@ -4374,7 +4372,6 @@ _natural_weapons__mod1: Final = ModSpec(
     source='Natural Weapons',
     target='natural_damage',
     op='set',
-    value=Dice(((1, 3),)),
     text='natural_damage = d3',
     group=None,
     stacking='cumulative',
@@ -4388,7 +4385,6 @@ _natural_weapons__mod2: Final = ModSpec(
     source='Natural Weapons',
     target='natural_damage',
     op='set',
-    value=Dice(((1, 6),)),
     text='natural_damage = d6',
     group=None,
     stacking='cumulative',
@@ -4431,26 +4427,22 @@ _natural_weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_natural_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Natural Weapons (Natural Weapons).
+_rule_natural_weapons: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('natural_weapons', 'Natural Weapons', 'as attack', (), ())),
+    Step('mod', _natural_weapons__mod1, (lambda s: s.v['natural_weapon'] in ('bite', 'horn'),), TraceSpec('natural_weapons', 'Natural Weapons', 'natural_damage = d3', ('when natural_weapon in {bite, horn}',), (('natural_weapon',),)), Dice(((1, 3),)), (('natural_weapon', 0),)),
+    Step('mod', _natural_weapons__mod2, (lambda s: s.v['natural_weapon'] not in ('bite', 'horn'),), TraceSpec('natural_weapons', 'Natural Weapons', 'natural_damage = d6', ('unless natural_weapon in {bite, horn}',), (('natural_weapon',),)), Dice(((1, 6),)), (('natural_weapon', 0),)),
+    Step('derive', _natural_weapons__derive1, (), TraceSpec('natural_weapons', 'Natural Weapons', 'derive natural_total', (), ()), lambda s: s.e['natural_damage'].plus(s.e['damage_bonus']), ()),
+    Step('text', _natural_weapons__text1, (), TraceSpec('natural_weapons', 'Natural Weapons', "note: A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.", (), ()), None, ()),
+    Step('text', _natural_weapons__text2, (), TraceSpec('natural_weapons', 'Natural Weapons', 'note: Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.', (), ()), None, ()),
+    Step('text', _natural_weapons__text3, (), TraceSpec('natural_weapons', 'Natural Weapons', "note: Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.", (), ()), None, ()),
+)
+"""Natural Weapons (Natural Weapons).
 
-    - as attack
-    - natural_damage = d3 (when natural_weapon in {bite, horn})
-    - natural_damage = d6 (unless natural_weapon in {bite, horn})
-    - derive natural_total = natural_damage + damage_bonus
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_natural_weapons__mod1, both(outer, v['natural_weapon'] in ('bite', 'horn')))
-    run.modify(_natural_weapons__mod2, both(outer, v['natural_weapon'] not in ('bite', 'horn')))
-    run.derive(
-        _natural_weapons__derive1,
-        outer,
-        lambda: run.stat('natural_damage').plus(run.stat('damage_bonus')),
-    )
-    run.text(_natural_weapons__text1, outer)
-    run.text(_natural_weapons__text2, outer)
-    run.text(_natural_weapons__text3, outer)
+- as attack
+- natural_damage = d3 (when natural_weapon in {bite, horn})
+- natural_damage = d6 (unless natural_weapon in {bite, horn})
+- derive natural_total = natural_damage + damage_bonus
+"""
 
 # rule poisons
 
@@ -4465,7 +4457,7 @@ _poisons__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'success': 'The poison does half its POT in damage (round up).', 'failure': 'The poison does its full POT in damage.'},
+    outcomes=MappingProxyType({'success': 'The poison does half its POT in damage (round up).', 'failure': 'The poison does its full POT in damage.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4512,26 +4504,21 @@ _poisons__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_poisons(run: Run, outer: Holds = True) -> Parts:
-    """Poisons (Poisons).
+_rule_poisons: Final[tuple[Step, ...]] = (
+    Step('roll', _poisons__roll1, (), TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ()), (lambda s: (s.v['CON'], s.e['POT']), ()), (('CON', 0),)),
+    Step('derive', _poisons__derive1, (), TraceSpec('poisons', 'Poisons', 'derive poison_damage', (), ()), lambda s: s.e['POT'], ()),
+    Step('derive', _poisons__derive2, (), TraceSpec('poisons', 'Poisons', 'derive poison_damage_resisted', (), ()), lambda s: round_value(Fraction(s.e['POT']) / 2, 'up'), ()),
+    Step('derive', _poisons__derive3, (), TraceSpec('poisons', 'Poisons', 'derive poison_onset', (), ()), lambda s: s.lookup('poison_delay', (s.v['poison_speed'],), 'value'), (('poison_speed', 0),)),
+    Step('text', _poisons__text1, (), TraceSpec('poisons', 'Poisons', 'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.', (), ()), None, ()),
+    Step('text', _poisons__text2, (), TraceSpec('poisons', 'Poisons', 'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.', (), ()), None, ()),
+)
+"""Poisons (Poisons).
 
-    - roll resist_poison: resist CON vs POT
-    - derive poison_damage = POT
-    - derive poison_damage_resisted = POT / 2 round up
-    - derive poison_onset = poison_delay[poison_speed]
-    """
-    v = run.values
-    run.roll(_poisons__roll1, outer, lambda: (v['CON'], run.stat('POT')))
-    run.derive(_poisons__derive1, outer, lambda: run.stat('POT'))
-    run.derive(_poisons__derive2, outer, lambda: round_value(Fraction(run.stat('POT')) / 2, 'up'))
-    run.derive(
-        _poisons__derive3,
-        outer,
-        lambda: lookup(run.book, run, 'poison_delay', (v['poison_speed'],), 'value'),
-    )
-    run.text(_poisons__text1, outer)
-    run.text(_poisons__text2, outer)
-    yield from ()
+- roll resist_poison: resist CON vs POT
+- derive poison_damage = POT
+- derive poison_damage_resisted = POT / 2 round up
+- derive poison_onset = poison_delay[poison_speed]
+"""
 
 # rule poison_antidotes
 
@@ -4541,7 +4528,6 @@ _poison_antidotes__mod1: Final = ModSpec(
     source='Poison Antidotes',
     target='POT',
     op='add',
-    value=None,
     text='POT -antidote_pot',
     group=None,
     stacking='cumulative',
@@ -4555,7 +4541,6 @@ _poison_antidotes__mod2: Final = ModSpec(
     source='Poison Antidotes',
     target='POT',
     op='min',
-    value=0,
     text='POT min 0',
     group=None,
     stacking='cumulative',
@@ -4582,19 +4567,19 @@ _poison_antidotes__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_poison_antidotes(run: Run, outer: Holds = True) -> Parts:
-    """Poison Antidotes (Poison Antidotes).
+_rule_poison_antidotes: Final[tuple[Step, ...]] = (
+    Step('mod', _poison_antidotes__mod1, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'POT -antidote_pot', (), ()), lambda s: -s.v['antidote_pot'], (('antidote_pot', 0),)),
+    Step('mod', _poison_antidotes__mod2, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'POT min 0', (), ()), 0, ()),
+    Step('part', 'poisons', (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'as poisons', (), ())),
+    Step('text', _poison_antidotes__text1, (), TraceSpec('poison_antidotes', 'Poison Antidotes', "note: An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.", (), ()), None, ()),
+    Step('text', _poison_antidotes__text2, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'erratum: The lowered POT is used for the resistance roll as well as for the damage.', (), ()), None, ()),
+)
+"""Poison Antidotes (Poison Antidotes).
 
-    - POT -antidote_pot
-    - POT min 0
-    - as poisons
-    """
-    v = run.values
-    run.modify(_poison_antidotes__mod1, outer, -v['antidote_pot'])
-    run.modify(_poison_antidotes__mod2, outer)
-    yield _rule_poisons, outer, ''
-    run.text(_poison_antidotes__text1, outer)
-    run.text(_poison_antidotes__text2, outer)
+- POT -antidote_pot
+- POT min 0
+- as poisons
+"""
 
 # rule prone
 
@@ -4604,7 +4589,6 @@ _prone__mod1: Final = ModSpec(
     source='Prone',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -4618,7 +4602,6 @@ _prone__mod2: Final = ModSpec(
     source='Prone',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -4632,7 +4615,6 @@ _prone__mod3: Final = ModSpec(
     source='Prone',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4646,7 +4628,6 @@ _prone__mod4: Final = ModSpec(
     source='Prone',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4678,7 +4659,6 @@ _prone__mod5: Final = ModSpec(
     source='Prone',
     target='skill',
     op='add',
-    value=10,
     text='skill +10%',
     group=None,
     stacking='cumulative',
@@ -4732,46 +4712,31 @@ _prone__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_prone(run: Run, outer: Holds = True) -> Parts:
-    """Prone (Prone).
+_rule_prone: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('prone', 'Prone', 'as attack', (), ())),
+    Step('mod', _prone__mod1, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand'), TraceSpec('prone', 'Prone', 'skill is easy', ('when target_prone', 'when attack_kind == hand_to_hand'), (('target_prone',), ('attack_kind',))), 'easy', (('target_prone', 0), ('attack_kind', 1))),
+    Step('mod', _prone__mod2, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] <= 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is easy', ('when target_prone', 'when attack_kind == missile and target_range <= 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'easy', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
+    Step('mod', _prone__mod3, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] > 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is difficult', ('when target_prone', 'when attack_kind == missile and target_range > 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'difficult', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
+    Step('mod', _prone__mod4, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand' or s.v['action'] in ('parry', 'dodge')), TraceSpec('prone', 'Prone', 'skill is difficult', ('when actor_prone', 'when attack_kind == hand_to_hand or action in {parry, dodge}'), (('actor_prone',), ('attack_kind', 'action'))), 'difficult', (('actor_prone', 0), ('attack_kind', 1), ('action', 1))),
+    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), TraceSpec('prone', 'Prone', 'cannot: add a positive damage modifier while prone', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
+    Step('text', _prone__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['missile_kind'] == 'bow'), TraceSpec('prone', 'Prone', 'note: Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when missile_kind == bow'), (('actor_prone',), ('attack_kind', 'action'), ('missile_kind',))), None, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('missile_kind', 2))),
+    Step('mod', _prone__mod5, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['voluntarily_prone'] and s.v['missile_kind'] in ('firearm', 'energy', 'crossbow')), TraceSpec('prone', 'Prone', 'skill +10%', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when voluntarily_prone and missile_kind in {firearm, energy, crossbow}'), (('actor_prone',), ('attack_kind', 'action'), ('voluntarily_prone', 'missile_kind'))), 10, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('voluntarily_prone', 2), ('missile_kind', 2))),
+    Step('text', _prone__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['getting_up']), TraceSpec('prone', 'Prone', 'note: Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.', ('when actor_prone', 'when getting_up'), (('actor_prone',), ('getting_up',))), None, (('actor_prone', 0), ('getting_up', 1))),
+    Step('text', _prone__text4, (), TraceSpec('prone', 'Prone', "note: A successful Difficult Dodge gets a prone character up on their DEX rank with an attack action; a Dodge and an Agility roll do the same, avoid the Easy attacks, but take the attack action's place. See the knockback special success.", (), ()), None, ()),
+    Step('text', _prone__text5, (), TraceSpec('prone', 'Prone', 'erratum: Medium range is read as up to double base range (Extended Range), long range as beyond it.', (), ()), None, ()),
+    Step('text', _prone__text6, (), TraceSpec('prone', 'Prone', "erratum: Already Difficult as a prone character's attack, so not a second step (which would make it 1/5); Fighting While Down forbids such attacks outright.", (), ()), None, ()),
+    Step('text', _prone__text7, (), TraceSpec('prone', 'Prone', 'erratum: Fighting While Down says a prone character gets no damage modifier; this rule keeps the negative ones, as its own section says.', (), ()), None, ()),
+)
+"""Prone (Prone).
 
-    - as attack
-    - skill is easy (when target_prone; when attack_kind == hand_to_hand)
-    - skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
-    - skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
-    - skill is difficult (when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge})
-    - cannot: add a positive damage modifier while prone (when actor_prone)
-    - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_prone__mod1, both(outer, v['target_prone'] and v['attack_kind'] == 'hand_to_hand'))
-    run.modify(
-        _prone__mod2,
-        both(outer, v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range'])),
-    )
-    run.modify(
-        _prone__mod3,
-        both(outer, v['target_prone'] and (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range'])),
-    )
-    run.modify(
-        _prone__mod4,
-        both(outer, v['actor_prone'] and (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge'))),
-    )
-    run.text(_prone__text1, both(outer, v['actor_prone']))
-    run.text(
-        _prone__text2,
-        both(outer, v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and v['missile_kind'] == 'bow'),
-    )
-    run.modify(
-        _prone__mod5,
-        both(outer, v['actor_prone'] and (v['attack_kind'] == 'missile' and v['action'] == 'attack') and (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow'))),
-    )
-    run.text(_prone__text3, both(outer, v['actor_prone'] and v['getting_up']))
-    run.text(_prone__text4, outer)
-    run.text(_prone__text5, outer)
-    run.text(_prone__text6, outer)
-    run.text(_prone__text7, outer)
+- as attack
+- skill is easy (when target_prone; when attack_kind == hand_to_hand)
+- skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
+- skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
+- skill is difficult (when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge})
+- cannot: add a positive damage modifier while prone (when actor_prone)
+- skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
+"""
 
 # rule pulling_blows
 
@@ -4781,7 +4746,6 @@ _pulling_blows__mod1: Final = ModSpec(
     source='Pulling Blows',
     target='damage',
     op='step',
-    value=None,
     text='damage -pull_steps steps',
     group=None,
     stacking='cumulative',
@@ -4795,7 +4759,6 @@ _pulling_blows__mod2: Final = ModSpec(
     source='Pulling Blows',
     target='damage',
     op='dice',
-    value=None,
     text='damage -pull_dice dice',
     group=None,
     stacking='cumulative',
@@ -4831,19 +4794,18 @@ _pulling_blows__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_pulling_blows(run: Run, outer: Holds = True) -> Parts:
-    """Pulling Blows (Pulling Blows).
+_rule_pulling_blows: Final[tuple[Step, ...]] = (
+    Step('mod', _pulling_blows__mod1, (), TraceSpec('pulling_blows', 'Pulling Blows', 'damage -pull_steps steps', (), ()), lambda s: -s.v['pull_steps'], (('pull_steps', 0),)),
+    Step('mod', _pulling_blows__mod2, (), TraceSpec('pulling_blows', 'Pulling Blows', 'damage -pull_dice dice', (), ()), lambda s: -s.v['pull_dice'], (('pull_dice', 0),)),
+    Step('text', _pulling_blows__text1, (), TraceSpec('pulling_blows', 'Pulling Blows', "note: Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.", (), ()), None, ()),
+    Step('text', _pulling_blows__text2, (), TraceSpec('pulling_blows', 'Pulling Blows', 'note: Every die of the weapon is reduced alike: the dice cannot be split and reduced differently.', (), ()), None, ()),
+    Step('text', _pulling_blows__text3, (), TraceSpec('pulling_blows', 'Pulling Blows', 'erratum: The source offers one or the other; nothing forbids both, so both may be given.', (), ()), None, ()),
+)
+"""Pulling Blows (Pulling Blows).
 
-    - damage -pull_steps steps
-    - damage -pull_dice dice
-    """
-    v = run.values
-    run.modify(_pulling_blows__mod1, outer, -v['pull_steps'])
-    run.modify(_pulling_blows__mod2, outer, -v['pull_dice'])
-    run.text(_pulling_blows__text1, outer)
-    run.text(_pulling_blows__text2, outer)
-    run.text(_pulling_blows__text3, outer)
-    yield from ()
+- damage -pull_steps steps
+- damage -pull_dice dice
+"""
 
 # rule quickdraws
 
@@ -4858,7 +4820,7 @@ _quickdraws__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The one who acts first attacks, and the attack cannot be Dodged or parried.'},
+    outcomes=MappingProxyType({'failure': 'The one who acts first attacks, and the attack cannot be Dodged or parried.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4876,7 +4838,7 @@ _quickdraws__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4889,7 +4851,6 @@ _quickdraws__mod1: Final = ModSpec(
     source='Quickdraws',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -4907,31 +4868,20 @@ _quickdraws__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_quickdraws(run: Run, outer: Holds = True) -> Parts:
-    """Quickdraws (Quickdraws).
+_rule_quickdraws: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('quickdraws', 'Quickdraws', 'as attack', (), ())),
+    Step('roll', _quickdraws__roll1, (lambda s: not s.v['after_exchange'],), TraceSpec('quickdraws', 'Quickdraws', 'roll notice_draw', ('unless after_exchange',), (('after_exchange',),)), (lambda s: (s.v['spot'] * 2, 0, None, 0), ()), (('after_exchange', 0), ('spot', 1))),
+    Step('roll', _quickdraws__roll2, (lambda s: not s.v['after_exchange'],), TraceSpec('quickdraws', 'Quickdraws', 'roll draw_first', ('unless after_exchange',), (('after_exchange',),)), (lambda s: (s.v['DEX'], s.v['opponent_DEX']), ()), (('after_exchange', 0), ('DEX', 1), ('opponent_DEX', 1))),
+    Step('mod', _quickdraws__mod1, (lambda s: s.v['after_exchange'] and s.v['action'] in ('parry', 'dodge'),), TraceSpec('quickdraws', 'Quickdraws', 'skill is difficult', ('when after_exchange and action in {parry, dodge}',), (('after_exchange', 'action'),)), 'difficult', (('after_exchange', 0), ('action', 0))),
+    Step('text', _quickdraws__text1, (), TraceSpec('quickdraws', 'Quickdraws', 'note: Each participant holds their action as the gamemaster counts DEX ranks down; larger numbers of characters can take part.', (), ()), None, ()),
+)
+"""Quickdraws (Quickdraws).
 
-    - as attack
-    - roll notice_draw: d100 <= spot * 2 (unless after_exchange)
-    - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
-    - skill is difficult (when after_exchange and action in {parry, dodge})
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.roll(
-        _quickdraws__roll1,
-        both(outer, not v['after_exchange']),
-        lambda: (v['spot'] * 2, 0, None, 0),
-    )
-    run.roll(
-        _quickdraws__roll2,
-        both(outer, not v['after_exchange']),
-        lambda: (v['DEX'], v['opponent_DEX']),
-    )
-    run.modify(
-        _quickdraws__mod1,
-        both(outer, v['after_exchange'] and v['action'] in ('parry', 'dodge')),
-    )
-    run.text(_quickdraws__text1, outer)
+- as attack
+- roll notice_draw: d100 <= spot * 2 (unless after_exchange)
+- roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
+- skill is difficult (when after_exchange and action in {parry, dodge})
+"""
 
 # rule radiation
 
@@ -4946,7 +4896,7 @@ _radiation__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'success': 'The effects are avoided for the period listed.'},
+    outcomes=MappingProxyType({'success': 'The effects are avoided for the period listed.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4985,7 +4935,7 @@ _radiation__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5014,7 +4964,6 @@ _radiation__mod1: Final = ModSpec(
     source='Radiation',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5033,7 +4982,7 @@ _radiation__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5067,7 +5016,7 @@ _radiation__roll4: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5102,69 +5051,37 @@ _radiation__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_radiation(run: Run, outer: Holds = True) -> Parts:
-    """Radiation (Radiation).
+_rule_radiation: Final[tuple[Step, ...]] = (
+    Step('roll', _radiation__roll1, (), TraceSpec('radiation', 'Radiation', 'roll resist_radiation', (), ()), (lambda s: (s.v['CON'], s.v['radiation_pot']), ()), (('CON', 0), ('radiation_pot', 0))),
+    Step('derive', _radiation__derive1, (), TraceSpec('radiation', 'Radiation', 'derive radiation_intensity', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'intensity'), (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive2, (), TraceSpec('radiation', 'Radiation', 'derive radiation_interval', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'interval'), (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive3, (), TraceSpec('radiation', 'Radiation', 'derive radiation_effect', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'effects'), (('radiation_pot', 0),)),
+    Step('roll', _radiation__roll2, (lambda s: s.v['radiation_pot'] >= 20 and s.v['radiation_pot'] < 25,), TraceSpec('radiation', 'Radiation', 'roll sterility', ('when radiation_pot >= 20 and radiation_pot < 25',), (('radiation_pot',),)), (lambda s: (s.v['CON'], 0, None, 0), ()), (('radiation_pot', 0), ('CON', 1))),
+    Step('text', _radiation__text1, (lambda s: s.v['radiation_pot'] >= 25,), TraceSpec('radiation', 'Radiation', 'note: Blindness and sterility are immediate (no CON x1 roll).', ('when radiation_pot >= 25',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive4, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30,), TraceSpec('radiation', 'Radiation', 'derive death_hours', ('when radiation_pot >= 25 and radiation_pot < 30',), (('radiation_pot',),)), lambda s: Fraction(s.v['CON']) / 2, (('radiation_pot', 0), ('CON', 1))),
+    Step('mod', _radiation__mod1, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'skill is difficult', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), 'difficult', (('radiation_pot', 0), ('physical_skill', 1))),
+    Step('roll', _radiation__roll3, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'roll acute_stamina', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), (lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0), ()), (('radiation_pot', 0), ('physical_skill', 1), ('stamina', 2))),
+    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'cannot: move or act (fatal radiation)', ('when radiation_pot >= 30',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive5, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'derive corpse_pot', ('when radiation_pot >= 30',), (('radiation_pot',),)), lambda s: round_value(Fraction(s.v['radiation_pot']) / 2, 'up'), (('radiation_pot', 0),)),
+    Step('roll', _radiation__roll4, (lambda s: s.v['mutations'],), TraceSpec('radiation', 'Radiation', 'roll mutation', ('when mutations',), (('mutations',),)), (lambda s: (s.v['POW'], 0, None, 0), ()), (('mutations', 0), ('POW', 1))),
+    Step('text', _radiation__text3, (), TraceSpec('radiation', 'Radiation', 'note: Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.', (), ()), None, ()),
+    Step('text', _radiation__text4, (), TraceSpec('radiation', 'Radiation', 'erratum: The table lists POT 5, 10, 15, 20, 25 and 30+; a POT between reads the row at or below it, and a POT under 5 reads as Low.', (), ()), None, ()),
+    Step('text', _radiation__text5, (), TraceSpec('radiation', 'Radiation', 'erratum: CON/2 is not rounded in the source; kept exact (hours and a half).', (), ()), None, ()),
+)
+"""Radiation (Radiation).
 
-    - roll resist_radiation: resist CON vs radiation_pot
-    - derive radiation_intensity = radiation_effects[radiation_pot].intensity
-    - derive radiation_interval = radiation_effects[radiation_pot].interval
-    - derive radiation_effect = radiation_effects[radiation_pot].effects
-    - roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
-    - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
-    - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-    - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-    - cannot: move or act (fatal radiation) (when radiation_pot >= 30)
-    - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
-    - roll mutation: d100 <= POW (when mutations)
-    """
-    v = run.values
-    run.roll(_radiation__roll1, outer, lambda: (v['CON'], v['radiation_pot']))
-    run.derive(
-        _radiation__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'intensity'),
-    )
-    run.derive(
-        _radiation__derive2,
-        outer,
-        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'interval'),
-    )
-    run.derive(
-        _radiation__derive3,
-        outer,
-        lambda: lookup(run.book, run, 'radiation_effects', (v['radiation_pot'],), 'effects'),
-    )
-    run.roll(
-        _radiation__roll2,
-        both(outer, v['radiation_pot'] >= 20 and v['radiation_pot'] < 25),
-        lambda: (v['CON'], 0, None, 0),
-    )
-    run.text(_radiation__text1, both(outer, v['radiation_pot'] >= 25))
-    run.derive(
-        _radiation__derive4,
-        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30),
-        lambda: Fraction(v['CON']) / 2,
-    )
-    run.modify(
-        _radiation__mod1,
-        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill']),
-    )
-    run.roll(
-        _radiation__roll3,
-        both(outer, v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 and v['physical_skill']),
-        lambda: (round_value(Fraction(run.base('stamina')) / 2, 'up'), 0, None, 0),
-    )
-    run.text(_radiation__text2, both(outer, v['radiation_pot'] >= 30))
-    run.derive(
-        _radiation__derive5,
-        both(outer, v['radiation_pot'] >= 30),
-        lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up'),
-    )
-    run.roll(_radiation__roll4, both(outer, v['mutations']), lambda: (v['POW'], 0, None, 0))
-    run.text(_radiation__text3, outer)
-    run.text(_radiation__text4, outer)
-    run.text(_radiation__text5, outer)
-    yield from ()
+- roll resist_radiation: resist CON vs radiation_pot
+- derive radiation_intensity = radiation_effects[radiation_pot].intensity
+- derive radiation_interval = radiation_effects[radiation_pot].interval
+- derive radiation_effect = radiation_effects[radiation_pot].effects
+- roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
+- derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
+- skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+- roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
+- cannot: move or act (fatal radiation) (when radiation_pot >= 30)
+- derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
+- roll mutation: d100 <= POW (when mutations)
+"""
 
 # rule shields_and_missile_fire
 
@@ -5179,7 +5096,7 @@ _shields_and_missile_fire__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5197,7 +5114,7 @@ _shields_and_missile_fire__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5223,26 +5140,17 @@ _shields_and_missile_fire__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_shields_and_missile_fire(run: Run, outer: Holds = True) -> Parts:
-    """Shields and Missile Fire (Shields and Missile Fire).
+_rule_shields_and_missile_fire: Final[tuple[Step, ...]] = (
+    Step('roll', _shields_and_missile_fire__roll1, (lambda s: s.v['fast_missile'],), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'roll block', ('when fast_missile',), (('fast_missile',),)), (lambda s: (s.lookup('shield_block', (s.v['shield'], 'in_combat'), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1))),
+    Step('roll', _shields_and_missile_fire__roll2, (lambda s: not s.v['fast_missile'],), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'roll block', ('unless fast_missile',), (('fast_missile',),)), (lambda s: (s.lookup('shield_block', (s.v['shield'], s.v['shield_use']), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1), ('shield_use', 1))),
+    Step('text', _shields_and_missile_fire__text1, (), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', "note: Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.", (), ()), None, ()),
+    Step('text', _shields_and_missile_fire__text2, (), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'erratum: The source gives no kneeling chance for a half or small shield; it keeps its 15%.', (), ()), None, ()),
+)
+"""Shields and Missile Fire (Shields and Missile Fire).
 
-    - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
-    - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
-    """
-    v = run.values
-    run.roll(
-        _shields_and_missile_fire__roll1,
-        both(outer, v['fast_missile']),
-        lambda: (lookup(run.book, run, 'shield_block', (v['shield'], 'in_combat'), 'in_combat'), 0, None, 0),
-    )
-    run.roll(
-        _shields_and_missile_fire__roll2,
-        both(outer, not v['fast_missile']),
-        lambda: (lookup(run.book, run, 'shield_block', (v['shield'], v['shield_use']), 'in_combat'), 0, None, 0),
-    )
-    run.text(_shields_and_missile_fire__text1, outer)
-    run.text(_shields_and_missile_fire__text2, outer)
-    yield from ()
+- roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
+- roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
+"""
 
 # rule shooting_up_or_down
 
@@ -5252,7 +5160,6 @@ _shooting_up_or_down__mod1: Final = ModSpec(
     source='Shooting Up or Down',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5266,7 +5173,6 @@ _shooting_up_or_down__mod2: Final = ModSpec(
     source='Shooting Up or Down',
     target='skill',
     op='add',
-    value=-10,
     text='skill -10%',
     group=None,
     stacking='cumulative',
@@ -5287,7 +5193,6 @@ _shooting_up_or_down__mod3: Final = ModSpec(
     source='Shooting Up or Down',
     target='skill',
     op='add',
-    value=10,
     text='skill +10%',
     group=None,
     stacking='cumulative',
@@ -5301,7 +5206,6 @@ _shooting_up_or_down__mod4: Final = ModSpec(
     source='Shooting Up or Down',
     target='skill',
     op='min',
-    value=0,
     text='skill min 0',
     group=None,
     stacking='cumulative',
@@ -5337,30 +5241,26 @@ _shooting_up_or_down__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_shooting_up_or_down(run: Run, outer: Holds = True) -> Parts:
-    """Shooting Up or Down (Shooting Up or Down).
+_rule_shooting_up_or_down: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'as attack', (), ())),
+    Step('mod', _shooting_up_or_down__mod1, (lambda s: s.v['shot_angle'] > 45,), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill is difficult', ('when shot_angle > 45',), (('shot_angle',),)), 'difficult', (('shot_angle', 0),)),
+    Step('mod', _shooting_up_or_down__mod2, (lambda s: s.v['shot_direction'] == 'upward',), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill -10%', ('when shot_direction == upward',), (('shot_direction',),)), -10, (('shot_direction', 0),)),
+    Step('derive', _shooting_up_or_down__derive1, (lambda s: s.v['shot_direction'] == 'upward', lambda s: s.v['shot_angle'] == 90), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'derive overhead_range', ('when shot_direction == upward', 'when shot_angle == 90'), (('shot_direction',), ('shot_angle',))), lambda s: Fraction(s.v['base_range']) / 2, (('shot_direction', 0), ('shot_angle', 1), ('base_range', 2))),
+    Step('mod', _shooting_up_or_down__mod3, (lambda s: s.v['shot_direction'] == 'downward',), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill +10%', ('when shot_direction == downward',), (('shot_direction',),)), 10, (('shot_direction', 0),)),
+    Step('mod', _shooting_up_or_down__mod4, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill min 0', (), ()), 0, ()),
+    Step('text', _shooting_up_or_down__text1, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', "note: Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.", (), ()), None, ()),
+    Step('text', _shooting_up_or_down__text2, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'erratum: Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).', (), ()), None, ()),
+    Step('text', _shooting_up_or_down__text3, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'erratum: Read as: at an angle of more than 45 degrees, up or down.', (), ()), None, ()),
+)
+"""Shooting Up or Down (Shooting Up or Down).
 
-    - as attack
-    - skill is difficult (when shot_angle > 45)
-    - skill -10% (when shot_direction == upward)
-    - derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
-    - skill +10% (when shot_direction == downward)
-    - skill min 0
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_shooting_up_or_down__mod1, both(outer, v['shot_angle'] > 45))
-    run.modify(_shooting_up_or_down__mod2, both(outer, v['shot_direction'] == 'upward'))
-    run.derive(
-        _shooting_up_or_down__derive1,
-        both(outer, v['shot_direction'] == 'upward' and v['shot_angle'] == 90),
-        lambda: Fraction(v['base_range']) / 2,
-    )
-    run.modify(_shooting_up_or_down__mod3, both(outer, v['shot_direction'] == 'downward'))
-    run.modify(_shooting_up_or_down__mod4, outer)
-    run.text(_shooting_up_or_down__text1, outer)
-    run.text(_shooting_up_or_down__text2, outer)
-    run.text(_shooting_up_or_down__text3, outer)
+- as attack
+- skill is difficult (when shot_angle > 45)
+- skill -10% (when shot_direction == upward)
+- derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
+- skill +10% (when shot_direction == downward)
+- skill min 0
+"""
 
 # rule slippery_surfaces
 
@@ -5370,7 +5270,6 @@ _slippery_surfaces__mod1: Final = ModSpec(
     source='Slippery or Unstable Surfaces',
     target='agility',
     op='grade',
-    value='difficult',
     text='agility is difficult',
     group=None,
     stacking='cumulative',
@@ -5389,7 +5288,7 @@ _slippery_surfaces__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'Falls prone, or is unsteady enough to do nothing but stay upright (see Fighting While Down).', 'fumble': '1D3 damage by the surface, or the Natural Weapon Fumbles Table.'},
+    outcomes=MappingProxyType({'failure': 'Falls prone, or is unsteady enough to do nothing but stay upright (see Fighting While Down).', 'fumble': '1D3 damage by the surface, or the Natural Weapon Fumbles Table.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -5397,16 +5296,15 @@ _slippery_surfaces__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_slippery_surfaces(run: Run, outer: Holds = True) -> Parts:
-    """Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
+_rule_slippery_surfaces: Final[tuple[Step, ...]] = (
+    Step('mod', _slippery_surfaces__mod1, (lambda s: s.v['slick'],), TraceSpec('slippery_surfaces', 'Slippery or Unstable Surfaces', 'agility is difficult', ('when slick',), (('slick',),)), 'difficult', (('slick', 0),)),
+    Step('roll', _slippery_surfaces__roll1, (), TraceSpec('slippery_surfaces', 'Slippery or Unstable Surfaces', 'roll keep_footing', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+)
+"""Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
 
-    - agility is difficult (when slick)
-    - roll keep_footing: d100 <= agility
-    """
-    v = run.values
-    run.modify(_slippery_surfaces__mod1, both(outer, v['slick']))
-    run.roll(_slippery_surfaces__roll1, outer, lambda: (run.stat('agility'), 0, None, 0))
-    yield from ()
+- agility is difficult (when slick)
+- roll keep_footing: d100 <= agility
+"""
 
 # rule stunning_or_subduing
 
@@ -5416,7 +5314,6 @@ _stunning_or_subduing__mod1: Final = ModSpec(
     source='Stunning or Subduing',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -5444,7 +5341,7 @@ _stunning_or_subduing__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5462,7 +5359,7 @@ _stunning_or_subduing__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5480,7 +5377,7 @@ _stunning_or_subduing__roll3: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5498,7 +5395,7 @@ _stunning_or_subduing__roll4: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'success': "Stunned for rounds equal to the damage rolled; the target suffers only the weapon's minimum damage.", 'failure': 'Not stunned.'},
+    outcomes=MappingProxyType({'success': "Stunned for rounds equal to the damage rolled; the target suffers only the weapon's minimum damage.", 'failure': 'Not stunned.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5549,57 +5446,31 @@ _stunning_or_subduing__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_stunning_or_subduing(run: Run, outer: Holds = True) -> Parts:
-    """Stunning or Subduing (Stunning or Subduing).
+_rule_stunning_or_subduing: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'as attack', (), ())),
+    Step('mod', _stunning_or_subduing__mod1, (lambda s: s.v['target_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'skill is easy', ('when target_stunned',), (('target_stunned',),)), 'easy', (('target_stunned', 0),)),
+    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'cannot: attack while stunned', ('when actor_stunned',), (('actor_stunned',),)), None, (('actor_stunned', 0),)),
+    Step('roll', _stunning_or_subduing__roll1, (lambda s: s.v['actor_stunned'], lambda s: s.v['action'] in ('parry', 'dodge')), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stunned_defense', ('when actor_stunned', 'when action in {parry, dodge}'), (('actor_stunned',), ('action',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('action', 1), ('INT', 2))),
+    Step('roll', _stunning_or_subduing__roll2, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_idea', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('INT', 1))),
+    Step('roll', _stunning_or_subduing__roll3, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_agility', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('actor_stunned', 0),)),
+    Step('roll', _stunning_or_subduing__roll4, (lambda s: s.v['stun_hit'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stun', ('when stun_hit',), (('stun_hit',),)), (lambda s: (s.v['stun_damage'], s.v['hit_points']), ()), (('stun_hit', 0), ('stun_damage', 1), ('hit_points', 1))),
+    Step('derive', _stunning_or_subduing__derive1, (lambda s: s.v['stun_hit'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'derive stunned_rounds', ('when stun_hit',), (('stun_hit',),)), lambda s: s.v['stun_damage'], (('stun_hit', 0), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text2, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 2 and s.v['hit_points'] - s.v['stun_damage'] >= 1), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: The damage would leave 1 or 2 hit points: the target is knocked out rather than stunned.', ('when stun_hit', 'when hit_points - stun_damage <= 2 and hit_points - stun_damage >= 1'), (('stun_hit',), ('hit_points', 'stun_damage'))), None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text3, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 0), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: The damage would leave 0 hit points: the target may die of concussion without medical attention.', ('when stun_hit', 'when hit_points - stun_damage <= 0'), (('stun_hit',), ('hit_points', 'stun_damage'))), None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text4, (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: Stun or subdue with the crushing special effect (Chapter 6), a Knockout Attack, a weapon designed to stun, or by Grapple or an entangling weapon.', (), ()), None, ()),
+    Step('text', _stunning_or_subduing__text5, (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: A critical stun result does maximum plus rolled damage; a special counts maximum. Armor protects unless the unarmored head is targeted; energy stun weapons ignore primitive, ancient and medieval armor; advanced armor is insulated.', (), ()), None, ()),
+)
+"""Stunning or Subduing (Stunning or Subduing).
 
-    - as attack
-    - skill is easy (when target_stunned)
-    - cannot: attack while stunned (when actor_stunned)
-    - roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
-    - roll stagger_idea: d100 <= INT * 5 (when actor_stunned)
-    - roll stagger_agility: d100 <= agility (when actor_stunned)
-    - roll stun: resist stun_damage vs hit_points (when stun_hit)
-    - derive stunned_rounds = stun_damage (when stun_hit)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_stunning_or_subduing__mod1, both(outer, v['target_stunned']))
-    run.text(_stunning_or_subduing__text1, both(outer, v['actor_stunned']))
-    run.roll(
-        _stunning_or_subduing__roll1,
-        both(outer, v['actor_stunned'] and v['action'] in ('parry', 'dodge')),
-        lambda: (v['INT'] * 5, 0, None, 0),
-    )
-    run.roll(
-        _stunning_or_subduing__roll2,
-        both(outer, v['actor_stunned']),
-        lambda: (v['INT'] * 5, 0, None, 0),
-    )
-    run.roll(
-        _stunning_or_subduing__roll3,
-        both(outer, v['actor_stunned']),
-        lambda: (run.stat('agility'), 0, None, 0),
-    )
-    run.roll(
-        _stunning_or_subduing__roll4,
-        both(outer, v['stun_hit']),
-        lambda: (v['stun_damage'], v['hit_points']),
-    )
-    run.derive(
-        _stunning_or_subduing__derive1,
-        both(outer, v['stun_hit']),
-        lambda: v['stun_damage'],
-    )
-    run.text(
-        _stunning_or_subduing__text2,
-        both(outer, v['stun_hit'] and (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1)),
-    )
-    run.text(
-        _stunning_or_subduing__text3,
-        both(outer, v['stun_hit'] and v['hit_points'] - v['stun_damage'] <= 0),
-    )
-    run.text(_stunning_or_subduing__text4, outer)
-    run.text(_stunning_or_subduing__text5, outer)
+- as attack
+- skill is easy (when target_stunned)
+- cannot: attack while stunned (when actor_stunned)
+- roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
+- roll stagger_idea: d100 <= INT * 5 (when actor_stunned)
+- roll stagger_agility: d100 <= agility (when actor_stunned)
+- roll stun: resist stun_damage vs hit_points (when stun_hit)
+- derive stunned_rounds = stun_damage (when stun_hit)
+"""
 
 # rule superior_numbers
 
@@ -5627,25 +5498,16 @@ _superior_numbers__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_superior_numbers(run: Run, outer: Holds = True) -> Parts:
-    """Superior Numbers (Superior Numbers).
+_rule_superior_numbers: Final[tuple[Step, ...]] = (
+    Step('derive', _superior_numbers__derive1, (), TraceSpec('superior_numbers', 'Superior Numbers', 'derive can_attack', (), ()), lambda s: min(s.v['attackers'], s.lookup('attackers_with_room', (s.v['attacker_weapons'],), 'value')), (('attackers', 0), ('attacker_weapons', 0))),
+    Step('derive', _superior_numbers__derive2, (), TraceSpec('superior_numbers', 'Superior Numbers', 'derive crowded_out', (), ()), lambda s: s.v['attackers'] - s.e['can_attack'], (('attackers', 0),)),
+    Step('text', _superior_numbers__text1, (), TraceSpec('superior_numbers', 'Superior Numbers', "note: Human-sized characters; the gamemaster weighs terrain, weapons and the size of attackers and defenders. Large weapons and long spears are the source's cases in close quarters.", (), ()), None, ()),
+)
+"""Superior Numbers (Superior Numbers).
 
-    - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
-    - derive crowded_out = attackers - can_attack
-    """
-    v = run.values
-    run.derive(
-        _superior_numbers__derive1,
-        outer,
-        lambda: min(v['attackers'], lookup(run.book, run, 'attackers_with_room', (v['attacker_weapons'],), 'value')),
-    )
-    run.derive(
-        _superior_numbers__derive2,
-        outer,
-        lambda: v['attackers'] - run.derived('can_attack'),
-    )
-    run.text(_superior_numbers__text1, outer)
-    yield from ()
+- derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
+- derive crowded_out = attackers - can_attack
+"""
 
 # rule sweep_attacks
 
@@ -5655,7 +5517,6 @@ _sweep_attacks__mod1: Final = ModSpec(
     source='Sweep Attacks',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -5669,7 +5530,6 @@ _sweep_attacks__mod2: Final = ModSpec(
     source='Sweep Attacks',
     target='damage',
     op='div',
-    value=2,
     text='damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -5697,7 +5557,7 @@ _sweep_attacks__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'failure': 'Struck despite the parry.', 'success': 'The parry stops the sweep, sparing others in its path.'},
+    outcomes=MappingProxyType({'failure': 'Struck despite the parry.', 'success': 'The parry stops the sweep, sparing others in its path.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5714,26 +5574,22 @@ _sweep_attacks__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sweep_attacks(run: Run, outer: Holds = True) -> Parts:
-    """Sweep Attacks (Sweep Attacks).
+_rule_sweep_attacks: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'as attack', (), ())),
+    Step('mod', _sweep_attacks__mod1, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'skill is easy', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 'easy', (('sweep_defender', 0), ('natural_sweep', 0))),
+    Step('mod', _sweep_attacks__mod2, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'damage / 2 round up', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 2, (('sweep_defender', 0), ('natural_sweep', 0))),
+    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), TraceSpec('sweep_attacks', 'Sweep Attacks', 'cannot: Dodge a sweep attack (use Jump to get out of the way)', ('when sweep_defender',), (('sweep_defender',),)), None, (('sweep_defender', 0),)),
+    Step('roll', _sweep_attacks__roll1, (lambda s: s.v['sweep_defender'], lambda s: s.v['action'] == 'parry'), TraceSpec('sweep_attacks', 'Sweep Attacks', 'roll parry_strength', ('when sweep_defender', 'when action == parry'), (('sweep_defender',), ('action',))), (lambda s: (s.v['STR'], s.v['sweep_damage']), ()), (('sweep_defender', 0), ('action', 1), ('STR', 2), ('sweep_damage', 2))),
+    Step('text', _sweep_attacks__text2, (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'note: A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.', (), ()), None, ()),
+)
+"""Sweep Attacks (Sweep Attacks).
 
-    - as attack
-    - skill is easy (unless sweep_defender or natural_sweep)
-    - damage / 2 round up (unless sweep_defender or natural_sweep)
-    - cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
-    - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_sweep_attacks__mod1, both(outer, not (v['sweep_defender'] or v['natural_sweep'])))
-    run.modify(_sweep_attacks__mod2, both(outer, not (v['sweep_defender'] or v['natural_sweep'])))
-    run.text(_sweep_attacks__text1, both(outer, v['sweep_defender']))
-    run.roll(
-        _sweep_attacks__roll1,
-        both(outer, v['sweep_defender'] and v['action'] == 'parry'),
-        lambda: (v['STR'], v['sweep_damage']),
-    )
-    run.text(_sweep_attacks__text2, outer)
+- as attack
+- skill is easy (unless sweep_defender or natural_sweep)
+- damage / 2 round up (unless sweep_defender or natural_sweep)
+- cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
+- roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
+"""
 
 # rule thrown_weapons
 
@@ -5743,7 +5599,6 @@ _thrown_weapons__mod1: Final = ModSpec(
     source='Thrown Weapons',
     target='damage_bonus',
     op='step',
-    value=-2,
     text='damage_bonus -2 steps',
     group=None,
     stacking='cumulative',
@@ -5757,7 +5612,6 @@ _thrown_weapons__mod2: Final = ModSpec(
     source='Thrown Weapons',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5793,20 +5647,20 @@ _thrown_weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_thrown_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Thrown Weapons (Thrown Weapons).
+_rule_thrown_weapons: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'as attack', (), ())),
+    Step('mod', _thrown_weapons__mod1, (lambda s: s.v['thrown_attack'] and not s.v['unskilled_close'],), TraceSpec('thrown_weapons', 'Thrown Weapons', 'damage_bonus -2 steps', ('when thrown_attack and not unskilled_close',), (('thrown_attack', 'unskilled_close'),)), -2, (('thrown_attack', 0), ('unskilled_close', 0))),
+    Step('mod', _thrown_weapons__mod2, (lambda s: s.v['unskilled_close'],), TraceSpec('thrown_weapons', 'Thrown Weapons', 'skill is difficult', ('when unskilled_close',), (('unskilled_close',),)), 'difficult', (('unskilled_close', 0),)),
+    Step('text', _thrown_weapons__text1, (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'note: Some weapons, like the hatchet and the javelin, are equally useful in both ways.', (), ()), None, ()),
+    Step('text', _thrown_weapons__text2, (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'note: A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.', (), ()), None, ()),
+    Step('text', _thrown_weapons__text3, (), TraceSpec('thrown_weapons', 'Thrown Weapons', "erratum: Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).", (), ()), None, ()),
+)
+"""Thrown Weapons (Thrown Weapons).
 
-    - as attack
-    - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
-    - skill is difficult (when unskilled_close)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_thrown_weapons__mod1, both(outer, v['thrown_attack'] and not v['unskilled_close']))
-    run.modify(_thrown_weapons__mod2, both(outer, v['unskilled_close']))
-    run.text(_thrown_weapons__text1, outer)
-    run.text(_thrown_weapons__text2, outer)
-    run.text(_thrown_weapons__text3, outer)
+- as attack
+- damage_bonus -2 steps (when thrown_attack and not unskilled_close)
+- skill is difficult (when unskilled_close)
+"""
 
 # rule two_weapons
 
@@ -5816,7 +5670,6 @@ _two_weapons__mod1: Final = ModSpec(
     source='Two Weapons',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5839,7 +5692,6 @@ _two_weapons__mod2: Final = ModSpec(
     source='Two Weapons',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -5872,7 +5724,7 @@ _two_weapons__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'critical': 'Ambidextrous.', 'special': 'Ambidextrous.', 'success': 'Pick a hand.', 'failure': 'Roll D6: 1-3 right, 4-6 left.; roll on handedness'},
+    outcomes=MappingProxyType({'critical': 'Ambidextrous.', 'special': 'Ambidextrous.', 'success': 'Pick a hand.', 'failure': 'Roll D6: 1-3 right, 4-6 left.; roll on handedness'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -5907,35 +5759,28 @@ _two_weapons__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_two_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Two Weapons (Two Weapons).
+_rule_two_weapons: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('two_weapons', 'Two Weapons', 'as attack', (), ())),
+    Step('mod', _two_weapons__mod1, (lambda s: s.v['split_attack'], lambda s: s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when split_attack', 'when base skill >= 100'), (('split_attack',), ('base skill',))), 'difficult', (('split_attack', 0),)),
+    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'cannot: split the attack of a weapon under 100%', ('when split_attack', 'unless base skill >= 100'), (('split_attack',), ('base skill',))), None, (('split_attack', 0),)),
+    Step('mod', _two_weapons__mod2, (lambda s: s.v['off_hand'] and not s.v['off_hand_trained'] and not s.v['off_hand_weapon'] and s.v['skill'] < 100,), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',), (('off_hand', 'off_hand_trained', 'off_hand_weapon', 'base skill'),)), 'difficult', (('off_hand', 0), ('off_hand_trained', 0), ('off_hand_weapon', 0))),
+    Step('derive', _two_weapons__derive1, (), TraceSpec('two_weapons', 'Two Weapons', 'derive second_attack_rank', (), ()), lambda s: s.v['dex_rank'] - 5, (('dex_rank', 0),)),
+    Step('derive', _two_weapons__derive2, (), TraceSpec('two_weapons', 'Two Weapons', 'derive may_be_ambidextrous', (), ()), lambda s: s.v['DEX'] >= 16, (('DEX', 0),)),
+    Step('roll', _two_weapons__roll1, (lambda s: s.v['handedness_unknown'] and s.v['DEX'] <= 15,), TraceSpec('two_weapons', 'Two Weapons', 'roll handedness_luck', ('when handedness_unknown and DEX <= 15',), (('handedness_unknown', 'DEX'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('handedness_unknown', 0), ('DEX', 0))),
+    Step('text', _two_weapons__text2, (), TraceSpec('two_weapons', 'Two Weapons', 'note: Two weapons give no second attack and no extra parries by themselves; a second attack, if allowed, comes 5 DEX ranks later. There is no advantage to handedness.', (), ()), None, ()),
+    Step('text', _two_weapons__text3, (), TraceSpec('two_weapons', 'Two Weapons', 'note: A second weapon keeps a character armed if one breaks or is fumbled; one ranged and one hand-to-hand weapon allow both modes (Firing Into Combat, Point-blank Range); a tool or torch may be the second item, with Luck rolls if fragile or hazardous.', (), ()), None, ()),
+    Step('text', _two_weapons__text4, (), TraceSpec('two_weapons', 'Two Weapons', 'erratum: A critical success is read as a special success too.', (), ()), None, ()),
+)
+"""Two Weapons (Two Weapons).
 
-    - as attack
-    - skill is difficult (when split_attack; when base skill >= 100)
-    - cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
-    - skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
-    - derive second_attack_rank = dex_rank - 5
-    - derive may_be_ambidextrous = DEX >= 16
-    - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_two_weapons__mod1, both(outer, v['split_attack'] and v['skill'] >= 100))
-    run.text(_two_weapons__text1, both(outer, v['split_attack'] and not v['skill'] >= 100))
-    run.modify(
-        _two_weapons__mod2,
-        both(outer, v['off_hand'] and not v['off_hand_trained'] and not v['off_hand_weapon'] and v['skill'] < 100),
-    )
-    run.derive(_two_weapons__derive1, outer, lambda: run.base('dex_rank') - 5)
-    run.derive(_two_weapons__derive2, outer, lambda: v['DEX'] >= 16)
-    run.roll(
-        _two_weapons__roll1,
-        both(outer, v['handedness_unknown'] and v['DEX'] <= 15),
-        lambda: (run.stat('luck'), 0, None, 0),
-    )
-    run.text(_two_weapons__text2, outer)
-    run.text(_two_weapons__text3, outer)
-    run.text(_two_weapons__text4, outer)
+- as attack
+- skill is difficult (when split_attack; when base skill >= 100)
+- cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
+- skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
+- derive second_attack_rank = dex_rank - 5
+- derive may_be_ambidextrous = DEX >= 16
+- roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
+"""
 
 # rule underwater_combat
 
@@ -5945,7 +5790,6 @@ _underwater_combat__mod1: Final = ModSpec(
     source='Underwater Combat',
     target='damage',
     op='div',
-    value=2,
     text='damage / 2 round up',
     group=None,
     stacking='cumulative',
@@ -5966,7 +5810,6 @@ _underwater_combat__mod2: Final = ModSpec(
     source='Underwater Combat',
     target='skill',
     op='max',
-    value=None,
     text='skill max swim',
     group=None,
     stacking='cumulative',
@@ -5985,7 +5828,7 @@ _underwater_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5998,7 +5841,6 @@ _underwater_combat__mod3: Final = ModSpec(
     source='Underwater Combat',
     target='skill',
     op='grade',
-    value='impossible',
     text='skill is impossible',
     group=None,
     stacking='cumulative',
@@ -6032,53 +5874,28 @@ _underwater_combat__text2: Final = TextSpec(
     condition='when underwater and not acclimated',
 )
 
-def _rule_underwater_combat(run: Run, outer: Holds = True) -> Parts:
-    """Underwater Combat (Underwater Combat).
+_rule_underwater_combat: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('underwater_combat', 'Underwater Combat', 'as attack', (), ())),
+    Step('mod', _underwater_combat__mod1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), TraceSpec('underwater_combat', 'Underwater Combat', 'damage / 2 round up', ('when underwater and not acclimated', 'when damage_type != impaling'), (('underwater', 'acclimated'), ('damage_type',))), 2, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
+    Step('derive', _underwater_combat__derive1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), TraceSpec('underwater_combat', 'Underwater Combat', 'derive water_armor', ('when underwater and not acclimated', 'when damage_type != impaling'), (('underwater', 'acclimated'), ('damage_type',))), lambda s: 3, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
+    Step('mod', _underwater_combat__mod2, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: not s.v['close_or_small']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill max swim', ('when underwater and not acclimated', 'unless close_or_small'), (('underwater', 'acclimated'), ('close_or_small',))), lambda s: s.v['swim'], (('underwater', 0), ('acclimated', 0), ('close_or_small', 1), ('swim', 2))),
+    Step('roll', _underwater_combat__roll1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['swimming']), TraceSpec('underwater_combat', 'Underwater Combat', 'roll maneuver', ('when underwater and not acclimated', 'when swimming'), (('underwater', 'acclimated'), ('swimming',))), (lambda s: (s.v['swim'], 0, None, 0), ()), (('underwater', 0), ('acclimated', 0), ('swimming', 1), ('swim', 2))),
+    Step('mod', _underwater_combat__mod3, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill is impossible', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), 'impossible', (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
+    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'cannot: parry with a shield underwater', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
+    Step('derive', _underwater_combat__derive2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'derive fatigue_factor', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), lambda s: 2, (('underwater', 0), ('acclimated', 0))),
+    Step('text', _underwater_combat__text2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'note: Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (spot_rules_a_to_e). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), None, (('underwater', 0), ('acclimated', 0))),
+)
+"""Underwater Combat (Underwater Combat).
 
-    - as attack
-    - damage / 2 round up (when underwater and not acclimated; when damage_type != impaling)
-    - derive water_armor = 3 (when underwater and not acclimated; when damage_type != impaling)
-    - skill max swim (when underwater and not acclimated; unless close_or_small)
-    - roll maneuver: d100 <= swim (when underwater and not acclimated; when swimming)
-    - skill is impossible (when underwater and not acclimated; when shield_parry)
-    - cannot: parry with a shield underwater (when underwater and not acclimated; when shield_parry)
-    - derive fatigue_factor = 2 (when underwater and not acclimated)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(
-        _underwater_combat__mod1,
-        both(outer, v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling'),
-    )
-    run.derive(
-        _underwater_combat__derive1,
-        both(outer, v['underwater'] and not v['acclimated'] and v['damage_type'] != 'impaling'),
-        lambda: 3,
-    )
-    run.modify(
-        _underwater_combat__mod2,
-        both(outer, v['underwater'] and not v['acclimated'] and not v['close_or_small']),
-        v['swim'],
-    )
-    run.roll(
-        _underwater_combat__roll1,
-        both(outer, v['underwater'] and not v['acclimated'] and v['swimming']),
-        lambda: (v['swim'], 0, None, 0),
-    )
-    run.modify(
-        _underwater_combat__mod3,
-        both(outer, v['underwater'] and not v['acclimated'] and v['shield_parry']),
-    )
-    run.text(
-        _underwater_combat__text1,
-        both(outer, v['underwater'] and not v['acclimated'] and v['shield_parry']),
-    )
-    run.derive(
-        _underwater_combat__derive2,
-        both(outer, v['underwater'] and not v['acclimated']),
-        lambda: 2,
-    )
-    run.text(_underwater_combat__text2, both(outer, v['underwater'] and not v['acclimated']))
+- as attack
+- damage / 2 round up (when underwater and not acclimated; when damage_type != impaling)
+- derive water_armor = 3 (when underwater and not acclimated; when damage_type != impaling)
+- skill max swim (when underwater and not acclimated; unless close_or_small)
+- roll maneuver: d100 <= swim (when underwater and not acclimated; when swimming)
+- skill is impossible (when underwater and not acclimated; when shield_parry)
+- cannot: parry with a shield underwater (when underwater and not acclimated; when shield_parry)
+- derive fatigue_factor = 2 (when underwater and not acclimated)
+"""
 
 # rule vacuum
 
@@ -6107,7 +5924,7 @@ _vacuum__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6125,7 +5942,7 @@ _vacuum__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6138,7 +5955,6 @@ _vacuum__mod1: Final = ModSpec(
     source='Vacuum',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6165,33 +5981,25 @@ _vacuum__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_vacuum(run: Run, outer: Holds = True) -> Parts:
-    """Vacuum (Vacuum).
+_rule_vacuum: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('vacuum', 'Vacuum', 'as attack', (), ())),
+    Step('derive', _vacuum__derive1, (lambda s: s.v['vacuum_round'] > s.v['suit_armor'],), TraceSpec('vacuum', 'Vacuum', 'derive hemorrhage', ('when vacuum_round > suit_armor',), (('vacuum_round', 'suit_armor'),)), lambda s: Fraction(2) ** (s.v['vacuum_round'] - s.v['suit_armor'] - 1), (('vacuum_round', 0), ('suit_armor', 0))),
+    Step('derive', _vacuum__derive2, (lambda s: not s.v['exhaled'],), TraceSpec('vacuum', 'Vacuum', 'derive lung_damage', ('unless exhaled',), (('exhaled',),)), lambda s: Dice(((1, 6),)).plus(2), (('exhaled', 0),)),
+    Step('roll', _vacuum__roll1, (lambda s: not s.v['exhaled'], lambda s: s.v['abrupt']), TraceSpec('vacuum', 'Vacuum', 'roll remember_exhale', ('unless exhaled', 'when abrupt'), (('exhaled',), ('abrupt',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('exhaled', 0), ('abrupt', 1), ('INT', 2))),
+    Step('roll', _vacuum__roll2, (lambda s: s.v['abrupt'],), TraceSpec('vacuum', 'Vacuum', 'roll eardrums', ('when abrupt',), (('abrupt',),)), (lambda s: (s.v['stamina'], 0, None, 0), ()), (('abrupt', 0), ('stamina', 1))),
+    Step('mod', _vacuum__mod1, (lambda s: s.v['vacuum_round'] > s.v['CON'] * 2 and s.v['sight_roll'],), TraceSpec('vacuum', 'Vacuum', 'skill is difficult', ('when vacuum_round > CON * 2 and sight_roll',), (('vacuum_round', 'CON', 'sight_roll'),)), 'difficult', (('vacuum_round', 0), ('CON', 0), ('sight_roll', 0))),
+    Step('text', _vacuum__text1, (), TraceSpec('vacuum', 'Vacuum', 'note: A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.', (), ()), None, ()),
+    Step('text', _vacuum__text2, (), TraceSpec('vacuum', 'Vacuum', 'erratum: Read as 2^(round - 1): 1, 2, 4, 8 ...; each suit armor point delays it one round.', (), ()), None, ()),
+)
+"""Vacuum (Vacuum).
 
-    - as attack
-    - derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
-    - derive lung_damage = d6 + 2 (unless exhaled)
-    - roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
-    - roll eardrums: d100 <= stamina (when abrupt)
-    - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.derive(
-        _vacuum__derive1,
-        both(outer, v['vacuum_round'] > v['suit_armor']),
-        lambda: Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1),
-    )
-    run.derive(_vacuum__derive2, both(outer, not v['exhaled']), lambda: Dice(((1, 6),)).plus(2))
-    run.roll(
-        _vacuum__roll1,
-        both(outer, not v['exhaled'] and v['abrupt']),
-        lambda: (v['INT'] * 5, 0, None, 0),
-    )
-    run.roll(_vacuum__roll2, both(outer, v['abrupt']), lambda: (run.base('stamina'), 0, None, 0))
-    run.modify(_vacuum__mod1, both(outer, v['vacuum_round'] > v['CON'] * 2 and v['sight_roll']))
-    run.text(_vacuum__text1, outer)
-    run.text(_vacuum__text2, outer)
+- as attack
+- derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
+- derive lung_damage = d6 + 2 (unless exhaled)
+- roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
+- roll eardrums: d100 <= stamina (when abrupt)
+- skill is difficult (when vacuum_round > CON * 2 and sight_roll)
+"""
 
 # rule volley_fire
 
@@ -6201,7 +6009,6 @@ _volley_fire__mod1: Final = ModSpec(
     source='Volley Fire',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6251,31 +6058,23 @@ _volley_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_volley_fire(run: Run, outer: Holds = True) -> Parts:
-    """Volley Fire (Volley Fire).
+_rule_volley_fire: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('volley_fire', 'Volley Fire', 'as attack', (), ())),
+    Step('mod', _volley_fire__mod1, (), TraceSpec('volley_fire', 'Volley Fire', 'skill is difficult', (), ()), 'difficult', ()),
+    Step('derive', _volley_fire__derive1, (), TraceSpec('volley_fire', 'Volley Fire', 'derive volley_attacks', (), ()), lambda s: min(s.v['attacks_per_round'], round_value(Fraction(s.v['dex_rank']) / 5, 'down') + 1), (('attacks_per_round', 0), ('dex_rank', 0))),
+    Step('derive', _volley_fire__derive2, (), TraceSpec('volley_fire', 'Volley Fire', 'derive last_volley_rank', (), ()), lambda s: s.v['dex_rank'] - 5 * (s.e['volley_attacks'] - 1), (('dex_rank', 0),)),
+    Step('text', _volley_fire__text1, (), TraceSpec('volley_fire', 'Volley Fire', 'cannot: parry or Dodge while launching volley attacks', (), ()), None, ()),
+    Step('text', _volley_fire__text2, (), TraceSpec('volley_fire', 'Volley Fire', 'note: Only thrown or self-propelled weapons; volley fire uses ammunition faster.', (), ()), None, ()),
+    Step('text', _volley_fire__text3, (), TraceSpec('volley_fire', 'Volley Fire', 'erratum: Read literally: an attack on DEX rank 0 is still made; one below 0 is not.', (), ()), None, ()),
+)
+"""Volley Fire (Volley Fire).
 
-    - as attack
-    - skill is difficult
-    - derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
-    - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
-    - cannot: parry or Dodge while launching volley attacks
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(_volley_fire__mod1, outer)
-    run.derive(
-        _volley_fire__derive1,
-        outer,
-        lambda: min(v['attacks_per_round'], round_value(Fraction(run.base('dex_rank')) / 5, 'down') + 1),
-    )
-    run.derive(
-        _volley_fire__derive2,
-        outer,
-        lambda: run.base('dex_rank') - 5 * (run.derived('volley_attacks') - 1),
-    )
-    run.text(_volley_fire__text1, outer)
-    run.text(_volley_fire__text2, outer)
-    run.text(_volley_fire__text3, outer)
+- as attack
+- skill is difficult
+- derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
+- derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
+- cannot: parry or Dodge while launching volley attacks
+"""
 
 # rule weapon_length
 
@@ -6301,7 +6100,6 @@ _weapon_length__mod1: Final = ModSpec(
     source='Weapon Length',
     target='skill',
     op='grade',
-    value='easy',
     text='skill is easy',
     group=None,
     stacking='cumulative',
@@ -6315,7 +6113,6 @@ _weapon_length__mod2: Final = ModSpec(
     source='Weapon Length',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6342,35 +6139,22 @@ _weapon_length__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weapon_length(run: Run, outer: Holds = True) -> Parts:
-    """Weapon Length (Weapon Length).
+_rule_weapon_length: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('weapon_length', 'Weapon Length', 'as attack', (), ())),
+    Step('derive', _weapon_length__derive1, (), TraceSpec('weapon_length', 'Weapon Length', 'derive strikes_first', (), ()), lambda s: s.v['my_length'] == 'long' and ('short', 'medium', 'long').index(s.v['their_length']) < ('short', 'medium', 'long').index('long'), (('my_length', 0), ('their_length', 0))),
+    Step('text', _weapon_length__text1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: not s.v['inside_guard']), TraceSpec('weapon_length', 'Weapon Length', 'note: The long weapon holds this character off: a successful parry or Dodge slips inside its guard.', ('when my_length == short and their_length == long', 'unless inside_guard'), (('my_length', 'their_length'), ('inside_guard',))), None, (('my_length', 0), ('their_length', 0), ('inside_guard', 1))),
+    Step('mod', _weapon_length__mod1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: s.v['inside_guard'] and s.v['action'] == 'attack'), TraceSpec('weapon_length', 'Weapon Length', 'skill is easy', ('when my_length == short and their_length == long', 'when inside_guard and action == attack'), (('my_length', 'their_length'), ('inside_guard', 'action'))), 'easy', (('my_length', 0), ('their_length', 0), ('inside_guard', 1), ('action', 1))),
+    Step('mod', _weapon_length__mod2, (lambda s: s.v['my_length'] == 'long' and s.v['their_length'] == 'short' and s.v['inside_guard'], lambda s: s.v['action'] in ('attack', 'parry')), TraceSpec('weapon_length', 'Weapon Length', 'skill is difficult', ('when my_length == long and their_length == short and inside_guard', 'when action in {attack, parry}'), (('my_length', 'their_length', 'inside_guard'), ('action',))), 'difficult', (('my_length', 0), ('their_length', 0), ('inside_guard', 0), ('action', 1))),
+    Step('text', _weapon_length__text2, (), TraceSpec('weapon_length', 'Weapon Length', "note: Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.", (), ()), None, ()),
+    Step('text', _weapon_length__text3, (), TraceSpec('weapon_length', 'Weapon Length', 'note: To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (spot_rules_a_to_e).', (), ()), None, ()),
+)
+"""Weapon Length (Weapon Length).
 
-    - as attack
-    - derive strikes_first = my_length == long and their_length < long
-    - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
-    - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.derive(
-        _weapon_length__derive1,
-        outer,
-        lambda: v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long'),
-    )
-    run.text(
-        _weapon_length__text1,
-        both(outer, v['my_length'] == 'short' and v['their_length'] == 'long' and not v['inside_guard']),
-    )
-    run.modify(
-        _weapon_length__mod1,
-        both(outer, v['my_length'] == 'short' and v['their_length'] == 'long' and (v['inside_guard'] and v['action'] == 'attack')),
-    )
-    run.modify(
-        _weapon_length__mod2,
-        both(outer, v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard'] and v['action'] in ('attack', 'parry')),
-    )
-    run.text(_weapon_length__text2, outer)
-    run.text(_weapon_length__text3, outer)
+- as attack
+- derive strikes_first = my_length == long and their_length < long
+- skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
+- skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
+"""
 
 # rule wind
 
@@ -6387,7 +6171,6 @@ _wind__mod1: Final = ModSpec(
     source='Wind',
     target='skill',
     op='add',
-    value=None,
     text='skill +wind_strength[wind_str].modifier',
     group=None,
     stacking='cumulative',
@@ -6401,7 +6184,6 @@ _wind__mod2: Final = ModSpec(
     source='Wind',
     target='skill',
     op='min',
-    value=0,
     text='skill min 0',
     group=None,
     stacking='cumulative',
@@ -6420,7 +6202,7 @@ _wind__roll1: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes={'failure': 'The character falls, and may take damage (see Falling).'},
+    outcomes=MappingProxyType({'failure': 'The character falls, and may take damage (see Falling).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6446,30 +6228,21 @@ _wind__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_wind(run: Run, outer: Holds = True) -> Parts:
-    """Wind (Wind).
+_rule_wind: Final[tuple[Step, ...]] = (
+    Step('derive', _wind__derive1, (), TraceSpec('wind', 'Wind', 'derive wind_name', (), ()), lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'wind'), (('wind_str', 0),)),
+    Step('mod', _wind__mod1, (lambda s: s.v['wind_affected'],), TraceSpec('wind', 'Wind', 'skill +wind_strength[wind_str].modifier', ('when wind_affected',), (('wind_affected',),)), lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'modifier'), (('wind_affected', 0), ('wind_str', 1))),
+    Step('mod', _wind__mod2, (lambda s: s.v['wind_affected'],), TraceSpec('wind', 'Wind', 'skill min 0', ('when wind_affected',), (('wind_affected',),)), 0, (('wind_affected', 0),)),
+    Step('roll', _wind__roll1, (lambda s: s.v['wind_str'] >= 2,), TraceSpec('wind', 'Wind', 'roll stand_upright', ('when wind_str >= 2',), (('wind_str',),)), (lambda s: (s.v['STR'], s.v['wind_str']), ()), (('wind_str', 0), ('STR', 1))),
+    Step('text', _wind__text1, (), TraceSpec('wind', 'Wind', 'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.', (), ()), None, ()),
+    Step('text', _wind__text2, (), TraceSpec('wind', 'Wind', 'erratum: No modifier, and no resistance roll: a light wind does not knock anyone down.', (), ()), None, ()),
+)
+"""Wind (Wind).
 
-    - derive wind_name = wind_strength[wind_str].wind
-    - skill +wind_strength[wind_str].modifier (when wind_affected)
-    - skill min 0 (when wind_affected)
-    - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
-    """
-    v = run.values
-    run.derive(
-        _wind__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'wind'),
-    )
-    run.modify(
-        _wind__mod1,
-        both(outer, v['wind_affected']),
-        lookup(run.book, run, 'wind_strength', (v['wind_str'],), 'modifier'),
-    )
-    run.modify(_wind__mod2, both(outer, v['wind_affected']))
-    run.roll(_wind__roll1, both(outer, v['wind_str'] >= 2), lambda: (v['STR'], v['wind_str']))
-    run.text(_wind__text1, outer)
-    run.text(_wind__text2, outer)
-    yield from ()
+- derive wind_name = wind_strength[wind_str].wind
+- skill +wind_strength[wind_str].modifier (when wind_affected)
+- skill min 0 (when wind_affected)
+- roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
+"""
 
 # rule cloud_cover
 
@@ -6479,7 +6252,6 @@ _cloud_cover__mod1: Final = ModSpec(
     source='Cloud Cover',
     target='skill',
     op='add',
-    value=None,
     text='skill +cloud_cover_levels[clouds].modifier',
     group=None,
     stacking='cumulative',
@@ -6493,7 +6265,6 @@ _cloud_cover__mod2: Final = ModSpec(
     source='Cloud Cover',
     target='skill',
     op='min',
-    value=0,
     text='skill min 0',
     group=None,
     stacking='cumulative',
@@ -6512,7 +6283,7 @@ _cloud_cover__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'It rains; the D100 roll is the precipitation in millimeters (see Rain).'},
+    outcomes=MappingProxyType({'success': 'It rains; the D100 roll is the precipitation in millimeters (see Rain).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6547,29 +6318,20 @@ _cloud_cover__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_cloud_cover(run: Run, outer: Holds = True) -> Parts:
-    """Cloud Cover (Cloud Cover).
+_rule_cloud_cover: Final[tuple[Step, ...]] = (
+    Step('mod', _cloud_cover__mod1, (lambda s: s.v['sky_skill'],), TraceSpec('cloud_cover', 'Cloud Cover', 'skill +cloud_cover_levels[clouds].modifier', ('when sky_skill',), (('sky_skill',),)), lambda s: s.lookup('cloud_cover_levels', (s.v['clouds'],), 'modifier'), (('sky_skill', 0), ('clouds', 1))),
+    Step('mod', _cloud_cover__mod2, (lambda s: s.v['sky_skill'],), TraceSpec('cloud_cover', 'Cloud Cover', 'skill min 0', ('when sky_skill',), (('sky_skill',),)), 0, (('sky_skill', 0),)),
+    Step('roll', _cloud_cover__roll1, (), TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ()), (lambda s: (s.lookup('cloud_cover_levels', (s.v['clouds'],), 'rain_chance'), 0, None, 0), ()), (('clouds', 0),)),
+    Step('text', _cloud_cover__text1, (lambda s: s.v['clouds'] in ('severe_clouds', 'complete_clouds'),), TraceSpec('cloud_cover', 'Cloud Cover', 'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, spot_rules_a_to_e).', ('when clouds in {severe_clouds, complete_clouds}',), (('clouds',),)), None, (('clouds', 0),)),
+    Step('text', _cloud_cover__text2, (), TraceSpec('cloud_cover', 'Cloud Cover', 'note: Cloud cover may also modify powers or conditions that need direct sunlight.', (), ()), None, ()),
+    Step('text', _cloud_cover__text3, (), TraceSpec('cloud_cover', 'Cloud Cover', 'erratum: The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.', (), ()), None, ()),
+)
+"""Cloud Cover (Cloud Cover).
 
-    - skill +cloud_cover_levels[clouds].modifier (when sky_skill)
-    - skill min 0 (when sky_skill)
-    - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
-    """
-    v = run.values
-    run.modify(
-        _cloud_cover__mod1,
-        both(outer, v['sky_skill']),
-        lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'modifier'),
-    )
-    run.modify(_cloud_cover__mod2, both(outer, v['sky_skill']))
-    run.roll(
-        _cloud_cover__roll1,
-        outer,
-        lambda: (lookup(run.book, run, 'cloud_cover_levels', (v['clouds'],), 'rain_chance'), 0, None, 0),
-    )
-    run.text(_cloud_cover__text1, both(outer, v['clouds'] in ('severe_clouds', 'complete_clouds')))
-    run.text(_cloud_cover__text2, outer)
-    run.text(_cloud_cover__text3, outer)
-    yield from ()
+- skill +cloud_cover_levels[clouds].modifier (when sky_skill)
+- skill min 0 (when sky_skill)
+- roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
+"""
 
 # rule rain
 
@@ -6579,7 +6341,6 @@ _rain__mod1: Final = ModSpec(
     source='Rain',
     target='skill',
     op='add',
-    value=None,
     text='skill +precipitation[precipitation_kind]',
     group=None,
     stacking='cumulative',
@@ -6593,7 +6354,6 @@ _rain__mod2: Final = ModSpec(
     source='Rain',
     target='skill',
     op='min',
-    value=0,
     text='skill min 0',
     group=None,
     stacking='cumulative',
@@ -6611,22 +6371,18 @@ _rain__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_rain(run: Run, outer: Holds = True) -> Parts:
-    """Rain (Rain).
+_rule_rain: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('rain', 'Rain', 'as attack', (), ())),
+    Step('mod', _rain__mod1, (lambda s: s.v['weather_skill'],), TraceSpec('rain', 'Rain', 'skill +precipitation[precipitation_kind]', ('when weather_skill',), (('weather_skill',),)), lambda s: s.lookup('precipitation', (s.v['precipitation_kind'],), 'value'), (('weather_skill', 0), ('precipitation_kind', 1))),
+    Step('mod', _rain__mod2, (lambda s: s.v['weather_skill'],), TraceSpec('rain', 'Rain', 'skill min 0', ('when weather_skill',), (('weather_skill',),)), 0, (('weather_skill', 0),)),
+    Step('text', _rain__text1, (), TraceSpec('rain', 'Rain', 'note: Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.', (), ()), None, ()),
+)
+"""Rain (Rain).
 
-    - as attack
-    - skill +precipitation[precipitation_kind] (when weather_skill)
-    - skill min 0 (when weather_skill)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.modify(
-        _rain__mod1,
-        both(outer, v['weather_skill']),
-        lookup(run.book, run, 'precipitation', (v['precipitation_kind'],), 'value'),
-    )
-    run.modify(_rain__mod2, both(outer, v['weather_skill']))
-    run.text(_rain__text1, outer)
+- as attack
+- skill +precipitation[precipitation_kind] (when weather_skill)
+- skill min 0 (when weather_skill)
+"""
 
 # rule weather_conditions
 
@@ -6640,17 +6396,18 @@ _weather_conditions__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_weather_conditions(run: Run, outer: Holds = True) -> Parts:
-    """Weather Conditions (Weather Conditions).
+_rule_weather_conditions: Final[tuple[Step, ...]] = (
+    Step('part', 'wind', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as wind', (), ())),
+    Step('part', 'cloud_cover', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as cloud_cover', (), ())),
+    Step('part', 'rain', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as rain', (), ())),
+    Step('text', _weather_conditions__text1, (), TraceSpec('weather_conditions', 'Weather Conditions', 'note: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (spot_rules_a_to_e) and Fire and Heat.', (), ()), None, ()),
+)
+"""Weather Conditions (Weather Conditions).
 
-    - as wind
-    - as cloud_cover
-    - as rain
-    """
-    yield _rule_wind, outer, ''
-    yield _rule_cloud_cover, outer, ''
-    yield _rule_rain, outer, ''
-    run.text(_weather_conditions__text1, outer)
+- as wind
+- as cloud_cover
+- as rain
+"""
 
 # rule zero_gravity_combat
 
@@ -6665,7 +6422,7 @@ _zero_gravity_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'All combat and physical actions are Difficult this round; with gravity shoes, pointed the wrong way.'},
+    outcomes=MappingProxyType({'failure': 'All combat and physical actions are Difficult this round; with gravity shoes, pointed the wrong way.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6678,7 +6435,6 @@ _zero_gravity_combat__mod1: Final = ModSpec(
     source='Zero-gravity Combat',
     target='skill',
     op='grade',
-    value='difficult',
     text='skill is difficult',
     group=None,
     stacking='cumulative',
@@ -6703,24 +6459,20 @@ _zero_gravity_combat__text1: Final = TextSpec(
     condition='unless braced',
 )
 
-def _rule_zero_gravity_combat(run: Run, outer: Holds = True) -> Parts:
-    """Zero-gravity Combat (Zero-gravity Combat).
+_rule_zero_gravity_combat: Final[tuple[Step, ...]] = (
+    Step('part', 'attack', (), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'as attack', (), ())),
+    Step('roll', _zero_gravity_combat__roll1, (), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'roll zero_g_agility', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('mod', _zero_gravity_combat__mod1, (lambda s: s.v['zero_g_failed'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'skill is difficult', ('when zero_g_failed',), (('zero_g_failed',),)), 'difficult', (('zero_g_failed', 0),)),
+    Step('derive', _zero_gravity_combat__derive1, (lambda s: not s.v['braced'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'derive impact', ('unless braced',), (('braced',),)), lambda s: round_value(Fraction(s.v['impact_damage']) / 2, 'up'), (('braced', 0), ('impact_damage', 1))),
+    Step('text', _zero_gravity_combat__text1, (lambda s: not s.v['braced'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'note: Any impact the character suffers causes the knockback special effect, and half of it to the attacker as well (see Knockback).', ('unless braced',), (('braced',),)), None, (('braced', 0),)),
+)
+"""Zero-gravity Combat (Zero-gravity Combat).
 
-    - as attack
-    - roll zero_g_agility: d100 <= agility
-    - skill is difficult (when zero_g_failed)
-    - derive impact = impact_damage / 2 round up (unless braced)
-    """
-    v = run.values
-    yield _rule_attack, outer, ''
-    run.roll(_zero_gravity_combat__roll1, outer, lambda: (run.stat('agility'), 0, None, 0))
-    run.modify(_zero_gravity_combat__mod1, both(outer, v['zero_g_failed']))
-    run.derive(
-        _zero_gravity_combat__derive1,
-        both(outer, not v['braced']),
-        lambda: round_value(Fraction(v['impact_damage']) / 2, 'up'),
-    )
-    run.text(_zero_gravity_combat__text1, both(outer, not v['braced']))
+- as attack
+- roll zero_g_agility: d100 <= agility
+- skill is difficult (when zero_g_failed)
+- derive impact = impact_damage / 2 round up (unless braced)
+"""
 
 # table fire_sources
 
@@ -6816,6 +6568,7 @@ _table_radiation_effects: Final = TableSpec(
             'Radiation Effects Table',
             'Potencies: 5 Low, 10 Moderate, 15 Medium, 20 High, 25 Acute, 30+ Fatal.',
             None,
+            'note',
         ),
     ),
 )
@@ -7019,7 +6772,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'attack': _rule_attack,
         'explosions': _rule_explosions,
         'point_blank_range': _rule_point_blank_range,
@@ -7038,6 +6791,8 @@ _BOOK: Final = Book(
         'mass_combat': _rule_mass_combat,
         'missile_fire_while_moving': _rule_missile_fire_while_moving,
         'superior_position': _rule_superior_position,
+        'attack[superior=target_on_foot]': _rule_attack__part19,
+        'superior_position[superior=target_on_foot]': _rule_superior_position__part20,
         'mounted_combat': _rule_mounted_combat,
         'natural_weapons': _rule_natural_weapons,
         'poisons': _rule_poisons,
@@ -7069,8 +6824,13 @@ _BOOK: Final = Book(
     settle=(
         'base agility',
         'stat agility',
+        'stat skill',
+        'stat damage',
         'stat damage_bonus',
         'base luck',
+        'stat luck',
+        'base stamina',
+        'base dex_rank',
         'stat blast_dice',
         'base blast_radius',
         'base fall_dice',
@@ -7081,9 +6841,46 @@ _BOOK: Final = Book(
         'stat POT',
         'derive lost',
         'derive caught',
+        'derive blast',
+        'derive blast_locations',
+        'derive fall_damage',
+        'derive fall_armor',
+        'derive stake_damage',
+        'derive fire_damage',
+        'derive fire_locations',
+        'derive aflame_damage',
+        'derive stray_band',
+        'derive weapon_wear',
+        'derive parry_base',
+        'derive knocked_meters',
+        'derive knocked_out',
+        'derive burn_time',
+        'derive hit_location_bonus',
+        'derive mounted_hit_location',
+        'derive natural_total',
+        'derive poison_damage',
+        'derive poison_damage_resisted',
+        'derive poison_onset',
+        'derive radiation_intensity',
+        'derive radiation_interval',
+        'derive radiation_effect',
+        'derive death_hours',
+        'derive corpse_pot',
+        'derive overhead_range',
+        'derive stunned_rounds',
         'derive can_attack',
-        'base dex_rank',
+        'derive crowded_out',
+        'derive second_attack_rank',
+        'derive may_be_ambidextrous',
+        'derive water_armor',
+        'derive fatigue_factor',
+        'derive hemorrhage',
+        'derive lung_damage',
         'derive volley_attacks',
+        'derive last_volley_rank',
+        'derive strikes_first',
+        'derive wind_name',
+        'derive impact',
     ),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
@@ -7104,7 +6901,7 @@ def attack(*, skill: int = 50) -> Resolution:
     - roll hit: d100 <= skill
     """
     given: dict[str, object] = {'skill': skill}
-    return resolve_with(_BOOK, ('attack',), given)
+    return resolve_with(_BOOK, ('attack',), given, signature=True)
 
 def explosions(
     *,
@@ -7128,7 +6925,7 @@ def explosions(
         'distance': distance,
         'demolition': demolition,
     }
-    return resolve_with(_BOOK, ('explosions',), given)
+    return resolve_with(_BOOK, ('explosions',), given, signature=True)
 
 def point_blank_range(
     *,
@@ -7152,7 +6949,7 @@ def point_blank_range(
         'missile_kind': missile_kind,
         'reach': reach,
     }
-    return resolve_with(_BOOK, ('point_blank_range',), given)
+    return resolve_with(_BOOK, ('point_blank_range',), given, signature=True)
 
 def extended_range(
     *,
@@ -7184,7 +6981,7 @@ def extended_range(
         'reach': reach,
         'hand_propelled': hand_propelled,
     }
-    return resolve_with(_BOOK, ('extended_range',), given)
+    return resolve_with(_BOOK, ('extended_range',), given, signature=True)
 
 def falling(
     *,
@@ -7214,7 +7011,7 @@ def falling(
         'thrown_down': thrown_down,
         'stake': stake,
     }
-    return resolve_with(_BOOK, ('falling',), given)
+    return resolve_with(_BOOK, ('falling',), given, signature=True)
 
 def fighting_while_down(
     *,
@@ -7239,7 +7036,7 @@ def fighting_while_down(
         'target_prone': target_prone,
         'two_handed': two_handed,
     }
-    return resolve_with(_BOOK, ('fighting_while_down',), given)
+    return resolve_with(_BOOK, ('fighting_while_down',), given, signature=True)
 
 def fire_and_heat(
     *,
@@ -7270,7 +7067,7 @@ def fire_and_heat(
         'burn_damage': burn_damage,
         'extinguishing': extinguishing,
     }
-    return resolve_with(_BOOK, ('fire_and_heat',), given)
+    return resolve_with(_BOOK, ('fire_and_heat',), given, signature=True)
 
 def firing_into_combat(
     *,
@@ -7297,7 +7094,7 @@ def firing_into_combat(
         'both_close': both_close,
         'extra_bodies': extra_bodies,
     }
-    return resolve_with(_BOOK, ('firing_into_combat',), given)
+    return resolve_with(_BOOK, ('firing_into_combat',), given, signature=True)
 
 def fortified_positions(
     *,
@@ -7317,7 +7114,7 @@ def fortified_positions(
         'attack_kind': attack_kind,
         'fortified': fortified,
     }
-    return resolve_with(_BOOK, ('fortified_positions',), given)
+    return resolve_with(_BOOK, ('fortified_positions',), given, signature=True)
 
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Wear of improvised weapons (Improvised Parrying Weapons).
@@ -7325,7 +7122,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_with(_BOOK, ('improvised_wear',), given)
+    return resolve_with(_BOOK, ('improvised_wear',), given, signature=True)
 
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Improvised Weapons (Improvised Weapons).
@@ -7333,7 +7130,7 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
     - as improvised_wear
     """
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_with(_BOOK, ('improvised_weapons',), given)
+    return resolve_with(_BOOK, ('improvised_weapons',), given, signature=True)
 
 def improvised_parrying_weapons(
     *,
@@ -7354,7 +7151,7 @@ def improvised_parrying_weapons(
         'weapon_base': weapon_base,
         'weapon_enc': weapon_enc,
     }
-    return resolve_with(_BOOK, ('improvised_parrying_weapons',), given)
+    return resolve_with(_BOOK, ('improvised_parrying_weapons',), given, signature=True)
 
 def knockback(
     *,
@@ -7390,7 +7187,7 @@ def knockback(
         'from_above': from_above,
         'half_siz_threshold': half_siz_threshold,
     }
-    return resolve_with(_BOOK, ('knockback',), given)
+    return resolve_with(_BOOK, ('knockback',), given, signature=True)
 
 def knockout_attacks(
     *,
@@ -7406,7 +7203,7 @@ def knockout_attacks(
     - derive knocked_out = d10 + 10 (when wound == major)
     """
     given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
-    return resolve_with(_BOOK, ('knockout_attacks',), given)
+    return resolve_with(_BOOK, ('knockout_attacks',), given, signature=True)
 
 def light_sources(
     *,
@@ -7437,7 +7234,7 @@ def light_sources(
         'careful_light': careful_light,
         'light_dropped': light_dropped,
     }
-    return resolve_with(_BOOK, ('light_sources',), given)
+    return resolve_with(_BOOK, ('light_sources',), given, signature=True)
 
 def mass_combat(
     *,
@@ -7459,7 +7256,7 @@ def mass_combat(
         'side_pot': side_pot,
         'enemy_pot': enemy_pot,
     }
-    return resolve_with(_BOOK, ('mass_combat',), given)
+    return resolve_with(_BOOK, ('mass_combat',), given, signature=True)
 
 def missile_fire_while_moving(
     *,
@@ -7491,7 +7288,7 @@ def missile_fire_while_moving(
         'moving': moving,
         'fire_direction': fire_direction,
     }
-    return resolve_with(_BOOK, ('missile_fire_while_moving',), given)
+    return resolve_with(_BOOK, ('missile_fire_while_moving',), given, signature=True)
 
 def superior_position(
     *,
@@ -7514,7 +7311,7 @@ def superior_position(
         'long_weapon': long_weapon,
         'opponent_long_weapon': opponent_long_weapon,
     }
-    return resolve_with(_BOOK, ('superior_position',), given)
+    return resolve_with(_BOOK, ('superior_position',), given, signature=True)
 
 def mounted_combat(
     *,
@@ -7562,7 +7359,7 @@ def mounted_combat(
         'spurring': spurring,
         'mount_POW': mount_POW,
     }
-    return resolve_with(_BOOK, ('mounted_combat',), given)
+    return resolve_with(_BOOK, ('mounted_combat',), given, signature=True)
 
 def natural_weapons(
     *,
@@ -7584,7 +7381,7 @@ def natural_weapons(
         'natural_weapon': natural_weapon,
         'natural_damage': natural_damage,
     }
-    return resolve_with(_BOOK, ('natural_weapons',), given)
+    return resolve_with(_BOOK, ('natural_weapons',), given, signature=True)
 
 def poisons(
     *,
@@ -7600,7 +7397,7 @@ def poisons(
     - derive poison_onset = poison_delay[poison_speed]
     """
     given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
-    return resolve_with(_BOOK, ('poisons',), given)
+    return resolve_with(_BOOK, ('poisons',), given, signature=True)
 
 def poison_antidotes(
     *,
@@ -7621,7 +7418,7 @@ def poison_antidotes(
         'antidote_pot': antidote_pot,
         'poison_speed': poison_speed,
     }
-    return resolve_with(_BOOK, ('poison_antidotes',), given)
+    return resolve_with(_BOOK, ('poison_antidotes',), given, signature=True)
 
 def prone(
     *,
@@ -7658,7 +7455,7 @@ def prone(
         'voluntarily_prone': voluntarily_prone,
         'getting_up': getting_up,
     }
-    return resolve_with(_BOOK, ('prone',), given)
+    return resolve_with(_BOOK, ('prone',), given, signature=True)
 
 def pulling_blows(
     *,
@@ -7676,7 +7473,7 @@ def pulling_blows(
         'pull_steps': pull_steps,
         'pull_dice': pull_dice,
     }
-    return resolve_with(_BOOK, ('pulling_blows',), given)
+    return resolve_with(_BOOK, ('pulling_blows',), given, signature=True)
 
 def quickdraws(
     *,
@@ -7702,7 +7499,7 @@ def quickdraws(
         'opponent_DEX': opponent_DEX,
         'after_exchange': after_exchange,
     }
-    return resolve_with(_BOOK, ('quickdraws',), given)
+    return resolve_with(_BOOK, ('quickdraws',), given, signature=True)
 
 def radiation(
     *,
@@ -7737,7 +7534,7 @@ def radiation(
         'mutations': mutations,
         'physical_skill': physical_skill,
     }
-    return resolve_with(_BOOK, ('radiation',), given)
+    return resolve_with(_BOOK, ('radiation',), given, signature=True)
 
 def shields_and_missile_fire(
     *,
@@ -7755,7 +7552,7 @@ def shields_and_missile_fire(
         'shield_use': shield_use,
         'fast_missile': fast_missile,
     }
-    return resolve_with(_BOOK, ('shields_and_missile_fire',), given)
+    return resolve_with(_BOOK, ('shields_and_missile_fire',), given, signature=True)
 
 def shooting_up_or_down(
     *,
@@ -7779,7 +7576,7 @@ def shooting_up_or_down(
         'shot_angle': shot_angle,
         'shot_direction': shot_direction,
     }
-    return resolve_with(_BOOK, ('shooting_up_or_down',), given)
+    return resolve_with(_BOOK, ('shooting_up_or_down',), given, signature=True)
 
 def slippery_surfaces(
     *,
@@ -7793,7 +7590,7 @@ def slippery_surfaces(
     - roll keep_footing: d100 <= agility
     """
     given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
-    return resolve_with(_BOOK, ('slippery_surfaces',), given)
+    return resolve_with(_BOOK, ('slippery_surfaces',), given, signature=True)
 
 def stunning_or_subduing(
     *,
@@ -7831,7 +7628,7 @@ def stunning_or_subduing(
         'stun_hit': stun_hit,
         'stun_damage': stun_damage,
     }
-    return resolve_with(_BOOK, ('stunning_or_subduing',), given)
+    return resolve_with(_BOOK, ('stunning_or_subduing',), given, signature=True)
 
 def superior_numbers(
     *,
@@ -7844,7 +7641,7 @@ def superior_numbers(
     - derive crowded_out = attackers - can_attack
     """
     given: dict[str, object] = {'attackers': attackers, 'attacker_weapons': attacker_weapons}
-    return resolve_with(_BOOK, ('superior_numbers',), given)
+    return resolve_with(_BOOK, ('superior_numbers',), given, signature=True)
 
 def sweep_attacks(
     *,
@@ -7873,7 +7670,7 @@ def sweep_attacks(
         'sweep_defender': sweep_defender,
         'sweep_damage': sweep_damage,
     }
-    return resolve_with(_BOOK, ('sweep_attacks',), given)
+    return resolve_with(_BOOK, ('sweep_attacks',), given, signature=True)
 
 def thrown_weapons(
     *,
@@ -7894,7 +7691,7 @@ def thrown_weapons(
         'thrown_attack': thrown_attack,
         'unskilled_close': unskilled_close,
     }
-    return resolve_with(_BOOK, ('thrown_weapons',), given)
+    return resolve_with(_BOOK, ('thrown_weapons',), given, signature=True)
 
 def two_weapons(
     *,
@@ -7931,7 +7728,7 @@ def two_weapons(
         'off_hand_weapon': off_hand_weapon,
         'handedness_unknown': handedness_unknown,
     }
-    return resolve_with(_BOOK, ('two_weapons',), given)
+    return resolve_with(_BOOK, ('two_weapons',), given, signature=True)
 
 def underwater_combat(
     *,
@@ -7967,7 +7764,7 @@ def underwater_combat(
         'shield_parry': shield_parry,
         'acclimated': acclimated,
     }
-    return resolve_with(_BOOK, ('underwater_combat',), given)
+    return resolve_with(_BOOK, ('underwater_combat',), given, signature=True)
 
 def vacuum(
     *,
@@ -8001,7 +7798,7 @@ def vacuum(
         'abrupt': abrupt,
         'sight_roll': sight_roll,
     }
-    return resolve_with(_BOOK, ('vacuum',), given)
+    return resolve_with(_BOOK, ('vacuum',), given, signature=True)
 
 def volley_fire(
     *,
@@ -8024,7 +7821,7 @@ def volley_fire(
         'dex_rank': dex_rank,
         'attacks_per_round': attacks_per_round,
     }
-    return resolve_with(_BOOK, ('volley_fire',), given)
+    return resolve_with(_BOOK, ('volley_fire',), given, signature=True)
 
 def weapon_length(
     *,
@@ -8048,7 +7845,7 @@ def weapon_length(
         'their_length': their_length,
         'inside_guard': inside_guard,
     }
-    return resolve_with(_BOOK, ('weapon_length',), given)
+    return resolve_with(_BOOK, ('weapon_length',), given, signature=True)
 
 def wind(
     *,
@@ -8070,7 +7867,7 @@ def wind(
         'wind_str': wind_str,
         'wind_affected': wind_affected,
     }
-    return resolve_with(_BOOK, ('wind',), given)
+    return resolve_with(_BOOK, ('wind',), given, signature=True)
 
 def cloud_cover(
     *,
@@ -8085,7 +7882,7 @@ def cloud_cover(
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
     given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
-    return resolve_with(_BOOK, ('cloud_cover',), given)
+    return resolve_with(_BOOK, ('cloud_cover',), given, signature=True)
 
 def rain(
     *,
@@ -8104,7 +7901,7 @@ def rain(
         'precipitation_kind': precipitation_kind,
         'weather_skill': weather_skill,
     }
-    return resolve_with(_BOOK, ('rain',), given)
+    return resolve_with(_BOOK, ('rain',), given, signature=True)
 
 def weather_conditions(
     *,
@@ -8133,7 +7930,7 @@ def weather_conditions(
         'precipitation_kind': precipitation_kind,
         'weather_skill': weather_skill,
     }
-    return resolve_with(_BOOK, ('weather_conditions',), given)
+    return resolve_with(_BOOK, ('weather_conditions',), given, signature=True)
 
 def zero_gravity_combat(
     *,
@@ -8159,7 +7956,7 @@ def zero_gravity_combat(
         'braced': braced,
         'impact_damage': impact_damage,
     }
-    return resolve_with(_BOOK, ('zero_gravity_combat',), given)
+    return resolve_with(_BOOK, ('zero_gravity_combat',), given, signature=True)
 
 def fire_sources(
     *,
@@ -8170,7 +7967,7 @@ def fire_sources(
     Looked up by fire.
     """
     given: dict[str, object] = {'fire': fire}
-    return resolve_with(_BOOK, ('fire_sources',), given)
+    return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
 
 def light_burn_time(
     *,
@@ -8181,7 +7978,7 @@ def light_burn_time(
     Looked up by light.
     """
     given: dict[str, object] = {'light': light}
-    return resolve_with(_BOOK, ('light_burn_time',), given)
+    return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
 
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
     """Delay before poison damage (Poisons).
@@ -8189,7 +7986,7 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
     Looked up by poison_speed.
     """
     given: dict[str, object] = {'poison_speed': poison_speed}
-    return resolve_with(_BOOK, ('poison_delay',), given)
+    return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
 
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     """Radiation Effects Table (Radiation Effects Table).
@@ -8197,7 +7994,7 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     Looked up by radiation_pot.
     """
     given: dict[str, object] = {'radiation_pot': radiation_pot}
-    return resolve_with(_BOOK, ('radiation_effects',), given)
+    return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
 
 def shield_block(
     *,
@@ -8209,7 +8006,7 @@ def shield_block(
     Looked up by shield, shield_use.
     """
     given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
-    return resolve_with(_BOOK, ('shield_block',), given)
+    return resolve_with(_BOOK, ('shield_block',), given, signature=True)
 
 def attackers_with_room(
     *,
@@ -8220,7 +8017,7 @@ def attackers_with_room(
     Looked up by attacker_weapons.
     """
     given: dict[str, object] = {'attacker_weapons': attacker_weapons}
-    return resolve_with(_BOOK, ('attackers_with_room',), given)
+    return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
 
 def handedness(*, roll: int | None = None) -> Resolution:
     """Handedness after a failed Luck roll (Two Weapons).
@@ -8230,7 +8027,7 @@ def handedness(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('handedness',), given)
+    return resolve_with(_BOOK, ('handedness',), given, signature=True)
 
 def wind_strength(*, wind_str: int = 0) -> Resolution:
     """Wind (Wind).
@@ -8238,7 +8035,7 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
     Looked up by wind_str.
     """
     given: dict[str, object] = {'wind_str': wind_str}
-    return resolve_with(_BOOK, ('wind_strength',), given)
+    return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
 
 def cloud_cover_levels(
     *,
@@ -8249,7 +8046,7 @@ def cloud_cover_levels(
     Looked up by clouds.
     """
     given: dict[str, object] = {'clouds': clouds}
-    return resolve_with(_BOOK, ('cloud_cover_levels',), given)
+    return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
 
 def precipitation(
     *,
@@ -8260,7 +8057,7 @@ def precipitation(
     Looked up by precipitation_kind.
     """
     given: dict[str, object] = {'precipitation_kind': precipitation_kind}
-    return resolve_with(_BOOK, ('precipitation',), given)
+    return resolve_with(_BOOK, ('precipitation',), given, signature=True)
 
 __all__ = [
     'INPUTS',

@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,12 +2244,14 @@ RULEBOOK: Final = RulebookInfo(
             None,
             'Each terrain card gives a Terrain Type, a MOV, a VIS and a SAT effect, and a Hostility Level; the definitions of MOV, VIS and SAT give their full effects.',
             None,
+            'note',
         ),
         Note(
             'terrain_cards',
             None,
             "A MOV effect applies when the trooper's base is inside or in contact with the terrain area; a VIS or SAT effect applies to what is declared from, into, or through the zone.",
             None,
+            'note',
         ),
     ),
 )
@@ -2037,7 +2260,7 @@ RULEBOOK: Final = RulebookInfo(
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'MOV_1': InputSpec('MOV_1', 'First MOV value', 'int', 0, 12, 'inch', (), 4, True),
     'MOV_2': InputSpec('MOV_2', 'Second MOV value', 'int', 0, 12, 'inch', (), 4, True),
-    'order_move': InputSpec('order_move', 'Inches one order may move with two Short Movement Skills', 'int', 0, 24, 'inch', (), None, True, lambda run: run.stat('MOV_1') + run.stat('MOV_2'), 'MOV_1 + MOV_2'),
+    'order_move': InputSpec('order_move', 'Inches one order may move with two Short Movement Skills', 'int', 0, 24, 'inch', (), None, True, lambda s: s.e['MOV_1'] + s.e['MOV_2'], 'MOV_1 + MOV_2'),
     'reaction_move': InputSpec('reaction_move', 'Inches a Dodge, an Engage or a failed Guts Roll would move (as the main rulebook allows)', 'int', 0, 12, 'inch', (), 2, True),
     'attribute': InputSpec('attribute', 'Attribute of the roll that requires LoF (BS for a BS Attack)', 'int', 0, 30, None, (), 12, True),
     'burst': InputSpec('burst', 'Burst (B) of the BS Attack', 'int', 1, 6, None, (), 3, True),
@@ -2071,7 +2294,6 @@ _other_mods_stack__mod1: Final = ModSpec(
     source='VIS',
     target='attribute',
     op='add',
-    value=None,
     text='attribute +range_mod',
     group=None,
     stacking='cumulative',
@@ -2085,7 +2307,6 @@ _other_mods_stack__mod2: Final = ModSpec(
     source='VIS',
     target='attribute',
     op='add',
-    value=None,
     text='attribute +other_mods',
     group=None,
     stacking='cumulative',
@@ -2103,25 +2324,16 @@ _other_mods_stack__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_other_mods_stack(run: Run, outer: Holds = True) -> Parts:
-    """Other MODs of the roll (VIS).
+_rule_other_mods_stack: Final[tuple[Step, ...]] = (
+    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +range_mod', ('when lof_skill != none', 'when range_mod != 0'), (('lof_skill',), ('range_mod',))), lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
+    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +other_mods', ('when lof_skill != none', 'when other_mods != 0'), (('lof_skill',), ('other_mods',))), lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
+    Step('text', _other_mods_stack__text1, (), TraceSpec('other_mods_stack', 'VIS', 'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.', (), ()), None, ()),
+)
+"""Other MODs of the roll (VIS).
 
-    - attribute +range_mod (when lof_skill != none; when range_mod != 0)
-    - attribute +other_mods (when lof_skill != none; when other_mods != 0)
-    """
-    v = run.values
-    run.modify(
-        _other_mods_stack__mod1,
-        both(outer, v['lof_skill'] != 'none' and v['range_mod'] != 0),
-        v['range_mod'],
-    )
-    run.modify(
-        _other_mods_stack__mod2,
-        both(outer, v['lof_skill'] != 'none' and v['other_mods'] != 0),
-        v['other_mods'],
-    )
-    run.text(_other_mods_stack__text1, outer)
-    yield from ()
+- attribute +range_mod (when lof_skill != none; when range_mod != 0)
+- attribute +other_mods (when lof_skill != none; when other_mods != 0)
+"""
 
 # rule lof_roll
 
@@ -2145,7 +2357,7 @@ _lof_roll__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2163,7 +2375,7 @@ _lof_roll__roll2: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={},
+    outcomes=MappingProxyType({}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2215,31 +2427,19 @@ _lof_roll__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_lof_roll(run: Run, outer: Holds = True) -> Parts:
-    """The roll that requires LoF (VIS).
+_rule_lof_roll: Final[tuple[Step, ...]] = (
+    Step('part', 'other_mods_stack', (), TraceSpec('lof_roll', 'VIS', 'as other_mods_stack', (), ())),
+    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), TraceSpec('lof_roll', 'VIS', 'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.', ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), TraceSpec('lof_roll', 'VIS', 'roll lof', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('lof_roll', 'VIS', 'roll hit', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',))), (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('text', _lof_roll__text2, (), TraceSpec('lof_roll', 'VIS', 'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.', (), ()), None, ()),
+)
+"""The roll that requires LoF (VIS).
 
-    - as other_mods_stack
-    - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
-    - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
-    """
-    v = run.values
-    yield _rule_other_mods_stack, outer, ''
-    run.text(
-        _lof_roll__text1,
-        both(outer, lambda: v['lof_skill'] != 'none' and (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'))),
-    )
-    run.roll(
-        _lof_roll__roll1,
-        both(outer, lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'))),
-        lambda: (run.stat('attribute'), 0, None, 0),
-    )
-    run.roll(
-        _lof_roll__roll2,
-        both(outer, lambda: v['lof_skill'] != 'none' and not (run.stat('vis') == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')) and v['lof_skill'] == 'bs_attack'),
-        lambda: (run.stat('attribute'), 0, None, 0),
-        ((_lof_roll__roll2_change1, lambda: run.stat('burst') == 1, None), (_lof_roll__roll2_change2, lambda: run.stat('burst') == 2, None), (_lof_roll__roll2_change3, lambda: run.stat('burst') == 3, None), (_lof_roll__roll2_change4, lambda: run.stat('burst') == 4, None), (_lof_roll__roll2_change5, lambda: run.stat('burst') == 5, None)),
-    )
-    run.text(_lof_roll__text2, outer)
+- as other_mods_stack
+- roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
+- roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
+"""
 
 # trait difficult
 
@@ -2249,7 +2449,6 @@ _difficult__mod1: Final = ModSpec(
     source='MOV: Difficult',
     target='MOV_1',
     op='set',
-    value=None,
     text='MOV_1 = MOV_2',
     group=None,
     stacking='cumulative',
@@ -2263,7 +2462,6 @@ _difficult__mod2: Final = ModSpec(
     source='MOV: Difficult',
     target='order_move',
     op='max',
-    value=None,
     text='order_move max MOV_2 * 2',
     group=None,
     stacking='cumulative',
@@ -2286,7 +2484,6 @@ _difficult__mod3: Final = ModSpec(
     source='MOV: Difficult',
     target='reaction_move',
     op='max',
-    value=1,
     text='reaction_move max 1',
     group=None,
     stacking='cumulative',
@@ -2313,36 +2510,21 @@ _difficult__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_difficult(run: Run, outer: Holds = True) -> Parts:
-    """MOV: Difficult (second MOV value) (MOV: Difficult).
+_rule_difficult: Final[tuple[Step, ...]] = (
+    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'order_move max MOV_2 * 2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
+    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('difficult', 'MOV: Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _difficult__text2, (), TraceSpec('difficult', 'MOV: Difficult', 'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
+    Step('text', _difficult__text3, (), TraceSpec('difficult', 'MOV: Difficult', 'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.', (), ()), None, ()),
+)
+"""MOV: Difficult (second MOV value) (MOV: Difficult).
 
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    """
-    v = run.values
-    run.modify(
-        _difficult__mod1,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _difficult__mod2,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2') * 2,
-    )
-    run.text(
-        _difficult__text1,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.modify(
-        _difficult__mod3,
-        both(outer, v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
-    )
-    run.text(_difficult__text2, outer)
-    run.text(_difficult__text3, outer)
-    yield from ()
+- MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+"""
 
 # trait very_difficult
 
@@ -2352,7 +2534,6 @@ _very_difficult__mod1: Final = ModSpec(
     source='MOV: Very Difficult',
     target='MOV_1',
     op='set',
-    value=None,
     text='MOV_1 = MOV_2',
     group=None,
     stacking='cumulative',
@@ -2366,7 +2547,6 @@ _very_difficult__mod2: Final = ModSpec(
     source='MOV: Very Difficult',
     target='order_move',
     op='max',
-    value=None,
     text='order_move max MOV_2',
     group=None,
     stacking='cumulative',
@@ -2398,7 +2578,6 @@ _very_difficult__mod3: Final = ModSpec(
     source='MOV: Very Difficult',
     target='reaction_move',
     op='max',
-    value=1,
     text='reaction_move max 1',
     group=None,
     stacking='cumulative',
@@ -2425,41 +2604,23 @@ _very_difficult__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_very_difficult(run: Run, outer: Holds = True) -> Parts:
-    """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
+_rule_very_difficult: Final[tuple[Step, ...]] = (
+    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'order_move max MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot: declare two Short Movement Skills in the same order', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _very_difficult__text3, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
+    Step('text', _very_difficult__text4, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").', (), ()), None, ()),
+)
+"""MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
-    - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-    """
-    v = run.values
-    run.modify(
-        _very_difficult__mod1,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.modify(
-        _very_difficult__mod2,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-        lambda: run.stat('MOV_2'),
-    )
-    run.text(
-        _very_difficult__text1,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.text(
-        _very_difficult__text2,
-        both(outer, v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')),
-    )
-    run.modify(
-        _very_difficult__mod3,
-        both(outer, v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])),
-    )
-    run.text(_very_difficult__text3, outer)
-    run.text(_very_difficult__text4, outer)
-    yield from ()
+- MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
+"""
 
 # trait saturation
 
@@ -2469,7 +2630,6 @@ _saturation__mod1: Final = ModSpec(
     source='SAT: Saturation Zone',
     target='burst',
     op='add',
-    value=-1,
     text='burst -1',
     group='sat_mods',
     stacking='strongest',
@@ -2483,7 +2643,6 @@ _saturation__mod2: Final = ModSpec(
     source='SAT: Saturation Zone',
     target='burst',
     op='min',
-    value=1,
     text='burst min 1',
     group=None,
     stacking='cumulative',
@@ -2510,21 +2669,17 @@ _saturation__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_saturation(run: Run, outer: Holds = True) -> Parts:
-    """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
+_rule_saturation: Final[tuple[Step, ...]] = (
+    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst -1', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -1, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _saturation__mod2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst min 1', (), ()), 1, ()),
+    Step('text', _saturation__text1, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.', (), ()), None, ()),
+    Step('text', _saturation__text2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).', (), ()), None, ()),
+)
+"""SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
-    - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    """
-    v = run.values
-    run.modify(
-        _saturation__mod1,
-        both(outer, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of'),
-    )
-    run.modify(_saturation__mod2, outer)
-    run.text(_saturation__text1, outer)
-    run.text(_saturation__text2, outer)
-    yield from ()
+- burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
+- burst min 1
+"""
 
 # trait high_saturation
 
@@ -2534,7 +2689,6 @@ _high_saturation__mod1: Final = ModSpec(
     source='SAT: High Sat Zone',
     target='burst',
     op='add',
-    value=-2,
     text='burst -2',
     group='sat_mods',
     stacking='strongest',
@@ -2548,7 +2702,6 @@ _high_saturation__mod2: Final = ModSpec(
     source='SAT: High Sat Zone',
     target='burst',
     op='min',
-    value=1,
     text='burst min 1',
     group=None,
     stacking='cumulative',
@@ -2575,21 +2728,17 @@ _high_saturation__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_high_saturation(run: Run, outer: Holds = True) -> Parts:
-    """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
+_rule_high_saturation: Final[tuple[Step, ...]] = (
+    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst -2', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -2, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _high_saturation__mod2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst min 1', (), ()), 1, ()),
+    Step('text', _high_saturation__text1, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.', (), ()), None, ()),
+    Step('text', _high_saturation__text2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.', (), ()), None, ()),
+)
+"""SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
-    - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-    - burst min 1
-    """
-    v = run.values
-    run.modify(
-        _high_saturation__mod1,
-        both(outer, v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of'),
-    )
-    run.modify(_high_saturation__mod2, outer)
-    run.text(_high_saturation__text1, outer)
-    run.text(_high_saturation__text2, outer)
-    yield from ()
+- burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
+- burst min 1
+"""
 
 # trait low_visibility
 
@@ -2599,7 +2748,6 @@ _low_visibility__mod1: Final = ModSpec(
     source='VIS: Low Visibility',
     target='vis',
     op='min',
-    value='low',
     text='vis min low',
     group=None,
     stacking='cumulative',
@@ -2613,7 +2761,6 @@ _low_visibility__mod2: Final = ModSpec(
     source='VIS: Low Visibility',
     target='attribute',
     op='add',
-    value=-3,
     text='attribute -3',
     group='zone_mods',
     stacking='strongest',
@@ -2640,22 +2787,19 @@ _low_visibility__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_low_visibility(run: Run, outer: Holds = True) -> Parts:
-    """VIS: Low Visibility (-3) (VIS: Low Visibility).
+_rule_low_visibility: Final[tuple[Step, ...]] = (
+    Step('part', 'other_mods_stack', (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'as other_mods_stack', (), ())),
+    Step('mod', _low_visibility__mod1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'vis min low', (), ()), 'low', ()),
+    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('low_visibility', 'VIS: Low Visibility', 'attribute -3', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -3, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _low_visibility__text1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
+    Step('text', _low_visibility__text2, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+)
+"""VIS: Low Visibility (-3) (VIS: Low Visibility).
 
-    - as other_mods_stack
-    - vis min low
-    - attribute -3 (when lof_skill != none and lof_zone != clear_of)
-    """
-    v = run.values
-    yield _rule_other_mods_stack, outer, ''
-    run.modify(_low_visibility__mod1, outer)
-    run.modify(
-        _low_visibility__mod2,
-        both(outer, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
-    )
-    run.text(_low_visibility__text1, outer)
-    run.text(_low_visibility__text2, outer)
+- as other_mods_stack
+- vis min low
+- attribute -3 (when lof_skill != none and lof_zone != clear_of)
+"""
 
 # trait poor_visibility
 
@@ -2665,7 +2809,6 @@ _poor_visibility__mod1: Final = ModSpec(
     source='VIS: Poor Visibility',
     target='vis',
     op='min',
-    value='poor',
     text='vis min poor',
     group=None,
     stacking='cumulative',
@@ -2679,7 +2822,6 @@ _poor_visibility__mod2: Final = ModSpec(
     source='VIS: Poor Visibility',
     target='attribute',
     op='add',
-    value=-6,
     text='attribute -6',
     group='zone_mods',
     stacking='strongest',
@@ -2706,22 +2848,19 @@ _poor_visibility__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_poor_visibility(run: Run, outer: Holds = True) -> Parts:
-    """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
+_rule_poor_visibility: Final[tuple[Step, ...]] = (
+    Step('part', 'other_mods_stack', (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'as other_mods_stack', (), ())),
+    Step('mod', _poor_visibility__mod1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'vis min poor', (), ()), 'poor', ()),
+    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'attribute -6', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -6, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _poor_visibility__text1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
+    Step('text', _poor_visibility__text2, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+)
+"""VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
-    - as other_mods_stack
-    - vis min poor
-    - attribute -6 (when lof_skill != none and lof_zone != clear_of)
-    """
-    v = run.values
-    yield _rule_other_mods_stack, outer, ''
-    run.modify(_poor_visibility__mod1, outer)
-    run.modify(
-        _poor_visibility__mod2,
-        both(outer, v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'),
-    )
-    run.text(_poor_visibility__text1, outer)
-    run.text(_poor_visibility__text2, outer)
+- as other_mods_stack
+- vis min poor
+- attribute -6 (when lof_skill != none and lof_zone != clear_of)
+"""
 
 # trait zero_visibility
 
@@ -2731,7 +2870,6 @@ _zero_visibility__mod1: Final = ModSpec(
     source='VIS: Zero Visibility',
     target='vis',
     op='min',
-    value='zero',
     text='vis min zero',
     group=None,
     stacking='cumulative',
@@ -2754,7 +2892,6 @@ _zero_visibility__mod2: Final = ModSpec(
     source='VIS: Zero Visibility',
     target='attribute',
     op='add',
-    value=-6,
     text='attribute -6',
     group='zone_mods',
     stacking='strongest',
@@ -2817,39 +2954,27 @@ _zero_visibility__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_zero_visibility(run: Run, outer: Holds = True) -> Parts:
-    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
+_rule_zero_visibility: Final[tuple[Step, ...]] = (
+    Step('part', 'other_mods_stack', (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'as other_mods_stack', (), ())),
+    Step('mod', _zero_visibility__mod1, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'vis min zero', (), ()), 'zero', ()),
+    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside', ('when lof_zone != clear_of', 'unless responding'), (('lof_zone',), ('responding',))), None, (('lof_zone', 0), ('responding', 1))),
+    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'attribute -6', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option', ('when lof_zone != clear_of', 'when responding', 'unless facing'), (('lof_zone',), ('responding',), ('facing',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
+    Step('text', _zero_visibility__text4, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.', (), ()), None, ()),
+    Step('text', _zero_visibility__text5, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.', (), ()), None, ()),
+    Step('text', _zero_visibility__text6, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
+    Step('text', _zero_visibility__text7, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.', (), ()), None, ()),
+)
+"""VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
-    - as other_mods_stack
-    - vis min zero
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
-    - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
-    """
-    v = run.values
-    yield _rule_other_mods_stack, outer, ''
-    run.modify(_zero_visibility__mod1, outer)
-    run.text(
-        _zero_visibility__text1,
-        both(outer, v['lof_zone'] != 'clear_of' and not v['responding']),
-    )
-    run.modify(
-        _zero_visibility__mod2,
-        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'),
-    )
-    run.text(
-        _zero_visibility__text2,
-        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and v['facing'] and v['lof_skill'] == 'other'),
-    )
-    run.text(
-        _zero_visibility__text3,
-        both(outer, v['lof_zone'] != 'clear_of' and v['responding'] and not v['facing']),
-    )
-    run.text(_zero_visibility__text4, outer)
-    run.text(_zero_visibility__text5, outer)
-    run.text(_zero_visibility__text6, outer)
-    run.text(_zero_visibility__text7, outer)
+- as other_mods_stack
+- vis min zero
+- cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
+- attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
+- cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
+- cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
+"""
 
 # trait white_noise
 
@@ -2899,18 +3024,18 @@ _white_noise__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_white_noise(run: Run, outer: Holds = True) -> Parts:
-    """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
+_rule_white_noise: Final[tuple[Step, ...]] = (
+    Step('part', 'zero_visibility', (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'as zero_visibility', ('when msv',), (('msv',),))),
+    Step('text', _white_noise__text1, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.', (), ()), None, ()),
+    Step('text', _white_noise__text2, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.', (), ()), None, ()),
+    Step('text', _white_noise__text3, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
+    Step('text', _white_noise__text4, (), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.', (), ()), None, ()),
+    Step('text', _white_noise__text5, (), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.', (), ()), None, ()),
+)
+"""VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
-    - as zero_visibility (when msv)
-    """
-    v = run.values
-    yield _rule_zero_visibility, both(outer, v['msv']), 'when msv'
-    run.text(_white_noise__text1, outer)
-    run.text(_white_noise__text2, outer)
-    run.text(_white_noise__text3, outer)
-    run.text(_white_noise__text4, outer)
-    run.text(_white_noise__text5, outer)
+- as zero_visibility (when msv)
+"""
 
 # trait insecure
 
@@ -2920,7 +3045,6 @@ _insecure__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='insecure',
     text='hostility min insecure',
     group=None,
     stacking='cumulative',
@@ -2939,7 +3063,7 @@ _insecure__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2947,15 +3071,15 @@ _insecure__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_insecure(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
+_rule_insecure: Final[tuple[Step, ...]] = (
+    Step('mod', _insecure__mod1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'hostility min insecure', (), ()), 'insecure', ()),
+    Step('roll', _insecure__roll1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (20, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
-    - hostility min insecure
-    - roll hostile: d20 >= 20
-    """
-    run.modify(_insecure__mod1, outer)
-    run.roll(_insecure__roll1, outer, lambda: (20, 0, None, 0))
-    yield from ()
+- hostility min insecure
+- roll hostile: d20 >= 20
+"""
 
 # trait adverse
 
@@ -2965,7 +3089,6 @@ _adverse__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='adverse',
     text='hostility min adverse',
     group=None,
     stacking='cumulative',
@@ -2984,7 +3107,7 @@ _adverse__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2992,15 +3115,15 @@ _adverse__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_adverse(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
+_rule_adverse: Final[tuple[Step, ...]] = (
+    Step('mod', _adverse__mod1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'hostility min adverse', (), ()), 'adverse', ()),
+    Step('roll', _adverse__roll1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (19, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
-    - hostility min adverse
-    - roll hostile: d20 >= 19
-    """
-    run.modify(_adverse__mod1, outer)
-    run.roll(_adverse__roll1, outer, lambda: (19, 0, None, 0))
-    yield from ()
+- hostility min adverse
+- roll hostile: d20 >= 19
+"""
 
 # trait dangerous
 
@@ -3010,7 +3133,6 @@ _dangerous__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='dangerous',
     text='hostility min dangerous',
     group=None,
     stacking='cumulative',
@@ -3029,7 +3151,7 @@ _dangerous__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3037,15 +3159,15 @@ _dangerous__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_dangerous(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
+_rule_dangerous: Final[tuple[Step, ...]] = (
+    Step('mod', _dangerous__mod1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'hostility min dangerous', (), ()), 'dangerous', ()),
+    Step('roll', _dangerous__roll1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (18, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
-    - hostility min dangerous
-    - roll hostile: d20 >= 18
-    """
-    run.modify(_dangerous__mod1, outer)
-    run.roll(_dangerous__roll1, outer, lambda: (18, 0, None, 0))
-    yield from ()
+- hostility min dangerous
+- roll hostile: d20 >= 18
+"""
 
 # trait aggressive
 
@@ -3055,7 +3177,6 @@ _aggressive__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='aggressive',
     text='hostility min aggressive',
     group=None,
     stacking='cumulative',
@@ -3074,7 +3195,7 @@ _aggressive__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3082,15 +3203,15 @@ _aggressive__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_aggressive(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
+_rule_aggressive: Final[tuple[Step, ...]] = (
+    Step('mod', _aggressive__mod1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'hostility min aggressive', (), ()), 'aggressive', ()),
+    Step('roll', _aggressive__roll1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (17, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
-    - hostility min aggressive
-    - roll hostile: d20 >= 17
-    """
-    run.modify(_aggressive__mod1, outer)
-    run.roll(_aggressive__roll1, outer, lambda: (17, 0, None, 0))
-    yield from ()
+- hostility min aggressive
+- roll hostile: d20 >= 17
+"""
 
 # trait lethal
 
@@ -3100,7 +3221,6 @@ _lethal__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='lethal',
     text='hostility min lethal',
     group=None,
     stacking='cumulative',
@@ -3119,7 +3239,7 @@ _lethal__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3127,15 +3247,15 @@ _lethal__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_lethal(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
+_rule_lethal: Final[tuple[Step, ...]] = (
+    Step('mod', _lethal__mod1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'hostility min lethal', (), ()), 'lethal', ()),
+    Step('roll', _lethal__roll1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (16, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
-    - hostility min lethal
-    - roll hostile: d20 >= 16
-    """
-    run.modify(_lethal__mod1, outer)
-    run.roll(_lethal__roll1, outer, lambda: (16, 0, None, 0))
-    yield from ()
+- hostility min lethal
+- roll hostile: d20 >= 16
+"""
 
 # trait savage
 
@@ -3145,7 +3265,6 @@ _savage__mod1: Final = ModSpec(
     source='HOSTILITY LEVEL',
     target='hostility',
     op='min',
-    value='savage',
     text='hostility min savage',
     group=None,
     stacking='cumulative',
@@ -3164,7 +3283,7 @@ _savage__roll1: Final = RollSpec(
     op='>=',
     against=None,
     success=False,
-    outcomes={'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'},
+    outcomes=MappingProxyType({'success': 'The Game Conditions strike the trooper: a Damage Value, rolled or chosen; roll on damage_value'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3172,15 +3291,15 @@ _savage__roll1: Final = RollSpec(
     condition='',
 )
 
-def _rule_savage(run: Run, outer: Holds = True) -> Parts:
-    """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
+_rule_savage: Final[tuple[Step, ...]] = (
+    Step('mod', _savage__mod1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'hostility min savage', (), ()), 'savage', ()),
+    Step('roll', _savage__roll1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (14, 0, None, 0), ()), ()),
+)
+"""Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
-    - hostility min savage
-    - roll hostile: d20 >= 14
-    """
-    run.modify(_savage__mod1, outer)
-    run.roll(_savage__roll1, outer, lambda: (14, 0, None, 0))
-    yield from ()
+- hostility min savage
+- roll hostile: d20 >= 14
+"""
 
 # terrain woods
 
@@ -3190,7 +3309,6 @@ _woods__mod1: Final = ModSpec(
     source='WOODS',
     target='jungle_type',
     op='set',
-    value=True,
     text='jungle_type = yes',
     group=None,
     stacking='cumulative',
@@ -3204,7 +3322,6 @@ _woods__mod2: Final = ModSpec(
     source='WOODS',
     target='zone_vis',
     op='min',
-    value='low',
     text='zone_vis min low',
     group=None,
     stacking='cumulative',
@@ -3213,22 +3330,23 @@ _woods__mod2: Final = ModSpec(
     label='VIS: Low Visibility',
 )
 
-def _rule_woods(run: Run, outer: Holds = True) -> Parts:
-    """Woods (WOODS).
+_rule_woods: Final[tuple[Step, ...]] = (
+    Step('mod', _woods__mod1, (), TraceSpec('woods', 'WOODS', 'jungle_type = yes', (), ()), True, ()),
+    Step('mod', _woods__mod2, (), TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ()), 'low', ()),
+    Step('part', 'difficult', (), TraceSpec('woods', 'WOODS', 'as difficult', (), ())),
+    Step('part', 'low_visibility', (), TraceSpec('woods', 'WOODS', 'as low_visibility', (), ())),
+    Step('part', 'saturation', (), TraceSpec('woods', 'WOODS', 'as saturation', (), ())),
+    Step('part', 'insecure', (), TraceSpec('woods', 'WOODS', 'as insecure', (), ())),
+)
+"""Woods (WOODS).
 
-    - jungle_type = yes
-    - zone_vis min low
-    - as difficult
-    - as low_visibility
-    - as saturation
-    - as insecure
-    """
-    run.modify(_woods__mod1, outer)
-    run.modify(_woods__mod2, outer)
-    yield _rule_difficult, outer, ''
-    yield _rule_low_visibility, outer, ''
-    yield _rule_saturation, outer, ''
-    yield _rule_insecure, outer, ''
+- jungle_type = yes
+- zone_vis min low
+- as difficult
+- as low_visibility
+- as saturation
+- as insecure
+"""
 
 # terrain jungle
 
@@ -3238,7 +3356,6 @@ _jungle__mod1: Final = ModSpec(
     source='JUNGLE',
     target='jungle_type',
     op='set',
-    value=True,
     text='jungle_type = yes',
     group=None,
     stacking='cumulative',
@@ -3252,7 +3369,6 @@ _jungle__mod2: Final = ModSpec(
     source='JUNGLE',
     target='zone_vis',
     op='min',
-    value='low',
     text='zone_vis min low',
     group=None,
     stacking='cumulative',
@@ -3261,22 +3377,23 @@ _jungle__mod2: Final = ModSpec(
     label='VIS: Low Visibility',
 )
 
-def _rule_jungle(run: Run, outer: Holds = True) -> Parts:
-    """Jungle (JUNGLE).
+_rule_jungle: Final[tuple[Step, ...]] = (
+    Step('mod', _jungle__mod1, (), TraceSpec('jungle', 'JUNGLE', 'jungle_type = yes', (), ()), True, ()),
+    Step('mod', _jungle__mod2, (), TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ()), 'low', ()),
+    Step('part', 'very_difficult', (), TraceSpec('jungle', 'JUNGLE', 'as very_difficult', (), ())),
+    Step('part', 'low_visibility', (), TraceSpec('jungle', 'JUNGLE', 'as low_visibility', (), ())),
+    Step('part', 'saturation', (), TraceSpec('jungle', 'JUNGLE', 'as saturation', (), ())),
+    Step('part', 'adverse', (), TraceSpec('jungle', 'JUNGLE', 'as adverse', (), ())),
+)
+"""Jungle (JUNGLE).
 
-    - jungle_type = yes
-    - zone_vis min low
-    - as very_difficult
-    - as low_visibility
-    - as saturation
-    - as adverse
-    """
-    run.modify(_jungle__mod1, outer)
-    run.modify(_jungle__mod2, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_low_visibility, outer, ''
-    yield _rule_saturation, outer, ''
-    yield _rule_adverse, outer, ''
+- jungle_type = yes
+- zone_vis min low
+- as very_difficult
+- as low_visibility
+- as saturation
+- as adverse
+"""
 
 # terrain steep_hills
 
@@ -3286,7 +3403,6 @@ _steep_hills__mod1: Final = ModSpec(
     source='STEEP HILLS',
     target='mountains_type',
     op='set',
-    value=True,
     text='mountains_type = yes',
     group=None,
     stacking='cumulative',
@@ -3304,15 +3420,16 @@ _steep_hills__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_steep_hills(run: Run, outer: Holds = True) -> Parts:
-    """Steep Hills (STEEP HILLS).
+_rule_steep_hills: Final[tuple[Step, ...]] = (
+    Step('mod', _steep_hills__mod1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'mountains_type = yes', (), ()), True, ()),
+    Step('part', 'difficult', (), TraceSpec('steep_hills', 'STEEP HILLS', 'as difficult', (), ())),
+    Step('text', _steep_hills__text1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+)
+"""Steep Hills (STEEP HILLS).
 
-    - mountains_type = yes
-    - as difficult
-    """
-    run.modify(_steep_hills__mod1, outer)
-    yield _rule_difficult, outer, ''
-    run.text(_steep_hills__text1, outer)
+- mountains_type = yes
+- as difficult
+"""
 
 # terrain high_mountain
 
@@ -3322,7 +3439,6 @@ _high_mountain__mod1: Final = ModSpec(
     source='HIGH MOUNTAIN',
     target='mountains_type',
     op='set',
-    value=True,
     text='mountains_type = yes',
     group=None,
     stacking='cumulative',
@@ -3336,7 +3452,6 @@ _high_mountain__mod2: Final = ModSpec(
     source='HIGH MOUNTAIN',
     target='zone_vis',
     op='min',
-    value='low',
     text='zone_vis min low',
     group=None,
     stacking='cumulative',
@@ -3345,22 +3460,23 @@ _high_mountain__mod2: Final = ModSpec(
     label='VIS: Low Visibility',
 )
 
-def _rule_high_mountain(run: Run, outer: Holds = True) -> Parts:
-    """High Mountain (HIGH MOUNTAIN).
+_rule_high_mountain: Final[tuple[Step, ...]] = (
+    Step('mod', _high_mountain__mod1, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _high_mountain__mod2, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'zone_vis min low', (), ()), 'low', ()),
+    Step('part', 'very_difficult', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as very_difficult', (), ())),
+    Step('part', 'low_visibility', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as low_visibility', (), ())),
+    Step('part', 'saturation', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as saturation', (), ())),
+    Step('part', 'adverse', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as adverse', (), ())),
+)
+"""High Mountain (HIGH MOUNTAIN).
 
-    - mountains_type = yes
-    - zone_vis min low
-    - as very_difficult
-    - as low_visibility
-    - as saturation
-    - as adverse
-    """
-    run.modify(_high_mountain__mod1, outer)
-    run.modify(_high_mountain__mod2, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_low_visibility, outer, ''
-    yield _rule_saturation, outer, ''
-    yield _rule_adverse, outer, ''
+- mountains_type = yes
+- zone_vis min low
+- as very_difficult
+- as low_visibility
+- as saturation
+- as adverse
+"""
 
 # terrain primeval_forest
 
@@ -3370,7 +3486,6 @@ _primeval_forest__mod1: Final = ModSpec(
     source='PRIMEVAL FOREST',
     target='jungle_type',
     op='set',
-    value=True,
     text='jungle_type = yes',
     group=None,
     stacking='cumulative',
@@ -3384,7 +3499,6 @@ _primeval_forest__mod2: Final = ModSpec(
     source='PRIMEVAL FOREST',
     target='zone_vis',
     op='min',
-    value='zero',
     text='zone_vis min zero',
     group=None,
     stacking='cumulative',
@@ -3402,23 +3516,24 @@ _primeval_forest__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_primeval_forest(run: Run, outer: Holds = True) -> Parts:
-    """Primeval Forest (PRIMEVAL FOREST).
+_rule_primeval_forest: Final[tuple[Step, ...]] = (
+    Step('mod', _primeval_forest__mod1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'jungle_type = yes', (), ()), True, ()),
+    Step('mod', _primeval_forest__mod2, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'zone_vis min zero', (), ()), 'zero', ()),
+    Step('part', 'very_difficult', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as very_difficult', (), ())),
+    Step('part', 'zero_visibility', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as zero_visibility', (), ())),
+    Step('part', 'high_saturation', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as high_saturation', (), ())),
+    Step('part', 'dangerous', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as dangerous', (), ())),
+    Step('text', _primeval_forest__text1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'note: See pg 165 of the main rulebook (Zero Visibility Zones).', (), ()), None, ()),
+)
+"""Primeval Forest (PRIMEVAL FOREST).
 
-    - jungle_type = yes
-    - zone_vis min zero
-    - as very_difficult
-    - as zero_visibility
-    - as high_saturation
-    - as dangerous
-    """
-    run.modify(_primeval_forest__mod1, outer)
-    run.modify(_primeval_forest__mod2, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_zero_visibility, outer, ''
-    yield _rule_high_saturation, outer, ''
-    yield _rule_dangerous, outer, ''
-    run.text(_primeval_forest__text1, outer)
+- jungle_type = yes
+- zone_vis min zero
+- as very_difficult
+- as zero_visibility
+- as high_saturation
+- as dangerous
+"""
 
 # terrain dense_jungle
 
@@ -3428,7 +3543,6 @@ _dense_jungle__mod1: Final = ModSpec(
     source='DENSE JUNGLE',
     target='jungle_type',
     op='set',
-    value=True,
     text='jungle_type = yes',
     group=None,
     stacking='cumulative',
@@ -3442,7 +3556,6 @@ _dense_jungle__mod2: Final = ModSpec(
     source='DENSE JUNGLE',
     target='zone_vis',
     op='min',
-    value='poor',
     text='zone_vis min poor',
     group=None,
     stacking='cumulative',
@@ -3460,23 +3573,24 @@ _dense_jungle__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_dense_jungle(run: Run, outer: Holds = True) -> Parts:
-    """Dense Jungle (DENSE JUNGLE).
+_rule_dense_jungle: Final[tuple[Step, ...]] = (
+    Step('mod', _dense_jungle__mod1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'jungle_type = yes', (), ()), True, ()),
+    Step('mod', _dense_jungle__mod2, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'zone_vis min poor', (), ()), 'poor', ()),
+    Step('part', 'very_difficult', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as very_difficult', (), ())),
+    Step('part', 'poor_visibility', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as poor_visibility', (), ())),
+    Step('part', 'high_saturation', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as high_saturation', (), ())),
+    Step('part', 'dangerous', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as dangerous', (), ())),
+    Step('text', _dense_jungle__text1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'erratum: The card\'s text says "Low Visibility Zone" under VIS: Poor Visibility; read as a Poor Visibility Zone, as its heading, its -6 and the definition of Poor Visibility say.', (), ()), None, ()),
+)
+"""Dense Jungle (DENSE JUNGLE).
 
-    - jungle_type = yes
-    - zone_vis min poor
-    - as very_difficult
-    - as poor_visibility
-    - as high_saturation
-    - as dangerous
-    """
-    run.modify(_dense_jungle__mod1, outer)
-    run.modify(_dense_jungle__mod2, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_poor_visibility, outer, ''
-    yield _rule_high_saturation, outer, ''
-    yield _rule_dangerous, outer, ''
-    run.text(_dense_jungle__text1, outer)
+- jungle_type = yes
+- zone_vis min poor
+- as very_difficult
+- as poor_visibility
+- as high_saturation
+- as dangerous
+"""
 
 # terrain arctic_plains
 
@@ -3486,7 +3600,6 @@ _arctic_plains__mod1: Final = ModSpec(
     source='ARCTIC PLAINS',
     target='mountains_type',
     op='set',
-    value=True,
     text='mountains_type = yes',
     group=None,
     stacking='cumulative',
@@ -3504,17 +3617,18 @@ _arctic_plains__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_arctic_plains(run: Run, outer: Holds = True) -> Parts:
-    """Arctic Plains (ARCTIC PLAINS).
+_rule_arctic_plains: Final[tuple[Step, ...]] = (
+    Step('mod', _arctic_plains__mod1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'mountains_type = yes', (), ()), True, ()),
+    Step('part', 'difficult', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as difficult', (), ())),
+    Step('part', 'insecure', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as insecure', (), ())),
+    Step('text', _arctic_plains__text1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+)
+"""Arctic Plains (ARCTIC PLAINS).
 
-    - mountains_type = yes
-    - as difficult
-    - as insecure
-    """
-    run.modify(_arctic_plains__mod1, outer)
-    yield _rule_difficult, outer, ''
-    yield _rule_insecure, outer, ''
-    run.text(_arctic_plains__text1, outer)
+- mountains_type = yes
+- as difficult
+- as insecure
+"""
 
 # terrain mid_mountain
 
@@ -3524,7 +3638,6 @@ _mid_mountain__mod1: Final = ModSpec(
     source='MID-MOUNTAIN',
     target='mountains_type',
     op='set',
-    value=True,
     text='mountains_type = yes',
     group=None,
     stacking='cumulative',
@@ -3542,15 +3655,16 @@ _mid_mountain__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_mid_mountain(run: Run, outer: Holds = True) -> Parts:
-    """Mid-Mountain (MID-MOUNTAIN).
+_rule_mid_mountain: Final[tuple[Step, ...]] = (
+    Step('mod', _mid_mountain__mod1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
+    Step('part', 'very_difficult', (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'as very_difficult', (), ())),
+    Step('text', _mid_mountain__text1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+)
+"""Mid-Mountain (MID-MOUNTAIN).
 
-    - mountains_type = yes
-    - as very_difficult
-    """
-    run.modify(_mid_mountain__mod1, outer)
-    yield _rule_very_difficult, outer, ''
-    run.text(_mid_mountain__text1, outer)
+- mountains_type = yes
+- as very_difficult
+"""
 
 # terrain swamp
 
@@ -3560,7 +3674,6 @@ _swamp__mod1: Final = ModSpec(
     source='SWAMP',
     target='aquatic_type',
     op='set',
-    value=True,
     text='aquatic_type = yes',
     group=None,
     stacking='cumulative',
@@ -3578,19 +3691,20 @@ _swamp__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_swamp(run: Run, outer: Holds = True) -> Parts:
-    """Swamp (SWAMP).
+_rule_swamp: Final[tuple[Step, ...]] = (
+    Step('mod', _swamp__mod1, (), TraceSpec('swamp', 'SWAMP', 'aquatic_type = yes', (), ()), True, ()),
+    Step('part', 'very_difficult', (), TraceSpec('swamp', 'SWAMP', 'as very_difficult', (), ())),
+    Step('part', 'saturation', (), TraceSpec('swamp', 'SWAMP', 'as saturation', (), ())),
+    Step('part', 'insecure', (), TraceSpec('swamp', 'SWAMP', 'as insecure', (), ())),
+    Step('text', _swamp__text1, (), TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ()), None, ()),
+)
+"""Swamp (SWAMP).
 
-    - aquatic_type = yes
-    - as very_difficult
-    - as saturation
-    - as insecure
-    """
-    run.modify(_swamp__mod1, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_saturation, outer, ''
-    yield _rule_insecure, outer, ''
-    run.text(_swamp__text1, outer)
+- aquatic_type = yes
+- as very_difficult
+- as saturation
+- as insecure
+"""
 
 # terrain open_sea
 
@@ -3600,7 +3714,6 @@ _open_sea__mod1: Final = ModSpec(
     source='OPEN SEA',
     target='aquatic_type',
     op='set',
-    value=True,
     text='aquatic_type = yes',
     group=None,
     stacking='cumulative',
@@ -3618,17 +3731,18 @@ _open_sea__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_open_sea(run: Run, outer: Holds = True) -> Parts:
-    """Open Sea (OPEN SEA).
+_rule_open_sea: Final[tuple[Step, ...]] = (
+    Step('mod', _open_sea__mod1, (), TraceSpec('open_sea', 'OPEN SEA', 'aquatic_type = yes', (), ()), True, ()),
+    Step('part', 'very_difficult', (), TraceSpec('open_sea', 'OPEN SEA', 'as very_difficult', (), ())),
+    Step('part', 'insecure', (), TraceSpec('open_sea', 'OPEN SEA', 'as insecure', (), ())),
+    Step('text', _open_sea__text1, (), TraceSpec('open_sea', 'OPEN SEA', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+)
+"""Open Sea (OPEN SEA).
 
-    - aquatic_type = yes
-    - as very_difficult
-    - as insecure
-    """
-    run.modify(_open_sea__mod1, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_insecure, outer, ''
-    run.text(_open_sea__text1, outer)
+- aquatic_type = yes
+- as very_difficult
+- as insecure
+"""
 
 # terrain rocky_ground
 
@@ -3638,7 +3752,6 @@ _rocky_ground__mod1: Final = ModSpec(
     source='ROCKY GROUND',
     target='desert_type',
     op='set',
-    value=True,
     text='desert_type = yes',
     group=None,
     stacking='cumulative',
@@ -3656,17 +3769,18 @@ _rocky_ground__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_rocky_ground(run: Run, outer: Holds = True) -> Parts:
-    """Rocky Ground (ROCKY GROUND).
+_rule_rocky_ground: Final[tuple[Step, ...]] = (
+    Step('mod', _rocky_ground__mod1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'desert_type = yes', (), ()), True, ()),
+    Step('part', 'difficult', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as difficult', (), ())),
+    Step('part', 'saturation', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as saturation', (), ())),
+    Step('text', _rocky_ground__text1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'note: VIS: N/A, no VIS effects. Hostility Level: None.', (), ()), None, ()),
+)
+"""Rocky Ground (ROCKY GROUND).
 
-    - desert_type = yes
-    - as difficult
-    - as saturation
-    """
-    run.modify(_rocky_ground__mod1, outer)
-    yield _rule_difficult, outer, ''
-    yield _rule_saturation, outer, ''
-    run.text(_rocky_ground__text1, outer)
+- desert_type = yes
+- as difficult
+- as saturation
+"""
 
 # terrain sand_dunes
 
@@ -3676,7 +3790,6 @@ _sand_dunes__mod1: Final = ModSpec(
     source='SAND DUNES',
     target='desert_type',
     op='set',
-    value=True,
     text='desert_type = yes',
     group=None,
     stacking='cumulative',
@@ -3694,17 +3807,18 @@ _sand_dunes__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sand_dunes(run: Run, outer: Holds = True) -> Parts:
-    """Sand Dunes (SAND DUNES).
+_rule_sand_dunes: Final[tuple[Step, ...]] = (
+    Step('mod', _sand_dunes__mod1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'desert_type = yes', (), ()), True, ()),
+    Step('part', 'very_difficult', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as very_difficult', (), ())),
+    Step('part', 'adverse', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as adverse', (), ())),
+    Step('text', _sand_dunes__text1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+)
+"""Sand Dunes (SAND DUNES).
 
-    - desert_type = yes
-    - as very_difficult
-    - as adverse
-    """
-    run.modify(_sand_dunes__mod1, outer)
-    yield _rule_very_difficult, outer, ''
-    yield _rule_adverse, outer, ''
-    run.text(_sand_dunes__text1, outer)
+- desert_type = yes
+- as very_difficult
+- as adverse
+"""
 
 # terrain beach
 
@@ -3714,7 +3828,6 @@ _beach__mod1: Final = ModSpec(
     source='BEACH',
     target='aquatic_type',
     op='set',
-    value=True,
     text='aquatic_type = yes',
     group=None,
     stacking='cumulative',
@@ -3732,15 +3845,16 @@ _beach__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_beach(run: Run, outer: Holds = True) -> Parts:
-    """Beach (BEACH).
+_rule_beach: Final[tuple[Step, ...]] = (
+    Step('mod', _beach__mod1, (), TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ()), True, ()),
+    Step('part', 'difficult', (), TraceSpec('beach', 'BEACH', 'as difficult', (), ())),
+    Step('text', _beach__text1, (), TraceSpec('beach', 'BEACH', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+)
+"""Beach (BEACH).
 
-    - aquatic_type = yes
-    - as difficult
-    """
-    run.modify(_beach__mod1, outer)
-    yield _rule_difficult, outer, ''
-    run.text(_beach__text1, outer)
+- aquatic_type = yes
+- as difficult
+"""
 
 # terrain zero_g
 
@@ -3750,7 +3864,6 @@ _zero_g__mod1: Final = ModSpec(
     source='ZERO-G',
     target='zero_g_type',
     op='set',
-    value=True,
     text='zero_g_type = yes',
     group=None,
     stacking='cumulative',
@@ -3777,16 +3890,17 @@ _zero_g__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zero_g(run: Run, outer: Holds = True) -> Parts:
-    """Zero-G (ZERO-G).
+_rule_zero_g: Final[tuple[Step, ...]] = (
+    Step('mod', _zero_g__mod1, (), TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ()), True, ()),
+    Step('part', 'very_difficult', (), TraceSpec('zero_g', 'ZERO-G', 'as very_difficult', (), ())),
+    Step('text', _zero_g__text1, (), TraceSpec('zero_g', 'ZERO-G', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _zero_g__text2, (), TraceSpec('zero_g', 'ZERO-G', 'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.', (), ()), None, ()),
+)
+"""Zero-G (ZERO-G).
 
-    - zero_g_type = yes
-    - as very_difficult
-    """
-    run.modify(_zero_g__mod1, outer)
-    yield _rule_very_difficult, outer, ''
-    run.text(_zero_g__text1, outer)
-    run.text(_zero_g__text2, outer)
+- zero_g_type = yes
+- as very_difficult
+"""
 
 # terrain generator_room
 
@@ -3796,7 +3910,6 @@ _generator_room__mod1: Final = ModSpec(
     source='GENERATOR ROOM',
     target='zero_g_type',
     op='set',
-    value=True,
     text='zero_g_type = yes',
     group=None,
     stacking='cumulative',
@@ -3823,21 +3936,21 @@ _generator_room__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_generator_room(run: Run, outer: Holds = True) -> Parts:
-    """Generator Room (GENERATOR ROOM).
+_rule_generator_room: Final[tuple[Step, ...]] = (
+    Step('mod', _generator_room__mod1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'zero_g_type = yes', (), ()), True, ()),
+    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('generator_room', 'GENERATOR ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
+    Step('part', 'white_noise', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as white_noise', (), ())),
+    Step('part', 'saturation', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as saturation', (), ())),
+    Step('text', _generator_room__text1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
+    Step('text', _generator_room__text2, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'erratum: The source does not say who opts: read as an option the players agree on before the game (`optional_mov`, yes by default: the card as printed); without it the room has no MOV effect.', (), ()), None, ()),
+)
+"""Generator Room (GENERATOR ROOM).
 
-    - zero_g_type = yes
-    - as difficult (when optional_mov)
-    - as white_noise
-    - as saturation
-    """
-    v = run.values
-    run.modify(_generator_room__mod1, outer)
-    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
-    yield _rule_white_noise, outer, ''
-    yield _rule_saturation, outer, ''
-    run.text(_generator_room__text1, outer)
-    run.text(_generator_room__text2, outer)
+- zero_g_type = yes
+- as difficult (when optional_mov)
+- as white_noise
+- as saturation
+"""
 
 # terrain engine_room
 
@@ -3847,7 +3960,6 @@ _engine_room__mod1: Final = ModSpec(
     source='ENGINE ROOM',
     target='zero_g_type',
     op='set',
-    value=True,
     text='zero_g_type = yes',
     group=None,
     stacking='cumulative',
@@ -3861,7 +3973,6 @@ _engine_room__mod2: Final = ModSpec(
     source='ENGINE ROOM',
     target='zone_vis',
     op='min',
-    value='low',
     text='zone_vis min low',
     group=None,
     stacking='cumulative',
@@ -3888,23 +3999,23 @@ _engine_room__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_engine_room(run: Run, outer: Holds = True) -> Parts:
-    """Engine Room (ENGINE ROOM).
+_rule_engine_room: Final[tuple[Step, ...]] = (
+    Step('mod', _engine_room__mod1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _engine_room__mod2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('engine_room', 'ENGINE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
+    Step('part', 'low_visibility', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as low_visibility', (), ())),
+    Step('part', 'saturation', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as saturation', (), ())),
+    Step('text', _engine_room__text1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
+    Step('text', _engine_room__text2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+)
+"""Engine Room (ENGINE ROOM).
 
-    - zero_g_type = yes
-    - zone_vis min low
-    - as difficult (when optional_mov)
-    - as low_visibility
-    - as saturation
-    """
-    v = run.values
-    run.modify(_engine_room__mod1, outer)
-    run.modify(_engine_room__mod2, outer)
-    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
-    yield _rule_low_visibility, outer, ''
-    yield _rule_saturation, outer, ''
-    run.text(_engine_room__text1, outer)
-    run.text(_engine_room__text2, outer)
+- zero_g_type = yes
+- zone_vis min low
+- as difficult (when optional_mov)
+- as low_visibility
+- as saturation
+"""
 
 # terrain energy_core_room
 
@@ -3914,7 +4025,6 @@ _energy_core_room__mod1: Final = ModSpec(
     source='ENERGY CORE ROOM',
     target='zero_g_type',
     op='set',
-    value=True,
     text='zero_g_type = yes',
     group=None,
     stacking='cumulative',
@@ -3928,7 +4038,6 @@ _energy_core_room__mod2: Final = ModSpec(
     source='ENERGY CORE ROOM',
     target='zone_vis',
     op='min',
-    value='low',
     text='zone_vis min low',
     group=None,
     stacking='cumulative',
@@ -3955,23 +4064,23 @@ _energy_core_room__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_energy_core_room(run: Run, outer: Holds = True) -> Parts:
-    """Energy Core Room (ENERGY CORE ROOM).
+_rule_energy_core_room: Final[tuple[Step, ...]] = (
+    Step('mod', _energy_core_room__mod1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _energy_core_room__mod2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
+    Step('part', 'low_visibility', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as low_visibility', (), ())),
+    Step('part', 'white_noise', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as white_noise', (), ())),
+    Step('text', _energy_core_room__text1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _energy_core_room__text2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+)
+"""Energy Core Room (ENERGY CORE ROOM).
 
-    - zero_g_type = yes
-    - zone_vis min low
-    - as difficult (when optional_mov)
-    - as low_visibility
-    - as white_noise
-    """
-    v = run.values
-    run.modify(_energy_core_room__mod1, outer)
-    run.modify(_energy_core_room__mod2, outer)
-    yield _rule_difficult, both(outer, v['optional_mov']), 'when optional_mov'
-    yield _rule_low_visibility, outer, ''
-    yield _rule_white_noise, outer, ''
-    run.text(_energy_core_room__text1, outer)
-    run.text(_energy_core_room__text2, outer)
+- zero_g_type = yes
+- zone_vis min low
+- as difficult (when optional_mov)
+- as low_visibility
+- as white_noise
+"""
 
 # condition storm
 
@@ -4021,23 +4130,21 @@ _storm__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_storm(run: Run, outer: Holds = True) -> Parts:
-    """Storm (STORM).
+_rule_storm: Final[tuple[Step, ...]] = (
+    Step('part', 'poor_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'low'), TraceSpec('storm', 'STORM', 'as poor_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
+    Step('part', 'zero_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'poor'), TraceSpec('storm', 'STORM', 'as zero_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
+    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), TraceSpec('storm', 'STORM', 'cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain', ('unless jungle_type or aquatic_type or desert_type or mountains_type',), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),)), None, ()),
+    Step('text', _storm__text2, (), TraceSpec('storm', 'STORM', 'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.', (), ()), None, ()),
+    Step('text', _storm__text3, (), TraceSpec('storm', 'STORM', 'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.', (), ()), None, ()),
+    Step('text', _storm__text4, (), TraceSpec('storm', 'STORM', 'note: MOV, SAT and Hostility Level: as the base terrain type.', (), ()), None, ()),
+    Step('text', _storm__text5, (), TraceSpec('storm', 'STORM', 'erratum: Only these two steps are given. A terrain whose card reads "VIS: N/A" has no VIS condition to increase, so a Storm over it adds none; Zero Visibility (Primeval Forest) has no worse level and stays Zero.', (), ()), None, ()),
+)
+"""Storm (STORM).
 
-    - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
-    - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-    - cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
-    """
-    yield _rule_poor_visibility, both(outer, lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'low'), 'when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low'
-    yield _rule_zero_visibility, both(outer, lambda: (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type')) and run.stat('zone_vis') == 'poor'), 'when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor'
-    run.text(
-        _storm__text1,
-        both(outer, lambda: not (run.stat('jungle_type') or run.stat('aquatic_type') or run.stat('desert_type') or run.stat('mountains_type'))),
-    )
-    run.text(_storm__text2, outer)
-    run.text(_storm__text3, outer)
-    run.text(_storm__text4, outer)
-    run.text(_storm__text5, outer)
+- as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
+- as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
+- cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
+"""
 
 # table hostility_level
 
@@ -4067,12 +4174,14 @@ _table_hostility_level: Final = TableSpec(
             'HOSTILITY LEVEL',
             'Roll a d20 for a random Hostility Level, or take the one printed on the terrain card.',
             None,
+            'note',
         ),
         Note(
             'hostility_level',
             'HOSTILITY LEVEL',
             "The source does not say when the d20 is rolled nor whom it strikes; read as a d20 for a trooper in the terrain, who on the Game Conditions' result takes a Damage Value, rolled or chosen. When and how often to roll is the players' agreement.",
             'Game Conditions: Only on 20. / On 19 or 20. / ... Roll or Choose a Damage Value',
+            'erratum',
         ),
     ),
 )
@@ -4107,18 +4216,21 @@ _table_damage_value: Final = TableSpec(
             'Roll or Choose a Damage Value',
             'Roll a d20, or choose the Damage Value.',
             None,
+            'note',
         ),
         Note(
             'damage_value',
             'Roll or Choose a Damage Value',
             'The asterisk has no footnote. Read as: a PH Roll (at -3 on 4-6) that, failed, leaves the trooper Immobilized; no damage roll.',
             'PH / Immobilized *',
+            'erratum',
         ),
         Note(
             'damage_value',
             'Roll or Choose a Damage Value',
             'Read as: the trooper rolls against both ARM and BTS, where "ARM/BTS" is against one of them; the source does not explain either.',
             'ARM + BTS',
+            'erratum',
         ),
     ),
 )
@@ -4171,7 +4283,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'other_mods_stack': _rule_other_mods_stack,
         'lof_roll': _rule_lof_roll,
         'difficult': _rule_difficult,
@@ -4213,6 +4325,18 @@ _BOOK: Final = Book(
         'stat MOV_2',
         'stat MOV_1',
         'base order_move',
+        'stat order_move',
+        'stat reaction_move',
+        'stat jungle_type',
+        'stat aquatic_type',
+        'stat desert_type',
+        'stat mountains_type',
+        'stat zone_vis',
+        'stat attribute',
+        'stat burst',
+        'stat vis',
+        'stat hostility',
+        'stat zero_g_type',
     ),
     resistance=None,
     resistance_pool=None,
@@ -4245,7 +4369,7 @@ def other_mods_stack(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('other_mods_stack',), given)
+    return resolve_with(_BOOK, ('other_mods_stack',), given, signature=True)
 
 def lof_roll(
     *,
@@ -4276,7 +4400,7 @@ def lof_roll(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('lof_roll',), given)
+    return resolve_with(_BOOK, ('lof_roll',), given, signature=True)
 
 def difficult(
     *,
@@ -4304,7 +4428,7 @@ def difficult(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('difficult',), given)
+    return resolve_with(_BOOK, ('difficult',), given, signature=True)
 
 def very_difficult(
     *,
@@ -4333,7 +4457,7 @@ def very_difficult(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('very_difficult',), given)
+    return resolve_with(_BOOK, ('very_difficult',), given, signature=True)
 
 def saturation(
     *,
@@ -4347,7 +4471,7 @@ def saturation(
     - burst min 1
     """
     given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_with(_BOOK, ('saturation',), given)
+    return resolve_with(_BOOK, ('saturation',), given, signature=True)
 
 def high_saturation(
     *,
@@ -4361,7 +4485,7 @@ def high_saturation(
     - burst min 1
     """
     given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_with(_BOOK, ('high_saturation',), given)
+    return resolve_with(_BOOK, ('high_saturation',), given, signature=True)
 
 def low_visibility(
     *,
@@ -4386,7 +4510,7 @@ def low_visibility(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('low_visibility',), given)
+    return resolve_with(_BOOK, ('low_visibility',), given, signature=True)
 
 def poor_visibility(
     *,
@@ -4411,7 +4535,7 @@ def poor_visibility(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('poor_visibility',), given)
+    return resolve_with(_BOOK, ('poor_visibility',), given, signature=True)
 
 def zero_visibility(
     *,
@@ -4443,7 +4567,7 @@ def zero_visibility(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('zero_visibility',), given)
+    return resolve_with(_BOOK, ('zero_visibility',), given, signature=True)
 
 def white_noise(
     *,
@@ -4472,7 +4596,7 @@ def white_noise(
         'facing': facing,
         'msv': msv,
     }
-    return resolve_with(_BOOK, ('white_noise',), given)
+    return resolve_with(_BOOK, ('white_noise',), given, signature=True)
 
 def insecure(
     *,
@@ -4484,7 +4608,7 @@ def insecure(
     - roll hostile: d20 >= 20
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('insecure',), given)
+    return resolve_with(_BOOK, ('insecure',), given, signature=True)
 
 def adverse(
     *,
@@ -4496,7 +4620,7 @@ def adverse(
     - roll hostile: d20 >= 19
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('adverse',), given)
+    return resolve_with(_BOOK, ('adverse',), given, signature=True)
 
 def dangerous(
     *,
@@ -4508,7 +4632,7 @@ def dangerous(
     - roll hostile: d20 >= 18
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('dangerous',), given)
+    return resolve_with(_BOOK, ('dangerous',), given, signature=True)
 
 def aggressive(
     *,
@@ -4520,7 +4644,7 @@ def aggressive(
     - roll hostile: d20 >= 17
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('aggressive',), given)
+    return resolve_with(_BOOK, ('aggressive',), given, signature=True)
 
 def lethal(
     *,
@@ -4532,7 +4656,7 @@ def lethal(
     - roll hostile: d20 >= 16
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('lethal',), given)
+    return resolve_with(_BOOK, ('lethal',), given, signature=True)
 
 def savage(
     *,
@@ -4544,7 +4668,7 @@ def savage(
     - roll hostile: d20 >= 14
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('savage',), given)
+    return resolve_with(_BOOK, ('savage',), given, signature=True)
 
 def woods(
     *,
@@ -4594,7 +4718,7 @@ def woods(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('woods',), given)
+    return resolve_with(_BOOK, ('woods',), given, signature=True)
 
 def jungle(
     *,
@@ -4644,7 +4768,7 @@ def jungle(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('jungle',), given)
+    return resolve_with(_BOOK, ('jungle',), given, signature=True)
 
 def steep_hills(
     *,
@@ -4672,7 +4796,7 @@ def steep_hills(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('steep_hills',), given)
+    return resolve_with(_BOOK, ('steep_hills',), given, signature=True)
 
 def high_mountain(
     *,
@@ -4722,7 +4846,7 @@ def high_mountain(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('high_mountain',), given)
+    return resolve_with(_BOOK, ('high_mountain',), given, signature=True)
 
 def primeval_forest(
     *,
@@ -4776,7 +4900,7 @@ def primeval_forest(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('primeval_forest',), given)
+    return resolve_with(_BOOK, ('primeval_forest',), given, signature=True)
 
 def dense_jungle(
     *,
@@ -4826,7 +4950,7 @@ def dense_jungle(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('dense_jungle',), given)
+    return resolve_with(_BOOK, ('dense_jungle',), given, signature=True)
 
 def arctic_plains(
     *,
@@ -4857,7 +4981,7 @@ def arctic_plains(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('arctic_plains',), given)
+    return resolve_with(_BOOK, ('arctic_plains',), given, signature=True)
 
 def mid_mountain(
     *,
@@ -4885,7 +5009,7 @@ def mid_mountain(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('mid_mountain',), given)
+    return resolve_with(_BOOK, ('mid_mountain',), given, signature=True)
 
 def swamp(
     *,
@@ -4923,7 +5047,7 @@ def swamp(
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
     }
-    return resolve_with(_BOOK, ('swamp',), given)
+    return resolve_with(_BOOK, ('swamp',), given, signature=True)
 
 def open_sea(
     *,
@@ -4954,7 +5078,7 @@ def open_sea(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('open_sea',), given)
+    return resolve_with(_BOOK, ('open_sea',), given, signature=True)
 
 def rocky_ground(
     *,
@@ -4989,7 +5113,7 @@ def rocky_ground(
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
     }
-    return resolve_with(_BOOK, ('rocky_ground',), given)
+    return resolve_with(_BOOK, ('rocky_ground',), given, signature=True)
 
 def sand_dunes(
     *,
@@ -5020,7 +5144,7 @@ def sand_dunes(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('sand_dunes',), given)
+    return resolve_with(_BOOK, ('sand_dunes',), given, signature=True)
 
 def beach(
     *,
@@ -5048,7 +5172,7 @@ def beach(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('beach',), given)
+    return resolve_with(_BOOK, ('beach',), given, signature=True)
 
 def zero_g(
     *,
@@ -5076,7 +5200,7 @@ def zero_g(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('zero_g',), given)
+    return resolve_with(_BOOK, ('zero_g',), given, signature=True)
 
 def generator_room(
     *,
@@ -5128,7 +5252,7 @@ def generator_room(
         'msv': msv,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('generator_room',), given)
+    return resolve_with(_BOOK, ('generator_room',), given, signature=True)
 
 def engine_room(
     *,
@@ -5177,7 +5301,7 @@ def engine_room(
         'other_mods': other_mods,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('engine_room',), given)
+    return resolve_with(_BOOK, ('engine_room',), given, signature=True)
 
 def energy_core_room(
     *,
@@ -5230,7 +5354,7 @@ def energy_core_room(
         'msv': msv,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('energy_core_room',), given)
+    return resolve_with(_BOOK, ('energy_core_room',), given, signature=True)
 
 def storm(
     *,
@@ -5269,7 +5393,7 @@ def storm(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('storm',), given)
+    return resolve_with(_BOOK, ('storm',), given, signature=True)
 
 def hostility_level(*, roll: int | None = None) -> Resolution:
     """Hostility Level (HOSTILITY LEVEL).
@@ -5279,7 +5403,7 @@ def hostility_level(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('hostility_level',), given)
+    return resolve_with(_BOOK, ('hostility_level',), given, signature=True)
 
 def damage_value(*, roll: int | None = None) -> Resolution:
     """Roll or Choose a Damage Value (Roll or Choose a Damage Value).
@@ -5289,7 +5413,7 @@ def damage_value(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('damage_value',), given)
+    return resolve_with(_BOOK, ('damage_value',), given, signature=True)
 
 __all__ = [
     'INPUTS',

@@ -301,6 +301,13 @@ def round_value(value: Fraction | int, mode: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
+def whole(value: Any) -> Any:
+    """A value as a resolution reports it: a whole number as an `int`, never `Fraction(95, 1)`."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
 def show(value: object) -> str:
     """A value as text: whole numbers plainly, exact decimals as decimals, other fractions as a/b."""
     if isinstance(value, bool):
@@ -324,15 +331,6 @@ def show(value: object) -> str:
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
         return f"{value.numerator}/{value.denominator}"
     return str(value)
-
-
-def _json(value: object) -> object:
-    """A value as JSON data: ints and flags as themselves, everything else as exact text."""
-    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return show(value)
 
 
 # ---------------------------------------------------------------------------- distributions
@@ -540,7 +538,7 @@ class InputSpec:
     members: tuple[str, ...]
     default: Value | None
     is_stat: bool
-    derived: Callable[[Run], Any] | None = None  # computes the default from other values
+    derived: Callable[[Scope], Any] | None = None  # computes the default from other values
     default_text: str | None = None  # how the default reads, e.g. "DEX"
 
     def describe(self) -> str:
@@ -595,7 +593,7 @@ class InputSpec:
             raise self._error(value, "a whole number")
         if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
             raise self._error(value, "a number in " + self.describe())
-        return number.numerator if number.denominator == 1 and kind != "number" else number
+        return number.numerator if number.denominator == 1 else number
 
     def parse(self, text: str) -> Value:
         """Read a value from text (a command line): yes/no, names, numbers, 7/10, 0.7, 3d6."""
@@ -655,84 +653,105 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+# ---------------------------------------------------------------------------- JSON forms
+#
+# The data contract (docs/contract.md; the JSON Schema is `rulecraft schema resolution`): whole
+# numbers are JSON integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a
+# probability is always that object (0 and 1 too); dice are {"dice": "2d6+1", "min": 3, ...};
+# the table cells X and N/A are {"special": "X"}.
+
+
+def number_json(value: int | Fraction) -> object:
+    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    fraction = Fraction(value)
+    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+
+
+def probability_json(value: Fraction | int) -> dict[str, object]:
+    fraction = Fraction(value)
+    text = str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": float(fraction)}
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=_MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+    }
+
+
+def _chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
+    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+
+
+# ---------------------------------------------------------------------------- results
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
     """A modifier whose condition held: applied, or suppressed by stacking, or overridden."""
 
-    rule: str
-    source: str | None
-    target: str
-    operation: str
-    value: str
-    text: str
-    group: str | None
+    spec: ModSpec
+    amount: Value
     status: Status
     reason: str | None
-    label: str | None
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    target = property(lambda self: self.spec.target)
+    operation = property(lambda self: self.spec.op)
+    text = property(lambda self: self.spec.text)
+    group = property(lambda self: self.spec.group)
+    label = property(lambda self: self.spec.label)
 
     @property
     def applied(self) -> bool:
         return self.status == "applied"
 
+    def __repr__(self) -> str:
+        return f"<Modifier {self.spec.text} ({self.spec.rule}): {self.status}>"
+
     def to_dict(self) -> dict[str, object]:
+        spec = self.spec
         return {
-            "target": self.target,
-            "operation": self.operation,
-            "value": self.value,
-            "text": self.text,
-            "rule": self.rule,
-            "source": self.source,
-            "group": self.group,
-            "applied": self.applied,
+            "target": spec.target,
+            "operation": spec.op,
+            "amount": value_json(self.amount),
+            "text": spec.text,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "group": spec.group,
             "status": self.status,
+            "applied": self.status == "applied",
             "reason": self.reason,
-            "label": self.label,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll the situation calls for, with its exact chance of success and of each outcome."""
-
-    rule: str
-    source: str | None
-    name: str
-    label: str | None
-    dice: str
-    comparison: str | None
-    target: int | Fraction | None
-    probability: Fraction
-    automatic: str | None  # "success" | "failure" when no dice need rolling
-    outcomes: Mapping[str, Fraction]
-    effects: Mapping[str, str]
-    margins: Mapping[int, Fraction]
-    notes: tuple[str, ...]
-    bonus: int | Fraction = 0  # added to the dice: `d20 + 5`
-    totals: Mapping[int, Fraction] = field(default_factory=dict)  # a roll without a target: each total
-    successes: Mapping[int, Fraction] = field(default_factory=dict)  # a count: each number of dice that meet it
-    needed: int | None = None  # a count: how many dice must meet the target
-    consequences: tuple[Consequence, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "source": self.source,
-            "label": self.label,
-            "dice": self.dice,
-            "comparison": self.comparison,
-            "target": None if self.target is None else show(self.target),
-            "probability": _fraction(self.probability),
-            "automatic": self.automatic,
-            "outcomes": {k: _fraction(v) for k, v in self.outcomes.items()},
-            "effects": dict(self.effects),
-            "margins": {str(k): _fraction(v) for k, v in self.margins.items()},
-            "notes": list(self.notes),
-            "bonus": _json(self.bonus),
-            "totals": {str(k): _fraction(v) for k, v in self.totals.items()},
-            "successes": {str(k): _fraction(v) for k, v in self.successes.items()},
-            "needed": self.needed,
-            "consequences": [x.to_dict() for x in self.consequences],
         }
 
 
@@ -744,61 +763,182 @@ class Consequence:
     text: str
     probability: Fraction
     stat: str | None
-    value: Any  # the stat's value if the outcome comes
+    value: Value | None  # the stat's value if the outcome comes
 
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,
             "text": self.text,
-            "probability": _fraction(self.probability),
+            "probability": probability_json(self.probability),
             "stat": self.stat,
-            "value": None if self.value is None else _json(self.value),
+            "value": value_json(self.value),
         }
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll the situation calls for, with its exact chance of success and of each outcome."""
+
+    spec: RollSpec
+    dice: str  # what is rolled, in the notation of dice: `1d20`, `highest 3 of 5d10`, `2d6 vs 2d6`
+    bonus: int | Fraction  # added to the dice: `d20 + 5`
+    comparison: str | None  # <=, >=, ... (`vs` for an opposed roll; None for a roll without a target)
+    target: int | Fraction | None
+    probability: Fraction | None  # of success (of winning); None for a roll without a target
+    automatic: str | None  # "success" | "failure" when no dice need rolling
+    outcomes: Mapping[str, Fraction]
+    margins: Mapping[int, Fraction]  # `by margin` outcomes: the chance of each margin
+    totals: Mapping[int, Fraction]  # a roll without a target: the chance of each total
+    successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
+    needed: int | None  # a count: how many dice must meet it
+    consequences: tuple[Consequence, ...] = ()
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    name = property(lambda self: self.spec.name)
+    label = property(lambda self: self.spec.label)
+    kind = property(lambda self: self.spec.kind)
+    effects = property(lambda self: self.spec.outcomes)
+    notes = property(lambda self: self.spec.notes)
+
+    def __repr__(self) -> str:
+        target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
+        chance = f": {show(self.probability)}" if self.probability is not None else ""
+        return f"<Roll {self.spec.name} {self.dice}{target}{chance}>"
+
+    def to_dict(self) -> dict[str, object]:
+        spec = self.spec
+        return {
+            "name": spec.name,
+            "label": spec.label,
+            "rule": spec.rule,
+            "source": spec.source,
+            "kind": spec.kind,
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "comparison": self.comparison,
+            "target": None if self.target is None else number_json(self.target),
+            "needed": self.needed,
+            "probability": None if self.probability is None else probability_json(self.probability),
+            "automatic": self.automatic,
+            "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
+            "effects": dict(spec.outcomes),
+            "margins": _chances_json(self.margins, "margin"),
+            "totals": _chances_json(self.totals, "total"),
+            "successes": _chances_json(self.successes, "successes"),
+            "consequences": [x.to_dict() for x in self.consequences],
+            "notes": list(spec.notes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
+    """What the situation forbids: `text` is the whole sentence, "cannot fight in deep water"."""
+
     rule: str
     source: str | None
-    text: str
+    what: str  # what is forbidden: "fight in deep water"
+
+    @property
+    def text(self) -> str:
+        return f"cannot {self.what}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source}
+        return {"what": self.what, "text": self.text, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster, or an erratum (with the words of the source it explains)."""
+    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
+    a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
-    erratum: str | None = None
+    quote: str | None = None
+    kind: str = "note"  # note | erratum | input
+
+    @property
+    def erratum(self) -> str | None:
+        return self.quote
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "rule": self.rule, "source": self.source, "erratum": self.erratum}
+        return {"kind": self.kind, "text": self.text, "quote": self.quote, "rule": self.rule, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """Why one part of a rule did or did not apply."""
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
 
     rule: str
     source: str | None
     item: str
-    applied: bool
-    because: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """Why one part of a rule did or did not apply: the clause that decided (the first that did not
+    hold, or every clause when all held) and the values it read."""
+
+    spec: TraceSpec
+    decided: int  # the clause that did not hold; -1 when every clause held
+    values: Mapping[str, Any]  # the situation's inputs and base values
+    effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
+
+    rule = property(lambda self: self.spec.rule)
+    source = property(lambda self: self.spec.source)
+    item = property(lambda self: self.spec.item)
+
+    @property
+    def applied(self) -> bool:
+        return self.decided < 0
+
+    @property
+    def clause(self) -> str | None:
+        clauses = self.spec.clauses
+        if not clauses:
+            return None
+        return clauses[self.decided] if self.decided >= 0 else "; ".join(clauses)
+
+    @property
+    def reads(self) -> dict[str, Any]:
+        names = self.spec.names
+        chosen = names[self.decided : self.decided + 1] if self.decided >= 0 else names
+        found: dict[str, Any] = {}
+        for group in chosen:
+            for name in group:
+                if name.startswith("base "):
+                    found[name] = self.values.get(name[5:])
+                else:
+                    found[name] = self.effective[name] if name in self.effective else self.values.get(name)
+        return found
+
+    @property
+    def because(self) -> str:
+        clause = self.clause
+        if clause is None:
+            return "always applies"
+        verdict = "holds" if self.decided < 0 else "does not hold"
+        reads = self.reads
+        if not reads:
+            return f"{clause}: {verdict}"
+        values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
+        return f"{clause}: {verdict}, because {values}"
+
+    def __repr__(self) -> str:
+        return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rule": self.rule,
-            "source": self.source,
-            "item": self.item,
-            "applied": self.applied,
+            "rule": self.spec.rule,
+            "source": self.spec.source,
+            "item": self.spec.item,
+            "applied": self.decided < 0,
+            "clause": self.clause,
+            "reads": {name: value_json(value) for name, value in self.reads.items()},
             "because": self.because,
         }
 
@@ -813,9 +953,9 @@ class TableRow:
     def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
-            "values": {k: _json(v) for k, v in self.values.items()},
+            "values": {k: value_json(v) for k, v in self.values.items()},
             "then": list(self.steps),
-            "probability": None if self.probability is None else _fraction(self.probability),
+            "probability": None if self.probability is None else probability_json(self.probability),
         }
 
 
@@ -827,6 +967,7 @@ class TableResult:
     title: str
     source: str | None
     dice: str | None
+    keys: Mapping[str, Value]  # the inputs it is looked up by, with their values
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
@@ -837,6 +978,7 @@ class TableResult:
             "title": self.title,
             "source": self.source,
             "dice": self.dice,
+            "keys": {k: value_json(v) for k, v in self.keys.items()},
             "result": self.result,
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
@@ -847,9 +989,11 @@ class TableResult:
 class Resolution:
     """Everything a situation resolves to.  `to_dict()` is what `rulecraft resolve --json` prints."""
 
+    rulebook: str
     rules: tuple[str, ...]
-    inputs: Mapping[str, Any]  # each a Value: int, Fraction, bool, str, Dice or Special
-    stats: Mapping[str, Any]
+    inputs: Mapping[str, Value]  # every input and stat the rules read: the value given, or its default
+    stats: Mapping[str, Value]  # every stat the rules read or change: its value after the rules
+    derived: Mapping[str, Value]  # the values the rules derive
     modifiers: tuple[Modifier, ...]
     rolls: tuple[Roll, ...]
     restrictions: tuple[Restriction, ...]
@@ -862,20 +1006,31 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.name == name and (rule is None or r.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
         if len(found) == 1:
             return found[0]
         if found:
-            rules = ", ".join(r.rule for r in found)
+            rules = ", ".join(r.spec.rule for r in found)
             raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
-        called = ", ".join(f"{r.name} ({r.rule})" for r in self.rolls) or "none"
+        called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+
+    def __repr__(self) -> str:
+        parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
+        parts += [f"{name} = {show(value)}" for name, value in self.derived.items()]
+        parts += [repr(roll)[1:-1] for roll in self.rolls]
+        parts += [item.text for item in self.restrictions]
+        return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "rulebook": self.rulebook,
             "rules": list(self.rules),
-            "inputs": {k: _json(v) for k, v in self.inputs.items()},
-            "stats": {k: _json(v) for k, v in self.stats.items()},
+            "inputs": {k: value_json(v) for k, v in self.inputs.items()},
+            "stats": {
+                k: {"start": value_json(self.inputs.get(k)), "final": value_json(v)} for k, v in self.stats.items()
+            },
+            "derived": {k: value_json(v) for k, v in self.derived.items()},
             "modifiers": [x.to_dict() for x in self.modifiers],
             "rolls": [x.to_dict() for x in self.rolls],
             "restrictions": [x.to_dict() for x in self.restrictions],
@@ -886,28 +1041,46 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------- compiled rules
-
-Holds = bool | Callable[[], bool]
-"""Whether a part of a rule applies: known at once, or (when it reads a stat) computed later."""
-
-Parts = Iterator[tuple[Callable[..., Any], Holds, str]]
-"""What a rule function yields where the rule composes another (`as OTHER`): the other rule's
-function, whether the `as` applies, and its condition as written."""
+#
+# A generated module describes each rule as data: what it does (specs, the same in every
+# resolution) under which conditions (clauses: small functions of a Scope).  `resolve_with`
+# works a situation out in the order the values depend on each other (`Book.settle`), every
+# value once: no laziness, no recursion.
 
 
-def both(outer: Holds, inner: Holds) -> Holds:
-    """Whether a part of a composed rule applies: the `as` that brought it, and its own condition."""
-    if outer is True:
-        return inner
-    if outer is False or inner is False:
-        return False
-    if inner is True:
-        return outer
-    return lambda: bool(_now(outer)) and bool(_now(inner))
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        spec = self.book.tables[table]
+        row = spec.row_for(keys)
+        if row is None:
+            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+        cell = row.cells[index]
+        value = cell(self) if callable(cell) else cell
+        shown = ", ".join(show(k) for k in keys)
+        names = tuple((name,) for name in spec.inputs)
+        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
 
 
-Lazy = Any
-"""A value known at once, or a function computing it once the stats it reads are final."""
+Clause = Callable[[Scope], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -917,7 +1090,6 @@ class ModSpec:
     source: str | None
     target: str
     op: str  # add | mul | div | set | min | max | grade | dice | step | shift
-    value: Lazy
     text: str
     group: str | None
     stacking: str
@@ -952,7 +1124,7 @@ class ConsequenceSpec:
     text: str
     target: str | None = None  # the stat it changes
     op: str | None = None
-    value: Lazy = None
+    value: Amount = None
     rounding: str | None = None
 
 
@@ -963,7 +1135,7 @@ class RollSpec:
     source: str | None
     name: str
     label: str | None
-    kind: str  # check | resist | opposed | automatic
+    kind: str  # check | total | count | resist | opposed | automatic
     pool: tuple[int, int, str | None] | None
     op: str | None
     against: tuple[int, int, str | None] | None
@@ -1007,13 +1179,27 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RowSpec:
     low: int | None
     high: int | None
     member: str | None
     is_else: bool
     key: str
-    cells: tuple[Lazy, ...]  # values, or functions of the run for cells that read inputs
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
     steps: tuple[str, ...]
 
 
@@ -1047,15 +1233,6 @@ class TableSpec:
                 return row
         return None
 
-    def cell(self, run: Run, keys: tuple[Value, ...], column: str) -> Value:
-        row = self.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{self.name}` has no row for {show(keys[0])}")
-        index = self.columns.index(str(keys[1]) if len(self.inputs) == 2 else column)
-        cell = row.cells[index]
-        value: Value = cell(run) if callable(cell) else cell
-        return value
-
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
@@ -1071,15 +1248,14 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    functions: Mapping[str, Callable[..., Parts]]
+    parts: Mapping[str, tuple[Step, ...]]
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
     resistance_pool: tuple[int, int, str | None] | None
     resistance_op: str | None
     settle: tuple[str, ...] = ()
-    """The values other values read (`stat X`, `base X`, `derive X`), each after what it reads
-    itself: settled first and in this order, so a long chain of values never recurses deeply."""
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1089,6 +1265,13 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1107,7 +1290,7 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
         return found
 
-    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+    def dice(self, value: Dice) -> Distribution:
         """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
         found = self.values.get(value)
         if found is None:
@@ -1127,555 +1310,657 @@ class Book:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
 
-
-@dataclass
-class _Candidate:
-    spec: ModSpec
-    holds: Holds
-    value: Lazy
-    where: str
-
-
-class Run:
-    """One resolution in progress: rule functions register what they do, stats settle lazily.
-
-    Registration records each part of a rule with its condition, evaluated at once when it reads
-    only inputs, or as a function when it reads a stat (stats settle only after every rule has
-    registered, in whatever order their dependencies need; the checker has ruled out cycles).
-    A part reached twice (a rule applied both directly and through another's `as`) counts once:
-    the first registration whose condition holds.
-    """
-
-    def __init__(self, book: Book, rules: tuple[str, ...], values: dict[str, Any]) -> None:
-        self.book = book
-        self.rules = rules
-        self.values = values
-        self._mods: dict[str, list[_Candidate]] = {}
-        self._effective: dict[str, Any] = {}
-        self._derived: dict[str, list[tuple[Holds, Callable[[], Any]]]] = {}
-        self._derive_values: dict[str, Any] = {}
-        self._derive_specs: list[tuple[DeriveSpec, Holds, str]] = []
-        self._rolls: list[tuple[RollSpec, Holds, Lazy, tuple[tuple[ChangeSpec, Holds, Lazy], ...], str]] = []
-        self._texts: list[tuple[TextSpec, Holds, str]] = []
-        self.where = ""  # the conditions of the `as` statements that brought the rule registering now
-        self.pending = {k for k in book.derived_inputs if values[k] is None}
-        self.modifiers: list[Modifier] = []
-        self.trace: list[TraceEntry] = []
-
-    # -- registration, called by the generated rule functions
-
-    def apply(self, function: Callable[..., Parts]) -> None:
-        """Register a rule and, in place, the rules it composes (an explicit stack: composition
-        may nest thousands deep)."""
-        stack: list[tuple[Parts, str]] = [(function(self, True), "")]
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
         while stack:
-            parts, where = stack[-1]
-            self.where = where
-            step = next(parts, None)
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
-            inner, holds, condition = step
-            stack.append((inner(self, holds), "; ".join(x for x in (where, condition) if x)))
-        self.where = ""
-
-    def modify(self, spec: ModSpec, holds: Holds, value: Lazy = None) -> None:
-        candidate = _Candidate(spec, holds, spec.value if value is None else value, self.where)
-        self._mods.setdefault(spec.target, []).append(candidate)
-
-    def derive(self, spec: DeriveSpec, holds: Holds, value: Callable[[], Any]) -> None:
-        self._derived.setdefault(spec.name, []).append((holds, value))
-        self._derive_specs.append((spec, holds, self.where))
-
-    def roll(
-        self,
-        spec: RollSpec,
-        holds: Holds,
-        target: Lazy = None,
-        changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...] = (),
-    ) -> None:
-        self._rolls.append((spec, holds, target, changes, self.where))
-
-    def text(self, spec: TextSpec, holds: Holds) -> None:
-        self._texts.append((spec, holds, self.where))
-
-    # -- values read by rule expressions
-
-    def base(self, name: str) -> Any:
-        """The value an input was given, or its default (computed when it depends on stats)."""
-        if name in self.pending:
-            self.pending.discard(name)
-            derived = self.book.inputs[name].derived
-            assert derived is not None
-            self.values[name] = derived(self)
-        return self.values[name]
-
-    def stat(self, name: str) -> Any:
-        if name not in self._effective:
-            self._effective[name] = self._settle(name)
-        return self._effective[name]
-
-    def derived(self, name: str) -> Any:
-        if name not in self._derive_values:
-            # A name derived under exclusive conditions takes the value whose condition holds.
-            options = self._derived[name]
-            value = next((v for holds, v in options if _now(holds)), options[0][1])
-            self._derive_values[name] = value()
-        return self._derive_values[name]
-
-    def _order(self, key: str) -> int:
-        return self.book.order.get(key, len(self.book.order))
-
-    def _once(self, key: str, holds: bool, seen: dict[str, bool]) -> bool | None:
-        """Whether this registration is the one that counts for its key (None: a later duplicate)."""
-        if seen.get(key):
-            return None
-        if key in seen and not holds:
-            return None
-        seen[key] = holds
-        return holds
-
-    # -- settling a stat
-
-    def _settle(self, name: str) -> Any:
-        base = self.base(name)
-        held: list[tuple[ModSpec, Any]] = []
-        seen: dict[str, bool] = {}
-        for candidate in self._mods.get(name, ()):
-            spec = candidate.spec
-            holds = self._once(spec.key, bool(_now(candidate.holds)), seen)
-            if holds is None:
-                continue
-            because = _because(_within(candidate.where, spec.condition), holds)
-            self.trace.append(TraceEntry(spec.rule, spec.source, spec.text, holds, because))
-            if holds:
-                held.append((spec, _now(candidate.value)))
-        if not held:
-            return base
-        # a stacking group counts one of its modifiers: the others are left out before the rest apply
-        grouped = self._groups(name, base, held)
-        counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
-        value, statuses = self._value(name, base, counted)
-        found = iter(statuses)
-        statuses = [next(found) if status == "applied" else (status, why) for status, why in grouped]
-        for (spec, amount), (status, reason) in zip(held, statuses, strict=True):
-            self.modifiers.append(
-                Modifier(
-                    spec.rule,
-                    spec.source,
-                    spec.target,
-                    spec.op,
-                    show(amount),
-                    spec.text,
-                    spec.group,
-                    status,
-                    reason,
-                    spec.label,
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
                 )
-            )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+# ---------------------------------------------------------------------------- a situation
+
+
+class _Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, Callable[[], Any]] = {}
+
+    def __missing__(self, name: str) -> Any:
+        compute = self.pending.pop(name, None)
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
         return value
 
-    def _value(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]]
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        """A stat's value from its base and the modifiers that count, by the order of its kind."""
-        kind = self.book.inputs[name].kind
-        if not held:
-            return base, []
-        if kind in ("int", "number", "percent"):
-            return self._numeric(name, base, held, kind)
-        if kind == "dice":
-            return _dice_value(base, held)
-        if kind == "levels":
-            return _level_value(self.book.inputs[name], base, held)
-        return _set_only(base, held)
 
-    def _groups(self, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> list[tuple[Status, str | None]]:
-        """Of the modifiers of one stacking group, only one counts: the one whose effect alone
-        is the largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        groups: dict[str, list[int]] = {}
-        for i, (spec, _) in enumerate(held):
-            if spec.group is not None and spec.stacking != "cumulative":
-                groups.setdefault(spec.group, []).append(i)
-        spec_in = self.book.inputs[name]
-        for group, members in groups.items():
-            stacking = held[members[0]][0].stacking
-            start = _measure(spec_in, base)
-            alone = {i: _measure(spec_in, self._value(name, base, [held[i]])[0]) for i in members}
-            if stacking == "highest":
-                best = max(members, key=lambda i: (alone[i], -i))
-            elif stacking == "lowest":
-                best = min(members, key=lambda i: (alone[i], i))
-            else:
-                best = max(members, key=lambda i: (abs(alone[i] - start), -i))
-            winner = held[best][0]
-            for i in members:
-                if i != best:
-                    statuses[i] = (
-                        "suppressed",
-                        f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
-                    )
-        return statuses
+class _Situation:
+    """One resolution: the steps of the rules, and their values as they settle."""
 
-    def _numeric(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], kind: str
-    ) -> tuple[Value, list[tuple[Status, str | None]]]:
-        statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        ops = {spec.op for spec, _ in held}
-        value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-        if "mul" in ops or "div" in ops:
-            for spec, amount in held:
-                if spec.op == "mul":
-                    value = value * amount
-                elif spec.op == "div":
-                    value = _divide(value, amount)
-                else:
+    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
+        self.book = book
+        self.rules = rules
+        self.v = v
+        self.given = given
+        self.e: _Settled = _Settled()
+        self.trace: list[TraceEntry] = []
+        self.scope = Scope(book, v, self.e, self.trace)
+        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
+        self.steps = book.steps_of(rules)
+        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
+        self.counted: dict[str, int] = {}  # step key -> the step that counts
+
+    def decide(self, index: int) -> int:
+        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
+        that failed, or -1."""
+        step, outer, _, _ = self.steps[index]
+        scope = self.scope
+        decided = -1
+        for position, clause in enumerate(outer + step.clauses):
+            if not clause(scope):
+                decided = position
+                break
+        self.decided[index] = decided
+        return decided
+
+    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
+        """The steps of one kind, each key once: the first whose conditions hold counts (where it
+        is met); a key none of whose steps hold appears once, not applied, where first met."""
+        where: dict[str, int] = {}
+        out: list[tuple[int, bool] | None] = []
+        for index in indexes:
+            key = self.steps[index][0].spec.key
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self.decide(index) < 0
+            if previous is not None:
+                if not holds:
                     continue
-                if spec.rounding:
-                    value = round_value(value, spec.rounding)
-        if "add" in ops:
-            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
-        grade = self._grade(held, statuses) if "grade" in ops else None
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
-                value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
-                if grade.rounding:
-                    value = round_value(value, grade.rounding)
-        if "set" in ops:
-            last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
-            value = held[last][1]
-            winner = held[last][0]
-            for i, (spec, _) in enumerate(held):
-                if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
-                    statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
-        if "max" in ops:
-            value = min(value, min(a for spec, a in held if spec.op == "max"))
-        if "min" in ops:
-            value = max(value, max(a for spec, a in held if spec.op == "min"))
-        if isinstance(value, Fraction):
-            if value.denominator == 1:
-                value = value.numerator
-            elif kind != "number":
-                value = round_value(value, "down")
-        return value, statuses
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
 
-    def _grade(self, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
-        grades = {g.name: g for g in self.book.grades}
-        chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
-        if not chosen:
-            return None
-        absolute = [(i, g) for i, g in chosen if g.step is None]
-        if absolute:
-            for i, _ in chosen:
-                if i != absolute[0][0]:
-                    statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
-            return absolute[0][1]
-        net = sum(g.step or 0 for _, g in chosen)
-        if net == 0:
-            for i, _ in chosen:
-                statuses[i] = ("suppressed", "grades cancel one another")
-            return None
-        steps = sorted((g for g in self.book.grades if g.step), key=lambda g: g.step or 0)
-        same_side = [g for g in steps if (g.step or 0) * net > 0]
-        best = min(same_side, key=lambda g: abs((g.step or 0) - net))
-        return best
+    def trace_step(self, index: int) -> None:
+        step, _, texts, names = self.steps[index]
+        trace = step.trace
+        assert trace is not None
+        if texts:
+            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
 
-    # -- finishing
+    def amount(self, value: Amount) -> Any:
+        return value(self.scope) if callable(value) else value
 
-    def finish(self, relevant: set[str]) -> Resolution:
-        for node in self.book.settle:
+    # -- settling
+
+    def settle(self) -> dict[str, Value]:
+        """Every value the rules touch, in the order they depend on each other; returns the
+        derived values (the stats and derived values settle into `e`)."""
+        book = self.book
+        by_node: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+        v, e = self.v, self.e
+        derived: dict[str, Value] = {}
+        for node in book.nodes_of(self.rules):
             kind, _, name = node.partition(" ")
-            if kind == "stat":
-                self.stat(name)
-            elif kind == "base":
-                self.base(name)
-            elif name in self._derived:
-                self.derived(name)
-        stats: dict[str, Value] = {name: self.stat(name) for name in self._mods}
-        for name in list(self.pending):
-            self.base(name)
-        seen: dict[str, bool] = {}
-        for spec, holds, where in self._derive_specs:
-            applied = self._once(spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            because = _because(_within(where, spec.condition), applied)
-            self.trace.append(TraceEntry(spec.rule, spec.source, f"derive {spec.name}", applied, because))
-            if applied:
-                stats[spec.name] = self.derived(spec.name)
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(self.scope))
+            elif kind == "stat":
+                e[name] = whole(self._stat(name, by_node.get(node, [])))
+            elif node in by_node:
+                self._derive(name, by_node[node], derived)
+        return derived
+
+    def _stat(self, name: str, indexes: list[int]) -> Value:
+        base = self.v[name]
+        held: list[tuple[ModSpec, Any]] = []
+        where: list[int] = []
+        for index, holds in self.count(indexes):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                held.append((step.spec, self.amount(step.payload)))
+                where.append(index)
+        if not held:
+            return base  # type: ignore[no-any-return]
+        value, statuses = settle_stat(self.book, name, base, held)
+        self.modifiers += [
+            (index, Modifier(spec, whole(amount), status, reason))
+            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+        ]
+        return value
+
+    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
+        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
+        first written is the value only if something reads it, and is worked out then (it may
+        divide by what its own conditions rule out, as the reference evaluator reads it)."""
+        counted = self.count(indexes)
+        for index, _ in counted:
+            self.trace_step(index)
+        chosen = next((index for index, holds in counted if holds), None)
+        if chosen is None:
+            payload = self.steps[counted[0][0]][0].payload
+            self.e.pending[name] = lambda: whole(self.amount(payload))
+            return
+        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
+
+    # -- the rest
+
+    def finish(self) -> Resolution:
+        book = self.book
+        derived = self.settle()
         rolls = []
-        for spec_r, holds, target, changes, where in self._rolls:
-            applied = self._once(spec_r.key, bool(_now(holds)), seen)
-            if applied is None:
+        texts: list[int] = []
+        roll_steps: list[int] = []
+        for index, (step, _, _, _) in enumerate(self.steps):
+            if step.kind == "roll":
+                roll_steps.append(index)
+            elif step.kind == "text":
+                texts.append(index)
+        for index, holds in self.count(roll_steps):
+            self.trace_step(index)
+            if holds:
+                step = self.steps[index][0]
+                rolls.append(roll_result(self.scope, step.spec, *step.payload))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        for index, holds in self.count(texts):
+            step, outer, _, _ = self.steps[index]
+            spec = step.spec
+            if step.clauses or outer:
+                self.trace_step(index)
+            if not holds:
                 continue
-            self.trace.append(
-                TraceEntry(
-                    spec_r.rule,
-                    spec_r.source,
-                    f"roll {spec_r.name}",
-                    applied,
-                    _because(_within(where, spec_r.condition), applied),
-                )
-            )
-            if applied:
-                rolls.append(self._roll(spec_r, target, changes))
-        restrictions = []
-        notes = []
-        for text_spec, holds, where in self._texts:
-            applied = self._once(text_spec.key, bool(_now(holds)), seen)
-            if applied is None:
-                continue
-            if text_spec.condition or where:
-                self.trace.append(
-                    TraceEntry(
-                        text_spec.rule,
-                        text_spec.source,
-                        f"{text_spec.kind}: {text_spec.text}",
-                        applied,
-                        _because(_within(where, text_spec.condition), applied),
-                    )
-                )
-            if not applied:
-                continue
-            if text_spec.kind == "cannot":
-                restrictions.append(Restriction(text_spec.rule, text_spec.source, text_spec.text))
+            if spec.kind == "cannot":
+                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
             else:
-                notes.append(Note(text_spec.rule, text_spec.source, text_spec.text, text_spec.quote))
+                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
+        notes += self._unread()
         for name in self.rules:
-            table = self.book.tables.get(name)
+            table = book.tables.get(name)
             if table is not None:
                 notes.extend(table.notes)
+        reads = {key for name in self.rules for key in book.rules[name].reads}
+        order = book.order
+        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
+        stats_read: dict[str, Value] = {
+            key: self.e[key] if key in self.e else self.v[key]
+            for key in inputs
+            if key in book.inputs and book.inputs[key].is_stat
+        }
+        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
         return Resolution(
+            rulebook=book.info.name,
             rules=self.rules,
-            inputs={key: self.values[key] for key in sorted(relevant, key=self._order)},
-            stats=stats,
-            modifiers=tuple(self.modifiers),
+            inputs=inputs,
+            stats=stats_read,
+            derived=derived,
+            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(self._tables()),
+            tables=tables,
             trace=tuple(self.trace),
         )
 
-    def _roll(self, spec: RollSpec, target: Lazy, changes: tuple[tuple[ChangeSpec, Holds, Lazy], ...]) -> Roll:
-        book = self.book
-        pool = spec.pool
-        delta = 0
-        shift: int | Fraction = 0
-        automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
-        for change, holds, amount in changes:
-            applied = _now(holds)
-            self.trace.append(
-                TraceEntry(
-                    spec.rule,
-                    spec.source,
-                    f"roll {spec.name}: {_change_text(change, amount)}",
-                    applied,
-                    _because(change.condition, applied),
-                )
-            )
-            if not applied:
-                continue
-            if change.kind == "pool":
-                pool = change.pool
-            elif change.kind == "dice":
-                delta += change.delta
-            elif change.kind == "target":
-                shift += _now(amount)
-            elif automatic != "failure":
-                automatic = "success" if change.success else "failure"
-        outcomes: dict[str, Fraction] = {}
-        margins: dict[int, Fraction] = {}
-        totals: dict[int, Fraction] = {}
-        successes: dict[int, Fraction] = {}
-        goal: int | Fraction | None = None
-        bonus: int | Fraction = 0
-        op = spec.op
-        dice = ""
-        value: Dice | None = None
-        needed = 0
-        if spec.kind == "resist":
-            assert book.resistance is not None and book.resistance_pool is not None
-            active, passive = _now(target)
-            goal = book.resistance(active, passive)
-            pool = book.resistance_pool
-            op = book.resistance_op
-        elif spec.kind in ("check", "total", "count"):
-            goal, bonus, value, needed = _now(target)
-            if goal is not None:
-                goal += shift
-        if value is not None:
-            value = value.with_dice(delta) if delta else value
-            dice = str(value)
-        elif pool is not None:
-            count, sides, keep = pool
-            pool = (max(count + delta, 1), sides, keep)
-            dice = pool_text(pool)
-        if automatic is not None:
-            probability = Fraction(1 if automatic == "success" else 0)
-            dice = dice or "none"
-        elif spec.kind == "opposed":
-            assert spec.pool is not None and spec.against is not None
-            first, second = _now(target)
-            diff = book.pool_difference(spec.pool, spec.against)
-            edge = Fraction(second) - Fraction(first)
-            win = 1 - diff.at_most_p(edge)
-            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
-            outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
-            probability = win + (tie if spec.ties == "win" else 0)
-            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-            op = "vs"
-        elif spec.kind == "count":
-            assert goal is not None and op is not None
-            if value is not None:
-                count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
-            else:
-                assert pool is not None
-                count, sides = pool[0], pool[1]
-            successes = _successes(count, sides, op, goal)
-            probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
-            outcomes = {"success": probability, "failure": 1 - probability}
-        else:
-            horizon = _horizon(goal, bonus, spec.tiers)
-            dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
-            if spec.kind == "total":
-                totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
-                probability = Fraction(1)
-                outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
-            else:
-                assert goal is not None and op is not None
-                if spec.tiers:
-                    outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
-                    probability = outcomes.pop(" success")
-                    named = {tier.name for tier in spec.tiers}
-                    # a tier called success or failure reports its own chance (a plain success:
-                    # neither special nor critical); `probability` is the overall chance
-                    outcomes.update(
-                        {k: v for k, v in (("success", probability), ("failure", 1 - probability)) if k not in named}
+    def _unread(self) -> list[Note]:
+        """An input given that no evaluated clause or value read: it had no effect, because the
+        conditions that lead to it did not hold.  Say which."""
+        gated: dict[str, list[int]] = {}
+        for index, (step, _, _, _) in enumerate(self.steps):
+            for name, _ in step.reads:
+                if name in self.given:
+                    gated.setdefault(name, []).append(index)
+        notes = []
+        for name, indexes in gated.items():
+            read = False
+            for index in indexes:
+                step, outer, _, _ = self.steps[index]
+                decided = self.decided[index]
+                for input_name, clause in step.reads:
+                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
+                        read = True
+            if not read:
+                step, outer, texts, _ = self.steps[indexes[0]]
+                clause = min(c for n, c in step.reads if n == name)
+                trace = step.trace
+                conditions = texts + (trace.clauses if trace is not None else ())
+                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+                notes.append(
+                    Note(
+                        step.spec.rule,
+                        None if trace is None else trace.source,
+                        f"`{name}` had no effect: it is read only {needed}",
+                        kind="input",
                     )
-                else:
-                    probability = dist.compare_p(op, Fraction(goal) - bonus)
-                    outcomes = {"success": probability, "failure": 1 - probability}
-                if spec.margin_outcomes:
-                    margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-        return Roll(
-            rule=spec.rule,
-            source=spec.source,
-            name=spec.name,
-            label=spec.label,
-            dice=dice,
-            comparison=op,
-            target=goal,
-            probability=probability,
-            automatic=automatic,
-            outcomes=outcomes,
-            effects=dict(spec.outcomes),
-            margins=margins,
-            notes=spec.notes,
-            bonus=bonus,
-            totals=totals,
-            successes=successes,
-            needed=needed if spec.kind == "count" else None,
-            consequences=self._consequences(spec, outcomes),
-        )
-
-    def _consequences(self, spec: RollSpec, outcomes: Mapping[str, Fraction]) -> tuple[Consequence, ...]:
-        found = []
-        for consequence in spec.consequences:
-            probability = outcomes.get(consequence.outcome, Fraction(0))
-            value = None
-            if consequence.target is not None and consequence.op is not None:
-                current = self.stat(consequence.target)
-                value = _apply_one(
-                    self.book.inputs[consequence.target],
-                    current,
-                    consequence.op,
-                    _now(consequence.value),
-                    consequence.rounding,
                 )
-            found.append(Consequence(consequence.outcome, consequence.text, probability, consequence.target, value))
-        return tuple(found)
+        return notes
 
-    def _tables(self) -> list[TableResult]:
-        results = []
-        for name in self.rules:
-            table = self.book.tables.get(name)
-            if table is not None:
-                results.append(self._table(table))
-        return results
 
-    def _table(self, table: TableSpec) -> TableResult:
-        def row_result(row: RowSpec, probability: Fraction | None) -> TableRow:
-            values: dict[str, Value] = {}
-            for column, cell in zip(table.columns, row.cells, strict=True):
-                values[column] = cell(self) if callable(cell) else cell
-            return TableRow(row.key, values, row.steps, probability)
+def settle_stat(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that hold, and what became of each: a
+    stacking group counts one of its modifiers, the others are left out before the rest apply."""
+    spec_in = book.inputs[name]
+    grouped = _groups(book, spec_in, base, held)
+    counted = [item for item, (status, _) in zip(held, grouped, strict=True) if status == "applied"]
+    value, statuses = _value(book, spec_in, base, counted)
+    found = iter(statuses)
+    return value, [next(found) if status == "applied" else (status, why) for status, why in grouped]
 
-        if table.pool is None:
-            keys = tuple(self.values[k] for k in table.inputs[:1])
-            row = table.row_for(keys)
-            rows = tuple(row_result(r, None) for r in table.rows)
-            selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.source, None, None, selected, rows)
-        dist = self.book.pool(table.pool)
-        offset = table.sign * int(self.values[table.modifier]) if table.modifier else 0
-        chances: dict[int, Fraction] = {}
-        for index, row in enumerate(table.rows):
-            if row.is_else:
+
+def _value(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from its base and the modifiers that count, by the order of its kind."""
+    kind = spec_in.kind
+    if not held:
+        return base, []
+    if kind in ("int", "number", "percent"):
+        return _numeric(book, base, held, kind)
+    if kind == "dice":
+        return _dice_value(base, held)
+    if kind == "levels":
+        return _level_value(spec_in, base, held)
+    return _set_only(base, held)
+
+
+def _groups(
+    book: Book, spec_in: InputSpec, base: Any, held: list[tuple[ModSpec, Any]]
+) -> list[tuple[Status, str | None]]:
+    """Of the modifiers of one stacking group, only one counts: the one whose effect alone is the
+    largest (`strongest`), or leaves the highest or lowest value; on a tie, the first."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    groups: dict[str, list[int]] = {}
+    for i, (spec, _) in enumerate(held):
+        if spec.group is not None and spec.stacking != "cumulative":
+            groups.setdefault(spec.group, []).append(i)
+    for group, members in groups.items():
+        stacking = held[members[0]][0].stacking
+        start = _measure(spec_in, base)
+        alone = {i: _measure(spec_in, _value(book, spec_in, base, [held[i]])[0]) for i in members}
+        if stacking == "highest":
+            best = max(members, key=lambda i: (alone[i], -i))
+        elif stacking == "lowest":
+            best = min(members, key=lambda i: (alone[i], i))
+        else:
+            best = max(members, key=lambda i: (abs(alone[i] - start), -i))
+        winner = held[best][0]
+        for i in members:
+            if i != best:
+                statuses[i] = (
+                    "suppressed",
+                    f"only the {stacking} of group `{group}` applies: {winner.rule}: {winner.text}",
+                )
+    return statuses
+
+
+def _numeric(
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
+    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+    ops = {spec.op for spec, _ in held}
+    value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
+    if "mul" in ops or "div" in ops:
+        for spec, amount in held:
+            if spec.op == "mul":
+                value = value * amount
+            elif spec.op == "div":
+                value = _divide(value, amount)
+            else:
                 continue
-            low = row.low if row.low is not None else dist.low
-            high = row.high if row.high is not None else dist.high + max(offset, 0)
-            probability = dist.between_p(low - offset, high - offset)
-            if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
-                probability += 1 - dist.at_most_p(table.above - offset)
-            chances[index] = probability
-        rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
-        rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
-        selected = None
-        result = None
-        rolled = self.values.get("roll")
-        if rolled is not None:
-            result = int(rolled) + offset
-            steps: tuple[str, ...] = ()
-            if table.above is not None and table.becomes is not None and result > table.above:
-                result = table.becomes
-                steps = (table.overflow_step,) if table.overflow_step else ()
-            row = table.row_for((result,))
-            if row is not None:
-                chosen = row_result(row, None)
-                selected = TableRow(chosen.key, chosen.values, chosen.steps + steps, None)
-        dice = pool_text(table.pool)
-        if table.modifier:
-            dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.source, dice, result, selected, tuple(rows_out))
+            if spec.rounding:
+                value = round_value(value, spec.rounding)
+    if "add" in ops:
+        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+    grade = _grade(book, held, statuses) if "grade" in ops else None
+    if grade is not None:
+        if grade.op == "set":
+            value = grade.value
+        else:
+            value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
+            if grade.rounding:
+                value = round_value(value, grade.rounding)
+    if "set" in ops:
+        last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
+        value = held[last][1]
+        winner = held[last][0]
+        for i, (spec, _) in enumerate(held):
+            if i != last and spec.op in ("add", "mul", "div", "grade", "set") and statuses[i][0] == "applied":
+                statuses[i] = ("overridden", f"{winner.rule}: {winner.text}")
+    if "max" in ops:
+        value = min(value, min(a for spec, a in held if spec.op == "max"))
+    if "min" in ops:
+        value = max(value, max(a for spec, a in held if spec.op == "min"))
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            value = value.numerator
+        elif kind != "number":
+            value = round_value(value, "down")
+    return value, statuses
 
 
-def _now(value: Lazy) -> Any:
-    return value() if callable(value) else value
+def _grade(book: Book, held: list[tuple[ModSpec, Any]], statuses: list[tuple[Status, str | None]]) -> Grade | None:
+    grades = {g.name: g for g in book.grades}
+    chosen = [(i, grades[str(a)]) for i, (spec, a) in enumerate(held) if spec.op == "grade"]
+    if not chosen:
+        return None
+    absolute = [(i, g) for i, g in chosen if g.step is None]
+    if absolute:
+        for i, _ in chosen:
+            if i != absolute[0][0]:
+                statuses[i] = ("overridden", f"{held[absolute[0][0]][0].rule}: {absolute[0][1].name}")
+        return absolute[0][1]
+    net = sum(g.step or 0 for _, g in chosen)
+    if net == 0:
+        for i, _ in chosen:
+            statuses[i] = ("suppressed", "grades cancel one another")
+        return None
+    steps = sorted((g for g in book.grades if g.step), key=lambda g: g.step or 0)
+    same_side = [g for g in steps if (g.step or 0) * net > 0]
+    return min(same_side, key=lambda g: abs((g.step or 0) - net))
 
 
-def _within(where: str, condition: str) -> str:
-    """A condition with those of the `as` statements around it, outermost first."""
-    return f"{where}; {condition}" if where and condition else where or condition
+def roll_result(
+    scope: Scope,
+    spec: RollSpec,
+    values: Amount,
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+) -> Roll:
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
+    book = scope.book
+    pool = spec.pool
+    delta = 0
+    shift: int | Fraction = 0
+    automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
+    for change, clauses, amount, trace in changes:
+        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
+        if decided >= 0:
+            continue
+        if change.kind == "pool":
+            pool = change.pool
+        elif change.kind == "dice":
+            delta += change.delta
+        elif change.kind == "target":
+            shift += amount(scope) if callable(amount) else amount
+        elif automatic != "failure":
+            automatic = "success" if change.success else "failure"
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    goal: int | Fraction | None = None
+    bonus: int | Fraction = 0
+    op = spec.op
+    dice = ""
+    value: Dice | None = None
+    needed = 0
+    probability: Fraction | None
+    found = values(scope) if callable(values) else values
+    if spec.kind == "resist":
+        assert book.resistance is not None and book.resistance_pool is not None
+        active, passive = found
+        goal = book.resistance(active, passive)
+        pool = book.resistance_pool
+        op = book.resistance_op
+    elif spec.kind in ("check", "total", "count"):
+        goal, bonus, value, needed = found
+        if goal is not None:
+            goal += shift
+    if value is not None:
+        value = value.with_dice(delta) if delta else value
+        dice = str(value)
+    elif pool is not None:
+        count, sides, keep = pool
+        pool = (max(count + delta, 1), sides, keep)
+        dice = pool_text(pool)
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+        dice = dice or "none"
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = found
+        diff = book.pool_difference(spec.pool, spec.against)
+        edge = Fraction(second) - Fraction(first)
+        win = 1 - diff.at_most_p(edge)
+        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
+        probability = win + (tie if spec.ties == "win" else 0)
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    elif spec.kind == "count":
+        assert goal is not None and op is not None
+        if value is not None:
+            count, sides = value.first_count(), value.terms[0][1] if value.terms else 2
+        else:
+            assert pool is not None
+            count, sides = pool[0], pool[1]
+        successes = _successes(count, sides, op, goal)
+        probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
+        outcomes = {"success": probability, "failure": 1 - probability}
+    else:
+        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
+        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        if spec.kind == "total":
+            totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
+            probability = None
+            outcomes = _tiers(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+        else:
+            assert goal is not None and op is not None
+            if spec.tiers:
+                outcomes = _tiers(dist, spec.tiers, goal, bonus, op)
+                chance = outcomes.pop(" success")
+                named = {tier.name for tier in spec.tiers}
+                # a tier called success or failure reports its own chance (a plain success:
+                # neither special nor critical); `probability` is the overall chance
+                outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
+            else:
+                chance = dist.compare_p(op, Fraction(goal) - bonus)
+                outcomes = {"success": chance, "failure": 1 - chance}
+            probability = chance
+            if spec.margin_outcomes:
+                margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
 
 
-def _because(condition: str, holds: bool) -> str:
-    if not condition:
-        return "always applies" if holds else "does not apply"
-    return f"{condition}: {'holds' if holds else 'does not hold'}"
+def table_result(scope: Scope, table: TableSpec) -> TableResult:
+    """A table consulted: every row (with its chance, for a rolled table), and the row the
+    situation selects."""
+
+    def row_result(row: RowSpec, probability: Fraction | None, steps: tuple[str, ...] = ()) -> TableRow:
+        values: dict[str, Value] = {}
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            values[column] = whole(cell(scope) if callable(cell) else cell)
+        return TableRow(row.key, values, row.steps + steps, probability)
+
+    keys = {name: scope.v[name] for name in table.inputs}
+    if table.pool is None:
+        row = table.row_for(tuple(keys.values())[:1])
+        rows = tuple(row_result(r, None) for r in table.rows)
+        selected = row_result(row, None) if row is not None else None
+        return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
+    dist = scope.book.pool(table.pool)
+    offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
+    if table.modifier:
+        keys[table.modifier] = scope.v[table.modifier]
+    chances: dict[int, Fraction] = {}
+    for index, row in enumerate(table.rows):
+        if row.is_else:
+            continue
+        low = row.low if row.low is not None else dist.low
+        high = row.high if row.high is not None else dist.high + max(offset, 0)
+        probability = dist.between_p(low - offset, high - offset)
+        if table.above is not None and table.becomes is not None and low <= table.becomes <= high:
+            probability += 1 - dist.at_most_p(table.above - offset)
+        chances[index] = probability
+    rest = 1 - sum(chances.values(), Fraction(0))  # what the `else` row takes
+    rows_out = [row_result(row, chances.get(index, rest)) for index, row in enumerate(table.rows)]
+    selected = None
+    result = None
+    rolled = scope.v.get("roll")
+    if rolled is not None:
+        result = int(rolled) + offset
+        steps: tuple[str, ...] = ()
+        if table.above is not None and table.becomes is not None and result > table.above:
+            result = table.becomes
+            steps = (table.overflow_step,) if table.overflow_step else ()
+        row = table.row_for((result,))
+        if row is not None:
+            selected = row_result(row, None, steps)
+    dice = pool_text(table.pool)
+    if table.modifier:
+        dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 
-def _change_text(change: ChangeSpec, amount: Lazy) -> str:
-    if change.kind == "pool" and change.pool is not None:
-        return f"roll {pool_text(change.pool)}"
-    if change.kind == "dice":
-        return f"{change.delta:+d} {'die' if abs(change.delta) == 1 else 'dice'}"
-    if change.kind == "target":
-        return "target changed"
-    return f"automatic {'success' if change.success else 'failure'}"
+# ---------------------------------------------------------------------------- entry point
+
+
+def resolve_with(
+    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+) -> Resolution:
+    """Resolve a situation in which the named rules and tables apply together.
+
+    `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    if isinstance(names, str):
+        names = (names,)
+    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+    chosen: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            raise RuleInputError(f"rule names are text, not {name!r}")
+        if name not in book.rules:
+            hint = _close(name, list(book.rules))
+            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise RuleInputError("name at least one rule or table to resolve")
+    values: dict[str, Any] = dict(book.defaults)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    read = {key for name in chosen for key in book.rules[name].reads}
+    supplied: set[str] = set()
+    for key, raw in given.items():
+        spec = book.inputs.get(key)
+        if spec is not None and raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        if spec is None:
+            if key == "roll" and rolled:
+                values["roll"] = _roll_input(raw, book, chosen)
+                supplied.add(key)
+                continue
+            if key == "roll" and any(name in book.tables for name in chosen):
+                raise RuleInputError(
+                    f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
+                )
+            hint = _close(key, list(book.inputs))
+            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+        if key not in read:
+            # a value no rule of the situation reads would be silently ignored: say where it belongs
+            readers = [info.name for info in book.rules.values() if key in info.reads]
+            where = (
+                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
+                if readers
+                else "no rule reads it"
+            )
+            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
+        values[key] = value = spec.coerce(raw)
+        if not signature or value != book.defaults.get(key):
+            supplied.add(key)
+    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+
+
+_MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+_MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
@@ -1760,13 +2045,6 @@ def _set_only(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list
     for i in range(len(held) - 1):
         statuses[i] = ("overridden", f"{held[-1][0].rule}: {held[-1][0].text}")
     return held[-1][1], statuses
-
-
-_MAX_HORIZON = 100_000
-"""The highest total of exploding dice whose chance a resolver works out."""
-
-_MAX_COMBINATIONS = 1_000_000
-"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
 
 
 def _tiers(
@@ -1906,60 +2184,6 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
     return dict(sorted(margins.items()))
 
 
-# ---------------------------------------------------------------------------- entry point
-
-
-def resolve_with(book: Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
-    """Resolve a situation in which the named rules and tables apply together."""
-    if isinstance(names, str):
-        names = (names,)
-    elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
-    chosen: list[str] = []
-    for name in names:
-        if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
-        if name not in book.functions and name not in book.tables:
-            known = [*book.functions, *book.tables]
-            hint = _close(name, known)
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise RuleInputError("name at least one rule or table to resolve")
-    values: dict[str, Any] = dict(book.defaults)
-    uses_tables = any(name in book.tables for name in chosen)
-    read = {key for name in chosen for key in book.rules[name].reads}
-    for key, raw in given.items():
-        spec = book.inputs.get(key)
-        if spec is not None and raw is None and spec.derived is not None:
-            continue  # None asks for the computed default
-        if spec is None:
-            if key == "roll" and uses_tables:
-                values["roll"] = _roll_input(raw, book, chosen)
-                continue
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
-            # a value no rule of the situation reads would be silently ignored: say where it belongs
-            readers = [info.name for info in book.rules.values() if key in info.reads]
-            where = (
-                f"it is read by {', '.join(readers[:6])}{' ...' if len(readers) > 6 else ''}"
-                if readers
-                else "no rule reads it"
-            )
-            raise RuleInputError(f"`{key}` has no effect on {', '.join(chosen)}: {where}")
-        values[key] = spec.coerce(raw)
-    run = Run(book, tuple(chosen), values)
-    for name in chosen:
-        function = book.functions.get(name)
-        if function is not None:
-            run.apply(function)
-    # report the inputs the situation read or was given, in declaration order
-    relevant = {key for name in chosen for key in book.rules[name].reads}.union(given)
-    return run.finish(relevant)
-
-
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     number = _as_number(raw)
     if number is None or number.denominator != 1:
@@ -1975,11 +2199,6 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
     return number.numerator
 
 
-def lookup(book: Book, run: Run, table: str, keys: tuple[Value, ...], column: str) -> Any:
-    """A table cell; typed Any, as the checker has proven its type where it is used (`-cell`)."""
-    return book.tables[table].cell(run, keys, column)
-
-
 def cell_add(left: Any, right: Any) -> Any:
     """Add table cells: X (impassable) absorbs everything, then N/A."""
     for special in (IMPASSABLE, NOT_APPLICABLE):
@@ -1991,6 +2210,7 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Consequence",
     "Dice",
     "Distribution",
     "InputSpec",
@@ -2002,6 +2222,7 @@ __all__ = [
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
+    "Scaled",
     "Special",
     "TableResult",
     "TableRow",
@@ -2023,48 +2244,56 @@ RULEBOOK: Final = RulebookInfo(
             None,
             'For table space, or to stop counting movement: both sides start separated by space; each team is laid out in its starting area and position is normally not relevant.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'An encounter is laid out along an ARM: Long (-4), Medium (-2), Short, the CLOSE/MELEE zone (one side generally starts there), then Short, Medium (the default start) and Long on the other side. There can be up to 4 ARMS, the avenues of approach and escape.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'The four arms and the centre are an EXTREME abstraction (Hollywood combat: one camera, so melee happens in the centre only). The centre has no size: it grows, shrinks, slides and distorts to take in whoever is in it; moves and Drags also move the battlefield around you.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'The zones can be drawn as a venn-style square or as concentric rings with the arms as overlapping quarter segments; outside the centre the zones are large, contact is not possible within them, and a melee build runs to the centre and drags people to it.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'Optional, Greater Melee Area: the centre may be split diagonally into 2 zones or into 4, or by a major terrain feature (a strong wall with a doorway as a choke point); each is its own melee area and moving between them takes movement.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'A zone can have dominant terrain and conditions: the extent of COVER, movement effects (Movement rates 3/4 of normal on rough terrain, or -1 MA) and lighting are the usual ones.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'Formations and surprise are optional rules the source announces for later.',
             None,
+            'note',
         ),
         Note(
             'zone_combat',
             None,
             'The excerpt ends before formations are described; only surprise (Step 1) appears.',
             'Formations are an optional rule noted later.',
+            'erratum',
         ),
     ),
 )
@@ -2072,10 +2301,10 @@ RULEBOOK: Final = RulebookInfo(
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'pace': InputSpec('pace', 'Pace (MA)', 'int', -10, 12, None, (), 6, True),
-    'move_target': InputSpec('move_target', 'Pace roll target: a zone move succeeds on d6 at most this', 'int', -10, 12, None, (), None, True, lambda run: run.stat('pace'), 'pace'),
+    'move_target': InputSpec('move_target', 'Pace roll target: a zone move succeeds on d6 at most this', 'int', -10, 12, None, (), None, True, lambda s: s.e['pace'], 'pace'),
     'all_actions': InputSpec('all_actions', 'Modifier to all actions', 'int', -20, 20, None, (), 0, True),
     'visibility': InputSpec('visibility', 'Visibility modifier (shooting, casting, Notice by sight)', 'int', -20, 20, None, (), 0, True),
-    'shot': InputSpec('shot', 'Modifier to the ranged attack roll', 'int', -40, 40, None, (), None, True, lambda run: run.stat('visibility') + run.stat('all_actions'), 'visibility + all_actions'),
+    'shot': InputSpec('shot', 'Modifier to the ranged attack roll', 'int', -40, 40, None, (), None, True, lambda s: s.e['visibility'] + s.e['all_actions'], 'visibility + all_actions'),
     'range': InputSpec('range', 'Range band to the target', 'levels', None, None, None, ('close', 'short', 'medium', 'long', 'beyond'), 'short', True),
     'defence': InputSpec('defence', 'Defence (vs 4) or Parry of the figure attacked', 'int', 0, 40, None, (), 4, True),
     'damage': InputSpec('damage', 'Damage of the attack', 'dice', None, None, None, (), Dice.parse('1d6+1d8+4'), True),
@@ -2202,7 +2431,6 @@ _range_bands__mod1: Final = ModSpec(
     source='Range diagram; RANGE',
     target='range',
     op='shift',
-    value=1,
     text='range +1 level',
     group=None,
     stacking='cumulative',
@@ -2216,7 +2444,6 @@ _range_bands__mod2: Final = ModSpec(
     source='Range diagram; RANGE',
     target='range',
     op='max',
-    value='long',
     text='range max long',
     group=None,
     stacking='cumulative',
@@ -2230,7 +2457,6 @@ _range_bands__mod3: Final = ModSpec(
     source='Range diagram; RANGE',
     target='shot',
     op='add',
-    value=-2,
     text='shot -2',
     group=None,
     stacking='cumulative',
@@ -2244,7 +2470,6 @@ _range_bands__mod4: Final = ModSpec(
     source='Range diagram; RANGE',
     target='shot',
     op='add',
-    value=-4,
     text='shot -4',
     group=None,
     stacking='cumulative',
@@ -2298,26 +2523,25 @@ _range_bands__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_range_bands(run: Run, outer: Holds = True) -> Parts:
-    """Range bands (Range diagram; RANGE).
+_rule_range_bands: Final[tuple[Step, ...]] = (
+    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range +1 level', ('when different_arm',), (('different_arm',),)), 1, (('different_arm', 0),)),
+    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range max long', ('when scope',), (('scope',),)), 'long', (('scope', 0),)),
+    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -2', ('when range == medium',), (('range',),)), -2, ()),
+    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -4', ('when range == long',), (('range',),)), -4, ()),
+    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot: attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
+    Step('text', _range_bands__text2, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'note: + indicates that if in different Arms add an extra range.', (), ()), None, ()),
+    Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (`range`), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
+    Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see `rain`). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
+    Step('text', _range_bands__text5, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).', (), ()), None, ()),
+)
+"""Range bands (Range diagram; RANGE).
 
-    - range +1 level (when different_arm)
-    - range max long (when scope)
-    - shot -2 (when range == medium)
-    - shot -4 (when range == long)
-    - cannot: attack the target: anything past LONG is out of range (when range == beyond)
-    """
-    v = run.values
-    run.modify(_range_bands__mod1, both(outer, v['different_arm']))
-    run.modify(_range_bands__mod2, both(outer, v['scope']))
-    run.modify(_range_bands__mod3, both(outer, lambda: run.stat('range') == 'medium'))
-    run.modify(_range_bands__mod4, both(outer, lambda: run.stat('range') == 'long'))
-    run.text(_range_bands__text1, both(outer, lambda: run.stat('range') == 'beyond'))
-    run.text(_range_bands__text2, outer)
-    run.text(_range_bands__text3, outer)
-    run.text(_range_bands__text4, outer)
-    run.text(_range_bands__text5, outer)
-    yield from ()
+- range +1 level (when different_arm)
+- range max long (when scope)
+- shot -2 (when range == medium)
+- shot -4 (when range == long)
+- cannot: attack the target: anything past LONG is out of range (when range == beyond)
+"""
 
 # rule pace_class_rule
 
@@ -2327,7 +2551,6 @@ _pace_class_rule__mod1: Final = ModSpec(
     source='MOVE: Pace',
     target='pace',
     op='add',
-    value=None,
     text='pace +pace_shift[pace_class].shift',
     group=None,
     stacking='cumulative',
@@ -2341,7 +2564,6 @@ _pace_class_rule__mod2: Final = ModSpec(
     source='MOVE: Pace',
     target='pace',
     op='add',
-    value=-2,
     text='pace -2',
     group=None,
     stacking='cumulative',
@@ -2368,25 +2590,17 @@ _pace_class_rule__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_pace_class_rule(run: Run, outer: Holds = True) -> Parts:
-    """Pace classes (MOVE: Pace).
+_rule_pace_class_rule: Final[tuple[Step, ...]] = (
+    Step('mod', _pace_class_rule__mod1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace +pace_shift[pace_class].shift', (), ()), lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
+    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace -2', ('when pace_class == burst and not bursting',), (('pace_class', 'bursting'),)), -2, (('pace_class', 0), ('bursting', 0))),
+    Step('text', _pace_class_rule__text1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).', (), ()), None, ()),
+    Step('text', _pace_class_rule__text2, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.', (), ()), None, ()),
+)
+"""Pace classes (MOVE: Pace).
 
-    - pace +pace_shift[pace_class].shift
-    - pace -2 (when pace_class == burst and not bursting)
-    """
-    v = run.values
-    run.modify(
-        _pace_class_rule__mod1,
-        outer,
-        lookup(run.book, run, 'pace_shift', (v['pace_class'],), 'shift'),
-    )
-    run.modify(
-        _pace_class_rule__mod2,
-        both(outer, v['pace_class'] == 'burst' and not v['bursting']),
-    )
-    run.text(_pace_class_rule__text1, outer)
-    run.text(_pace_class_rule__text2, outer)
-    yield from ()
+- pace +pace_shift[pace_class].shift
+- pace -2 (when pace_class == burst and not bursting)
+"""
 
 # rule zone_move
 
@@ -2401,7 +2615,7 @@ _zone_move__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'failure': 'The figure does not reach the next zone.'},
+    outcomes=MappingProxyType({'failure': 'The figure does not reach the next zone.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2428,7 +2642,6 @@ _zone_move__mod1: Final = ModSpec(
     source='MOVE',
     target='all_actions',
     op='add',
-    value=-2,
     text='all_actions -2',
     group=None,
     stacking='cumulative',
@@ -2442,7 +2655,6 @@ _zone_move__mod2: Final = ModSpec(
     source='MOVE',
     target='missile_against',
     op='add',
-    value=-1,
     text='missile_against -1',
     group=None,
     stacking='cumulative',
@@ -2505,33 +2717,24 @@ _zone_move__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_move(run: Run, outer: Holds = True) -> Parts:
-    """MOVE: zone to zone (MOVE).
+_rule_zone_move: Final[tuple[Step, ...]] = (
+    Step('roll', _zone_move__roll1, (), TraceSpec('zone_move', 'MOVE', 'roll move', (), ()), (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
+    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'all_actions -2', ('when running',), (('running',),)), -2, (('running', 0),)),
+    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'missile_against -1', ('when running',), (('running',),)), -1, (('running', 0),)),
+    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), TraceSpec('zone_move', 'MOVE', 'cannot: move a second time: a second move only involves the Medium, Short and Close zones', ('when second_move and (zone in {long, flank} or destination in {long, flank})',), (('second_move', 'zone', 'destination'),)), None, (('second_move', 0), ('zone', 0), ('destination', 0))),
+    Step('text', _zone_move__text2, (), TraceSpec('zone_move', 'MOVE', 'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.', (), ()), None, ()),
+    Step('text', _zone_move__text3, (), TraceSpec('zone_move', 'MOVE', 'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.', (), ()), None, ()),
+    Step('text', _zone_move__text4, (), TraceSpec('zone_move', 'MOVE', 'note: Running has no effect on Drag rolls.', (), ()), None, ()),
+    Step('text', _zone_move__text5, (), TraceSpec('zone_move', 'MOVE', 'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.', (), ()), None, ()),
+    Step('text', _zone_move__text6, (), TraceSpec('zone_move', 'MOVE', 'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.', (), ()), None, ()),
+)
+"""MOVE: zone to zone (MOVE).
 
-    - roll move: d6 <= move_target
-    - all_actions -2 (when running)
-    - missile_against -1 (when running)
-    - cannot: move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
-    """
-    v = run.values
-    run.roll(
-        _zone_move__roll1,
-        outer,
-        lambda: (run.stat('move_target'), 0, None, 0),
-        ((_zone_move__roll1_change1, v['running'], None), (_zone_move__roll1_change2, v['second_move'], lambda: -3)),
-    )
-    run.modify(_zone_move__mod1, both(outer, v['running']))
-    run.modify(_zone_move__mod2, both(outer, v['running']))
-    run.text(
-        _zone_move__text1,
-        both(outer, v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank'))),
-    )
-    run.text(_zone_move__text2, outer)
-    run.text(_zone_move__text3, outer)
-    run.text(_zone_move__text4, outer)
-    run.text(_zone_move__text5, outer)
-    run.text(_zone_move__text6, outer)
-    yield from ()
+- roll move: d6 <= move_target
+- all_actions -2 (when running)
+- missile_against -1 (when running)
+- cannot: move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
+"""
 
 # rule action_limits
 
@@ -2631,7 +2834,6 @@ _action_limits__mod1: Final = ModSpec(
     source='When it comes to your action',
     target='all_actions',
     op='add',
-    value=None,
     text='all_actions +assist_successes',
     group=None,
     stacking='cumulative',
@@ -2703,53 +2905,40 @@ _action_limits__text17: Final = TextSpec(
     condition='',
 )
 
-def _rule_action_limits(run: Run, outer: Holds = True) -> Parts:
-    """Actions and where they may be taken (When it comes to your action).
+_rule_action_limits: Final[tuple[Step, ...]] = (
+    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first', ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',), (('action', 'zone', 'same_flank', 'width_melee'),)), None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
+    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG: you must be in the CLOSE zone', ('when action == drag', 'when zone != close'), (('action',), ('zone',))), None, (('action', 0), ('zone', 1))),
+    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG while engaged with an enemy', ('when action == drag', 'when engaged'), (('action',), ('engaged',))), None, (('action', 0), ('engaged', 1))),
+    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG someone in a Flank zone', ('when action == drag', 'when target_in_flank'), (('action',), ('target_in_flank',))), None, (('action', 0), ('target_in_flank', 1))),
+    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), TraceSpec('action_limits', 'When it comes to your action', 'cannot: FLEE: you must be in a LONG zone', ('when action == flee and zone != long',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DISTRACT: only at Short range or Close/engaged', ('when action == distract and range > short',), (('action', 'range'),)), None, (('action', 0),)),
+    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot: use STEALTH while ENGAGED', ('when action == stealth_action and engaged',), (('action', 'engaged'),)), None, (('action', 0), ('engaged', 0))),
+    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: change zone with this action', ('when action in {assist, guard, take_cover, use}',), (('action',),)), None, (('action', 0),)),
+    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), TraceSpec('action_limits', 'When it comes to your action', 'cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone', ('when action == flank_move and zone == close',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot: attack the GUARDED figure before its guard', ('when action == melee and guarded',), (('action', 'guarded'),)), None, (('action', 0), ('guarded', 0))),
+    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), TraceSpec('action_limits', 'When it comes to your action', 'all_actions +assist_successes', ('when action == assist',), (('action',),)), lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
+    Step('text', _action_limits__text11, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Unless otherwise stated any action includes any MOVE as an option.', (), ()), None, ()),
+    Step('text', _action_limits__text12, (), TraceSpec('action_limits', 'When it comes to your action', 'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.', (), ()), None, ()),
+    Step('text', _action_limits__text13, (), TraceSpec('action_limits', 'When it comes to your action', 'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.', (), ()), None, ()),
+    Step('text', _action_limits__text14, (), TraceSpec('action_limits', 'When it comes to your action', 'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.', (), ()), None, ()),
+    Step('text', _action_limits__text15, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.', (), ()), None, ()),
+    Step('text', _action_limits__text16, (), TraceSpec('action_limits', 'When it comes to your action', 'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.', (), ()), None, ()),
+    Step('text', _action_limits__text17, (), TraceSpec('action_limits', 'When it comes to your action', 'erratum: Read against the range band to the target: Medium and beyond are forbidden.', (), ()), None, ()),
+)
+"""Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
-    - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
-    - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
-    - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
-    - cannot: FLEE: you must be in a LONG zone (when action == flee and zone != long)
-    - cannot: DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
-    - cannot: use STEALTH while ENGAGED (when action == stealth_action and engaged)
-    - cannot: change zone with this action (when action in {assist, guard, take_cover, use})
-    - cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
-    - cannot: attack the GUARDED figure before its guard (when action == melee and guarded)
-    - all_actions +assist_successes (when action == assist)
-    """
-    v = run.values
-    run.text(
-        _action_limits__text1,
-        both(outer, v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee'])),
-    )
-    run.text(_action_limits__text2, both(outer, v['action'] == 'drag' and v['zone'] != 'close'))
-    run.text(_action_limits__text3, both(outer, v['action'] == 'drag' and v['engaged']))
-    run.text(_action_limits__text4, both(outer, v['action'] == 'drag' and v['target_in_flank']))
-    run.text(_action_limits__text5, both(outer, v['action'] == 'flee' and v['zone'] != 'long'))
-    run.text(
-        _action_limits__text6,
-        both(outer, lambda: v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) > ('close', 'short', 'medium', 'long', 'beyond').index('short')),
-    )
-    run.text(_action_limits__text7, both(outer, v['action'] == 'stealth_action' and v['engaged']))
-    run.text(
-        _action_limits__text8,
-        both(outer, v['action'] in ('assist', 'guard', 'take_cover', 'use')),
-    )
-    run.text(
-        _action_limits__text9,
-        both(outer, v['action'] == 'flank_move' and v['zone'] == 'close'),
-    )
-    run.text(_action_limits__text10, both(outer, v['action'] == 'melee' and v['guarded']))
-    run.modify(_action_limits__mod1, both(outer, v['action'] == 'assist'), v['assist_successes'])
-    run.text(_action_limits__text11, outer)
-    run.text(_action_limits__text12, outer)
-    run.text(_action_limits__text13, outer)
-    run.text(_action_limits__text14, outer)
-    run.text(_action_limits__text15, outer)
-    run.text(_action_limits__text16, outer)
-    run.text(_action_limits__text17, outer)
-    yield from ()
+- cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
+- cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
+- cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
+- cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
+- cannot: FLEE: you must be in a LONG zone (when action == flee and zone != long)
+- cannot: DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
+- cannot: use STEALTH while ENGAGED (when action == stealth_action and engaged)
+- cannot: change zone with this action (when action in {assist, guard, take_cover, use})
+- cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
+- cannot: attack the GUARDED figure before its guard (when action == melee and guarded)
+- all_actions +assist_successes (when action == assist)
+"""
 
 # rule flank_zones
 
@@ -2768,7 +2957,6 @@ _flank_zones__mod1: Final = ModSpec(
     source='Flank zones',
     target='range',
     op='max',
-    value='short',
     text='range max short',
     group=None,
     stacking='cumulative',
@@ -2813,21 +3001,20 @@ _flank_zones__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_flank_zones(run: Run, outer: Holds = True) -> Parts:
-    """Flank zones (Flank zones).
+_rule_flank_zones: Final[tuple[Step, ...]] = (
+    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'cannot: see from a Flank zone to another zone, or from a zone into a Flank zone', ('when zones_away > 0 and not same_flank',), (('zones_away', 'same_flank'),)), None, (('zones_away', 0), ('same_flank', 0))),
+    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'range max short', ('when same_flank',), (('same_flank',),)), 'short', (('same_flank', 0),)),
+    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot: DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
+    Step('text', _flank_zones__text3, (), TraceSpec('flank_zones', 'Flank zones', 'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.', (), ()), None, ()),
+    Step('text', _flank_zones__text4, (), TraceSpec('flank_zones', 'Flank zones', 'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.', (), ()), None, ()),
+    Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (zones_away 0) see each other.', (), ()), None, ()),
+)
+"""Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
-    - range max short (when same_flank)
-    - cannot: DRAG in or out of a Flank zone (when action == drag)
-    """
-    v = run.values
-    run.text(_flank_zones__text1, both(outer, v['zones_away'] > 0 and not v['same_flank']))
-    run.modify(_flank_zones__mod1, both(outer, v['same_flank']))
-    run.text(_flank_zones__text2, both(outer, v['action'] == 'drag'))
-    run.text(_flank_zones__text3, outer)
-    run.text(_flank_zones__text4, outer)
-    run.text(_flank_zones__text5, outer)
-    yield from ()
+- cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
+- range max short (when same_flank)
+- cannot: DRAG in or out of a Flank zone (when action == drag)
+"""
 
 # rule take_cover
 
@@ -2837,7 +3024,6 @@ _take_cover__mod1: Final = ModSpec(
     source='COVER',
     target='defence',
     op='add',
-    value=None,
     text='defence +target_cover',
     group=None,
     stacking='cumulative',
@@ -2851,7 +3037,6 @@ _take_cover__mod2: Final = ModSpec(
     source='COVER',
     target='defence',
     op='add',
-    value=None,
     text='defence +default_cover - target_cover',
     group=None,
     stacking='cumulative',
@@ -2865,7 +3050,6 @@ _take_cover__mod3: Final = ModSpec(
     source='COVER',
     target='shot',
     op='add',
-    value=None,
     text='shot -(own_cover / 2 round down)',
     group=None,
     stacking='cumulative',
@@ -2919,28 +3103,23 @@ _take_cover__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_take_cover(run: Run, outer: Holds = True) -> Parts:
-    """COVER (COVER).
+_rule_take_cover: Final[tuple[Step, ...]] = (
+    Step('mod', _take_cover__mod1, (), TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ()), lambda s: s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), TraceSpec('take_cover', 'COVER', 'defence +default_cover - target_cover', ('when default_cover > target_cover',), (('default_cover', 'target_cover'),)), lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod3, (), TraceSpec('take_cover', 'COVER', 'shot -(own_cover / 2 round down)', (), ()), lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
+    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), TraceSpec('take_cover', 'COVER', 'cannot: take more COVER than the zone offers', ('when target_cover > cover',), (('target_cover', 'cover'),)), None, (('target_cover', 0),)),
+    Step('text', _take_cover__text2, (), TraceSpec('take_cover', 'COVER', 'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.', (), ()), None, ()),
+    Step('text', _take_cover__text3, (), TraceSpec('take_cover', 'COVER', 'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.', (), ()), None, ()),
+    Step('text', _take_cover__text4, (), TraceSpec('take_cover', 'COVER', 'note: COVER (the action) makes use of cover in the zone; no zone movement.', (), ()), None, ()),
+    Step('text', _take_cover__text5, (), TraceSpec('take_cover', 'COVER', "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.", (), ()), None, ()),
+)
+"""COVER (COVER).
 
-    - defence +target_cover
-    - defence +default_cover - target_cover (when default_cover > target_cover)
-    - shot -(own_cover / 2 round down)
-    - cannot: take more COVER than the zone offers (when target_cover > cover)
-    """
-    v = run.values
-    run.modify(_take_cover__mod1, outer, v['target_cover'])
-    run.modify(
-        _take_cover__mod2,
-        both(outer, lambda: run.stat('default_cover') > v['target_cover']),
-        lambda: run.stat('default_cover') - v['target_cover'],
-    )
-    run.modify(_take_cover__mod3, outer, -round_value(Fraction(v['own_cover']) / 2, 'down'))
-    run.text(_take_cover__text1, both(outer, lambda: v['target_cover'] > run.stat('cover')))
-    run.text(_take_cover__text2, outer)
-    run.text(_take_cover__text3, outer)
-    run.text(_take_cover__text4, outer)
-    run.text(_take_cover__text5, outer)
-    yield from ()
+- defence +target_cover
+- defence +default_cover - target_cover (when default_cover > target_cover)
+- shot -(own_cover / 2 round down)
+- cannot: take more COVER than the zone offers (when target_cover > cover)
+"""
 
 # rule defend_dodge
 
@@ -2950,7 +3129,6 @@ _defend_dodge__mod1: Final = ModSpec(
     source='DEFEND; DODGE',
     target='melee_against',
     op='add',
-    value=-2,
     text='melee_against -2',
     group=None,
     stacking='cumulative',
@@ -2964,7 +3142,6 @@ _defend_dodge__mod2: Final = ModSpec(
     source='DEFEND; DODGE',
     target='melee_against',
     op='add',
-    value=-4,
     text='melee_against -4',
     group=None,
     stacking='cumulative',
@@ -2978,7 +3155,6 @@ _defend_dodge__mod3: Final = ModSpec(
     source='DEFEND; DODGE',
     target='missile_against',
     op='add',
-    value=-2,
     text='missile_against -2',
     group=None,
     stacking='cumulative',
@@ -2996,19 +3172,18 @@ _defend_dodge__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_defend_dodge(run: Run, outer: Holds = True) -> Parts:
-    """DEFEND and DODGE (DEFEND; DODGE).
+_rule_defend_dodge: Final[tuple[Step, ...]] = (
+    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -2', ('when action == defend', 'when defend_moved'), (('action',), ('defend_moved',))), -2, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -4', ('when action == defend', 'unless defend_moved'), (('action',), ('defend_moved',))), -4, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'missile_against -2', ('when action == dodge',), (('action',),)), -2, (('action', 0),)),
+    Step('text', _defend_dodge__text1, (), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.', (), ()), None, ()),
+)
+"""DEFEND and DODGE (DEFEND; DODGE).
 
-    - melee_against -2 (when action == defend; when defend_moved)
-    - melee_against -4 (when action == defend; unless defend_moved)
-    - missile_against -2 (when action == dodge)
-    """
-    v = run.values
-    run.modify(_defend_dodge__mod1, both(outer, v['action'] == 'defend' and v['defend_moved']))
-    run.modify(_defend_dodge__mod2, both(outer, v['action'] == 'defend' and not v['defend_moved']))
-    run.modify(_defend_dodge__mod3, both(outer, v['action'] == 'dodge'))
-    run.text(_defend_dodge__text1, outer)
-    yield from ()
+- melee_against -2 (when action == defend; when defend_moved)
+- melee_against -4 (when action == defend; unless defend_moved)
+- missile_against -2 (when action == dodge)
+"""
 
 # rule stealth_mode
 
@@ -3018,7 +3193,6 @@ _stealth_mode__mod1: Final = ModSpec(
     source='STEALTH',
     target='pace',
     op='add',
-    value=-2,
     text='pace -2',
     group=None,
     stacking='cumulative',
@@ -3032,7 +3206,6 @@ _stealth_mode__mod2: Final = ModSpec(
     source='STEALTH',
     target='stealth',
     op='add',
-    value=None,
     text='stealth +own_cover',
     group=None,
     stacking='cumulative',
@@ -3068,20 +3241,19 @@ _stealth_mode__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_stealth_mode(run: Run, outer: Holds = True) -> Parts:
-    """STEALTH (STEALTH).
+_rule_stealth_mode: Final[tuple[Step, ...]] = (
+    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'pace -2', ('when stealthy',), (('stealthy',),)), -2, (('stealthy', 0),)),
+    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'stealth +own_cover', ('when stealthy',), (('stealthy',),)), lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
+    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), TraceSpec('stealth_mode', 'STEALTH', 'cannot: be in STEALTH while ENGAGED', ('when stealthy', 'when engaged'), (('stealthy',), ('engaged',))), None, (('stealthy', 0), ('engaged', 1))),
+    Step('text', _stealth_mode__text2, (), TraceSpec('stealth_mode', 'STEALTH', 'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.', (), ()), None, ()),
+    Step('text', _stealth_mode__text3, (), TraceSpec('stealth_mode', 'STEALTH', 'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.', (), ()), None, ()),
+)
+"""STEALTH (STEALTH).
 
-    - pace -2 (when stealthy)
-    - stealth +own_cover (when stealthy)
-    - cannot: be in STEALTH while ENGAGED (when stealthy; when engaged)
-    """
-    v = run.values
-    run.modify(_stealth_mode__mod1, both(outer, v['stealthy']))
-    run.modify(_stealth_mode__mod2, both(outer, v['stealthy']), v['own_cover'])
-    run.text(_stealth_mode__text1, both(outer, v['stealthy'] and v['engaged']))
-    run.text(_stealth_mode__text2, outer)
-    run.text(_stealth_mode__text3, outer)
-    yield from ()
+- pace -2 (when stealthy)
+- stealth +own_cover (when stealthy)
+- cannot: be in STEALTH while ENGAGED (when stealthy; when engaged)
+"""
 
 # rule drop_rule
 
@@ -3091,7 +3263,6 @@ _drop_rule__mod1: Final = ModSpec(
     source='DROP',
     target='shot',
     op='add',
-    value=4,
     text='shot +4',
     group=None,
     stacking='cumulative',
@@ -3105,7 +3276,6 @@ _drop_rule__mod2: Final = ModSpec(
     source='DROP',
     target='damage',
     op='add',
-    value=4,
     text='damage +4',
     group=None,
     stacking='cumulative',
@@ -3123,17 +3293,16 @@ _drop_rule__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_drop_rule(run: Run, outer: Holds = True) -> Parts:
-    """DROP (DROP).
+_rule_drop_rule: Final[tuple[Step, ...]] = (
+    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'shot +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
+    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'damage +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
+    Step('text', _drop_rule__text1, (), TraceSpec('drop_rule', 'DROP', 'note: The DROP usually comes from a Stealth situation, for one attack.', (), ()), None, ()),
+)
+"""DROP (DROP).
 
-    - shot +4 (when drop)
-    - damage +4 (when drop)
-    """
-    v = run.values
-    run.modify(_drop_rule__mod1, both(outer, v['drop']))
-    run.modify(_drop_rule__mod2, both(outer, v['drop']))
-    run.text(_drop_rule__text1, outer)
-    yield from ()
+- shot +4 (when drop)
+- damage +4 (when drop)
+"""
 
 # rule targeting_rule
 
@@ -3143,7 +3312,6 @@ _targeting_rule__mod1: Final = ModSpec(
     source='Targeting',
     target='defence',
     op='add',
-    value=None,
     text='defence +2 per targeting',
     group=None,
     stacking='cumulative',
@@ -3157,7 +3325,6 @@ _targeting_rule__mod2: Final = ModSpec(
     source='Targeting',
     target='damage',
     op='add',
-    value=None,
     text='damage +extra_die',
     group=None,
     stacking='cumulative',
@@ -3202,25 +3369,20 @@ _targeting_rule__text4: Final = TextSpec(
     condition='',
 )
 
-def _rule_targeting_rule(run: Run, outer: Holds = True) -> Parts:
-    """Targeting (Targeting).
+_rule_targeting_rule: Final[tuple[Step, ...]] = (
+    Step('mod', _targeting_rule__mod1, (), TraceSpec('targeting_rule', 'Targeting', 'defence +2 per targeting', (), ()), lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
+    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'damage +extra_die', ('when targeting == 3', 'when vulnerability'), (('targeting',), ('vulnerability',))), lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
+    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'cannot: strike a vulnerability: none exists', ('when targeting == 3', 'unless vulnerability'), (('targeting',), ('vulnerability',))), None, (('targeting', 0), ('vulnerability', 1))),
+    Step('text', _targeting_rule__text2, (), TraceSpec('targeting_rule', 'Targeting', "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).", (), ()), None, ()),
+    Step('text', _targeting_rule__text3, (), TraceSpec('targeting_rule', 'Targeting', 'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.', (), ()), None, ()),
+    Step('text', _targeting_rule__text4, (), TraceSpec('targeting_rule', 'Targeting', 'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.', (), ()), None, ()),
+)
+"""Targeting (Targeting).
 
-    - defence +2 per targeting
-    - damage +extra_die (when targeting == 3; when vulnerability)
-    - cannot: strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
-    """
-    v = run.values
-    run.modify(_targeting_rule__mod1, outer, 2 * v['targeting'])
-    run.modify(
-        _targeting_rule__mod2,
-        both(outer, v['targeting'] == 3 and v['vulnerability']),
-        v['extra_die'],
-    )
-    run.text(_targeting_rule__text1, both(outer, v['targeting'] == 3 and not v['vulnerability']))
-    run.text(_targeting_rule__text2, outer)
-    run.text(_targeting_rule__text3, outer)
-    run.text(_targeting_rule__text4, outer)
-    yield from ()
+- defence +2 per targeting
+- damage +extra_die (when targeting == 3; when vulnerability)
+- cannot: strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
+"""
 
 # rule paralysed
 
@@ -3230,7 +3392,6 @@ _paralysed__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3248,16 +3409,15 @@ _paralysed__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_paralysed(run: Run, outer: Holds = True) -> Parts:
-    """Paralysed (Targeting: wound effects).
+_rule_paralysed: Final[tuple[Step, ...]] = (
+    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'cannot: use the arm: unusable for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+)
+"""Paralysed (Targeting: wound effects).
 
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_paralysed__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.text(_paralysed__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    yield from ()
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+- cannot: use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
+"""
 
 # rule broken_arm
 
@@ -3267,7 +3427,6 @@ _broken_arm__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=4,
     text='wound_penalty +4',
     group=None,
     stacking='cumulative',
@@ -3281,7 +3440,6 @@ _broken_arm__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=None,
     text='wound_penalty +2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3290,20 +3448,15 @@ _broken_arm__mod2: Final = ModSpec(
     label='a raise: +2 penalty',
 )
 
-def _rule_broken_arm(run: Run, outer: Holds = True) -> Parts:
-    """Broken Arm (Targeting: wound effects).
+_rule_broken_arm: Final[tuple[Step, ...]] = (
+    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+)
+"""Broken Arm (Targeting: wound effects).
 
-    - wound_penalty +4 (when final_damage >= tuffness)
-    - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_broken_arm__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _broken_arm__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        2 * v['penalty_raises'],
-    )
-    yield from ()
+- wound_penalty +4 (when final_damage >= tuffness)
+- wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+"""
 
 # rule bleeder
 
@@ -3313,7 +3466,6 @@ _bleeder__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_damage',
     op='step',
-    value=None,
     text='wound_damage +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3327,7 +3479,6 @@ _bleeder__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_target',
     op='add',
-    value=None,
     text='wound_target +2 per extra_bleeds',
     group=None,
     stacking='cumulative',
@@ -3341,7 +3492,6 @@ _bleeder__mod3: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_target',
     op='add',
-    value=None,
     text='wound_target +penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3368,28 +3518,19 @@ _bleeder__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_bleeder(run: Run, outer: Holds = True) -> Parts:
-    """Bleeder (Targeting: wound effects).
+_rule_bleeder: Final[tuple[Step, ...]] = (
+    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +2 per extra_bleeds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
+    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _bleeder__text1, (), TraceSpec('bleeder', 'Targeting: wound effects', 'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.', (), ()), None, ()),
+    Step('text', _bleeder__text2, (), TraceSpec('bleeder', 'Targeting: wound effects', 'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.', (), ()), None, ()),
+)
+"""Bleeder (Targeting: wound effects).
 
-    - wound_damage +dice_raises steps (when final_damage >= tuffness)
-    - wound_target +2 per extra_bleeds (when final_damage >= tuffness)
-    - wound_target +penalty_raises (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_bleeder__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.modify(
-        _bleeder__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        2 * v['extra_bleeds'],
-    )
-    run.modify(
-        _bleeder__mod3,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        v['penalty_raises'],
-    )
-    run.text(_bleeder__text1, outer)
-    run.text(_bleeder__text2, outer)
-    yield from ()
+- wound_damage +dice_raises steps (when final_damage >= tuffness)
+- wound_target +2 per extra_bleeds (when final_damage >= tuffness)
+- wound_target +penalty_raises (when final_damage >= tuffness)
+"""
 
 # rule knockdown
 
@@ -3399,7 +3540,6 @@ _knockdown__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=2,
     text='wound_penalty +2',
     group=None,
     stacking='cumulative',
@@ -3413,7 +3553,6 @@ _knockdown__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=None,
     text='wound_penalty +2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3427,7 +3566,6 @@ _knockdown__mod3: Final = ModSpec(
     source='Targeting: wound effects',
     target='defence',
     op='add',
-    value=-2,
     text='defence -2',
     group=None,
     stacking='cumulative',
@@ -3441,7 +3579,6 @@ _knockdown__mod4: Final = ModSpec(
     source='Targeting: wound effects',
     target='defence',
     op='add',
-    value=None,
     text='defence -2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3468,30 +3605,21 @@ _knockdown__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_knockdown(run: Run, outer: Holds = True) -> Parts:
-    """Knockdown (Targeting: wound effects).
+_rule_knockdown: Final[tuple[Step, ...]] = (
+    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'note: The target is forced to the ground and stunned.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _knockdown__text2, (), TraceSpec('knockdown', 'Targeting: wound effects', 'erratum: By 2 a raise, the size of the base penalty.', (), ()), None, ()),
+)
+"""Knockdown (Targeting: wound effects).
 
-    - wound_penalty +2 (when final_damage >= tuffness)
-    - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
-    - defence -2 (when final_damage >= tuffness)
-    - defence -2 per penalty_raises (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_knockdown__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _knockdown__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        2 * v['penalty_raises'],
-    )
-    run.modify(_knockdown__mod3, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _knockdown__mod4,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        -2 * v['penalty_raises'],
-    )
-    run.text(_knockdown__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.text(_knockdown__text2, outer)
-    yield from ()
+- wound_penalty +2 (when final_damage >= tuffness)
+- wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
+- defence -2 (when final_damage >= tuffness)
+- defence -2 per penalty_raises (when final_damage >= tuffness)
+"""
 
 # rule crippled
 
@@ -3501,7 +3629,6 @@ _crippled__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3519,16 +3646,15 @@ _crippled__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_crippled(run: Run, outer: Holds = True) -> Parts:
-    """Crippled (Targeting: wound effects).
+_rule_crippled: Final[tuple[Step, ...]] = (
+    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'cannot: move: for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+)
+"""Crippled (Targeting: wound effects).
 
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: move: for the duration, in actions (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_crippled__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.text(_crippled__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    yield from ()
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+- cannot: move: for the duration, in actions (when final_damage >= tuffness)
+"""
 
 # rule broken_leg
 
@@ -3538,7 +3664,6 @@ _broken_leg__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='pace',
     op='add',
-    value=-4,
     text='pace -4',
     group=None,
     stacking='cumulative',
@@ -3552,7 +3677,6 @@ _broken_leg__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='pace',
     op='add',
-    value=None,
     text='pace -2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3566,7 +3690,6 @@ _broken_leg__mod3: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3584,27 +3707,18 @@ _broken_leg__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_broken_leg(run: Run, outer: Holds = True) -> Parts:
-    """Broken Leg (Targeting: wound effects).
+_rule_broken_leg: Final[tuple[Step, ...]] = (
+    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _broken_leg__text1, (), TraceSpec('broken_leg', 'Targeting: wound effects', 'erratum: The Movement rate is Pace: Pace 6 - 4 = 2 makes a zone move d6 <= 2.', (), ()), None, ()),
+)
+"""Broken Leg (Targeting: wound effects).
 
-    - pace -4 (when final_damage >= tuffness)
-    - pace -2 per penalty_raises (when final_damage >= tuffness)
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_broken_leg__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _broken_leg__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        -2 * v['penalty_raises'],
-    )
-    run.modify(
-        _broken_leg__mod3,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        v['dice_raises'],
-    )
-    run.text(_broken_leg__text1, outer)
-    yield from ()
+- pace -4 (when final_damage >= tuffness)
+- pace -2 per penalty_raises (when final_damage >= tuffness)
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+"""
 
 # rule winded
 
@@ -3614,7 +3728,6 @@ _winded__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3632,15 +3745,14 @@ _winded__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_winded(run: Run, outer: Holds = True) -> Parts:
-    """Winded (Targeting: wound effects).
+_rule_winded: Final[tuple[Step, ...]] = (
+    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+)
+"""Winded (Targeting: wound effects).
 
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_winded__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.text(_winded__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    yield from ()
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+"""
 
 # rule pain
 
@@ -3650,7 +3762,6 @@ _pain__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='all_actions',
     op='add',
-    value=-2,
     text='all_actions -2',
     group=None,
     stacking='cumulative',
@@ -3664,7 +3775,6 @@ _pain__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='all_actions',
     op='add',
-    value=None,
     text='all_actions -2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3678,7 +3788,6 @@ _pain__mod3: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3687,22 +3796,17 @@ _pain__mod3: Final = ModSpec(
     label='1d4+1 actions; a raise increases the duration dice',
 )
 
-def _rule_pain(run: Run, outer: Holds = True) -> Parts:
-    """Pain (Targeting: wound effects).
+_rule_pain: Final[tuple[Step, ...]] = (
+    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+)
+"""Pain (Targeting: wound effects).
 
-    - all_actions -2 (when final_damage >= tuffness)
-    - all_actions -2 per penalty_raises (when final_damage >= tuffness)
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_pain__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _pain__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        -2 * v['penalty_raises'],
-    )
-    run.modify(_pain__mod3, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    yield from ()
+- all_actions -2 (when final_damage >= tuffness)
+- all_actions -2 per penalty_raises (when final_damage >= tuffness)
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+"""
 
 # rule guts
 
@@ -3712,7 +3816,6 @@ _guts__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_damage',
     op='step',
-    value=None,
     text='wound_damage +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3726,7 +3829,6 @@ _guts__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +duration_raises steps',
     group=None,
     stacking='cumulative',
@@ -3753,18 +3855,17 @@ _guts__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_guts(run: Run, outer: Holds = True) -> Parts:
-    """Guts (Targeting: wound effects).
+_rule_guts: Final[tuple[Step, ...]] = (
+    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_duration +duration_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
+    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _guts__text2, (), TraceSpec('guts', 'Targeting: wound effects', 'erratum: Encoded: raises on the damage die are `dice_raises`, raises on the duration dice `duration_raises`.', (), ()), None, ()),
+)
+"""Guts (Targeting: wound effects).
 
-    - wound_damage +dice_raises steps (when final_damage >= tuffness)
-    - wound_duration +duration_raises steps (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_guts__mod1, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.modify(_guts__mod2, both(outer, v['final_damage'] >= v['tuffness']), v['duration_raises'])
-    run.text(_guts__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.text(_guts__text2, outer)
-    yield from ()
+- wound_damage +dice_raises steps (when final_damage >= tuffness)
+- wound_duration +duration_raises steps (when final_damage >= tuffness)
+"""
 
 # rule scarred
 
@@ -3774,7 +3875,6 @@ _scarred__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=1,
     text='wound_penalty +1',
     group=None,
     stacking='cumulative',
@@ -3788,7 +3888,6 @@ _scarred__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_penalty',
     op='add',
-    value=None,
     text='wound_penalty +penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3806,21 +3905,16 @@ _scarred__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_scarred(run: Run, outer: Holds = True) -> Parts:
-    """Scarred (Targeting: wound effects).
+_rule_scarred: Final[tuple[Step, ...]] = (
+    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +1', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 1, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _scarred__text1, (), TraceSpec('scarred', 'Targeting: wound effects', 'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).', (), ()), None, ()),
+)
+"""Scarred (Targeting: wound effects).
 
-    - wound_penalty +1 (when final_damage >= tuffness)
-    - wound_penalty +penalty_raises (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_scarred__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _scarred__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        v['penalty_raises'],
-    )
-    run.text(_scarred__text1, outer)
-    yield from ()
+- wound_penalty +1 (when final_damage >= tuffness)
+- wound_penalty +penalty_raises (when final_damage >= tuffness)
+"""
 
 # rule deafened
 
@@ -3830,7 +3924,6 @@ _deafened__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_target',
     op='add',
-    value=None,
     text='wound_target +2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3844,7 +3937,6 @@ _deafened__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3862,22 +3954,17 @@ _deafened__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_deafened(run: Run, outer: Holds = True) -> Parts:
-    """Deafened (Targeting: wound effects).
+_rule_deafened: Final[tuple[Step, ...]] = (
+    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_target +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+)
+"""Deafened (Targeting: wound effects).
 
-    - wound_target +2 per penalty_raises (when final_damage >= tuffness)
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(
-        _deafened__mod1,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        2 * v['penalty_raises'],
-    )
-    run.modify(_deafened__mod2, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.text(_deafened__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    yield from ()
+- wound_target +2 per penalty_raises (when final_damage >= tuffness)
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+- cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
+"""
 
 # rule blinded
 
@@ -3887,7 +3974,6 @@ _blinded__mod1: Final = ModSpec(
     source='Targeting: wound effects',
     target='visibility',
     op='add',
-    value=-2,
     text='visibility -2',
     group=None,
     stacking='cumulative',
@@ -3901,7 +3987,6 @@ _blinded__mod2: Final = ModSpec(
     source='Targeting: wound effects',
     target='visibility',
     op='add',
-    value=None,
     text='visibility -2 per penalty_raises',
     group=None,
     stacking='cumulative',
@@ -3915,7 +4000,6 @@ _blinded__mod3: Final = ModSpec(
     source='Targeting: wound effects',
     target='wound_duration',
     op='step',
-    value=None,
     text='wound_duration +dice_raises steps',
     group=None,
     stacking='cumulative',
@@ -3951,26 +4035,21 @@ _blinded__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_blinded(run: Run, outer: Holds = True) -> Parts:
-    """Blinded (Targeting: wound effects).
+_rule_blinded: Final[tuple[Step, ...]] = (
+    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'cannot: perform any kind of targeting, for the duration in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _blinded__text2, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".', (), ()), None, ()),
+    Step('text', _blinded__text3, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.', (), ()), None, ()),
+)
+"""Blinded (Targeting: wound effects).
 
-    - visibility -2 (when final_damage >= tuffness)
-    - visibility -2 per penalty_raises (when final_damage >= tuffness)
-    - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.modify(_blinded__mod1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.modify(
-        _blinded__mod2,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        -2 * v['penalty_raises'],
-    )
-    run.modify(_blinded__mod3, both(outer, v['final_damage'] >= v['tuffness']), v['dice_raises'])
-    run.text(_blinded__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    run.text(_blinded__text2, outer)
-    run.text(_blinded__text3, outer)
-    yield from ()
+- visibility -2 (when final_damage >= tuffness)
+- visibility -2 per penalty_raises (when final_damage >= tuffness)
+- wound_duration +dice_raises steps (when final_damage >= tuffness)
+- cannot: perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
+"""
 
 # rule uncon
 
@@ -3991,19 +4070,14 @@ _uncon__text1: Final = TextSpec(
     condition='when final_damage >= tuffness',
 )
 
-def _rule_uncon(run: Run, outer: Holds = True) -> Parts:
-    """Uncon (Targeting: wound effects).
+_rule_uncon: Final[tuple[Step, ...]] = (
+    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'derive uncon_target', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+)
+"""Uncon (Targeting: wound effects).
 
-    - derive uncon_target = wound_target (when final_damage >= tuffness)
-    """
-    v = run.values
-    run.derive(
-        _uncon__derive1,
-        both(outer, v['final_damage'] >= v['tuffness']),
-        lambda: run.stat('wound_target'),
-    )
-    run.text(_uncon__text1, both(outer, v['final_damage'] >= v['tuffness']))
-    yield from ()
+- derive uncon_target = wound_target (when final_damage >= tuffness)
+"""
 
 # trait zone_cover
 
@@ -4013,7 +4087,6 @@ _zone_cover__mod1: Final = ModSpec(
     source='Zone Traits',
     target='cover',
     op='add',
-    value=None,
     text='cover +zone_cover_value',
     group='cover_options',
     stacking='highest',
@@ -4031,15 +4104,14 @@ _zone_cover__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_cover(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: COVER (Zone Traits).
+_rule_zone_cover: Final[tuple[Step, ...]] = (
+    Step('mod', _zone_cover__mod1, (), TraceSpec('zone_cover', 'Zone Traits', 'cover +zone_cover_value', (), ()), lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
+    Step('text', _zone_cover__text1, (), TraceSpec('zone_cover', 'Zone Traits', 'note: COVER: available max COVER mod (-1, -2 or -4).', (), ()), None, ()),
+)
+"""Zone trait: COVER (Zone Traits).
 
-    - cover +zone_cover_value
-    """
-    v = run.values
-    run.modify(_zone_cover__mod1, outer, v['zone_cover_value'])
-    run.text(_zone_cover__text1, outer)
-    yield from ()
+- cover +zone_cover_value
+"""
 
 # trait zone_light
 
@@ -4049,7 +4121,6 @@ _zone_light__mod1: Final = ModSpec(
     source='Zone Traits',
     target='visibility',
     op='add',
-    value=None,
     text='visibility +zone_light_mod',
     group=None,
     stacking='cumulative',
@@ -4067,15 +4138,14 @@ _zone_light__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_light(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: LIGHT (Zone Traits).
+_rule_zone_light: Final[tuple[Step, ...]] = (
+    Step('mod', _zone_light__mod1, (), TraceSpec('zone_light', 'Zone Traits', 'visibility +zone_light_mod', (), ()), lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
+    Step('text', _zone_light__text1, (), TraceSpec('zone_light', 'Zone Traits', 'note: LIGHT: a general mod for light, affecting all rolls that require visibility.', (), ()), None, ()),
+)
+"""Zone trait: LIGHT (Zone Traits).
 
-    - visibility +zone_light_mod
-    """
-    v = run.values
-    run.modify(_zone_light__mod1, outer, v['zone_light_mod'])
-    run.text(_zone_light__text1, outer)
-    yield from ()
+- visibility +zone_light_mod
+"""
 
 # trait zone_visibility
 
@@ -4085,7 +4155,6 @@ _zone_visibility__mod1: Final = ModSpec(
     source='Zone Traits',
     target='visibility',
     op='add',
-    value=None,
     text='visibility +zone_visibility_mod',
     group=None,
     stacking='cumulative',
@@ -4103,15 +4172,14 @@ _zone_visibility__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_visibility(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: VISIBILITY (Zone Traits).
+_rule_zone_visibility: Final[tuple[Step, ...]] = (
+    Step('mod', _zone_visibility__mod1, (), TraceSpec('zone_visibility', 'Zone Traits', 'visibility +zone_visibility_mod', (), ()), lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
+    Step('text', _zone_visibility__text1, (), TraceSpec('zone_visibility', 'Zone Traits', 'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.', (), ()), None, ()),
+)
+"""Zone trait: VISIBILITY (Zone Traits).
 
-    - visibility +zone_visibility_mod
-    """
-    v = run.values
-    run.modify(_zone_visibility__mod1, outer, v['zone_visibility_mod'])
-    run.text(_zone_visibility__text1, outer)
-    yield from ()
+- visibility +zone_visibility_mod
+"""
 
 # trait zone_entry
 
@@ -4134,15 +4202,14 @@ _zone_entry__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_entry(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: ENTRY (Zone Traits).
+_rule_zone_entry: Final[tuple[Step, ...]] = (
+    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), TraceSpec('zone_entry', 'Zone Traits', 'cannot: enter or leave the zone this turn: its ENTRY is used up', ('when crossings >= zone_entry_max',), (('crossings', 'zone_entry_max'),)), None, (('crossings', 0), ('zone_entry_max', 0))),
+    Step('text', _zone_entry__text2, (), TraceSpec('zone_entry', 'Zone Traits', 'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.', (), ()), None, ()),
+)
+"""Zone trait: ENTRY (Zone Traits).
 
-    - cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
-    """
-    v = run.values
-    run.text(_zone_entry__text1, both(outer, v['crossings'] >= v['zone_entry_max']))
-    run.text(_zone_entry__text2, outer)
-    yield from ()
+- cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
+"""
 
 # trait zone_width
 
@@ -4165,15 +4232,14 @@ _zone_width__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_width(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: WIDTH (Zone Traits).
+_rule_zone_width: Final[tuple[Step, ...]] = (
+    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
+    Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (action_limits, width_melee).", (), ()), None, ()),
+)
+"""Zone trait: WIDTH (Zone Traits).
 
-    - cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
-    """
-    v = run.values
-    run.text(_zone_width__text1, both(outer, v['close_occupants'] >= v['zone_width_max']))
-    run.text(_zone_width__text2, outer)
-    yield from ()
+- cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
+"""
 
 # trait zone_terrain
 
@@ -4183,7 +4249,6 @@ _zone_terrain__mod1: Final = ModSpec(
     source='Zone Traits',
     target='pace',
     op='add',
-    value=None,
     text='pace +terrain_ma',
     group=None,
     stacking='cumulative',
@@ -4197,7 +4262,6 @@ _zone_terrain__mod2: Final = ModSpec(
     source='Zone Traits',
     target='move_target',
     op='mul',
-    value=Fraction(3) / 4,
     text='move_target * 3 / 4 round down',
     group=None,
     stacking='cumulative',
@@ -4224,18 +4288,17 @@ _zone_terrain__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_terrain(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: TERRAIN (Zone Traits).
+_rule_zone_terrain: Final[tuple[Step, ...]] = (
+    Step('mod', _zone_terrain__mod1, (), TraceSpec('zone_terrain', 'Zone Traits', 'pace +terrain_ma', (), ()), lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
+    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), TraceSpec('zone_terrain', 'Zone Traits', 'move_target * 3 / 4 round down', ('when rough',), (('rough',),)), Fraction(3) / 4, (('rough', 0),)),
+    Step('text', _zone_terrain__text1, (), TraceSpec('zone_terrain', 'Zone Traits', 'note: TERRAIN: modifier to Movement Allowances.', (), ()), None, ()),
+    Step('text', _zone_terrain__text2, (), TraceSpec('zone_terrain', 'Zone Traits', "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).", (), ()), None, ()),
+)
+"""Zone trait: TERRAIN (Zone Traits).
 
-    - pace +terrain_ma
-    - move_target * 3 / 4 round down (when rough)
-    """
-    v = run.values
-    run.modify(_zone_terrain__mod1, outer, v['terrain_ma'])
-    run.modify(_zone_terrain__mod2, both(outer, v['rough']))
-    run.text(_zone_terrain__text1, outer)
-    run.text(_zone_terrain__text2, outer)
-    yield from ()
+- pace +terrain_ma
+- move_target * 3 / 4 round down (when rough)
+"""
 
 # condition debris_tile
 
@@ -4245,7 +4308,6 @@ _debris_tile__mod1: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='cover',
     op='add',
-    value=1,
     text='cover +1',
     group='cover_options',
     stacking='highest',
@@ -4259,7 +4321,6 @@ _debris_tile__mod2: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='pace',
     op='add',
-    value=-1,
     text='pace -1',
     group=None,
     stacking='cumulative',
@@ -4280,7 +4341,6 @@ _debris_tile__mod3: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -4294,7 +4354,6 @@ _debris_tile__mod4: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -4308,7 +4367,6 @@ _debris_tile__mod5: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='pace',
     op='add',
-    value=-2,
     text='pace -2',
     group=None,
     stacking='cumulative',
@@ -4329,7 +4387,6 @@ _debris_tile__mod6: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='cover',
     op='add',
-    value=4,
     text='cover +4',
     group='cover_options',
     stacking='highest',
@@ -4343,7 +4400,6 @@ _debris_tile__mod7: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -4357,7 +4413,6 @@ _debris_tile__mod8: Final = ModSpec(
     source='Condition tiles: DEBRIS',
     target='pace',
     op='add',
-    value=-3,
     text='pace -3',
     group=None,
     stacking='cumulative',
@@ -4391,57 +4446,35 @@ _debris_tile__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_debris_tile(run: Run, outer: Holds = True) -> Parts:
-    """DEBRIS (Condition tiles: DEBRIS).
+_rule_debris_tile: Final[tuple[Step, ...]] = (
+    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +1', ('when debris_level == light',), (('debris_level',),)), 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -1', ('when debris_level == light', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -1, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == light', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +2', ('when debris_level == moderate',), (('debris_level',),)), 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +1', ('when debris_level == moderate',), (('debris_level',),)), 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -2', ('when debris_level == moderate', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -2, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == moderate', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +4', ('when debris_level == heavy',), (('debris_level',),)), 4, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +2', ('when debris_level == heavy',), (('debris_level',),)), 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -3', ('when debris_level == heavy', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -3, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == heavy', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
+    Step('text', _debris_tile__text1, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).', (), ()), None, ()),
+    Step('text', _debris_tile__text2, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.', (), ()), None, ()),
+)
+"""DEBRIS (Condition tiles: DEBRIS).
 
-    - cover +1 (when debris_level == light)
-    - pace -1 (when debris_level == light; when debris_choice == lose_ma)
-    - derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
-    - cover +2 (when debris_level == moderate)
-    - stealth +1 (when debris_level == moderate)
-    - pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
-    - derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
-    - cover +4 (when debris_level == heavy)
-    - stealth +2 (when debris_level == heavy)
-    - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
-    - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
-    """
-    v = run.values
-    run.modify(_debris_tile__mod1, both(outer, v['debris_level'] == 'light'))
-    run.modify(
-        _debris_tile__mod2,
-        both(outer, v['debris_level'] == 'light' and v['debris_choice'] == 'lose_ma'),
-    )
-    run.derive(
-        _debris_tile__derive1,
-        both(outer, v['debris_level'] == 'light' and v['debris_choice'] != 'lose_ma'),
-        lambda: 4,
-    )
-    run.modify(_debris_tile__mod3, both(outer, v['debris_level'] == 'moderate'))
-    run.modify(_debris_tile__mod4, both(outer, v['debris_level'] == 'moderate'))
-    run.modify(
-        _debris_tile__mod5,
-        both(outer, v['debris_level'] == 'moderate' and v['debris_choice'] == 'lose_ma'),
-    )
-    run.derive(
-        _debris_tile__derive2,
-        both(outer, v['debris_level'] == 'moderate' and v['debris_choice'] != 'lose_ma'),
-        lambda: 6,
-    )
-    run.modify(_debris_tile__mod6, both(outer, v['debris_level'] == 'heavy'))
-    run.modify(_debris_tile__mod7, both(outer, v['debris_level'] == 'heavy'))
-    run.modify(
-        _debris_tile__mod8,
-        both(outer, v['debris_level'] == 'heavy' and v['debris_choice'] == 'lose_ma'),
-    )
-    run.derive(
-        _debris_tile__derive3,
-        both(outer, v['debris_level'] == 'heavy' and v['debris_choice'] != 'lose_ma'),
-        lambda: 8,
-    )
-    run.text(_debris_tile__text1, outer)
-    run.text(_debris_tile__text2, outer)
-    yield from ()
+- cover +1 (when debris_level == light)
+- pace -1 (when debris_level == light; when debris_choice == lose_ma)
+- derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
+- cover +2 (when debris_level == moderate)
+- stealth +1 (when debris_level == moderate)
+- pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
+- derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
+- cover +4 (when debris_level == heavy)
+- stealth +2 (when debris_level == heavy)
+- pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
+- derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
+"""
 
 # trait zone_debris
 
@@ -4455,13 +4488,14 @@ _zone_debris__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_debris(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: DEBRIS (Zone Traits).
+_rule_zone_debris: Final[tuple[Step, ...]] = (
+    Step('part', 'debris_tile', (), TraceSpec('zone_debris', 'Zone Traits', 'as debris_tile', (), ())),
+    Step('text', _zone_debris__text1, (), TraceSpec('zone_debris', 'Zone Traits', 'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.', (), ()), None, ()),
+)
+"""Zone trait: DEBRIS (Zone Traits).
 
-    - as debris_tile
-    """
-    yield _rule_debris_tile, outer, ''
-    run.text(_zone_debris__text1, outer)
+- as debris_tile
+"""
 
 # trait zone_stacking
 
@@ -4471,7 +4505,6 @@ _zone_stacking__mod1: Final = ModSpec(
     source='Zone Traits',
     target='stacking',
     op='add',
-    value=None,
     text='stacking +zone_stacking_max - 4',
     group=None,
     stacking='cumulative',
@@ -4485,7 +4518,6 @@ _zone_stacking__mod2: Final = ModSpec(
     source='Zone Traits',
     target='stacking',
     op='add',
-    value=None,
     text='stacking +target_size',
     group=None,
     stacking='cumulative',
@@ -4512,18 +4544,17 @@ _zone_stacking__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_zone_stacking(run: Run, outer: Holds = True) -> Parts:
-    """Zone trait: STACKING (Zone Traits).
+_rule_zone_stacking: Final[tuple[Step, ...]] = (
+    Step('mod', _zone_stacking__mod1, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +zone_stacking_max - 4', (), ()), lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
+    Step('mod', _zone_stacking__mod2, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +target_size', (), ()), lambda s: s.v['target_size'], (('target_size', 0),)),
+    Step('text', _zone_stacking__text1, (), TraceSpec('zone_stacking', 'Zone Traits', 'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.', (), ()), None, ()),
+    Step('text', _zone_stacking__text2, (), TraceSpec('zone_stacking', 'Zone Traits', "erratum: Read as always applied, +1 per Size, on top of the field's value.", (), ()), None, ()),
+)
+"""Zone trait: STACKING (Zone Traits).
 
-    - stacking +zone_stacking_max - 4
-    - stacking +target_size
-    """
-    v = run.values
-    run.modify(_zone_stacking__mod1, outer, v['zone_stacking_max'] - 4)
-    run.modify(_zone_stacking__mod2, outer, v['target_size'])
-    run.text(_zone_stacking__text1, outer)
-    run.text(_zone_stacking__text2, outer)
-    yield from ()
+- stacking +zone_stacking_max - 4
+- stacking +target_size
+"""
 
 # condition rain
 
@@ -4533,7 +4564,6 @@ _rain__mod1: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='visibility',
     op='add',
-    value=-1,
     text='visibility -1',
     group=None,
     stacking='cumulative',
@@ -4547,7 +4577,6 @@ _rain__mod2: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='ag',
     op='add',
-    value=-1,
     text='ag -1',
     group=None,
     stacking='cumulative',
@@ -4561,7 +4590,6 @@ _rain__mod3: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='resist_fire',
     op='add',
-    value=1,
     text='resist_fire +1',
     group=None,
     stacking='cumulative',
@@ -4575,7 +4603,6 @@ _rain__mod4: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='hearing',
     op='add',
-    value=-1,
     text='hearing -1',
     group=None,
     stacking='cumulative',
@@ -4589,7 +4616,6 @@ _rain__mod5: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='visibility',
     op='add',
-    value=-2,
     text='visibility -2',
     group=None,
     stacking='cumulative',
@@ -4603,7 +4629,6 @@ _rain__mod6: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='visibility',
     op='add',
-    value=-1,
     text='visibility -1',
     group=None,
     stacking='cumulative',
@@ -4617,7 +4642,6 @@ _rain__mod7: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='ag',
     op='add',
-    value=-2,
     text='ag -2',
     group=None,
     stacking='cumulative',
@@ -4631,7 +4655,6 @@ _rain__mod8: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='resist_fire',
     op='add',
-    value=1,
     text='resist_fire +1',
     group=None,
     stacking='cumulative',
@@ -4645,7 +4668,6 @@ _rain__mod9: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='hearing',
     op='add',
-    value=-2,
     text='hearing -2',
     group=None,
     stacking='cumulative',
@@ -4659,7 +4681,6 @@ _rain__mod10: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -4673,7 +4694,6 @@ _rain__mod11: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='visibility',
     op='add',
-    value=-2,
     text='visibility -2',
     group=None,
     stacking='cumulative',
@@ -4687,7 +4707,6 @@ _rain__mod12: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='ag',
     op='add',
-    value=-2,
     text='ag -2',
     group=None,
     stacking='cumulative',
@@ -4701,7 +4720,6 @@ _rain__mod13: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='resist_fire',
     op='add',
-    value=2,
     text='resist_fire +2',
     group=None,
     stacking='cumulative',
@@ -4715,7 +4733,6 @@ _rain__mod14: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='hearing',
     op='add',
-    value=-2,
     text='hearing -2',
     group=None,
     stacking='cumulative',
@@ -4729,7 +4746,6 @@ _rain__mod15: Final = ModSpec(
     source='Condition tiles: RAIN',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -4765,54 +4781,44 @@ _rain__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_rain(run: Run, outer: Holds = True) -> Parts:
-    """RAIN (Condition tiles: RAIN).
+_rule_rain: Final[tuple[Step, ...]] = (
+    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == light', 'when range >= medium'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == light',), (('rain_level',),)), 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == moderate', 'when range >= long'), (('rain_level',), ('range',))), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == moderate', 'unless range >= long'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
+    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
+    Step('text', _rain__text1, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.', (), ()), None, ()),
+    Step('text', _rain__text2, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.', (), ()), None, ()),
+    Step('text', _rain__text3, (), TraceSpec('rain', 'Condition tiles: RAIN', "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.", (), ()), None, ()),
+)
+"""RAIN (Condition tiles: RAIN).
 
-    - visibility -1 (when rain_level == light; when range >= medium)
-    - ag -1 (when rain_level == light)
-    - resist_fire +1 (when rain_level == light)
-    - hearing -1 (when rain_level == light)
-    - visibility -2 (when rain_level == moderate; when range >= long)
-    - visibility -1 (when rain_level == moderate; unless range >= long)
-    - ag -2 (when rain_level == moderate)
-    - resist_fire +1 (when rain_level == moderate)
-    - hearing -2 (when rain_level == moderate)
-    - stealth +1 (when rain_level == moderate)
-    - visibility -2 (when rain_level == heavy)
-    - ag -2 (when rain_level == heavy)
-    - resist_fire +2 (when rain_level == heavy)
-    - hearing -2 (when rain_level == heavy)
-    - stealth +2 (when rain_level == heavy)
-    """
-    v = run.values
-    run.modify(
-        _rain__mod1,
-        both(outer, lambda: v['rain_level'] == 'light' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
-    )
-    run.modify(_rain__mod2, both(outer, v['rain_level'] == 'light'))
-    run.modify(_rain__mod3, both(outer, v['rain_level'] == 'light'))
-    run.modify(_rain__mod4, both(outer, v['rain_level'] == 'light'))
-    run.modify(
-        _rain__mod5,
-        both(outer, lambda: v['rain_level'] == 'moderate' and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')),
-    )
-    run.modify(
-        _rain__mod6,
-        both(outer, lambda: v['rain_level'] == 'moderate' and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')),
-    )
-    run.modify(_rain__mod7, both(outer, v['rain_level'] == 'moderate'))
-    run.modify(_rain__mod8, both(outer, v['rain_level'] == 'moderate'))
-    run.modify(_rain__mod9, both(outer, v['rain_level'] == 'moderate'))
-    run.modify(_rain__mod10, both(outer, v['rain_level'] == 'moderate'))
-    run.modify(_rain__mod11, both(outer, v['rain_level'] == 'heavy'))
-    run.modify(_rain__mod12, both(outer, v['rain_level'] == 'heavy'))
-    run.modify(_rain__mod13, both(outer, v['rain_level'] == 'heavy'))
-    run.modify(_rain__mod14, both(outer, v['rain_level'] == 'heavy'))
-    run.modify(_rain__mod15, both(outer, v['rain_level'] == 'heavy'))
-    run.text(_rain__text1, outer)
-    run.text(_rain__text2, outer)
-    run.text(_rain__text3, outer)
-    yield from ()
+- visibility -1 (when rain_level == light; when range >= medium)
+- ag -1 (when rain_level == light)
+- resist_fire +1 (when rain_level == light)
+- hearing -1 (when rain_level == light)
+- visibility -2 (when rain_level == moderate; when range >= long)
+- visibility -1 (when rain_level == moderate; unless range >= long)
+- ag -2 (when rain_level == moderate)
+- resist_fire +1 (when rain_level == moderate)
+- hearing -2 (when rain_level == moderate)
+- stealth +1 (when rain_level == moderate)
+- visibility -2 (when rain_level == heavy)
+- ag -2 (when rain_level == heavy)
+- resist_fire +2 (when rain_level == heavy)
+- hearing -2 (when rain_level == heavy)
+- stealth +2 (when rain_level == heavy)
+"""
 
 # condition fog
 
@@ -4822,7 +4828,6 @@ _fog__mod1: Final = ModSpec(
     source='Condition tiles: FOG',
     target='visibility',
     op='add',
-    value=-1,
     text='visibility -1',
     group=None,
     stacking='cumulative',
@@ -4836,7 +4841,6 @@ _fog__mod2: Final = ModSpec(
     source='Condition tiles: FOG',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -4850,7 +4854,6 @@ _fog__mod3: Final = ModSpec(
     source='Condition tiles: FOG',
     target='visibility',
     op='add',
-    value=-2,
     text='visibility -2',
     group=None,
     stacking='cumulative',
@@ -4864,7 +4867,6 @@ _fog__mod4: Final = ModSpec(
     source='Condition tiles: FOG',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -4887,7 +4889,6 @@ _fog__mod5: Final = ModSpec(
     source='Condition tiles: FOG',
     target='visibility',
     op='add',
-    value=-4,
     text='visibility -4',
     group=None,
     stacking='cumulative',
@@ -4901,7 +4902,6 @@ _fog__mod6: Final = ModSpec(
     source='Condition tiles: FOG',
     target='stealth',
     op='add',
-    value=4,
     text='stealth +4',
     group=None,
     stacking='cumulative',
@@ -4919,28 +4919,27 @@ _fog__text2: Final = TextSpec(
     condition='when fog_level == heavy; when zones_away > 1',
 )
 
-def _rule_fog(run: Run, outer: Holds = True) -> Parts:
-    """FOG (Condition tiles: FOG).
+_rule_fog: Final[tuple[Step, ...]] = (
+    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -1', ('when fog_level == light',), (('fog_level',),)), -1, (('fog_level', 0),)),
+    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +1', ('when fog_level == light',), (('fog_level',),)), 1, (('fog_level', 0),)),
+    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -2', ('when fog_level == moderate',), (('fog_level',),)), -2, (('fog_level', 0),)),
+    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +2', ('when fog_level == moderate',), (('fog_level',),)), 2, (('fog_level', 0),)),
+    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), TraceSpec('fog', 'Condition tiles: FOG', 'cannot: see more than 2 zones in Moderate fog', ('when fog_level == moderate', 'when zones_away > 2'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -4', ('when fog_level == heavy',), (('fog_level',),)), -4, (('fog_level', 0),)),
+    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +4', ('when fog_level == heavy',), (('fog_level',),)), 4, (('fog_level', 0),)),
+    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), TraceSpec('fog', 'Condition tiles: FOG', 'cannot: see more than 1 zone in Heavy fog', ('when fog_level == heavy', 'when zones_away > 1'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+)
+"""FOG (Condition tiles: FOG).
 
-    - visibility -1 (when fog_level == light)
-    - stealth +1 (when fog_level == light)
-    - visibility -2 (when fog_level == moderate)
-    - stealth +2 (when fog_level == moderate)
-    - cannot: see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
-    - visibility -4 (when fog_level == heavy)
-    - stealth +4 (when fog_level == heavy)
-    - cannot: see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
-    """
-    v = run.values
-    run.modify(_fog__mod1, both(outer, v['fog_level'] == 'light'))
-    run.modify(_fog__mod2, both(outer, v['fog_level'] == 'light'))
-    run.modify(_fog__mod3, both(outer, v['fog_level'] == 'moderate'))
-    run.modify(_fog__mod4, both(outer, v['fog_level'] == 'moderate'))
-    run.text(_fog__text1, both(outer, v['fog_level'] == 'moderate' and v['zones_away'] > 2))
-    run.modify(_fog__mod5, both(outer, v['fog_level'] == 'heavy'))
-    run.modify(_fog__mod6, both(outer, v['fog_level'] == 'heavy'))
-    run.text(_fog__text2, both(outer, v['fog_level'] == 'heavy' and v['zones_away'] > 1))
-    yield from ()
+- visibility -1 (when fog_level == light)
+- stealth +1 (when fog_level == light)
+- visibility -2 (when fog_level == moderate)
+- stealth +2 (when fog_level == moderate)
+- cannot: see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
+- visibility -4 (when fog_level == heavy)
+- stealth +4 (when fog_level == heavy)
+- cannot: see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
+"""
 
 # condition cover_tile
 
@@ -4950,7 +4949,6 @@ _cover_tile__mod1: Final = ModSpec(
     source='Condition tiles: COVER',
     target='cover',
     op='add',
-    value=1,
     text='cover +1',
     group='cover_options',
     stacking='highest',
@@ -4964,7 +4962,6 @@ _cover_tile__mod2: Final = ModSpec(
     source='Condition tiles: COVER',
     target='tuff_aoe',
     op='add',
-    value=1,
     text='tuff_aoe +1',
     group=None,
     stacking='cumulative',
@@ -4978,7 +4975,6 @@ _cover_tile__mod3: Final = ModSpec(
     source='Condition tiles: COVER',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -4992,7 +4988,6 @@ _cover_tile__mod4: Final = ModSpec(
     source='Condition tiles: COVER',
     target='default_cover',
     op='add',
-    value=1,
     text='default_cover +1',
     group='cover_default',
     stacking='highest',
@@ -5006,7 +5001,6 @@ _cover_tile__mod5: Final = ModSpec(
     source='Condition tiles: COVER',
     target='tuff_aoe',
     op='add',
-    value=2,
     text='tuff_aoe +2',
     group=None,
     stacking='cumulative',
@@ -5020,7 +5014,6 @@ _cover_tile__mod6: Final = ModSpec(
     source='Condition tiles: COVER',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5034,7 +5027,6 @@ _cover_tile__mod7: Final = ModSpec(
     source='Condition tiles: COVER',
     target='cover',
     op='add',
-    value=4,
     text='cover +4',
     group='cover_options',
     stacking='highest',
@@ -5048,7 +5040,6 @@ _cover_tile__mod8: Final = ModSpec(
     source='Condition tiles: COVER',
     target='default_cover',
     op='add',
-    value=2,
     text='default_cover +2',
     group='cover_default',
     stacking='highest',
@@ -5062,7 +5053,6 @@ _cover_tile__mod9: Final = ModSpec(
     source='Condition tiles: COVER',
     target='tuff_aoe',
     op='add',
-    value=4,
     text='tuff_aoe +4',
     group=None,
     stacking='cumulative',
@@ -5076,7 +5066,6 @@ _cover_tile__mod10: Final = ModSpec(
     source='Condition tiles: COVER',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -5094,33 +5083,32 @@ _cover_tile__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_cover_tile(run: Run, outer: Holds = True) -> Parts:
-    """COVER (Condition tiles: COVER).
+_rule_cover_tile: Final[tuple[Step, ...]] = (
+    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
+    Step('text', _cover_tile__text1, (), TraceSpec('cover_tile', 'Condition tiles: COVER', 'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.', (), ()), None, ()),
+)
+"""COVER (Condition tiles: COVER).
 
-    - cover +1 (when cover_level == light)
-    - tuff_aoe +1 (when cover_level == light)
-    - cover +2 (when cover_level == moderate)
-    - default_cover +1 (when cover_level == moderate)
-    - tuff_aoe +2 (when cover_level == moderate)
-    - stealth +1 (when cover_level == moderate)
-    - cover +4 (when cover_level == heavy)
-    - default_cover +2 (when cover_level == heavy)
-    - tuff_aoe +4 (when cover_level == heavy)
-    - stealth +2 (when cover_level == heavy)
-    """
-    v = run.values
-    run.modify(_cover_tile__mod1, both(outer, v['cover_level'] == 'light'))
-    run.modify(_cover_tile__mod2, both(outer, v['cover_level'] == 'light'))
-    run.modify(_cover_tile__mod3, both(outer, v['cover_level'] == 'moderate'))
-    run.modify(_cover_tile__mod4, both(outer, v['cover_level'] == 'moderate'))
-    run.modify(_cover_tile__mod5, both(outer, v['cover_level'] == 'moderate'))
-    run.modify(_cover_tile__mod6, both(outer, v['cover_level'] == 'moderate'))
-    run.modify(_cover_tile__mod7, both(outer, v['cover_level'] == 'heavy'))
-    run.modify(_cover_tile__mod8, both(outer, v['cover_level'] == 'heavy'))
-    run.modify(_cover_tile__mod9, both(outer, v['cover_level'] == 'heavy'))
-    run.modify(_cover_tile__mod10, both(outer, v['cover_level'] == 'heavy'))
-    run.text(_cover_tile__text1, outer)
-    yield from ()
+- cover +1 (when cover_level == light)
+- tuff_aoe +1 (when cover_level == light)
+- cover +2 (when cover_level == moderate)
+- default_cover +1 (when cover_level == moderate)
+- tuff_aoe +2 (when cover_level == moderate)
+- stealth +1 (when cover_level == moderate)
+- cover +4 (when cover_level == heavy)
+- default_cover +2 (when cover_level == heavy)
+- tuff_aoe +4 (when cover_level == heavy)
+- stealth +2 (when cover_level == heavy)
+"""
 
 # condition lighting
 
@@ -5130,7 +5118,6 @@ _lighting__mod1: Final = ModSpec(
     source='Condition tiles: LIGHT',
     target='visibility',
     op='add',
-    value=-1,
     text='visibility -1',
     group=None,
     stacking='cumulative',
@@ -5144,7 +5131,6 @@ _lighting__mod2: Final = ModSpec(
     source='Condition tiles: LIGHT',
     target='visibility',
     op='add',
-    value=-2,
     text='visibility -2',
     group=None,
     stacking='cumulative',
@@ -5158,7 +5144,6 @@ _lighting__mod3: Final = ModSpec(
     source='Condition tiles: LIGHT',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5172,7 +5157,6 @@ _lighting__mod4: Final = ModSpec(
     source='Condition tiles: LIGHT',
     target='visibility',
     op='add',
-    value=-4,
     text='visibility -4',
     group=None,
     stacking='cumulative',
@@ -5186,7 +5170,6 @@ _lighting__mod5: Final = ModSpec(
     source='Condition tiles: LIGHT',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -5204,23 +5187,22 @@ _lighting__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_lighting(run: Run, outer: Holds = True) -> Parts:
-    """LIGHT (Condition tiles: LIGHT).
+_rule_lighting: Final[tuple[Step, ...]] = (
+    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -1', ('when light_level == light',), (('light_level',),)), -1, (('light_level', 0),)),
+    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -2', ('when light_level == moderate',), (('light_level',),)), -2, (('light_level', 0),)),
+    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +1', ('when light_level == moderate',), (('light_level',),)), 1, (('light_level', 0),)),
+    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -4', ('when light_level == heavy',), (('light_level',),)), -4, (('light_level', 0),)),
+    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +2', ('when light_level == heavy',), (('light_level',),)), 2, (('light_level', 0),)),
+    Step('text', _lighting__text1, (), TraceSpec('lighting', 'Condition tiles: LIGHT', 'erratum: The three levels are read as Light, Moderate and Heavy.', (), ()), None, ()),
+)
+"""LIGHT (Condition tiles: LIGHT).
 
-    - visibility -1 (when light_level == light)
-    - visibility -2 (when light_level == moderate)
-    - stealth +1 (when light_level == moderate)
-    - visibility -4 (when light_level == heavy)
-    - stealth +2 (when light_level == heavy)
-    """
-    v = run.values
-    run.modify(_lighting__mod1, both(outer, v['light_level'] == 'light'))
-    run.modify(_lighting__mod2, both(outer, v['light_level'] == 'moderate'))
-    run.modify(_lighting__mod3, both(outer, v['light_level'] == 'moderate'))
-    run.modify(_lighting__mod4, both(outer, v['light_level'] == 'heavy'))
-    run.modify(_lighting__mod5, both(outer, v['light_level'] == 'heavy'))
-    run.text(_lighting__text1, outer)
-    yield from ()
+- visibility -1 (when light_level == light)
+- visibility -2 (when light_level == moderate)
+- stealth +1 (when light_level == moderate)
+- visibility -4 (when light_level == heavy)
+- stealth +2 (when light_level == heavy)
+"""
 
 # condition noise
 
@@ -5230,7 +5212,6 @@ _noise__mod1: Final = ModSpec(
     source='Condition tiles: NOISE',
     target='hearing',
     op='add',
-    value=-1,
     text='hearing -1',
     group=None,
     stacking='cumulative',
@@ -5244,7 +5225,6 @@ _noise__mod2: Final = ModSpec(
     source='Condition tiles: NOISE',
     target='hearing',
     op='add',
-    value=-2,
     text='hearing -2',
     group=None,
     stacking='cumulative',
@@ -5258,7 +5238,6 @@ _noise__mod3: Final = ModSpec(
     source='Condition tiles: NOISE',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5272,7 +5251,6 @@ _noise__mod4: Final = ModSpec(
     source='Condition tiles: NOISE',
     target='hearing',
     op='add',
-    value=-4,
     text='hearing -4',
     group=None,
     stacking='cumulative',
@@ -5286,7 +5264,6 @@ _noise__mod5: Final = ModSpec(
     source='Condition tiles: NOISE',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5304,23 +5281,22 @@ _noise__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_noise(run: Run, outer: Holds = True) -> Parts:
-    """NOISE (Condition tiles: NOISE).
+_rule_noise: Final[tuple[Step, ...]] = (
+    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -1', ('when noise_level == light',), (('noise_level',),)), -1, (('noise_level', 0),)),
+    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -2', ('when noise_level == moderate',), (('noise_level',),)), -2, (('noise_level', 0),)),
+    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == moderate',), (('noise_level',),)), 1, (('noise_level', 0),)),
+    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -4', ('when noise_level == heavy',), (('noise_level',),)), -4, (('noise_level', 0),)),
+    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == heavy',), (('noise_level',),)), 1, (('noise_level', 0),)),
+    Step('text', _noise__text1, (), TraceSpec('noise', 'Condition tiles: NOISE', 'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.', (), ()), None, ()),
+)
+"""NOISE (Condition tiles: NOISE).
 
-    - hearing -1 (when noise_level == light)
-    - hearing -2 (when noise_level == moderate)
-    - stealth +1 (when noise_level == moderate)
-    - hearing -4 (when noise_level == heavy)
-    - stealth +1 (when noise_level == heavy)
-    """
-    v = run.values
-    run.modify(_noise__mod1, both(outer, v['noise_level'] == 'light'))
-    run.modify(_noise__mod2, both(outer, v['noise_level'] == 'moderate'))
-    run.modify(_noise__mod3, both(outer, v['noise_level'] == 'moderate'))
-    run.modify(_noise__mod4, both(outer, v['noise_level'] == 'heavy'))
-    run.modify(_noise__mod5, both(outer, v['noise_level'] == 'heavy'))
-    run.text(_noise__text1, outer)
-    yield from ()
+- hearing -1 (when noise_level == light)
+- hearing -2 (when noise_level == moderate)
+- stealth +1 (when noise_level == moderate)
+- hearing -4 (when noise_level == heavy)
+- stealth +1 (when noise_level == heavy)
+"""
 
 # condition buzz
 
@@ -5330,7 +5306,6 @@ _buzz__mod1: Final = ModSpec(
     source='Condition tiles: BUZZ',
     target='comms',
     op='add',
-    value=-1,
     text='comms -1',
     group=None,
     stacking='cumulative',
@@ -5344,7 +5319,6 @@ _buzz__mod2: Final = ModSpec(
     source='Condition tiles: BUZZ',
     target='comms',
     op='add',
-    value=-2,
     text='comms -2',
     group=None,
     stacking='cumulative',
@@ -5358,7 +5332,6 @@ _buzz__mod3: Final = ModSpec(
     source='Condition tiles: BUZZ',
     target='comms',
     op='add',
-    value=-4,
     text='comms -4',
     group=None,
     stacking='cumulative',
@@ -5367,18 +5340,17 @@ _buzz__mod3: Final = ModSpec(
     label='BUZZ - Heavy',
 )
 
-def _rule_buzz(run: Run, outer: Holds = True) -> Parts:
-    """BUZZ (Condition tiles: BUZZ).
+_rule_buzz: Final[tuple[Step, ...]] = (
+    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -1', ('when buzz_level == light',), (('buzz_level',),)), -1, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -2', ('when buzz_level == moderate',), (('buzz_level',),)), -2, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -4', ('when buzz_level == heavy',), (('buzz_level',),)), -4, (('buzz_level', 0),)),
+)
+"""BUZZ (Condition tiles: BUZZ).
 
-    - comms -1 (when buzz_level == light)
-    - comms -2 (when buzz_level == moderate)
-    - comms -4 (when buzz_level == heavy)
-    """
-    v = run.values
-    run.modify(_buzz__mod1, both(outer, v['buzz_level'] == 'light'))
-    run.modify(_buzz__mod2, both(outer, v['buzz_level'] == 'moderate'))
-    run.modify(_buzz__mod3, both(outer, v['buzz_level'] == 'heavy'))
-    yield from ()
+- comms -1 (when buzz_level == light)
+- comms -2 (when buzz_level == moderate)
+- comms -4 (when buzz_level == heavy)
+"""
 
 # condition wind
 
@@ -5388,7 +5360,6 @@ _wind__mod1: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-1,
     text='shot -1',
     group=None,
     stacking='cumulative',
@@ -5402,7 +5373,6 @@ _wind__mod2: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-2,
     text='shot -2',
     group=None,
     stacking='cumulative',
@@ -5416,7 +5386,6 @@ _wind__mod3: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-1,
     text='shot -1',
     group=None,
     stacking='cumulative',
@@ -5430,7 +5399,6 @@ _wind__mod4: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-2,
     text='shot -2',
     group=None,
     stacking='cumulative',
@@ -5444,7 +5412,6 @@ _wind__mod5: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-4,
     text='shot -4',
     group=None,
     stacking='cumulative',
@@ -5458,7 +5425,6 @@ _wind__mod6: Final = ModSpec(
     source='Condition tiles: WIND',
     target='shot',
     op='add',
-    value=-2,
     text='shot -2',
     group=None,
     stacking='cumulative',
@@ -5494,45 +5460,26 @@ _wind__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_wind(run: Run, outer: Holds = True) -> Parts:
-    """WIND (Condition tiles: WIND).
+_rule_wind: Final[tuple[Step, ...]] = (
+    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == light', 'unless heavy_weapon or range <= short'), (('wind_level',), ('heavy_weapon', 'range'))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'), (('wind_level',), ('range',), ('heavy_weapon',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -4', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -4, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('text', _wind__text1, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.', (), ()), None, ()),
+    Step('text', _wind__text2, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.', (), ()), None, ()),
+    Step('text', _wind__text3, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.', (), ()), None, ()),
+)
+"""WIND (Condition tiles: WIND).
 
-    - shot -1 (when wind_level == light; unless heavy_weapon or range <= short)
-    - shot -2 (when wind_level == moderate; unless heavy_weapon or range == close; when range >= medium)
-    - shot -1 (when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium)
-    - shot -2 (when wind_level == heavy; unless range == close; when heavy_weapon)
-    - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
-    - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
-    """
-    v = run.values
-    run.modify(
-        _wind__mod1,
-        both(outer, lambda: v['wind_level'] == 'light' and not (v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))),
-    )
-    run.modify(
-        _wind__mod2,
-        both(outer, lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
-    )
-    run.modify(
-        _wind__mod3,
-        both(outer, lambda: v['wind_level'] == 'moderate' and not (v['heavy_weapon'] or run.stat('range') == 'close') and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
-    )
-    run.modify(
-        _wind__mod4,
-        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and v['heavy_weapon']),
-    )
-    run.modify(
-        _wind__mod5,
-        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
-    )
-    run.modify(
-        _wind__mod6,
-        both(outer, lambda: v['wind_level'] == 'heavy' and run.stat('range') != 'close' and not v['heavy_weapon'] and not ('close', 'short', 'medium', 'long', 'beyond').index(run.stat('range')) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')),
-    )
-    run.text(_wind__text1, outer)
-    run.text(_wind__text2, outer)
-    run.text(_wind__text3, outer)
-    yield from ()
+- shot -1 (when wind_level == light; unless heavy_weapon or range <= short)
+- shot -2 (when wind_level == moderate; unless heavy_weapon or range == close; when range >= medium)
+- shot -1 (when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium)
+- shot -2 (when wind_level == heavy; unless range == close; when heavy_weapon)
+- shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
+- shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
+"""
 
 # condition wall_tile
 
@@ -5542,7 +5489,6 @@ _wall_tile__mod1: Final = ModSpec(
     source='Condition tiles: WALL',
     target='cover',
     op='add',
-    value=1,
     text='cover +1',
     group='cover_options',
     stacking='highest',
@@ -5556,7 +5502,6 @@ _wall_tile__mod2: Final = ModSpec(
     source='Condition tiles: WALL',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -5570,7 +5515,6 @@ _wall_tile__mod3: Final = ModSpec(
     source='Condition tiles: WALL',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5584,7 +5528,6 @@ _wall_tile__mod4: Final = ModSpec(
     source='Condition tiles: WALL',
     target='cover',
     op='add',
-    value=4,
     text='cover +4',
     group='cover_options',
     stacking='highest',
@@ -5598,7 +5541,6 @@ _wall_tile__mod5: Final = ModSpec(
     source='Condition tiles: WALL',
     target='stealth',
     op='add',
-    value=2,
     text='stealth +2',
     group=None,
     stacking='cumulative',
@@ -5616,23 +5558,22 @@ _wall_tile__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_wall_tile(run: Run, outer: Holds = True) -> Parts:
-    """WALL (Condition tiles: WALL).
+_rule_wall_tile: Final[tuple[Step, ...]] = (
+    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +1', ('when wall_level == light',), (('wall_level',),)), 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +2', ('when wall_level == moderate',), (('wall_level',),)), 2, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +1', ('when wall_level == moderate',), (('wall_level',),)), 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +4', ('when wall_level == heavy',), (('wall_level',),)), 4, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +2', ('when wall_level == heavy',), (('wall_level',),)), 2, (('wall_level', 0),)),
+    Step('text', _wall_tile__text1, (), TraceSpec('wall_tile', 'Condition tiles: WALL', 'erratum: Read as Light, Moderate and Heavy.', (), ()), None, ()),
+)
+"""WALL (Condition tiles: WALL).
 
-    - cover +1 (when wall_level == light)
-    - cover +2 (when wall_level == moderate)
-    - stealth +1 (when wall_level == moderate)
-    - cover +4 (when wall_level == heavy)
-    - stealth +2 (when wall_level == heavy)
-    """
-    v = run.values
-    run.modify(_wall_tile__mod1, both(outer, v['wall_level'] == 'light'))
-    run.modify(_wall_tile__mod2, both(outer, v['wall_level'] == 'moderate'))
-    run.modify(_wall_tile__mod3, both(outer, v['wall_level'] == 'moderate'))
-    run.modify(_wall_tile__mod4, both(outer, v['wall_level'] == 'heavy'))
-    run.modify(_wall_tile__mod5, both(outer, v['wall_level'] == 'heavy'))
-    run.text(_wall_tile__text1, outer)
-    yield from ()
+- cover +1 (when wall_level == light)
+- cover +2 (when wall_level == moderate)
+- stealth +1 (when wall_level == moderate)
+- cover +4 (when wall_level == heavy)
+- stealth +2 (when wall_level == heavy)
+"""
 
 # condition barrier
 
@@ -5676,20 +5617,19 @@ _barrier__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_barrier(run: Run, outer: Holds = True) -> Parts:
-    """BARRIER (Condition tiles: BARRIER).
+_rule_barrier: Final[tuple[Step, ...]] = (
+    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == light',), (('barrier_level',),)), lambda s: 8, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == moderate',), (('barrier_level',),)), lambda s: 10, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == heavy',), (('barrier_level',),)), lambda s: 12, (('barrier_level', 0),)),
+    Step('text', _barrier__text1, (), TraceSpec('barrier', 'Condition tiles: BARRIER', "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.", (), ()), None, ()),
+    Step('text', _barrier__text2, (), TraceSpec('barrier', 'Condition tiles: BARRIER', 'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.', (), ()), None, ()),
+)
+"""BARRIER (Condition tiles: BARRIER).
 
-    - derive barrier_tuffness = 8 (when barrier_level == light)
-    - derive barrier_tuffness = 10 (when barrier_level == moderate)
-    - derive barrier_tuffness = 12 (when barrier_level == heavy)
-    """
-    v = run.values
-    run.derive(_barrier__derive1, both(outer, v['barrier_level'] == 'light'), lambda: 8)
-    run.derive(_barrier__derive2, both(outer, v['barrier_level'] == 'moderate'), lambda: 10)
-    run.derive(_barrier__derive3, both(outer, v['barrier_level'] == 'heavy'), lambda: 12)
-    run.text(_barrier__text1, outer)
-    run.text(_barrier__text2, outer)
-    yield from ()
+- derive barrier_tuffness = 8 (when barrier_level == light)
+- derive barrier_tuffness = 10 (when barrier_level == moderate)
+- derive barrier_tuffness = 12 (when barrier_level == heavy)
+"""
 
 # condition tile_slippery
 
@@ -5706,7 +5646,6 @@ _tile_slippery__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='stealth',
     op='add',
-    value=-1,
     text='stealth -1',
     group=None,
     stacking='cumulative',
@@ -5724,16 +5663,16 @@ _tile_slippery__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_slippery(run: Run, outer: Holds = True) -> Parts:
-    """SLIPPERY (Condition tiles: ground).
+_rule_tile_slippery: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_slippery__derive1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'derive slippery_ag', (), ()), lambda s: 4, ()),
+    Step('mod', _tile_slippery__mod1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'stealth -1', (), ()), -1, ()),
+    Step('text', _tile_slippery__text1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+)
+"""SLIPPERY (Condition tiles: ground).
 
-    - derive slippery_ag = 4
-    - stealth -1
-    """
-    run.derive(_tile_slippery__derive1, outer, lambda: 4)
-    run.modify(_tile_slippery__mod1, outer)
-    run.text(_tile_slippery__text1, outer)
-    yield from ()
+- derive slippery_ag = 4
+- stealth -1
+"""
 
 # condition tile_slowing
 
@@ -5743,7 +5682,6 @@ _tile_slowing__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='move_target',
     op='div',
-    value=2,
     text='move_target / 2 round down',
     group=None,
     stacking='cumulative',
@@ -5761,14 +5699,14 @@ _tile_slowing__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_slowing(run: Run, outer: Holds = True) -> Parts:
-    """SLOWING (Condition tiles: ground).
+_rule_tile_slowing: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_slowing__mod1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'move_target / 2 round down', (), ()), 2, ()),
+    Step('text', _tile_slowing__text1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.', (), ()), None, ()),
+)
+"""SLOWING (Condition tiles: ground).
 
-    - move_target / 2 round down
-    """
-    run.modify(_tile_slowing__mod1, outer)
-    run.text(_tile_slowing__text1, outer)
-    yield from ()
+- move_target / 2 round down
+"""
 
 # condition tile_obstacle
 
@@ -5785,7 +5723,6 @@ _tile_obstacle__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -5799,7 +5736,6 @@ _tile_obstacle__mod2: Final = ModSpec(
     source='Condition tiles: ground',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -5817,18 +5753,18 @@ _tile_obstacle__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_obstacle(run: Run, outer: Holds = True) -> Parts:
-    """OBSTACLE (Condition tiles: ground).
+_rule_tile_obstacle: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_obstacle__derive1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'derive obstacle_ag', (), ()), lambda s: 4, ()),
+    Step('mod', _tile_obstacle__mod1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'cover +2', (), ()), 2, ()),
+    Step('mod', _tile_obstacle__mod2, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'stealth +1', (), ()), 1, ()),
+    Step('text', _tile_obstacle__text1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+)
+"""OBSTACLE (Condition tiles: ground).
 
-    - derive obstacle_ag = 4
-    - cover +2
-    - stealth +1
-    """
-    run.derive(_tile_obstacle__derive1, outer, lambda: 4)
-    run.modify(_tile_obstacle__mod1, outer)
-    run.modify(_tile_obstacle__mod2, outer)
-    run.text(_tile_obstacle__text1, outer)
-    yield from ()
+- derive obstacle_ag = 4
+- cover +2
+- stealth +1
+"""
 
 # condition tile_open_ground
 
@@ -5838,7 +5774,6 @@ _tile_open_ground__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='stealth',
     op='add',
-    value=-2,
     text='stealth -2',
     group=None,
     stacking='cumulative',
@@ -5852,7 +5787,6 @@ _tile_open_ground__mod2: Final = ModSpec(
     source='Condition tiles: ground',
     target='cover',
     op='set',
-    value=0,
     text='cover = 0',
     group=None,
     stacking='cumulative',
@@ -5866,7 +5800,6 @@ _tile_open_ground__mod3: Final = ModSpec(
     source='Condition tiles: ground',
     target='default_cover',
     op='set',
-    value=0,
     text='default_cover = 0',
     group=None,
     stacking='cumulative',
@@ -5875,17 +5808,17 @@ _tile_open_ground__mod3: Final = ModSpec(
     label='OPEN GROUND: No cover',
 )
 
-def _rule_tile_open_ground(run: Run, outer: Holds = True) -> Parts:
-    """OPEN GROUND (Condition tiles: ground).
+_rule_tile_open_ground: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_open_ground__mod1, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
+    Step('mod', _tile_open_ground__mod2, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_open_ground__mod3, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+)
+"""OPEN GROUND (Condition tiles: ground).
 
-    - stealth -2
-    - cover = 0
-    - default_cover = 0
-    """
-    run.modify(_tile_open_ground__mod1, outer)
-    run.modify(_tile_open_ground__mod2, outer)
-    run.modify(_tile_open_ground__mod3, outer)
-    yield from ()
+- stealth -2
+- cover = 0
+- default_cover = 0
+"""
 
 # condition tile_exposed_ground
 
@@ -5895,7 +5828,6 @@ _tile_exposed_ground__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='stealth',
     op='add',
-    value=-2,
     text='stealth -2',
     group=None,
     stacking='cumulative',
@@ -5909,7 +5841,6 @@ _tile_exposed_ground__mod2: Final = ModSpec(
     source='Condition tiles: ground',
     target='cover',
     op='set',
-    value=0,
     text='cover = 0',
     group=None,
     stacking='cumulative',
@@ -5923,7 +5854,6 @@ _tile_exposed_ground__mod3: Final = ModSpec(
     source='Condition tiles: ground',
     target='default_cover',
     op='set',
-    value=0,
     text='default_cover = 0',
     group=None,
     stacking='cumulative',
@@ -5937,7 +5867,6 @@ _tile_exposed_ground__mod4: Final = ModSpec(
     source='Condition tiles: ground',
     target='missile_against',
     op='add',
-    value=1,
     text='missile_against +1',
     group=None,
     stacking='cumulative',
@@ -5955,20 +5884,20 @@ _tile_exposed_ground__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_exposed_ground(run: Run, outer: Holds = True) -> Parts:
-    """EXPOSED GROUND (Condition tiles: ground).
+_rule_tile_exposed_ground: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_exposed_ground__mod1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
+    Step('mod', _tile_exposed_ground__mod2, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_exposed_ground__mod3, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_exposed_ground__mod4, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'missile_against +1', (), ()), 1, ()),
+    Step('text', _tile_exposed_ground__text1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'erratum: Read as +1 to ranged attacks against figures on the exposed ground.', (), ()), None, ()),
+)
+"""EXPOSED GROUND (Condition tiles: ground).
 
-    - stealth -2
-    - cover = 0
-    - default_cover = 0
-    - missile_against +1
-    """
-    run.modify(_tile_exposed_ground__mod1, outer)
-    run.modify(_tile_exposed_ground__mod2, outer)
-    run.modify(_tile_exposed_ground__mod3, outer)
-    run.modify(_tile_exposed_ground__mod4, outer)
-    run.text(_tile_exposed_ground__text1, outer)
-    yield from ()
+- stealth -2
+- cover = 0
+- default_cover = 0
+- missile_against +1
+"""
 
 # condition tile_clatter
 
@@ -5978,7 +5907,6 @@ _tile_clatter__mod1: Final = ModSpec(
     source='Condition tiles: ground',
     target='stealth',
     op='add',
-    value=-2,
     text='stealth -2',
     group=None,
     stacking='cumulative',
@@ -5992,7 +5920,6 @@ _tile_clatter__mod2: Final = ModSpec(
     source='Condition tiles: ground',
     target='noticed',
     op='add',
-    value=1,
     text='noticed +1',
     group=None,
     stacking='cumulative',
@@ -6006,7 +5933,6 @@ _tile_clatter__mod3: Final = ModSpec(
     source='Condition tiles: ground',
     target='cover',
     op='set',
-    value=0,
     text='cover = 0',
     group=None,
     stacking='cumulative',
@@ -6020,7 +5946,6 @@ _tile_clatter__mod4: Final = ModSpec(
     source='Condition tiles: ground',
     target='default_cover',
     op='set',
-    value=0,
     text='default_cover = 0',
     group=None,
     stacking='cumulative',
@@ -6029,19 +5954,19 @@ _tile_clatter__mod4: Final = ModSpec(
     label='CLATTER: No Cover',
 )
 
-def _rule_tile_clatter(run: Run, outer: Holds = True) -> Parts:
-    """CLATTER (Condition tiles: ground).
+_rule_tile_clatter: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_clatter__mod1, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
+    Step('mod', _tile_clatter__mod2, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'noticed +1', (), ()), 1, ()),
+    Step('mod', _tile_clatter__mod3, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_clatter__mod4, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+)
+"""CLATTER (Condition tiles: ground).
 
-    - stealth -2
-    - noticed +1
-    - cover = 0
-    - default_cover = 0
-    """
-    run.modify(_tile_clatter__mod1, outer)
-    run.modify(_tile_clatter__mod2, outer)
-    run.modify(_tile_clatter__mod3, outer)
-    run.modify(_tile_clatter__mod4, outer)
-    yield from ()
+- stealth -2
+- noticed +1
+- cover = 0
+- default_cover = 0
+"""
 
 # condition tile_shortcut
 
@@ -6062,14 +5987,14 @@ _tile_shortcut__derive1: Final = DeriveSpec(
     condition='',
 )
 
-def _rule_tile_shortcut(run: Run, outer: Holds = True) -> Parts:
-    """SHORTCUT (Condition tiles: ground).
+_rule_tile_shortcut: Final[tuple[Step, ...]] = (
+    Step('text', _tile_shortcut__text1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'note: May move an extra zone free: the shortcut connects to an adjacent zone.', (), ()), None, ()),
+    Step('derive', _tile_shortcut__derive1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'derive free_zones', (), ()), lambda s: 1, ()),
+)
+"""SHORTCUT (Condition tiles: ground).
 
-    - derive free_zones = 1
-    """
-    run.text(_tile_shortcut__text1, outer)
-    run.derive(_tile_shortcut__derive1, outer, lambda: 1)
-    yield from ()
+- derive free_zones = 1
+"""
 
 # condition tile_fire
 
@@ -6090,14 +6015,14 @@ _tile_fire__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_fire(run: Run, outer: Holds = True) -> Parts:
-    """FIRE (Condition tiles: hazards).
+_rule_tile_fire: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_fire__derive1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'derive fire_ag', (), ()), lambda s: 4, ()),
+    Step('text', _tile_fire__text1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'note: AG vs 4 or burn every round.', (), ()), None, ()),
+)
+"""FIRE (Condition tiles: hazards).
 
-    - derive fire_ag = 4
-    """
-    run.derive(_tile_fire__derive1, outer, lambda: 4)
-    run.text(_tile_fire__text1, outer)
-    yield from ()
+- derive fire_ag = 4
+"""
 
 # condition tile_danger
 
@@ -6125,16 +6050,16 @@ _tile_danger__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_danger(run: Run, outer: Holds = True) -> Parts:
-    """DANGER (Condition tiles: hazards).
+_rule_tile_danger: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_danger__derive1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_ag', (), ()), lambda s: 4, ()),
+    Step('derive', _tile_danger__derive2, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_damage', (), ()), lambda s: Dice(((2, 6),)), ()),
+    Step('text', _tile_danger__text1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'note: AG vs 4 or 2d6 damage.', (), ()), None, ()),
+)
+"""DANGER (Condition tiles: hazards).
 
-    - derive danger_ag = 4
-    - derive danger_damage = 2d6
-    """
-    run.derive(_tile_danger__derive1, outer, lambda: 4)
-    run.derive(_tile_danger__derive2, outer, lambda: Dice(((2, 6),)))
-    run.text(_tile_danger__text1, outer)
-    yield from ()
+- derive danger_ag = 4
+- derive danger_damage = 2d6
+"""
 
 # condition tile_test
 
@@ -6155,14 +6080,14 @@ _tile_test__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_test(run: Run, outer: Holds = True) -> Parts:
-    """TEST (Condition tiles: hazards).
+_rule_tile_test: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_test__derive1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'derive trait_test', (), ()), lambda s: 4, ()),
+    Step('text', _tile_test__text1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'note: Trait vs 4 test or Shaken.', (), ()), None, ()),
+)
+"""TEST (Condition tiles: hazards).
 
-    - derive trait_test = 4
-    """
-    run.derive(_tile_test__derive1, outer, lambda: 4)
-    run.text(_tile_test__text1, outer)
-    yield from ()
+- derive trait_test = 4
+"""
 
 # condition tile_pit
 
@@ -6197,18 +6122,18 @@ _tile_pit__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_pit(run: Run, outer: Holds = True) -> Parts:
-    """PIT (Condition tiles: hazards).
+_rule_tile_pit: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_pit__derive1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_notice', (), ()), lambda s: 4, ()),
+    Step('derive', _tile_pit__derive2, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_ag', (), ()), lambda s: 6, ()),
+    Step('derive', _tile_pit__derive3, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
+    Step('text', _tile_pit__text1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'note: Notice vs 4; AG vs 6 or 3d6 damage.', (), ()), None, ()),
+)
+"""PIT (Condition tiles: hazards).
 
-    - derive pit_notice = 4
-    - derive pit_ag = 6
-    - derive pit_damage = 3d6
-    """
-    run.derive(_tile_pit__derive1, outer, lambda: 4)
-    run.derive(_tile_pit__derive2, outer, lambda: 6)
-    run.derive(_tile_pit__derive3, outer, lambda: Dice(((3, 6),)))
-    run.text(_tile_pit__text1, outer)
-    yield from ()
+- derive pit_notice = 4
+- derive pit_ag = 6
+- derive pit_damage = 3d6
+"""
 
 # condition tile_trap
 
@@ -6232,7 +6157,6 @@ _tile_trap__mod1: Final = ModSpec(
     source='Condition tiles: hazards',
     target='noticed',
     op='add',
-    value=2,
     text='noticed +2',
     group=None,
     stacking='cumulative',
@@ -6250,18 +6174,18 @@ _tile_trap__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_trap(run: Run, outer: Holds = True) -> Parts:
-    """TRAP (Condition tiles: hazards).
+_rule_tile_trap: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_trap__derive1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_notice', (), ()), lambda s: 6, ()),
+    Step('derive', _tile_trap__derive2, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
+    Step('mod', _tile_trap__mod1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'noticed +2', (), ()), 2, ()),
+    Step('text', _tile_trap__text1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.", (), ()), None, ()),
+)
+"""TRAP (Condition tiles: hazards).
 
-    - derive trap_notice = 6
-    - derive trap_damage = 3d6
-    - noticed +2
-    """
-    run.derive(_tile_trap__derive1, outer, lambda: 6)
-    run.derive(_tile_trap__derive2, outer, lambda: Dice(((3, 6),)))
-    run.modify(_tile_trap__mod1, outer)
-    run.text(_tile_trap__text1, outer)
-    yield from ()
+- derive trap_notice = 6
+- derive trap_damage = 3d6
+- noticed +2
+"""
 
 # condition tile_trip_wire
 
@@ -6278,7 +6202,6 @@ _tile_trip_wire__mod1: Final = ModSpec(
     source='Condition tiles: alarms',
     target='noticed',
     op='add',
-    value=2,
     text='noticed +2',
     group=None,
     stacking='cumulative',
@@ -6296,16 +6219,16 @@ _tile_trip_wire__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_trip_wire(run: Run, outer: Holds = True) -> Parts:
-    """TRIP WIRE (Condition tiles: alarms).
+_rule_tile_trip_wire: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_trip_wire__derive1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'derive trip_wire_notice', (), ()), lambda s: 6, ()),
+    Step('mod', _tile_trip_wire__mod1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'noticed +2', (), ()), 2, ()),
+    Step('text', _tile_trip_wire__text1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.', (), ()), None, ()),
+)
+"""TRIP WIRE (Condition tiles: alarms).
 
-    - derive trip_wire_notice = 6
-    - noticed +2
-    """
-    run.derive(_tile_trip_wire__derive1, outer, lambda: 6)
-    run.modify(_tile_trip_wire__mod1, outer)
-    run.text(_tile_trip_wire__text1, outer)
-    yield from ()
+- derive trip_wire_notice = 6
+- noticed +2
+"""
 
 # condition tile_alarm
 
@@ -6322,7 +6245,6 @@ _tile_alarm__mod1: Final = ModSpec(
     source='Condition tiles: alarms',
     target='noticed',
     op='add',
-    value=4,
     text='noticed +4',
     group=None,
     stacking='cumulative',
@@ -6331,15 +6253,15 @@ _tile_alarm__mod1: Final = ModSpec(
     label='ALARM: +4 Notice if not spotted',
 )
 
-def _rule_tile_alarm(run: Run, outer: Holds = True) -> Parts:
-    """ALARM (Condition tiles: alarms).
+_rule_tile_alarm: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_alarm__derive1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'derive alarm_notice', (), ()), lambda s: 6, ()),
+    Step('mod', _tile_alarm__mod1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'noticed +4', (), ()), 4, ()),
+)
+"""ALARM (Condition tiles: alarms).
 
-    - derive alarm_notice = 6
-    - noticed +4
-    """
-    run.derive(_tile_alarm__derive1, outer, lambda: 6)
-    run.modify(_tile_alarm__mod1, outer)
-    yield from ()
+- derive alarm_notice = 6
+- noticed +4
+"""
 
 # condition tile_hideyhole
 
@@ -6360,14 +6282,14 @@ _tile_hideyhole__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_tile_hideyhole(run: Run, outer: Holds = True) -> Parts:
-    """HIDEYHOLE (Condition tiles: alarms).
+_rule_tile_hideyhole: Final[tuple[Step, ...]] = (
+    Step('derive', _tile_hideyhole__derive1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'derive surprise', (), ()), lambda s: True, ()),
+    Step('text', _tile_hideyhole__text1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'note: Surprise attack by opponent.', (), ()), None, ()),
+)
+"""HIDEYHOLE (Condition tiles: alarms).
 
-    - derive surprise = yes
-    """
-    run.derive(_tile_hideyhole__derive1, outer, lambda: True)
-    run.text(_tile_hideyhole__text1, outer)
-    yield from ()
+- derive surprise = yes
+"""
 
 # condition tile_advantage
 
@@ -6377,7 +6299,6 @@ _tile_advantage__mod1: Final = ModSpec(
     source='Condition tiles: positions',
     target='all_actions',
     op='add',
-    value=1,
     text='all_actions +1',
     group=None,
     stacking='cumulative',
@@ -6386,13 +6307,13 @@ _tile_advantage__mod1: Final = ModSpec(
     label='ADVANTAGE: +1 to all actions option',
 )
 
-def _rule_tile_advantage(run: Run, outer: Holds = True) -> Parts:
-    """ADVANTAGE (Condition tiles: positions).
+_rule_tile_advantage: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_advantage__mod1, (), TraceSpec('tile_advantage', 'Condition tiles: positions', 'all_actions +1', (), ()), 1, ()),
+)
+"""ADVANTAGE (Condition tiles: positions).
 
-    - all_actions +1
-    """
-    run.modify(_tile_advantage__mod1, outer)
-    yield from ()
+- all_actions +1
+"""
 
 # condition tile_concealment
 
@@ -6402,7 +6323,6 @@ _tile_concealment__mod1: Final = ModSpec(
     source='Condition tiles: positions',
     target='drag_resist',
     op='add',
-    value=2,
     text='drag_resist +2',
     group=None,
     stacking='cumulative',
@@ -6416,7 +6336,6 @@ _tile_concealment__mod2: Final = ModSpec(
     source='Condition tiles: positions',
     target='stealth',
     op='add',
-    value=1,
     text='stealth +1',
     group=None,
     stacking='cumulative',
@@ -6430,7 +6349,6 @@ _tile_concealment__mod3: Final = ModSpec(
     source='Condition tiles: positions',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -6444,7 +6362,6 @@ _tile_concealment__mod4: Final = ModSpec(
     source='Condition tiles: positions',
     target='tuff_aoe',
     op='add',
-    value=2,
     text='tuff_aoe +2',
     group=None,
     stacking='cumulative',
@@ -6453,19 +6370,19 @@ _tile_concealment__mod4: Final = ModSpec(
     label='CONCEALMENT: Tuff vs AOE',
 )
 
-def _rule_tile_concealment(run: Run, outer: Holds = True) -> Parts:
-    """CONCEALMENT (Condition tiles: positions).
+_rule_tile_concealment: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_concealment__mod1, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
+    Step('mod', _tile_concealment__mod2, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'stealth +1', (), ()), 1, ()),
+    Step('mod', _tile_concealment__mod3, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'cover +2', (), ()), 2, ()),
+    Step('mod', _tile_concealment__mod4, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+)
+"""CONCEALMENT (Condition tiles: positions).
 
-    - drag_resist +2
-    - stealth +1
-    - cover +2
-    - tuff_aoe +2
-    """
-    run.modify(_tile_concealment__mod1, outer)
-    run.modify(_tile_concealment__mod2, outer)
-    run.modify(_tile_concealment__mod3, outer)
-    run.modify(_tile_concealment__mod4, outer)
-    yield from ()
+- drag_resist +2
+- stealth +1
+- cover +2
+- tuff_aoe +2
+"""
 
 # condition tile_defensive
 
@@ -6475,7 +6392,6 @@ _tile_defensive__mod1: Final = ModSpec(
     source='Condition tiles: positions',
     target='drag_resist',
     op='add',
-    value=2,
     text='drag_resist +2',
     group=None,
     stacking='cumulative',
@@ -6489,7 +6405,6 @@ _tile_defensive__mod2: Final = ModSpec(
     source='Condition tiles: positions',
     target='tuff_ranged',
     op='add',
-    value=2,
     text='tuff_ranged +2',
     group=None,
     stacking='cumulative',
@@ -6503,7 +6418,6 @@ _tile_defensive__mod3: Final = ModSpec(
     source='Condition tiles: positions',
     target='tuff_aoe',
     op='add',
-    value=2,
     text='tuff_aoe +2',
     group=None,
     stacking='cumulative',
@@ -6512,17 +6426,17 @@ _tile_defensive__mod3: Final = ModSpec(
     label='DEFENSIVE: Tuffness vs AOE',
 )
 
-def _rule_tile_defensive(run: Run, outer: Holds = True) -> Parts:
-    """DEFENSIVE (Condition tiles: positions).
+_rule_tile_defensive: Final[tuple[Step, ...]] = (
+    Step('mod', _tile_defensive__mod1, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
+    Step('mod', _tile_defensive__mod2, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_ranged +2', (), ()), 2, ()),
+    Step('mod', _tile_defensive__mod3, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+)
+"""DEFENSIVE (Condition tiles: positions).
 
-    - drag_resist +2
-    - tuff_ranged +2
-    - tuff_aoe +2
-    """
-    run.modify(_tile_defensive__mod1, outer)
-    run.modify(_tile_defensive__mod2, outer)
-    run.modify(_tile_defensive__mod3, outer)
-    yield from ()
+- drag_resist +2
+- tuff_ranged +2
+- tuff_aoe +2
+"""
 
 # rule sporadic_encounter
 
@@ -6537,7 +6451,7 @@ _sporadic_encounter__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes={'success': 'The figure has encountered one of the sporadics of the list.'},
+    outcomes=MappingProxyType({'success': 'The figure has encountered one of the sporadics of the list.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -6597,25 +6511,20 @@ _sporadic_encounter__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_encounter(run: Run, outer: Holds = True) -> Parts:
-    """Sporadics (Sporadics).
+_rule_sporadic_encounter: Final[tuple[Step, ...]] = (
+    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), TraceSpec('sporadic_encounter', 'Sporadics', 'roll sporadic', ('when moving',), (('moving',),)), (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
+    Step('derive', _sporadic_encounter__derive1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'derive targeted_chance', (), ()), lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
+    Step('text', _sporadic_encounter__text1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).', (), ()), None, ()),
+    Step('text', _sporadic_encounter__text2, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.', (), ()), None, ()),
+    Step('text', _sporadic_encounter__text3, (), TraceSpec('sporadic_encounter', 'Sporadics', "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.", (), ()), None, ()),
+    Step('text', _sporadic_encounter__text4, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.', (), ()), None, ()),
+    Step('text', _sporadic_encounter__text5, (), TraceSpec('sporadic_encounter', 'Sporadics', 'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".', (), ()), None, ()),
+)
+"""Sporadics (Sporadics).
 
-    - roll sporadic: d6 <= 1 (when moving)
-    - derive targeted_chance = 1 / (target_groups + blank_options)
-    """
-    v = run.values
-    run.roll(_sporadic_encounter__roll1, both(outer, v['moving']), lambda: (1, 0, None, 0))
-    run.derive(
-        _sporadic_encounter__derive1,
-        outer,
-        lambda: Fraction(1) / (v['target_groups'] + v['blank_options']),
-    )
-    run.text(_sporadic_encounter__text1, outer)
-    run.text(_sporadic_encounter__text2, outer)
-    run.text(_sporadic_encounter__text3, outer)
-    run.text(_sporadic_encounter__text4, outer)
-    run.text(_sporadic_encounter__text5, outer)
-    yield from ()
+- roll sporadic: d6 <= 1 (when moving)
+- derive targeted_chance = 1 / (target_groups + blank_options)
+"""
 
 # terrain sporadic_pit
 
@@ -6638,15 +6547,14 @@ _sporadic_pit__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_pit(run: Run, outer: Holds = True) -> Parts:
-    """Pit (sporadic) (List of sporadic).
+_rule_sporadic_pit: Final[tuple[Step, ...]] = (
+    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_pit', 'List of sporadic', 'cannot: stand up: permanently PRONE until out of the pit (ST to get out)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_pit__text2, (), TraceSpec('sporadic_pit', 'List of sporadic', 'note: You fall down: AG to avoid, ST to get out of it.', (), ()), None, ()),
+)
+"""Pit (sporadic) (List of sporadic).
 
-    - cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
-    """
-    v = run.values
-    run.text(_sporadic_pit__text1, both(outer, v['failed_ag']))
-    run.text(_sporadic_pit__text2, outer)
-    yield from ()
+- cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
+"""
 
 # terrain sporadic_walls
 
@@ -6665,7 +6573,6 @@ _sporadic_walls__mod1: Final = ModSpec(
     source='List of sporadic',
     target='stacking',
     op='max',
-    value=2,
     text='stacking max 2',
     group=None,
     stacking='cumulative',
@@ -6683,17 +6590,16 @@ _sporadic_walls__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_walls(run: Run, outer: Holds = True) -> Parts:
-    """Walls (sporadic) (List of sporadic).
+_rule_sporadic_walls: Final[tuple[Step, ...]] = (
+    Step('text', _sporadic_walls__text1, (), TraceSpec('sporadic_walls', 'List of sporadic', 'cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)', (), ()), None, ()),
+    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_walls', 'List of sporadic', 'stacking max 2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
+    Step('text', _sporadic_walls__text2, (), TraceSpec('sporadic_walls', 'List of sporadic', 'note: Your turn ends and you are free to move next round.', (), ()), None, ()),
+)
+"""Walls (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
-    - stacking max 2 (when adopted)
-    """
-    v = run.values
-    run.text(_sporadic_walls__text1, outer)
-    run.modify(_sporadic_walls__mod1, both(outer, v['adopted']))
-    run.text(_sporadic_walls__text2, outer)
-    yield from ()
+- cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
+- stacking max 2 (when adopted)
+"""
 
 # terrain sporadic_doorway
 
@@ -6707,14 +6613,14 @@ _sporadic_doorway__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_doorway(run: Run, outer: Holds = True) -> Parts:
-    """Doorway (sporadic) (List of sporadic).
+_rule_sporadic_doorway: Final[tuple[Step, ...]] = (
+    Step('part', 'sporadic_walls', (lambda s: not s.v['door_open'],), TraceSpec('sporadic_doorway', 'List of sporadic', 'as sporadic_walls', ('unless door_open',), (('door_open',),))),
+    Step('text', _sporadic_doorway__text1, (), TraceSpec('sporadic_doorway', 'List of sporadic', 'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.', (), ()), None, ()),
+)
+"""Doorway (sporadic) (List of sporadic).
 
-    - as sporadic_walls (unless door_open)
-    """
-    v = run.values
-    yield _rule_sporadic_walls, both(outer, not v['door_open']), 'unless door_open'
-    run.text(_sporadic_doorway__text1, outer)
+- as sporadic_walls (unless door_open)
+"""
 
 # terrain sporadic_window
 
@@ -6728,13 +6634,14 @@ _sporadic_window__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_window(run: Run, outer: Holds = True) -> Parts:
-    """Window (sporadic) (List of sporadic).
+_rule_sporadic_window: Final[tuple[Step, ...]] = (
+    Step('part', 'sporadic_doorway', (), TraceSpec('sporadic_window', 'List of sporadic', 'as sporadic_doorway', (), ())),
+    Step('text', _sporadic_window__text1, (), TraceSpec('sporadic_window', 'List of sporadic', 'note: Same as a door, but easier to break.', (), ()), None, ()),
+)
+"""Window (sporadic) (List of sporadic).
 
-    - as sporadic_doorway
-    """
-    yield _rule_sporadic_doorway, outer, ''
-    run.text(_sporadic_window__text1, outer)
+- as sporadic_doorway
+"""
 
 # terrain sporadic_furniture
 
@@ -6744,7 +6651,6 @@ _sporadic_furniture__mod1: Final = ModSpec(
     source='List of sporadic',
     target='cover',
     op='add',
-    value=2,
     text='cover +2',
     group='cover_options',
     stacking='highest',
@@ -6771,17 +6677,16 @@ _sporadic_furniture__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_furniture(run: Run, outer: Holds = True) -> Parts:
-    """Furniture (sporadic) (List of sporadic).
+_rule_sporadic_furniture: Final[tuple[Step, ...]] = (
+    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cover +2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
+    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cannot: move on past the furniture: it is an obstacle (AG to avoid)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_furniture__text2, (), TraceSpec('sporadic_furniture', 'List of sporadic', "note: It may be thrown at opponents, at the GM's call.", (), ()), None, ()),
+)
+"""Furniture (sporadic) (List of sporadic).
 
-    - cover +2 (when adopted)
-    - cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
-    """
-    v = run.values
-    run.modify(_sporadic_furniture__mod1, both(outer, v['adopted']))
-    run.text(_sporadic_furniture__text1, both(outer, v['failed_ag']))
-    run.text(_sporadic_furniture__text2, outer)
-    yield from ()
+- cover +2 (when adopted)
+- cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
+"""
 
 # terrain sporadic_debris
 
@@ -6791,7 +6696,6 @@ _sporadic_debris__mod1: Final = ModSpec(
     source='List of sporadic',
     target='cover',
     op='add',
-    value=1,
     text='cover +1',
     group='cover_options',
     stacking='highest',
@@ -6809,16 +6713,15 @@ _sporadic_debris__text1: Final = TextSpec(
     condition='when failed_ag',
 )
 
-def _rule_sporadic_debris(run: Run, outer: Holds = True) -> Parts:
-    """Debris (sporadic) (List of sporadic).
+_rule_sporadic_debris: Final[tuple[Step, ...]] = (
+    Step('mod', _sporadic_debris__mod1, (), TraceSpec('sporadic_debris', 'List of sporadic', 'cover +1', (), ()), 1, ()),
+    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_debris', 'List of sporadic', 'cannot: act further: the turn ends (failed AG)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+)
+"""Debris (sporadic) (List of sporadic).
 
-    - cover +1
-    - cannot: act further: the turn ends (failed AG) (when failed_ag)
-    """
-    v = run.values
-    run.modify(_sporadic_debris__mod1, outer)
-    run.text(_sporadic_debris__text1, both(outer, v['failed_ag']))
-    yield from ()
+- cover +1
+- cannot: act further: the turn ends (failed AG) (when failed_ag)
+"""
 
 # terrain sporadic_vegetation
 
@@ -6828,7 +6731,6 @@ _sporadic_vegetation__mod1: Final = ModSpec(
     source='List of sporadic',
     target='stealth',
     op='add',
-    value=None,
     text='stealth +vegetation_stealth',
     group=None,
     stacking='cumulative',
@@ -6846,15 +6748,14 @@ _sporadic_vegetation__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_vegetation(run: Run, outer: Holds = True) -> Parts:
-    """Vegetation (sporadic) (List of sporadic).
+_rule_sporadic_vegetation: Final[tuple[Step, ...]] = (
+    Step('mod', _sporadic_vegetation__mod1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'stealth +vegetation_stealth', (), ()), lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
+    Step('text', _sporadic_vegetation__text1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'note: May slow movement, may cause an AG roll, can provide cover.', (), ()), None, ()),
+)
+"""Vegetation (sporadic) (List of sporadic).
 
-    - stealth +vegetation_stealth
-    """
-    v = run.values
-    run.modify(_sporadic_vegetation__mod1, outer, v['vegetation_stealth'])
-    run.text(_sporadic_vegetation__text1, outer)
-    yield from ()
+- stealth +vegetation_stealth
+"""
 
 # terrain sporadic_traps
 
@@ -6875,14 +6776,14 @@ _sporadic_traps__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_traps(run: Run, outer: Holds = True) -> Parts:
-    """Traps (sporadic) (List of sporadic).
+_rule_sporadic_traps: Final[tuple[Step, ...]] = (
+    Step('derive', _sporadic_traps__derive1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'derive traps_damage', (), ()), lambda s: Dice(((2, 6),)).plus(1), ()),
+    Step('text', _sporadic_traps__text1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'note: A Notice roll to spot it, an AG roll to avoid it.', (), ()), None, ()),
+)
+"""Traps (sporadic) (List of sporadic).
 
-    - derive traps_damage = 2d6 + 1
-    """
-    run.derive(_sporadic_traps__derive1, outer, lambda: Dice(((2, 6),)).plus(1))
-    run.text(_sporadic_traps__text1, outer)
-    yield from ()
+- derive traps_damage = 2d6 + 1
+"""
 
 # terrain sporadic_slippery
 
@@ -6905,15 +6806,14 @@ _sporadic_slippery__text2: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_slippery(run: Run, outer: Holds = True) -> Parts:
-    """Slippery (sporadic) (List of sporadic).
+_rule_sporadic_slippery: Final[tuple[Step, ...]] = (
+    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_slippery', 'List of sporadic', 'cannot: keep moving: fallen PRONE and the turn ends', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_slippery__text2, (), TraceSpec('sporadic_slippery', 'List of sporadic', 'note: AG roll not to fall prone and end the turn.', (), ()), None, ()),
+)
+"""Slippery (sporadic) (List of sporadic).
 
-    - cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
-    """
-    v = run.values
-    run.text(_sporadic_slippery__text1, both(outer, v['failed_ag']))
-    run.text(_sporadic_slippery__text2, outer)
-    yield from ()
+- cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
+"""
 
 # terrain sporadic_slowing
 
@@ -6923,7 +6823,6 @@ _sporadic_slowing__mod1: Final = ModSpec(
     source='List of sporadic',
     target='pace',
     op='add',
-    value=None,
     text='pace -slowing_points',
     group=None,
     stacking='cumulative',
@@ -6941,15 +6840,14 @@ _sporadic_slowing__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_slowing(run: Run, outer: Holds = True) -> Parts:
-    """Slowing (sporadic) (List of sporadic).
+_rule_sporadic_slowing: Final[tuple[Step, ...]] = (
+    Step('mod', _sporadic_slowing__mod1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'pace -slowing_points', (), ()), lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
+    Step('text', _sporadic_slowing__text1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'note: Causes a movement check.', (), ()), None, ()),
+)
+"""Slowing (sporadic) (List of sporadic).
 
-    - pace -slowing_points
-    """
-    v = run.values
-    run.modify(_sporadic_slowing__mod1, outer, -v['slowing_points'])
-    run.text(_sporadic_slowing__text1, outer)
-    yield from ()
+- pace -slowing_points
+"""
 
 # terrain sporadic_fire
 
@@ -6981,16 +6879,15 @@ _sporadic_fire__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_fire(run: Run, outer: Holds = True) -> Parts:
-    """Fire (sporadic) (List of sporadic).
+_rule_sporadic_fire: Final[tuple[Step, ...]] = (
+    Step('text', _sporadic_fire__text1, (), TraceSpec('sporadic_fire', 'List of sporadic', 'cannot: stay put: you must MOVE next action or you DO catch fire', (), ()), None, ()),
+    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_fire', 'List of sporadic', 'note: Failed the AG roll: check for catching fire.', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_fire__text3, (), TraceSpec('sporadic_fire', 'List of sporadic', 'note: You may JUMP over it.', (), ()), None, ()),
+)
+"""Fire (sporadic) (List of sporadic).
 
-    - cannot: stay put: you must MOVE next action or you DO catch fire
-    """
-    v = run.values
-    run.text(_sporadic_fire__text1, outer)
-    run.text(_sporadic_fire__text2, both(outer, v['failed_ag']))
-    run.text(_sporadic_fire__text3, outer)
-    yield from ()
+- cannot: stay put: you must MOVE next action or you DO catch fire
+"""
 
 # terrain sporadic_defensible
 
@@ -7000,7 +6897,6 @@ _sporadic_defensible__mod1: Final = ModSpec(
     source='List of sporadic',
     target='stacking',
     op='max',
-    value=None,
     text='stacking max defensible_limit',
     group=None,
     stacking='cumulative',
@@ -7036,19 +6932,18 @@ _sporadic_defensible__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_defensible(run: Run, outer: Holds = True) -> Parts:
-    """Defensible (sporadic) (List of sporadic).
+_rule_sporadic_defensible: Final[tuple[Step, ...]] = (
+    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'stacking max defensible_limit', ('when adopted',), (('adopted',),)), lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
+    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot: move without losing the Defensible spot', ('when adopted',), (('adopted',),)), None, (('adopted', 0),)),
+    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot: move while engaged: they have trapped you in it', ('when adopted', 'when engaged'), (('adopted',), ('engaged',))), None, (('adopted', 0), ('engaged', 1))),
+    Step('text', _sporadic_defensible__text3, (), TraceSpec('sporadic_defensible', 'List of sporadic', 'erratum: "vack" is read as "back".', (), ()), None, ()),
+)
+"""Defensible (sporadic) (List of sporadic).
 
-    - stacking max defensible_limit (when adopted)
-    - cannot: move without losing the Defensible spot (when adopted)
-    - cannot: move while engaged: they have trapped you in it (when adopted; when engaged)
-    """
-    v = run.values
-    run.modify(_sporadic_defensible__mod1, both(outer, v['adopted']), v['defensible_limit'])
-    run.text(_sporadic_defensible__text1, both(outer, v['adopted']))
-    run.text(_sporadic_defensible__text2, both(outer, v['adopted'] and v['engaged']))
-    run.text(_sporadic_defensible__text3, outer)
-    yield from ()
+- stacking max defensible_limit (when adopted)
+- cannot: move without losing the Defensible spot (when adopted)
+- cannot: move while engaged: they have trapped you in it (when adopted; when engaged)
+"""
 
 # terrain sporadic_animals
 
@@ -7062,10 +6957,10 @@ _sporadic_animals__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_animals(run: Run, outer: Holds = True) -> Parts:
-    """Animals (sporadic) (List of sporadic)."""
-    run.text(_sporadic_animals__text1, outer)
-    yield from ()
+_rule_sporadic_animals: Final[tuple[Step, ...]] = (
+    Step('text', _sporadic_animals__text1, (), TraceSpec('sporadic_animals', 'List of sporadic', 'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.', (), ()), None, ()),
+)
+"""Animals (sporadic) (List of sporadic)."""
 
 # terrain sporadic_falling_debris
 
@@ -7086,14 +6981,14 @@ _sporadic_falling_debris__text1: Final = TextSpec(
     condition='',
 )
 
-def _rule_sporadic_falling_debris(run: Run, outer: Holds = True) -> Parts:
-    """Falling debris (sporadic) (List of sporadic).
+_rule_sporadic_falling_debris: Final[tuple[Step, ...]] = (
+    Step('derive', _sporadic_falling_debris__derive1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'derive falling_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
+    Step('text', _sporadic_falling_debris__text1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'note: AG to avoid or take 3d6 damage.', (), ()), None, ()),
+)
+"""Falling debris (sporadic) (List of sporadic).
 
-    - derive falling_damage = 3d6
-    """
-    run.derive(_sporadic_falling_debris__derive1, outer, lambda: Dice(((3, 6),)))
-    run.text(_sporadic_falling_debris__text1, outer)
-    yield from ()
+- derive falling_damage = 3d6
+"""
 
 # rule card_draw
 
@@ -7110,7 +7005,6 @@ _card_draw__mod1: Final = ModSpec(
     source='Step 2; Step 3',
     target='tile_level',
     op='min',
-    value='moderate',
     text='tile_level min moderate',
     group=None,
     stacking='cumulative',
@@ -7124,7 +7018,6 @@ _card_draw__mod2: Final = ModSpec(
     source='Step 2; Step 3',
     target='tile_level',
     op='min',
-    value='moderate',
     text='tile_level min moderate',
     group=None,
     stacking='cumulative',
@@ -7138,7 +7031,6 @@ _card_draw__mod3: Final = ModSpec(
     source='Step 2; Step 3',
     target='tile_level',
     op='min',
-    value='heavy',
     text='tile_level min heavy',
     group=None,
     stacking='cumulative',
@@ -7152,7 +7044,6 @@ _card_draw__mod4: Final = ModSpec(
     source='Step 2; Step 3',
     target='tile_level',
     op='set',
-    value=None,
     text='tile_level = chosen_level',
     group=None,
     stacking='cumulative',
@@ -7231,35 +7122,30 @@ _card_draw__text7: Final = TextSpec(
     condition='',
 )
 
-def _rule_card_draw(run: Run, outer: Holds = True) -> Parts:
-    """Drawing the condition tiles (Step 2; Step 3).
+_rule_card_draw: Final[tuple[Step, ...]] = (
+    Step('derive', _card_draw__derive1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'derive tile_category', (), ()), lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
+    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when high_rank >= 6 and high_rank <= 10',), (('high_rank',),)), 'moderate', (('high_rank', 0),)),
+    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when same_suit == 2',), (('same_suit',),)), 'moderate', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min heavy', ('when same_suit == 3',), (('same_suit',),)), 'heavy', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level = chosen_level', ('when high_rank >= 11',), (('high_rank',),)), lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
+    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'derive starts_with_benny', ('when high_rank >= 11',), (('high_rank',),)), lambda s: True, (('high_rank', 0),)),
+    Step('text', _card_draw__text1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).', (), ()), None, ()),
+    Step('text', _card_draw__text2, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.', (), ()), None, ()),
+    Step('text', _card_draw__text3, (), TraceSpec('card_draw', 'Step 2; Step 3', "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.", (), ()), None, ()),
+    Step('text', _card_draw__text4, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.', (), ()), None, ()),
+    Step('text', _card_draw__text5, (), TraceSpec('card_draw', 'Step 2; Step 3', "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.", (), ()), None, ()),
+    Step('text', _card_draw__text6, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.', (), ()), None, ()),
+    Step('text', _card_draw__text7, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.', (), ()), None, ()),
+)
+"""Drawing the condition tiles (Step 2; Step 3).
 
-    - derive tile_category = suit_category[suit].category
-    - tile_level min moderate (when high_rank >= 6 and high_rank <= 10)
-    - tile_level min moderate (when same_suit == 2)
-    - tile_level min heavy (when same_suit == 3)
-    - tile_level = chosen_level (when high_rank >= 11)
-    - derive starts_with_benny = yes (when high_rank >= 11)
-    """
-    v = run.values
-    run.derive(
-        _card_draw__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'suit_category', (v['suit'],), 'category'),
-    )
-    run.modify(_card_draw__mod1, both(outer, v['high_rank'] >= 6 and v['high_rank'] <= 10))
-    run.modify(_card_draw__mod2, both(outer, v['same_suit'] == 2))
-    run.modify(_card_draw__mod3, both(outer, v['same_suit'] == 3))
-    run.modify(_card_draw__mod4, both(outer, v['high_rank'] >= 11), v['chosen_level'])
-    run.derive(_card_draw__derive2, both(outer, v['high_rank'] >= 11), lambda: True)
-    run.text(_card_draw__text1, outer)
-    run.text(_card_draw__text2, outer)
-    run.text(_card_draw__text3, outer)
-    run.text(_card_draw__text4, outer)
-    run.text(_card_draw__text5, outer)
-    run.text(_card_draw__text6, outer)
-    run.text(_card_draw__text7, outer)
-    yield from ()
+- derive tile_category = suit_category[suit].category
+- tile_level min moderate (when high_rank >= 6 and high_rank <= 10)
+- tile_level min moderate (when same_suit == 2)
+- tile_level min heavy (when same_suit == 3)
+- tile_level = chosen_level (when high_rank >= 11)
+- derive starts_with_benny = yes (when high_rank >= 11)
+"""
 
 # rule initiative
 
@@ -7269,7 +7155,6 @@ _initiative__mod1: Final = ModSpec(
     source='Initiative: cards',
     target='initiative_cards',
     op='add',
-    value=1,
     text='initiative_cards +1',
     group=None,
     stacking='cumulative',
@@ -7283,7 +7168,6 @@ _initiative__mod2: Final = ModSpec(
     source='Initiative: cards',
     target='initiative_cards',
     op='add',
-    value=1,
     text='initiative_cards +1',
     group=None,
     stacking='cumulative',
@@ -7297,7 +7181,6 @@ _initiative__mod3: Final = ModSpec(
     source='Initiative: cards',
     target='initiative_discards',
     op='add',
-    value=1,
     text='initiative_discards +1',
     group=None,
     stacking='cumulative',
@@ -7311,7 +7194,6 @@ _initiative__mod4: Final = ModSpec(
     source='Initiative: cards',
     target='initiative_cards',
     op='add',
-    value=1,
     text='initiative_cards +1',
     group=None,
     stacking='cumulative',
@@ -7325,7 +7207,6 @@ _initiative__mod5: Final = ModSpec(
     source='Initiative: cards',
     target='initiative_discards',
     op='add',
-    value=1,
     text='initiative_discards +1',
     group=None,
     stacking='cumulative',
@@ -7339,7 +7220,6 @@ _initiative__mod6: Final = ModSpec(
     source='Initiative: cards',
     target='bonus_actions',
     op='add',
-    value=1,
     text='bonus_actions +1',
     group=None,
     stacking='cumulative',
@@ -7393,29 +7273,28 @@ _initiative__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_initiative(run: Run, outer: Holds = True) -> Parts:
-    """Initiative deck (Initiative: cards).
+_rule_initiative: Final[tuple[Step, ...]] = (
+    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when light_weapon',), (('light_weapon',),)), 1, (('light_weapon', 0),)),
+    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), TraceSpec('initiative', 'Initiative: cards', 'bonus_actions +1', ('when joker',), (('joker',),)), 1, (('joker', 0),)),
+    Step('text', _initiative__text1, (), TraceSpec('initiative', 'Initiative: cards', 'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.', (), ()), None, ()),
+    Step('text', _initiative__text2, (), TraceSpec('initiative', 'Initiative: cards', 'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.', (), ()), None, ()),
+    Step('text', _initiative__text3, (), TraceSpec('initiative', 'Initiative: cards', 'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.', (), ()), None, ()),
+    Step('text', _initiative__text4, (), TraceSpec('initiative', 'Initiative: cards', "note: A Joker is wild: act at any time, but not in the middle of someone else's action.", (), ()), None, ()),
+    Step('text', _initiative__text5, (), TraceSpec('initiative', 'Initiative: cards', 'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.', (), ()), None, ()),
+)
+"""Initiative deck (Initiative: cards).
 
-    - initiative_cards +1 (when light_weapon)
-    - initiative_cards +1 (when heavy_weapon)
-    - initiative_discards +1 (when heavy_weapon)
-    - initiative_cards +1 (when stunned)
-    - initiative_discards +1 (when stunned)
-    - bonus_actions +1 (when joker)
-    """
-    v = run.values
-    run.modify(_initiative__mod1, both(outer, v['light_weapon']))
-    run.modify(_initiative__mod2, both(outer, v['heavy_weapon']))
-    run.modify(_initiative__mod3, both(outer, v['heavy_weapon']))
-    run.modify(_initiative__mod4, both(outer, v['stunned']))
-    run.modify(_initiative__mod5, both(outer, v['stunned']))
-    run.modify(_initiative__mod6, both(outer, v['joker']))
-    run.text(_initiative__text1, outer)
-    run.text(_initiative__text2, outer)
-    run.text(_initiative__text3, outer)
-    run.text(_initiative__text4, outer)
-    run.text(_initiative__text5, outer)
-    yield from ()
+- initiative_cards +1 (when light_weapon)
+- initiative_cards +1 (when heavy_weapon)
+- initiative_discards +1 (when heavy_weapon)
+- initiative_cards +1 (when stunned)
+- initiative_discards +1 (when stunned)
+- bonus_actions +1 (when joker)
+"""
 
 # rule weapons
 
@@ -7425,7 +7304,6 @@ _weapons__mod1: Final = ModSpec(
     source='Damage',
     target='weapon_die',
     op='step',
-    value=-1,
     text='weapon_die -1 step',
     group=None,
     stacking='cumulative',
@@ -7439,7 +7317,6 @@ _weapons__mod2: Final = ModSpec(
     source='Damage',
     target='weapon_die',
     op='step',
-    value=1,
     text='weapon_die +1 step',
     group=None,
     stacking='cumulative',
@@ -7453,7 +7330,6 @@ _weapons__mod3: Final = ModSpec(
     source='Damage',
     target='weapon_die',
     op='step',
-    value=1,
     text='weapon_die +1 step',
     group=None,
     stacking='cumulative',
@@ -7503,29 +7379,24 @@ _weapons__text3: Final = TextSpec(
     condition='',
 )
 
-def _rule_weapons(run: Run, outer: Holds = True) -> Parts:
-    """Weapons and damage (Damage).
+_rule_weapons: Final[tuple[Step, ...]] = (
+    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die -1 step', ('when light_weapon',), (('light_weapon',),)), -1, (('light_weapon', 0),)),
+    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
+    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when two_handed',), (('two_handed',),)), 1, (('two_handed', 0),)),
+    Step('derive', _weapons__derive1, (), TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
+    Step('derive', _weapons__derive2, (), TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
+    Step('text', _weapons__text1, (), TraceSpec('weapons', 'Damage', 'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.', (), ()), None, ()),
+    Step('text', _weapons__text2, (), TraceSpec('weapons', 'Damage', 'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.', (), ()), None, ()),
+    Step('text', _weapons__text3, (), TraceSpec('weapons', 'Damage', 'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.', (), ()), None, ()),
+)
+"""Weapons and damage (Damage).
 
-    - weapon_die -1 step (when light_weapon)
-    - weapon_die +1 step (when heavy_weapon)
-    - weapon_die +1 step (when two_handed)
-    - derive strike_damage = weapon_die + brawn_die + bulk_tier
-    - derive shooting_damage = weapon_die + brawn_die
-    """
-    v = run.values
-    run.modify(_weapons__mod1, both(outer, v['light_weapon']))
-    run.modify(_weapons__mod2, both(outer, v['heavy_weapon']))
-    run.modify(_weapons__mod3, both(outer, v['two_handed']))
-    run.derive(
-        _weapons__derive1,
-        outer,
-        lambda: run.stat('weapon_die').plus(v['brawn_die']).plus(v['bulk_tier']),
-    )
-    run.derive(_weapons__derive2, outer, lambda: run.stat('weapon_die').plus(v['brawn_die']))
-    run.text(_weapons__text1, outer)
-    run.text(_weapons__text2, outer)
-    run.text(_weapons__text3, outer)
-    yield from ()
+- weapon_die -1 step (when light_weapon)
+- weapon_die +1 step (when heavy_weapon)
+- weapon_die +1 step (when two_handed)
+- derive strike_damage = weapon_die + brawn_die + bulk_tier
+- derive shooting_damage = weapon_die + brawn_die
+"""
 
 # rule armour_rules
 
@@ -7535,7 +7406,6 @@ _armour_rules__mod1: Final = ModSpec(
     source='Armour',
     target='armour',
     op='add',
-    value=None,
     text='armour +bulk_armour[bulk].armour',
     group=None,
     stacking='cumulative',
@@ -7549,7 +7419,6 @@ _armour_rules__mod2: Final = ModSpec(
     source='Armour',
     target='defence',
     op='add',
-    value=None,
     text='defence +shield_bonus',
     group=None,
     stacking='cumulative',
@@ -7563,7 +7432,6 @@ _armour_rules__mod3: Final = ModSpec(
     source='Armour',
     target='armour',
     op='add',
-    value=None,
     text='armour +shield_bonus',
     group=None,
     stacking='cumulative',
@@ -7577,7 +7445,6 @@ _armour_rules__mod4: Final = ModSpec(
     source='Armour',
     target='missile_against',
     op='add',
-    value=-1,
     text='missile_against -1',
     group=None,
     stacking='cumulative',
@@ -7631,39 +7498,26 @@ _armour_rules__text5: Final = TextSpec(
     condition='',
 )
 
-def _rule_armour_rules(run: Run, outer: Holds = True) -> Parts:
-    """Armour (Armour).
+_rule_armour_rules: Final[tuple[Step, ...]] = (
+    Step('mod', _armour_rules__mod1, (), TraceSpec('armour_rules', 'Armour', 'armour +bulk_armour[bulk].armour', (), ()), lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
+    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), TraceSpec('armour_rules', 'Armour', 'defence +shield_bonus', ('when shield_use == for_defence',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), TraceSpec('armour_rules', 'Armour', 'armour +shield_bonus', ('when shield_use == for_armour',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), TraceSpec('armour_rules', 'Armour', 'missile_against -1', ('when large_shield',), (('large_shield',),)), -1, (('large_shield', 0),)),
+    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), TraceSpec('armour_rules', 'Armour', 'cannot: layer worn armour on top of worn armour', ('when worn_armours > 1',), (('worn_armours',),)), None, (('worn_armours', 0),)),
+    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), TraceSpec('armour_rules', 'Armour', 'cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour', ('when damage_source != opponent',), (('damage_source',),)), None, (('damage_source', 0),)),
+    Step('text', _armour_rules__text3, (), TraceSpec('armour_rules', 'Armour', "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.", (), ()), None, ()),
+    Step('text', _armour_rules__text4, (), TraceSpec('armour_rules', 'Armour', 'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).', (), ()), None, ()),
+    Step('text', _armour_rules__text5, (), TraceSpec('armour_rules', 'Armour', "note: The shield's use is decided each time you take an action and holds till the next.", (), ()), None, ()),
+)
+"""Armour (Armour).
 
-    - armour +bulk_armour[bulk].armour
-    - defence +shield_bonus (when shield_use == for_defence)
-    - armour +shield_bonus (when shield_use == for_armour)
-    - missile_against -1 (when large_shield)
-    - cannot: layer worn armour on top of worn armour (when worn_armours > 1)
-    - cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
-    """
-    v = run.values
-    run.modify(
-        _armour_rules__mod1,
-        outer,
-        lookup(run.book, run, 'bulk_armour', (v['bulk'],), 'armour'),
-    )
-    run.modify(
-        _armour_rules__mod2,
-        both(outer, v['shield_use'] == 'for_defence'),
-        v['shield_bonus'],
-    )
-    run.modify(
-        _armour_rules__mod3,
-        both(outer, v['shield_use'] == 'for_armour'),
-        v['shield_bonus'],
-    )
-    run.modify(_armour_rules__mod4, both(outer, v['large_shield']))
-    run.text(_armour_rules__text1, both(outer, v['worn_armours'] > 1))
-    run.text(_armour_rules__text2, both(outer, v['damage_source'] != 'opponent'))
-    run.text(_armour_rules__text3, outer)
-    run.text(_armour_rules__text4, outer)
-    run.text(_armour_rules__text5, outer)
-    yield from ()
+- armour +bulk_armour[bulk].armour
+- defence +shield_bonus (when shield_use == for_defence)
+- armour +shield_bonus (when shield_use == for_armour)
+- missile_against -1 (when large_shield)
+- cannot: layer worn armour on top of worn armour (when worn_armours > 1)
+- cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
+"""
 
 # rule aoe_targets
 
@@ -7694,7 +7548,6 @@ _aoe_targets__mod1: Final = ModSpec(
     source='AoE attacks',
     target='cast',
     op='add',
-    value=None,
     text='cast -2 per converted',
     group=None,
     stacking='cumulative',
@@ -7708,7 +7561,6 @@ _aoe_targets__mod2: Final = ModSpec(
     source='AoE attacks',
     target='cast',
     op='add',
-    value=None,
     text='cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))',
     group=None,
     stacking='cumulative',
@@ -7722,7 +7574,6 @@ _aoe_targets__mod3: Final = ModSpec(
     source='AoE attacks',
     target='cast',
     op='add',
-    value=None,
     text='cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))',
     group=None,
     stacking='cumulative',
@@ -7785,58 +7636,31 @@ _aoe_targets__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_aoe_targets(run: Run, outer: Holds = True) -> Parts:
-    """AoE targets: friends and enemies (AoE attacks).
+_rule_aoe_targets: Final[tuple[Step, ...]] = (
+    Step('derive', _aoe_targets__derive1, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive template_targets', (), ()), lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
+    Step('derive', _aoe_targets__derive2, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive enemies', (), ()), lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('derive', _aoe_targets__derive3, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive friends', (), ()), lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('mod', _aoe_targets__mod1, (), TraceSpec('aoe_targets', 'AoE attacks', 'cast -2 per converted', (), ()), lambda s: -2 * s.v['converted'], (('converted', 0),)),
+    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))', ('when targets_final < targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))', ('when targets_final > targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), TraceSpec('aoe_targets', 'AoE attacks', "cannot: add targets past the most the template's roll can give", ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',), (('aoe', 'targets_final'),)), None, (('aoe', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), TraceSpec('aoe_targets', 'AoE attacks', 'cannot: convert more friends than there are', ('when aoe_raises + converted > targets_final / 2 round down',), (('aoe_raises', 'converted', 'targets_final'),)), None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text3, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.', (), ()), None, ()),
+    Step('text', _aoe_targets__text4, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.', (), ()), None, ()),
+    Step('text', _aoe_targets__text5, (), TraceSpec('aoe_targets', 'AoE attacks', "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.", (), ()), None, ()),
+    Step('text', _aoe_targets__text6, (), TraceSpec('aoe_targets', 'AoE attacks', 'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.', (), ()), None, ()),
+)
+"""AoE targets: friends and enemies (AoE attacks).
 
-    - derive template_targets = aoe_templates[aoe].targets
-    - derive enemies = ((targets_final + 1) / 2 round down) + aoe_raises + converted
-    - derive friends = (targets_final / 2 round down) - aoe_raises - converted
-    - cast -2 per converted
-    - cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down))) (when targets_final < targets_rolled)
-    - cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down))) (when targets_final > targets_rolled)
-    - cannot: add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
-    - cannot: convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
-    """
-    v = run.values
-    run.derive(
-        _aoe_targets__derive1,
-        outer,
-        lambda: lookup(run.book, run, 'aoe_templates', (v['aoe'],), 'targets'),
-    )
-    run.derive(
-        _aoe_targets__derive2,
-        outer,
-        lambda: round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted'],
-    )
-    run.derive(
-        _aoe_targets__derive3,
-        outer,
-        lambda: round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted'],
-    )
-    run.modify(_aoe_targets__mod1, outer, -2 * v['converted'])
-    run.modify(
-        _aoe_targets__mod2,
-        both(outer, v['targets_final'] < v['targets_rolled']),
-        -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down'))),
-    )
-    run.modify(
-        _aoe_targets__mod3,
-        both(outer, v['targets_final'] > v['targets_rolled']),
-        -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down'))),
-    )
-    run.text(
-        _aoe_targets__text1,
-        both(outer, (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7)),
-    )
-    run.text(
-        _aoe_targets__text2,
-        both(outer, v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down')),
-    )
-    run.text(_aoe_targets__text3, outer)
-    run.text(_aoe_targets__text4, outer)
-    run.text(_aoe_targets__text5, outer)
-    run.text(_aoe_targets__text6, outer)
-    yield from ()
+- derive template_targets = aoe_templates[aoe].targets
+- derive enemies = ((targets_final + 1) / 2 round down) + aoe_raises + converted
+- derive friends = (targets_final / 2 round down) - aoe_raises - converted
+- cast -2 per converted
+- cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down))) (when targets_final < targets_rolled)
+- cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down))) (when targets_final > targets_rolled)
+- cannot: add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
+- cannot: convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
+"""
 
 # rule stun
 
@@ -7909,30 +7733,22 @@ _stun__text6: Final = TextSpec(
     condition='',
 )
 
-def _rule_stun(run: Run, outer: Holds = True) -> Parts:
-    """Stun (Modifiers: Stun).
+_rule_stun: Final[tuple[Step, ...]] = (
+    Step('derive', _stun__derive1, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ()), lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
+    Step('derive', _stun__derive2, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ()), lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
+    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), TraceSpec('stun', 'Modifiers: Stun', 'cannot: act: unconscious (as many stuns as Body)', ('when stun_option and stun_total >= body',), (('stun_option', 'stun_total', 'body'),)), None, (('stun_option', 0), ('body', 0))),
+    Step('text', _stun__text2, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.', (), ()), None, ()),
+    Step('text', _stun__text3, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.', (), ()), None, ()),
+    Step('text', _stun__text4, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.', (), ()), None, ()),
+    Step('text', _stun__text5, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.', (), ()), None, ()),
+    Step('text', _stun__text6, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).', (), ()), None, ()),
+)
+"""Stun (Modifiers: Stun).
 
-    - derive stuns = stun_damage / (body + bulk_tier) round down
-    - derive stun_total = stun_levels + stuns
-    - cannot: act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
-    """
-    v = run.values
-    run.derive(
-        _stun__derive1,
-        outer,
-        lambda: round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down'),
-    )
-    run.derive(_stun__derive2, outer, lambda: v['stun_levels'] + run.derived('stuns'))
-    run.text(
-        _stun__text1,
-        both(outer, lambda: v['stun_option'] and run.derived('stun_total') >= v['body']),
-    )
-    run.text(_stun__text2, outer)
-    run.text(_stun__text3, outer)
-    run.text(_stun__text4, outer)
-    run.text(_stun__text5, outer)
-    run.text(_stun__text6, outer)
-    yield from ()
+- derive stuns = stun_damage / (body + bulk_tier) round down
+- derive stun_total = stun_levels + stuns
+- cannot: act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
+"""
 
 # table pace_shift
 
@@ -7961,12 +7777,14 @@ _table_pace_shift: Final = TableSpec(
             'MOVE',
             'Slow (4): notably slow. Fast (8): a wolf or horse, or large (BU6+). Rapid (9): a cheetah, or enormous (BU8+).',
             None,
+            'note',
         ),
         Note(
             'pace_shift',
             'MOVE',
             'Burst (8): sudden short bursts of speed, usable a limited number of times in an encounter; between bursts Normal (6).',
             None,
+            'note',
         ),
     ),
 )
@@ -8012,7 +7830,7 @@ _table_bulk_armour: Final = TableSpec(
         RowSpec(9, 9, None, False, '9', (4, ), ()),
         RowSpec(10, 10, None, False, '10', (5, ), ()),
         RowSpec(11, 11, None, False, '11', (6, ), ()),
-        RowSpec(12, None, None, False, '12+', (lambda run: run.values['bulk'] - 5, ), ()),
+        RowSpec(12, None, None, False, '12+', (lambda s: s.v['bulk'] - 5, ), ()),
     ),
     above=None,
     becomes=None,
@@ -8023,6 +7841,7 @@ _table_bulk_armour: Final = TableSpec(
             'Armour: Bulk',
             'Continued as +1 armour per Bulk step: Bulk - 5 from 12 (C) on.',
             'Bulk=B +6 armour etc...',
+            'erratum',
         ),
     ),
 )
@@ -8054,6 +7873,7 @@ _table_aoe_templates: Final = TableSpec(
             'AoE attacks',
             'The roll can be made before the casting roll, as a number of modifiers may apply.',
             None,
+            'note',
         ),
     ),
 )
@@ -8154,7 +7974,7 @@ _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    functions={
+    parts={
         'range_bands': _rule_range_bands,
         'pace_class_rule': _rule_pace_class_rule,
         'zone_move': _rule_zone_move,
@@ -8184,12 +8004,12 @@ _BOOK: Final = Book(
         'zone_entry': _rule_zone_entry,
         'zone_width': _rule_zone_width,
         'zone_terrain': _rule_zone_terrain,
+        'debris_tile': _rule_debris_tile,
         'zone_debris': _rule_zone_debris,
         'zone_stacking': _rule_zone_stacking,
         'rain': _rule_rain,
         'fog': _rule_fog,
         'cover_tile': _rule_cover_tile,
-        'debris_tile': _rule_debris_tile,
         'lighting': _rule_lighting,
         'noise': _rule_noise,
         'buzz': _rule_buzz,
@@ -8241,14 +8061,69 @@ _BOOK: Final = Book(
     settle=(
         'stat pace',
         'base move_target',
+        'stat move_target',
         'stat all_actions',
         'stat range',
         'stat visibility',
         'base shot',
+        'stat shot',
         'stat default_cover',
+        'stat defence',
+        'stat damage',
+        'stat ag',
+        'stat resist_fire',
+        'stat hearing',
+        'stat stealth',
+        'stat comms',
+        'stat noticed',
+        'stat cover',
+        'stat tuff_aoe',
+        'stat tuff_ranged',
+        'stat drag_resist',
+        'stat missile_against',
+        'stat melee_against',
+        'stat stacking',
+        'stat wound_duration',
+        'stat wound_penalty',
+        'stat wound_damage',
         'stat wound_target',
+        'stat tile_level',
+        'stat initiative_cards',
+        'stat initiative_discards',
+        'stat bonus_actions',
         'stat weapon_die',
+        'stat armour',
+        'stat cast',
+        'derive uncon_target',
+        'derive debris_ag',
+        'derive barrier_tuffness',
+        'derive slippery_ag',
+        'derive obstacle_ag',
+        'derive free_zones',
+        'derive fire_ag',
+        'derive danger_ag',
+        'derive danger_damage',
+        'derive trait_test',
+        'derive pit_notice',
+        'derive pit_ag',
+        'derive pit_damage',
+        'derive trap_notice',
+        'derive trap_damage',
+        'derive trip_wire_notice',
+        'derive alarm_notice',
+        'derive surprise',
+        'derive targeted_chance',
+        'derive traps_damage',
+        'derive falling_damage',
+        'derive tile_category',
+        'derive starts_with_benny',
+        'derive strike_damage',
+        'derive shooting_damage',
+        'derive template_targets',
+        'derive enemies',
+        'derive friends',
         'derive stuns',
+        'derive stun_total',
     ),
     resistance=None,
     resistance_pool=None,
@@ -8288,7 +8163,7 @@ def range_bands(
         'different_arm': different_arm,
         'scope': scope,
     }
-    return resolve_with(_BOOK, ('range_bands',), given)
+    return resolve_with(_BOOK, ('range_bands',), given, signature=True)
 
 def pace_class_rule(
     *,
@@ -8302,7 +8177,7 @@ def pace_class_rule(
     - pace -2 (when pace_class == burst and not bursting)
     """
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
-    return resolve_with(_BOOK, ('pace_class_rule',), given)
+    return resolve_with(_BOOK, ('pace_class_rule',), given, signature=True)
 
 def zone_move(
     *,
@@ -8332,7 +8207,7 @@ def zone_move(
         'running': running,
         'second_move': second_move,
     }
-    return resolve_with(_BOOK, ('zone_move',), given)
+    return resolve_with(_BOOK, ('zone_move',), given, signature=True)
 
 def action_limits(
     *,
@@ -8373,7 +8248,7 @@ def action_limits(
         'width_melee': width_melee,
         'assist_successes': assist_successes,
     }
-    return resolve_with(_BOOK, ('action_limits',), given)
+    return resolve_with(_BOOK, ('action_limits',), given, signature=True)
 
 def flank_zones(
     *,
@@ -8394,7 +8269,7 @@ def flank_zones(
         'action': action,
         'same_flank': same_flank,
     }
-    return resolve_with(_BOOK, ('flank_zones',), given)
+    return resolve_with(_BOOK, ('flank_zones',), given, signature=True)
 
 def take_cover(
     *,
@@ -8424,7 +8299,7 @@ def take_cover(
         'target_cover': target_cover,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('take_cover',), given)
+    return resolve_with(_BOOK, ('take_cover',), given, signature=True)
 
 def defend_dodge(
     *,
@@ -8445,7 +8320,7 @@ def defend_dodge(
         'action': action,
         'defend_moved': defend_moved,
     }
-    return resolve_with(_BOOK, ('defend_dodge',), given)
+    return resolve_with(_BOOK, ('defend_dodge',), given, signature=True)
 
 def stealth_mode(
     *,
@@ -8468,7 +8343,7 @@ def stealth_mode(
         'stealthy': stealthy,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('stealth_mode',), given)
+    return resolve_with(_BOOK, ('stealth_mode',), given, signature=True)
 
 def drop_rule(
     *,
@@ -8490,7 +8365,7 @@ def drop_rule(
         'damage': damage,
         'drop': drop,
     }
-    return resolve_with(_BOOK, ('drop_rule',), given)
+    return resolve_with(_BOOK, ('drop_rule',), given, signature=True)
 
 def targeting_rule(
     *,
@@ -8513,7 +8388,7 @@ def targeting_rule(
         'vulnerability': vulnerability,
         'extra_die': extra_die,
     }
-    return resolve_with(_BOOK, ('targeting_rule',), given)
+    return resolve_with(_BOOK, ('targeting_rule',), given, signature=True)
 
 def paralysed(
     *,
@@ -8533,7 +8408,7 @@ def paralysed(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('paralysed',), given)
+    return resolve_with(_BOOK, ('paralysed',), given, signature=True)
 
 def broken_arm(
     *,
@@ -8553,7 +8428,7 @@ def broken_arm(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_arm',), given)
+    return resolve_with(_BOOK, ('broken_arm',), given, signature=True)
 
 def bleeder(
     *,
@@ -8580,7 +8455,7 @@ def bleeder(
         'penalty_raises': penalty_raises,
         'extra_bleeds': extra_bleeds,
     }
-    return resolve_with(_BOOK, ('bleeder',), given)
+    return resolve_with(_BOOK, ('bleeder',), given, signature=True)
 
 def knockdown(
     *,
@@ -8604,7 +8479,7 @@ def knockdown(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('knockdown',), given)
+    return resolve_with(_BOOK, ('knockdown',), given, signature=True)
 
 def crippled(
     *,
@@ -8624,7 +8499,7 @@ def crippled(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('crippled',), given)
+    return resolve_with(_BOOK, ('crippled',), given, signature=True)
 
 def broken_leg(
     *,
@@ -8649,7 +8524,7 @@ def broken_leg(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_leg',), given)
+    return resolve_with(_BOOK, ('broken_leg',), given, signature=True)
 
 def winded(
     *,
@@ -8668,7 +8543,7 @@ def winded(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('winded',), given)
+    return resolve_with(_BOOK, ('winded',), given, signature=True)
 
 def pain(
     *,
@@ -8693,7 +8568,7 @@ def pain(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('pain',), given)
+    return resolve_with(_BOOK, ('pain',), given, signature=True)
 
 def guts(
     *,
@@ -8717,7 +8592,7 @@ def guts(
         'dice_raises': dice_raises,
         'duration_raises': duration_raises,
     }
-    return resolve_with(_BOOK, ('guts',), given)
+    return resolve_with(_BOOK, ('guts',), given, signature=True)
 
 def scarred(
     *,
@@ -8737,7 +8612,7 @@ def scarred(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('scarred',), given)
+    return resolve_with(_BOOK, ('scarred',), given, signature=True)
 
 def deafened(
     *,
@@ -8762,7 +8637,7 @@ def deafened(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('deafened',), given)
+    return resolve_with(_BOOK, ('deafened',), given, signature=True)
 
 def blinded(
     *,
@@ -8788,7 +8663,7 @@ def blinded(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('blinded',), given)
+    return resolve_with(_BOOK, ('blinded',), given, signature=True)
 
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
     """Uncon (Targeting: wound effects).
@@ -8800,7 +8675,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
         'final_damage': final_damage,
         'tuffness': tuffness,
     }
-    return resolve_with(_BOOK, ('uncon',), given)
+    return resolve_with(_BOOK, ('uncon',), given, signature=True)
 
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     """Zone trait: COVER (Zone Traits).
@@ -8808,7 +8683,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     - cover +zone_cover_value
     """
     given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-    return resolve_with(_BOOK, ('zone_cover',), given)
+    return resolve_with(_BOOK, ('zone_cover',), given, signature=True)
 
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     """Zone trait: LIGHT (Zone Traits).
@@ -8816,7 +8691,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     - visibility +zone_light_mod
     """
     given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-    return resolve_with(_BOOK, ('zone_light',), given)
+    return resolve_with(_BOOK, ('zone_light',), given, signature=True)
 
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
     """Zone trait: VISIBILITY (Zone Traits).
@@ -8827,7 +8702,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
         'visibility': visibility,
         'zone_visibility_mod': zone_visibility_mod,
     }
-    return resolve_with(_BOOK, ('zone_visibility',), given)
+    return resolve_with(_BOOK, ('zone_visibility',), given, signature=True)
 
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     """Zone trait: ENTRY (Zone Traits).
@@ -8835,7 +8710,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     - cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-    return resolve_with(_BOOK, ('zone_entry',), given)
+    return resolve_with(_BOOK, ('zone_entry',), given, signature=True)
 
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
     """Zone trait: WIDTH (Zone Traits).
@@ -8846,7 +8721,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
         'zone_width_max': zone_width_max,
         'close_occupants': close_occupants,
     }
-    return resolve_with(_BOOK, ('zone_width',), given)
+    return resolve_with(_BOOK, ('zone_width',), given, signature=True)
 
 def zone_terrain(
     *,
@@ -8866,7 +8741,7 @@ def zone_terrain(
         'terrain_ma': terrain_ma,
         'rough': rough,
     }
-    return resolve_with(_BOOK, ('zone_terrain',), given)
+    return resolve_with(_BOOK, ('zone_terrain',), given, signature=True)
 
 def zone_debris(
     *,
@@ -8887,7 +8762,7 @@ def zone_debris(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('zone_debris',), given)
+    return resolve_with(_BOOK, ('zone_debris',), given, signature=True)
 
 def zone_stacking(
     *,
@@ -8905,7 +8780,7 @@ def zone_stacking(
         'zone_stacking_max': zone_stacking_max,
         'target_size': target_size,
     }
-    return resolve_with(_BOOK, ('zone_stacking',), given)
+    return resolve_with(_BOOK, ('zone_stacking',), given, signature=True)
 
 def rain(
     *,
@@ -8944,7 +8819,7 @@ def rain(
         'stealth': stealth,
         'rain_level': rain_level,
     }
-    return resolve_with(_BOOK, ('rain',), given)
+    return resolve_with(_BOOK, ('rain',), given, signature=True)
 
 def fog(
     *,
@@ -8970,7 +8845,7 @@ def fog(
         'zones_away': zones_away,
         'fog_level': fog_level,
     }
-    return resolve_with(_BOOK, ('fog',), given)
+    return resolve_with(_BOOK, ('fog',), given, signature=True)
 
 def cover_tile(
     *,
@@ -9000,7 +8875,7 @@ def cover_tile(
         'tuff_aoe': tuff_aoe,
         'cover_level': cover_level,
     }
-    return resolve_with(_BOOK, ('cover_tile',), given)
+    return resolve_with(_BOOK, ('cover_tile',), given, signature=True)
 
 def debris_tile(
     *,
@@ -9031,7 +8906,7 @@ def debris_tile(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('debris_tile',), given)
+    return resolve_with(_BOOK, ('debris_tile',), given, signature=True)
 
 def lighting(
     *,
@@ -9052,7 +8927,7 @@ def lighting(
         'stealth': stealth,
         'light_level': light_level,
     }
-    return resolve_with(_BOOK, ('lighting',), given)
+    return resolve_with(_BOOK, ('lighting',), given, signature=True)
 
 def noise(
     *,
@@ -9073,7 +8948,7 @@ def noise(
         'stealth': stealth,
         'noise_level': noise_level,
     }
-    return resolve_with(_BOOK, ('noise',), given)
+    return resolve_with(_BOOK, ('noise',), given, signature=True)
 
 def buzz(
     *,
@@ -9087,7 +8962,7 @@ def buzz(
     - comms -4 (when buzz_level == heavy)
     """
     given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-    return resolve_with(_BOOK, ('buzz',), given)
+    return resolve_with(_BOOK, ('buzz',), given, signature=True)
 
 def wind(
     *,
@@ -9115,7 +8990,7 @@ def wind(
         'heavy_weapon': heavy_weapon,
         'wind_level': wind_level,
     }
-    return resolve_with(_BOOK, ('wind',), given)
+    return resolve_with(_BOOK, ('wind',), given, signature=True)
 
 def wall_tile(
     *,
@@ -9132,7 +9007,7 @@ def wall_tile(
     - stealth +2 (when wall_level == heavy)
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
-    return resolve_with(_BOOK, ('wall_tile',), given)
+    return resolve_with(_BOOK, ('wall_tile',), given, signature=True)
 
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
     """BARRIER (Condition tiles: BARRIER).
@@ -9142,7 +9017,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
     given: dict[str, object] = {'barrier_level': barrier_level}
-    return resolve_with(_BOOK, ('barrier',), given)
+    return resolve_with(_BOOK, ('barrier',), given, signature=True)
 
 def tile_slippery(*, stealth: int = 0) -> Resolution:
     """SLIPPERY (Condition tiles: ground).
@@ -9151,7 +9026,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - stealth -1
     """
     given: dict[str, object] = {'stealth': stealth}
-    return resolve_with(_BOOK, ('tile_slippery',), given)
+    return resolve_with(_BOOK, ('tile_slippery',), given, signature=True)
 
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
     """SLOWING (Condition tiles: ground).
@@ -9159,7 +9034,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
     - move_target / 2 round down
     """
     given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-    return resolve_with(_BOOK, ('tile_slowing',), given)
+    return resolve_with(_BOOK, ('tile_slowing',), given, signature=True)
 
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     """OBSTACLE (Condition tiles: ground).
@@ -9169,7 +9044,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - stealth +1
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-    return resolve_with(_BOOK, ('tile_obstacle',), given)
+    return resolve_with(_BOOK, ('tile_obstacle',), given, signature=True)
 
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
     """OPEN GROUND (Condition tiles: ground).
@@ -9183,7 +9058,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_open_ground',), given)
+    return resolve_with(_BOOK, ('tile_open_ground',), given, signature=True)
 
 def tile_exposed_ground(
     *,
@@ -9205,7 +9080,7 @@ def tile_exposed_ground(
         'default_cover': default_cover,
         'missile_against': missile_against,
     }
-    return resolve_with(_BOOK, ('tile_exposed_ground',), given)
+    return resolve_with(_BOOK, ('tile_exposed_ground',), given, signature=True)
 
 def tile_clatter(
     *,
@@ -9227,7 +9102,7 @@ def tile_clatter(
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_clatter',), given)
+    return resolve_with(_BOOK, ('tile_clatter',), given, signature=True)
 
 def tile_shortcut() -> Resolution:
     """SHORTCUT (Condition tiles: ground).
@@ -9235,7 +9110,7 @@ def tile_shortcut() -> Resolution:
     - derive free_zones = 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_shortcut',), given)
+    return resolve_with(_BOOK, ('tile_shortcut',), given, signature=True)
 
 def tile_fire() -> Resolution:
     """FIRE (Condition tiles: hazards).
@@ -9243,7 +9118,7 @@ def tile_fire() -> Resolution:
     - derive fire_ag = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_fire',), given)
+    return resolve_with(_BOOK, ('tile_fire',), given, signature=True)
 
 def tile_danger() -> Resolution:
     """DANGER (Condition tiles: hazards).
@@ -9252,7 +9127,7 @@ def tile_danger() -> Resolution:
     - derive danger_damage = 2d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_danger',), given)
+    return resolve_with(_BOOK, ('tile_danger',), given, signature=True)
 
 def tile_test() -> Resolution:
     """TEST (Condition tiles: hazards).
@@ -9260,7 +9135,7 @@ def tile_test() -> Resolution:
     - derive trait_test = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_test',), given)
+    return resolve_with(_BOOK, ('tile_test',), given, signature=True)
 
 def tile_pit() -> Resolution:
     """PIT (Condition tiles: hazards).
@@ -9270,7 +9145,7 @@ def tile_pit() -> Resolution:
     - derive pit_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_pit',), given)
+    return resolve_with(_BOOK, ('tile_pit',), given, signature=True)
 
 def tile_trap(*, noticed: int = 0) -> Resolution:
     """TRAP (Condition tiles: hazards).
@@ -9280,7 +9155,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trap',), given)
+    return resolve_with(_BOOK, ('tile_trap',), given, signature=True)
 
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     """TRIP WIRE (Condition tiles: alarms).
@@ -9289,7 +9164,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trip_wire',), given)
+    return resolve_with(_BOOK, ('tile_trip_wire',), given, signature=True)
 
 def tile_alarm(*, noticed: int = 0) -> Resolution:
     """ALARM (Condition tiles: alarms).
@@ -9298,7 +9173,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - noticed +4
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_alarm',), given)
+    return resolve_with(_BOOK, ('tile_alarm',), given, signature=True)
 
 def tile_hideyhole() -> Resolution:
     """HIDEYHOLE (Condition tiles: alarms).
@@ -9306,7 +9181,7 @@ def tile_hideyhole() -> Resolution:
     - derive surprise = yes
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_hideyhole',), given)
+    return resolve_with(_BOOK, ('tile_hideyhole',), given, signature=True)
 
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
     """ADVANTAGE (Condition tiles: positions).
@@ -9314,7 +9189,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
     - all_actions +1
     """
     given: dict[str, object] = {'all_actions': all_actions}
-    return resolve_with(_BOOK, ('tile_advantage',), given)
+    return resolve_with(_BOOK, ('tile_advantage',), given, signature=True)
 
 def tile_concealment(
     *,
@@ -9336,7 +9211,7 @@ def tile_concealment(
         'tuff_aoe': tuff_aoe,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_concealment',), given)
+    return resolve_with(_BOOK, ('tile_concealment',), given, signature=True)
 
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
     """DEFENSIVE (Condition tiles: positions).
@@ -9350,7 +9225,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
         'tuff_ranged': tuff_ranged,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_defensive',), given)
+    return resolve_with(_BOOK, ('tile_defensive',), given, signature=True)
 
 def sporadic_encounter(
     *,
@@ -9368,7 +9243,7 @@ def sporadic_encounter(
         'target_groups': target_groups,
         'blank_options': blank_options,
     }
-    return resolve_with(_BOOK, ('sporadic_encounter',), given)
+    return resolve_with(_BOOK, ('sporadic_encounter',), given, signature=True)
 
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     """Pit (sporadic) (List of sporadic).
@@ -9376,7 +9251,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     - cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_pit',), given)
+    return resolve_with(_BOOK, ('sporadic_pit',), given, signature=True)
 
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     """Walls (sporadic) (List of sporadic).
@@ -9385,7 +9260,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - stacking max 2 (when adopted)
     """
     given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_walls',), given)
+    return resolve_with(_BOOK, ('sporadic_walls',), given, signature=True)
 
 def sporadic_doorway(
     *,
@@ -9402,7 +9277,7 @@ def sporadic_doorway(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_doorway',), given)
+    return resolve_with(_BOOK, ('sporadic_doorway',), given, signature=True)
 
 def sporadic_window(
     *,
@@ -9419,7 +9294,7 @@ def sporadic_window(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_window',), given)
+    return resolve_with(_BOOK, ('sporadic_window',), given, signature=True)
 
 def sporadic_furniture(
     *,
@@ -9433,7 +9308,7 @@ def sporadic_furniture(
     - cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_furniture',), given)
+    return resolve_with(_BOOK, ('sporadic_furniture',), given, signature=True)
 
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     """Debris (sporadic) (List of sporadic).
@@ -9442,7 +9317,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cannot: act further: the turn ends (failed AG) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_debris',), given)
+    return resolve_with(_BOOK, ('sporadic_debris',), given, signature=True)
 
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
     """Vegetation (sporadic) (List of sporadic).
@@ -9450,7 +9325,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
     - stealth +vegetation_stealth
     """
     given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
-    return resolve_with(_BOOK, ('sporadic_vegetation',), given)
+    return resolve_with(_BOOK, ('sporadic_vegetation',), given, signature=True)
 
 def sporadic_traps() -> Resolution:
     """Traps (sporadic) (List of sporadic).
@@ -9458,7 +9333,7 @@ def sporadic_traps() -> Resolution:
     - derive traps_damage = 2d6 + 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_traps',), given)
+    return resolve_with(_BOOK, ('sporadic_traps',), given, signature=True)
 
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     """Slippery (sporadic) (List of sporadic).
@@ -9466,7 +9341,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     - cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_slippery',), given)
+    return resolve_with(_BOOK, ('sporadic_slippery',), given, signature=True)
 
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     """Slowing (sporadic) (List of sporadic).
@@ -9474,7 +9349,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     - pace -slowing_points
     """
     given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-    return resolve_with(_BOOK, ('sporadic_slowing',), given)
+    return resolve_with(_BOOK, ('sporadic_slowing',), given, signature=True)
 
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     """Fire (sporadic) (List of sporadic).
@@ -9482,7 +9357,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     - cannot: stay put: you must MOVE next action or you DO catch fire
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_fire',), given)
+    return resolve_with(_BOOK, ('sporadic_fire',), given, signature=True)
 
 def sporadic_defensible(
     *,
@@ -9503,12 +9378,12 @@ def sporadic_defensible(
         'adopted': adopted,
         'defensible_limit': defensible_limit,
     }
-    return resolve_with(_BOOK, ('sporadic_defensible',), given)
+    return resolve_with(_BOOK, ('sporadic_defensible',), given, signature=True)
 
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_animals',), given)
+    return resolve_with(_BOOK, ('sporadic_animals',), given, signature=True)
 
 def sporadic_falling_debris() -> Resolution:
     """Falling debris (sporadic) (List of sporadic).
@@ -9516,7 +9391,7 @@ def sporadic_falling_debris() -> Resolution:
     - derive falling_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_falling_debris',), given)
+    return resolve_with(_BOOK, ('sporadic_falling_debris',), given, signature=True)
 
 def card_draw(
     *,
@@ -9542,7 +9417,7 @@ def card_draw(
         'chosen_level': chosen_level,
         'tile_level': tile_level,
     }
-    return resolve_with(_BOOK, ('card_draw',), given)
+    return resolve_with(_BOOK, ('card_draw',), given, signature=True)
 
 def initiative(
     *,
@@ -9572,7 +9447,7 @@ def initiative(
         'initiative_discards': initiative_discards,
         'bonus_actions': bonus_actions,
     }
-    return resolve_with(_BOOK, ('initiative',), given)
+    return resolve_with(_BOOK, ('initiative',), given, signature=True)
 
 def weapons(
     *,
@@ -9599,7 +9474,7 @@ def weapons(
         'brawn_die': brawn_die,
         'bulk_tier': bulk_tier,
     }
-    return resolve_with(_BOOK, ('weapons',), given)
+    return resolve_with(_BOOK, ('weapons',), given, signature=True)
 
 def armour_rules(
     *,
@@ -9633,7 +9508,7 @@ def armour_rules(
         'shield_bonus': shield_bonus,
         'large_shield': large_shield,
     }
-    return resolve_with(_BOOK, ('armour_rules',), given)
+    return resolve_with(_BOOK, ('armour_rules',), given, signature=True)
 
 def aoe_targets(
     *,
@@ -9663,7 +9538,7 @@ def aoe_targets(
         'converted': converted,
         'cast': cast,
     }
-    return resolve_with(_BOOK, ('aoe_targets',), given)
+    return resolve_with(_BOOK, ('aoe_targets',), given, signature=True)
 
 def stun(
     *,
@@ -9686,7 +9561,7 @@ def stun(
         'stun_levels': stun_levels,
         'stun_option': stun_option,
     }
-    return resolve_with(_BOOK, ('stun',), given)
+    return resolve_with(_BOOK, ('stun',), given, signature=True)
 
 def pace_shift(
     *,
@@ -9697,7 +9572,7 @@ def pace_shift(
     Looked up by pace_class.
     """
     given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_with(_BOOK, ('pace_shift',), given)
+    return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
 
 def suit_category(
     *,
@@ -9708,7 +9583,7 @@ def suit_category(
     Looked up by suit.
     """
     given: dict[str, object] = {'suit': suit}
-    return resolve_with(_BOOK, ('suit_category',), given)
+    return resolve_with(_BOOK, ('suit_category',), given, signature=True)
 
 def bulk_armour(*, bulk: int = 4) -> Resolution:
     """Bulk armour (Armour: Bulk).
@@ -9716,7 +9591,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
     Looked up by bulk.
     """
     given: dict[str, object] = {'bulk': bulk}
-    return resolve_with(_BOOK, ('bulk_armour',), given)
+    return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
 
 def aoe_templates(
     *,
@@ -9727,7 +9602,7 @@ def aoe_templates(
     Looked up by aoe.
     """
     given: dict[str, object] = {'aoe': aoe}
-    return resolve_with(_BOOK, ('aoe_templates',), given)
+    return resolve_with(_BOOK, ('aoe_templates',), given, signature=True)
 
 __all__ = [
     'INPUTS',

@@ -108,31 +108,40 @@ def projection(resolution: Any) -> dict[str, Any]:
     return {
         "inputs": {k: exact(v) for k, v in resolution.inputs.items()},
         "stats": {k: exact(v) for k, v in resolution.stats.items()},
+        "derived": {k: exact(v) for k, v in resolution.derived.items()},
         "modifiers": sorted(
-            (x.rule, x.target, x.operation, x.value, x.text, x.status, x.reason or "") for x in resolution.modifiers
+            (x.rule, x.target, x.operation, exact(x.amount), x.text, x.status, x.reason or "")
+            for x in resolution.modifiers
         ),
         "rolls": [
             (
                 r.rule,
                 r.name,
                 r.dice,
+                exact(r.bonus),
                 r.comparison,
                 exact(r.target),
                 exact(r.probability),
+                r.needed,
                 r.automatic,
                 {k: exact(v) for k, v in r.outcomes.items()},
                 {k: exact(v) for k, v in r.margins.items()},
+                {k: exact(v) for k, v in r.totals.items()},
+                {k: exact(v) for k, v in r.successes.items()},
+                [(c.outcome, c.text, exact(c.probability), c.stat, exact(c.value)) for c in r.consequences],
                 dict(r.effects),
                 tuple(r.notes),
             )
             for r in resolution.rolls
         ],
-        "restrictions": [(x.rule, x.text) for x in resolution.restrictions],
-        "notes": [(x.rule, x.text, x.erratum) for x in resolution.notes],
+        "restrictions": [(x.rule, x.what) for x in resolution.restrictions],
+        # a note on an input given to no effect comes from the generated module's trace alone
+        "notes": [(x.rule, x.kind, x.text, x.quote) for x in resolution.notes if x.kind != "input"],
         "tables": [
             (
                 x.name,
                 x.dice,
+                {k: exact(v) for k, v in x.keys.items()},
                 x.result,
                 None if x.selected is None else (x.selected.key, {k: exact(v) for k, v in x.selected.values.items()}),
                 [(row.key, exact(row.probability), {k: exact(v) for k, v in row.values.items()}) for row in x.rows],

@@ -142,8 +142,13 @@ def _check_rows(
         inputs = {key: value for key, value in inputs.items() if key in read}
         resolution = module.resolve(chosen, **inputs)
         where = f"{book} {chosen} {inputs}"
-        for name, value in resolution.stats.items():
-            assert row[f"stat.{name}"] == plain(value), where
+        # a column for each stat a modifier changed and each value derived; the stats the rules
+        # only read have a column when another rule of the sweep changes them
+        for name in {x.target for x in resolution.modifiers} | set(resolution.derived):
+            assert f"stat.{name}" in row, where
+        for name, value in {**resolution.stats, **resolution.derived}.items():
+            if f"stat.{name}" in row:
+                assert row[f"stat.{name}"] == plain(value), where
         roll_columns = {k for k in row if k.startswith("roll.") and not k.endswith(".p") and "[" not in k}
         seen = set()
         for roll in resolution.rolls:
@@ -163,7 +168,7 @@ def _check_rows(
                 column = f"table.{table.name}[{table_row.key}]"
                 if table_row.probability is not None:
                     assert row[column] == table_row.probability, where
-        assert row["restrictions"] == tuple(r.text for r in resolution.restrictions), where
+        assert row["restrictions"] == tuple(r.what for r in resolution.restrictions), where
 
 
 def _sweepable(module: ModuleType, rule: str) -> tuple[str, str] | None:

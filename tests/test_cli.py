@@ -93,8 +93,8 @@ def test_resolve_json_across_rules() -> None:
     )  # fmt: skip
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert data["stats"]["DEX"] == 10 and data["stats"]["to_hit"] == 8
-    assert {r["name"]: r["probability"] for r in data["rolls"]} == {"fall": "1/2", "hit": "7/27"}
+    assert data["stats"]["DEX"] == {"start": 12, "final": 10} and data["stats"]["to_hit"]["final"] == 8
+    assert {r["name"]: r["probability"]["fraction"] for r in data["rolls"]} == {"fall": "1/2", "hit": "7/27"}
 
 
 def test_resolve_text_output() -> None:
@@ -123,7 +123,7 @@ def test_resolve_bad_values_are_usage_errors(args: list[str], message: str) -> N
 def test_resolve_table_with_a_roll() -> None:
     data = json.loads(run("resolve", BOOK, "recoil_push", "--set", "recoil_st=9", "--json").output)
     (table,) = data["tables"]
-    assert table["selected"]["values"] == {"speed": "0.5"}
+    assert table["selected"]["values"] == {"speed": {"fraction": "1/2", "float": 0.5}}
 
 
 def test_test_command_runs_examples() -> None:

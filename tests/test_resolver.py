@@ -51,18 +51,18 @@ def test_to_dict_is_json_with_exact_fractions(skirmish: ModuleType) -> None:
     data = skirmish.resolve("broken_ground", DEX=12, MOV=10, moved=6).to_dict()
     assert json.loads(json.dumps(data)) == data
     assert set(data) >= {"stats", "modifiers", "rolls", "restrictions", "notes", "trace"}
-    assert data["stats"]["DEX"] == 10
+    assert data["stats"]["DEX"] == {"start": 12, "final": 10}
     (modifier,) = data["modifiers"]
     assert modifier["target"] == "DEX"
     assert modifier["operation"] == "add"
-    assert modifier["value"] == "-2"
+    assert modifier["amount"] == -2
     assert modifier["source"] == "17.1"
     assert modifier["applied"] is True
     (roll,) = data["rolls"]
     assert roll["dice"] == "3d6"
     assert roll["comparison"] == "<="
-    assert roll["target"] == "10"
-    assert roll["probability"] == "1/2"
+    assert roll["target"] == 10
+    assert roll["probability"] == {"fraction": "1/2", "float": 0.5}
 
 
 def test_probability_is_an_exact_fraction(skirmish: ModuleType) -> None:
@@ -132,19 +132,21 @@ def test_prone_is_automatic_success(skirmish: ModuleType) -> None:
 def test_gravity_formula_with_exact_decimals(skirmish: ModuleType) -> None:
     # 40 kg at 1.5 g: 40 x 1.5 + 0.5 x 70 = 60 + 35 = 95 kg.
     result = skirmish.resolve("gravity", carried="40", gravity=1.5)
-    assert result.stats["load"] == 95
+    assert result.derived["load"] == 95 and type(result.derived["load"]) is int
+    # 5.5 kg at 0.7 g: 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 = -343/20
     data = skirmish.resolve("gravity", carried=5.5, gravity=0.7).to_dict()
-    assert data["stats"]["load"] == "-17.15"
+    assert data["derived"]["load"] == {"fraction": "-343/20", "float": -17.15}
 
 
 def test_leak_damage_progression(skirmish: ModuleType) -> None:
-    assert str(skirmish.resolve("spacesuit", leak_turns=5).stats["leak_damage"]) == "5d6"
-    assert "leak_damage" not in skirmish.resolve("spacesuit", leak_turns=0).stats
+    assert str(skirmish.resolve("spacesuit", leak_turns=5).derived["leak_damage"]) == "5d6"
+    assert "leak_damage" not in skirmish.resolve("spacesuit", leak_turns=0).derived
 
 
 def test_restrictions_notes_and_errata(skirmish: ModuleType) -> None:
     result = skirmish.resolve("water", water_depth="deep")
-    assert [r.text for r in result.restrictions] == ["fight effectively in deep water"]
+    assert [r.what for r in result.restrictions] == ["fight effectively in deep water"]
+    assert [r.text for r in result.restrictions] == ["cannot fight effectively in deep water"]
     errata = [n for n in result.notes if n.erratum]
     assert errata and all(n.source for n in errata)
 
@@ -216,7 +218,8 @@ def test_same_named_rolls_of_several_rules_are_told_apart(skirmish: ModuleType) 
 
 def test_a_resolution_shares_no_state_with_the_module(skirmish: ModuleType) -> None:
     first = skirmish.broken_ground(DEX=12, moved=6)
-    first.roll("fall").effects["failure"] = "changed by a caller"
+    with pytest.raises(TypeError):  # what every resolution shares is read-only
+        first.roll("fall").effects["failure"] = "changed by a caller"
     first.stats["DEX"] = 99
     again = skirmish.broken_ground(DEX=12, moved=6)
     assert again.roll("fall").effects["failure"].startswith("The figure falls down")
@@ -277,8 +280,8 @@ def test_a_value_derived_under_exclusive_conditions_takes_the_one_that_holds() -
         "    derive left = tuffness - hits\n"
     )
     # Each level its own Tuffness, 8, 10 or 12, and a later line reads the one that holds: 12 - 5 = 7.
-    assert [module.barrier(level=x).stats["tuffness"] for x in ("flimsy", "moderate", "strong")] == [8, 10, 12]
-    assert module.barrier(level="strong", hits=5).stats["left"] == 7
+    assert [module.barrier(level=x).derived["tuffness"] for x in ("flimsy", "moderate", "strong")] == [8, 10, 12]
+    assert module.barrier(level="strong", hits=5).derived["left"] == 7
     trace = [(t.item, t.applied) for t in module.barrier(level="moderate").trace]
     assert trace[:3] == [("derive tuffness", False), ("derive tuffness", True), ("derive tuffness", False)]
 
@@ -318,11 +321,11 @@ def test_a_value_derived_under_several_conditions_takes_the_one_that_holds() -> 
         "    when price > 25: derive dear = yes\n"
     )
     # a: 10 x 2 = 20; b: 10 x 3 = 30 (not the first definition's 20), and 30 > 25 makes it dear.
-    assert module.resolve("r", state="a").stats["price"] == 20
+    assert module.resolve("r", state="a").derived["price"] == 20
     b = module.resolve("r", state="b")
-    assert b.stats["price"] == 30
-    assert b.stats["dear"] is True
-    assert "price" not in module.resolve("r", state="c").stats
+    assert b.derived["price"] == 30
+    assert b.derived["dear"] is True
+    assert "price" not in module.resolve("r", state="c").derived
 
 
 def test_a_typed_function_takes_the_inputs_its_stats_start_from() -> None:
@@ -351,8 +354,8 @@ def test_a_name_derived_under_when_and_else_takes_the_branch_that_holds() -> Non
         "        derive a = c * 2\n"
     )
     # Dry: c = 3 + 5 = 8, a = 8 x 2 = 16.  Wet: b = 3 + 1 = 4, a = 4 x 2 = 8.
-    assert module.r(y=3).stats["a"] == 16
-    assert module.r(y=3, wet=True).stats["a"] == 8
+    assert module.r(y=3).derived["a"] == 16
+    assert module.r(y=3, wet=True).derived["a"] == 8
 
 
 def test_a_stat_may_start_from_a_table_lookup() -> None:

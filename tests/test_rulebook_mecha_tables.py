@@ -109,7 +109,7 @@ def test_the_question_of_the_issue(mecha: ModuleType) -> None:
         MP=8,
         turning=True,
     )
-    assert result.stats["cost"] == 12
+    assert result.derived["cost"] == 12
     assert result.stats["MP"] == 4
     assert result.stats["skid_threshold"] == 5
     skid = result.roll("skid")
@@ -125,10 +125,10 @@ def test_the_question_of_the_issue(mecha: ModuleType) -> None:
 def test_impassable_and_not_applicable_are_restrictions(mecha: ModuleType) -> None:
     # GEV in dense forest: X.  Tracks on calm water: N/A.
     hover = mecha.terrain_movement(unit="gev", forest="dense")
-    assert str(hover.stats["cost"]) == "X"
-    assert [r.text for r in hover.restrictions] == ["enter this hex: impassable (X) for this movement type"]
+    assert str(hover.derived["cost"]) == "X"
+    assert [r.what for r in hover.restrictions] == ["enter this hex: impassable (X) for this movement type"]
     tank = mecha.terrain_movement(unit="track", terrain="calm_water")
-    assert str(tank.stats["cost"]) == "N/A"
+    assert str(tank.derived["cost"]) == "N/A"
     assert len(tank.restrictions) == 1
 
 
@@ -136,11 +136,11 @@ def test_forest_shift_then_the_infantry_entry(mecha: ModuleType) -> None:
     # Size 3 walker, Closed forest: -2 levels, Open: Mud 3 + Open 2 = 5.
     walker = mecha.terrain_movement(unit="walker", vehicle_size=3, forest="closed", terrain="mud")
     assert walker.stats["forest_entry"] == "open"
-    assert walker.stats["cost"] == 5
+    assert walker.derived["cost"] == 5
     # Size 26 tank, Sparse forest: +3 levels, Closed: X for tracks.
     tank = mecha.terrain_movement(unit="track", vehicle_size=26, forest="sparse")
     assert tank.stats["forest_entry"] == "closed"
-    assert str(tank.stats["cost"]) == "X"
+    assert str(tank.derived["cost"]) == "X"
 
 
 def test_sub_table_chain_probabilities(mecha: ModuleType) -> None:
@@ -245,6 +245,6 @@ def test_the_size_shift_does_not_move_the_trees(mecha: ModuleType) -> None:
     )
     for result in (alone, together):
         assert result.stats["obscurement"] == 1
-        assert result.stats["forest_hull_down"] == 2
-    assert together.stats["cost"] == 6
+        assert result.derived["forest_hull_down"] == 2
+    assert together.derived["cost"] == 6
     assert together.stats["forest_entry"] == "dense"

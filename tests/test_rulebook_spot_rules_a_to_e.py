@@ -219,7 +219,7 @@ def test_asphyxiation_progression(spot: ModuleType) -> None:
 def test_chase_trouble_table_with_a_re_roll_modifier(spot: ModuleType) -> None:
     # d10 + 4: totals 5..14; 10 and above count as 10: 5 faces of 10 = 1/2; Skid keeps 5 and 6: 1/5.
     table = spot.resolve("chase_trouble", roll=9, trouble_modifier=4).to_dict()["tables"][0]
-    rows = {row["key"]: Fraction(row["probability"]) for row in table["rows"]}
+    rows = {row["key"]: Fraction(row["probability"]["fraction"]) for row in table["rows"]}
     assert rows["10"] == Fraction(1, 2)
     assert rows["4..6"] == Fraction(1, 5)
     assert rows["1"] == 0

@@ -91,15 +91,15 @@ def test_a_stick_of_dynamite(spot: ModuleType) -> None:
     # 5D6 to two meters, one D6 less every two meters after, nothing beyond ten.
     expected = {1: "5d6", 2: "5d6", 3: "4d6", 4: "4d6", 5: "3d6", 7: "2d6", 9: "1d6", 10: "1d6"}
     for distance, dice in expected.items():
-        assert str(spot.explosions(blast_dice=5, distance=distance).stats["blast"]) == dice, distance
-    assert spot.explosions(blast_dice=5, distance=11).stats["caught"] is False
+        assert str(spot.explosions(blast_dice=5, distance=distance).derived["blast"]) == dice, distance
+    assert spot.explosions(blast_dice=5, distance=11).derived["caught"] is False
 
 
 def test_a_large_character_thrown_down_a_cliff(spot: ModuleType) -> None:
     # 12 m: 4D6; thrown: 8D6; SIZ 30 adds (30 - 1) / 20 = 1 die: 9D6.
     result = spot.falling(fall_distance=12, thrown_down=True, SIZ=30)
     assert result.stats["fall_dice"] == 9
-    assert str(result.stats["fall_damage"]) == "9d6"
+    assert str(result.derived["fall_damage"]) == "9d6"
 
 
 def test_firing_into_combat_with_degrees_of_success(spot: ModuleType) -> None:
@@ -120,24 +120,24 @@ def test_poison_and_antidote(spot: ModuleType) -> None:
     # POT 16 - antidote 5 = 11 against CON 13: 50 + (13 - 11) x 5 = 60; damage 11, or 6 resisted.
     result = spot.poison_antidotes(POT=16, antidote_pot=5, CON=13)
     assert result.roll("resist_poison").probability == Fraction(3, 5)
-    assert (result.stats["poison_damage"], result.stats["poison_damage_resisted"]) == (11, 6)
+    assert (result.derived["poison_damage"], result.derived["poison_damage_resisted"]) == (11, 6)
 
 
 def test_knockback_distance(spot: ModuleType) -> None:
     # SIZ 10 against 27 damage: 50 - 85 < 0, no chance; 17 over SIZ: 3 meters.
     result = spot.knockback(SIZ=10, knockback_damage=27)
     assert result.roll("resist_knockback").probability == 0
-    assert result.stats["knocked_meters"] == 3
+    assert result.derived["knocked_meters"] == 3
 
 
 def test_vacuum_doubles_every_round(spot: ModuleType) -> None:
-    assert [spot.vacuum(vacuum_round=r, exhaled=True).stats["hemorrhage"] for r in range(1, 6)] == [1, 2, 4, 8, 16]
+    assert [spot.vacuum(vacuum_round=r, exhaled=True).derived["hemorrhage"] for r in range(1, 6)] == [1, 2, 4, 8, 16]
 
 
 def test_volley_fire_every_five_dex_ranks(spot: ModuleType) -> None:
     # DEX 17, four attacks a round allowed: ranks 17, 12, 7, 2 -> 4; 20 a round: still 4.
-    assert spot.volley_fire(DEX=17, attacks_per_round=4).stats["volley_attacks"] == 4
-    assert spot.volley_fire(DEX=17, attacks_per_round=20).stats["last_volley_rank"] == 2
+    assert spot.volley_fire(DEX=17, attacks_per_round=4).derived["volley_attacks"] == 4
+    assert spot.volley_fire(DEX=17, attacks_per_round=20).derived["last_volley_rank"] == 2
 
 
 def test_weather_stacks_wind_and_rain(spot: ModuleType) -> None:
@@ -150,7 +150,7 @@ def test_weather_stacks_wind_and_rain(spot: ModuleType) -> None:
 
 
 def test_radiation_table_by_potency(spot: ModuleType) -> None:
-    names = [spot.radiation(radiation_pot=p).stats["radiation_intensity"] for p in (3, 5, 10, 17, 20, 29, 30, 60)]
+    names = [spot.radiation(radiation_pot=p).derived["radiation_intensity"] for p in (3, 5, 10, 17, 20, 29, 30, 60)]
     assert names == ["Low", "Low", "Moderate", "Medium", "High", "Acute", "Fatal", "Fatal"]
 
 
@@ -180,7 +180,7 @@ def test_grades_compose_by_steps() -> None:
 
 def test_armor_counts_half_only_up_to_three_meters(spot: ModuleType) -> None:
     # Armor 6: 3 at 3 m, 0 at 4 m and beyond.
-    assert [spot.falling(fall_distance=d, armor=6).stats["fall_armor"] for d in (1, 3, 4, 12)] == [3, 3, 0, 0]
+    assert [spot.falling(fall_distance=d, armor=6).derived["fall_armor"] for d in (1, 3, 4, 12)] == [3, 3, 0, 0]
 
 
 def test_the_ride_skill_caps_the_superior_position_bonus(spot: ModuleType) -> None:

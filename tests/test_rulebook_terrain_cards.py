@@ -102,7 +102,7 @@ def test_low_and_poor_zones_give_minus_six_and_range_still_stacks(cards: ModuleT
 def test_storm_over_dense_jungle_is_zero_visibility(cards: ModuleType) -> None:
     result = cards.resolve(["dense_jungle", "storm"])
     assert result.stats["vis"] == "zero"
-    assert ZERO_LOF in [r.text for r in result.restrictions]
+    assert ZERO_LOF in [r.what for r in result.restrictions]
 
 
 def test_storm_over_a_terrain_without_vis_adds_none(cards: ModuleType) -> None:
@@ -116,7 +116,7 @@ def test_storm_over_a_terrain_without_vis_adds_none(cards: ModuleType) -> None:
 
 def test_no_storm_in_zero_g(cards: ModuleType) -> None:
     result = cards.resolve(["engine_room", "storm"], attribute=12)
-    assert NO_STORM in [r.text for r in result.restrictions]
+    assert NO_STORM in [r.what for r in result.restrictions]
     # The Engine Room's Low Visibility stays Low: 12 - 3 = 9.
     assert (result.stats["vis"], result.stats["attribute"]) == ("low", 9)
 
@@ -125,7 +125,7 @@ def test_very_difficult_movement(cards: ModuleType) -> None:
     # Jungle, MOV 6-4: the second value only, 4, for one Short Movement Skill.
     result = cards.jungle(MOV_1=6, MOV_2=4)
     assert (result.stats["MOV_1"], result.stats["order_move"]) == (4, 4)
-    assert "declare two Short Movement Skills in the same order" in [r.text for r in result.restrictions]
+    assert "declare two Short Movement Skills in the same order" in [r.what for r in result.restrictions]
     # A Dodge in Reactive Turn moves no more than 1 inch.
     assert cards.jungle(turn="reactive", movement="dodge", reaction_move=2).stats["reaction_move"] == 1
     # A BS Attack declares no Movement Skill: MOV 6-4 stays, nothing is forbidden.
@@ -152,7 +152,7 @@ def test_white_noise_only_for_multispectral_visors(cards: ModuleType) -> None:
     assert msv.roll("lof").probability == Fraction(3, 10)
     # Not responding, the MSV trooper cannot draw LoF at all.
     blind = cards.resolve("energy_core_room", msv=True)
-    assert ZERO_LOF in [r.text for r in blind.restrictions]
+    assert ZERO_LOF in [r.what for r in blind.restrictions]
 
 
 def test_hostility_then_damage_value(cards: ModuleType) -> None:

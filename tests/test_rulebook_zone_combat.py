@@ -96,9 +96,9 @@ def test_heavy_rain_answers_for_pace_and_shot_with_a_trace(zc: ModuleType) -> No
     # At Medium the range adds -2: shot -4.
     result = zc.resolve(["rain", "range_bands", "zone_move"], rain_level="heavy", range="medium")
     assert result.stats["shot"] == -4
-    assert "pace" not in result.stats  # no rule of the situation changes it
+    assert result.stats["pace"] == result.inputs["pace"] == 6  # no rule of the situation changes it
     assert (str(result.roll("move").target), result.roll("move").probability) == ("6", 1)
-    applied = {(m.target, m.value, m.rule) for m in result.modifiers if m.status == "applied"}
+    applied = {(m.target, m.amount, m.rule) for m in result.modifiers if m.status == "applied"}
     assert ("visibility", "-2", "rain") in {(t, str(v), r) for t, v, r in applied}
     trace = [(t.item, t.applied) for t in result.trace if t.rule == "rain"]
     assert ("visibility -2", True) in trace and ("visibility -1", False) in trace
@@ -126,7 +126,7 @@ def test_second_move_at_minus_three(zc: ModuleType) -> None:
     assert zc.resolve(names, **given).roll("move").probability == Fraction(5, 6)
     assert zc.resolve(names, running=True, **given).roll("move").probability == Fraction(35, 36)
     out = zc.resolve(names, pace_class="fast", second_move=True, zone="long", destination="medium")
-    assert [r.text for r in out.restrictions] == [
+    assert [r.what for r in out.restrictions] == [
         "move a second time: a second move only involves the Medium, Short and Close zones"
     ]
 
@@ -139,7 +139,7 @@ def test_reconstructed_debris_levels(zc: ModuleType) -> None:
     assert (moderate.stats["pace"], moderate.stats["cover"], moderate.stats["stealth"]) == (4, 2, 1)
     assert (heavy.stats["pace"], heavy.stats["cover"], heavy.stats["stealth"]) == (3, 4, 2)
     assert heavy.roll("move").probability == Fraction(1, 2)
-    assert zc.resolve("debris_tile", debris_level="heavy", debris_choice="roll_ag").stats["debris_ag"] == 8
+    assert zc.resolve("debris_tile", debris_level="heavy", debris_choice="roll_ag").derived["debris_ag"] == 8
     assert any(n.erratum and "DEBRIS" in n.erratum for n in heavy.notes)
 
 
@@ -156,9 +156,9 @@ def test_cover_options_take_the_best_and_firing_from_cover_halves(zc: ModuleType
 def test_card_draw(zc: ModuleType) -> None:
     # 5D and 8D together: Medium sight (RAIN); the king of spades at the player's Heavy, with a benny.
     pair = zc.resolve("card_draw", suit="diamonds", high_rank=8, same_suit=2)
-    assert (pair.stats["tile_category"], pair.stats["tile_level"]) == ("sight", "moderate")
+    assert (pair.derived["tile_category"], pair.stats["tile_level"]) == ("sight", "moderate")
     king = zc.resolve("card_draw", suit="spades", high_rank=13, chosen_level="heavy")
-    assert (king.stats["tile_category"], king.stats["tile_level"], king.stats["starts_with_benny"]) == (
+    assert (king.derived["tile_category"], king.stats["tile_level"], king.derived["starts_with_benny"]) == (
         "barriers",
         "heavy",
         True,
@@ -184,9 +184,9 @@ def test_targeting_a_vulnerability(zc: ModuleType) -> None:
 def test_aoe_example_of_the_source(zc: ModuleType) -> None:
     # 6 targets, one raise: enemies 1, 3, 5 and 2 = 4, friends 4 and 6 = 2.  Dropping to 3: -4.
     result = zc.resolve("aoe_targets", aoe="medium_template", targets_rolled=6, targets_final=6, aoe_raises=1)
-    assert (result.stats["enemies"], result.stats["friends"], result.stats["cast"]) == (4, 2, 0)
+    assert (result.derived["enemies"], result.derived["friends"], result.stats["cast"]) == (4, 2, 0)
     dropped = zc.resolve("aoe_targets", aoe="medium_template", targets_rolled=6, targets_final=3)
-    assert (dropped.stats["enemies"], dropped.stats["friends"], dropped.stats["cast"]) == (2, 1, -4)
+    assert (dropped.derived["enemies"], dropped.derived["friends"], dropped.stats["cast"]) == (2, 1, -4)
 
 
 def test_to_dict_gives_exact_fractions(zc: ModuleType) -> None:
@@ -194,7 +194,7 @@ def test_to_dict_gives_exact_fractions(zc: ModuleType) -> None:
     data = zc.resolve(["tile_slowing", "debris_tile", "zone_move"], debris_level="light", running=True).to_dict()
     assert json.loads(json.dumps(data)) == data
     (roll,) = data["rolls"]
-    assert (roll["dice"], roll["target"], roll["probability"]) == ("lowest of 2d6", "2", "5/9")
+    assert (roll["dice"], roll["target"], roll["probability"]["fraction"]) == ("lowest of 2d6", 2, "5/9")
 
 
 def test_rough_terrain_takes_three_quarters_of_the_actual_pace(zc: ModuleType) -> None:
@@ -220,6 +220,6 @@ def test_same_flanking_zone_sees_and_width_allows_one_melee_from_short(zc: Modul
     same = zc.resolve("flank_zones", same_flank=True)
     assert list(same.restrictions) == []
     assert list(zc.resolve("action_limits", action="melee", zone="short", width_melee=True).restrictions) == []
-    assert [r.text for r in zc.resolve("action_limits", action="melee", zone="short").restrictions] == [
+    assert [r.what for r in zc.resolve("action_limits", action="melee", zone="short").restrictions] == [
         "MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first"
     ]

@@ -59,10 +59,10 @@ rule resolve "{_escape(HOSTILE_TEXTS[8])}" cites "{_escape(HOSTILE_TEXTS[4])}":
 {cannots}
     erratum "{_escape(HOSTILE_TEXTS[6])}": "{_escape(HOSTILE_TEXTS[3])}"
 
-rule Run "{_escape(HOSTILE_TEXTS[2])}" cites "x":
+rule Roll "{_escape(HOSTILE_TEXTS[2])}" cites "x":
     as resolve
 
-rule lookup "{_escape(HOSTILE_TEXTS[9])}" cites "y":
+rule show "{_escape(HOSTILE_TEXTS[9])}" cites "y":
     class = 3
 
 table exec "{_escape(HOSTILE_TEXTS[5])}" cites "z" roll d6:
@@ -82,7 +82,7 @@ def generated() -> str:
 def test_generated_module_compiles_and_runs_nothing(generated: str) -> None:
     compile(generated, "hostile.py", "exec")
     module = load_module(generated, "hostile")
-    module.resolve(["resolve", "Run", "lookup", "exec"], **{"def": True, "None": "import"})
+    module.resolve(["resolve", "Roll", "show", "exec"], **{"def": True, "None": "import"})
     assert not MARKER.exists()
 
 
@@ -90,7 +90,7 @@ def test_texts_come_back_unchanged(generated: str) -> None:
     module = load_module(generated, "hostile")
     result = module.resolve("resolve", **{"def": True, "None": "import"})
     assert [n.text for n in result.notes if n.erratum is None] == HOSTILE_TEXTS
-    assert [r.text for r in result.restrictions] == HOSTILE_TEXTS
+    assert [r.what for r in result.restrictions] == HOSTILE_TEXTS
     erratum = next(n for n in result.notes if n.erratum is not None)
     assert (erratum.erratum, erratum.text) == (HOSTILE_TEXTS[6], HOSTILE_TEXTS[3])
     labels = {m.target: m.label for m in result.modifiers}
@@ -110,8 +110,8 @@ def test_keyword_and_builtin_names_are_mangled_not_shadowed(generated: str) -> N
     # the module's own API is intact, and each rule has a function under a safe name
     assert callable(module.resolve) and module.resolve is not module.resolve_
     assert module.resolve_(class_=5).stats["class"] == 4
-    assert module.Run_.__name__ == "Run_" and isinstance(module.Run, type)
-    assert module.lookup_().stats["class"] == 3
+    assert module.Roll_.__name__ == "Roll_" and isinstance(module.Roll, type)
+    assert module.show_().stats["class"] == 3
     assert module.exec_(roll=1).tables[0].name == "exec"
     assert "print" in dir(__builtins__) or callable(print)
 
@@ -146,7 +146,7 @@ def test_generated_module_lints_with_whole_grade_values_and_literal_dice_counts(
     assert result.ok, result.render()
     module = load_module(generate(result), "lint")
     assert module.r(skill=30, easy_task=True).stats["skill"] == 60
-    assert str(module.r().stats["hurt"]) == "1d6"
+    assert str(module.r().derived["hurt"]) == "1d6"
     test_generated_module_lints_and_type_checks(generate(result), tmp_path)
 
 

@@ -216,7 +216,7 @@ def test_serve_answers_on_the_loopback_only_and_resolves_with_the_resolver(book:
         expected = module_from_text(hostile).resolve("bog", STR=12).to_dict()
         assert status == 200 and answer["resolution"] == json.loads(json.dumps(expected))
         sink = next(r for r in expected["rolls"] if r["name"] == "sink")
-        assert Fraction(sink["probability"]) == Fraction(160, 216)
+        assert Fraction(sink["probability"]["fraction"]) == Fraction(160, 216)
 
         status, answer = _post(url + "api/resolve", {"names": ["bog"], "inputs": {"STR": "40"}})
         assert status == 400 and answer == {"error": 'input `STR` must be a number in int 3..18, not "40"'}

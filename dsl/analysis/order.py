@@ -16,7 +16,8 @@ from dsl.analysis.exprs import effect_exprs, walk
 from dsl.diagnostics import Span
 
 Node = str
-"""`stat NAME`, `base NAME` or `derive NAME`."""
+"""`stat NAME`, `base NAME` or `derive NAME`; and `as PART`, the conditions under which a composed
+part applies (what the part sets reads them)."""
 
 
 def dependencies(book: m.Book) -> dict[Node, dict[Node, Span]]:
@@ -27,12 +28,13 @@ def dependencies(book: m.Book) -> dict[Node, dict[Node, Span]]:
         if var.is_stat:
             edges.setdefault(f"stat {var.name}", {})
         if var.default_expr is not None:
-            node = f"base {var.name}"
+            found = edges.setdefault(f"base {var.name}", {})
             for name in reads.of(var.default_expr):
-                edges.setdefault(node, {}).setdefault(name, var.default_expr.span)
+                found.setdefault(name, var.default_expr.span)
             if var.is_stat:
-                edges[f"stat {var.name}"].setdefault(node, var.span)
+                edges[f"stat {var.name}"].setdefault(f"base {var.name}", var.span)
     for part in book.parts.values():
+        gate = f"as {part.key}"
         for effect in part.effects:
             if isinstance(effect, m.ModEffect):
                 node = f"stat {effect.target}"
@@ -40,11 +42,19 @@ def dependencies(book: m.Book) -> dict[Node, dict[Node, Span]]:
             elif isinstance(effect, m.DeriveEffect):
                 node = f"derive {effect.name}"
                 exprs = list(effect_exprs(effect))
+            elif isinstance(effect, m.PartEffect):
+                # the `as` guard gates what the part composed sets: those values read it too
+                node = f"as {effect.part}"
+                exprs = [c.expr for c in effect.guard]
+                edges.setdefault(node, {}).setdefault(gate, effect.span)
             else:
                 continue
+            found = edges.setdefault(node, {})  # every node, even one that reads no other
+            if node != gate and not node.startswith("as "):
+                found.setdefault(gate, effect.span)
             for expr in exprs:
                 for name in reads.of(expr):
-                    edges.setdefault(node, {}).setdefault(name, effect.span)
+                    found.setdefault(name, effect.span)
     return edges
 
 

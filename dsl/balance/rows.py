@@ -85,8 +85,8 @@ def plain(value: Any) -> Any:
 def _edition_values(resolution: Any, layout: Layout, names: tuple[str, ...]) -> list[Any]:
     # a stat no modifier of the situation touched keeps the value it was given (or its default),
     # when the rules read it; a value derived only under a condition that failed stays empty
-    stats, given = resolution.stats, resolution.inputs
-    values: list[Any] = [plain(stats[name] if name in stats else given.get(name)) for name, _, _ in layout.stats]
+    found = {**resolution.inputs, **resolution.stats, **resolution.derived}
+    values: list[Any] = [plain(found.get(name)) for name, _, _ in layout.stats]
     keys = layout.roll_keys.get(names, {})
     rolls: dict[str, Any] = {}
     for roll in resolution.rolls:
@@ -115,7 +115,7 @@ def _edition_values(resolution: Any, layout: Layout, names: tuple[str, ...]) -> 
         for key in columns.rows:
             chance = chances.get(key)
             values += [chance, None if chance is None else float(chance)]
-    values.append(tuple(restriction.text for restriction in resolution.restrictions))
+    values.append(tuple(restriction.what for restriction in resolution.restrictions))
     return values
 
 

@@ -15,7 +15,7 @@ from dsl.diagnostics import Reporter, Span
 def check_cycles(book: m.Book, reporter: Reporter) -> None:
     edges = dependencies(book)
     reported: set[frozenset[str]] = set()
-    for start in sorted(edges):
+    for start in sorted(edges, key=lambda node: (node.startswith("as "), node)):  # values first
         path = _find_cycle(start, edges)
         if path is None:
             continue
@@ -28,14 +28,17 @@ def check_cycles(book: m.Book, reporter: Reporter) -> None:
             "E601",
             "circular dependency: " + " -> ".join(_label(node) for node in path),
             span,
-            "a stat's modifiers cannot read a value that itself depends on the stat; use `base NAME`",
+            "the conditions of an `as` cannot read a value the rule it brings in changes; use `base NAME`"
+            if any(node.startswith("as ") for node in path)
+            else "a stat's modifiers cannot read a value that itself depends on the stat; use `base NAME`",
         )
 
 
 def _label(node: str) -> str:
-    """`MOV`, `pace` (a derived value), `base to_hit` (where a value starts from a formula)."""
+    """`MOV`, `pace` (a derived value), `base to_hit` (where a value starts from a formula), `as
+    storm` (the conditions under which a composed rule applies)."""
     kind, _, name = node.partition(" ")
-    return node if kind == "base" else name
+    return node if kind in ("base", "as") else name
 
 
 def _find_cycle(start: str, edges: dict[str, dict[str, Span]]) -> list[str] | None:

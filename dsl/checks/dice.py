@@ -14,7 +14,9 @@ from dsl.diagnostics import Reporter, Span
 from dsl.infer import MAX_TOTALS
 from dsl.printer import pool_text
 
-_OPPOSED_HINT = f"roll smaller pools (their difference has {MAX_TOTALS:,} totals at most), or describe the roll in a `note`"
+_OPPOSED_HINT = (
+    f"roll smaller pools (their difference has {MAX_TOTALS:,} totals at most), or describe the roll in a `note`"
+)
 _GROWN_HINT = f"add fewer dice: the largest pool a roll reaches has {MAX_TOTALS:,} totals at most"
 
 

@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, cast, overload
 
 from dsl import model as m
@@ -29,10 +30,12 @@ from dsl.runtime import (
     Dice,
     Distribution,
     Modifier,
+    ModSpec,
     Note,
     Resolution,
     Restriction,
     Roll,
+    RollSpec,
     Special,
     Status,
     TableResult,
@@ -181,8 +184,7 @@ class Situation:
         for (i, _), status in zip(counted, inner, strict=True):
             statuses[i] = status
         self.modifiers[name] = [
-            Modifier(e.origin, e.cites, e.target, e.op, show(a), printer.modifier_text(e), e.group, s, why, e.label)
-            for (e, a), (s, why) in zip(mods, statuses, strict=True)
+            Modifier(_mod_spec(self.book, e), a, s, why) for (e, a), (s, why) in zip(mods, statuses, strict=True)
         ]
         return value
 
@@ -450,19 +452,14 @@ class Situation:
             for text, stat, after in self._consequences(outcome)
         )
         return Roll(
-            rule=effect.origin,
-            source=effect.cites,
-            name=effect.name,
-            label=effect.label,
+            spec=_roll_spec(effect),
             dice=dice,
             comparison=op,
             target=None if goal is None else number(goal),
-            probability=probability,
+            probability=None if effect.kind == "total" else probability,
             automatic=automatic,
             outcomes=outcomes,
-            effects={o.name: _outcome_text(o) for o in effect.outcomes},
             margins=margins,
-            notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
             bonus=number(bonus),
             totals=totals,
             successes=successes,
@@ -505,7 +502,7 @@ class Situation:
             row = _row_for(table, self.values[table.inputs[0]])
             rows = tuple(row_result(r, None) for r in table.rows)
             selected = row_result(row, None) if row is not None else None
-            return TableResult(table.name, table.title, table.cites, None, None, selected, rows)
+            return TableResult(table.name, table.title, table.cites, None, self._keys(table), None, selected, rows)
         dist = _dist(_pool(table.pool))
         offset = table.modifier_sign * int(self.values[table.modifier]) if table.modifier else 0
         chances = [Fraction(0)] * len(table.rows)
@@ -528,7 +525,13 @@ class Situation:
         dice = pool_text(_pool(table.pool))
         if table.modifier:
             dice += f" {'+' if table.modifier_sign > 0 else '-'} {table.modifier}"
-        return TableResult(table.name, table.title, table.cites, dice, result, selected, tuple(rows_out))
+        return TableResult(
+            table.name, table.title, table.cites, dice, self._keys(table), result, selected, tuple(rows_out)
+        )
+
+    def _keys(self, table: m.Table) -> dict[str, Value]:
+        names = (*table.inputs, *((table.modifier,) if table.modifier else ()))
+        return {name: self.values[name] for name in names}
 
     @staticmethod
     def _result(table: m.Table, value: int) -> int:
@@ -551,32 +554,41 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
     for name in chosen:
         if name in book.rules:
             situation.effects += _register(book, book.rules[name].effects, ())
-    stats: dict[str, Value] = {}
-    for registered in situation.effects:
-        effect = registered.effect
-        if isinstance(effect, m.ModEffect) and effect.target not in stats:
-            stats[effect.target] = situation.stat(effect.target)
-    for name, var in book.vars.items():
-        if var.default_expr is not None:
+    relevant = {key for name in chosen for key in _reads(book, name)} | set(given)
+    order = list(book.vars)
+    shown = sorted(relevant, key=lambda k: order.index(k) if k in order else len(order))
+    for name in shown:
+        if name in book.vars and book.vars[name].default_expr is not None:
             situation.base(name)
+    stats: dict[str, Value] = {
+        name: situation.stat(name) for name in shown if name in book.vars and book.vars[name].is_stat
+    }
+    derived: dict[str, Value] = {}
     for registered, holds in situation.counted(m.DeriveEffect):
         if holds:
             assert isinstance(registered.effect, m.DeriveEffect)
-            stats[registered.effect.name] = situation.derive(registered.effect.name)
+            derived[registered.effect.name] = situation.derive(registered.effect.name)
     rolls = [situation.roll(cast(m.RollEffect, r.effect)) for r, holds in situation.counted(m.RollEffect) if holds]
     texts = [r.effect for r, holds in situation.counted((m.CannotEffect, m.NoteEffect)) if holds]
-    notes = [Note(e.origin, e.cites, e.text, e.quote) for e in texts if isinstance(e, m.NoteEffect)]
+    notes = [
+        Note(e.origin, e.cites, e.text, e.quote, "erratum" if e.quote else "note")
+        for e in texts
+        if isinstance(e, m.NoteEffect)
+    ]
     restrictions = [Restriction(e.origin, e.cites, e.text) for e in texts if isinstance(e, m.CannotEffect)]
     for name in chosen:
         table = book.tables.get(name)
         if table is not None:
-            notes += [Note(table.name, table.cites, text, quote) for text, quote in table.notes]
-    relevant = {key for name in chosen for key in _reads(book, name)} | set(given)
-    order = list(book.vars)
+            notes += [
+                Note(table.name, table.cites, text, quote, "erratum" if quote else "note")
+                for text, quote in table.notes
+            ]
     return Resolution(
+        rulebook=book.name,
         rules=chosen,
-        inputs={k: values[k] for k in sorted(relevant, key=lambda k: order.index(k) if k in order else len(order))},
+        inputs={k: values[k] for k in shown},
         stats=stats,
+        derived=derived,
         modifiers=tuple(x for mods in situation.modifiers.values() for x in mods),
         rolls=tuple(rolls),
         restrictions=tuple(restrictions),
@@ -796,3 +808,41 @@ def _fraction(value: Value) -> Fraction:
 
 def _whole(value: Value) -> int:
     return int(_fraction(value))
+
+
+def _mod_spec(book: m.Book, effect: m.ModEffect) -> ModSpec:
+    group = book.groups.get(effect.group) if effect.group else None
+    return ModSpec(
+        key=effect.key,
+        rule=effect.origin,
+        source=effect.cites,
+        target=effect.target,
+        op=effect.op,
+        text=printer.modifier_text(effect),
+        group=effect.group,
+        stacking=group.stacking if group else "cumulative",
+        rounding=effect.rounding,
+        condition=printer.guard_text(effect.guard),
+        label=effect.label,
+    )
+
+
+def _roll_spec(effect: m.RollEffect) -> RollSpec:
+    return RollSpec(
+        key=effect.key,
+        rule=effect.origin,
+        source=effect.cites,
+        name=effect.name,
+        label=effect.label,
+        kind=effect.kind,
+        pool=_pool(effect.pool),
+        op=effect.op,
+        against=_pool(effect.against),
+        success=effect.success,
+        outcomes=MappingProxyType({o.name: _outcome_text(o) for o in effect.outcomes}),
+        margin_outcomes=tuple(o.name for o in effect.outcomes if o.by_margin),
+        tiers=(),
+        ties=effect.ties,
+        notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
+        condition=printer.guard_text(effect.guard),
+    )

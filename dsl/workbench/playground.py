@@ -15,7 +15,7 @@ from typing import Any
 from dsl.cards.html import cards_html
 from dsl.cards.text import clean
 from dsl.diagnostics import render
-from dsl.runtime import _json
+from dsl.runtime import value_json
 from dsl.workbench.session import Good, Round, Session
 
 ROLL = "roll"
@@ -85,7 +85,7 @@ def _input(spec: Any) -> dict[str, Any]:
         "step": 1 if whole else None,
         "unit": spec.unit,
         "members": list(spec.members),
-        "default": None if spec.default is None else _json(spec.default),
+        "default": None if spec.default is None else value_json(spec.default),
         "default_from": spec.default_text if spec.derived is not None else None,
         "stat": spec.is_stat,
         "describe": spec.describe(),

@@ -41,18 +41,32 @@ function fraction(text) {
   return Number(top) / Number(bottom === undefined ? 1 : bottom);
 }
 
-// As `rulecraft resolve` prints it: one decimal, and never 0% or 100% for what is merely rare.
-function percent(text) {
-  const value = fraction(text) * 100;
+// A probability is {"fraction": "1/2", "float": 0.5}; printed as `rulecraft resolve` prints it:
+// one decimal, and never 0% or 100% for what is merely rare.
+function percent(p) {
+  const value = p.float * 100;
   if (value > 0 && value < 0.1) return "<0.1%";
   if (value > 99.9 && value < 100) return ">99.9%";
   return value.toFixed(1) + "%";
 }
 
-function chance(text, extra) {
+function chance(p, extra) {
   return el("span", { class: "chance " + (extra || "") },
-    el("span", { class: "exact", text: text }), " ",
-    el("span", { class: "percent", text: "(" + percent(text) + ")" }));
+    el("span", { class: "exact", text: p.fraction }), " ",
+    el("span", { class: "percent", text: "(" + percent(p) + ")" }));
+}
+
+// A value of the data contract as text: integers, {"fraction"}, {"dice"}, {"special"}, flags.
+function show(value) {
+  if (value === null || value === undefined) return "";
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (typeof value === "object") {
+    if ("fraction" in value) return value.fraction;
+    if ("dice" in value) return value.dice;
+    if ("special" in value) return value.special;
+  }
+  return String(value);
 }
 
 // ------------------------------------------------------------------ state
@@ -212,9 +226,7 @@ function renderInputs() {
 
 function initial(spec) {
   if (spec.default === null || spec.default === undefined) return spec.low !== null ? String(spec.low) : "";
-  if (spec.default === true) return "yes";
-  if (spec.default === false) return "no";
-  return String(spec.default);
+  return show(spec.default);
 }
 
 function valid(spec, text) {
@@ -387,17 +399,23 @@ function renderResolution(res) {
     parts.push(section("Stats", el("table", { class: "stats" },
       el("thead", {}, el("tr", {}, el("th", { text: "stat" }), el("th", { text: "value" }), el("th", { text: "given" }))),
       el("tbody", {}, Object.entries(res.stats).map(([name, value]) => {
-        const given = res.inputs[name];
-        const changed = given !== undefined && String(given) !== String(value);
+        const changed = show(value.start) !== show(value.final);
         return el("tr", { "data-stat": name, class: changed ? "changed" : null },
           el("td", {}, el("code", { text: name })),
-          el("td", { class: "value", text: String(value) }),
-          el("td", { class: "muted", text: given === undefined ? "" : String(given) }));
+          el("td", { class: "value", text: show(value.final) }),
+          el("td", { class: "muted", text: show(value.start) }));
       })))));
+  }
+  if (Object.keys(res.derived).length) {
+    parts.push(section("Derived", el("table", { class: "stats derived" },
+      el("tbody", {}, Object.entries(res.derived).map(([name, value]) =>
+        el("tr", { "data-derived": name },
+          el("td", {}, el("code", { text: name })),
+          el("td", { class: "value", text: show(value) })))))));
   }
   if (res.restrictions.length) {
     parts.push(section("Restrictions", el("ul", { class: "restrictions" },
-      res.restrictions.map((r) => el("li", {}, el("strong", { text: "cannot " + r.text }), " ",
+      res.restrictions.map((r) => el("li", {}, el("strong", { text: r.text }), " ",
         el("span", { class: "muted", text: "(" + cite(r) + ")" }))))));
   }
   for (const table of res.tables) parts.push(renderTable(table));
@@ -411,7 +429,7 @@ function renderResolution(res) {
   }
   if (res.notes.length) {
     parts.push(section("Notes", el("ul", { class: "notes" }, res.notes.map((n) => el("li", {},
-      n.erratum ? el("span", { class: "erratum" }, "erratum: ", el("q", { text: n.erratum }), " ") : null,
+      n.quote ? el("span", { class: "erratum" }, "erratum: ", el("q", { text: n.quote }), " ") : null,
       n.text, " ", el("span", { class: "muted", text: "(" + cite(n) + ")" }))))));
   }
   if (res.trace.length) {
@@ -433,7 +451,8 @@ function renderRoll(roll) {
   if (roll.automatic) {
     line = el("div", { class: "roll-line" }, "automatic " + roll.automatic + " ", chance(roll.probability, "main"));
   } else {
-    const test = roll.dice + (roll.comparison ? " " + roll.comparison + " " + roll.target : "");
+    const bonus = roll.bonus === 0 ? "" : " + " + show(roll.bonus);
+    const test = roll.dice + bonus + (roll.comparison ? " " + roll.comparison + " " + show(roll.target) : "");
     line = el("div", { class: "roll-line" }, el("code", { class: "test", text: test }), " → ", chance(roll.probability, "main"));
   }
   const details = [];
@@ -444,10 +463,16 @@ function renderRoll(roll) {
   for (const [outcome, effect] of Object.entries(roll.effects)) {
     if (effect) details.push(el("li", {}, "on " + outcome + ": " + effect));
   }
-  const margins = Object.entries(roll.margins);
-  if (margins.length) {
-    details.push(el("li", {}, "by margin: ", margins.map(([m, p], i) =>
-      el("span", { class: "margin" }, (i ? ", " : "") + m + ": ", chance(p)))));
+  if (roll.margins.length) {
+    details.push(el("li", {}, "by margin: ", roll.margins.map((m, i) =>
+      el("span", { class: "margin" }, (i ? ", " : "") + m.margin + ": ", chance(m.probability)))));
+  }
+  if (roll.successes.length) {
+    details.push(el("li", {}, "successes: ", roll.successes.map((m, i) =>
+      el("span", { class: "successes" }, (i ? ", " : "") + m.successes + ": ", chance(m.probability)))));
+  }
+  for (const c of roll.consequences) {
+    details.push(el("li", { class: "consequence" }, c.text + ": ", chance(c.probability)));
   }
   for (const note of roll.notes) details.push(el("li", { class: "muted", text: note }));
   return el("div", { class: "roll", "data-roll": roll.name, "data-rule": roll.rule },
@@ -465,7 +490,7 @@ function renderTable(table) {
         rolled ? el("th", { text: "chance" }) : null, el("th", { text: "then" }))),
       el("tbody", {}, table.rows.map((row) => el("tr", { class: row.key === selected ? "selected" : null },
         el("td", {}, el("code", { text: row.key })),
-        columns.map((c) => el("td", { text: String(row.values[c]) })),
+        columns.map((c) => el("td", { text: show(row.values[c]) })),
         rolled ? el("td", {}, row.probability === null ? "" : chance(row.probability)) : null,
         el("td", { class: "muted", text: row.then.join(", ") }))))));
 }
