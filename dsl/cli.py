@@ -28,7 +28,7 @@ from dsl.compiler import (
     recursion_room,
     rulebook_files,
 )
-from dsl.editing import fmt, new
+from dsl.editing import fmt, new, write_text_atomically
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
 
@@ -486,6 +486,57 @@ def lsp() -> None:
     from dsl.workbench.commands import lsp_command
 
     lsp_command()
+
+
+@main.command()
+@click.argument("name", type=click.Choice(["resolution", "rulebook"]))
+def schema(name: str) -> None:
+    """Print the JSON Schema (2020-12) of `resolve --json` (resolution) or of `export` (rulebook)."""
+    from dsl.contract import schema_text
+
+    click.echo(schema_text(name), nl=False)
+
+
+@main.command()
+@click.argument("book")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout.")
+def export(book: str, output: Path | None) -> None:
+    """Print BOOK, checked, as JSON: its vocabulary, rules, tables with rows, rolls with their
+    exact distributions (the schema is `rulecraft schema rulebook`)."""
+    from dsl.export import export_book
+
+    compiled = _book(book)
+    assert compiled.book is not None
+    text = json.dumps(export_book(compiled.book), indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    write_text_atomically(output, text)
+    click.echo(f"exported {compiled.book.name} to {output}")
+
+
+@main.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def diff(old: str, new: str, as_json: bool) -> None:
+    """What changed from OLD to NEW (two editions of a rulebook), rule by rule: added and removed
+    rules, rows and inputs, changed lines, and changed values and chances at the defaults."""
+    from dsl.contract import diff_books, diff_lines
+
+    before, after = _book(old), _book(new)
+    assert before.book is not None and after.book is not None
+    data = diff_books(
+        before.book,
+        after.book,
+        load_module(generate(before), before.book.name),
+        load_module(generate(after), after.book.name),
+    )
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for line in diff_lines(data):
+        click.echo(line)
 
 
 main.add_command(sweep)

@@ -58,7 +58,7 @@ def fmt(paths: tuple[Path, ...], check_only: bool, show_diff: bool) -> None:
         if check_only:
             click.echo(f"would reformat {shown}", err=True)
         elif not show_diff:
-            _write(path, formatted)
+            write_text_atomically(path, formatted)
             click.echo(f"reformatted {shown}", err=True)
     click.echo(_summary(changed, unchanged, broken, written=not (check_only or show_diff)), err=True)
     sys.exit(1 if broken or (check_only and changed) else 0)
@@ -86,12 +86,17 @@ def _diff(before: str, after: str, shown: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def _write(path: Path, text: str) -> None:
-    """Replace the file at once (never half-written), keeping its permissions; through a
-    symbolic link, the file it points to."""
+def write_text_atomically(path: Path, text: str) -> None:
+    """Replace the file at once (never half-written), keeping its permissions (a new file gets
+    the usual ones); through a symbolic link, the file it points to."""
     target = path.resolve()
     try:
-        mode = target.stat().st_mode & 0o7777
+        if target.exists():
+            mode = target.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:

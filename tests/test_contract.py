@@ -1,0 +1,213 @@
+"""The data contract apps rely on: one JSON type per field (the shipped JSON Schemas), Python values
+of one type, `export` and `diff`.
+
+Every worked example of every bundled rulebook is resolved and its `to_dict()` validated against
+`rulecraft schema resolution`; every bundled rulebook's `export` against `rulecraft schema
+rulebook`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from dsl.checks.examples import all_examples
+from dsl.runner import _value
+from tests.conftest import RULEBOOKS, compiled, module_for, run_cli
+
+BOOKS = sorted(RULEBOOKS.glob("*.rules"))
+
+
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    result = run_cli("schema", name)
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.output)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _problems(validator: jsonschema.Draft202012Validator, data: object) -> list[str]:
+    return [f"{e.json_path}: {e.message[:300]}" for e in validator.iter_errors(data)]
+
+
+def _walk(data: object, path: str = "$") -> Iterator[tuple[str, object]]:
+    yield path, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _walk(value, f"{path}.{key}")
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _walk(value, f"{path}[{index}]")
+
+
+def _examples() -> Iterator[tuple[Path, Any]]:
+    for path in BOOKS:
+        book = compiled(path).book
+        assert book is not None
+        yield from ((path, example) for example in all_examples(book))
+
+
+def test_every_worked_example_resolves_to_the_schema() -> None:
+    validator = _validator("resolution")
+    count = 0
+    for path, example in _examples():
+        book = compiled(path).book
+        assert book is not None
+        module = module_for(path)
+        given = {name: _value(expr, book) for name, expr in example.givens}
+        data = module.resolve(list(example.rules), **given).to_dict()
+        where = f"{path.name}: {example.title}"
+        assert _problems(validator, data) == [], where
+        # JSON data and nothing else; a float only where the contract puts one, beside its fraction
+        assert json.loads(json.dumps(data)) == data, where
+        for at, value in _walk(data):
+            if isinstance(value, float):
+                assert at.endswith(".float"), (where, at)
+        count += 1
+    print(f"resolution schema: {count} worked examples of {len(BOOKS)} rulebooks validate")
+    assert count > 300
+
+
+def test_python_values_have_one_type() -> None:
+    # whole numbers are int, never Fraction(n, 1); other exact numbers Fraction; dice print as dice
+    for path, example in _examples():
+        book = compiled(path).book
+        assert book is not None
+        module = module_for(path)
+        given = {name: _value(expr, book) for name, expr in example.givens}
+        result = module.resolve(list(example.rules), **given)
+        values = [*result.stats.values(), *result.derived.values(), *(m.amount for m in result.modifiers)]
+        values += [r.target for r in result.rolls] + [r.bonus for r in result.rolls]
+        for value in values:
+            assert not (isinstance(value, Fraction) and value.denominator == 1), (path.name, example.title, value)
+            if isinstance(value, module.Dice):
+                assert not str(value).startswith("Dice("), value
+        assert "Dice(terms" not in repr(result)
+
+
+def test_the_bugs_the_contract_fixes() -> None:
+    skirmish = module_for(RULEBOOKS / "skirmish_terrain.rules")
+    # a given stat is echoed, start and final, by every rule that reads it (ice returned {})
+    ice = skirmish.resolve("ice", DEX=12).to_dict()
+    assert ice["stats"]["DEX"]["start"] == 12
+    # modifier amounts and roll targets are numbers
+    mud = skirmish.resolve("broken_ground", DEX=12, moved=6).to_dict()
+    assert mud["modifiers"][0]["amount"] == -2 and mud["rolls"][0]["target"] == 10
+    # a restriction says what it forbids and the whole sentence
+    deep = next(
+        r for name in skirmish.RULES for r in skirmish.resolve(name).restrictions if r.text.startswith("cannot ")
+    )
+    assert deep.text == f"cannot {deep.what}"
+
+
+def test_export_of_every_bundled_book_follows_the_schema_and_is_deterministic(tmp_path: Path) -> None:
+    validator = _validator("rulebook")
+    for path in BOOKS:
+        first = run_cli("export", str(path))
+        assert first.exit_code == 0, first.output
+        data = json.loads(first.output)
+        assert _problems(validator, data) == [], path.name
+        assert run_cli("export", str(path)).output == first.output
+    out = tmp_path / "book.json"
+    result = run_cli("export", "skirmish_terrain", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text(encoding="utf-8"))["rulebook"]["name"] == "skirmish_terrain"
+
+
+def test_an_app_reads_a_chance_from_the_export_alone() -> None:
+    # Broken ground's fall roll is 3d6 <= DEX: at DEX 10 (12 - 2 for bad footing), 108 of the 216
+    # rolls are 10 or less = 1/2.  A consumer sums the export's distribution of the pool.
+    data = json.loads(run_cli("export", "skirmish_terrain").output)
+    rule = next(r for r in data["rules"] if r["name"] == "broken_ground")
+    roll = next(e for e in rule["effects"] if e["node"] == "RollEffect")
+    assert roll["pool"]["dice"] == "3d6" and roll["target"]["text"] == "DEX"
+    chance = sum(Fraction(x["probability"]["fraction"]) for x in roll["pool"]["distribution"] if x["total"] <= 10)
+    assert chance == Fraction(1, 2)
+    resolved = module_for(RULEBOOKS / "skirmish_terrain.rules").broken_ground(DEX=12, moved=6)
+    assert resolved.roll("fall").probability == chance
+    # the conditions come as trees whose names say what they read
+    (guard,) = roll["guard"]
+    assert guard["text"] == "when moved > MOV / 2"
+    assert guard["expr"]["left"] == {"node": "NameRef", "name": "moved", "ref": "input"}
+
+
+OLD = """\
+rulebook mini "Mini":
+    source "Mini rules"
+    version "1"
+
+stat DEX "Dexterity": int 0..20 = 10
+input moved "Hexes moved": int 0..24
+
+rule mud "Mud" cites "3.2":
+    DEX -2 "bad footing"
+    roll fall "Avoid falling": 3d6 <= DEX
+
+rule snow "Snow" cites "3.3":
+    DEX -1
+
+table wind "Wind" cites "3.4" roll d6:
+    columns speed
+    1..3: 0
+    4..6: 2
+"""
+
+NEW = (
+    OLD.replace('version "1"', 'version "2"')
+    .replace("roll fall \"Avoid falling\": 3d6 <= DEX", "roll fall \"Avoid falling\": 2d6 <= DEX")
+    .replace('rule snow "Snow" cites "3.3":\n    DEX -1\n', 'rule ice "Ice" cites "3.5":\n    DEX -3\n')
+    .replace("    4..6: 2\n", "    4..5: 2\n    6: 4\n")
+)
+
+
+def test_diff_names_each_change_and_the_chances_it_moved(tmp_path: Path) -> None:
+    (tmp_path / "old.rules").write_text(OLD, encoding="utf-8")
+    (tmp_path / "new.rules").write_text(NEW, encoding="utf-8")
+    result = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"))
+    assert result.exit_code == 0, result.output
+    # DEX 10 - 2 = 8: 3d6 <= 8 is 56/216 = 7/27 (25.9%); 2d6 <= 8 is 26/36 = 13/18 (72.2%)
+    assert result.output.splitlines() == [
+        "mini 1 -> mini 2",
+        "",
+        "rules:",
+        '  + rule ice "Ice" [3.5]',
+        '  - rule snow "Snow" [3.3]',
+        "  ~ mud",
+        "      - roll fall: 3d6 <= DEX",
+        "      + roll fall: 2d6 <= DEX",
+        "      at defaults, roll fall: 7/27 (25.9%) -> 13/18 (72.2%)",
+        "",
+        "tables:",
+        "  ~ wind",
+        "      + row 4..5: 2",
+        "      + row 6: 4",
+        "      - row 4..6: 2",
+    ]
+    data = json.loads(run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--json").output)
+    (mud,) = data["rules"]["changed"]
+    assert mud["at_defaults"] == [
+        {
+            "what": "roll fall",
+            "old": {"fraction": "7/27", "float": 7 / 27},
+            "new": {"fraction": "13/18", "float": 13 / 18},
+        }
+    ]
+    same = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "old.rules"))
+    assert same.output.splitlines() == ["mini 1 -> mini 1", "", "no changes"]
+
+
+def test_schema_of_an_unknown_name_is_a_usage_error() -> None:
+    result = run_cli("schema", "rules")
+    assert result.exit_code == 2 and "resolution" in result.output
+
+
+@pytest.mark.parametrize("args", [["export", "no_such_book"], ["diff", "no_such_book", "skirmish_terrain"]])
+def test_export_and_diff_of_a_missing_book_are_usage_errors(args: list[str]) -> None:
+    result = run_cli(*args)
+    assert result.exit_code == 2 and "no rulebook file `no_such_book`" in result.output
