@@ -876,6 +876,7 @@ class TraceSpec:
     item: str
     clauses: tuple[str, ...]
     names: tuple[tuple[str, ...], ...]
+    verdict: str | None = None  # what a lookup found ("row 4..6"), said in place of "holds"
 
 
 @dataclass(frozen=True, slots=True)
@@ -918,15 +919,23 @@ class TraceEntry:
 
     @property
     def because(self) -> str:
-        clause = self.clause
-        if clause is None:
+        """Each clause that decided with what its condition came to (an `unless` decides when its
+        condition holds), and the values read: "unless moved == 0: holds, because moved = 0"."""
+        clauses = self.spec.clauses
+        if not clauses:
             return "always applies"
-        verdict = "holds" if self.decided < 0 else "does not hold"
+        if self.spec.verdict is not None:
+            said = f"{clauses[0]}: {self.spec.verdict}"
+        elif self.decided >= 0:
+            clause = clauses[self.decided]
+            said = f"{clause}: {'holds' if clause.startswith('unless ') else 'does not hold'}"
+        else:
+            said = "; ".join(f"{c}: {'does not hold' if c.startswith('unless ') else 'holds'}" for c in clauses)
         reads = self.reads
         if not reads:
-            return f"{clause}: {verdict}"
+            return said
         values = " and ".join(f"{name} = {show(value)}" for name, value in reads.items())
-        return f"{clause}: {verdict}, because {values}"
+        return f"{said}, because {values}"
 
     def __repr__(self) -> str:
         return f"<TraceEntry {self.spec.item} ({self.spec.rule}): {self.because}>"
@@ -1071,7 +1080,9 @@ class Scope:
         value = cell(self) if callable(cell) else cell
         shown = ", ".join(show(k) for k in keys)
         names = tuple((name,) for name in spec.inputs)
-        lookup = TraceSpec(table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names)
+        lookup = TraceSpec(
+            table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
+        )
         self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
         return value
 
@@ -1857,11 +1868,18 @@ def table_result(scope: Scope, table: TableSpec) -> TableResult:
             values[column] = whole(cell(scope) if callable(cell) else cell)
         return TableRow(row.key, values, row.steps + steps, probability)
 
+    def traced(item: str, clause: str, names: tuple[str, ...], verdict: str) -> None:
+        spec = TraceSpec(table.name, table.source, item, (clause,), (names,), verdict)
+        scope.trace.append(TraceEntry(spec, -1, scope.v, scope.e))
+
     keys = {name: scope.v[name] for name in table.inputs}
     if table.pool is None:
         row = table.row_for(tuple(keys.values())[:1])
         rows = tuple(row_result(r, None) for r in table.rows)
         selected = row_result(row, None) if row is not None else None
+        shown = ", ".join(show(k) for k in keys.values())
+        found = f"row {row.key}" if row is not None else "no row"
+        traced(f"look up {table.name}: {found}", f"{table.name}[{shown}]", table.inputs, found)
         return TableResult(table.name, table.title, table.source, None, keys, None, selected, rows)
     dist = scope.book.pool(table.pool)
     offset = table.sign * int(scope.v[table.modifier]) if table.modifier else 0
@@ -1894,6 +1912,13 @@ def table_result(scope: Scope, table: TableSpec) -> TableResult:
     dice = pool_text(table.pool)
     if table.modifier:
         dice += f" {'+' if table.sign > 0 else '-'} {table.modifier}"
+    if result is not None:
+        found = f"row {selected.key}" if selected is not None else "no row"
+        rolled_as = f"roll {'+' if table.sign > 0 else '-'} {table.modifier}" if table.modifier else "roll"
+        read = ("roll", table.modifier) if table.modifier else ("roll",)
+        traced(f"roll on {table.name}: {result}, {found}", f"{rolled_as} = {result}", read, found)
+    else:
+        traced(f"roll {dice} on {table.name}", "no roll given", (), "every row with its chance")
     return TableResult(table.name, table.title, table.source, dice, keys, result, selected, tuple(rows_out))
 
 

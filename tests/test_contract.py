@@ -211,3 +211,46 @@ def test_schema_of_an_unknown_name_is_a_usage_error() -> None:
 def test_export_and_diff_of_a_missing_book_are_usage_errors(args: list[str]) -> None:
     result = run_cli(*args)
     assert result.exit_code == 2 and "no rulebook file `no_such_book`" in result.output
+
+
+def test_the_trace_names_the_clause_that_decided_and_the_values_it_read() -> None:
+    skirmish = module_for(RULEBOOKS / "skirmish_terrain.rules")
+    # standing still with a missile weapon: the `unless` decides (its condition holds)
+    (entry, *_) = skirmish.broken_ground(moved=0, weapon="missile").trace
+    assert entry.to_dict() == {
+        "rule": "broken_ground",
+        "source": "17.1",
+        "item": "DEX -2",
+        "applied": False,
+        "clause": "unless moved == 0 and weapon in {thrown, missile, laser}",
+        "reads": {"moved": 0, "weapon": "missile"},
+        "because": "unless moved == 0 and weapon in {thrown, missile, laser}: holds, "
+        "because moved = 0 and weapon = missile",
+    }
+    # moving: the `when` holds and the `unless` does not, so bad footing applies
+    (entry, *_) = skirmish.broken_ground(moved=6).trace
+    assert entry.applied and entry.because == (
+        "when moved > 0 or weapon != none: holds; unless moved == 0 and weapon in {thrown, missile, laser}: "
+        "does not hold, because moved = 6 and weapon = none"
+    )
+    # a change of a roll is traced too: Acrobatics rolls 2d6
+    (_, _, change) = skirmish.broken_ground(moved=6, acrobatics=True).trace
+    assert (change.item, change.because) == ("roll fall: roll 2d6", "when acrobatics: holds, because acrobatics = yes")
+
+
+def test_a_table_resolved_on_its_own_is_traced_with_its_key_and_row() -> None:
+    mecha = module_for(RULEBOOKS / "mecha_tables.rules")
+    (entry,) = mecha.resolve("terrain_costs", terrain="clear", unit="walker").trace
+    assert (entry.item, entry.because) == (
+        "look up terrain_costs: row clear",
+        "terrain_costs[clear, walker]: row clear, because terrain = clear and unit = walker",
+    )
+    spot = module_for(RULEBOOKS / "spot_rules_a_to_e.rules")
+    # a d10 showing 5, +4 for trouble: 9 selects the row 9
+    (entry,) = spot.resolve("chase_trouble", roll=5, trouble_modifier=4).trace
+    assert (entry.item, entry.because) == (
+        "roll on chase_trouble: 9, row 9",
+        "roll + trouble_modifier = 9: row 9, because roll = 5 and trouble_modifier = 4",
+    )
+    (entry,) = spot.resolve("chase_trouble").trace
+    assert entry.because == "no roll given: every row with its chance"
