@@ -99,6 +99,10 @@ def test_the_bugs_the_contract_fixes() -> None:
     # modifier amounts and roll targets are numbers
     mud = skirmish.resolve("broken_ground", DEX=12, moved=6).to_dict()
     assert mud["modifiers"][0]["amount"] == -2 and mud["rolls"][0]["target"] == 10
+    # an erratum carries the source's words in `quote` and the rulebook's reading in `text`
+    erratum = next(n for n in mud["notes"] if n["kind"] == "erratum")
+    assert erratum["quote"] == "except those that do not move and use thrown or missile weapon"
+    assert erratum["text"].startswith("Lasers are missile weapons here") and "erratum" not in erratum
     # a restriction says what it forbids and the whole sentence
     deep = next(
         r for name in skirmish.RULES for r in skirmish.resolve(name).restrictions if r.text.startswith("cannot ")
