@@ -122,6 +122,13 @@ def _book_path(book: str) -> Path:
     return path
 
 
+def _bundled_or_path(path: Path) -> Path:
+    """A path as given, or, when no such file exists, the bundled rulebook of that name."""
+    if path.exists() or path.suffix or len(path.parts) != 1:
+        return path
+    return _book_path(str(path))
+
+
 def _book(book: str) -> Compiled:
     """BOOK, compiled; its errors end the command."""
     compiled = compile_file(_book_path(book))
@@ -198,7 +205,7 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
 
     Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
     """
-    files = _paths(paths)
+    files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
     compiled = _compile_all(files)
     errors, warnings = _report(compiled)
@@ -423,12 +430,24 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True)
 @click.option("--layout", type=click.Choice(["cards", "sheet"]), default="cards", show_default=True)
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
-def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str) -> None:
-    """Print-ready reference cards (or a quick-reference sheet) for rulebooks."""
+@click.option(
+    "--errata",
+    type=click.Choice(["appendix", "card", "none"]),
+    default="appendix",
+    show_default=True,
+    help="Where errata go: an appendix at the end of the deck, on each rule's card, or nowhere.",
+)
+@click.option("--gutters", is_flag=True, help="Space the cards apart, each with its own bleed (fewer to a page).")
+def cards(
+    paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str, errata: str, gutters: bool
+) -> None:
+    """Print-ready reference cards (or a quick-reference sheet) for rulebooks.
+
+    PATHS are rulebook files or folders, or names of bundled rulebooks."""
     from dsl.cards import render_cards
     from dsl.cards.pdfcards import CardLayoutError
 
-    files = _paths(paths)
+    files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
     compiled = _compile_all(files)
     errors, _ = _report(compiled)
@@ -438,7 +457,9 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
     for item in compiled:
         assert item.book is not None
         try:
-            written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
+            written += render_cards(
+                item.book, output, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters
+            )
         except CardLayoutError as error:
             _fail(f"{item.path}: {error}")
         except OSError as error:

@@ -36,6 +36,9 @@ class Var:
     is_stat: bool
     span: Span
     default_expr: n.Expr | None = None  # a default computed from other stats, e.g. `= DEX`
+    phrase: str | None = None  # how cards say it: a number's or choice's words, a flag's "yes" clause
+    negative: str | None = None  # a flag's "no" clause
+    members: tuple[tuple[str, str], ...] = ()  # how cards say the choices that have a phrase
 
 
 @dataclass(frozen=True, slots=True)

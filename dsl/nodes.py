@@ -195,11 +195,22 @@ class TextType(TypeExpr):
 @dataclass(frozen=True, slots=True)
 class EnumType(TypeExpr):
     members: tuple[Name, ...]
+    phrases: tuple[Text | None, ...] = ()  # how cards say each member, where the rulebook says
 
 
 @dataclass(frozen=True, slots=True)
 class LevelsType(TypeExpr):
     members: tuple[Name, ...]
+    phrases: tuple[Text | None, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase(Node):
+    """How cards say a value to a player: the words of a number or a choice (`the range`), or of
+    a flag, the clause when it holds and, after `/`, the clause when it does not."""
+
+    text: Text
+    negative: Text | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +244,7 @@ class InputDecl(Declaration):
     label: Text | None
     type: TypeExpr
     default: Expr | None
+    phrase: Phrase | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +253,7 @@ class StatDecl(Declaration):
     label: Text | None
     type: TypeExpr
     default: Expr | None
+    phrase: Phrase | None = None
 
 
 Stacking = Literal["strongest", "highest", "lowest", "cumulative"]

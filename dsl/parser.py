@@ -619,6 +619,7 @@ class Builder(Transformer[Token, Any]):
             "label": self._optional_text(children[1:]),
             "type": type_,
             "default": default,
+            "phrase": next(self._split(children, n.Phrase), None),
         }
 
     def input_decl(self, meta: Any, *children: Any) -> n.InputDecl:
@@ -652,11 +653,30 @@ class Builder(Transformer[Token, Any]):
     def text_type(self, meta: Any) -> n.TextType:
         return n.TextType(span=self._span(meta))
 
-    def enum_type(self, meta: Any, members: tuple[n.Name, ...]) -> n.EnumType:
-        return n.EnumType(span=self._span(meta), members=members)
+    def phrase(self, meta: Any, text: Token, negative: Token | None = None) -> n.Phrase:
+        return n.Phrase(
+            span=self._span(meta),
+            text=self._text(text),
+            negative=None if negative is None else self._text(negative),
+        )
 
-    def levels_type(self, meta: Any, *members: Token) -> n.LevelsType:
-        return n.LevelsType(span=self._span(meta), members=tuple(self._name(m) for m in members))
+    def enum_type(self, meta: Any, members: tuple[tuple[n.Name, n.Text | None], ...]) -> n.EnumType:
+        return n.EnumType(
+            span=self._span(meta), members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
+        )
+
+    def levels_type(self, meta: Any, *members: tuple[n.Name, n.Text | None]) -> n.LevelsType:
+        return n.LevelsType(
+            span=self._span(meta), members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
+        )
+
+    def choice_list(
+        self, meta: Any, *members: tuple[n.Name, n.Text | None]
+    ) -> tuple[tuple[n.Name, n.Text | None], ...]:
+        return members
+
+    def choice(self, meta: Any, name: Token, phrase: Token | None = None) -> tuple[n.Name, n.Text | None]:
+        return self._name(name), None if phrase is None else self._text(phrase)
 
     def named_type(self, meta: Any, name: Token) -> n.NamedType:
         return n.NamedType(span=self._span(meta), name=self._name(name))

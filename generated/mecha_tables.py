@@ -2,7 +2,7 @@
 
 Compiled from mecha_tables.rules: change the rulebook and rebuild instead of editing.
 Rulebook: Mecha and Vehicle Terrain and Combat Tables
-Source: 003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables
+Source: Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='mecha_tables',
     title='Mecha and Vehicle Terrain and Combat Tables',
-    source='003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables',
+    source='Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame',
     version='1.0.0',
     notes=(
         Note(

@@ -2,7 +2,7 @@
 
 Compiled from skirmish_terrain.rules: change the rulebook and rebuild instead of editing.
 Rulebook: 17 Terrain and Environmental Factors
-Source: 000_9b16bddb4d1908d2.txt: 17 Terrain and Environmental Factors (17 to 17.11)
+Source: 17 Terrain and Environmental Factors (17 to 17.11) of a hex-based science-fiction skirmish game
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='skirmish_terrain',
     title='17 Terrain and Environmental Factors',
-    source='000_9b16bddb4d1908d2.txt: 17 Terrain and Environmental Factors (17 to 17.11)',
+    source='17 Terrain and Environmental Factors (17 to 17.11) of a hex-based science-fiction skirmish game',
     version='1.0.0',
     notes=(
         Note(
@@ -2689,8 +2689,8 @@ _smoke__text3: Final = TextSpec(
     rule='smoke',
     source='17.4',
     kind='erratum',
-    text='The three characters between "die" and "just" are a dash garbled by the text\'s encoding.',
-    quote='Anti-laser smoke reduces laser damage by 1 die \xe2\u20ac\u201c just like R1 shielding.',
+    text='The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
+    quote='Anti-laser smoke reduces laser damage by 1 die \u2013 just like R1 shielding.',
     condition='',
 )
 

@@ -2,7 +2,7 @@
 
 Compiled from spot_rules_a_to_e.rules: change the rulebook and rebuild instead of editing.
 Rulebook: 7. Spot Rules: Acid to Entangling
-Source: 002_cfaeeb6ea5c8eb14.txt: 7. Spot Rules (introduction and Acid to Entangling)
+Source: 7. Spot Rules of a percentile roleplaying system (introduction and Acid to Entangling)
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='spot_rules_a_to_e',
     title='7. Spot Rules: Acid to Entangling',
-    source='002_cfaeeb6ea5c8eb14.txt: 7. Spot Rules (introduction and Acid to Entangling)',
+    source='7. Spot Rules of a percentile roleplaying system (introduction and Acid to Entangling)',
     version='1.0.0',
     notes=(
         Note(

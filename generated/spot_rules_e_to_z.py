@@ -2,7 +2,7 @@
 
 Compiled from spot_rules_e_to_z.rules: change the rulebook and rebuild instead of editing.
 Rulebook: 7. Spot Rules: Explosions to Zero-gravity Combat
-Source: 002_cfaeeb6ea5c8eb14.txt: 7. Spot Rules (Explosions to Zero-gravity Combat)
+Source: 7. Spot Rules of a percentile roleplaying system (Explosions to Zero-gravity Combat)
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='spot_rules_e_to_z',
     title='7. Spot Rules: Explosions to Zero-gravity Combat',
-    source='002_cfaeeb6ea5c8eb14.txt: 7. Spot Rules (Explosions to Zero-gravity Combat)',
+    source='7. Spot Rules of a percentile roleplaying system (Explosions to Zero-gravity Combat)',
     version='1.0.0',
     notes=(
         Note(

@@ -2,7 +2,7 @@
 
 Compiled from terrain_cards.rules: change the rulebook and rebuild instead of editing.
 Rulebook: Terrain Cards: MOV, VIS, SAT
-Source: 001_cfee7431011b3d55.txt: terrain cards, MOV / VIS / SAT, Hostility and Damage tables
+Source: Terrain cards of a 28 mm skirmish wargame: MOV / VIS / SAT, Hostility and Damage tables
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='terrain_cards',
     title='Terrain Cards: MOV, VIS, SAT',
-    source='001_cfee7431011b3d55.txt: terrain cards, MOV / VIS / SAT, Hostility and Damage tables',
+    source='Terrain cards of a 28 mm skirmish wargame: MOV / VIS / SAT, Hostility and Damage tables',
     version='1.0.0',
     notes=(
         Note(

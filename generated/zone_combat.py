@@ -2,7 +2,7 @@
 
 Compiled from zone_combat.rules: change the rulebook and rebuild instead of editing.
 Rulebook: Abstract Zone Combat
-Source: 004_7beb292922840dc9.txt: an abstract zone-based combat system (ACS)
+Source: An abstract zone-based combat system (ACS)
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='zone_combat',
     title='Abstract Zone Combat',
-    source='004_7beb292922840dc9.txt: an abstract zone-based combat system (ACS)',
+    source='An abstract zone-based combat system (ACS)',
     version='1.0.0',
     notes=(
         Note(

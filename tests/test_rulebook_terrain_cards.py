@@ -59,7 +59,7 @@ def test_every_terrain_trait_and_condition_has_three_examples() -> None:
 
 def test_rulebook_info(cards: ModuleType) -> None:
     assert cards.RULEBOOK.name == "terrain_cards"
-    assert "001_cfee7431011b3d55.txt" in cards.RULEBOOK.source
+    assert cards.RULEBOOK.source.startswith("Terrain cards of a 28 mm skirmish wargame")
 
 
 def test_storm_over_woods_shifts_low_to_poor(cards: ModuleType) -> None:

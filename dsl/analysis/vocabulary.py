@@ -82,9 +82,42 @@ def analyze_var(cx: Context, decl: n.InputDecl | n.StatDecl) -> None:
         # its type is reported already (or did not parse): its uses are not news
         cx.unknown_from_now_on(decl.name.text)
         return
+    phrase = negative = None
+    if decl.phrase is not None:
+        phrase = decl.phrase.text.value
+        if decl.phrase.negative is not None:
+            if not isinstance(type_, t.Flag):
+                cx.reporter.report(
+                    "E205",
+                    f"`{decl.name.text}` is not a flag: its phrase has one text, not two",
+                    decl.phrase.span,
+                    'two texts (`phrase "holds" / "does not hold"`) are for a flag',
+                )
+            else:
+                negative = decl.phrase.negative.value
     cx.book.vars[decl.name.text] = m.Var(
-        decl.name.text, text(decl.label), type_, None, isinstance(decl, n.StatDecl), decl.span
+        decl.name.text,
+        text(decl.label),
+        type_,
+        None,
+        isinstance(decl, n.StatDecl),
+        decl.span,
+        phrase=phrase,
+        negative=negative,
+        members=_member_phrases(cx, decl.type),
     )
+
+
+def _member_phrases(cx: Context, node: n.TypeExpr) -> tuple[tuple[str, str], ...]:
+    """The phrases written with the choices of a type, its own or the one it names."""
+    if isinstance(node, n.NamedType):
+        alias = next(
+            (d for d in cx.tree.declarations if isinstance(d, n.TypeDecl) and d.name.text == node.name.text), None
+        )
+        return () if alias is None or isinstance(alias.type, n.NamedType) else _member_phrases(cx, alias.type)
+    if isinstance(node, (n.EnumType, n.LevelsType)):
+        return tuple((m_.text, p.value) for m_, p in zip(node.members, node.phrases, strict=False) if p is not None)
+    return ()
 
 
 def analyze_default(cx: Context, decl: n.InputDecl | n.StatDecl) -> None:

@@ -18,24 +18,25 @@ from pathlib import Path
 from dsl import model as m
 from dsl.cards.deck import build_deck
 from dsl.cards.html import cards_html, sheet_html
-from dsl.cards.pdfcards import PAPERS, faces_of, imposed_pdf, press_pdf
+from dsl.cards.pdfcards import PAPERS, face_count, faces_of, imposed_pdf, press_pdf
 from dsl.cards.pdfsheet import sheet_pdf
 from dsl.cards.sheet import build_sheet
 from dsl.cards.text import clean
 
-__all__ = ["FORMATS", "LAYOUTS", "card_files", "render_cards"]
+__all__ = ["ERRATA", "FORMATS", "LAYOUTS", "card_files", "render_cards"]
 
 FORMATS = ("pdf", "html")
 LAYOUTS = ("cards", "sheet")
+ERRATA = ("appendix", "card", "none")
 
 
-def card_files(book: m.Book) -> dict[str, bytes]:
+def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     """Every card and sheet file of a bundled build, by file name: cards imposed on A4 and
     Letter, the print-shop file (one card per page, with bleed), the sheet on A4 and Letter, and
-    both as HTML."""
+    both as HTML.  `errata`: where the deck puts them (see `ERRATA`)."""
     name = _file_stem(book)
     title = clean(book.title)
-    deck = build_deck(book)
+    deck = build_deck(book, errata=errata, faces=face_count)
     faces = faces_of(deck)
     sheet = build_sheet(book)
     files = {
@@ -44,17 +45,27 @@ def card_files(book: m.Book) -> dict[str, bytes]:
         f"{name}-cards-press.pdf": press_pdf(faces, title),
         f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
         f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
-        f"{name}.html": cards_html(build_deck(book, screen=True), title),
+        f"{name}.html": cards_html(build_deck(book, screen=True, errata=errata), title),
         f"{name}-sheet.html": sheet_html(sheet),
     }
     return dict(sorted(files.items()))
 
 
-def render_cards(book: m.Book, output: Path, *, fmt: str, layout: str, paper: str) -> list[Path]:
+def render_cards(
+    book: m.Book,
+    output: Path,
+    *,
+    fmt: str,
+    layout: str,
+    paper: str,
+    errata: str = "appendix",
+    gutters: bool = False,
+) -> list[Path]:
     """Write the requested cards or sheet into `output` (created if needed); the paths written.
 
-    PDF cards come as two files: imposed for `paper`, and the print-shop file.  Everything is
-    rendered before anything is written, and each file is renamed into place whole.
+    PDF cards come as two files: imposed for `paper` (`gutters`: spaced, each card with its own
+    bleed), and the print-shop file.  `errata`: an appendix of the deck, on each card, or none.
+    Everything is rendered before anything is written, and each file is renamed into place whole.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format `{fmt}`: expected one of {', '.join(FORMATS)}")
@@ -62,14 +73,16 @@ def render_cards(book: m.Book, output: Path, *, fmt: str, layout: str, paper: st
         raise ValueError(f"unknown layout `{layout}`: expected one of {', '.join(LAYOUTS)}")
     if paper not in PAPERS:
         raise ValueError(f"unknown paper `{paper}`: expected one of {', '.join(PAPERS)}")
+    if errata not in ERRATA:
+        raise ValueError(f"unknown errata placement `{errata}`: expected one of {', '.join(ERRATA)}")
     name = _file_stem(book)
     title = clean(book.title)
     files: dict[str, bytes] = {}
     if layout == "cards":
-        deck = build_deck(book, screen=fmt == "html")
+        deck = build_deck(book, screen=fmt == "html", errata=errata, faces=face_count if fmt == "pdf" else None)
         if fmt == "pdf":
             faces = faces_of(deck)
-            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title)
+            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters)
             files[f"{name}-cards-press.pdf"] = press_pdf(faces, title)
         else:
             files[f"{name}.html"] = cards_html(deck, title)

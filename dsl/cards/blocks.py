@@ -125,6 +125,8 @@ class Card:
     category: Category
     blocks: tuple[Block, ...]
     footer: str  # the rulebook's title
+    number: int = 0  # its place in the deck, which the index and cross-references name; 0: none
+    pages: bool = False  # a reference in pages (the index, the appendix): its faces are not continuations
 
 
 @dataclass(frozen=True, slots=True)

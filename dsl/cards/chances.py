@@ -17,9 +17,11 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import runtime
 from dsl import types as t
-from dsl.cards.notation import Notation, literal_fraction, pool_text
-from dsl.cards.text import MINUS, NBSP, display_name, number, percent, signed
+from dsl.analysis.exprs import walk
+from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
+from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
 from dsl.semantics import is_number, special_value
+from dsl.semantics.values import Constants, NoValue, NotConstant, Value, evaluate
 
 MAX_COLUMNS = 7
 """Target values shown per table: as many as fit across a poker card at 7 pt."""
@@ -56,59 +58,219 @@ class ChanceTable:
         return self.rows[row].cells[self.columns.index(column)]
 
 
-def roll_chances(effect: m.RollEffect, notation: Notation, fixed: Fraction | None = None) -> ChanceTable | None:
-    """The chance table of a roll, or None when there is nothing uncertain to show.  `fixed`: the
-    one value a check's target takes (the rule sets it): the chance against it alone."""
-    if effect.kind == "check" and effect.pool is not None and not effect.adds and effect.pool.keep != "exploding":
-        return _check(effect, notation, fixed)
-    if effect.kind == "opposed":
-        return _opposed(effect, notation)
-    if effect.kind == "resist":
-        return _resist(effect, notation)
+def roll_chances(
+    effect: m.RollEffect,
+    notation: Notation,
+    fixed: Fraction | None = None,
+    shift: tuple[Fraction, str] | None = None,
+) -> ChanceTable | None:
+    """The chance table of a roll, or None when there is nothing uncertain to show or the table
+    would only repeat the target (`d100 \u2264 skill` succeeds skill% of the time).  `fixed`: the one
+    value a check's target takes (the rule sets it): the chance against it alone.  `shift`: what
+    the card's own modifiers add to the stat the roll is made against, and how it is written
+    (`\u22122`): the columns are then the value the player knows, before those modifiers."""
+    try:
+        if effect.kind == "check" and effect.pool is not None and effect.pool.keep != "exploding":
+            return _check(effect, notation, fixed, shift)
+        if effect.kind == "count" and effect.pool is not None:
+            return _count(effect, notation)
+        if effect.kind == "opposed":
+            return _opposed(effect, notation)
+        if effect.kind == "resist":
+            return _resist(effect, notation)
+    except (ValueError, ArithmeticError, _Unknown):
+        return None
     return None
+
+
+def total_range(effect: m.RollEffect) -> str | None:
+    """What a roll without a target gives (damage): `2\u201312, average 7`."""
+    if effect.kind != "total" or effect.pool is None or effect.pool.keep == "exploding":
+        return None
+    try:
+        dist = _distribution(effect.pool)
+    except ValueError:
+        return None
+    added = sum((literal_fraction(a) or Fraction(0)) for a in effect.adds)
+    if any(literal_fraction(a) is None for a in effect.adds):
+        return None
+    chances = dist.chances()
+    mean = sum((Fraction(v) * p for v, p in chances.items()), Fraction(0)) + added
+    low, high = dist.low + added, dist.high + added
+    return f"{number(low)}{DASH}{number(high)}, average {number(round(mean * 2) / 2 if mean.denominator > 2 else mean)}"
 
 
 # ---------------------------------------------------------------- checks: pool against a target
 
 
-def _check(effect: m.RollEffect, notation: Notation, fixed: Fraction | None) -> ChanceTable | None:
+def _check(
+    effect: m.RollEffect, notation: Notation, fixed: Fraction | None, shift: tuple[Fraction, str] | None
+) -> ChanceTable | None:
     assert effect.pool is not None and effect.target is not None and effect.op is not None
     pool, op = effect.pool, effect.op
     dist = _distribution(pool)
-    low, high = _interval(notation.book.types.get(id(effect.target)))
-    targets: list[Fraction | int]
-    if fixed is not None:
-        # The value is kept within the stat's range, as the resolver keeps it.
-        targets = [min(max(fixed, low if low is not None else fixed), high if high is not None else fixed)]
+    book = notation.book
+    constant_adds = [literal_fraction(a) for a in effect.adds]
+    bonus = sum((a for a in constant_adds if a is not None), Fraction(0))
+    against = notation.expr(effect.target)
+    if any(a is None for a in constant_adds):
+        # `d20 + attack >= AC`: the chance depends on what the die must show, AC - attack.
+        others = [notation.expr(a) for a, c in zip(effect.adds, constant_adds, strict=True) if c is None]
+        against = f"{against}{NBSP}{MINUS}{NBSP}" + f"{NBSP}{MINUS}{NBSP}".join(others)
+        low = high = None
+        keys: list[Fraction | int] = list(
+            pick_targets(lambda v: dist.compare_p(op, v - bonus), dist.low - 1 + int(bonus), dist.high + 1 + int(bonus), None, None)
+        )
+        labels = [number(v) for v in keys]
+        goals = keys
+        offset = Fraction(0)
     else:
-        targets = list(pick_targets(lambda v: dist.compare_p(op, v), dist.low - 1, dist.high + 1, low, high))
-    if not targets:
+        constant = literal_fraction(effect.target)
+        members = _by_member(effect.target, book)
+        offset = shift[0] if shift is not None else Fraction(0)
+        if constant is not None:
+            keys = [constant]
+            labels = [number(constant)]
+            goals = keys
+            against = "target"
+        elif fixed is not None:
+            low, high = _interval(book.types.get(id(effect.target)))
+            keys = [min(max(fixed, low if low is not None else fixed), high if high is not None else fixed)]
+            labels = [number(k) for k in keys]
+            goals = keys
+            offset = Fraction(0)
+        elif members is not None:
+            against = members[0]
+            labels = [label for label, _ in members[1]]
+            goals = [goal for _, goal in members[1]]
+            keys = goals
+        else:
+            low, high = _interval(book.types.get(id(effect.target)))
+            keys = list(
+                pick_targets(
+                    lambda v: dist.compare_p(op, v + offset - bonus),
+                    dist.low - 1 - int(offset) + int(bonus),
+                    dist.high + 1 - int(offset) + int(bonus),
+                    low,
+                    high,
+                )
+            )
+            labels = [number(v) for v in keys]
+            goals = [k + offset for k in keys]
+            if shift is not None:
+                against = f"{against} before {shift[1]}"
+    if not keys:
         return None
     rows: list[ChanceRow] = []
-    system = notation.book.tiers.get(effect.tiers) if effect.tiers else None
+    system = book.tiers.get(effect.tiers) if effect.tiers else None
     if system is not None:
-        rows += _tier_rows(notation.book, system, dist, op, targets)
+        rows += _tier_rows(book, system, dist, op, goals, bonus)
     else:
-        rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, v) for v in targets)))
+        rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, g - bonus) for g in goals)))
     for change in effect.changes:
         note = notation.guard(change.guard).removeprefix("when ")
         if change.kind == "pool" and change.pool is not None:
             other = _distribution(change.pool)
-            rows.append(ChanceRow(pool_text(change.pool), note, tuple(other.compare_p(op, v) for v in targets)))
+            rows.append(ChanceRow(pool_text(change.pool), note, tuple(other.compare_p(op, g - bonus) for g in goals)))
         elif change.kind == "dice":
             changed = n.Pool(pool.span, max(pool.count + change.delta, 1), pool.sides, pool.keep)
             other = _distribution(changed)
-            rows.append(ChanceRow(pool_text(changed), note, tuple(other.compare_p(op, v) for v in targets)))
+            rows.append(ChanceRow(pool_text(changed), note, tuple(other.compare_p(op, g - bonus) for g in goals)))
         elif change.kind == "target" and change.value is not None:
-            shift = literal_fraction(change.value)
-            if shift is not None:
-                label = f"target {signed(shift)}"
-                rows.append(ChanceRow(label, note, tuple(dist.compare_p(op, v + shift) for v in targets)))
-    return ChanceTable(notation.expr(effect.target), tuple(number(v) for v in targets), tuple(rows))
+            step = literal_fraction(change.value)
+            if step is not None:
+                label = f"target {signed(step)}"
+                rows.append(ChanceRow(label, note, tuple(dist.compare_p(op, g + step - bonus) for g in goals)))
+    rows = [row for row in rows if not _repeats(row, goals, pool, op)]
+    if not rows or all(all(p in (0, 1) for p in row.chances) for row in rows):
+        return None
+    return ChanceTable(against, tuple(labels), tuple(rows))
+
+
+def _repeats(row: ChanceRow, goals: list[Fraction | int], pool: n.Pool, op: str) -> bool:
+    """Whether a row only says what its column already says: d100 at or under 40 is 40%."""
+    if pool.count != 1 or pool.sides != 100 or pool.keep is not None or op != "<=" or row.note:
+        return False
+    return len(goals) > 0 and all(p == Fraction(min(max(g, 0), 100), 100) for p, g in zip(row.chances, goals, strict=True))
+
+
+def _by_member(expr: n.Expr, book: m.Book) -> tuple[str, list[tuple[str, Fraction]]] | None:
+    """The values a target takes, one per choice of the one input it reads (`d100 \u2264
+    rain_chance[clouds]`: heavy 25, severe 50 ...), labelled by the choice; None otherwise."""
+    read = {x.name for x in walk(expr) if isinstance(x, n.NameRef) and book.refs.get(id(x)) is not None and book.refs[id(x)].kind in ("input", "stat")}
+    if len(read) != 1:
+        return None
+    name = read.pop()
+    var = book.vars.get(name)
+    if var is None or not isinstance(var.type, t.Enum) or len(var.type.members) > MAX_COLUMNS + 1:
+        return None
+    found = []
+    for member in var.type.members:
+        try:
+            value = evaluate(expr, book, _OneChoice(name, member, book))
+        except (NotConstant, NoValue, ValueError):
+            return None
+        if not is_number(value):
+            return None
+        found.append((phrase_of_member(book, name, member), Fraction(value)))  # type: ignore[arg-type]
+    label = var_label(book, name)
+    return label, found
+
+
+class _OneChoice(Constants):
+    """An input with a value, and the tables it looks up: enough to evaluate a target that reads
+    one choice."""
+
+    def __init__(self, name: str, value: str, book: m.Book) -> None:
+        self.name = name
+        self.choice = value
+        self.book = book
+
+    def value(self, ref: m.Ref) -> Value:
+        if ref.name == self.name and ref.kind in ("input", "stat"):
+            return self.choice
+        raise NotConstant(ref.name)
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
+        found = self.book.tables[table]
+        index = next((i for i, (c, _) in enumerate(found.columns) if c == column), 0)
+        for row in found.rows:
+            if row.member == keys[0] or row.is_else:
+                cell = row.cells[index]
+                if cell.value is None:
+                    raise NotConstant(table)
+                return evaluate(cell.value, self.book, self)
+        raise NotConstant(table)
+
+
+def _count(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
+    """`at least 2 of 6d6 >= 5`: the chance of each number of successes, and of enough."""
+    assert effect.pool is not None
+    if effect.target is None or effect.op is None or effect.pool.keep is not None:
+        return None
+    goal = literal_fraction(effect.target)
+    if goal is None:
+        return None
+    die = _distribution(n.Pool(effect.pool.span, 1, effect.pool.sides, None))
+    p = die.compare_p(effect.op, goal)
+    count = effect.pool.count
+    if count > MAX_COLUMNS + 2:
+        return None
+    each = [Fraction(math.comb(count, k)) * p**k * (1 - p) ** (count - k) for k in range(count + 1)]
+    rows = [ChanceRow("exactly", "", tuple(each))]
+    needed = literal_fraction(effect.needed) if effect.needed is not None else None
+    if needed is not None:
+        rows.append(ChanceRow("at least", "", tuple(sum(each[k:], Fraction(0)) for k in range(count + 1))))
+    return ChanceTable("successes", tuple(str(k) for k in range(count + 1)), tuple(rows))
 
 
 def _tier_rows(
-    book: m.Book, system: m.TierSystem, dist: runtime.Distribution, op: str, targets: list[Fraction | int]
+    book: m.Book,
+    system: m.TierSystem,
+    dist: runtime.Distribution,
+    op: str,
+    targets: list[Fraction | int],
+    bonus: Fraction = Fraction(0),
 ) -> list[ChanceRow]:
     """The chance of any success, then one row per outcome tier, computed as the resolver does
     (the first matching tier wins, so a tier called `success` is a plain success)."""
@@ -121,7 +283,7 @@ def _tier_rows(
     overall: list[Fraction] = []
     for value in targets:
         try:
-            found = runtime._tiers(dist, tuple(specs), Fraction(value), 0, op)
+            found = runtime._tiers(dist, tuple(specs), Fraction(value), bonus, op)
         except _Unknown:
             return []
         overall.append(found.pop(" success"))

@@ -3,6 +3,8 @@ table, in the order the rulebook declares them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 
 from dsl import model as m
@@ -15,52 +17,153 @@ from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 
 BOOK_KIND = "Rulebook"
 LEGEND_KIND = "Legend"
+INDEX_KIND = "Index"
+APPENDIX_KIND = "Appendix"
 
 
 def category(name: str | None) -> Category:
     return CATEGORIES.get(name or DEFAULT_CATEGORY, CATEGORIES[DEFAULT_CATEGORY])
 
 
-def build_deck(book: m.Book, *, screen: bool = False) -> list[Card]:
-    """The cards of a book; `screen` for HTML, where a card is never split (the legend says so)."""
+def build_deck(
+    book: m.Book,
+    *,
+    screen: bool = False,
+    errata: str = "appendix",
+    faces: Callable[[Card], int] | None = None,
+) -> list[Card]:
+    """The cards of a book, numbered: the rulebook's card, the legend, the index, one card per
+    rule and table in the order the book declares them, then the appendix (errata, by default,
+    and notes that do not fit on their card).  `screen` for HTML, where a card is never split
+    (the legend says so); `errata`: "appendix", "card" (on each rule's card) or "none" (left out;
+    the citation stays on the card).  `faces` counts the faces a card takes when printed: a card
+    that takes more than one prints its notes in the appendix when that saves a face, so that the
+    rule itself reads on one card."""
     notation = Notation(book)
-    writer = EffectWriter(book, notation, full=True)
+    items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
+    items.sort(key=lambda item: (item.span.line, item.span.column))
+    first = 4  # after the rulebook's card, the legend and the index
+    numbers = {item.name: first + index for index, item in enumerate(items)}
+    writer = EffectWriter(book, notation, full=True, errata=errata == "card", numbers=numbers)
     footer = clean(book.title)
-    cards = [book_card(book, notation), legend_card(footer, screen=screen, samples=legend_samples(book, notation))]
+    cards = [
+        replace(book_card(book, notation, errata=errata == "card"), number=1),
+        replace(legend_card(book, footer, screen=screen, samples=legend_samples(book, notation)), number=2),
+    ]
+    body: list[Card] = []
+    moved: dict[str, list[Block]] = {}
+    for item in items:
+        if isinstance(item, m.Rule):
+            made = Card(
+                key=item.name,
+                kind=item.kind.title(),
+                title=clean(item.title),
+                cites=clean(item.cites or ""),
+                category=category(item.category),
+                blocks=tuple(writer.rule(item)),
+                footer=footer,
+                number=numbers[item.name],
+            )
+        else:
+            made = replace(table_card(item, notation, footer, errata=errata == "card"), number=numbers[item.name])
+        if faces is not None:
+            made, notes = _fit(made, faces)
+            if notes:
+                moved[item.name] = notes
+        body.append(made)
+    cards.append(index_card(body, footer))
+    cards += body
+    appendix = appendix_card(book, writer, numbers, footer, moved, errata=errata == "appendix")
+    if appendix is not None:
+        cards.append(appendix)
+    return cards
+
+
+def _fit(card: Card, faces: Callable[[Card], int]) -> tuple[Card, list[Block]]:
+    """The card, and the notes it leaves to the appendix: all of them when that saves a face."""
+    count = faces(card)
+    if count == 1:
+        return card, []
+    notes = [b for b in card.blocks if isinstance(b, Note) and b.quote is None]
+    if not notes:
+        return card, []
+    kept = [b for b in card.blocks if b not in notes and not (isinstance(b, Heading) and b.text == "Notes")]
+    pointer = Detail((Run(f"Notes: in the appendix, under No.{NBSP}{card.number}.", "muted"),))
+    trimmed = replace(card, blocks=(*kept, pointer))
+    if faces(trimmed) < count:
+        return trimmed, list(notes)
+    return card, []
+
+
+def index_card(cards: list[Card], footer: str) -> Card:
+    """Every rule and table from A to Z, with its card number and category, so that a player
+    finds a rule by name in seconds."""
+    rows = tuple(
+        (str(c.number), c.title, c.category.glyph)
+        for c in sorted(cards, key=lambda c: (_sort_key(c.title), c.number))
+    )
+    blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows),)
+    return Card("", INDEX_KIND, "Index A–Z", "", category(None), blocks, footer, number=3)
+
+
+def _sort_key(title: str) -> str:
+    """A title as an index sorts it: without case and leading punctuation or articles."""
+    text = title.casefold().lstrip(" \"'“‘(-–")
+    for article in ("the ", "a ", "an "):
+        if text.startswith(article):
+            return text[len(article) :]
+    return text
+
+
+def appendix_card(
+    book: m.Book,
+    writer: EffectWriter,
+    numbers: dict[str, int],
+    footer: str,
+    moved: dict[str, list[Block]],
+    *,
+    errata: bool,
+) -> Card | None:
+    """The notes that did not fit on their card (`moved`) and, with `errata`, every erratum of the
+    book (how the rulebook reads its source where the source is unclear), under the rule or table
+    they belong to, named with its card number and citation.  Read away from the table: its faces
+    are pages, not continuations of a rule."""
+    blocks: list[Block] = []
+    header = [Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None]
+    if header and errata:
+        blocks += [Heading("The whole rulebook"), *header]
     items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
     items.sort(key=lambda item: (item.span.line, item.span.column))
     for item in items:
-        if isinstance(item, m.Rule):
-            cards.append(
-                Card(
-                    key=item.name,
-                    kind=item.kind.title(),
-                    title=clean(item.title),
-                    cites=clean(item.cites or ""),
-                    category=category(item.category),
-                    blocks=tuple(writer.rule(item)),
-                    footer=footer,
-                )
-            )
-        else:
-            cards.append(table_card(item, notation, footer))
-    return cards
+        notes: list[Block] = list(moved.get(item.name, []))
+        if errata:
+            if isinstance(item, m.Rule):
+                notes += writer.errata_of(item)
+            else:
+                notes += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
+        if notes:
+            detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
+            blocks += [Heading(clean(item.title), detail), *notes]
+    if not blocks:
+        return None
+    title = "Notes and errata" if moved and errata else "Notes" if moved else "Errata"
+    return Card("", APPENDIX_KIND, title, "", category(None), tuple(blocks), footer, pages=True)
 
 
 # ---------------------------------------------------------------- the rulebook's own card
 
 
-def book_card(book: m.Book, notation: Notation) -> Card:
+def book_card(book: m.Book, notation: Notation, *, errata: bool = True) -> Card:
     blocks: list[Block] = []
     if book.source:
         blocks.append(Detail((Run("Source: ", "strong"), Run(clean(book.source)))))
     if book.version:
         blocks.append(Detail((Run("Version: ", "strong"), Run(clean(book.version)))))
     blocks += [Text((Run(clean(text)),)) for text, quote in book.notes if quote is None]
-    errata = [(text, quote) for text, quote in book.notes if quote is not None]
-    if errata:
+    found = [(text, quote) for text, quote in book.notes if quote is not None] if errata else []
+    if found:
         blocks.append(Heading("Errata"))
-        blocks += [Note(clean(text), clean(quote or "")) for text, quote in errata]
+        blocks += [Note(clean(text), clean(quote or "")) for text, quote in found]
     blocks += shared_definitions(book, notation)
     return Card("", BOOK_KIND, clean(book.title), "", category(None), tuple(blocks), clean(book.title))
 
@@ -71,29 +174,30 @@ Samples = dict[str, tuple[str, str]]
 
 def legend_samples(book: m.Book, notation: Notation) -> Samples:
     """The first short modifier or roll of each kind the rulebook writes, with what it means, so
-    that a deck's legend reads in the book's own stats and dice (`skill \u221220%`, `d100 \u2264 skill`)."""
-    effects = [e for rule in book.rules.values() for e in rule.effects if not isinstance(e, m.PartEffect)]
+    that a deck's legend reads in the book's own stats and dice (`skill \u221220%`, `d100 \u2264 skill`)
+    and explains only what the book uses: no `3d6 \u2264 DEX` in a d100 book."""
+    effects = [e for part in book.parts.values() for e in part.effects if not isinstance(e, m.PartEffect)]
     samples: Samples = {}
 
     def short(text: str) -> bool:
-        return len(text) <= 16
+        return len(text) <= 18
 
     for effect in effects:
         if isinstance(effect, m.RollEffect):
-            plain = effect.kind == "check" and effect.pool is not None and not effect.adds
-            if "roll" not in samples and plain and effect.op in ("<=", ">="):
-                sample = notation.roll(effect)
-                assert effect.pool is not None and effect.target is not None
-                side = "or less" if effect.op == "<=" else "or more"
-                if short(sample):
-                    meaning = f"roll {pool_text(effect.pool)}: success on {notation.expr(effect.target)} {side}"
-                    samples["roll"] = (sample, meaning)
+            _roll_sample(effect, notation, samples)
+            continue
+        if isinstance(effect, m.CannotEffect):
+            samples.setdefault("cannot", (CANNOT + NBSP + "Cannot", "forbidden while its condition holds"))
             continue
         if not isinstance(effect, m.ModEffect) or effect.value is None:
             continue
         stat = notation.target(effect.target)
         value = notation.expr(effect.value)
-        if effect.op == "add" and effect.per is None and "add" not in samples:
+        if effect.op == "add" and effect.per is not None and "per" not in samples:
+            sample = notation.change(effect)
+            if short(sample):
+                samples["per"] = (sample, f"{value.lstrip(MINUS + '+-')} for every {notation.expr(effect.per)}")
+        elif effect.op == "add" and "add" not in samples:
             sample = notation.modifier(effect)
             if short(sample) and value.lstrip(MINUS + "+-").replace("%", "").isdigit():
                 amount = value.lstrip(MINUS + "+-") + ("%" if effect.percent and not value.endswith("%") else "")
@@ -109,40 +213,64 @@ def legend_samples(book: m.Book, notation: Notation) -> Samples:
                 )
         elif effect.op == "set" and "set" not in samples and value.isdigit():
             samples["set"] = (notation.modifier(effect), f"{stat} counts as {value}")
+        elif effect.op in ("min", "max") and "clamp" not in samples and short(notation.clamp(effect)):
+            word = "below" if effect.op == "min" else "above"
+            samples["clamp"] = (notation.clamp(effect), f"{stat} never {word} {value}")
     return samples
 
 
-def legend_card(footer: str, *, screen: bool = False, samples: Samples | None = None) -> Card:
+def _roll_sample(effect: m.RollEffect, notation: Notation, samples: Samples) -> None:
+    """The legend's row for a kind of roll the book makes, the first time it makes one."""
+    sample = notation.roll(effect)
+    if len(sample) > 24:
+        return
+    if effect.kind == "check" and effect.op in ("<=", "<", ">=", ">") and effect.target is not None:
+        key = "roll under" if effect.op in ("<=", "<") else "roll over"
+        side = "or less" if effect.op == "<=" else "or more" if effect.op == ">=" else ""
+        what = notation.expr(effect.target)
+        if effect.op in ("<", ">"):
+            meaning = f"roll; success {'below' if effect.op == '<' else 'above'} {what}"
+        else:
+            meaning = f"roll; success on {what} {side}"
+        samples.setdefault(key, (sample, meaning))
+    elif effect.kind == "count":
+        samples.setdefault("count", (sample, "roll the dice; each that makes the target is a success"))
+    elif effect.kind == "total":
+        samples.setdefault("total", (sample, "roll and add up: the total is the result"))
+    elif effect.kind == "opposed":
+        samples.setdefault("opposed", (sample, "both roll; the higher total wins"))
+    elif effect.kind == "resist":
+        samples.setdefault("resist", (sample, "a resistance roll: active against passive"))
+    if effect.kind in ("check", "count", "opposed", "resist"):
+        samples.setdefault("chance", (f"chance{NBSP}%", "your exact chance of success, by the value you know"))
+
+
+_LEGEND_ORDER = ("add", "mul", "per", "clamp", "set", "roll under", "roll over", "count", "total", "opposed", "resist")
+
+
+def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Samples | None = None) -> Card:
     """How to read the notation, for players who have not seen it before, in the book's own
-    stats and dice where it has them (`samples`).  Printed cards continue on further faces; on
-    a screen (HTML) a card is whole."""
+    stats and dice (`samples`): a row for each kind of modifier and roll the book uses, and
+    only those.  Printed cards that run long continue on further faces; on a screen (HTML) a
+    card is whole."""
     given = samples or {}
-    rows = (
-        given.get("add", (f"DEX{NBSP}{MINUS}2", "subtract 2 from DEX")),
-        given.get(
-            "mul",
-            (
-                f"MOV{NBSP}{TIMES}½{NBSP}{ROUNDING['up']}",
-                f"halve, round up ({ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}nearest)",
-            ),
-        ),
-        (f"{MINUS}1{NBSP}/{NBSP}hex", "for every hex"),
-        (f"(min{NBSP}1)", "never below 1"),
-        given.get("set", (f"DEX{NBSP}={NBSP}5", "DEX counts as 5")),
-        given.get("roll", (f"3d6{NBSP}≤{NBSP}DEX", "roll 3d6: success on DEX or less")),
-        (f"chance{NBSP}%", "exact chance of success"),
-        (CANNOT + NBSP + "Cannot", "forbidden while its condition holds"),
-    )
+    rows = [given[key] for key in (*_LEGEND_ORDER, "chance", "cannot") if key in given]
     continued = (
         "Every card is shown whole, however long."
         if screen
-        else "A card too long for one face continues on the next, numbered 1/2, 2/2."
+        else "Cards are numbered; the index lists them from A to Z.  A card too long for one face "
+        "continues on the next, numbered 1/2, 2/2."
     )
-    blocks: list[Block] = [
-        Grid(("Notation", "Meaning"), rows),
-        Text((Run("Modifiers from several rules add up, unless a stacking group says otherwise."),), small=True),
-        Text((Run(continued),), small=True),
-    ]
+    blocks: list[Block] = []
+    if rows:
+        blocks.append(Grid(("Notation", "Meaning"), tuple(rows)))
+    if book.groups:
+        blocks.append(
+            Text((Run("Modifiers from several rules add up, unless a stacking group says otherwise."),), small=True)
+        )
+    else:
+        blocks.append(Text((Run("Modifiers from several rules add up."),), small=True))
+    blocks.append(Text((Run(continued),), small=True))
     return Card("", LEGEND_KIND, "Reading these cards", "", category(None), tuple(blocks), footer)
 
 
@@ -199,14 +327,15 @@ def table_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return blocks
 
 
-def table_card(table: m.Table, notation: Notation, footer: str) -> Card:
+def table_card(table: m.Table, notation: Notation, footer: str, *, errata: bool = True) -> Card:
     blocks = table_blocks(table, notation)
     plain = [Note(clean(text)) for text, quote in table.notes if quote is None]
-    errata = [Note(clean(text), clean(quote or "")) for text, quote in table.notes if quote is not None]
+    errata_notes = [Note(clean(text), clean(quote or "")) for text, quote in table.notes if quote is not None]
+    errata_notes = errata_notes if errata else []
     if plain:
         blocks += [Heading("Notes"), *plain]
-    if errata:
-        blocks += [Heading("Errata"), *errata]
+    if errata_notes:
+        blocks += [Heading("Errata"), *errata_notes]
     return Card(
         key=table.name,
         kind="Table",

@@ -8,6 +8,7 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from dsl import model as m
@@ -16,7 +17,7 @@ from dsl import types as t
 from dsl.analysis import flat_effects
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import roll_chances
-from dsl.cards.notation import COMPARISON, Notation, literal_fraction, pool_text
+from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import NBSP, clean, display_name, title_case_first
 
 CANNOT = "✕"
@@ -31,11 +32,43 @@ _GROUP_NOUNS = ("modifiers", "modifier", "mods", "mod", "bonuses", "penalties", 
 
 
 class EffectWriter:
-    def __init__(self, book: m.Book, notation: Notation, *, full: bool) -> None:
+    def __init__(
+        self,
+        book: m.Book,
+        notation: Notation,
+        *,
+        full: bool,
+        errata: bool = True,
+        numbers: dict[str, int] | None = None,
+    ) -> None:
         self.book = book
         self.notation = notation
         self.full = full
+        self.errata = errata  # whether errata print on the rule's card (else in an appendix, or nowhere)
+        self.numbers = numbers or {}  # the card number of each rule and table, for cross-references
         self._stacking_said: set[str] = set()  # groups whose stacking this rule has explained
+
+    def card_of(self, name: str) -> str:
+        """How a card names another rule's card: `card 12`, or `the Broken Ground card`."""
+        number = self.numbers.get(name)
+        if number:
+            return f"card {number}"
+        found = self.book.rules.get(name)
+        return f"the {clean(found.title) if found else display_name(name)} card"
+
+    def errata_of(self, rule: m.Rule) -> list[Note]:
+        """A rule's own errata, its rolls' included, for the appendix."""
+        own = [e for e in rule.effects if not isinstance(e, m.PartEffect)]
+        notes = [
+            Note(clean(e.text), clean(e.quote or ""), self.notation.guard(e.guard))
+            for e in own
+            if isinstance(e, m.NoteEffect) and e.quote is not None
+        ]
+        for effect in own:
+            if isinstance(effect, m.RollEffect):
+                label = clean(effect.label) if effect.label else title_case_first(display_name(effect.name))
+                notes += [Note(clean(text), clean(quote), label) for text, quote in effect.notes if quote]
+        return notes
 
     # ------------------------------------------------------------------ a whole rule
 
@@ -56,11 +89,20 @@ class EffectWriter:
         blocks: list[Block] = []
         for guard, group in _by_guard([e for e in plain if e not in clamps.values()]):
             condition = self.notation.guard(guard)
-            if condition:
-                blocks.append(Condition(title_case_first(condition) + ":"))
+            made: list[Block] = []
             for index, effect in enumerate(group):
                 following = group[index + 1] if index + 1 < len(group) else None
-                blocks += self._effect(effect, clamps, following, indent=bool(condition))
+                made += self._effect(effect, clamps, following, indent=bool(condition))
+            entries = [b for b in made if isinstance(b, Entry)]
+            if condition and len(entries) == 1 and made[0] is entries[0] and not entries[0].mark:
+                # One effect under its condition: one line, the condition leading ("When wet: DEX -1").
+                lead = Run(title_case_first(condition) + ": ", "em")
+                blocks.append(Entry((lead, *entries[0].runs)))
+                blocks += [replace(b, indent=False) if isinstance(b, Detail) else b for b in made[1:]]
+                continue
+            if condition:
+                blocks.append(Condition(title_case_first(condition) + ":"))
+            blocks += made
         for effect in effects:
             if isinstance(effect, m.RollEffect):
                 blocks += self.roll(effect, self._fixed_target(effect, effects), elsewhere=elsewhere)
@@ -86,7 +128,7 @@ class EffectWriter:
         runs: list[Run] = [Run(self.notation.modifier(effect), "strong")]
         if clamp is not None and effect.op not in ("min", "max"):
             runs.append(Run(" " + self.notation.clamp(clamp), "strong"))
-        if effect.label:
+        if effect.label and clean(effect.label).casefold() not in runs[0].text.casefold():
             runs.append(Run("\u2002" + clean(effect.label), "muted"))
         blocks: list[Block] = [Entry(tuple(runs), indent)]
         group = self.book.groups.get(effect.group) if effect.group else None
@@ -104,6 +146,8 @@ class EffectWriter:
     def derive(self, effect: m.DeriveEffect, *, indent: bool) -> list[Block]:
         name = clean(effect.label) if effect.label else display_name(effect.name)
         if isinstance(effect.type, t.Flag):
+            if isinstance(effect.value, n.Boolean):
+                return [Entry((Run(name if effect.value.value else negate(name), "strong"),), indent)]
             alternatives = self.notation.alternatives(effect.value)
             if len(alternatives) == 1:
                 return [Entry((Run(name, "strong"), Run(" when " + alternatives[0])), indent)]
@@ -136,12 +180,16 @@ class EffectWriter:
             blocks.append(Detail(self._outcome(outcome)))
         if self.full and elsewhere is not None:
             if effect.notes or roll_chances(effect, notation, fixed) is not None:
-                blocks.append(Detail((Run(f"Chances and notes: see the {elsewhere} card.", "muted"),)))
+                blocks.append(Detail((Run(f"Chances and notes: see {elsewhere}.", "muted"),)))
         elif self.full:
             chances = roll_chances(effect, notation, fixed)
             if chances is not None:
                 blocks.append(Chances(chances))
-            blocks += [Note(clean(text), clean(quote) if quote else None) for text, quote in effect.notes]
+            blocks += [
+                Note(clean(text), clean(quote) if quote else None)
+                for text, quote in effect.notes
+                if quote is None or self.errata
+            ]
         return blocks
 
     def _resistance(self, effect: m.RollEffect) -> Inline:
@@ -204,7 +252,7 @@ class EffectWriter:
         sections: list[tuple[str, list[tuple[m.Condition, ...]], list[Block], bool]] = []
         for (source, outer), inner in _by_source(self.book, rule).items():
             has_notes = any(isinstance(e, m.NoteEffect) for e in inner)
-            blocks = self.effects(inner, elsewhere=clean(self.book.rules[source].title))
+            blocks = self.effects(inner, elsewhere=self.card_of(source))
             for section in sections:
                 if section[0] == source and section[2] == blocks:
                     section[1].append(outer)
@@ -228,11 +276,11 @@ class EffectWriter:
                 # A trait is a shared definition with a card of its own, as a published game's
                 # terrain card names "Low Visibility Zone": name it and its rolls, do not copy it.
                 out += [block for block in blocks if isinstance(block, RollHead)]
-                out.append(Detail((Run("In full on its own card.", "muted"),)))
+                out.append(Detail((Run(f"In full on {self.card_of(source)}.", "muted"),)))
                 continue
             out += blocks
             if has_notes and self.full:
-                out.append(Detail((Run(f"Notes: see the {clean(other.title)} card.", "muted"),)))
+                out.append(Detail((Run(f"Notes: see {self.card_of(source)}.", "muted"),)))
         return out
 
     def _either(self, guards: list[tuple[m.Condition, ...]]) -> str:
@@ -252,7 +300,7 @@ class EffectWriter:
 
     def notes(self, notes: Iterable[m.NoteEffect]) -> list[Block]:
         plain = [e for e in notes if e.quote is None]
-        errata = [e for e in notes if e.quote is not None]
+        errata = [e for e in notes if e.quote is not None and self.errata]
         blocks: list[Block] = []
         if plain:
             blocks.append(Heading("Notes"))

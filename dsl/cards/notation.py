@@ -55,6 +55,73 @@ def pool_text(pool: n.Pool, delta: int = 0) -> str:
     return printer.pool_text(n.Pool(pool.span, count, pool.sides, pool.keep))
 
 
+LABEL_WORDS = 36
+"""A label up to this long reads as a name in a sentence ("hexes moved this turn"); a longer
+one is a description, and the name reads better (or the rulebook gives a `phrase`)."""
+
+
+def var_label(book: m.Book, name: str) -> str:
+    """How cards name an input or stat in a sentence or a formula: its `phrase`; a name in
+    capitals as it is (`DEX`, `MOV`); else its label, when short enough to read as a name, from a
+    small letter ("hexes moved this turn"); else the name in words."""
+    var = book.vars.get(name)
+    if var is None:
+        return display_name(name)
+    if var.phrase:
+        return clean(var.phrase)
+    if name.upper() == name and any(c.isalpha() for c in name):
+        return display_name(name)
+    if var.label and len(var.label) <= LABEL_WORDS and not isinstance(var.type, t.Flag):
+        return _small(clean(var.label))
+    return display_name(name)
+
+
+def _small(text: str) -> str:
+    """`Hexes moved` -> `hexes moved`; `LoF zone`, `MOV`, `Terrain Type: Jungle` stay."""
+    if len(text) > 1 and text[0].isupper() and not any(c.isupper() for c in text[1:]):
+        return text[0].lower() + text[1:]
+    return text
+
+
+def phrase_of_member(book: m.Book, var: str, member: str) -> str:
+    """How cards say a choice of an input: its phrase, else its name in words."""
+    found = book.vars.get(var)
+    if found is not None:
+        for name, phrase in found.members:
+            if name == member:
+                return clean(phrase)
+    return display_name(member)
+
+
+def flag_clause(book: m.Book, name: str, holds: bool) -> str:
+    """A flag as a clause: its phrase ("you can see the target" / "you cannot see the target"),
+    else made from its label: "Has the Acrobatics skill" / "does not have the Acrobatics skill"."""
+    var = book.vars.get(name)
+    if var is not None and var.phrase:
+        if holds:
+            return clean(var.phrase)
+        return clean(var.negative) if var.negative else "not: " + clean(var.phrase)
+    label = _small(clean(var.label)) if var is not None and var.label else display_name(name)
+    return label if holds else negate(label)
+
+
+_IRREGULAR = {"has": "does not have", "is": "is not", "are": "are not", "was": "was not", "can": "cannot"}
+
+
+def negate(clause: str) -> str:
+    """A clause that starts with a verb, negated: `wears a gas mask` -> `does not wear a gas
+    mask`, `is prone` -> `is not prone`; anything else, `not ...` (`not prone`)."""
+    first, _, rest = clause.partition(" ")
+    lower = first.lower()
+    tail = f" {rest}" if rest else ""
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower] + tail
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3 and first.islower():
+        stem = lower[:-2] if lower.endswith(("ches", "shes", "sses", "xes")) else lower[:-1]
+        return f"does not {stem}{tail}"
+    return f"not {clause}"
+
+
 class Notation:
     def __init__(self, book: m.Book, specials: Mapping[str, str] | None = None) -> None:
         self.book = book
@@ -69,6 +136,8 @@ class Notation:
     def name(self, name: str) -> str:
         if name in self.specials:
             return self.specials[name]
+        if name in self.book.vars:
+            return var_label(self.book, name)
         return display_name(name)
 
     def table_title(self, name: str) -> str:
@@ -112,17 +181,31 @@ class Notation:
         if isinstance(expr, n.SpecialLiteral):
             return expr.text, _ATOM
         if isinstance(expr, n.NameRef):
+            ref = self._ref(expr)
+            if ref is not None and ref.kind == "member":
+                return self._member_name(expr), _ATOM
+            if words and ref is not None and ref.kind in ("input", "stat") and isinstance(self._type(expr), t.Flag):
+                return flag_clause(self.book, expr.name, True), _ATOM
             return self.name(expr.name), _ATOM
         if isinstance(expr, n.BaseRef):
             return f"base {self.name(expr.name)}", _ATOM
         if isinstance(expr, n.Call):
-            args = ", ".join(self._note(a, words)[0] for a in expr.args)
-            return f"{display_name(expr.function.text)}({args})", _ATOM
+            args = [self._note(a, words)[0] for a in expr.args]
+            function = expr.function.text
+            if function in ("min", "max"):
+                which = "lower" if function == "min" else "higher"
+                listed = " and ".join(args) if len(args) == 2 else ", ".join(args[:-1]) + " and " + args[-1]
+                return f"the {which} of {listed}", _LEVEL["+"]
+            if function == "abs" and len(args) == 1:
+                return f"{args[0]} without its sign", _LEVEL["+"]
+            return f"{display_name(function)} of {', '.join(args)}", _LEVEL["+"]
         if isinstance(expr, n.Lookup):
             title = self.table_title(expr.table.text)
             if expr.column is not None:
-                title += " · " + self._column_label(expr.table.text, expr.column.text)
-            return f"[{title}]", _ATOM
+                column = self._column_label(expr.table.text, expr.column.text)
+                if column.casefold() != title.casefold():
+                    return f"{column} from \u201c{title}\u201d", _LEVEL["+"]
+            return f"\u201c{title}\u201d", _ATOM
         if isinstance(expr, n.Negate):
             inner, level = self._note(expr.operand, words)
             return MINUS + _wrap(inner, level, _LEVEL["neg"]), _LEVEL["neg"]
@@ -190,28 +273,83 @@ class Notation:
         right = _wrap(right, right_level, level + 1)
         if words:
             if self._is_choice(expr.left) or self._is_choice(expr.right):
+                chosen = self._choices(expr)
+                if chosen is not None:
+                    return chosen, level
                 phrase = {
                     "==": f"{left} is {right}",
                     "!=": f"{left} is not {right}",
-                    ">=": f"{left} is {right} or higher",
-                    ">": f"{left} is above {right}",
-                    "<=": f"{left} is {right} or lower",
-                    "<": f"{left} is below {right}",
+                    ">=": f"{left} is {right} or worse",
+                    ">": f"{left} is worse than {right}",
+                    "<=": f"{left} is {right} or better",
+                    "<": f"{left} is better than {right}",
                 }[expr.op]
                 return phrase, level
             if isinstance(self._type(expr.left), t.Flag) and isinstance(expr.right, n.Boolean):
                 positive = expr.right.value == (expr.op == "==")
+                if isinstance(expr.left, n.NameRef) and expr.left.name in self.book.vars:
+                    return flag_clause(self.book, expr.left.name, positive), _ATOM
                 return (left if positive else f"not {left}"), (_ATOM if positive else _LEVEL["not"])
+            if expr.op in ("==", "!="):
+                return f"{left} is {'not ' if expr.op == '!=' else ''}{right}", level
         return f"{left}{NBSP}{COMPARISON[expr.op]}{NBSP}{right}", level
+
+    def _member_name(self, expr: n.NameRef) -> str:
+        """A choice as cards say it, by the input it belongs to where that is known."""
+        for var in self.book.vars.values():
+            if isinstance(var.type, t.Enum) and expr.name in var.type.members and var.members:
+                if any(name == expr.name for name, _ in var.members):
+                    return phrase_of_member(self.book, var.name, expr.name)
+        return display_name(expr.name)
+
+    def _choices(self, expr: n.Compare) -> str | None:
+        """`ambush != none`, `vis >= poor` as the choices that hold: "the ambush is missile or
+        melee", "visibility is poor or zero", when there are few enough to list."""
+        subject, other, op = expr.left, expr.right, expr.op
+        if not isinstance(subject, n.NameRef) or subject.name not in self.book.vars:
+            return None
+        var = self.book.vars[subject.name]
+        ref = self._ref(other)
+        if not isinstance(var.type, t.Enum) or not isinstance(other, n.NameRef) or ref is None or ref.kind != "member":
+            return None
+        members = list(var.type.members)
+        if other.name not in members:
+            return None
+        at = members.index(other.name)
+        picked = {
+            "==": [other.name],
+            "!=": [x for x in members if x != other.name],
+            ">=": members[at:],
+            ">": members[at + 1 :],
+            "<=": members[: at + 1],
+            "<": members[:at],
+        }[op]
+        if not picked or (len(picked) > 3 and op != "=="):
+            return None
+        return self._is(subject.name, picked)
+
+    def _is(self, var: str, members: list[str]) -> str:
+        said = [phrase_of_member(self.book, var, x) for x in members]
+        return f"{self.name(var)} is {_alternatives(said)}"
 
     def _member(self, expr: n.Member, words: bool) -> tuple[str, int]:
         level = _LEVEL["compare"]
         inner, inner_level = self._note(expr.operand, words)
         inner = _wrap(inner, inner_level, level + 1)
-        members = [display_name(x.text) for x in expr.members]
+        subject = expr.operand.name if isinstance(expr.operand, n.NameRef) else None
+        var = self.book.vars.get(subject) if subject else None
+        if var is not None and subject is not None:
+            members = [phrase_of_member(self.book, subject, x.text) for x in expr.members]
+        else:
+            members = [display_name(x.text) for x in expr.members]
+        if var is not None and subject is not None and isinstance(var.type, t.Enum) and words:
+            named = {x.text for x in expr.members}
+            picked = [x for x in var.type.members if (x in named) != expr.negated]
+            if picked and (len(picked) <= 3 or not expr.negated):
+                return self._is(subject, picked), level
         if not words:
-            word = "∉" if expr.negated else "∈"
-            return f"{inner}{NBSP}{word}{NBSP}{{{', '.join(members)}}}", level
+            word = "is not" if expr.negated else "is"
+            return f"{inner} {word} {_alternatives(members)}", level
         if not expr.negated:
             return f"{inner} is {_alternatives(members)}", level
         if len(members) == 1:
@@ -230,6 +368,8 @@ class Notation:
                 return self._member(
                     n.Member(operand.span, operand.operand, operand.members, not operand.negated), words
                 )
+            if isinstance(operand, n.NameRef) and isinstance(self._type(operand), t.Flag) and operand.name in self.book.vars:
+                return flag_clause(self.book, operand.name, False), _ATOM
         inner, level = self._note(operand, words)
         return "not " + _wrap(inner, level, _LEVEL["not"]), _LEVEL["not"]
 
@@ -273,7 +413,16 @@ class Notation:
 
     def modifier(self, effect: m.ModEffect) -> str:
         """`DEX -2`, `MOV x½ ↑`, `DEX -1 / smoke hex`, `DEX = 5`, `skill is difficult (x½ ↑)`, printed
-        with true minus and multiplication signs."""
+        with true minus and multiplication signs; a flag set as its clause ("Terrain Type:
+        Jungle"), a choice or level in words ("VIS: at least Low")."""
+        var = self.book.vars.get(effect.target)
+        if var is not None and isinstance(var.type, t.Flag) and effect.op == "set" and isinstance(effect.value, n.Boolean):
+            return flag_clause(self.book, effect.target, effect.value.value)
+        if var is not None and isinstance(var.type, t.Enum) and effect.value is not None:
+            value = self.expr(effect.value)
+            said = {"set": f"is {value}", "min": f"at least {value}", "max": f"at most {value}"}.get(effect.op)
+            if said is not None:
+                return f"{self.target(effect.target)}: {said}"
         return f"{self.target(effect.target)}{NBSP}{self.change(effect)}"
 
     def change(self, effect: m.ModEffect) -> str:

@@ -143,7 +143,7 @@ def layout(card: Card) -> list[Face]:
     """The faces a card needs: its content over as many cards as it takes (see paginate.py),
     keeping headings with what follows them."""
     first, first_extra = _header(card, continued=False)
-    following, _ = _header(card, continued=True)
+    following, _ = _header(card, continued=not card.pages)
     items = first_extra + flowables(card.blocks, BODY_WIDTH, colors.HexColor(card.category.colour))
     headers = [first, following]
 
@@ -207,13 +207,18 @@ def _category_row(canvas: Canvas, face: Face, top: float) -> None:
     canvas.drawRightString(CARD_WIDTH - SAFE, baseline, _band_right(card))
 
 
+def _number(face: Face) -> str:
+    """The card's number in its deck, as the index names it: `No. 12`."""
+    return f"No.\u00a0{face.card.number}" if face.card.number else ""
+
+
 def _footer(canvas: Canvas, face: Face) -> None:
     size = 7.0
     baseline = SAFE + 0.8 * MM
     canvas.setStrokeColor(colors.HexColor(face.card.category.colour))
     canvas.setLineWidth(0.5)
     canvas.line(SAFE, SAFE + FOOTER - 0.4 * MM, CARD_WIDTH - SAFE, SAFE + FOOTER - 0.4 * MM)
-    part = f"{face.part}/{face.parts}" if face.parts > 1 else ""
+    part = " \u00b7 ".join(x for x in (_number(face), f"{face.part}/{face.parts}" if face.parts > 1 else "") if x)
     room = BODY_WIDTH - (text_width(part, BOLD, size) + 2 * MM if part else 0)
     canvas.setFillColor(MUTED)
     canvas.setFont(REGULAR, size)
@@ -246,82 +251,180 @@ def faces_of(cards: list[Card]) -> list[Face]:
     return [face for card in cards for face in layout(card)]
 
 
-def imposed_pdf(faces: list[Face], paper: str, title: str) -> bytes:
-    """Nine cards to a page in a 3 by 3 block centred on the paper, neighbours sharing their cut
-    lines, bleed around the block, crop marks outside it."""
+def face_count(card: Card) -> int:
+    """How many faces a card takes (build_deck asks, to keep a rule on one card)."""
+    register_fonts()
+    return len(layout(card))
+
+
+EDGE = 5 * MM
+"""Nothing is printed nearer the paper's edge than this: where desktop printers do not print."""
+
+MARK = 5 * MM  # the longest a crop mark gets
+MARK_LEAST = 2 * MM  # the shortest: an outer bleed gives up room for it
+MARK_GAP = 0.5 * MM  # between a mark and the bleed it points at
+GUTTER = 2 * BLEED  # between two cards with gutters: each keeps its whole bleed
+
+
+@dataclass(frozen=True, slots=True)
+class Imposition:
+    """Where the cards of a sheet go: a grid of `columns` by `rows` cards on a page of `size`,
+    `gap` apart (0: neighbours share their cut lines), and the bleed kept on the block's outer
+    edges (left, right, bottom, top), less than BLEED where a crop mark needs the room."""
+
+    size: tuple[float, float]
+    columns: int
+    rows: int
+    gap: float
+    bleeds: tuple[float, float, float, float]
+
+    @property
+    def left(self) -> float:
+        return (self.size[0] - self.block[0]) / 2
+
+    @property
+    def bottom(self) -> float:
+        return (self.size[1] - self.block[1]) / 2
+
+    @property
+    def block(self) -> tuple[float, float]:
+        return (
+            self.columns * CARD_WIDTH + (self.columns - 1) * self.gap,
+            self.rows * CARD_HEIGHT + (self.rows - 1) * self.gap,
+        )
+
+    @property
+    def per_page(self) -> int:
+        return self.columns * self.rows
+
+    def origin(self, slot: int) -> tuple[float, float]:
+        """The lower-left corner of the trim of the card in `slot` (reading order)."""
+        column, row = slot % self.columns, slot // self.columns
+        x = self.left + column * (CARD_WIDTH + self.gap)
+        y = self.bottom + (self.rows - 1 - row) * (CARD_HEIGHT + self.gap)
+        return x, y
+
+
+def imposition(paper: str, *, gutters: bool = False) -> Imposition:
+    """Nine cards to a page, neighbours sharing their cut lines; or, with `gutters`, as many as
+    fit with a gutter holding each card's own bleed (portrait or landscape, whichever holds
+    more).  Either way every crop mark lies at least EDGE from the paper's edge."""
     width, height = PAPERS[paper]
-    canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, 9 per page")
-    canvas.setPageSize((width, height))
-    left = (width - COLUMNS * CARD_WIDTH) / 2
-    bottom = (height - ROWS * CARD_HEIGHT) / 2
-    per_page = COLUMNS * ROWS
+    if not gutters:
+        left = (width - COLUMNS * CARD_WIDTH) / 2
+        bottom = (height - ROWS * CARD_HEIGHT) / 2
+        side, end = _outer_bleed(left), _outer_bleed(bottom)
+        return Imposition((width, height), COLUMNS, ROWS, 0.0, (side, side, end, end))
+    margin = EDGE + MARK_LEAST + MARK_GAP + BLEED
+    best: Imposition | None = None
+    for size in ((width, height), (height, width)):
+        columns = int((size[0] - 2 * margin + GUTTER) // (CARD_WIDTH + GUTTER))
+        rows = int((size[1] - 2 * margin + GUTTER) // (CARD_HEIGHT + GUTTER))
+        if columns * rows and (best is None or columns * rows > best.per_page):
+            best = Imposition(size, columns, rows, GUTTER, (BLEED,) * 4)
+    if best is None:
+        raise ValueError(f"a card with its bleed does not fit on {paper.upper()} paper")
+    return best
+
+
+def _outer_bleed(margin: float) -> float:
+    """The bleed an outer edge of the block keeps when the trim is `margin` from the paper's
+    edge: all of it if a crop mark of MARK_LEAST still fits outside it, else what leaves that."""
+    return max(0.0, min(BLEED, margin - EDGE - MARK_LEAST - MARK_GAP))
+
+
+def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = False) -> bytes:
+    """The cards on pages of `paper` (see `imposition`), bleed around the block (around every card
+    with `gutters`), crop marks outside it."""
+    layout = imposition(paper, gutters=gutters)
+    how = "with gutters" if gutters else "9 per page"
+    canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
+    canvas.setPageSize(layout.size)
+    per_page = layout.per_page
+    sheets = -(-len(faces) // per_page)
     for start in range(0, max(len(faces), 1), per_page):
         for slot, face in enumerate(faces[start : start + per_page]):
-            column, row = slot % COLUMNS, slot // COLUMNS
-            x = left + column * CARD_WIDTH
-            y = bottom + (ROWS - 1 - row) * CARD_HEIGHT
+            x, y = layout.origin(slot)
             canvas.saveState()
             canvas.translate(x, y)
-            _clip_bleed(canvas, column, row)
+            _clip_bleed(canvas, layout, slot)
             draw_face(canvas, face)
             canvas.restoreState()
-        _crop_marks(canvas, left, bottom, width, height)
-        _slug(
-            canvas,
-            left,
-            bottom,
-            (title, f"Sheet {start // per_page + 1} of {-(-len(faces) // per_page)} · {paper.upper()}"),
-        )
+        _crop_marks(canvas, layout)
+        _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
         canvas.showPage()
     canvas.save()
     return buffer.getvalue()
 
 
-def _clip_bleed(canvas: Canvas, column: int, row: int) -> None:
-    """Clip a card to its trim, extended by the bleed only on the block's outer edges."""
-    x0 = -BLEED if column == 0 else 0.0
-    x1 = CARD_WIDTH + (BLEED if column == COLUMNS - 1 else 0.0)
-    y0 = -BLEED if row == ROWS - 1 else 0.0
-    y1 = CARD_HEIGHT + (BLEED if row == 0 else 0.0)
+def _clip_bleed(canvas: Canvas, layout: Imposition, slot: int) -> None:
+    """Clip a card to its trim, extended by its bleed on the block's outer edges (on every edge
+    with gutters)."""
+    column, row = slot % layout.columns, slot // layout.columns
+    left, right, bottom, top = layout.bleeds
+    own = layout.gap > 0
+    x0 = -left if column == 0 or own else 0.0
+    x1 = CARD_WIDTH + (right if column == layout.columns - 1 or own else 0.0)
+    y0 = -bottom if row == layout.rows - 1 or own else 0.0
+    y1 = CARD_HEIGHT + (top if row == 0 or own else 0.0)
     path = canvas.beginPath()
     path.rect(x0, y0, x1 - x0, y1 - y0)
     canvas.clipPath(path, stroke=0, fill=0)
 
 
-def _crop_marks(canvas: Canvas, left: float, bottom: float, width: float, height: float) -> None:
-    """Marks on every cut line, from just outside the bleed towards the paper's edge."""
-    right = left + COLUMNS * CARD_WIDTH
-    top = bottom + ROWS * CARD_HEIGHT
-    start = BLEED + 0.5 * MM
-    length = 5 * MM
+def crop_marks(layout: Imposition) -> list[tuple[float, float, float, float]]:
+    """The crop marks of a sheet, as lines (x0, y0, x1, y1): on every cut line, outside the
+    bleed, from MARK_GAP beyond it towards the paper's edge, stopping EDGE short of it."""
+    width, height = layout.size
+    left, bottom = layout.left, layout.bottom
+    right, top = left + layout.block[0], bottom + layout.block[1]
+    xs = sorted({x + dx for slot in range(layout.columns) for x in [layout.origin(slot)[0]] for dx in (0, CARD_WIDTH)})
+    ys = sorted(
+        {
+            y + dy
+            for slot in range(0, layout.per_page, layout.columns)
+            for y in [layout.origin(slot)[1]]
+            for dy in (0, CARD_HEIGHT)
+        }
+    )
+    bleed_left, bleed_right, bleed_bottom, bleed_top = layout.bleeds
+    lines = []
+    for x in xs:
+        start = top + bleed_top + MARK_GAP
+        lines.append((x, start, x, min(start + MARK, height - EDGE)))
+        start = bottom - bleed_bottom - MARK_GAP
+        lines.append((x, start, x, max(start - MARK, EDGE)))
+    for y in ys:
+        start = left - bleed_left - MARK_GAP
+        lines.append((start, y, max(start - MARK, EDGE), y))
+        start = right + bleed_right + MARK_GAP
+        lines.append((start, y, min(start + MARK, width - EDGE), y))
+    return lines
+
+
+def _crop_marks(canvas: Canvas, layout: Imposition) -> None:
     canvas.saveState()
     canvas.setStrokeColor(colors.black)
     canvas.setLineWidth(0.3)
-    xs = [left + i * CARD_WIDTH for i in range(COLUMNS + 1)]
-    ys = [bottom + i * CARD_HEIGHT for i in range(ROWS + 1)]
-    vertical_room = min(bottom, height - top) - 1.0 * MM
-    horizontal_room = min(left, width - right) - 1.0 * MM
-    for x in xs:
-        reach = min(start + length, vertical_room)
-        canvas.line(x, top + start, x, top + reach)
-        canvas.line(x, bottom - start, x, bottom - reach)
-    for y in ys:
-        reach = min(start + length, horizontal_room)
-        canvas.line(left - start, y, left - reach, y)
-        canvas.line(right + start, y, right + reach, y)
+    for x0, y0, x1, y1 in crop_marks(layout):
+        canvas.line(x0, y0, x1, y1)
     canvas.restoreState()
 
 
-def _slug(canvas: Canvas, left: float, bottom: float, lines: tuple[str, str]) -> None:
-    """Printing instructions in the left margin, one per row of cards, clear of the crop marks."""
-    texts = (*lines, "Print at 100% (actual size) · cut on the marks")
+def _slug(canvas: Canvas, layout: Imposition, lines: tuple[str, str]) -> None:
+    """Printing instructions in the left margin, between the crop marks and clear of the edge."""
+    texts = [*lines, "Print at 100% (actual size) · cut on the marks"]
+    while len(texts) > layout.rows:
+        texts[-2:] = [" · ".join(texts[-2:])]
     canvas.saveState()
     canvas.setFillColor(MUTED)
     canvas.setFont(REGULAR, 7)
-    canvas.translate(left - BLEED - 3.2 * MM, bottom)
+    baseline = max(EDGE + 2.2 * MM, layout.left - layout.bleeds[0] - 3.2 * MM)
+    canvas.translate(baseline, layout.bottom)
     canvas.rotate(90)
     for row, text in enumerate(reversed(texts)):
-        canvas.drawCentredString((row + 0.5) * CARD_HEIGHT, 0, fit_text(text, REGULAR, 7, CARD_HEIGHT - 12 * MM))
+        middle = row * (CARD_HEIGHT + layout.gap) + CARD_HEIGHT / 2
+        canvas.drawCentredString(middle, 0, fit_text(text, REGULAR, 7, CARD_HEIGHT - 12 * MM))
     canvas.restoreState()
 
 

@@ -45,12 +45,35 @@ _VULGAR = {
 }
 
 
+_CP1252_HIGH = "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"
+_MOJIBAKE = re.compile(f"[\u00c2-\u00f4][\u0080-\u00bf{_CP1252_HIGH}]{{1,3}}")
+"""UTF-8 read as Windows-1252: `â€“` is the three bytes of an en dash, each shown as a character."""
+
+
+def repair(text: str) -> str:
+    """`text` with UTF-8 that was decoded as Windows-1252 turned back into the characters it
+    encodes (`â€“` is `–`): text extracted from PDFs and web pages carries such slips, and
+    a player should read the dash, not its bytes.  A stretch that is not such a slip (it does not
+    decode as UTF-8) is kept."""
+
+    def fix(found: re.Match[str]) -> str:
+        part = found.group(0)
+        try:
+            return part.encode("cp1252").decode("utf-8")
+        except UnicodeError:
+            return part
+
+    return _MOJIBAKE.sub(fix, text)
+
+
 def clean(text: str) -> str:
-    """Rulebook text fit for display: control characters (NUL, escapes...) become U+FFFD.
+    """Rulebook text fit for display: control characters (NUL, escapes...) become U+FFFD, and
+    mis-decoded UTF-8 is repaired (`repair`).
 
     Line breaks and tabs become spaces (a card reflows text anyway).  Everything else, including
     right-to-left marks and markup-like text, is kept as is, to be shown literally.
     """
+    text = repair(text)
     out = []
     for ch in text:
         if ch in "\n\t\r":
