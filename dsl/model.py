@@ -86,6 +86,18 @@ class Resistance:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class StatBlock:
+    """How the rules of some kinds are laid out on a card: each row names the traits (rules) a
+    rule may compose and the stats it may change, and shows what the rule does there."""
+
+    name: str
+    label: str | None
+    kinds: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (label, names of rules and stats)
+    span: Span
+
+
 # ---------------------------------------------------------------- effects
 
 
@@ -322,6 +334,7 @@ class Book:
     grades: tuple[Grade, ...] = ()
     tiers: dict[str, TierSystem] = field(default_factory=dict)
     resistance: Resistance | None = None
+    statblocks: tuple[StatBlock, ...] = ()
     rules: dict[str, Rule] = field(default_factory=dict)
     parts: dict[str, Part] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)

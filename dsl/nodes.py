@@ -205,6 +205,12 @@ class LevelsType(TypeExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class StatBlockRow(Node):
+    label: Text
+    names: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Phrase(Node):
     """How cards say a value to a player: the words of a number or a choice (`the range`), or of
     a flag, the clause when it holds and, after `/`, the clause when it does not."""
@@ -254,6 +260,16 @@ class StatDecl(Declaration):
     type: TypeExpr
     default: Expr | None
     phrase: Phrase | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StatBlockDecl(Declaration):
+    """`statblock terrain "Terrain card" for terrain:` and its rows."""
+
+    name: Name
+    label: Text | None
+    kinds: tuple[str, ...]
+    rows: tuple[StatBlockRow, ...]
 
 
 Stacking = Literal["strongest", "highest", "lowest", "cumulative"]

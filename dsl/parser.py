@@ -783,6 +783,18 @@ class Builder(Transformer[Token, Any]):
             target=target,
         )
 
+    def statblock_decl(self, meta: Any, name: Token, *children: Any) -> n.StatBlockDecl:
+        return n.StatBlockDecl(
+            span=self._span(meta),
+            name=self._name(name),
+            label=self._optional_text(children),
+            kinds=tuple(c for c in children if isinstance(c, str) and not isinstance(c, Token)),
+            rows=tuple(self._split(children, n.StatBlockRow)),
+        )
+
+    def statblock_row(self, meta: Any, label: Token, *names: Token) -> n.StatBlockRow:
+        return n.StatBlockRow(span=self._span(meta), label=self._text(label), names=tuple(self._name(x) for x in names))
+
     # -- rules and statements
 
     def rule_decl(self, meta: Any, kind: str, name: Token, *children: Any) -> n.RuleDecl:

@@ -31,6 +31,7 @@ from dsl.analysis.vocabulary import (
     analyze_grades,
     analyze_group,
     analyze_resistance,
+    analyze_statblock,
     analyze_tiers,
     analyze_type,
     analyze_var,
@@ -101,6 +102,8 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         book.tables[name] = dataclasses.replace(found, reads=with_starts(book, table_reads(book, name)))
     for name, rule_decl in cx.rule_decls.items():
         book.rules[name] = analyze_rule(cx, rule_decl)
+    for statblock in _of(decls, n.StatBlockDecl):
+        analyze_statblock(cx, statblock)
     for example in _of(decls, n.ExampleDecl):
         checked = analyze_example(cx, example, None)
         if checked is not None:

@@ -262,3 +262,26 @@ def loose(type_: t.Type) -> t.Type:
     if isinstance(type_, t.Numeric):
         return t.Numeric("int" if type_.kind == "percent" else type_.kind, unit=type_.unit)
     return type_
+
+
+def analyze_statblock(cx: Context, decl: n.StatBlockDecl) -> None:
+    """A stat block's rows name rules (the traits a card composes) or stats (that a card
+    changes); anything else is an unknown name."""
+    if not cx.declare(decl.name, "statblock"):
+        return
+    rows = []
+    for row in decl.rows:
+        names = []
+        for name in row.names:
+            if name.text in cx.book.rules or (name.text in cx.book.vars and cx.book.vars[name.text].is_stat):
+                names.append(name.text)
+                continue
+            known = [*cx.book.rules, *(v for v, var in cx.book.vars.items() if var.is_stat)]
+            cx.reporter.report(
+                "E101",
+                f"unknown rule or stat `{name.text}` in a stat block",
+                name.span,
+                did_you_mean(name.text, known) or "a row names rules (traits) and stats",
+            )
+        rows.append((row.label.value, tuple(names)))
+    cx.book.statblocks += (m.StatBlock(decl.name.text, text(decl.label), decl.kinds, tuple(rows), decl.span),)

@@ -181,7 +181,13 @@ def _check(
             if step is not None:
                 label = f"target {signed(step)}"
                 rows.append(ChanceRow(label, note, tuple(dist.compare_p(op, g + step - bonus) for g in goals)))
-    rows = [row for row in rows if not _repeats(row, goals, pool, op)]
+    if labels == [number(g) for g in goals]:
+        rows = [row for row in rows if not _repeats(row, goals, pool, op)]
+    unique: list[ChanceRow] = []
+    for row in rows:
+        if not any(row.chances == kept.chances and not row.note for kept in unique):
+            unique.append(row)
+    rows = unique
     if not rows or all(all(p in (0, 1) for p in row.chances) for row in rows):
         return None
     return ChanceTable(against, tuple(labels), tuple(rows))

@@ -7,6 +7,7 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -15,10 +16,12 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import flat_effects
-from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Heading, Inline, Note, RollHead, Run
-from dsl.cards.chances import roll_chances
+from dsl.semantics.values import Constants, NoValue, NotConstant, Value, evaluate
+from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
+from dsl.cards.chances import roll_chances, total_range
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
-from dsl.cards.text import NBSP, clean, display_name, title_case_first
+from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
+from dsl.cards.text import number as number_text
 
 CANNOT = "✕"
 
@@ -75,10 +78,108 @@ class EffectWriter:
     def rule(self, rule: m.Rule) -> list[Block]:
         self._stacking_said = set()
         own = [e for e in rule.effects if not isinstance(e, m.PartEffect)]
-        blocks = self.effects(own)
-        blocks += self.inherited(rule)
+        blocks = self.bases(rule, own) if self.full else []
+        grid, shown = self.statblock(rule, own)
+        if grid is not None:
+            blocks.append(grid)
+        blocks += self.effects([e for e in own if id(e) not in shown])
+        blocks += self.inherited(rule, {name for name in shown.values() if name})
         if self.full:
             blocks += self.notes([e for e in own if isinstance(e, m.NoteEffect)])
+        return blocks
+
+    def statblock(self, rule: m.Rule, own: Sequence[m.Effect]) -> tuple[Grid | None, dict[int, str]]:
+        """The rule's stat block (the book's `statblock` for its kind): a row for each line of the
+        block, showing the trait the rule composes there, with that trait's effect, and the
+        changes it makes to the row's stats; a row the rule leaves alone shows a dash.  Also what
+        the grid shows, so that the card does not say it twice: modifiers (by id, value "") and
+        composed traits (by id of the `as`, value the trait's name)."""
+        block = next((b for b in self.book.statblocks if rule.kind in b.kinds), None)
+        if block is None:
+            return None, {}
+        shown: dict[int, str] = {}
+        rows = []
+        for label, names in block.rows:
+            cells = []
+            for name in names:
+                for effect in rule.effects:
+                    if isinstance(effect, m.PartEffect) and effect.rule == name and not effect.via:
+                        cells.append(self._trait_cell(label, name, effect))
+                        shown[id(effect)] = name
+                    elif isinstance(effect, m.ModEffect) and effect.target == name and not effect.guard:
+                        cells.append(self._stat_cell(label, effect))
+                        shown[id(effect)] = ""
+            rows.append((label, "; ".join(cells) if cells else DASH))
+        if not shown:
+            return None, {}
+        return Grid(("", clean(block.label) if block.label else title_case_first(display_name(block.name))), tuple(rows)), shown
+
+    def _trait_cell(self, label: str, name: str, effect: m.PartEffect) -> str:
+        """A composed trait in a stat block: its title without the row's label ("VIS: Low
+        Visibility (-3)" in row VIS is "Low Visibility (-3)"), what it changes, its card number."""
+        trait = self.book.rules[name]
+        title = clean(trait.title)
+        for prefix in (label + ":", label + " :", label.upper() + ":"):
+            if title.startswith(prefix):
+                title = title[len(prefix) :].strip()
+        parts = [title]
+        effects = [e for e in self.book.parts[effect.part].effects if isinstance(e, (m.ModEffect, m.RollEffect))]
+        said = []
+        for inner in effects:
+            if inner.guard:
+                continue
+            if isinstance(inner, m.ModEffect) and inner.op in ("add", "min", "max") and inner.value is not None:
+                if literal_fraction(inner.value) is not None:
+                    said.append(self.notation.modifier(inner))
+            elif isinstance(inner, m.RollEffect) and inner.kind == "check":
+                chances = roll_chances(inner, self.notation)
+                text = self.notation.roll(inner)
+                if chances is not None and len(chances.columns) == 1:
+                    text += f": {chances.rows[0].cells[0]}"
+                said.append(text)
+        if said:
+            parts.append(", ".join(dict.fromkeys(said)))
+        if effect.guard:
+            parts.append(self.notation.guard(effect.guard))
+        number = self.numbers.get(name)
+        if number:
+            parts.append(f"No.{NBSP}{number}")
+        return " \u00b7 ".join(parts)
+
+    def _stat_cell(self, label: str, effect: m.ModEffect) -> str:
+        text = self.notation.modifier(effect)
+        for prefix in (label + ": ", label + ":"):
+            if text.startswith(prefix):
+                return text[len(prefix) :]
+        return text
+
+    def bases(self, rule: m.Rule, own: Sequence[m.Effect]) -> list[Block]:
+        """The value a stat starts from where it is the rule's own number, not a player's: a
+        stat only this rule uses (the skid threshold, 3) or one worked out by a formula (the aura
+        total, (SIZ + POW + CHA) / 3 rounded up).  A player's DEX is on the character sheet."""
+        touched: list[str] = []
+        for effect in own:
+            name = None
+            if isinstance(effect, m.ModEffect):
+                name = effect.target
+            elif isinstance(effect, m.RollEffect) and isinstance(effect.target, n.NameRef):
+                name = effect.target.name
+            if name is not None and name not in touched:
+                touched.append(name)
+        blocks: list[Block] = []
+        for name in touched:
+            var = self.book.vars.get(name)
+            if var is None or not var.is_stat:
+                continue
+            users = sum(1 for other in self.book.rules.values() if name in other.reads)
+            label = self.notation.name(name)
+            if var.default_expr is not None and not isinstance(var.default_expr, n.NameRef):
+                value = self.notation.expr(var.default_expr)
+            elif users == 1 and var.default is not None and not isinstance(var.default, (bool, str)):
+                value = str(var.default) if not isinstance(var.default, Fraction) else number_text(var.default)
+            else:
+                continue
+            blocks.append(Entry((Run(title_case_first(label), "strong"), Run(f" starts at {value}"))))
         return blocks
 
     def effects(self, effects: Sequence[m.Effect], elsewhere: str | None = None) -> list[Block]:
@@ -105,8 +206,32 @@ class EffectWriter:
             blocks += made
         for effect in effects:
             if isinstance(effect, m.RollEffect):
-                blocks += self.roll(effect, self._fixed_target(effect, effects), elsewhere=elsewhere)
+                blocks += self.roll(
+                    effect, self._fixed_target(effect, effects), elsewhere=elsewhere, shift=self._shift(effect, effects)
+                )
         return blocks
+
+    def _shift(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> tuple[Fraction, str] | None:
+        """What this card's modifiers add to the stat a check is made against, whenever the roll is
+        made (`DEX -2` on Broken Ground), so that its chances are keyed by the value the player
+        knows, the stat before them.  None when another kind of modifier changes it too."""
+        if roll.kind != "check" or not isinstance(roll.target, n.NameRef):
+            return None
+        stat = roll.target.name
+        total = Fraction(0)
+        for effect in effects:
+            if not isinstance(effect, m.ModEffect) or effect.target != stat:
+                continue
+            if effect.op in ("min", "max"):
+                continue
+            if effect.op != "add" or effect.per is not None or effect.value is None:
+                return None
+            value = literal_fraction(effect.value)
+            if value is None:
+                return None
+            if self._within(effect.guard, roll.guard) or implied(self.book, effect.guard, roll.guard):
+                total += value
+        return (total, signed(total)) if total else None
 
     def _effect(
         self, effect: m.Effect, clamps: dict[str, m.ModEffect], following: m.Effect | None, *, indent: bool
@@ -158,7 +283,14 @@ class EffectWriter:
         value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
         return [Entry((Run(name, "strong"), Run(f" ={NBSP}" + value)), indent)]
 
-    def roll(self, effect: m.RollEffect, fixed: Fraction | None = None, *, elsewhere: str | None = None) -> list[Block]:
+    def roll(
+        self,
+        effect: m.RollEffect,
+        fixed: Fraction | None = None,
+        *,
+        elsewhere: str | None = None,
+        shift: tuple[Fraction, str] | None = None,
+    ) -> list[Block]:
         """A roll's heading, conditions, changes and outcomes; on a card its chances (against the
         single value `fixed` when the rule sets the target to it) and notes, or for a roll of
         another rule a pointer to that rule's card (`elsewhere`), which shows them."""
@@ -182,9 +314,12 @@ class EffectWriter:
             if effect.notes or roll_chances(effect, notation, fixed) is not None:
                 blocks.append(Detail((Run(f"Chances and notes: see {elsewhere}.", "muted"),)))
         elif self.full:
-            chances = roll_chances(effect, notation, fixed)
+            chances = roll_chances(effect, notation, fixed, shift)
             if chances is not None:
                 blocks.append(Chances(chances))
+            spread = total_range(effect)
+            if spread is not None:
+                blocks.append(Detail((Run("Total: ", "strong"), Run(spread))))
             blocks += [
                 Note(clean(text), clean(quote) if quote else None)
                 for text, quote in effect.notes
@@ -246,11 +381,14 @@ class EffectWriter:
 
     # ------------------------------------------------------------------ composition
 
-    def inherited(self, rule: m.Rule) -> list[Block]:
+    def inherited(self, rule: m.Rule, shown: set[str] | None = None) -> list[Block]:
         """Effects brought in by `as OTHER`: under a heading naming OTHER and the condition of the
-        `as`, each once even when several `as` statements bring the same effects."""
+        `as`, each once even when several `as` statements bring the same effects.  A trait the
+        card's stat block shows (`shown`) is not repeated."""
         sections: list[tuple[str, list[tuple[m.Condition, ...]], list[Block], bool]] = []
         for (source, outer), inner in _by_source(self.book, rule).items():
+            if shown and source in shown:
+                continue
             has_notes = any(isinstance(e, m.NoteEffect) for e in inner)
             blocks = self.effects(inner, elsewhere=self.card_of(source))
             for section in sections:
@@ -364,3 +502,54 @@ def _choice_subject(expr: n.Expr) -> str | None:
         return None
     left, right = expr.left, expr.right
     return left.name if isinstance(left, n.NameRef) and isinstance(right, n.NameRef) else None
+
+
+_SAMPLES = 400
+
+
+def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition, ...]) -> bool:
+    """Whether `guard` holds in every situation where `by` holds, as far as a fixed sample of
+    situations shows (`moved > 0` holds whenever `moved > MOV / 2` does).  The same sample every
+    time, so cards do not change between builds; a guard that reads what a sample cannot give
+    (a derived value, a table) is not implied."""
+    rng = random.Random(0)
+    names = sorted(book.vars)
+    seen = 0
+    for _ in range(_SAMPLES):
+        values = {name: _sample(book.vars[name].type, rng) for name in names}
+        env = _Situation({k: v for k, v in values.items() if v is not None})
+        try:
+            if not all(_holds(c, book, env) for c in by):
+                continue
+            seen += 1
+            if not all(_holds(c, book, env) for c in guard):
+                return False
+        except (NotConstant, NoValue, ValueError, TypeError, ArithmeticError, KeyError):
+            return False
+    return seen > 0
+
+
+def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:
+    return bool(evaluate(condition.expr, book, env)) != condition.negated
+
+
+def _sample(kind: t.Type, rng: random.Random) -> Value | None:
+    if isinstance(kind, t.Flag):
+        return rng.random() < 0.5
+    if isinstance(kind, t.Enum):
+        return rng.choice(kind.members)
+    if isinstance(kind, t.Numeric):
+        low = int(kind.low) if kind.low is not None else 0
+        high = int(kind.high) if kind.high is not None else low + 30
+        return rng.randint(low, max(low, high))
+    return None  # text and dice: a guard that reads one is not judged
+
+
+class _Situation(Constants):
+    def __init__(self, values: dict[str, Value]) -> None:
+        self.values = values
+
+    def value(self, ref: m.Ref) -> Value:
+        if ref.kind in ("input", "stat", "base") and ref.name in self.values:
+            return self.values[ref.name]
+        raise NotConstant(ref.name)

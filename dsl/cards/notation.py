@@ -101,7 +101,9 @@ def flag_clause(book: m.Book, name: str, holds: bool) -> str:
         if holds:
             return clean(var.phrase)
         return clean(var.negative) if var.negative else "not: " + clean(var.phrase)
-    label = _small(clean(var.label)) if var is not None and var.label else display_name(name)
+    label = clean(var.label) if var is not None and var.label else display_name(name)
+    if len(label) > 1 and label[0].isupper() and label[1].islower():
+        label = label[0].lower() + label[1:]
     return label if holds else negate(label)
 
 
@@ -279,10 +281,10 @@ class Notation:
                 phrase = {
                     "==": f"{left} is {right}",
                     "!=": f"{left} is not {right}",
-                    ">=": f"{left} is {right} or worse",
-                    ">": f"{left} is worse than {right}",
-                    "<=": f"{left} is {right} or better",
-                    "<": f"{left} is better than {right}",
+                    ">=": f"{left} is {right} or higher",
+                    ">": f"{left} is higher than {right}",
+                    "<=": f"{left} is {right} or lower",
+                    "<": f"{left} is lower than {right}",
                 }[expr.op]
                 return phrase, level
             if isinstance(self._type(expr.left), t.Flag) and isinstance(expr.right, n.Boolean):
@@ -324,7 +326,17 @@ class Notation:
             "<=": members[: at + 1],
             "<": members[:at],
         }[op]
-        if not picked or (len(picked) > 3 and op != "=="):
+        if not picked:
+            return None
+        if len(picked) > 3 and op != "==":
+            if not var.type.ordered or picked != members[members.index(picked[0]) : members.index(picked[-1]) + 1]:
+                return None
+            first = phrase_of_member(self.book, subject.name, picked[0])
+            last = phrase_of_member(self.book, subject.name, picked[-1])
+            if picked[-1] == members[-1]:
+                return f"{self.name(subject.name)} is {first} or higher"
+            if picked[0] == members[0]:
+                return f"{self.name(subject.name)} is {last} or lower"
             return None
         return self._is(subject.name, picked)
 
