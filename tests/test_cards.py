@@ -13,12 +13,12 @@ from reportlab.platypus import Spacer
 
 from dsl import model as m
 from dsl.cards import card_files, render_cards
-from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Note, RollHead
+from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Heading, Note, RollHead
 from dsl.cards.deck import build_deck
 from dsl.cards.flow import MIN_SIZE, NOTE, Item, RollHeading, prose
 from dsl.cards.paginate import Placed, paginate
 from dsl.cards.pdfcards import BODY_WIDTH as BODY
-from dsl.cards.pdfcards import faces_of
+from dsl.cards.pdfcards import face_count, faces_of
 from dsl.cards.pdfsheet import sheet_columns
 from dsl.cards.sheet import build_sheet
 from dsl.compiler import compile_text
@@ -201,14 +201,14 @@ def test_nine_cards_to_a_page(tmp_path: Path) -> None:
     rules = "".join(f'\nrule r{i:02} "Terrain Q{i:02}" cites "{i}":\n    DEX -1\n' for i in range(1, 17))
     book = compile_book('rulebook nine "Nine Up":\n    version "1"\n\nstat DEX: int 0..30 = 10\n' + rules)
     faces = faces_of(build_deck(book))
-    assert len(faces) == 18  # the rulebook's own card, the legend and 16 rules, one face each
+    # the rulebook's own card, the legend, the index and 16 rules, one face each
+    assert [f.card.number for f in faces] == list(range(1, 20))
     written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="letter")
     reader = PdfReader(written[0])
-    assert len(reader.pages) == 2
-    titles = [set(re.findall(r"Terrain Q\d\d", page.extract_text())) for page in reader.pages]
-    assert [len(t) for t in titles] == [7, 9]  # page 1: the rulebook's card, the legend and 7 rules
-    assert "Nine Up" in reader.pages[0].extract_text()
-    assert "Reading these cards" in reader.pages[0].extract_text()
+    assert len(reader.pages) == 3
+    first = reader.pages[0].extract_text()
+    assert "Nine Up" in first and "Reading these cards" in first and "Index A" in first
+    assert "No.\u00a019" in reader.pages[2].extract_text().replace(" 19", "\u00a019")
 
 
 # ---------------------------------------------------------------- overflow and type size
@@ -216,15 +216,30 @@ def test_nine_cards_to_a_page(tmp_path: Path) -> None:
 LONG_NOTE = " ".join(f"gravel{i:03}" for i in range(1, 111))
 
 
-def test_a_long_rule_continues_on_further_cards(tmp_path: Path) -> None:
+def test_a_long_note_goes_to_the_appendix_so_that_the_rule_reads_on_one_card(tmp_path: Path) -> None:
     text = BOOK + f'\nrule quarry "Quarry" cites "17.12":\n    DEX -1\n    note "{LONG_NOTE}"\n'
+    book = compile_book(text)
+    deck = build_deck(book, faces=face_count)
+    quarry = next(c for c in deck if c.key == "quarry")
+    assert face_count(quarry) == 1
+    assert f"Notes: in the appendix, under No.{NB}{quarry.number}." in entries(quarry)
+    appendix = deck[-1]
+    assert appendix.kind == "Appendix" and appendix.number == len(deck)
+    assert any(isinstance(b, Note) and b.text == LONG_NOTE for b in appendix.blocks)
+    # Where faces are not counted (a screen), the note stays: printed, it would take a second face.
+    kept = [f for f in faces_of(build_deck(book)) if f.card.key == "quarry"]
+    assert len(kept) == 2
+
+
+def test_a_long_rule_continues_on_further_cards(tmp_path: Path) -> None:
+    text = BOOK + f'\nrule quarry "Quarry" cites "17.12":\n    DEX -1 "{LONG_NOTE}"\n'
     book = compile_book(text)
     faces = [f for f in faces_of(build_deck(book)) if f.card.key == "quarry"]
     assert len(faces) == 2
     written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="a4")
     press = next(p for p in written if p.name.endswith("-press.pdf"))
     reader = PdfReader(press)
-    pages = [p.extract_text() for p in reader.pages if "Quarry" in p.extract_text()]
+    pages = [p.extract_text() for p in reader.pages if "Quarry" in p.extract_text() and "Index" not in p.extract_text()]
     assert len(pages) == 2
     assert "1/2" in pages[0] and "2/2" in pages[1]
     assert "Quarry (cont.)" in pages[1]
@@ -319,12 +334,13 @@ def test_hostile_text_prints_literally_in_pdf(hostile: dict[str, bytes]) -> None
 def test_chance_of_3d6_at_most_10_is_one_half(book: m.Book) -> None:
     rough = card(book, "rough")
     table = next(b.table for b in rough.blocks if isinstance(b, Chances))
-    assert table.against == "DEX"
-    assert table.chance("10") == "50%"  # 108 of 216 totals are 10 or less
-    assert table.rows[0].chances[table.columns.index("10")] == Fraction(1, 2)
-    assert table.chance("8") == "26%" and table.chance("12") == "74%"
-    assert table.rows[1].dice == "2d6" and table.rows[1].note == "acrobatics"
-    assert table.chance("10", row=1) == "92%"  # 33 of 36
+    # Keyed by the DEX on the character sheet, before the card's own -2, and labelled so.
+    assert table.against == "DEX before \u22122"
+    assert table.chance("12") == "50%"  # 3d6 <= 10: 108 of 216 totals
+    assert table.rows[0].chances[table.columns.index("12")] == Fraction(1, 2)
+    assert table.chance("10") == "26%" and table.chance("14") == "74%"
+    assert table.rows[1].dice == "2d6" and table.rows[1].note == "has the Acrobatics skill"
+    assert table.chance("12", row=1) == "92%"  # 2d6 <= 10: 33 of 36
 
 
 def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
@@ -332,8 +348,8 @@ def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
     head = next(b for b in rough.blocks if isinstance(b, RollHead))
     assert (head.title, head.notation) == ("Avoid falling", f"3d6{NB}≤{NB}DEX")
     lines = entries(rough)
-    assert f"When moved{NB}>{NB}half{NB}MOV" in lines
-    assert "When acrobatics: roll 2d6" in lines
+    assert f"When hexes moved this turn{NB}>{NB}half{NB}MOV" in lines
+    assert "When has the Acrobatics skill: roll 2d6" in lines
     assert "Failure: The figure falls." in lines
 
 
@@ -342,16 +358,16 @@ def test_modifier_notation(book: m.Book) -> None:
     mire = entries(card(book, "mire"))
     assert f"MOV{NB}\u00d7½{NB}↑ (min{NB}1)\u2002mud" in mire
     smoke = entries(card(book, "smoke"))
-    assert f"DEX{NB}\u22121{NB}/{NB}smoke hex\u2002for every hex fired through" in smoke
+    assert f"DEX{NB}\u22121{NB}/{NB}smoke hexes fired through\u2002for every hex fired through" in smoke
     assert "Does not stack with other Zone of Visibility MODs: only the strongest applies." in smoke
     darkness = card(book, "darkness")
-    assert any(isinstance(b, Condition) and b.text == "Unless lit:" for b in darkness.blocks)
-    assert f"DEX{NB}={NB}5\u2002only lucky shots hit" in entries(darkness)
+    assert f"Unless lit by a flashlight: DEX{NB}={NB}5\u2002only lucky shots hit" in entries(darkness)
 
 
 def test_conditions_in_words(book: m.Book) -> None:
     ice = entries(card(book, "ice"))
-    assert "Unless stance is prone, kneeling or crawling" in ice
+    # The input's label, and the choices in the order the type declares them.
+    assert "Unless posture is kneeling, prone or crawling" in ice
 
 
 def test_composition_names_its_source(book: m.Book) -> None:
@@ -385,18 +401,18 @@ rule aimed "Aimed shot" cites "B":
 
 def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
     composed = compile_book(COMPOSED)
-    # The attack card shows the chances of d100 <= skill and the roll's note ...
+    # The attack card shows the roll's note; d100 <= skill needs no chance table: the chance is the skill.
     attack = card(composed, "attack")
-    assert any(isinstance(b, Chances) for b in attack.blocks)
+    assert not any(isinstance(b, Chances) for b in attack.blocks)
     assert any(isinstance(b, Note) and "always misses" in b.text for b in attack.blocks)
     # ... the aimed card names the trait and its roll, and points there instead of copying it.
     aimed = card(composed, "aimed")
     assert not any(isinstance(b, (Chances, Note)) for b in aimed.blocks)
     assert any(isinstance(b, RollHead) for b in aimed.blocks)
-    assert "In full on its own card." in entries(aimed)
+    assert "In full on card 4." in entries(aimed)
     # A composed rule that is not a trait is copied, its rolls pointing to its card for chances.
     copied = card(compile_book(COMPOSED.replace("trait attack", "rule attack")), "aimed")
-    assert "Chances and notes: see the Attack card." in entries(copied)
+    assert "Chances and notes: see card 4." in entries(copied)
     assert not any(isinstance(b, (Chances, Note)) for b in copied.blocks)
 
 
@@ -413,10 +429,10 @@ def test_a_clamp_of_several_modifiers_keeps_its_own_line() -> None:
 def test_the_legend_reads_in_the_books_own_stats_and_dice() -> None:
     legend = next(b for b in build_deck(compile_book(COMPOSED))[1].blocks if isinstance(b, Grid))
     # The book rolls d100 under skill and takes 20% off it: the legend says so, not `3d6 <= DEX`.
-    assert (f"d100{NB}≤{NB}skill", "roll d100: success on skill or less") in legend.rows
+    assert (f"d100{NB}≤{NB}skill", "roll; success on skill or less") in legend.rows
     assert (f"skill{NB}\u221220%", "subtract 20% from skill") in legend.rows
-    # What it has no sample of keeps the generic row.
-    assert (f"DEX{NB}={NB}5", "DEX counts as 5") in legend.rows
+    # What the book does not use, it does not explain: no `DEX = 5`, no 3d6.
+    assert not any("DEX" in row[0] or "3d6" in row[0] for row in legend.rows)
 
 
 def test_a_stacking_group_is_explained_once_a_card() -> None:
@@ -427,9 +443,26 @@ def test_a_stacking_group_is_explained_once_a_card() -> None:
     assert entries(aimed).index(said[0]) < next(i for i, e in enumerate(entries(aimed)) if "fog" in e)
 
 
-def test_errata_quote_the_source(book: m.Book) -> None:
-    notes = [b for b in card(book, "rough").blocks if isinstance(b, Note)]
-    assert [(n.quote, n.text) for n in notes] == [("need only roll 2d6/eDEX", "Read as 2d6 against DEX.")]
+ERRATUM = [("need only roll 2d6/eDEX", "Read as 2d6 against DEX.")]
+
+
+def test_errata_quote_the_source_in_the_appendix_by_default(book: m.Book) -> None:
+    deck = build_deck(book)
+    rough = next(c for c in deck if c.key == "rough")
+    assert not any(isinstance(b, Note) for b in rough.blocks)
+    assert rough.cites == "17.1"  # the citation stays on the card
+    appendix = deck[-1]
+    assert (appendix.kind, appendix.title) == ("Appendix", "Errata")
+    assert [(b.text, b.detail) for b in appendix.blocks if isinstance(b, Heading)] == [("Rough Ground", f"No.{NB}4 · 17.1")]
+    assert [(n.quote, n.text) for n in appendix.blocks if isinstance(n, Note)] == ERRATUM
+
+
+@pytest.mark.parametrize("errata", ["card", "none"])
+def test_errata_on_the_card_or_nowhere(book: m.Book, errata: str) -> None:
+    deck = build_deck(book, errata=errata)
+    notes = [b for b in next(c for c in deck if c.key == "rough").blocks if isinstance(b, Note)]
+    assert [(n.quote, n.text) for n in notes] == (ERRATUM if errata == "card" else [])
+    assert all(c.kind != "Appendix" for c in deck)
 
 
 def test_table_card_rows(book: m.Book) -> None:
@@ -484,6 +517,7 @@ def test_a_long_table_keeps_every_row_once_and_its_header_on_every_card(tmp_path
     written = render_cards(book, tmp_path, fmt="pdf", layout="cards", paper="a4")
     press = next(p for p in written if p.name.endswith("-press.pdf"))
     pages = [p.extract_text() for p in PdfReader(press).pages if "Loot" in p.extract_text()]
+    pages = [page for page in pages if "Index A" not in page]
     assert len(pages) > 5
     assert all("Item" in page and "Worth" in page for page in pages)  # the header row, repeated
     rows = re.findall(r"row\d{4}", "\n".join(pages))
@@ -552,25 +586,21 @@ rule cover "Walls: cover":
 def test_an_operator_is_joined_to_its_operands() -> None:
     cover = card(compile_book(WALLS), "cover")
     text = " ".join(entries(cover) + [b.text for b in cover.blocks if isinstance(b, Condition)])
-    assert f"attacker distance{NB}<{NB}3" in text
-    assert f"wall height{NB}≥{NB}2" in text
-    legend = next(b for b in build_deck(compile_book(WALLS))[1].blocks if isinstance(b, Grid))
-    assert (f"3d6{NB}≤{NB}DEX", "roll 3d6: success on DEX or less") in legend.rows
+    assert f"hexes from the attacker{NB}<{NB}3" in text
+    assert f"height of the wall{NB}≥{NB}2" in text
 
 
 @pytest.mark.parametrize("name", ["walls-cards-press.pdf", "walls-sheet-a4.pdf"])
 def test_no_line_ends_with_an_operator(name: str) -> None:
     lines = text_of(card_files(compile_book(WALLS))[name]).splitlines()
-    assert any("distance" in line for line in lines)
+    assert any("hexes from the attacker" in line for line in lines)
     assert [line for line in lines if re.search("[<>≤≥=+\u2212\u00d7/]$", line.strip(" \u00a0"))] == []
 
 
 def test_html_keeps_operators_with_their_operands() -> None:
     files = card_files(compile_book(WALLS))
     for name in ("walls.html", "walls-sheet.html"):
-        page = files[name].decode("utf-8")
-        assert f"3d6{NB}≤{NB}DEX" in page
-    assert f"attacker distance{NB}&lt;{NB}3" in files["walls.html"].decode("utf-8")
+        assert f"hexes from the attacker{NB}&lt;{NB}3" in files[name].decode("utf-8")
 
 
 def test_an_expression_too_long_for_a_line_breaks_before_an_operator() -> None:
@@ -622,7 +652,7 @@ rule dusk "Dusk":
 def test_a_target_the_rule_sets_shows_its_one_value() -> None:
     book = compile_book(DARK)
     dark = next(b.table for b in card(book, "dark").blocks if isinstance(b, Chances))
-    assert (dark.against, dark.columns) == ("to hit", ("5",))
+    assert (dark.against, dark.columns) == ("DEX to hit", ("5",))
     assert dark.chance("5") == "5%"
     assert dark.rows[0].chances == (Fraction(10, 216),)  # 1 + 3 + 6 ways to roll 5 or less
     fog = next(b.table for b in card(book, "fog").blocks if isinstance(b, Chances))

@@ -78,6 +78,7 @@ class Grid:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     keys: int = 1
+    dense: bool = False  # rows set close together: a list to scan (the index), not a table to read across
     _numeric: tuple[bool, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -21,7 +21,7 @@ from dsl.analysis.exprs import walk
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
 from dsl.semantics import is_number, special_value
-from dsl.semantics.values import Constants, NoValue, NotConstant, Value, evaluate
+from dsl.semantics.values import Constants, NotConstant, NoValue, Value, evaluate
 
 MAX_COLUMNS = 7
 """Target values shown per table: as many as fit across a poker card at 7 pt."""

@@ -12,7 +12,7 @@ from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Ru
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
-from dsl.cards.text import DASH, MINUS, NBSP, TIMES, clean, display_name, percent, signed, title_case_first
+from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 
 BOOK_KIND = "Rulebook"
@@ -75,7 +75,7 @@ def build_deck(
     cards += body
     appendix = appendix_card(book, writer, numbers, footer, moved, errata=errata == "appendix")
     if appendix is not None:
-        cards.append(appendix)
+        cards.append(replace(appendix, number=first + len(items)))
     return cards
 
 
@@ -102,13 +102,13 @@ def index_card(cards: list[Card], footer: str) -> Card:
         (str(c.number), c.title, c.category.glyph)
         for c in sorted(cards, key=lambda c: (_sort_key(c.title), c.number))
     )
-    blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows),)
-    return Card("", INDEX_KIND, "Index A–Z", "", category(None), blocks, footer, number=3)
+    blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows, dense=True),)
+    return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3)
 
 
 def _sort_key(title: str) -> str:
     """A title as an index sorts it: without case and leading punctuation or articles."""
-    text = title.casefold().lstrip(" \"'“‘(-–")
+    text = title.casefold().lstrip(" \"'\u201c\u2018(-\u2013")
     for article in ("the ", "a ", "an "):
         if text.startswith(article):
             return text[len(article) :]
@@ -245,7 +245,8 @@ def _roll_sample(effect: m.RollEffect, notation: Notation, samples: Samples) -> 
         samples.setdefault("chance", (f"chance{NBSP}%", "your exact chance of success, by the value you know"))
 
 
-_LEGEND_ORDER = ("add", "mul", "per", "clamp", "set", "roll under", "roll over", "count", "total", "opposed", "resist")
+LEGEND_ORDER = ("add", "mul", "per", "clamp", "set", "roll under", "roll over", "count", "total", "opposed", "resist", "chance", "cannot")
+"""The order of the legend's rows: modifiers, then rolls, then what the cards add."""
 
 
 def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Samples | None = None) -> Card:
@@ -254,7 +255,7 @@ def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Sam
     only those.  Printed cards that run long continue on further faces; on a screen (HTML) a
     card is whole."""
     given = samples or {}
-    rows = [given[key] for key in (*_LEGEND_ORDER, "chance", "cannot") if key in given]
+    rows = [given[key] for key in LEGEND_ORDER if key in given]
     continued = (
         "Every card is shown whole, however long."
         if screen

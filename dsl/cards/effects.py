@@ -16,12 +16,12 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import flat_effects
-from dsl.semantics.values import Constants, NoValue, NotConstant, Value, evaluate
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import roll_chances, total_range
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
+from dsl.semantics.values import Constants, NotConstant, NoValue, Value, evaluate
 
 CANNOT = "✕"
 
@@ -417,7 +417,8 @@ class EffectWriter:
                 out.append(Detail((Run(f"In full on {self.card_of(source)}.", "muted"),)))
                 continue
             out += blocks
-            if has_notes and self.full:
+            pointed = any(isinstance(b, Detail) and b.runs[0].text.startswith("Chances and notes:") for b in blocks)
+            if has_notes and self.full and not pointed:
                 out.append(Detail((Run(f"Notes: see {self.card_of(source)}.", "muted"),)))
         return out
 

@@ -402,7 +402,10 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTabl
 
 def _columns(grid: Grid, indexes: list[int]) -> Grid:
     return Grid(
-        tuple(grid.header[i] for i in indexes), tuple(tuple(r[i] for i in indexes) for r in grid.rows), grid.keys
+        tuple(grid.header[i] for i in indexes),
+        tuple(tuple(r[i] for i in indexes) for r in grid.rows),
+        grid.keys,
+        grid.dense,
     )
 
 
@@ -453,6 +456,7 @@ class _GridData:
         body_styles = [
             CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
         ]
+        self.top, self.bottom = (0.5, 0.7) if grid.dense else (_CELL_TOP, _CELL_BOTTOM)
         self.head, self.head_height = self._row(grid.header, head_styles)
         self.rows: list[list[Any]] = []
         self.tops = [0.0]  # tops[i]: the height of rows before row i
@@ -474,7 +478,7 @@ class _GridData:
                 paragraph = Paragraph(markup(text), style)
                 height = max(height, paragraph.wrap(room, 1e6)[1])
                 cells.append(paragraph)
-        return cells, height + _CELL_TOP + _CELL_BOTTOM
+        return cells, height + self.top + self.bottom
 
     def height(self, start: int, stop: int) -> float:
         return self.tops[stop] - self.tops[start]
@@ -507,8 +511,8 @@ class _GridData:
             ("VALIGN", (0, 0), (-1, -1), "TOP"),
             ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
             ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-            ("TOPPADDING", (0, 0), (-1, -1), _CELL_TOP),
-            ("BOTTOMPADDING", (0, 0), (-1, -1), _CELL_BOTTOM),
+            ("TOPPADDING", (0, 0), (-1, -1), self.top),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), self.bottom),
         ]
         if self.keys:
             commands.append(("FONTNAME", (0, first), (self.keys - 1, -1), BOLD))

@@ -299,8 +299,11 @@ class Notation:
     def _member_name(self, expr: n.NameRef) -> str:
         """A choice as cards say it, by the input it belongs to where that is known."""
         for var in self.book.vars.values():
-            if isinstance(var.type, t.Enum) and expr.name in var.type.members and var.members:
-                if any(name == expr.name for name, _ in var.members):
+            if (
+                isinstance(var.type, t.Enum)
+                and expr.name in var.type.members
+                and any(name == expr.name for name, _ in var.members)
+            ):
                     return phrase_of_member(self.book, var.name, expr.name)
         return display_name(expr.name)
 

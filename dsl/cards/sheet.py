@@ -9,10 +9,10 @@ from dsl import model as m
 from dsl import types as t
 from dsl.cards.blocks import Block, Grid, Run, Sheet, SheetEntry, SheetSection, Text
 from dsl.cards.chances import distribution
-from dsl.cards.deck import category, shared_definitions, table_blocks
-from dsl.cards.effects import CANNOT, EffectWriter
-from dsl.cards.notation import ROUNDING, Notation
-from dsl.cards.text import DASH, MINUS, NBSP, TIMES, clean, display_name, number, percent
+from dsl.cards.deck import LEGEND_ORDER, category, legend_samples, shared_definitions, table_blocks
+from dsl.cards.effects import EffectWriter
+from dsl.cards.notation import Notation
+from dsl.cards.text import DASH, NBSP, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
 from dsl.runtime import Dice
 
@@ -23,7 +23,7 @@ def build_sheet(book: m.Book) -> Sheet:
     notation = Notation(book)
     writer = EffectWriter(book, notation, full=False)
     subtitle = " · ".join(x for x in ("Quick reference", clean(book.source or ""), clean(book.version or "")) if x)
-    intro: list[Block] = [Text((Run(_legend(), "plain"),), small=True)]
+    intro: list[Block] = [Text((Run(_legend(book, notation), "plain"),), small=True)]
     intro += shared_definitions(book, notation)
     sections: list[SheetSection] = []
     if book.tables:
@@ -47,14 +47,12 @@ def build_sheet(book: m.Book) -> Sheet:
     return Sheet(clean(book.title), subtitle, tuple(intro), tuple(sections))
 
 
-def _legend() -> str:
-    up, down, nearest = ROUNDING["up"], ROUNDING["down"], ROUNDING["nearest"]
-    return (
-        f"Notation: {MINUS}2 subtract · {TIMES}½{NBSP}{up} halve, round up ({down}{NBSP}down, {nearest}{NBSP}nearest) "
-        f"· {MINUS}1{NBSP}/{NBSP}hex for every hex · (min{NBSP}1) never below 1 · ={NBSP}5 counts as 5 "
-        f"· 3d6{NBSP}≤{NBSP}DEX roll 3 dice, succeed on DEX or less · {CANNOT} forbidden.  Modifiers are "
-        "cumulative unless a group says otherwise."
-    )
+def _legend(book: m.Book, notation: Notation) -> str:
+    """The deck legend's rows in one line: the book's own stats and dice, only what it uses."""
+    samples = legend_samples(book, notation)
+    rows = [f"{sample} {meaning}" for sample, meaning in (samples[k] for k in LEGEND_ORDER if k in samples)]
+    stacking = "Modifiers add up, unless a stacking group says otherwise." if book.groups else "Modifiers add up."
+    return (f"Notation: {' · '.join(rows)}.  " if rows else "") + stacking
 
 
 def _table_entry(table: m.Table, notation: Notation) -> SheetEntry:

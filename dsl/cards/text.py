@@ -45,14 +45,15 @@ _VULGAR = {
 }
 
 
-_CP1252_HIGH = "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"
+_CP1252_HIGH = bytes(range(0x80, 0xA0)).decode("cp1252", errors="ignore")
+"""The characters Windows-1252 puts where Latin-1 has control codes (the euro sign, curly quotes, dashes)."""
 _MOJIBAKE = re.compile(f"[\u00c2-\u00f4][\u0080-\u00bf{_CP1252_HIGH}]{{1,3}}")
 """UTF-8 read as Windows-1252: `â€“` is the three bytes of an en dash, each shown as a character."""
 
 
 def repair(text: str) -> str:
     """`text` with UTF-8 that was decoded as Windows-1252 turned back into the characters it
-    encodes (`â€“` is `–`): text extracted from PDFs and web pages carries such slips, and
+    encodes (`â€“` is an en dash): text extracted from PDFs and web pages carries such slips, and
     a player should read the dash, not its bytes.  A stretch that is not such a slip (it does not
     decode as UTF-8) is kept."""
 
