@@ -20,8 +20,9 @@ from dsl import types as t
 from dsl.analysis.exprs import walk
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
+from dsl.runtime import Value
 from dsl.semantics import is_number, special_value
-from dsl.semantics.values import Constants, NotConstant, NoValue, Value, evaluate
+from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
 MAX_COLUMNS = 7
 """Target values shown per table: as many as fit across a poker card at 7 pt."""
@@ -97,7 +98,7 @@ def total_range(effect: m.RollEffect) -> str | None:
     chances = dist.chances()
     mean = sum((Fraction(v) * p for v, p in chances.items()), Fraction(0)) + added
     low, high = dist.low + added, dist.high + added
-    return f"{number(low)}{DASH}{number(high)}, average {number(round(mean * 2) / 2 if mean.denominator > 2 else mean)}"
+    return f"{number(low)}{DASH}{number(high)}, average {number(Fraction(round(mean * 2), 2) if mean.denominator > 2 else mean)}"
 
 
 # ---------------------------------------------------------------- checks: pool against a target

@@ -21,7 +21,8 @@ from dsl.cards.chances import roll_chances, total_range
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
-from dsl.semantics.values import Constants, NotConstant, NoValue, Value, evaluate
+from dsl.runtime import Value
+from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
 CANNOT = "✕"
 
@@ -188,28 +189,57 @@ class EffectWriter:
         plain = [e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect))]
         clamps = _attachable_clamps(plain)
         blocks: list[Block] = []
-        for guard, group in _by_guard([e for e in plain if e not in clamps.values()]):
-            condition = self.notation.guard(guard)
-            made: list[Block] = []
-            for index, effect in enumerate(group):
-                following = group[index + 1] if index + 1 < len(group) else None
-                made += self._effect(effect, clamps, following, indent=bool(condition))
-            entries = [b for b in made if isinstance(b, Entry)]
-            if condition and len(entries) == 1 and made[0] is entries[0] and not entries[0].mark:
-                # One effect under its condition: one line, the condition leading ("When wet: DEX -1").
-                lead = Run(title_case_first(condition) + ": ", "em")
-                blocks.append(Entry((lead, *entries[0].runs)))
-                blocks += [replace(b, indent=False) if isinstance(b, Detail) else b for b in made[1:]]
-                continue
-            if condition:
-                blocks.append(Condition(title_case_first(condition) + ":"))
-            blocks += made
+        groups = _by_guard([e for e in plain if e not in clamps.values()])
+        start = 0
+        while start < len(groups):
+            # A run of groups under shared outer conditions states them once, as a heading; each
+            # group then says only its own inner condition ("When ambush ...: / Missile: x2").
+            prefix = groups[start][0]
+            stop = start + 1
+            while stop < len(groups) and _common(prefix, groups[stop][0]):
+                prefix = _common(prefix, groups[stop][0])
+                stop += 1
+            if stop - start > 1:
+                blocks.append(Condition(title_case_first(self.notation.guard(prefix)) + ":"))
+                for guard, group in groups[start:stop]:
+                    made = self._group(group, clamps, indent=True)
+                    inner = self.notation.guard(guard[len(prefix) :])
+                    if inner:
+                        lead = Run(title_case_first(inner) + ": ", "em")
+                        made = [replace(b, runs=(lead, *b.runs)) if isinstance(b, Entry) else b for b in made]
+                    blocks += made
+            else:
+                guard, group = groups[start]
+                blocks += self._under(self.notation.guard(guard), self._group(group, clamps, indent=bool(guard)))
+            start = stop
         for effect in effects:
             if isinstance(effect, m.RollEffect):
                 blocks += self.roll(
                     effect, self._fixed_target(effect, effects), elsewhere=elsewhere, shift=self._shift(effect, effects)
                 )
         return blocks
+
+    def _group(self, group: list[m.Effect], clamps: dict[str, m.ModEffect], *, indent: bool) -> list[Block]:
+        made: list[Block] = []
+        for index, effect in enumerate(group):
+            following = group[index + 1] if index + 1 < len(group) else None
+            made += self._effect(effect, clamps, following, indent=indent)
+        return made
+
+    @staticmethod
+    def _under(condition: str, made: list[Block]) -> list[Block]:
+        """Effects under their condition: one effect on one line, the condition leading ("When
+        wet: DEX -1"); several indented below it."""
+        if not condition:
+            return made
+        entries = [b for b in made if isinstance(b, Entry)]
+        if len(entries) == 1 and made[0] is entries[0] and not entries[0].mark:
+            lead = Run(title_case_first(condition) + ": ", "em")
+            return [
+                Entry((lead, *entries[0].runs)),
+                *(replace(b, indent=False) if isinstance(b, Detail) else b for b in made[1:]),
+            ]
+        return [Condition(title_case_first(condition) + ":"), *made]
 
     def _shift(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> tuple[Fraction, str] | None:
         """What this card's modifiers add to the stat a check is made against, whenever the roll is
@@ -459,6 +489,16 @@ def _by_guard(effects: Sequence[m.Effect]) -> list[tuple[tuple[m.Condition, ...]
         else:
             groups.append((effect.guard, [effect]))
     return groups
+
+
+def _common(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> tuple[m.Condition, ...]:
+    """The outer conditions two guards share (the same `when` blocks)."""
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x.negated != y.negated or x.expr is not y.expr:
+            break
+        count += 1
+    return a[:count]
 
 
 def _same_guard(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> bool:
