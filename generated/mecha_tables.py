@@ -2406,7 +2406,7 @@ _forest_adjustment__text2: Final = TextSpec(
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
-    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
+    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
     quote='Standard Entry',
     condition='',
 )
@@ -4158,7 +4158,7 @@ _damage__text2: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Light Damage system table (table light_damage).',
+    text='Roll on the Light Damage system table (its own card).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
 )
@@ -4180,7 +4180,7 @@ _damage__text3: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).',
+    text='Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
 )
@@ -4198,7 +4198,7 @@ _damage__text5: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Overkill: the crew may eject (rule overkill_ejecting).',
+    text='Overkill: the crew may eject (see Overkill ejecting).',
     quote=None,
     condition='when damage_band >= 3',
 )
@@ -4608,7 +4608,7 @@ _table_terrain_costs: Final = TableSpec(
         Note(
             'terrain_costs',
             'TERRAIN TYPE',
-            'Rows calm_water to rapids are the HYDROGRAPHIC TERRAIN of the source.',
+            'Rows Calm water to Rapids are the HYDROGRAPHIC TERRAIN of the source.',
             None,
             'note',
         ),
@@ -4695,7 +4695,7 @@ _table_forest_costs: Final = TableSpec(
         Note(
             'forest_costs',
             'TERRAIN MODIFIERS',
-            "Added to the base terrain's cost. The row no_forest is a hex without forest.",
+            "Added to the base terrain's cost. The row No forest is a hex without forest.",
             None,
             'note',
         ),
@@ -4785,7 +4785,7 @@ _table_vegetation_features: Final = TableSpec(
         Note(
             'vegetation_features',
             'TERRAIN MODIFIERS',
-            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule hex_obscurement, where the gamemaster may treat rock spires like tall grasses.",
+            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of Obscurement of a hex, where the gamemaster may treat rock spires like tall grasses.",
             'including rock spires or other similar obstacles',
             'erratum',
         ),
@@ -5259,7 +5259,7 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: roll the sub-table with heavy_hit = 1.',
+            'The +1 of rows 1 and 2: roll the sub-table again, +1.',
             None,
             'note',
         ),

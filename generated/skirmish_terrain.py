@@ -2367,7 +2367,7 @@ _broken_ground__text1: Final = TextSpec(
     rule='broken_ground',
     source='17.1',
     kind='erratum',
-    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.',
+    text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
     quote='except those that do not move and use thrown or missile weapon',
     condition='',
 )

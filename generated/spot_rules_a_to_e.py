@@ -2281,7 +2281,7 @@ RULEBOOK: Final = RulebookInfo(
         Note(
             'spot_rules_a_to_e',
             None,
-            'The index table names "Desperate Action" and "Entangle"; the headings read "Desperate Actions" and "Entangling". Read as the same rules: desperate_actions, entangling.',
+            'The index table names "Desperate Action" and "Entangle"; the headings read "Desperate Actions" and "Entangling". Read as the same rules: Desperate Actions, Entangling.',
             'Desperate Action ... Entangle',
             'erratum',
         ),
@@ -2804,7 +2804,7 @@ _resistance_roll__text1: Final = TextSpec(
     rule='resistance_roll',
     source='7 (system conventions)',
     kind='note',
-    text='The active characteristic is matched against the passive one: d100 <= 50 + (active - passive) x 5.',
+    text='The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
     quote=None,
     condition='',
 )
@@ -2967,7 +2967,7 @@ _acid__text7: Final = TextSpec(
     rule='acid',
     source='7. Acid',
     kind='erratum',
-    text='The 1D3 is rolled once, when the exposure begins (protection_rounds); the armor halves the damage in rounds 1 up to that number. The roll armor_slows gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (armor_life): the armor is useless from the round after it.',
+    text='The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
     quote='Armor protection against acids lasts 1D3 rounds. After that, the acid inflicts normal damage.',
     condition='',
 )
@@ -3293,7 +3293,7 @@ _aerial_combat__text5: Final = TextSpec(
     rule='aerial_combat',
     source='7. Aerial Combat',
     kind='note',
-    text='See also Weather Conditions (rulebook spot_rules_e_to_z) concerning rain, hail, sleet, and snow.',
+    text='See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     quote=None,
     condition='',
 )
@@ -3393,7 +3393,7 @@ _aimed_attacks__text1: Final = TextSpec(
     rule='aimed_attacks',
     source='7. Aimed Attacks',
     kind='note',
-    text='There are two ways to improve the chance to make a particular shot: take more time and aim (taking_more_time), or target a specific area (targeting_specific_area). Both can be used for a single shot.',
+    text='There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
     quote=None,
     condition='',
 )
@@ -3440,7 +3440,7 @@ _aim_bonus__text1: Final = TextSpec(
     rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
     kind='note',
-    text='Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.',
+    text='Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
     quote=None,
     condition='',
 )
@@ -3821,7 +3821,7 @@ _area_attacks__text1: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='Whoever dodged or rolled Agility has thrown themselves prone (see Prone, rulebook spot_rules_e_to_z).',
+    text='Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
     quote=None,
     condition='when area_response != no_response',
 )
@@ -3830,7 +3830,7 @@ _area_attacks__text2: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, rulebook spot_rules_e_to_z).',
+    text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
 )
@@ -4664,7 +4664,7 @@ _both_sides_surprised__text4: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='erratum',
-    text="Percentile opposed rolls are not defined in this chapter: each side's own chance is given (detect_first); the gamemaster compares the two results. opponent_perception records the other side's skill.",
+    text="Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
     quote='make an opposed Spot or Listen roll to determine who detects the other first',
     condition='',
 )
@@ -4825,7 +4825,7 @@ _chases__text4: Final = TextSpec(
     rule='chases',
     source='7. Chases',
     kind='erratum',
-    text='The steps are read as the source lists them (table chase_steps): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
+    text='The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
     quote='all participants must make the appropriate rolls to determine how far forward (to the right) they advance. Success means that no advancement is made',
     condition='',
 )
@@ -5099,7 +5099,7 @@ _vehicular_chases__text6: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text="Handling: add or subtract the vehicle's handling modifier from the pilot's skill (skill_roll_modifiers).",
+    text="Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
     quote=None,
     condition='',
 )
@@ -5139,7 +5139,7 @@ _maneuver_penalty__text1: Final = TextSpec(
     rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
     kind='note',
-    text='Shared by maneuvers and skill_roll_modifiers: naming both applies it once.',
+    text='Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
     quote=None,
     condition='',
 )
@@ -5390,7 +5390,7 @@ _maneuvers__text7: Final = TextSpec(
     rule='maneuvers',
     source='7. Chases: Maneuvers',
     kind='note',
-    text="The maneuver's own modifier (trait maneuver_penalty) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: name skill_roll_modifiers too.",
+    text="The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.",
     quote=None,
     condition='',
 )
@@ -5494,7 +5494,7 @@ _vehicle_damage__text4: Final = TextSpec(
     rule='vehicle_damage',
     source='7. Chases: Maneuvers (Vehicle Damage)',
     kind='note',
-    text='If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (rulebook spot_rules_e_to_z).',
+    text='If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
 )
@@ -5882,7 +5882,7 @@ _individual_actions__text2: Final = TextSpec(
     rule='individual_actions',
     source='7. Chases: Individual Actions',
     kind='note',
-    text='The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, rulebook spot_rules_e_to_z). The gamemaster picks Luck or Agility as appropriate.',
+    text='The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
     quote=None,
     condition='',
 )
@@ -6368,7 +6368,7 @@ _closing__text3: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (close_combat).",
+    text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
     quote=None,
     condition='',
 )
@@ -6386,7 +6386,7 @@ _closing__text5: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text='See also Weapon Length (rulebook spot_rules_e_to_z) for more information.',
+    text='See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
     quote=None,
     condition='',
 )
@@ -6730,7 +6730,7 @@ _darkness__text2: Final = TextSpec(
     rule='darkness',
     source='7. Darkness',
     kind='note',
-    text='A light source in one hand offsets the penalties of darkness (see Light Sources, rulebook spot_rules_e_to_z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
+    text='A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
     quote=None,
     condition='',
 )
@@ -6949,7 +6949,7 @@ _disarming__text5: Final = TextSpec(
     rule='disarming',
     source='7. Disarming',
     kind='erratum',
-    text="Read as written: the damage above the weapon's hit points is what it loses (weapon_damage).",
+    text="Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
     quote="Compare the damage rolled to the weapon's hit points: any in excess are removed from the weapon's hit points.",
     condition='',
 )
@@ -7235,7 +7235,7 @@ _disengaging__text4: Final = TextSpec(
     rule='disengaging',
     source='7. Disengaging',
     kind='erratum',
-    text='Each defense is its own roll (withdrawal_defense); whether all succeeded is given as all_defenses_succeeded.',
+    text='Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
     quote='If your character is successful in all dodges and/or parries made during this combat round',
     condition='',
 )

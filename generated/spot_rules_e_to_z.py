@@ -3122,7 +3122,7 @@ _fire_and_heat__text1: Final = TextSpec(
     rule='fire_and_heat',
     source='Fire and Heat',
     kind='note',
-    text='Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (spot_rules_a_to_e).',
+    text='Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).',
     quote=None,
     condition='when fire == burning_building',
 )
@@ -3379,7 +3379,7 @@ _fortified_positions__text1: Final = TextSpec(
     rule='fortified_positions',
     source='Fortified Positions',
     kind='note',
-    text='Aiming can overcome this (see Aimed Attacks, spot_rules_a_to_e).',
+    text='Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).',
     quote=None,
     condition='when fortified == behind_fortification',
 )
@@ -3848,7 +3848,7 @@ _light_sources__text1: Final = TextSpec(
     rule='light_sources',
     source='Light Sources',
     kind='note',
-    text='Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (spot_rules_a_to_e).',
+    text='Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).',
     quote=None,
     condition='',
 )
@@ -5894,7 +5894,7 @@ _underwater_combat__text2: Final = TextSpec(
     rule='underwater_combat',
     source='Underwater Combat',
     kind='note',
-    text='Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (spot_rules_a_to_e). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.',
+    text='Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.',
     quote=None,
     condition='when underwater and not acclimated',
 )
@@ -6159,7 +6159,7 @@ _weapon_length__text3: Final = TextSpec(
     rule='weapon_length',
     source='Weapon Length',
     kind='note',
-    text='To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (spot_rules_a_to_e).',
+    text='To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (in Spot Rules A\u2013E).',
     quote=None,
     condition='',
 )
@@ -6320,7 +6320,7 @@ _cloud_cover__text1: Final = TextSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     kind='note',
-    text='Severe or complete cloud cover may serve as partial darkness (see Darkness, spot_rules_a_to_e).',
+    text='Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
     quote=None,
     condition='when clouds in {severe_clouds, complete_clouds}',
 )
@@ -6416,7 +6416,7 @@ _weather_conditions__text1: Final = TextSpec(
     rule='weather_conditions',
     source='Weather Conditions',
     kind='note',
-    text='Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (spot_rules_a_to_e) and Fire and Heat.',
+    text='Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
     quote=None,
     condition='',
 )

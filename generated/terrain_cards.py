@@ -3956,7 +3956,7 @@ _generator_room__text2: Final = TextSpec(
     rule='generator_room',
     source='GENERATOR ROOM',
     kind='erratum',
-    text='The source does not say who opts: read as an option the players agree on before the game (`optional_mov`, yes by default: the card as printed); without it the room has no MOV effect.',
+    text='The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
     quote='MOV: Difficult (Optional)',
     condition='',
 )

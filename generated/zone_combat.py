@@ -2525,7 +2525,7 @@ _range_bands__text3: Final = TextSpec(
     rule='range_bands',
     source='Range diagram; RANGE',
     kind='erratum',
-    text='The table is missing from the source. The rulebook takes the range band to the target as given (`range`), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
+    text='The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
     quote='Consult the following table for relative ranges when shooting from zone to zone.',
     condition='',
 )
@@ -2534,7 +2534,7 @@ _range_bands__text4: Final = TextSpec(
     rule='range_bands',
     source='Range diagram; RANGE',
     kind='erratum',
-    text="The list that should follow is lost; the lines printed after it are RAIN - Light's (see `rain`). The diagram's -2 and -4 are the only range modifiers the source gives.",
+    text="The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
     quote='Range attacks suffer modifiers to target numbers with increased range or complexity, as follows:',
     condition='',
 )
@@ -3021,7 +3021,7 @@ _flank_zones__text5: Final = TextSpec(
     rule='flank_zones',
     source='Flank zones',
     kind='erratum',
-    text='Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (zones_away 0) see each other.',
+    text='Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
     quote='You cannot see from one Zone to any other Flank Zone.',
     condition='',
 )
@@ -3727,7 +3727,7 @@ _broken_leg__text1: Final = TextSpec(
     rule='broken_leg',
     source='Targeting: wound effects',
     kind='erratum',
-    text='The Movement rate is Pace: Pace 6 - 4 = 2 makes a zone move d6 <= 2.',
+    text='The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
     quote='suffer a penalty of 4 to your Movement rate for next 1d4+1 rounds',
     condition='',
 )
@@ -3875,7 +3875,7 @@ _guts__text2: Final = TextSpec(
     rule='guts',
     source='Targeting: wound effects',
     kind='erratum',
-    text='Encoded: raises on the damage die are `dice_raises`, raises on the duration dice `duration_raises`.',
+    text='Encoded: raises on the damage die and raises on the duration dice are counted apart.',
     quote='Raise can be used to increase the damage dice or the duration dice used.',
     condition='',
 )
@@ -4252,7 +4252,7 @@ _zone_width__text2: Final = TextSpec(
     rule='zone_width',
     source='Zone Traits',
     kind='note',
-    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (action_limits, width_melee).",
+    text="WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
     quote=None,
     condition='',
 )

@@ -100,7 +100,7 @@ def flag_clause(book: m.Book, name: str, holds: bool) -> str:
     if var is not None and var.phrase:
         if holds:
             return clean(var.phrase)
-        return clean(var.negative) if var.negative else "not: " + clean(var.phrase)
+        return clean(var.negative) if var.negative else negate(clean(var.phrase))
     label = clean(var.label) if var is not None and var.label else display_name(name)
     if len(label) > 1 and label[0].isupper() and label[1].islower():
         label = label[0].lower() + label[1:]
@@ -118,6 +118,14 @@ def negate(clause: str) -> str:
     tail = f" {rest}" if rest else ""
     if lower in _IRREGULAR:
         return _IRREGULAR[lower] + tail
+    found = clause.split(" ")
+    for index, word in enumerate(found[1:5], start=1):
+        # A clause with its subject first: `the vehicle is enclosed` -> `the vehicle is not enclosed`.
+        if word in ("is", "are", "was", "can", "has") and not any(w in _IRREGULAR for w in found[1:index]):
+            negated = "does not have" if word == "has" else _IRREGULAR[word]
+            if word == "has" and found[0].lower() in ("they", "you", "we", "i"):
+                negated = "do not have"
+            return " ".join([*found[:index], negated, *found[index + 1 :]])
     if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3 and first.islower():
         stem = lower[:-2] if lower.endswith(("ches", "shes", "sses", "xes")) else lower[:-1]
         return f"does not {stem}{tail}"
