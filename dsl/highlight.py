@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from pygments.lexer import RegexLexer, default, words
+from pygments.lexer import RegexLexer, default, include, words
 from pygments.token import (
     Comment,
     Keyword,
@@ -43,6 +43,7 @@ DECLARATIONS = {
     "type": Name.Class,
     "group": Name.Label,
     "tiers": Name.Label,
+    "statblock": Name.Label,
 }
 """Keywords followed by the name they declare, and the kind of name that is."""
 
@@ -57,10 +58,12 @@ KEYWORDS = (
     "on", "by", "margin", "ties", "target", "then", "twice", "again", "above", "columns", "for",
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
-    "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding",
+    "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")
+
+_RULE_KINDS = ("rule", "terrain", "condition", "trait")
 
 CONSTANTS = ("yes", "no", "X")
 
@@ -111,6 +114,17 @@ class RulecraftLexer(RegexLexer):
             default("#pop"),
         ],
         **{keyword: _declared(kind) for keyword, kind in DECLARATIONS.items()},
+        # `statblock NAME "label" for terrain, trait:` names the kinds of rule it lays out
+        "statblock": [
+            (r"[ \t]+", Whitespace),
+            (_NAME, Name.Label, ("#pop", "statblock_kinds")),
+            default("#pop"),
+        ],
+        "statblock_kinds": [
+            (r"(?=\n)", Whitespace, "#pop"),
+            (words(_RULE_KINDS, suffix=r"\b"), Keyword.Declaration),
+            include("root"),
+        ],
         "string": [
             (r"\\.", String.Escape),
             (r'[^"\\\n]+', String.Double),
