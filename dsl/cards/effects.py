@@ -110,7 +110,7 @@ class EffectWriter:
                     elif isinstance(effect, m.ModEffect) and effect.target == name and not effect.guard:
                         cells.append(self._stat_cell(label, effect))
                         shown[id(effect)] = ""
-            rows.append((label, "; ".join(cells) if cells else DASH))
+            rows.append((label, title_case_first("; ".join(cells)) if cells else DASH))
         if not shown:
             return None, {}
         return Grid(("", clean(block.label) if block.label else title_case_first(display_name(block.name))), tuple(rows)), shown
@@ -148,10 +148,12 @@ class EffectWriter:
         return " \u00b7 ".join(parts)
 
     def _stat_cell(self, label: str, effect: m.ModEffect) -> str:
+        """A change in its row, without the row's label: "Jungle" in row Terrain Type, not
+        "terrain Type: Jungle"; "at least Low" in row VIS, not "the card's VIS: at least Low"."""
         text = self.notation.modifier(effect)
-        for prefix in (label + ": ", label + ":"):
-            if text.startswith(prefix):
-                return text[len(prefix) :]
+        found = text.casefold().find(label.casefold() + ":")
+        if found != -1 and found <= len("the card's "):
+            return text[found + len(label) + 1 :].strip()
         return text
 
     def bases(self, rule: m.Rule, own: Sequence[m.Effect]) -> list[Block]:
@@ -280,7 +282,10 @@ class EffectWriter:
     def modifier(
         self, effect: m.ModEffect, clamp: m.ModEffect | None, *, indent: bool, stacking: bool = True
     ) -> list[Block]:
-        runs: list[Run] = [Run(self.notation.modifier(effect), "strong")]
+        said = self.notation.modifier(effect)
+        # A phrase opens a sentence ("The Hostility Level: at least Lethal"); a stat's name is
+        # printed as the book writes it ("skill -20%").
+        runs: list[Run] = [Run(title_case_first(said) if said.startswith("the ") else said, "strong")]
         if clamp is not None and effect.op not in ("min", "max"):
             runs.append(Run(" " + self.notation.clamp(clamp), "strong"))
         if effect.label and clean(effect.label).casefold() not in runs[0].text.casefold():
@@ -304,9 +309,17 @@ class EffectWriter:
             if isinstance(effect.value, n.Boolean):
                 return [Entry((Run(name if effect.value.value else negate(name), "strong"),), indent)]
             alternatives = self.notation.alternatives(effect.value)
+            lead = " when any of:"
             if len(alternatives) == 1:
-                return [Entry((Run(name, "strong"), Run(" when " + alternatives[0])), indent)]
-            blocks: list[Block] = [Entry((Run(name, "strong"), Run(" when any of:")), indent)]
+                # `a and (b or c or d)`: a in words, then the alternatives one a line
+                terms = _and_terms(effect.value)
+                ors = [x for x in terms if isinstance(x, n.BoolOp) and x.op == "or"]
+                if len(ors) != 1:
+                    return [Entry((Run(name, "strong"), Run(" when " + alternatives[0])), indent)]
+                rest = [x for x in terms if x is not ors[0]]
+                lead = " when " + " and ".join(self.notation.condition(x) for x in rest) + ", and any of:"
+                alternatives = self.notation.alternatives(ors[0])
+            blocks: list[Block] = [Entry((Run(name, "strong"), Run(lead)), indent)]
             blocks += [Detail((Run("• " + text),), True) for text in alternatives]
             return blocks
         unit = self.notation.unit(effect.unit)
@@ -489,6 +502,12 @@ def _by_guard(effects: Sequence[m.Effect]) -> list[tuple[tuple[m.Condition, ...]
         else:
             groups.append((effect.guard, [effect]))
     return groups
+
+
+def _and_terms(expr: n.Expr) -> list[n.Expr]:
+    if isinstance(expr, n.BoolOp) and expr.op == "and":
+        return [*_and_terms(expr.left), *_and_terms(expr.right)]
+    return [expr]
 
 
 def _common(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> tuple[m.Condition, ...]:
