@@ -2393,7 +2393,7 @@ _broken_ground__text3: Final = TextSpec(
 _rule_broken_ground: Final[tuple[Step, ...]] = (
     Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
     Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2,), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
-    Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; `laser` is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
+    Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
     Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
     Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
 )
@@ -2702,7 +2702,7 @@ _rule_smoke: Final[tuple[Step, ...]] = (
     Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), TraceSpec('smoke', '17.4', 'DEX -2', ('when in_smoke and not gas_mask',), (('in_smoke', 'gas_mask'),)), -2, (('in_smoke', 0), ('gas_mask', 0))),
     Step('text', _smoke__text1, (), TraceSpec('smoke', '17.4', 'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.', (), ()), None, ()),
     Step('text', _smoke__text2, (), TraceSpec('smoke', '17.4', "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.", (), ()), None, ()),
-    Step('text', _smoke__text3, (), TraceSpec('smoke', '17.4', 'erratum: The three characters between "die" and "just" are a dash garbled by the text\'s encoding.', (), ()), None, ()),
+    Step('text', _smoke__text3, (), TraceSpec('smoke', '17.4', 'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.', (), ()), None, ()),
 )
 """Smoke, Fog, and Dense Atmospheres (17.4).
 

@@ -2811,7 +2811,7 @@ _resistance_roll__text1: Final = TextSpec(
 
 _rule_resistance_roll: Final[tuple[Step, ...]] = (
     Step('roll', _resistance_roll__roll1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'roll resist', (), ()), (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
-    Step('text', _resistance_roll__text1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'note: The active characteristic is matched against the passive one: d100 <= 50 + (active - passive) x 5.', (), ()), None, ()),
+    Step('text', _resistance_roll__text1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.', (), ()), None, ()),
 )
 """Resistance rolls (7 (system conventions)).
 
@@ -2985,7 +2985,7 @@ _rule_acid: Final[tuple[Step, ...]] = (
     Step('text', _acid__text4, (), TraceSpec('acid', '7. Acid', "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.", (), ()), None, ()),
     Step('text', _acid__text5, (), TraceSpec('acid', '7. Acid', "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.", (), ()), None, ()),
     Step('text', _acid__text6, (), TraceSpec('acid', '7. Acid', 'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.', (), ()), None, ()),
-    Step('text', _acid__text7, (), TraceSpec('acid', '7. Acid', 'erratum: The 1D3 is rolled once, when the exposure begins (protection_rounds); the armor halves the damage in rounds 1 up to that number. The roll armor_slows gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (armor_life): the armor is useless from the round after it.', (), ()), None, ()),
+    Step('text', _acid__text7, (), TraceSpec('acid', '7. Acid', 'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.', (), ()), None, ()),
 )
 """Acid (7. Acid).
 
@@ -3340,7 +3340,7 @@ _rule_aerial_combat: Final[tuple[Step, ...]] = (
     Step('text', _aerial_combat__text2, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.', (), ()), None, ()),
     Step('text', _aerial_combat__text3, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.', (), ()), None, ()),
     Step('text', _aerial_combat__text4, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.', (), ()), None, ()),
-    Step('text', _aerial_combat__text5, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: See also Weather Conditions (rulebook spot_rules_e_to_z) concerning rain, hail, sleet, and snow.', (), ()), None, ()),
+    Step('text', _aerial_combat__text5, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.', (), ()), None, ()),
     Step('text', _aerial_combat__text6, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.', (), ()), None, ()),
     Step('text', _aerial_combat__text7, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: No tail-wind relief is given for a tornado; none is encoded.', (), ()), None, ()),
 )
@@ -3400,7 +3400,7 @@ _aimed_attacks__text1: Final = TextSpec(
 
 _rule_aimed_attacks: Final[tuple[Step, ...]] = (
     Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'roll keep_aim', ('when interrupted',), (('interrupted',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
-    Step('text', _aimed_attacks__text1, (), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'note: There are two ways to improve the chance to make a particular shot: take more time and aim (taking_more_time), or target a specific area (targeting_specific_area). Both can be used for a single shot.', (), ()), None, ()),
+    Step('text', _aimed_attacks__text1, (), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.', (), ()), None, ()),
 )
 """Aimed Attacks (7. Aimed Attacks).
 
@@ -3448,7 +3448,7 @@ _aim_bonus__text1: Final = TextSpec(
 _rule_aim_bonus: Final[tuple[Step, ...]] = (
     Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)', ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
     Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)', ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('text', _aim_bonus__text1, (), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'note: Shared by taking_more_time and targeting_specific_area: either rule, or both, gives the whole aimed shot.', (), ()), None, ()),
+    Step('text', _aim_bonus__text1, (), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.', (), ()), None, ()),
 )
 """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
@@ -3859,8 +3859,8 @@ _rule_area_attacks: Final[tuple[Step, ...]] = (
     Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), TraceSpec('area_attacks', '7. Area Attacks', 'damage / 2 round up', ('when area_response == agility_area', 'when response_succeeded'), (('area_response',), ('response_succeeded',))), 2, (('area_response', 0), ('response_succeeded', 1))),
     Step('derive', _area_attacks__derive1, (), TraceSpec('area_attacks', '7. Area Attacks', 'derive struck', (), ()), lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
     Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'derive stand_up', ('when area_response != no_response',), (('area_response',),)), lambda s: 5, (('area_response', 0),)),
-    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, rulebook spot_rules_e_to_z).', ('when area_response != no_response',), (('area_response',),)), None, (('area_response', 0),)),
-    Step('text', _area_attacks__text2, (), TraceSpec('area_attacks', '7. Area Attacks', 'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, rulebook spot_rules_e_to_z).', (), ()), None, ()),
+    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).', ('when area_response != no_response',), (('area_response',),)), None, (('area_response', 0),)),
+    Step('text', _area_attacks__text2, (), TraceSpec('area_attacks', '7. Area Attacks', 'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).', (), ()), None, ()),
     Step('text', _area_attacks__text3, (), TraceSpec('area_attacks', '7. Area Attacks', "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.", (), ()), None, ()),
     Step('text', _area_attacks__text4, (), TraceSpec('area_attacks', '7. Area Attacks', 'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.', (), ()), None, ()),
 )
@@ -4676,7 +4676,7 @@ _rule_both_sides_surprised: Final[tuple[Step, ...]] = (
     Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.', ('when both_surprised', 'when both_ideas_succeed'), (('both_surprised',), ('both_ideas_succeed',))), None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
     Step('text', _both_sides_surprised__text2, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.', (), ()), None, ()),
     Step('text', _both_sides_surprised__text3, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.', (), ()), None, ()),
-    Step('text', _both_sides_surprised__text4, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (detect_first); the gamemaster compares the two results. opponent_perception records the other side's skill.", (), ()), None, ()),
+    Step('text', _both_sides_surprised__text4, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.", (), ()), None, ()),
 )
 """Both Sides Surprised (7. Both Sides Surprised).
 
@@ -4837,7 +4837,7 @@ _rule_chases: Final[tuple[Step, ...]] = (
     Step('text', _chases__text1, (), TraceSpec('chases', '7. Chases', 'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).', (), ()), None, ()),
     Step('text', _chases__text2, (), TraceSpec('chases', '7. Chases', "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.", (), ()), None, ()),
     Step('text', _chases__text3, (), TraceSpec('chases', '7. Chases', "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.", (), ()), None, ()),
-    Step('text', _chases__text4, (), TraceSpec('chases', '7. Chases', 'erratum: The steps are read as the source lists them (table chase_steps): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.', (), ()), None, ()),
+    Step('text', _chases__text4, (), TraceSpec('chases', '7. Chases', 'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.', (), ()), None, ()),
 )
 """Chases (7. Chases).
 
@@ -5111,7 +5111,7 @@ _rule_vehicular_chases: Final[tuple[Step, ...]] = (
     Step('text', _vehicular_chases__text3, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.', (), ()), None, ()),
     Step('text', _vehicular_chases__text4, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).', (), ()), None, ()),
     Step('text', _vehicular_chases__text5, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text6, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (skill_roll_modifiers).", (), ()), None, ()),
+    Step('text', _vehicular_chases__text6, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).", (), ()), None, ()),
 )
 """Vehicular Chases (7. Chases: Vehicular Chases).
 
@@ -5146,7 +5146,7 @@ _maneuver_penalty__text1: Final = TextSpec(
 
 _rule_maneuver_penalty: Final[tuple[Step, ...]] = (
     Step('mod', _maneuver_penalty__mod1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'skill +maneuver_modifier[maneuver]', (), ()), lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
-    Step('text', _maneuver_penalty__text1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'note: Shared by maneuvers and skill_roll_modifiers: naming both applies it once.', (), ()), None, ()),
+    Step('text', _maneuver_penalty__text1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.', (), ()), None, ()),
 )
 """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
@@ -5424,7 +5424,7 @@ _rule_maneuvers: Final[tuple[Step, ...]] = (
     Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage * 1 / 4 round up', ('when maneuver in {collide, ram}', 'when protection == exceptional'), (('maneuver',), ('protection',))), Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
     Step('text', _maneuvers__text5, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.', (), ()), None, ()),
     Step('text', _maneuvers__text6, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.", (), ()), None, ()),
-    Step('text', _maneuvers__text7, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: The maneuver's own modifier (trait maneuver_penalty) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: name skill_roll_modifiers too.", (), ()), None, ()),
+    Step('text', _maneuvers__text7, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.", (), ()), None, ()),
     Step('text', _maneuvers__text8, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.', (), ()), None, ()),
 )
 """Chases: Maneuvers (7. Chases: Maneuvers).
@@ -5523,7 +5523,7 @@ _rule_vehicle_damage: Final[tuple[Step, ...]] = (
     Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
     Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
     Step('text', _vehicle_damage__text3, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: Sample vehicle hit points are on page 184 (not part of this chapter).', (), ()), None, ()),
-    Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (rulebook spot_rules_e_to_z).', (), ()), None, ()),
+    Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).', (), ()), None, ()),
     Step('text', _vehicle_damage__text5, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.', (), ()), None, ()),
     Step('text', _vehicle_damage__text6, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'erratum: Read as: its current hit points are below half its full hit points.', (), ()), None, ()),
 )
@@ -5894,7 +5894,7 @@ _rule_individual_actions: Final[tuple[Step, ...]] = (
     Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_luck', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
     Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_agility', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
     Step('text', _individual_actions__text1, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.', (), ()), None, ()),
-    Step('text', _individual_actions__text2, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, rulebook spot_rules_e_to_z). The gamemaster picks Luck or Agility as appropriate.', (), ()), None, ()),
+    Step('text', _individual_actions__text2, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.', (), ()), None, ()),
 )
 """Chases: Individual Actions (7. Chases: Individual Actions).
 
@@ -6395,9 +6395,9 @@ _rule_closing: Final[tuple[Step, ...]] = (
     Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'derive first_strike', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
     Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
     Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (close_combat).", (), ()), None, ()),
+    Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).", (), ()), None, ()),
     Step('text', _closing__text4, (), TraceSpec('closing', '7. Closing', 'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.', (), ()), None, ()),
-    Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (rulebook spot_rules_e_to_z) for more information.', (), ()), None, ()),
+    Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.', (), ()), None, ()),
 )
 """Closing (7. Closing).
 
@@ -6750,7 +6750,7 @@ _rule_darkness: Final[tuple[Step, ...]] = (
     Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'roll detect_in_dark', ('when darkness == complete_darkness',), (('darkness',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
     Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), TraceSpec('darkness', '7. Darkness', 'skill -(darkness_modifier / 2 round up)', ('when darkness == complete_darkness', 'when opponent_detected'), (('darkness',), ('opponent_detected',))), lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
     Step('text', _darkness__text1, (), TraceSpec('darkness', '7. Darkness', 'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.', (), ()), None, ()),
-    Step('text', _darkness__text2, (), TraceSpec('darkness', '7. Darkness', 'note: A light source in one hand offsets the penalties of darkness (see Light Sources, rulebook spot_rules_e_to_z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.', (), ()), None, ()),
+    Step('text', _darkness__text2, (), TraceSpec('darkness', '7. Darkness', 'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.', (), ()), None, ()),
     Step('text', _darkness__text3, (), TraceSpec('darkness', '7. Darkness', 'erratum: No rounding is given; the halved penalty is rounded up.', (), ()), None, ()),
 )
 """Darkness (7. Darkness).
@@ -6963,7 +6963,7 @@ _rule_disarming: Final[tuple[Step, ...]] = (
     Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.', ('when disarm == strike_disarm', 'unless disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
     Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.', ('when disarm == strike_disarm', 'when disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
     Step('text', _disarming__text4, (), TraceSpec('disarming', '7. Disarming', "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.", (), ()), None, ()),
-    Step('text', _disarming__text5, (), TraceSpec('disarming', '7. Disarming', "erratum: Read as written: the damage above the weapon's hit points is what it loses (weapon_damage).", (), ()), None, ()),
+    Step('text', _disarming__text5, (), TraceSpec('disarming', '7. Disarming', "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).", (), ()), None, ()),
 )
 """Disarming (7. Disarming).
 
@@ -7249,7 +7249,7 @@ _rule_disengaging: Final[tuple[Step, ...]] = (
     Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot: parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
     Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'roll parting_attack', ('when disengage == turn_and_run',), (('disengage',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
     Step('text', _disengaging__text3, (), TraceSpec('disengaging', '7. Disengaging', 'note: This applies when the opponent wishes to continue the fight.', (), ()), None, ()),
-    Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (withdrawal_defense); whether all succeeded is given as all_defenses_succeeded.', (), ()), None, ()),
+    Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.', (), ()), None, ()),
 )
 """Disengaging (7. Disengaging).
 

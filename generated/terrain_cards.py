@@ -3967,7 +3967,7 @@ _rule_generator_room: Final[tuple[Step, ...]] = (
     Step('part', 'white_noise', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as white_noise', (), ())),
     Step('part', 'saturation', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as saturation', (), ())),
     Step('text', _generator_room__text1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
-    Step('text', _generator_room__text2, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'erratum: The source does not say who opts: read as an option the players agree on before the game (`optional_mov`, yes by default: the card as printed); without it the room has no MOV effect.', (), ()), None, ()),
+    Step('text', _generator_room__text2, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.', (), ()), None, ()),
 )
 """Generator Room (GENERATOR ROOM).
 

@@ -2555,8 +2555,8 @@ _rule_range_bands: Final[tuple[Step, ...]] = (
     Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -4', ('when range == long',), (('range',),)), -4, ()),
     Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot: attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
     Step('text', _range_bands__text2, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'note: + indicates that if in different Arms add an extra range.', (), ()), None, ()),
-    Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (`range`), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
-    Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see `rain`). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
+    Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
+    Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
     Step('text', _range_bands__text5, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).', (), ()), None, ()),
 )
 """Range bands (Range diagram; RANGE).
@@ -3032,7 +3032,7 @@ _rule_flank_zones: Final[tuple[Step, ...]] = (
     Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot: DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
     Step('text', _flank_zones__text3, (), TraceSpec('flank_zones', 'Flank zones', 'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.', (), ()), None, ()),
     Step('text', _flank_zones__text4, (), TraceSpec('flank_zones', 'Flank zones', 'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.', (), ()), None, ()),
-    Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (zones_away 0) see each other.', (), ()), None, ()),
+    Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.', (), ()), None, ()),
 )
 """Flank zones (Flank zones).
 
@@ -3736,7 +3736,7 @@ _rule_broken_leg: Final[tuple[Step, ...]] = (
     Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -4, (('final_damage', 0), ('tuffness', 0))),
     Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
     Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _broken_leg__text1, (), TraceSpec('broken_leg', 'Targeting: wound effects', 'erratum: The Movement rate is Pace: Pace 6 - 4 = 2 makes a zone move d6 <= 2.', (), ()), None, ()),
+    Step('text', _broken_leg__text1, (), TraceSpec('broken_leg', 'Targeting: wound effects', 'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.', (), ()), None, ()),
 )
 """Broken Leg (Targeting: wound effects).
 
@@ -3884,7 +3884,7 @@ _rule_guts: Final[tuple[Step, ...]] = (
     Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
     Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_duration +duration_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
     Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _guts__text2, (), TraceSpec('guts', 'Targeting: wound effects', 'erratum: Encoded: raises on the damage die are `dice_raises`, raises on the duration dice `duration_raises`.', (), ()), None, ()),
+    Step('text', _guts__text2, (), TraceSpec('guts', 'Targeting: wound effects', 'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.', (), ()), None, ()),
 )
 """Guts (Targeting: wound effects).
 
@@ -4259,7 +4259,7 @@ _zone_width__text2: Final = TextSpec(
 
 _rule_zone_width: Final[tuple[Step, ...]] = (
     Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
-    Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (action_limits, width_melee).", (), ()), None, ()),
+    Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).", (), ()), None, ()),
 )
 """Zone trait: WIDTH (Zone Traits).
 
