@@ -74,6 +74,8 @@ LEAKS = {
     "`is not no`": re.compile(r"\bis not no\b"),
     "a bracket": re.compile(r"[\[\]{}]"),
     "an operator in code": re.compile(r"==|!=|<=|>=|&&|\|\||\b(min|max)\(|`"),
+    "UTF-8 read as Windows-1252": re.compile("\u00e2\u20ac|\u00c3[\u0080-\u00bf]"),
+    "a verb twice": re.compile(r"\b(is|are) \1\b"),
     "a negated clause as code writes it": re.compile(r"\bnot (the|a|an) [\w' ]{1,30}? (is|are|has|was)\b"),
 }
 
@@ -208,3 +210,11 @@ def test_cards_accepts_a_bundled_rulebook_by_name(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+def test_text_garbled_by_its_encoding_is_repaired() -> None:
+    from dsl.cards.text import clean
+
+    assert clean("the die \u00e2\u20ac\u201c just") == "the die \u2013 just"
+    assert clean("caf\u00c3\u00a9") == "caf\u00e9"
+    assert clean("\u00e2 alone, \u00c3 alone") == "\u00e2 alone, \u00c3 alone"  # not a slip: kept

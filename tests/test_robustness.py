@@ -465,3 +465,27 @@ def test_the_utf16_fixture_is_still_utf16() -> None:
 def test_the_old_mac_fixtures_still_end_lines_with_cr_alone(folder: str) -> None:
     data = (FIXTURES / folder / "E001_old_mac_line_endings.rules").read_bytes()
     assert b"\r" in data and b"\n" not in data
+
+
+# A stray indented line ends the header's vocabulary early; the rule still reads `moved`, whose
+# declaration comes after the damage. Found by the mutant fuzzer: check folded `moved` and raised.
+STRAY_LINE = """\
+rulebook mini "Mini":
+    version "1.0"
+
+stat MOV "Movement allowance": int 0..12 = 8
+        expect MOV = 4
+input acrobatics "Has the Acrobatics skill": flag
+
+rule mud "Mud":
+    MOV / 2 round up
+    when moved > MOV / 2:
+        roll fall "Avoid falling": 3d6 <= MOV
+input moved "Hexes moved this turn": int 0..24
+"""
+
+
+def test_a_name_lost_to_a_syntax_error_is_reported_not_raised() -> None:
+    compiled = compile_text(STRAY_LINE, "stray.rules")
+    assert not compiled.ok
+    assert "error[E001]" in compiled.render()

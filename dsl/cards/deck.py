@@ -361,7 +361,7 @@ def table_key(table: m.Table, notation: Notation) -> tuple[Run, ...]:
             parts.append(Run(" and "))
         parts.append(Run(notation.name(name), "strong"))
         var = notation.book.vars.get(name)
-        if var is not None and var.label:
+        if var is not None and var.label and clean(var.label).casefold() != notation.name(name).casefold():
             parts.append(Run(f" ({clean(var.label)})", "muted"))
     return tuple(parts)
 

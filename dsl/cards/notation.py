@@ -12,6 +12,7 @@ An operator is joined to its operands by no-break spaces (text.NBSP), and a modi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -419,7 +420,8 @@ class Notation:
         if exceptions:
             boolean = len(exceptions) > 1
             parts.append("unless " + " or ".join(self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions))
-        return ", ".join(parts)
+        # A label that ends with its verb ("The target is") meets the verb of its comparison.
+        return _DOUBLED_VERB.sub(r"\1", ", ".join(parts))
 
     def _term(self, expr: n.Expr, level: int) -> str:
         text, inner = self._note(expr, True)
@@ -586,6 +588,9 @@ def _rounding(mode: str | None) -> str:
 
 def _wrap(text: str, inner: int, outer: int) -> str:
     return f"({text})" if inner < outer else text
+
+
+_DOUBLED_VERB = re.compile(r"\b(is|are) \1\b")
 
 
 def _chain(expr: n.Expr, op: str) -> list[n.Expr]:

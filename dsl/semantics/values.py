@@ -128,7 +128,11 @@ def _special(expr: n.SpecialLiteral, book: m.Book, env: Env) -> Value:
 
 
 def _name(expr: n.NameRef | n.BaseRef, book: m.Book, env: Env) -> Value:
-    ref = book.refs[id(expr)]
+    ref = book.refs.get(id(expr))
+    if ref is None:
+        # A name the compiler could not resolve (its declaration lost to a syntax error): the
+        # error is reported; a check that folds the expression learns only that it has no value.
+        raise NotConstant(expr.name)
     if ref.kind == "member":
         return ref.name
     return env.value(ref)
