@@ -247,8 +247,9 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
             style = ParagraphStyle(
                 style.name + "_mark", parent=style, bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9
             )
-            return [Item(Paragraph(text, style, bulletText=block.mark))]
-        return [Item(Paragraph(text, style))]
+            return [Item(Paragraph(text, style, bulletText=block.mark), whole=True)]
+        # An effect moves whole to the next card rather than break mid-sentence there.
+        return [Item(Paragraph(text, style), whole=True)]
     if isinstance(block, Detail):
         return [
             Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
