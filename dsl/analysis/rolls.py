@@ -119,7 +119,8 @@ def analyze_roll(
                 tiers = item.name.text
     allowed = OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else OUTCOMES
     if tiers is not None:
-        allowed = (*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))
+        # a tier may be called success or failure: each outcome is listed once
+        allowed = tuple(dict.fromkeys((*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))))
     for item in statement.items:
         if isinstance(item, n.GuardedChange):
             change = _roll_change(cx, item, kind, bindings, scope)
