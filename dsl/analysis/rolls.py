@@ -104,6 +104,7 @@ def analyze_roll(
     notes: list[tuple[str, str | None]] = []
     tiers = None
     ties = None
+    lines_said: dict[str, int] = {}  # consequences said so far of each outcome
     for item in statement.items:
         if isinstance(item, n.TiersRef):
             if kind not in ("check", "total"):
@@ -151,7 +152,9 @@ def analyze_roll(
                             did_you_mean(item.step.table.text, cx.table_shapes),
                         )
                     step = m.Step("roll_on", item.step.table.text, item.step.offset, item.step.span)
-            consequences = _consequences(cx, item, base, bindings, scope)
+            said = lines_said.get(item.outcome.text, 0)
+            lines_said[item.outcome.text] = said + len(item.consequences)
+            consequences = _consequences(cx, item, base, bindings, scope, said)
             outcomes.append(
                 m.Outcome(item.outcome.text, item.by_margin, text(item.text), step, item.span, *consequences)
             )
@@ -169,6 +172,7 @@ def analyze_roll(
                 ties = item.winner.text
         elif isinstance(item, n.RollNote):
             notes.append(note_pair(item.note))
+    outcomes = _merged(cx, outcomes)
     pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])
     if pools:
         most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
@@ -273,14 +277,49 @@ def _counted_dice(cx: Context, written: n.Pool | n.DicePool, pool: n.Pool | None
     return True
 
 
+def _merged(cx: Context, outcomes: list[m.Outcome]) -> list[m.Outcome]:
+    """One outcome per name: lines that say what the same outcome does add up, in order
+    (`on failure: exhaustion +1, "..."` then `on failure: as prone`), as the statements of a rule
+    do; an outcome sends to one table at most."""
+    merged: dict[str, m.Outcome] = {}
+    for outcome in outcomes:
+        first = merged.get(outcome.name)
+        if first is None:
+            merged[outcome.name] = outcome
+            continue
+        if first.step is not None and outcome.step is not None:
+            cx.reporter.report(
+                "E102",
+                f"`on {outcome.name}` already sends to a table",
+                outcome.step.span,
+                "an outcome sends to one table; the table may send on with `then roll`",
+            )
+        merged[outcome.name] = m.Outcome(
+            outcome.name,
+            first.by_margin or outcome.by_margin,
+            " ".join(x for x in (first.text, outcome.text) if x) or None,
+            first.step or outcome.step,
+            first.span,
+            first.changes + outcome.changes,
+            first.applies + outcome.applies,
+        )
+    return list(merged.values())
+
+
 def _consequences(
-    cx: Context, item: n.OutcomeItem, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
+    cx: Context,
+    item: n.OutcomeItem,
+    base: dict[str, Any],
+    bindings: dict[str, n.Expr],
+    scope: Scope,
+    said: int,
 ) -> tuple[tuple[m.ModEffect, ...], tuple[str, ...]]:
     """What an outcome changes (`exhaustion +1`) and the rules it brings into play (`as prone`):
-    reported with the outcome's chance, since a resolver does not roll."""
+    reported with the outcome's chance, since a resolver does not roll.  `said`: the consequences
+    of the same outcome on earlier lines, so that each change has a key of its own."""
     changes: list[m.ModEffect] = []
     applies: list[str] = []
-    for index, consequence in enumerate(item.consequences, start=1):
+    for index, consequence in enumerate(item.consequences, start=said + 1):
         if isinstance(consequence, n.Modifier):
             own = {**base, "key": f"{base['key']}:{item.outcome.text}{index}", "guard": (), "span": consequence.span}
             change = analyze_modifier(cx, consequence, own, bindings, scope)
