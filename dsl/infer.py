@@ -209,11 +209,15 @@ class ExprTyper:
                 smallest = Fraction(0) if only.low <= 0 <= only.high else min(values)
                 return t.Numeric(kind, smallest, max(values), unit)
             return t.Numeric(kind, None, None, unit)
-        lows = [x.low for x in numerics]
-        highs = [x.high for x in numerics]
-        pick = min if name == "min" else max
-        low = None if None in lows else pick(x for x in lows if x is not None)
-        high = None if None in highs else pick(x for x in highs if x is not None)
+        # an unbounded end is infinite: min(n, 20) is at most 20 whatever n; max(n, 0) at least 0
+        lows = [x.low for x in numerics if x.low is not None]
+        highs = [x.high for x in numerics if x.high is not None]
+        if name == "min":
+            low = min(lows) if len(lows) == len(numerics) else None
+            high = min(highs) if highs else None
+        else:
+            low = max(lows) if lows else None
+            high = max(highs) if len(highs) == len(numerics) else None
         return t.Numeric(kind, low, high, unit)
 
     def _Lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
