@@ -207,11 +207,21 @@ def _roll_change(
     change = item.change
     if isinstance(change, n.AutomaticChange):
         return m.RollChange(guard, "automatic", None, 0, None, change.success, change.span)
-    if kind != "check":
-        cx.reporter.report("E203", "dice and targets change on a roll against a target", change.span)
+    if kind not in ("check", "count", "total"):
+        cx.reporter.report(
+            "E203", "a resistance or opposed roll changes only its outcome (`automatic success`)", change.span
+        )
+        return None
+    if kind == "total" and isinstance(change, n.TargetChange):
+        cx.reporter.report("E203", "a roll without a target has no target to change", change.span)
         return None
     if isinstance(change, n.PoolChange):
         if not check_dice(change.pool.count, change.pool.sides, change.pool, cx.reporter):
+            return None
+        if kind == "count" and change.pool.keep is not None:
+            cx.reporter.report(
+                "E203", "successes are counted on plain dice (`6d6`), not kept or exploding ones", change.pool.span
+            )
             return None
         return m.RollChange(guard, "pool", change.pool, 0, None, False, change.span)
     if isinstance(change, n.DiceChange):
