@@ -13,7 +13,7 @@ from dsl.analysis.exprs import substitute
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
 from dsl.infer import Scope, check_dice, describe
-from dsl.printer import expr_text
+from dsl.printer import expr_text, pool_text
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -103,10 +103,12 @@ def analyze_roll(
     outcomes: list[m.Outcome] = []
     notes: list[tuple[str, str | None]] = []
     tiers = None
+    tiers_ref: n.TiersRef | None = None
     ties = None
     lines_said: dict[str, int] = {}  # consequences said so far of each outcome
     for item in statement.items:
         if isinstance(item, n.TiersRef):
+            tiers_ref = item
             if kind not in ("check", "total"):
                 cx.reporter.report("E203", "outcome tiers split the totals of a roll of dice and modifiers", item.span)
             elif item.name.text not in cx.book.tiers:
@@ -185,6 +187,8 @@ def analyze_roll(
                 f"keep pools to {MAX_POOL} dice or fewer",
             )
             return None
+        if tiers is not None and tiers_ref is not None and fields["dice"] is None:
+            _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
     return m.RollEffect(
         **base,
         **fields,
@@ -194,6 +198,46 @@ def analyze_roll(
         ties=ties,
         notes=tuple(notes),
     )
+
+
+def _faces(pool: n.Pool, count: int) -> tuple[int, int | None]:
+    """The lowest and highest the dice alone can show (a natural result), None when unbounded."""
+    if pool.keep == "fate":
+        return -count, count
+    if pool.keep == "exploding":
+        return count, None
+    kept = count if pool.keep is None else 1 if " " not in pool.keep else min(int(pool.keep.split()[1]), count)
+    return kept, kept * pool.sides
+
+
+def _naturals_shown(
+    cx: Context, system: m.TierSystem, ref: n.TiersRef, pools: list[n.Pool], changes: list[m.RollChange]
+) -> None:
+    """A natural tier whose faces the roll's dice never show never happens: `natural 00` on a
+    d100 reads as 0, which no d100 shows (it shows 100)."""
+    fewer = sum(c.delta for c in changes if c.kind == "dice" and c.delta < 0)
+    more = sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+    reach = [_faces(p, max(p.count + fewer, 1)) for p in pools] + [_faces(p, p.count + more) for p in pools]
+    low = min(r[0] for r in reach)
+    high = None if any(r[1] is None for r in reach) else max(r[1] for r in reach if r[1] is not None)
+    for tier in system.tiers:
+        if tier.natural is None:
+            continue
+        first, last = tier.natural
+        if last >= low and (high is None or first <= high):
+            continue
+        shown = f"{low} or more" if high is None else f"{low} to {high}"
+        faces = str(first) if first == last else f"{first}..{last}"
+        dice = " or ".join(dict.fromkeys(pool_text(p) for p in pools))
+        hint = f"the dice alone show {shown}"
+        if first == last == 0 and high in (10, 100):
+            hint = f"a d{high} read as 0 or 00 is its {high}: write `natural {high}`"
+        cx.reporter.report(
+            "E301",
+            f"tier `{tier.name}` of `{system.name}` is a natural {faces}, which `{dice}` never shows",
+            ref.span,
+            hint,
+        )
 
 
 def _roll_change(
