@@ -3,6 +3,8 @@ conditions, outcomes (with margins and table steps), tiers and ties."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 from dsl import model as m
@@ -12,7 +14,7 @@ from dsl.analysis.context import Context, note_pair, text
 from dsl.analysis.exprs import substitute
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, check_dice, describe
+from dsl.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe
 from dsl.printer import expr_text, pool_text
 
 OUTCOMES = ("success", "failure")
@@ -51,6 +53,14 @@ def analyze_roll(
     if isinstance(spec, (n.CheckSpec, n.TotalSpec, n.CountSpec)):
         dice = _dice(cx, spec.pool, bindings, scope)
         if dice is None:
+            return None
+        if isinstance(spec, n.TotalSpec) and dice[0] is not None and dice[0].keep == "exploding":
+            cx.reporter.report(
+                "E203",
+                "exploding dice have no highest total: a roll of them needs a target",
+                spec.pool.span,
+                "roll them against a target, e.g. `exploding d6 >= 8`",
+            )
             return None
         fields.update(pool=dice[0], dice=dice[1])
         if isinstance(spec, n.CountSpec):
@@ -177,7 +187,8 @@ def analyze_roll(
     outcomes = _merged(cx, outcomes)
     pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])
     if pools:
-        most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+        more = sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+        most = max(p.count for p in pools) + more
         if most > MAX_POOL:
             cx.reporter.report(
                 "E303",
@@ -186,6 +197,9 @@ def analyze_roll(
                 statement.name.span,
                 f"keep pools to {MAX_POOL} dice or fewer",
             )
+            return None
+        exploding = [p for p in pools if p.keep == "exploding"]
+        if exploding and not _exploding_bounded(cx, statement, exploding, more, changes, fields):
             return None
         if tiers is not None and tiers_ref is not None and fields["dice"] is None:
             _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
@@ -238,6 +252,62 @@ def _naturals_shown(
             ref.span,
             hint,
         )
+
+
+def _exploding_bounded(
+    cx: Context,
+    statement: n.RollDecl,
+    pools: list[n.Pool],
+    added: int,
+    changes: list[m.RollChange],
+    fields: dict[str, Any],
+) -> bool:
+    """Exploding dice have no highest total: a resolver works their chances out up to the total
+    the target asks of them, which must be bounded (E303), as must the pool with every die the
+    changes add."""
+    for pool in pools:
+        count = pool.count + added
+        if added and (count > MAX_EXPLODING_DICE or 2 * count * pool.sides > MAX_EXPLODING):
+            cx.reporter.report(
+                "E303",
+                f"with every change that adds dice, this roll reaches exploding {count}d{pool.sides}: exploding dice "
+                f"are worked out for at most {MAX_EXPLODING_DICE} dice, and dice times sides up to {MAX_EXPLODING // 2}",
+                statement.name.span,
+                "roll fewer or smaller exploding dice",
+            )
+            return False
+    target = fields["target"]
+    if target is None:
+        return True
+    # the highest total the dice alone may need: the target at its highest, raised by every change
+    # that may raise it, less what is added to the dice at its lowest
+    highs = [_bound(cx, target, "high")]
+    highs += [_bound(cx, c.value, "high") for c in changes if c.kind == "target" and c.value is not None]
+    lows = [_bound(cx, added_term, "low") for added_term in fields["adds"]]
+    reach: Fraction | None = None
+    if None not in highs and None not in lows:
+        first, *raised = (h for h in highs if h is not None)
+        reach = first + sum((max(h, Fraction(0)) for h in raised), Fraction(0))
+        reach -= sum((low for low in lows if low is not None), Fraction(0))
+    if reach is None or reach > MAX_EXPLODING:
+        where = "has no upper bound" if reach is None else f"can ask them for a total of {math.ceil(reach):,}"
+        cx.reporter.report(
+            "E303",
+            f"the target of these exploding dice {where}: their chances are worked out up to a total of "
+            f"{MAX_EXPLODING:,}",
+            target.span,
+            f"bound it, e.g. `min({expr_text(target)}, 100)`, or give what it reads a range",
+        )
+        return False
+    return True
+
+
+def _bound(cx: Context, expr: n.Expr, end: str) -> Fraction | None:
+    """The highest or lowest value a number may take, from the ranges it reads (None: unbounded)."""
+    found = cx.book.types.get(id(expr))
+    if not isinstance(found, t.Numeric):
+        return None
+    return found.high if end == "high" else found.low
 
 
 def _roll_change(
