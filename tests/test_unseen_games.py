@@ -57,14 +57,16 @@ input fall_height "Height of the fall": int 0..1000 ft = 10 ft
 
 rule falling "Falling" cites "Falling":
     roll damage "Falling damage": min(fall_height / 10 ft round down, 20) d6
+    roll hurt "Hurt badly": min(fall_height / 10 ft round down, 20) d6 >= 10
 
-    # 30 ft: 3d6, 3 to 18.  500 ft is capped at 20d6.
+    # 30 ft: 3d6 >= 10, 1 - 81/216 = 135/216 = 5/8.  500 ft is capped at 20d6.
     example "Thirty feet":
         given fall_height = 30 ft
-        expect roll damage = 1
+        expect roll hurt = 5/8
 """,
     )
     _clean(path)
+    assert run_cli("test", path).exit_code == 0
     assert "3d6: 3 to 18" in run_cli("resolve", path, "falling", "--set", "fall_height=30").output
     assert "20d6: 20 to 120" in run_cli("resolve", path, "falling", "--set", "fall_height=500").output
 
