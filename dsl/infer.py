@@ -209,11 +209,15 @@ class ExprTyper:
                 smallest = Fraction(0) if only.low <= 0 <= only.high else min(values)
                 return t.Numeric(kind, smallest, max(values), unit)
             return t.Numeric(kind, None, None, unit)
-        lows = [x.low for x in numerics]
-        highs = [x.high for x in numerics]
-        pick = min if name == "min" else max
-        low = None if None in lows else pick(x for x in lows if x is not None)
-        high = None if None in highs else pick(x for x in highs if x is not None)
+        # an unbounded end is infinite: min(n, 20) is at most 20 whatever n; max(n, 0) at least 0
+        lows = [x.low for x in numerics if x.low is not None]
+        highs = [x.high for x in numerics if x.high is not None]
+        if name == "min":
+            low = min(lows) if len(lows) == len(numerics) else None
+            high = min(highs) if highs else None
+        else:
+            low = max(lows) if lows else None
+            high = max(highs) if len(highs) == len(numerics) else None
         return t.Numeric(kind, low, high, unit)
 
     def _Lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -629,6 +633,17 @@ MAX_KEPT = 1_200
 work grows with both, and 30d40 (a second to compile) is far past any table's pool."""
 
 
+MAX_EXPLODING = 1_000
+"""The highest total of exploding dice whose chances are worked out (they have no highest total):
+a resolver adds the dice one by one up to it, in whole numbers that grow with the total, and
+1,000 (past any target a table sets: 20d6 reaching 1,000 is a tenth of a second) keeps the first
+call quick."""
+
+MAX_EXPLODING_DICE = 20
+"""Exploding dice in one pool: a resolver works their totals out to twice their dice times sides
+at least, within MAX_EXPLODING."""
+
+
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:
     """A pool someone can roll, and whose exact probabilities can be computed; else E303."""
     what = f"{count}d{sides}" if count != 1 else f"d{sides}"
@@ -657,8 +672,24 @@ def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool
         )
         return False
     if keep and kept and count * sides > MAX_KEPT:
-        reason = f"summing the {keep.split()[0]} dice of a pool is worked out for dice times sides up to {MAX_KEPT:,}"
-    elif count > MAX_DICE:
+        reporter.report(
+            "E303",
+            f"`{keep} of {what}` is too big a roll: summing the {keep.split()[0]} dice of a pool is worked out "
+            f"for dice times sides up to {MAX_KEPT:,}",
+            node.span,
+            f"keep from fewer or smaller dice: {count}d{sides} is {count * sides:,} dice times sides",
+        )
+        return False
+    if keep == "exploding" and (count > MAX_EXPLODING_DICE or 2 * count * sides > MAX_EXPLODING):
+        reporter.report(
+            "E303",
+            f"`exploding {what}` is too big a roll: exploding dice are worked out for at most "
+            f"{MAX_EXPLODING_DICE} dice, and dice times sides up to {MAX_EXPLODING // 2}",
+            node.span,
+            f"roll fewer or smaller exploding dice: {count}d{sides} is {count * sides:,} dice times sides",
+        )
+        return False
+    if count > MAX_DICE:
         reason = f"exact probabilities for more than {MAX_DICE} dice are out of reach"
     elif sides > MAX_SIDES:
         reason = f"exact probabilities for dice of more than {MAX_SIDES} sides are out of reach"

@@ -142,12 +142,14 @@ def pool_text(pool: n.Pool) -> str:
 def dice_text(effect: m.RollEffect) -> str:
     """What a roll rolls and adds to it: `d20 + attack_bonus`, `skill d10`, `2d6 - 1`."""
     text = pool_text(effect.pool) if effect.pool is not None else expr_text(effect.dice) if effect.dice else ""
-    for added in effect.adds:
-        if isinstance(added, n.Negate):
-            text += f" - {_text(added.operand)[0]}"
-        else:
-            text += f" + {_wrap(*_text(added), _PRECEDENCE['*'])}"
-    return text
+    return text + "".join(_added(added) for added in effect.adds)
+
+
+def _added(added: n.Expr) -> str:
+    """A term added to dice, as written: ` + bonus`, ` - penalty` (a subtraction is a negation)."""
+    if isinstance(added, n.Negate):
+        return f" - {_wrap(*_text(added.operand), _PRECEDENCE['*'])}"
+    return f" + {_wrap(*_text(added), _PRECEDENCE['*'])}"
 
 
 def modifier_text(effect: m.ModEffect) -> str:
@@ -198,8 +200,8 @@ def roll_text(effect: m.RollEffect) -> str:
         return f"resist {expr_text(effect.active)} vs {expr_text(effect.passive)}"
     if effect.kind == "opposed":
         assert effect.pool is not None and effect.against is not None
-        first = pool_text(effect.pool) + (f" + {expr_text(effect.bonus)}" if effect.bonus else "")
-        second = pool_text(effect.against) + (f" + {expr_text(effect.against_bonus)}" if effect.against_bonus else "")
+        first = pool_text(effect.pool) + (_added(effect.bonus) if effect.bonus else "")
+        second = pool_text(effect.against) + (_added(effect.against_bonus) if effect.against_bonus else "")
         return f"opposed {first} vs {second}"
     return f"automatic {'success' if effect.success else 'failure'}"
 

@@ -117,6 +117,26 @@ def _how(name: str, resolution: Any) -> str | None:
     return start + ", ".join(steps)
 
 
+def _chance(value: Any) -> str:
+    """A chance as a fraction, as worked out by hand (`1/4`, not `0.25`), on both sides of a
+    failed expectation."""
+    if value is None:
+        return "none"
+    p = Fraction(value)
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+def _rolled(roll: Any) -> str:
+    """The roll as the resolver made it, to show beside a failed chance: what is added to the
+    dice, how many must meet the target, and the target only where there is one."""
+    dice = str(roll.dice) + (f" {'-' if roll.bonus < 0 else '+'} {show(abs(roll.bonus))}" if roll.bonus else "")
+    if roll.needed is not None:
+        dice = f"at least {roll.needed} of {dice}"
+    if roll.target is None or roll.comparison in (None, "vs"):
+        return dice
+    return f"{dice} {roll.comparison} {show(roll.target)}"
+
+
 class _Fail(Protocol):
     def __call__(self, span: Span, message: str, hint: str | None = None) -> None: ...
 
@@ -157,7 +177,7 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
         if actual is None or Fraction(actual) != Fraction(wanted):
             fail(
                 expectation.span,
-                f"expected {what} = {show(Fraction(wanted))}, got {show(actual)} ({roll.dice} {roll.comparison} {show(roll.target)})",
+                f"expected {what} = {_chance(wanted)}, got {_chance(actual)} ({_rolled(roll)})",
             )
     elif isinstance(expectation, n.ExpectNoRoll):
         if any(r.name == expectation.roll.text for r in resolution.rolls):

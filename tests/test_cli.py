@@ -149,3 +149,18 @@ def test_version_and_help() -> None:
     for command in ("check", "build", "cards", "list", "describe", "resolve", "test"):
         assert command in help_text
     assert run("frobnicate").exit_code == 2
+
+
+def test_describe_writes_what_is_subtracted_from_the_dice(tmp_path: Path) -> None:
+    book = tmp_path / "wrestling.rules"
+    book.write_text(
+        'rulebook wrestling "Wrestling":\n    source "s"\n\n'
+        'input a "A": int -5..10 = 0\ninput b "B": int -5..10 = 0\n\n'
+        'rule arm "Arm wrestling" cites "1":\n'
+        '    roll arm "Arm": opposed d20 - a vs 2d10 + (a + b)\n'
+        '    roll press "Press": d20 - (a + b) >= 10\n',
+        encoding="utf-8",
+    )
+    text = run("describe", str(book), "arm").output
+    assert "  roll arm: opposed d20 - a vs 2d10 + (a + b)\n" in text
+    assert "  roll press: d20 - (a + b) >= 10\n" in text

@@ -62,7 +62,7 @@ def _expected(kind: str, value: str) -> tuple[object, ...]:
     if kind == "NAME":
         # a lexer cannot tell `round` the name from `round` the keyword
         return (Name, Keyword) if value in _KEYWORDS else (Name,)
-    if kind in ("NUMBER", "DICE", "DIE"):
+    if kind in ("NUMBER", "DICE", "DIE", "FATE"):
         return (Number.Dice,) if kind != "NUMBER" else (Number,)
     if kind == "STRING":
         return (String,)

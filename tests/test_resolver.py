@@ -388,3 +388,34 @@ def test_a_trait_reached_with_and_without_bindings_it_never_reads_applies_once()
     assert [roll.name for roll in result.rolls] == ["hit"]
     assert (result.stats["skill"], result.roll("hit").probability) == (60, Fraction(3, 5))
     assert [roll.name for roll in module.resolve(["outer", "inner"], flag_b=True).rolls] == ["hit"]
+
+
+def test_lines_of_one_outcome_add_up() -> None:
+    """`on failure:` said on two lines does what both say: the text of the first is kept, and
+    every change is reported with the outcome's chance (d20 + 2 >= 15 fails on 1..12: 3/5)."""
+    module = module_from_text(
+        """rulebook heat "Heat":
+    source "test"
+
+stat exhaustion "Exhaustion": int 0..6 = 0
+stat fatigue "Fatigue": int 0..6 = 0
+stat speed "Speed": int 0..60 = 30
+input CON "Constitution bonus": int -5..10 = 0
+
+rule heat "Extreme heat" cites "x":
+    roll heat "Endure the heat": d20 + CON >= 15
+        on failure: exhaustion +1, "You gain a level of exhaustion."
+        on failure: as prone, fatigue +2
+        on failure: "Drink, or save again next hour."
+
+rule prone "Prone" cites "x":
+    speed / 2 round down
+"""
+    )
+    roll = module.heat(CON=2).roll("heat")
+    assert roll.effects == {"failure": "You gain a level of exhaustion. Drink, or save again next hour."}
+    assert [(c.text, c.stat, c.value, c.probability) for c in roll.consequences] == [
+        ("exhaustion +1", "exhaustion", 1, Fraction(3, 5)),
+        ("fatigue +2", "fatigue", 2, Fraction(3, 5)),
+        ("as prone", None, None, Fraction(3, 5)),
+    ]

@@ -62,7 +62,7 @@ def _wanted(kind: str, value: str) -> tuple[str, ...]:
     """Scope prefixes a parser token of this kind may be shown with."""
     if kind == "NAME":
         return ("variable.", "entity.name.", *(_KEYWORD_SCOPES if value in _KEYWORDS else ()))
-    if kind in ("DICE", "DIE"):
+    if kind in ("DICE", "DIE", "FATE"):
         return ("constant.numeric.dice.",)
     if kind == "NUMBER":
         return ("constant.numeric.",)

@@ -3,6 +3,8 @@ conditions, outcomes (with margins and table steps), tiers and ties."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 from dsl import model as m
@@ -12,8 +14,8 @@ from dsl.analysis.context import Context, note_pair, text
 from dsl.analysis.exprs import substitute
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, check_dice, describe
-from dsl.printer import expr_text
+from dsl.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe
+from dsl.printer import expr_text, pool_text
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -51,6 +53,14 @@ def analyze_roll(
     if isinstance(spec, (n.CheckSpec, n.TotalSpec, n.CountSpec)):
         dice = _dice(cx, spec.pool, bindings, scope)
         if dice is None:
+            return None
+        if isinstance(spec, n.TotalSpec) and dice[0] is not None and dice[0].keep == "exploding":
+            cx.reporter.report(
+                "E203",
+                "exploding dice have no highest total: a roll of them needs a target",
+                spec.pool.span,
+                "roll them against a target, e.g. `exploding d6 >= 8`",
+            )
             return None
         fields.update(pool=dice[0], dice=dice[1])
         if isinstance(spec, n.CountSpec):
@@ -103,9 +113,12 @@ def analyze_roll(
     outcomes: list[m.Outcome] = []
     notes: list[tuple[str, str | None]] = []
     tiers = None
+    tiers_ref: n.TiersRef | None = None
     ties = None
+    lines_said: dict[str, int] = {}  # consequences said so far of each outcome
     for item in statement.items:
         if isinstance(item, n.TiersRef):
+            tiers_ref = item
             if kind not in ("check", "total"):
                 cx.reporter.report("E203", "outcome tiers split the totals of a roll of dice and modifiers", item.span)
             elif item.name.text not in cx.book.tiers:
@@ -119,7 +132,8 @@ def analyze_roll(
                 tiers = item.name.text
     allowed = OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else OUTCOMES
     if tiers is not None:
-        allowed = (*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))
+        # a tier may be called success or failure: each outcome is listed once
+        allowed = tuple(dict.fromkeys((*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))))
     for item in statement.items:
         if isinstance(item, n.GuardedChange):
             change = _roll_change(cx, item, kind, bindings, scope)
@@ -150,7 +164,9 @@ def analyze_roll(
                             did_you_mean(item.step.table.text, cx.table_shapes),
                         )
                     step = m.Step("roll_on", item.step.table.text, item.step.offset, item.step.span)
-            consequences = _consequences(cx, item, base, bindings, scope)
+            said = lines_said.get(item.outcome.text, 0)
+            lines_said[item.outcome.text] = said + len(item.consequences)
+            consequences = _consequences(cx, item, base, bindings, scope, said)
             outcomes.append(
                 m.Outcome(item.outcome.text, item.by_margin, text(item.text), step, item.span, *consequences)
             )
@@ -168,9 +184,11 @@ def analyze_roll(
                 ties = item.winner.text
         elif isinstance(item, n.RollNote):
             notes.append(note_pair(item.note))
+    outcomes = _merged(cx, outcomes)
     pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])
     if pools:
-        most = max(p.count for p in pools) + sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+        more = sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+        most = max(p.count for p in pools) + more
         if most > MAX_POOL:
             cx.reporter.report(
                 "E303",
@@ -180,6 +198,11 @@ def analyze_roll(
                 f"keep pools to {MAX_POOL} dice or fewer",
             )
             return None
+        exploding = [p for p in pools if p.keep == "exploding"]
+        if exploding and not _exploding_bounded(cx, statement, exploding, more, changes, fields):
+            return None
+        if tiers is not None and tiers_ref is not None and fields["dice"] is None:
+            _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
     return m.RollEffect(
         **base,
         **fields,
@@ -189,6 +212,102 @@ def analyze_roll(
         ties=ties,
         notes=tuple(notes),
     )
+
+
+def _faces(pool: n.Pool, count: int) -> tuple[int, int | None]:
+    """The lowest and highest the dice alone can show (a natural result), None when unbounded."""
+    if pool.keep == "fate":
+        return -count, count
+    if pool.keep == "exploding":
+        return count, None
+    kept = count if pool.keep is None else 1 if " " not in pool.keep else min(int(pool.keep.split()[1]), count)
+    return kept, kept * pool.sides
+
+
+def _naturals_shown(
+    cx: Context, system: m.TierSystem, ref: n.TiersRef, pools: list[n.Pool], changes: list[m.RollChange]
+) -> None:
+    """A natural tier whose faces the roll's dice never show never happens: `natural 00` on a
+    d100 reads as 0, which no d100 shows (it shows 100)."""
+    fewer = sum(c.delta for c in changes if c.kind == "dice" and c.delta < 0)
+    more = sum(c.delta for c in changes if c.kind == "dice" and c.delta > 0)
+    reach = [_faces(p, max(p.count + fewer, 1)) for p in pools] + [_faces(p, p.count + more) for p in pools]
+    low = min(r[0] for r in reach)
+    high = None if any(r[1] is None for r in reach) else max(r[1] for r in reach if r[1] is not None)
+    for tier in system.tiers:
+        if tier.natural is None:
+            continue
+        first, last = tier.natural
+        if last >= low and (high is None or first <= high):
+            continue
+        shown = f"{low} or more" if high is None else f"{low} to {high}"
+        faces = str(first) if first == last else f"{first}..{last}"
+        dice = " or ".join(dict.fromkeys(pool_text(p) for p in pools))
+        hint = f"the dice alone show {shown}"
+        if first == last == 0 and high in (10, 100):
+            hint = f"a d{high} read as 0 or 00 is its {high}: write `natural {high}`"
+        cx.reporter.report(
+            "E301",
+            f"tier `{tier.name}` of `{system.name}` is a natural {faces}, which `{dice}` never shows",
+            ref.span,
+            hint,
+        )
+
+
+def _exploding_bounded(
+    cx: Context,
+    statement: n.RollDecl,
+    pools: list[n.Pool],
+    added: int,
+    changes: list[m.RollChange],
+    fields: dict[str, Any],
+) -> bool:
+    """Exploding dice have no highest total: a resolver works their chances out up to the total
+    the target asks of them, which must be bounded (E303), as must the pool with every die the
+    changes add."""
+    for pool in pools:
+        count = pool.count + added
+        if added and (count > MAX_EXPLODING_DICE or 2 * count * pool.sides > MAX_EXPLODING):
+            cx.reporter.report(
+                "E303",
+                f"with every change that adds dice, this roll reaches exploding {count}d{pool.sides}: exploding dice "
+                f"are worked out for at most {MAX_EXPLODING_DICE} dice, and dice times sides up to {MAX_EXPLODING // 2}",
+                statement.name.span,
+                "roll fewer or smaller exploding dice",
+            )
+            return False
+    target = fields["target"]
+    if target is None:
+        return True
+    # the highest total the dice alone may need: the target at its highest, raised by every change
+    # that may raise it, less what is added to the dice at its lowest
+    highs = [_bound(cx, target, "high")]
+    highs += [_bound(cx, c.value, "high") for c in changes if c.kind == "target" and c.value is not None]
+    lows = [_bound(cx, added_term, "low") for added_term in fields["adds"]]
+    reach: Fraction | None = None
+    if None not in highs and None not in lows:
+        first, *raised = (h for h in highs if h is not None)
+        reach = first + sum((max(h, Fraction(0)) for h in raised), Fraction(0))
+        reach -= sum((low for low in lows if low is not None), Fraction(0))
+    if reach is None or reach > MAX_EXPLODING:
+        where = "has no upper bound" if reach is None else f"can ask them for a total of {math.ceil(reach):,}"
+        cx.reporter.report(
+            "E303",
+            f"the target of these exploding dice {where}: their chances are worked out up to a total of "
+            f"{MAX_EXPLODING:,}",
+            target.span,
+            f"bound it, e.g. `min({expr_text(target)}, 100)`, or give what it reads a range",
+        )
+        return False
+    return True
+
+
+def _bound(cx: Context, expr: n.Expr, end: str) -> Fraction | None:
+    """The highest or lowest value a number may take, from the ranges it reads (None: unbounded)."""
+    found = cx.book.types.get(id(expr))
+    if not isinstance(found, t.Numeric):
+        return None
+    return found.high if end == "high" else found.low
 
 
 def _roll_change(
@@ -202,11 +321,21 @@ def _roll_change(
     change = item.change
     if isinstance(change, n.AutomaticChange):
         return m.RollChange(guard, "automatic", None, 0, None, change.success, change.span)
-    if kind != "check":
-        cx.reporter.report("E203", "dice and targets change on a roll against a target", change.span)
+    if kind not in ("check", "count", "total"):
+        cx.reporter.report(
+            "E203", "a resistance or opposed roll changes only its outcome (`automatic success`)", change.span
+        )
+        return None
+    if kind == "total" and isinstance(change, n.TargetChange):
+        cx.reporter.report("E203", "a roll without a target has no target to change", change.span)
         return None
     if isinstance(change, n.PoolChange):
         if not check_dice(change.pool.count, change.pool.sides, change.pool, cx.reporter):
+            return None
+        if kind == "count" and change.pool.keep is not None:
+            cx.reporter.report(
+                "E203", "successes are counted on plain dice (`6d6`), not kept or exploding ones", change.pool.span
+            )
             return None
         return m.RollChange(guard, "pool", change.pool, 0, None, False, change.span)
     if isinstance(change, n.DiceChange):
@@ -272,14 +401,49 @@ def _counted_dice(cx: Context, written: n.Pool | n.DicePool, pool: n.Pool | None
     return True
 
 
+def _merged(cx: Context, outcomes: list[m.Outcome]) -> list[m.Outcome]:
+    """One outcome per name: lines that say what the same outcome does add up, in order
+    (`on failure: exhaustion +1, "..."` then `on failure: as prone`), as the statements of a rule
+    do; an outcome sends to one table at most."""
+    merged: dict[str, m.Outcome] = {}
+    for outcome in outcomes:
+        first = merged.get(outcome.name)
+        if first is None:
+            merged[outcome.name] = outcome
+            continue
+        if first.step is not None and outcome.step is not None:
+            cx.reporter.report(
+                "E102",
+                f"`on {outcome.name}` already sends to a table",
+                outcome.step.span,
+                "an outcome sends to one table; the table may send on with `then roll`",
+            )
+        merged[outcome.name] = m.Outcome(
+            outcome.name,
+            first.by_margin or outcome.by_margin,
+            " ".join(x for x in (first.text, outcome.text) if x) or None,
+            first.step or outcome.step,
+            first.span,
+            first.changes + outcome.changes,
+            first.applies + outcome.applies,
+        )
+    return list(merged.values())
+
+
 def _consequences(
-    cx: Context, item: n.OutcomeItem, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
+    cx: Context,
+    item: n.OutcomeItem,
+    base: dict[str, Any],
+    bindings: dict[str, n.Expr],
+    scope: Scope,
+    said: int,
 ) -> tuple[tuple[m.ModEffect, ...], tuple[str, ...]]:
     """What an outcome changes (`exhaustion +1`) and the rules it brings into play (`as prone`):
-    reported with the outcome's chance, since a resolver does not roll."""
+    reported with the outcome's chance, since a resolver does not roll.  `said`: the consequences
+    of the same outcome on earlier lines, so that each change has a key of its own."""
     changes: list[m.ModEffect] = []
     applies: list[str] = []
-    for index, consequence in enumerate(item.consequences, start=1):
+    for index, consequence in enumerate(item.consequences, start=said + 1):
         if isinstance(consequence, n.Modifier):
             own = {**base, "key": f"{base['key']}:{item.outcome.text}{index}", "guard": (), "span": consequence.span}
             change = analyze_modifier(cx, consequence, own, bindings, scope)
