@@ -2393,29 +2393,29 @@ _forest_adjustment__mod2: Final = ModSpec(
     label='the forest stays a forest',
 )
 _forest_adjustment__text1: Final = TextSpec(
-    key='forest_adjustment#3',
+    key='forest_adjustment#2.3',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
     text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
     quote='-2 Levels',
-    condition='',
+    condition='when unit != infantry and forest != no_forest',
 )
 _forest_adjustment__text2: Final = TextSpec(
-    key='forest_adjustment#4',
+    key='forest_adjustment#2.4',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
     text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
     quote='Standard Entry',
-    condition='',
+    condition='when unit != infantry and forest != no_forest',
 )
 
 _rule_forest_adjustment: Final[tuple[Step, ...]] = (
     Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
     Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text1, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', (), ()), None, ()),
-    Step('text', _forest_adjustment__text2, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.", (), ()), None, ()),
+    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
 )
 """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -2762,6 +2762,15 @@ _weather__mod3: Final = ModSpec(
     condition='when weather == high_wind; unless weapon == missile',
     label='high wind: -1 to hit',
 )
+_weather__text1: Final = TextSpec(
+    key='weather#4.2',
+    rule='weather',
+    source='WEATHER/ENVIRONMENT MODIFIERS',
+    kind='erratum',
+    text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
+    condition='when weather == high_wind',
+)
 _weather__mod4: Final = ModSpec(
     key='weather#5.1',
     rule='weather',
@@ -2775,7 +2784,7 @@ _weather__mod4: Final = ModSpec(
     condition='when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',
     label='full penalty for energy weapons',
 )
-_weather__text1: Final = TextSpec(
+_weather__text2: Final = TextSpec(
     key='weather#6.1',
     rule='weather',
     source='WEATHER/ENVIRONMENT MODIFIERS',
@@ -2784,7 +2793,7 @@ _weather__text1: Final = TextSpec(
     quote=None,
     condition='when weather_obscurement > 0',
 )
-_weather__text2: Final = TextSpec(
+_weather__text3: Final = TextSpec(
     key='weather#7',
     rule='weather',
     source='WEATHER/ENVIRONMENT MODIFIERS',
@@ -2793,25 +2802,16 @@ _weather__text2: Final = TextSpec(
     quote='MOVEMENT 3/4',
     condition='',
 )
-_weather__text3: Final = TextSpec(
-    key='weather#8',
-    rule='weather',
-    source='WEATHER/ENVIRONMENT MODIFIERS',
-    kind='erratum',
-    text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
-    quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
-    condition='',
-)
 
 _rule_weather: Final[tuple[Step, ...]] = (
     Step('derive', _weather__derive1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'derive weather_obscurement', (), ()), lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
     Step('mod', _weather__mod1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP * weather_effects[weather].movement round down', (), ()), lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
     Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -2', ('when weather == high_wind', 'when weapon == missile'), (('weather',), ('weapon',))), -2, (('weather', 0), ('weapon', 1))),
     Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -1', ('when weather == high_wind', 'unless weapon == missile'), (('weather',), ('weapon',))), -1, (('weather', 0), ('weapon', 1))),
+    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', ('when weather == high_wind',), (('weather',),)), None, (('weather', 0),)),
     Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -weather_obscurement', ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',), (('weapon', 'weather'),)), lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
-    Step('text', _weather__text1, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
-    Step('text', _weather__text2, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
-    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', (), ()), None, ()),
+    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
+    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
 )
 """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
