@@ -240,35 +240,17 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
 @click.argument("book")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(book: str, as_json: bool) -> None:
-    """List the rules, terrains, conditions, traits and tables of BOOK."""
+    """List the rules, terrains, conditions, traits and tables of BOOK; each resolves by name."""
+    from dsl.describe import list_data, list_lines
+
     compiled = _book(book)
-    model = compiled.book
-    assert model is not None
-    entries: list[dict[str, Any]] = []
-    for rule in model.rules.values():
-        entries.append(
-            {"name": rule.name, "kind": rule.kind, "title": rule.title, "source": rule.cites, "category": rule.category}
-        )
-    for table in model.tables.values():
-        entries.append(
-            {
-                "name": table.name,
-                "kind": "table",
-                "title": table.title,
-                "source": table.cites,
-                "category": table.category,
-            }
-        )
+    assert compiled.book is not None
+    data = list_data(compiled.book)
     if as_json:
-        click.echo(
-            json.dumps({"rulebook": model.name, "title": model.title, "entries": entries}, indent=2, ensure_ascii=False)
-        )
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{model.title} ({model.name})")
-    width = max((len(e["name"]) for e in entries), default=0)
-    for entry in entries:
-        source = f"  [{entry['source']}]" if entry["source"] else ""
-        click.echo(f"  {entry['name']:<{width}}  {entry['kind']:<9}  {entry['title']}{source}")
+    for line in list_lines(data, book):
+        click.echo(line)
 
 
 @main.command()
@@ -276,7 +258,9 @@ def list_(book: str, as_json: bool) -> None:
 @click.argument("rule")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def describe(book: str, rule: str, as_json: bool) -> None:
-    """Describe RULE of BOOK: its inputs with types, ranges, choices and defaults."""
+    """Describe RULE of BOOK: everything it does (modifiers, rolls with their changes, composed
+    rules, derived values, restrictions, notes; a table's keys, columns and rows), and the inputs
+    it reads with types, ranges, choices and defaults."""
     compiled = _book(book)
     module = load_module(generate(compiled), compiled.book.name if compiled.book else "book")
     info = module.RULES.get(rule)
@@ -288,83 +272,15 @@ def describe(book: str, rule: str, as_json: bool) -> None:
             f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else "")
         )
     inputs = [module.INPUTS[name] for name in info.reads]
-    model = compiled.book
-    assert model is not None
-    effects = []
-    if rule in model.rules:
-        from dsl.emitter import effect_summary
+    assert compiled.book is not None
+    from dsl.describe import describe_data, describe_lines
 
-        effects = [line for line in (effect_summary(e) for e in model.rules[rule].effects) if line]
-    data = {
-        "name": info.name,
-        "kind": info.kind,
-        "title": info.title,
-        "source": info.source,
-        "inputs": [
-            {
-                "name": spec.name,
-                "label": spec.label,
-                "type": spec.kind,
-                "range": None if spec.low is None and spec.high is None else [_plain(spec.low), _plain(spec.high)],
-                "unit": spec.unit,
-                "choices": list(spec.members) or None,
-                "default": _plain(spec.default),
-                "default_from": spec.default_text,
-                "stat": spec.is_stat,
-            }
-            for spec in inputs
-        ],
-        "effects": effects,
-    }
-    table = model.tables.get(rule)
-    pool = table.pool if table is not None else None
-    roll_range = None
-    if pool is not None:
-        # the result the dice show, before any modifier: the table adds that itself
-        roll_range = (1, pool.sides) if pool.keep else (pool.count, pool.count * pool.sides)
-        data["inputs"].append(
-            {
-                "name": "roll",
-                "label": "the die result (optional: without it, the chance of every row)",
-                "type": "int",
-                "range": list(roll_range),
-                "unit": None,
-                "choices": None,
-                "default": None,
-                "stat": False,
-            }
-        )
+    data = describe_data(compiled.book, rule, inputs)
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    source = f" [{info.source}]" if info.source else ""
-    click.echo(f"{info.title} ({info.name}, {info.kind}){source}")
-    if effects:
-        click.echo("")
-        for line in effects:
-            click.echo(f"  {line}")
-    click.echo("")
-    click.echo("inputs:" if data["inputs"] else "inputs: none")
-    for spec in inputs:
-        label = f"  {spec.label}" if spec.label else ""
-        kind = "stat" if spec.is_stat else "input"
-        default = f"the effective {spec.default_text}" if spec.derived else _shown(spec.default)
-        click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {default}{label}")
-    if roll_range is not None:
-        low, high = roll_range
-        click.echo(f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row")
-
-
-def _plain(value: object) -> object:
-    from dsl.runtime import value_json
-
-    return value_json(value)
-
-
-def _shown(value: object) -> str:
-    from dsl.runtime import show
-
-    return show(value)
+    for line in describe_lines(data, inputs):
+        click.echo(line)
 
 
 @main.command()

@@ -2,7 +2,7 @@
 
 Compiled from mecha_tables.rules: change the rulebook and rebuild instead of editing.
 Rulebook: Mecha and Vehicle Terrain and Combat Tables
-Source: Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame
+Source: 003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='mecha_tables',
     title='Mecha and Vehicle Terrain and Combat Tables',
-    source='Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame',
+    source='003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables',
     version='1.0.0',
     notes=(
         Note(
@@ -2393,29 +2393,29 @@ _forest_adjustment__mod2: Final = ModSpec(
     label='the forest stays a forest',
 )
 _forest_adjustment__text1: Final = TextSpec(
-    key='forest_adjustment#3',
+    key='forest_adjustment#2.3',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
     text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
     quote='-2 Levels',
-    condition='',
+    condition='when unit != infantry and forest != no_forest',
 )
 _forest_adjustment__text2: Final = TextSpec(
-    key='forest_adjustment#4',
+    key='forest_adjustment#2.4',
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
-    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
     quote='Standard Entry',
-    condition='',
+    condition='when unit != infantry and forest != no_forest',
 )
 
 _rule_forest_adjustment: Final[tuple[Step, ...]] = (
     Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
     Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text1, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', (), ()), None, ()),
-    Step('text', _forest_adjustment__text2, (), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.", (), ()), None, ()),
+    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
 )
 """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -2762,6 +2762,15 @@ _weather__mod3: Final = ModSpec(
     condition='when weather == high_wind; unless weapon == missile',
     label='high wind: -1 to hit',
 )
+_weather__text1: Final = TextSpec(
+    key='weather#4.2',
+    rule='weather',
+    source='WEATHER/ENVIRONMENT MODIFIERS',
+    kind='erratum',
+    text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
+    condition='when weather == high_wind',
+)
 _weather__mod4: Final = ModSpec(
     key='weather#5.1',
     rule='weather',
@@ -2775,7 +2784,7 @@ _weather__mod4: Final = ModSpec(
     condition='when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',
     label='full penalty for energy weapons',
 )
-_weather__text1: Final = TextSpec(
+_weather__text2: Final = TextSpec(
     key='weather#6.1',
     rule='weather',
     source='WEATHER/ENVIRONMENT MODIFIERS',
@@ -2784,7 +2793,7 @@ _weather__text1: Final = TextSpec(
     quote=None,
     condition='when weather_obscurement > 0',
 )
-_weather__text2: Final = TextSpec(
+_weather__text3: Final = TextSpec(
     key='weather#7',
     rule='weather',
     source='WEATHER/ENVIRONMENT MODIFIERS',
@@ -2793,25 +2802,16 @@ _weather__text2: Final = TextSpec(
     quote='MOVEMENT 3/4',
     condition='',
 )
-_weather__text3: Final = TextSpec(
-    key='weather#8',
-    rule='weather',
-    source='WEATHER/ENVIRONMENT MODIFIERS',
-    kind='erratum',
-    text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
-    quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
-    condition='',
-)
 
 _rule_weather: Final[tuple[Step, ...]] = (
     Step('derive', _weather__derive1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'derive weather_obscurement', (), ()), lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
     Step('mod', _weather__mod1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP * weather_effects[weather].movement round down', (), ()), lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
     Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -2', ('when weather == high_wind', 'when weapon == missile'), (('weather',), ('weapon',))), -2, (('weather', 0), ('weapon', 1))),
     Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -1', ('when weather == high_wind', 'unless weapon == missile'), (('weather',), ('weapon',))), -1, (('weather', 0), ('weapon', 1))),
+    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', ('when weather == high_wind',), (('weather',),)), None, (('weather', 0),)),
     Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -weather_obscurement', ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',), (('weapon', 'weather'),)), lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
-    Step('text', _weather__text1, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
-    Step('text', _weather__text2, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
-    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', (), ()), None, ()),
+    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
+    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
 )
 """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -4158,7 +4158,7 @@ _damage__text2: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Light Damage system table (its own card).',
+    text='Roll on the Light Damage system table (table light_damage).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
 )
@@ -4180,7 +4180,7 @@ _damage__text3: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
+    text='Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
 )
@@ -4198,7 +4198,7 @@ _damage__text5: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Overkill: the crew may eject (see Overkill ejecting).',
+    text='Overkill: the crew may eject (rule overkill_ejecting).',
     quote=None,
     condition='when damage_band >= 3',
 )
@@ -4207,11 +4207,11 @@ _rule_damage: Final[tuple[Step, ...]] = (
     Step('derive', _damage__derive1, (), TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ()), lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
     Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: No Effect.', ('when damage_band == 0',), (('damage_band',),)), None, (('damage_band', 0),)),
     Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -1', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), -1, (('damage_band', 0),)),
-    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (its own card).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (table light_damage).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
     Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
-    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
     Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot: fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (see Overkill ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (rule overkill_ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
 )
 """Damage effects (DAMAGE EFFECTS).
 
@@ -4608,7 +4608,7 @@ _table_terrain_costs: Final = TableSpec(
         Note(
             'terrain_costs',
             'TERRAIN TYPE',
-            'Rows Calm water to Rapids are the HYDROGRAPHIC TERRAIN of the source.',
+            'Rows calm_water to rapids are the HYDROGRAPHIC TERRAIN of the source.',
             None,
             'note',
         ),
@@ -4695,7 +4695,7 @@ _table_forest_costs: Final = TableSpec(
         Note(
             'forest_costs',
             'TERRAIN MODIFIERS',
-            "Added to the base terrain's cost. The row No forest is a hex without forest.",
+            "Added to the base terrain's cost. The row no_forest is a hex without forest.",
             None,
             'note',
         ),
@@ -4785,7 +4785,7 @@ _table_vegetation_features: Final = TableSpec(
         Note(
             'vegetation_features',
             'TERRAIN MODIFIERS',
-            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of Obscurement of a hex, where the gamemaster may treat rock spires like tall grasses.",
+            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule hex_obscurement, where the gamemaster may treat rock spires like tall grasses.",
             'including rock spires or other similar obstacles',
             'erratum',
         ),
@@ -5259,7 +5259,7 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: roll the sub-table again, +1.',
+            'The +1 of rows 1 and 2: roll the sub-table with heavy_hit = 1.',
             None,
             'note',
         ),

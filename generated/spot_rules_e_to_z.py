@@ -3788,14 +3788,14 @@ _rule_knockout_attacks: Final[tuple[Step, ...]] = (
 # rule light_sources
 
 _light_sources__derive1: Final = DeriveSpec(
-    key='light_sources#3',
+    key='light_sources#2',
     rule='light_sources',
     source='Light Sources',
     name='burn_time',
     condition='',
 )
 _light_sources__roll1: Final = RollSpec(
-    key='light_sources#4.1',
+    key='light_sources#3.1',
     rule='light_sources',
     source='Light Sources',
     name='see_light',
@@ -3813,7 +3813,7 @@ _light_sources__roll1: Final = RollSpec(
     condition='when light_distance >= 100 and light in {long_candle, short_candle}',
 )
 _light_sources__mod1: Final = ModSpec(
-    key='light_sources#5.1',
+    key='light_sources#4.2',
     rule='light_sources',
     source='Light Sources',
     target='skill',
@@ -3826,7 +3826,7 @@ _light_sources__mod1: Final = ModSpec(
     label='a light used with care',
 )
 _light_sources__roll2: Final = RollSpec(
-    key='light_sources#6.1',
+    key='light_sources#5.1',
     rule='light_sources',
     source='Light Sources',
     name='keeps_burning',
@@ -3844,7 +3844,7 @@ _light_sources__roll2: Final = RollSpec(
     condition='when light_dropped',
 )
 _light_sources__text1: Final = TextSpec(
-    key='light_sources#7',
+    key='light_sources#6',
     rule='light_sources',
     source='Light Sources',
     kind='note',
@@ -3853,7 +3853,7 @@ _light_sources__text1: Final = TextSpec(
     condition='',
 )
 _light_sources__text2: Final = TextSpec(
-    key='light_sources#8',
+    key='light_sources#7',
     rule='light_sources',
     source='Light Sources',
     kind='note',
@@ -3862,7 +3862,7 @@ _light_sources__text2: Final = TextSpec(
     condition='',
 )
 _light_sources__text3: Final = TextSpec(
-    key='light_sources#9',
+    key='light_sources#8',
     rule='light_sources',
     source='Light Sources',
     kind='erratum',
@@ -3872,9 +3872,9 @@ _light_sources__text3: Final = TextSpec(
 )
 
 _rule_light_sources: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('light_sources', 'Light Sources', 'as attack', (), ())),
     Step('derive', _light_sources__derive1, (), TraceSpec('light_sources', 'Light Sources', 'derive burn_time', (), ()), lambda s: s.lookup('light_burn_time', (s.v['light'],), 'value'), (('light', 0),)),
     Step('roll', _light_sources__roll1, (lambda s: s.v['light_distance'] >= 100 and s.v['light'] in ('long_candle', 'short_candle'),), TraceSpec('light_sources', 'Light Sources', 'roll see_light', ('when light_distance >= 100 and light in {long_candle, short_candle}',), (('light_distance', 'light'),)), (lambda s: (s.v['spot'], 0, None, 0), ()), (('light_distance', 0), ('light', 0), ('spot', 1))),
+    Step('part', 'attack', (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'as attack', ('when careful_light',), (('careful_light',),))),
     Step('mod', _light_sources__mod1, (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'skill is difficult', ('when careful_light',), (('careful_light',),)), 'difficult', (('careful_light', 0),)),
     Step('roll', _light_sources__roll2, (lambda s: s.v['light_dropped'],), TraceSpec('light_sources', 'Light Sources', 'roll keeps_burning', ('when light_dropped',), (('light_dropped',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('light_dropped', 0),)),
     Step('text', _light_sources__text1, (), TraceSpec('light_sources', 'Light Sources', 'note: Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).', (), ()), None, ()),
@@ -3883,9 +3883,9 @@ _rule_light_sources: Final[tuple[Step, ...]] = (
 )
 """Light Sources (Light Sources).
 
-- as attack
 - derive burn_time = light_burn_time[light]
 - roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
+- as attack (when careful_light)
 - skill is difficult (when careful_light)
 - roll keeps_burning: d100 <= luck (when light_dropped)
 """
@@ -6007,7 +6007,7 @@ _vacuum__text2: Final = TextSpec(
 )
 
 _rule_vacuum: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('vacuum', 'Vacuum', 'as attack', (), ())),
+    Step('part', 'attack', (lambda s: s.v['sight_roll'],), TraceSpec('vacuum', 'Vacuum', 'as attack', ('when sight_roll',), (('sight_roll',),))),
     Step('derive', _vacuum__derive1, (lambda s: s.v['vacuum_round'] > s.v['suit_armor'],), TraceSpec('vacuum', 'Vacuum', 'derive hemorrhage', ('when vacuum_round > suit_armor',), (('vacuum_round', 'suit_armor'),)), lambda s: Fraction(2) ** (s.v['vacuum_round'] - s.v['suit_armor'] - 1), (('vacuum_round', 0), ('suit_armor', 0))),
     Step('derive', _vacuum__derive2, (lambda s: not s.v['exhaled'],), TraceSpec('vacuum', 'Vacuum', 'derive lung_damage', ('unless exhaled',), (('exhaled',),)), lambda s: Dice(((1, 6),)).plus(2), (('exhaled', 0),)),
     Step('roll', _vacuum__roll1, (lambda s: not s.v['exhaled'], lambda s: s.v['abrupt']), TraceSpec('vacuum', 'Vacuum', 'roll remember_exhale', ('unless exhaled', 'when abrupt'), (('exhaled',), ('abrupt',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('exhaled', 0), ('abrupt', 1), ('INT', 2))),
@@ -6018,7 +6018,7 @@ _rule_vacuum: Final[tuple[Step, ...]] = (
 )
 """Vacuum (Vacuum).
 
-- as attack
+- as attack (when sight_roll)
 - derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
 - derive lung_damage = d6 + 2 (unless exhaled)
 - roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
@@ -7243,9 +7243,9 @@ def light_sources(
 ) -> Resolution:
     """Light Sources (Light Sources).
 
-    - as attack
     - derive burn_time = light_burn_time[light]
     - roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
+    - as attack (when careful_light)
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
@@ -7805,7 +7805,7 @@ def vacuum(
 ) -> Resolution:
     """Vacuum (Vacuum).
 
-    - as attack
+    - as attack (when sight_roll)
     - derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
     - derive lung_damage = d6 + 2 (unless exhaled)
     - roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)

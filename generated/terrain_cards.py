@@ -3004,6 +3004,33 @@ _rule_zero_visibility: Final[tuple[Step, ...]] = (
 # trait white_noise
 
 _white_noise__text1: Final = TextSpec(
+    key='white_noise#2.2',
+    rule='white_noise',
+    source='VIS: White Noise',
+    kind='note',
+    text='MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    quote=None,
+    condition='when msv',
+)
+_white_noise__text2: Final = TextSpec(
+    key='white_noise#2.3',
+    rule='white_noise',
+    source='VIS: White Noise',
+    kind='erratum',
+    text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    quote='This -6 MOD for Poor Visibility stacks with other MODs',
+    condition='when msv',
+)
+_white_noise__text3: Final = TextSpec(
+    key='white_noise#2.4',
+    rule='white_noise',
+    source='VIS: White Noise',
+    kind='erratum',
+    text='The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    quote='-6*',
+    condition='when msv',
+)
+_white_noise__text4: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
     source='VIS: White Noise',
@@ -3012,50 +3039,13 @@ _white_noise__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_white_noise__text2: Final = TextSpec(
-    key='white_noise#4',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    quote=None,
-    condition='',
-)
-_white_noise__text3: Final = TextSpec(
-    key='white_noise#5',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='note',
-    text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    quote=None,
-    condition='',
-)
-_white_noise__text4: Final = TextSpec(
-    key='white_noise#6',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    quote='This -6 MOD for Poor Visibility stacks with other MODs',
-    condition='',
-)
-_white_noise__text5: Final = TextSpec(
-    key='white_noise#7',
-    rule='white_noise',
-    source='VIS: White Noise',
-    kind='erratum',
-    text='The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    quote='-6*',
-    condition='',
-)
 
 _rule_white_noise: Final[tuple[Step, ...]] = (
     Step('part', 'zero_visibility', (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'as zero_visibility', ('when msv',), (('msv',),))),
-    Step('text', _white_noise__text1, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.', (), ()), None, ()),
-    Step('text', _white_noise__text2, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.', (), ()), None, ()),
-    Step('text', _white_noise__text3, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
-    Step('text', _white_noise__text4, (), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.', (), ()), None, ()),
-    Step('text', _white_noise__text5, (), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.', (), ()), None, ()),
+    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
+    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
+    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
+    Step('text', _white_noise__text4, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.', (), ()), None, ()),
 )
 """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
