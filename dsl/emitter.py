@@ -324,7 +324,7 @@ class Emitter:
             ]
             specs.append((const, "TextSpec", fields))
             payload = "None"
-            item = f"{'cannot' if text_kind == 'cannot' else text_kind}: {effect.text}"
+            item = f"cannot {effect.text}" if text_kind == "cannot" else f"{text_kind}: {effect.text}"
             kind = "text"
             amounts = []
         reads = self._reads(effect.guard, amounts)
@@ -900,7 +900,7 @@ def effect_summary(effect: m.Effect) -> str:
     elif isinstance(effect, m.DeriveEffect):
         what = f"derive {effect.name} = {printer.expr_text(effect.value)}"
     elif isinstance(effect, m.CannotEffect):
-        what = f"cannot: {effect.text}"
+        what = f"cannot {effect.text}"
     elif isinstance(effect, m.PartEffect):
         what = f"as {effect.rule}" + (f" with {effect.part.split('[', 1)[1][:-1]}" if "[" in effect.part else "")
     else:

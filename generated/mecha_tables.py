@@ -2508,8 +2508,8 @@ _rule_terrain_movement: Final[tuple[Step, ...]] = (
     Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'forest_column = infantry', ('when unit != infantry and vehicle_size <= 2',), (('unit', 'vehicle_size'),)), 'infantry', (('unit', 0), ('vehicle_size', 0))),
     Step('derive', _terrain_movement__derive5, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive forest_cost', (), ()), lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
     Step('derive', _terrain_movement__derive6, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive cost', (), ()), lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
-    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot: enter this hex: impassable (X) for this movement type', ('when cost == X',), (('cost',),)), None, ()),
-    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot: enter this hex: the terrain table has no entry (N/A) for this movement type', ('when cost == N/A',), (('cost',),)), None, ()),
+    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: impassable (X) for this movement type', ('when cost == X',), (('cost',),)), None, ()),
+    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: the terrain table has no entry (N/A) for this movement type', ('when cost == N/A',), (('cost',),)), None, ()),
 )
 """Movement cost of a hex (TERRAIN TYPE).
 
@@ -2521,8 +2521,8 @@ _rule_terrain_movement: Final[tuple[Step, ...]] = (
 - forest_column = infantry (when unit != infantry and vehicle_size <= 2)
 - derive forest_cost = forest_costs[forest_entry, forest_column]
 - derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
-- cannot: enter this hex: impassable (X) for this movement type (when cost == X)
-- cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
+- cannot enter this hex: impassable (X) for this movement type (when cost == X)
+- cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
 """
 
 # rule hex_obscurement
@@ -2700,7 +2700,7 @@ _rule_hull_down: Final[tuple[Step, ...]] = (
     Step('derive', _hull_down__derive3, (), TraceSpec('hull_down', 'TERRAIN', 'derive vegetation_hull_down', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
     Step('derive', _hull_down__derive4, (), TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ()), lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
     Step('derive', _hull_down__derive5, (), TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ()), lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
-    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), TraceSpec('hull_down', 'TERRAIN', 'cannot: take a hull-down position: N/A in this terrain', ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',), (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),)), None, ()),
+    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), TraceSpec('hull_down', 'TERRAIN', 'cannot take a hull-down position: N/A in this terrain', ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',), (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),)), None, ()),
     Step('text', _hull_down__text2, (), TraceSpec('hull_down', 'TERRAIN', 'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.', (), ()), None, ()),
     Step('text', _hull_down__text3, (), TraceSpec('hull_down', 'TERRAIN', 'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.', (), ()), None, ()),
 )
@@ -2711,7 +2711,7 @@ _rule_hull_down: Final[tuple[Step, ...]] = (
 - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
 - derive surface_hull_down = surface_features[surface].hull_down
 - derive elevation_hull_down = elevation_features[elevation].hull_down
-- cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
+- cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
 """
 
 # rule weather
@@ -3485,7 +3485,7 @@ _rule_walking_fire: Final[tuple[Step, ...]] = (
     Step('derive', _walking_fire__derive3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive walking_rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
     Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'DM +damage_rof', ('when armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
     Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'MoS +damage_rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), TraceSpec('walking_fire', 'WALKING FIRE', "cannot: attack more targets than the weapon's ROF + 1", ('when targets > max_targets',), (('targets', 'max_targets'),)), None, (('targets', 0),)),
+    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), TraceSpec('walking_fire', 'WALKING FIRE', "cannot attack more targets than the weapon's ROF + 1", ('when targets > max_targets',), (('targets', 'max_targets'),)), None, (('targets', 0),)),
     Step('text', _walking_fire__text2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.', (), ()), None, ()),
     Step('text', _walking_fire__text3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.', (), ()), None, ()),
 )
@@ -3496,7 +3496,7 @@ _rule_walking_fire: Final[tuple[Step, ...]] = (
 - derive walking_rounds = 5 * rof
 - DM +damage_rof (when armored_target)
 - MoS +damage_rof (unless armored_target)
-- cannot: attack more targets than the weapon's ROF + 1 (when targets > max_targets)
+- cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
 """
 
 # rule saturation_fire
@@ -3562,7 +3562,7 @@ _rule_saturation_fire: Final[tuple[Step, ...]] = (
     Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_damage', ('when defense_total <= saturation_number',), (('defense_total', 'saturation_number'),)), lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
     Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_missiles', ('when weapon == missile',), (('weapon',),)), lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
     Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_rounds', ('unless weapon == missile',), (('weapon',),)), lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), TraceSpec('saturation_fire', 'SATURATION FIRE', 'cannot: saturate a hex beyond medium range', ('when range_band in {long, extreme}',), (('range_band',),)), None, (('range_band', 0),)),
+    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), TraceSpec('saturation_fire', 'SATURATION FIRE', 'cannot saturate a hex beyond medium range', ('when range_band in {long, extreme}',), (('range_band',),)), None, (('range_band', 0),)),
     Step('text', _saturation_fire__text2, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'note: Any unit entering the target hex must beat this number defensively or suffer an attack.', (), ()), None, ()),
     Step('text', _saturation_fire__text3, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.', (), ()), None, ()),
 )
@@ -3572,7 +3572,7 @@ _rule_saturation_fire: Final[tuple[Step, ...]] = (
 - derive saturation_damage = (saturation_number - defense_total) * DM (when defense_total <= saturation_number)
 - derive saturation_missiles = 8 * rof (when weapon == missile)
 - derive saturation_rounds = 10 * rof (unless weapon == missile)
-- cannot: saturate a hex beyond medium range (when range_band in {long, extreme})
+- cannot saturate a hex beyond medium range (when range_band in {long, extreme})
 """
 
 # rule area_of_effect
@@ -3794,7 +3794,7 @@ _rule_anti_missile_fire: Final[tuple[Step, ...]] = (
     Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_rounds', ('when rof > 0', 'unless weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
     Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive missile_rof_left', ('when missile_rof > 0',), (('missile_rof',),)), lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
     Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: The missile flight is destroyed.', ('when missile_rof > 0', 'when missile_rof_left < 0'), (('missile_rof',), ('missile_rof_left',))), None, (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'cannot: defend against an ROF missile attack without burst fire', ('when missile_rof > 0', 'when rof == 0'), (('missile_rof',), ('rof',))), None, (('missile_rof', 0), ('rof', 1))),
+    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'cannot defend against an ROF missile attack without burst fire', ('when missile_rof > 0', 'when rof == 0'), (('missile_rof',), ('rof',))), None, (('missile_rof', 0), ('rof', 1))),
     Step('text', _anti_missile_fire__text3, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: Does not use actions to perform. A hit against a single missile destroys it.', (), ()), None, ()),
     Step('text', _anti_missile_fire__text4, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: Each point of ROF removes a point of the -6, down to no penalty.', (), ()), None, ()),
     Step('text', _anti_missile_fire__text5, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: A missile ROF of exactly 0 is a single missile left.', (), ()), None, ()),
@@ -3807,7 +3807,7 @@ _rule_anti_missile_fire: Final[tuple[Step, ...]] = (
 - derive am_missiles = am_shots * 2 (when rof > 0; when weapon == missile)
 - derive am_rounds = am_shots * 5 (when rof > 0; unless weapon == missile)
 - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
-- cannot: defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
+- cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
 """
 
 # rule ramming
@@ -3895,7 +3895,7 @@ _ramming__text3: Final = TextSpec(
 _rule_ramming: Final[tuple[Step, ...]] = (
     Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), TraceSpec('ramming', 'RAMMING', 'impact_speed +other_speed', ('when ram_direction == head_on',), (('ram_direction',),)), lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
     Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), TraceSpec('ramming', 'RAMMING', 'impact_speed = abs(own_speed - other_speed)', ('when ram_direction == rear',), (('ram_direction',),)), lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
-    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), TraceSpec('ramming', 'RAMMING', 'cannot: ram: there is no impact speed', ('when ram_direction == rear and own_speed == other_speed',), (('ram_direction', 'own_speed', 'other_speed'),)), None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
+    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), TraceSpec('ramming', 'RAMMING', 'cannot ram: there is no impact speed', ('when ram_direction == rear and own_speed == other_speed',), (('ram_direction', 'own_speed', 'other_speed'),)), None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
     Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].air_space', ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
     Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].ground', ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
     Step('text', _ramming__text2, (), TraceSpec('ramming', 'RAMMING', "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.", (), ()), None, ()),
@@ -3905,7 +3905,7 @@ _rule_ramming: Final[tuple[Step, ...]] = (
 
 - impact_speed +other_speed (when ram_direction == head_on)
 - impact_speed = abs(own_speed - other_speed) (when ram_direction == rear)
-- cannot: ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
+- cannot ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
 - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
 - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
 """
@@ -4210,7 +4210,7 @@ _rule_damage: Final[tuple[Step, ...]] = (
     Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (table light_damage).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
     Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
     Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
-    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot: fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
     Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (rule overkill_ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
 )
 """Damage effects (DAMAGE EFFECTS).
@@ -4218,7 +4218,7 @@ _rule_damage: Final[tuple[Step, ...]] = (
 - derive damage_effect = damage_effects[damage_band].effect
 - armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
 - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
-- cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
+- cannot fight on: Overkill, target destroyed (when damage_band >= 3)
 """
 
 # rule overkill_ejecting
@@ -5621,8 +5621,8 @@ def terrain_movement(
     - forest_column = infantry (when unit != infantry and vehicle_size <= 2)
     - derive forest_cost = forest_costs[forest_entry, forest_column]
     - derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
-    - cannot: enter this hex: impassable (X) for this movement type (when cost == X)
-    - cannot: enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
+    - cannot enter this hex: impassable (X) for this movement type (when cost == X)
+    - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
     given: dict[str, object] = {
         'unit': unit,
@@ -5681,7 +5681,7 @@ def hull_down(
     - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
     - derive surface_hull_down = surface_features[surface].hull_down
     - derive elevation_hull_down = elevation_features[elevation].hull_down
-    - cannot: take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
+    - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
     given: dict[str, object] = {
         'terrain': terrain,
@@ -5861,7 +5861,7 @@ def walking_fire(
     - derive walking_rounds = 5 * rof
     - DM +damage_rof (when armored_target)
     - MoS +damage_rof (unless armored_target)
-    - cannot: attack more targets than the weapon's ROF + 1 (when targets > max_targets)
+    - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
     given: dict[str, object] = {
         'rof': rof,
@@ -5887,7 +5887,7 @@ def saturation_fire(
     - derive saturation_damage = (saturation_number - defense_total) * DM (when defense_total <= saturation_number)
     - derive saturation_missiles = 8 * rof (when weapon == missile)
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
-    - cannot: saturate a hex beyond medium range (when range_band in {long, extreme})
+    - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
     given: dict[str, object] = {
         'weapon': weapon,
@@ -5948,7 +5948,7 @@ def anti_missile_fire(
     - derive am_missiles = am_shots * 2 (when rof > 0; when weapon == missile)
     - derive am_rounds = am_shots * 5 (when rof > 0; unless weapon == missile)
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
-    - cannot: defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
+    - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
     given: dict[str, object] = {
         'weapon': weapon,
@@ -5973,7 +5973,7 @@ def ramming(
 
     - impact_speed +other_speed (when ram_direction == head_on)
     - impact_speed = abs(own_speed - other_speed) (when ram_direction == rear)
-    - cannot: ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
+    - cannot ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
@@ -6065,7 +6065,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - derive damage_effect = damage_effects[damage_band].effect
     - armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
-    - cannot: fight on: Overkill, target destroyed (when damage_band >= 3)
+    - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
     given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
     return resolve_with(_BOOK, ('damage',), given, signature=True)

@@ -2450,7 +2450,7 @@ _rule_water: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'ankle',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == ankle',), (('water_depth',),))),
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == knee',), (('water_depth',),))),
     Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'MOV / 2 round up', ('when water_depth == knee',), (('water_depth',),)), 2, (('water_depth', 0),)),
-    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), TraceSpec('water', '17.2', 'cannot: fight effectively in deep water', ('when water_depth == deep',), (('water_depth',),)), None, (('water_depth', 0),)),
+    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), TraceSpec('water', '17.2', 'cannot fight effectively in deep water', ('when water_depth == deep',), (('water_depth',),)), None, (('water_depth', 0),)),
     Step('text', _water__text2, (), TraceSpec('water', '17.2', 'note: Ankle deep is 10 cm; knee-deep is 50 cm.', (), ()), None, ()),
     Step('text', _water__text3, (), TraceSpec('water', '17.2', 'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.', (), ()), None, ()),
 )
@@ -2459,7 +2459,7 @@ _rule_water: Final[tuple[Step, ...]] = (
 - as broken_ground (when water_depth == ankle)
 - as broken_ground (when water_depth == knee)
 - MOV / 2 round up (when water_depth == knee)
-- cannot: fight effectively in deep water (when water_depth == deep)
+- cannot fight effectively in deep water (when water_depth == deep)
 """
 
 # terrain mud
@@ -2956,9 +2956,9 @@ _wall_cover__text7: Final = TextSpec(
 
 _rule_wall_cover: Final[tuple[Step, ...]] = (
     Step('derive', _wall_cover__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == one_meter and stance == prone',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == two_meters and stance != standing',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when wall == over_two_meters',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == one_meter and stance == prone',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == two_meters and stance != standing',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == over_two_meters',), (('wall',),)), None, (('wall', 0),)),
     Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
     Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
     Step('text', _wall_cover__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
@@ -2968,9 +2968,9 @@ _rule_wall_cover: Final[tuple[Step, ...]] = (
 """Walls: cover (17.7).
 
 - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
-- cannot: fire over the wall (when wall == one_meter and stance == prone)
-- cannot: fire over the wall (when wall == two_meters and stance != standing)
-- cannot: fire over the wall (when wall == over_two_meters)
+- cannot fire over the wall (when wall == one_meter and stance == prone)
+- cannot fire over the wall (when wall == two_meters and stance != standing)
+- cannot fire over the wall (when wall == over_two_meters)
 - to_hit -8 (when throwing_grenade)
 """
 
@@ -3014,16 +3014,16 @@ _wall_crossing__text4: Final = TextSpec(
 )
 
 _rule_wall_crossing: Final[tuple[Step, ...]] = (
-    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), TraceSpec('wall_crossing', '17.7', 'cannot: move over the wall: it must be jumped over (see Jumping)', ('when wall == one_meter',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot: move over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot: jump over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall: it must be jumped over (see Jumping)', ('when wall == one_meter',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
+    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot jump over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
     Step('text', _wall_crossing__text4, (), TraceSpec('wall_crossing', '17.7', 'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.', (), ()), None, ()),
 )
 """Walls: crossing (17.7).
 
-- cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
-- cannot: move over the wall (when wall in {two_meters, over_two_meters})
-- cannot: jump over the wall (when wall in {two_meters, over_two_meters})
+- cannot move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
+- cannot move over the wall (when wall in {two_meters, over_two_meters})
+- cannot jump over the wall (when wall in {two_meters, over_two_meters})
 """
 
 # terrain wall_cover[wall=pit]
@@ -3114,9 +3114,9 @@ _wall_cover__part10__text7: Final = TextSpec(
 
 _rule_wall_cover__part10: Final[tuple[Step, ...]] = (
     Step('derive', _wall_cover__part10__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == one_meter and stance == prone',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == two_meters and stance != standing',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot: fire over the wall', ('when pit == over_two_meters',), (('pit',),)), None, (('pit', 0),)),
+    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == one_meter and stance == prone',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == two_meters and stance != standing',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == over_two_meters',), (('pit',),)), None, (('pit', 0),)),
     Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
     Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
     Step('text', _wall_cover__part10__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
@@ -3148,13 +3148,13 @@ _pits__text2: Final = TextSpec(
 
 _rule_pits: Final[tuple[Step, ...]] = (
     Step('part', 'wall_cover[wall=pit]', (), TraceSpec('pits', '17.8', 'as wall_cover', (), ())),
-    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), TraceSpec('pits', '17.8', 'cannot: walk through the pit: it must be jumped over (see Jumping and Falling)', ('when pit != half_meter',), (('pit',),)), None, (('pit', 0),)),
+    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), TraceSpec('pits', '17.8', 'cannot walk through the pit: it must be jumped over (see Jumping and Falling)', ('when pit != half_meter',), (('pit',),)), None, (('pit', 0),)),
     Step('text', _pits__text2, (), TraceSpec('pits', '17.8', 'note: Pits are sometimes called foxholes.', (), ()), None, ()),
 )
 """Pits and Holes (17.8).
 
 - as wall_cover with wall=pit
-- cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
+- cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
 """
 
 # condition gravity
@@ -3618,7 +3618,7 @@ _rule_spacesuit: Final[tuple[Step, ...]] = (
     Step('mod', _spacesuit__mod1, (), TraceSpec('spacesuit', '17.11', 'DEX -2', (), ()), -2, ()),
     Step('mod', _spacesuit__mod2, (), TraceSpec('spacesuit', '17.11', 'MOV -2', (), ()), -2, ()),
     Step('mod', _spacesuit__mod3, (), TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ()), 1, ()),
-    Step('text', _spacesuit__text1, (), TraceSpec('spacesuit', '17.11', 'cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both', (), ()), None, ()),
+    Step('text', _spacesuit__text1, (), TraceSpec('spacesuit', '17.11', 'cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both', (), ()), None, ()),
     Step('text', _spacesuit__text2, (), TraceSpec('spacesuit', '17.11', 'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.', (), ()), None, ()),
     Step('text', _spacesuit__text3, (), TraceSpec('spacesuit', '17.11', 'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.', (), ()), None, ()),
     Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), TraceSpec('spacesuit', '17.11', 'derive leak_damage', ('when leak_turns > 0',), (('leak_turns',),)), lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
@@ -3633,7 +3633,7 @@ _rule_spacesuit: Final[tuple[Step, ...]] = (
 - DEX -2
 - MOV -2
 - MOV min 1
-- cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
+- cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
 - derive leak_damage = leak_turns d6 (when leak_turns > 0)
 """
 
@@ -3775,7 +3775,7 @@ def water(
     - as broken_ground (when water_depth == ankle)
     - as broken_ground (when water_depth == knee)
     - MOV / 2 round up (when water_depth == knee)
-    - cannot: fight effectively in deep water (when water_depth == deep)
+    - cannot fight effectively in deep water (when water_depth == deep)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -3923,9 +3923,9 @@ def wall_cover(
     """Walls: cover (17.7).
 
     - derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
-    - cannot: fire over the wall (when wall == one_meter and stance == prone)
-    - cannot: fire over the wall (when wall == two_meters and stance != standing)
-    - cannot: fire over the wall (when wall == over_two_meters)
+    - cannot fire over the wall (when wall == one_meter and stance == prone)
+    - cannot fire over the wall (when wall == two_meters and stance != standing)
+    - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
     given: dict[str, object] = {
@@ -3946,9 +3946,9 @@ def wall_crossing(
 ) -> Resolution:
     """Walls: crossing (17.7).
 
-    - cannot: move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
-    - cannot: move over the wall (when wall in {two_meters, over_two_meters})
-    - cannot: jump over the wall (when wall in {two_meters, over_two_meters})
+    - cannot move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
+    - cannot move over the wall (when wall in {two_meters, over_two_meters})
+    - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
     given: dict[str, object] = {'wall': wall}
     return resolve_with(_BOOK, ('wall_crossing',), given, signature=True)
@@ -3967,7 +3967,7 @@ def pits(
     """Pits and Holes (17.8).
 
     - as wall_cover with wall=pit
-    - cannot: walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
+    - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     given: dict[str, object] = {
         'DEX': DEX,
@@ -4048,7 +4048,7 @@ def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolutio
     - DEX -2
     - MOV -2
     - MOV min 1
-    - cannot: wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
+    - cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}

@@ -2979,7 +2979,7 @@ _rule_acid: Final[tuple[Step, ...]] = (
     Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), TraceSpec('acid', '7. Acid', 'acid_damage / 2 round up', ('when armored', 'when acid_round <= protection_rounds'), (('armored',), ('acid_round', 'protection_rounds'))), 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
     Step('roll', _acid__roll1, (lambda s: s.v['armored'],), TraceSpec('acid', '7. Acid', 'roll armor_slows', ('when armored',), (('armored',),)), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
     Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), TraceSpec('acid', '7. Acid', 'roll armor_survives', ('when armored', 'when acid == very_strong'), (('armored',), ('acid',))), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
-    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), TraceSpec('acid', '7. Acid', 'cannot: use the armor: very strong acid has functionally destroyed it', ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'), (('armored',), ('acid',), ('acid_round', 'armor_life'))), None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
+    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), TraceSpec('acid', '7. Acid', 'cannot use the armor: very strong acid has functionally destroyed it', ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'), (('armored',), ('acid',), ('acid_round', 'armor_life'))), None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
     Step('text', _acid__text2, (), TraceSpec('acid', '7. Acid', 'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.', (), ()), None, ()),
     Step('text', _acid__text3, (), TraceSpec('acid', '7. Acid', 'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.', (), ()), None, ()),
     Step('text', _acid__text4, (), TraceSpec('acid', '7. Acid', "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.", (), ()), None, ()),
@@ -2995,7 +2995,7 @@ _rule_acid: Final[tuple[Step, ...]] = (
 - acid_damage / 2 round up (when armored; when acid_round <= protection_rounds)
 - roll armor_slows: d3 >= acid_round (when armored)
 - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
-- cannot: use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
+- cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
 """
 
 # rule aerial_combat
@@ -3336,7 +3336,7 @@ _rule_aerial_combat: Final[tuple[Step, ...]] = (
     Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill -max(0, base skill - base fly)', ('when flying',), (('flying',),)), lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
     Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is difficult', ('when flying', 'when fly_result == fly_failure'), (('flying',), ('fly_result',))), 'difficult', (('flying', 0), ('fly_result', 1))),
     Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is easy', ('when flying', 'when fly_result == fly_critical'), (('flying',), ('fly_result',))), 'easy', (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), TraceSpec('aerial_combat', '7. Aerial Combat', 'cannot: attack or act this round: the Fly roll fumbled', ('when flying', 'when fly_result == fly_fumble'), (('flying',), ('fly_result',))), None, (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), TraceSpec('aerial_combat', '7. Aerial Combat', 'cannot attack or act this round: the Fly roll fumbled', ('when flying', 'when fly_result == fly_fumble'), (('flying',), ('fly_result',))), None, (('flying', 0), ('fly_result', 1))),
     Step('text', _aerial_combat__text2, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.', (), ()), None, ()),
     Step('text', _aerial_combat__text3, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.', (), ()), None, ()),
     Step('text', _aerial_combat__text4, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.', (), ()), None, ()),
@@ -3365,7 +3365,7 @@ _rule_aerial_combat: Final[tuple[Step, ...]] = (
 - skill -max(0, base skill - base fly) (when flying)
 - skill is difficult (when flying; when fly_result == fly_failure)
 - skill is easy (when flying; when fly_result == fly_critical)
-- cannot: attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
+- cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
 """
 
 # rule aimed_attacks
@@ -3728,12 +3728,12 @@ _ambushes__text6: Final = TextSpec(
 _rule_ambushes: Final[tuple[Step, ...]] = (
     Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), TraceSpec('ambushes', '7. Ambushes', 'roll ambush_stealth', ('when ambush != no_ambush and not after_first_round',), (('ambush', 'after_first_round'),)), (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
     Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'), (('ambush', 'after_first_round'), ('ambush',))), 'easy', (('ambush', 0), ('after_first_round', 0))),
-    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), TraceSpec('ambushes', '7. Ambushes', 'cannot: dodge or parry this initial round of attacks (the attackers are not seen)', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'), (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',))), None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
+    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), TraceSpec('ambushes', '7. Ambushes', 'cannot dodge or parry this initial round of attacks (the attackers are not seen)', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'), (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',))), None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
     Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'perception is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
     Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'roll notice_attackers', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
     Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
     Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'defense is difficult', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), TraceSpec('ambushes', '7. Ambushes', 'cannot: retaliate or move until the next combat round (the target noticed the attackers)', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), TraceSpec('ambushes', '7. Ambushes', 'cannot retaliate or move until the next combat round (the target noticed the attackers)', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
     Step('text', _ambushes__text3, (), TraceSpec('ambushes', '7. Ambushes', "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.", (), ()), None, ()),
     Step('text', _ambushes__text4, (), TraceSpec('ambushes', '7. Ambushes', 'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.', (), ()), None, ()),
     Step('text', _ambushes__text5, (), TraceSpec('ambushes', '7. Ambushes', "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.", (), ()), None, ()),
@@ -3743,12 +3743,12 @@ _rule_ambushes: Final[tuple[Step, ...]] = (
 
 - roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
 - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush)
-- cannot: dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
+- cannot dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
 - perception is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
 - roll notice_attackers: d100 <= perception (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
 - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
 - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-- cannot: retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
+- cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
 """
 
 # rule area_attacks
@@ -4472,7 +4472,7 @@ _rule_backstabs: Final[tuple[Step, ...]] = (
     Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll sense_backstab', ('when backstab',), (('backstab',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
     Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'defense is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
     Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when helpless',), (('helpless',),)), 'easy', (('helpless', 0),)),
-    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'cannot: dodge or parry: the target is helpless', ('when helpless',), (('helpless',),)), None, (('helpless', 0),)),
+    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'cannot dodge or parry: the target is helpless', ('when helpless',), (('helpless',),)), None, (('helpless', 0),)),
     Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll lucky_incident', ('when helpless',), (('helpless',),)), (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
     Step('text', _backstabs__text2, (), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'note: No additional damage is done by such an attack.', (), ()), None, ()),
 )
@@ -4483,7 +4483,7 @@ _rule_backstabs: Final[tuple[Step, ...]] = (
 - roll sense_backstab: d100 <= perception (when backstab)
 - defense is difficult (when backstab)
 - skill is easy (when helpless)
-- cannot: dodge or parry: the target is helpless (when helpless)
+- cannot dodge or parry: the target is helpless (when helpless)
 - roll lucky_incident: d100 <= opponent_POW (when helpless)
 """
 
@@ -4937,7 +4937,7 @@ _range_track_attacks__roll1: Final = RollSpec(
 
 _rule_range_track_attacks: Final[tuple[Step, ...]] = (
     Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'derive range_number', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
-    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'cannot: attack hand to hand beyond Side-by-Side range', ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'), (('in_chase',), ('chase_range', 'chase_attack'))), None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
+    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'cannot attack hand to hand beyond Side-by-Side range', ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'), (('in_chase',), ('chase_range', 'chase_attack'))), None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
     Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is difficult', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
     Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is one_fifth', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
     Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 1', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
@@ -4947,7 +4947,7 @@ _rule_range_track_attacks: Final[tuple[Step, ...]] = (
 """Chases: attacks on the Range Track (7. Chases: Range Track).
 
 - derive range_number = range_track[chase_range].range (when in_chase)
-- cannot: attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
+- cannot attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
 - skill is difficult (when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths)
 - skill is one_fifth (when in_chase; when chase_attack == missile_attack; when chase_range == close)
 - skill = 1 (when in_chase; when chase_attack == missile_attack; when chase_range == in_sight)
@@ -5029,7 +5029,7 @@ _rule_chases_on_foot: Final[tuple[Step, ...]] = (
     Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll outrun', ('when on_foot',), (('on_foot',),)), (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
     Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'stamina is difficult', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), 'difficult', (('on_foot', 0), ('encumbered', 1))),
     Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll keep_going', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
-    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'cannot: continue the chase: too winded or overburdened after two failed rolls in a row', ('when on_foot', 'when encumbered', 'when winded_failures >= 2'), (('on_foot',), ('encumbered',), ('winded_failures',))), None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
+    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'cannot continue the chase: too winded or overburdened after two failed rolls in a row', ('when on_foot', 'when encumbered', 'when winded_failures >= 2'), (('on_foot',), ('encumbered',), ('winded_failures',))), None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
     Step('text', _chases_on_foot__text2, (), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.", (), ()), None, ()),
 )
 """Chases on Foot (7. Chases: Chases on Foot).
@@ -5037,7 +5037,7 @@ _rule_chases_on_foot: Final[tuple[Step, ...]] = (
 - roll outrun: resist CON vs opponent_CON (when on_foot)
 - stamina is difficult (when on_foot; when encumbered)
 - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
-- cannot: continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
+- cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
 """
 
 # rule vehicular_chases
@@ -5106,7 +5106,7 @@ _vehicular_chases__text6: Final = TextSpec(
 
 _rule_vehicular_chases: Final[tuple[Step, ...]] = (
     Step('derive', _vehicular_chases__derive1, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'derive range_shift', (), ()), lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
-    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "cannot: travel faster than the vehicle's rated speed", ('when speed > top_speed',), (('speed', 'top_speed'),)), None, (('speed', 0), ('top_speed', 0))),
+    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "cannot travel faster than the vehicle's rated speed", ('when speed > top_speed',), (('speed', 'top_speed'),)), None, (('speed', 0), ('top_speed', 0))),
     Step('text', _vehicular_chases__text2, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.', (), ()), None, ()),
     Step('text', _vehicular_chases__text3, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.', (), ()), None, ()),
     Step('text', _vehicular_chases__text4, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).', (), ()), None, ()),
@@ -5116,7 +5116,7 @@ _rule_vehicular_chases: Final[tuple[Step, ...]] = (
 """Vehicular Chases (7. Chases: Vehicular Chases).
 
 - derive range_shift = max(0, speed - opponent_speed)
-- cannot: travel faster than the vehicle's rated speed (when speed > top_speed)
+- cannot travel faster than the vehicle's rated speed (when speed > top_speed)
 """
 
 # trait maneuver_penalty
@@ -5408,8 +5408,8 @@ _rule_maneuvers: Final[tuple[Step, ...]] = (
     Step('part', 'maneuver_penalty', (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'as maneuver_penalty', (), ())),
     Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll turn_roll', ('when maneuver in {turn, u_turn}',), (('maneuver',),)), (None, ()), (('maneuver', 0),)),
     Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll maneuver_roll', ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',), (('maneuver',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
-    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot: make a U-turn above Speed 1: slow to Speed 1 first', ('when maneuver == u_turn and speed > 1',), (('maneuver', 'speed'),)), None, (('maneuver', 0), ('speed', 0))),
-    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle', ('when maneuver == bootlegger_reverse', 'when horse_drawn'), (('maneuver',), ('horse_drawn',))), None, (('maneuver', 0), ('horse_drawn', 1))),
+    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot make a U-turn above Speed 1: slow to Speed 1 first', ('when maneuver == u_turn and speed > 1',), (('maneuver', 'speed'),)), None, (('maneuver', 0), ('speed', 0))),
+    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot perform a bootlegger reverse with horses or a horse-drawn vehicle', ('when maneuver == bootlegger_reverse', 'when horse_drawn'), (('maneuver',), ('horse_drawn',))), None, (('maneuver', 0), ('horse_drawn', 1))),
     Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.', ('when maneuver == bootlegger_reverse',), (('maneuver',),)), None, (('maneuver', 0),)),
     Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d6', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
     Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d3', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
@@ -5432,8 +5432,8 @@ _rule_maneuvers: Final[tuple[Step, ...]] = (
 - as maneuver_penalty
 - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
 - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
-- cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
-- cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
+- cannot make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
+- cannot perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
 - crash_damage = speed d6 (when maneuver == collide)
 - passenger_damage = speed d3 (when maneuver == collide)
 - roll knocked_aside: resist vehicle_SIZ vs other_SIZ (when maneuver == collide)
@@ -5520,8 +5520,8 @@ _vehicle_damage__text6: Final = TextSpec(
 _rule_vehicle_damage: Final[tuple[Step, ...]] = (
     Step('derive', _vehicle_damage__derive1, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive hit_points_lost', (), ()), lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
     Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive damaged_top_speed', ('when vehicle_hit_points * 2 < vehicle_max_hit_points',), (('vehicle_hit_points', 'vehicle_max_hit_points'),)), lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
-    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot: function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
     Step('text', _vehicle_damage__text3, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: Sample vehicle hit points are on page 184 (not part of this chapter).', (), ()), None, ()),
     Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).', (), ()), None, ()),
     Step('text', _vehicle_damage__text5, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.', (), ()), None, ()),
@@ -5531,8 +5531,8 @@ _rule_vehicle_damage: Final[tuple[Step, ...]] = (
 
 - derive hit_points_lost = max(0, impact - vehicle_armor)
 - derive damaged_top_speed = top_speed / 2 round up (when vehicle_hit_points * 2 < vehicle_max_hit_points)
-- cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
-- cannot: function: the vehicle is destroyed (when vehicle_hit_points <= 0)
+- cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
+- cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
 """
 
 # rule skill_roll_modifiers
@@ -6022,7 +6022,7 @@ _rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
     Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -10%', ('when trouble == minor_fishtail',), (('trouble',),)), -10, (('trouble', 0),)),
     Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -15%', ('when trouble == moderate_fishtail',), (('trouble',),)), -15, (('trouble', 0),)),
     Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -30%', ('when trouble == severe_fishtail',), (('trouble',),)), -30, (('trouble', 0),)),
-    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'cannot: go faster than Speed 1 until repaired', ('when trouble == flat_tire and speed > 1',), (('trouble', 'speed'),)), None, (('trouble', 0), ('speed', 0))),
+    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'cannot go faster than Speed 1 until repaired', ('when trouble == flat_tire and speed > 1',), (('trouble', 'speed'),)), None, (('trouble', 0), ('speed', 0))),
     Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive vehicle_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
     Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive passenger_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
     Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive hurled_free', ('when trouble == roll_or_tumble', 'when creature_drawn'), (('trouble',), ('creature_drawn',))), lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
@@ -6035,7 +6035,7 @@ _rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
 - skill -10% (when trouble == minor_fishtail)
 - skill -15% (when trouble == moderate_fishtail)
 - skill -30% (when trouble == severe_fishtail)
-- cannot: go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
+- cannot go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
 - derive vehicle_tumble = (2 * speed) d3 (when trouble == roll_or_tumble)
 - derive passenger_tumble = speed d3 (when trouble == roll_or_tumble)
 - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
@@ -6393,8 +6393,8 @@ _closing__text5: Final = TextSpec(
 
 _rule_closing: Final[tuple[Step, ...]] = (
     Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'derive first_strike', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
     Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).", (), ()), None, ()),
     Step('text', _closing__text4, (), TraceSpec('closing', '7. Closing', 'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.', (), ()), None, ()),
     Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.', (), ()), None, ()),
@@ -6402,8 +6402,8 @@ _rule_closing: Final[tuple[Step, ...]] = (
 """Closing (7. Closing).
 
 - derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-- cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-- cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
+- cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
+- cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
 """
 
 # rule cold_exposure_hunger_thirst
@@ -6838,7 +6838,7 @@ _rule_desperate_actions: Final[tuple[Step, ...]] = (
     Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'roll desperate_agility', ('when desperate',), (('desperate',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
     Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'skill is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
     Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), TraceSpec('desperate_actions', '7. Desperate Actions', 'derive desperate_fatigue', ('when desperate', 'when fatigue_points_used'), (('desperate',), ('fatigue_points_used',))), lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
-    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), TraceSpec('desperate_actions', '7. Desperate Actions', "cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected", ('when desperate_last_round',), (('desperate_last_round',),)), None, (('desperate_last_round', 0),)),
+    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), TraceSpec('desperate_actions', '7. Desperate Actions', "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected", ('when desperate_last_round',), (('desperate_last_round',),)), None, (('desperate_last_round', 0),)),
     Step('text', _desperate_actions__text2, (), TraceSpec('desperate_actions', '7. Desperate Actions', "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.", (), ()), None, ()),
 )
 """Desperate Actions (7. Desperate Actions).
@@ -6847,7 +6847,7 @@ _rule_desperate_actions: Final[tuple[Step, ...]] = (
 - roll desperate_agility: d100 <= agility (when desperate)
 - skill is difficult (when desperate)
 - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
-- cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
+- cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
 """
 
 # rule disarming
@@ -7242,11 +7242,11 @@ _disengaging__text4: Final = TextSpec(
 
 _rule_disengaging: Final[tuple[Step, ...]] = (
     Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), TraceSpec('disengaging', '7. Disengaging', 'roll disengage_dodge', ('when disengage == knockback_and_dodge',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'cannot: attack during a fighting withdrawal: only dodges, parries and movement away', ('when disengage == fighting_withdrawal',), (('disengage',),)), None, (('disengage', 0),)),
+    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'cannot attack during a fighting withdrawal: only dodges, parries and movement away', ('when disengage == fighting_withdrawal',), (('disengage',),)), None, (('disengage', 0),)),
     Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'roll withdrawal_defense', ('when disengage == fighting_withdrawal',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
     Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'derive disengaged', ('when disengage == fighting_withdrawal',), (('disengage',),)), lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
     Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'skill is difficult', ('when disengage == turn_and_run',), (('disengage',),)), 'difficult', (('disengage', 0),)),
-    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot: parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
+    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
     Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'roll parting_attack', ('when disengage == turn_and_run',), (('disengage',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
     Step('text', _disengaging__text3, (), TraceSpec('disengaging', '7. Disengaging', 'note: This applies when the opponent wishes to continue the fight.', (), ()), None, ()),
     Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.', (), ()), None, ()),
@@ -7254,11 +7254,11 @@ _rule_disengaging: Final[tuple[Step, ...]] = (
 """Disengaging (7. Disengaging).
 
 - roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
-- cannot: attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
+- cannot attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
 - roll withdrawal_defense: d100 <= defense (when disengage == fighting_withdrawal)
 - derive disengaged = all_defenses_succeeded (when disengage == fighting_withdrawal)
 - skill is difficult (when disengage == turn_and_run)
-- cannot: parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
+- cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
 - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
 """
 
@@ -8058,7 +8058,7 @@ def acid(
     - acid_damage / 2 round up (when armored; when acid_round <= protection_rounds)
     - roll armor_slows: d3 >= acid_round (when armored)
     - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
-    - cannot: use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
+    - cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
     given: dict[str, object] = {
         'acid_damage': acid_damage,
@@ -8103,7 +8103,7 @@ def aerial_combat(
     - skill -max(0, base skill - base fly) (when flying)
     - skill is difficult (when flying; when fly_result == fly_failure)
     - skill is easy (when flying; when fly_result == fly_critical)
-    - cannot: attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
+    - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -8212,12 +8212,12 @@ def ambushes(
 
     - roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
     - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush)
-    - cannot: dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
+    - cannot dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
     - perception is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
     - roll notice_attackers: d100 <= perception (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
     - skill is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-    - cannot: retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
+    - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -8362,7 +8362,7 @@ def backstabs(
     - roll sense_backstab: d100 <= perception (when backstab)
     - defense is difficult (when backstab)
     - skill is easy (when helpless)
-    - cannot: dodge or parry: the target is helpless (when helpless)
+    - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     given: dict[str, object] = {
@@ -8474,7 +8474,7 @@ def range_track_attacks(
     """Chases: attacks on the Range Track (7. Chases: Range Track).
 
     - derive range_number = range_track[chase_range].range (when in_chase)
-    - cannot: attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
+    - cannot attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
     - skill is difficult (when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths)
     - skill is one_fifth (when in_chase; when chase_attack == missile_attack; when chase_range == close)
     - skill = 1 (when in_chase; when chase_attack == missile_attack; when chase_range == in_sight)
@@ -8503,7 +8503,7 @@ def chases_on_foot(
     - roll outrun: resist CON vs opponent_CON (when on_foot)
     - stamina is difficult (when on_foot; when encumbered)
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
-    - cannot: continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
+    - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
     given: dict[str, object] = {
         'CON': CON,
@@ -8519,7 +8519,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     """Vehicular Chases (7. Chases: Vehicular Chases).
 
     - derive range_shift = max(0, speed - opponent_speed)
-    - cannot: travel faster than the vehicle's rated speed (when speed > top_speed)
+    - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
     given: dict[str, object] = {
         'speed': speed,
@@ -8547,8 +8547,8 @@ def maneuvers(
     - as maneuver_penalty
     - roll turn_roll: automatic success (when maneuver in {turn, u_turn})
     - roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
-    - cannot: make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
-    - cannot: perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
+    - cannot make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
+    - cannot perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
     - crash_damage = speed d6 (when maneuver == collide)
     - passenger_damage = speed d3 (when maneuver == collide)
     - roll knocked_aside: resist vehicle_SIZ vs other_SIZ (when maneuver == collide)
@@ -8587,8 +8587,8 @@ def vehicle_damage(
 
     - derive hit_points_lost = max(0, impact - vehicle_armor)
     - derive damaged_top_speed = top_speed / 2 round up (when vehicle_hit_points * 2 < vehicle_max_hit_points)
-    - cannot: function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
-    - cannot: function: the vehicle is destroyed (when vehicle_hit_points <= 0)
+    - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
+    - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
     given: dict[str, object] = {
         'top_speed': top_speed,
@@ -8716,7 +8716,7 @@ def chase_trouble_effects(
     - skill -10% (when trouble == minor_fishtail)
     - skill -15% (when trouble == moderate_fishtail)
     - skill -30% (when trouble == severe_fishtail)
-    - cannot: go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
+    - cannot go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
     - derive vehicle_tumble = (2 * speed) d3 (when trouble == roll_or_tumble)
     - derive passenger_tumble = speed d3 (when trouble == roll_or_tumble)
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
@@ -8807,8 +8807,8 @@ def closing(
     """Closing (7. Closing).
 
     - derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-    - cannot: do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-    - cannot: do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
+    - cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
+    - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
     given: dict[str, object] = {
         'weapon_SIZ': weapon_SIZ,
@@ -8900,7 +8900,7 @@ def desperate_actions(
     - roll desperate_agility: d100 <= agility (when desperate)
     - skill is difficult (when desperate)
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
-    - cannot: attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
+    - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -8997,11 +8997,11 @@ def disengaging(
     """Disengaging (7. Disengaging).
 
     - roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
-    - cannot: attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
+    - cannot attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
     - roll withdrawal_defense: d100 <= defense (when disengage == fighting_withdrawal)
     - derive disengaged = all_defenses_succeeded (when disengage == fighting_withdrawal)
     - skill is difficult (when disengage == turn_and_run)
-    - cannot: parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
+    - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
     given: dict[str, object] = {

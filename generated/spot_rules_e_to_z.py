@@ -2781,9 +2781,9 @@ _rule_extended_range: Final[tuple[Step, ...]] = (
     Step('part', 'point_blank_range', (), TraceSpec('extended_range', 'Extended Range', 'as point_blank_range', (), ())),
     Step('mod', _extended_range__mod1, (lambda s: s.v['target_range'] > s.v['base_range'] and s.v['target_range'] <= 2 * s.v['base_range'],), TraceSpec('extended_range', 'Extended Range', 'skill is difficult', ('when target_range > base_range and target_range <= 2 * base_range',), (('target_range', 'base_range'),)), 'difficult', (('target_range', 0), ('base_range', 0))),
     Step('mod', _extended_range__mod2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), 'impossible', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'cannot: hit beyond double base range with a small hand-propelled weapon', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'cannot hit beyond double base range with a small hand-propelled weapon', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
     Step('mod', _extended_range__mod3, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), 'impossible', (('target_range', 0), ('base_range', 0))),
-    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'cannot: hit beyond long range (four times base range)', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), None, (('target_range', 0), ('base_range', 0))),
+    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'cannot hit beyond long range (four times base range)', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), None, (('target_range', 0), ('base_range', 0))),
     Step('mod', _extended_range__mod4, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: not (s.v['hand_propelled'] or s.v['target_range'] > 4 * s.v['base_range'])), TraceSpec('extended_range', 'Extended Range', 'skill is one_fifth', ('when target_range > 2 * base_range', 'unless hand_propelled or target_range > 4 * base_range'), (('target_range', 'base_range'), ('hand_propelled', 'target_range', 'base_range'))), 'one_fifth', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
     Step('text', _extended_range__text3, (), TraceSpec('extended_range', 'Extended Range', 'note: At long range the chance equals that of a special success, but the result is a normal hit.', (), ()), None, ()),
     Step('text', _extended_range__text4, (), TraceSpec('extended_range', 'Extended Range', 'erratum: Read as: beyond double and up to four times base range; nothing can hit beyond four times base range.', (), ()), None, ()),
@@ -2794,9 +2794,9 @@ _rule_extended_range: Final[tuple[Step, ...]] = (
 - as point_blank_range
 - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
 - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
-- cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+- cannot hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
 - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
-- cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+- cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
 - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
 """
 
@@ -3042,8 +3042,8 @@ _fighting_while_down__text5: Final = TextSpec(
 _rule_fighting_while_down: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('fighting_while_down', 'Fighting While Down', 'as attack', (), ())),
     Step('mod', _fighting_while_down__mod1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is difficult', ('when actor_prone',), (('actor_prone',),)), 'difficult', (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot: add a damage modifier while down', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot: attack with a two-handed weapon while down', ('when actor_prone', 'when two_handed'), (('actor_prone',), ('two_handed',))), None, (('actor_prone', 0), ('two_handed', 1))),
+    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot add a damage modifier while down', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
+    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot attack with a two-handed weapon while down', ('when actor_prone', 'when two_handed'), (('actor_prone',), ('two_handed',))), None, (('actor_prone', 0), ('two_handed', 1))),
     Step('text', _fighting_while_down__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['action'] == 'dodge'), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.', ('when actor_prone', 'when action == dodge'), (('actor_prone',), ('action',))), None, (('actor_prone', 0), ('action', 1))),
     Step('mod', _fighting_while_down__mod2, (lambda s: s.v['target_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is easy', ('when target_prone',), (('target_prone',),)), 'easy', (('target_prone', 0),)),
     Step('text', _fighting_while_down__text4, (), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.', (), ()), None, ()),
@@ -3053,8 +3053,8 @@ _rule_fighting_while_down: Final[tuple[Step, ...]] = (
 
 - as attack
 - skill is difficult (when actor_prone)
-- cannot: add a damage modifier while down (when actor_prone)
-- cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
+- cannot add a damage modifier while down (when actor_prone)
+- cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
 - skill is easy (when target_prone)
 """
 
@@ -3420,7 +3420,7 @@ _rule_fortified_positions: Final[tuple[Step, ...]] = (
     Step('mod', _fortified_positions__mod1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is difficult', ('when fortified == behind_fortification',), (('fortified',),)), 'difficult', (('fortified', 0),)),
     Step('text', _fortified_positions__text1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).', ('when fortified == behind_fortification',), (('fortified',),)), None, (('fortified', 0),)),
     Step('mod', _fortified_positions__mod2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is impossible', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), 'impossible', (('fortified', 0), ('attack_kind', 1))),
-    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'cannot: hit a defender crouched entirely behind a fortification with small missile fire', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), None, (('fortified', 0), ('attack_kind', 1))),
+    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'cannot hit a defender crouched entirely behind a fortification with small missile fire', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), None, (('fortified', 0), ('attack_kind', 1))),
     Step('text', _fortified_positions__text3, (lambda s: s.v['fortified'] == 'crouched_behind',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.', ('when fortified == crouched_behind',), (('fortified',),)), None, (('fortified', 0),)),
 )
 """Fortified Positions (Fortified Positions).
@@ -3428,7 +3428,7 @@ _rule_fortified_positions: Final[tuple[Step, ...]] = (
 - as attack
 - skill is difficult (when fortified == behind_fortification)
 - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
-- cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
+- cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
 """
 
 # trait improvised_wear
@@ -3538,7 +3538,7 @@ _improvised_parrying_weapons__text5: Final = TextSpec(
 _rule_improvised_parrying_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'improvised_wear', (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'as improvised_wear', (), ())),
     Step('derive', _improvised_parrying_weapons__derive1, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'derive parry_base', (), ()), lambda s: max(round_value(Fraction(s.v['weapon_base']) / 2, 'up'), 20), (('weapon_base', 0),)),
-    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'cannot: parry with a weapon of SIZ/ENC 0', ('when weapon_enc == 0',), (('weapon_enc',),)), None, (('weapon_enc', 0),)),
+    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'cannot parry with a weapon of SIZ/ENC 0', ('when weapon_enc == 0',), (('weapon_enc',),)), None, (('weapon_enc', 0),)),
     Step('text', _improvised_parrying_weapons__text2, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Slings, throwing darts and handguns are too small to parry with.', (), ()), None, ()),
     Step('text', _improvised_parrying_weapons__text3, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.', (), ()), None, ()),
     Step('text', _improvised_parrying_weapons__text4, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).', (), ()), None, ()),
@@ -3548,7 +3548,7 @@ _rule_improvised_parrying_weapons: Final[tuple[Step, ...]] = (
 
 - as improvised_wear
 - derive parry_base = max(weapon_base / 2 round up, 20)
-- cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
+- cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
 """
 
 # rule knockback
@@ -3771,7 +3771,7 @@ _knockout_attacks__text4: Final = TextSpec(
 _rule_knockout_attacks: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'as attack', (), ())),
     Step('mod', _knockout_attacks__mod1, (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'skill is difficult', (), ()), 'difficult', ()),
-    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), TraceSpec('knockout_attacks', 'Knockout Attacks', 'cannot: knock out a being without a clearly defined head', ('unless headed',), (('headed',),)), None, (('headed', 0),)),
+    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), TraceSpec('knockout_attacks', 'Knockout Attacks', 'cannot knock out a being without a clearly defined head', ('unless headed',), (('headed',),)), None, (('headed', 0),)),
     Step('derive', _knockout_attacks__derive1, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'derive knocked_out', ('when wound == major',), (('wound',),)), lambda s: Dice(((1, 10),)).plus(10), (('wound', 0),)),
     Step('text', _knockout_attacks__text2, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'note: The target takes 1 damage and is knocked out.', ('when wound == major',), (('wound',),)), None, (('wound', 0),)),
     Step('text', _knockout_attacks__text3, (lambda s: s.v['wound'] != 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', "note: A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.", ('unless wound == major',), (('wound',),)), None, (('wound', 0),)),
@@ -3781,7 +3781,7 @@ _rule_knockout_attacks: Final[tuple[Step, ...]] = (
 
 - as attack
 - skill is difficult
-- cannot: knock out a being without a clearly defined head (unless headed)
+- cannot knock out a being without a clearly defined head (unless headed)
 - derive knocked_out = d10 + 10 (when wound == major)
 """
 
@@ -4363,7 +4363,7 @@ _rule_mounted_combat: Final[tuple[Step, ...]] = (
     Step('mod', _mounted_combat__mod1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'skill max ride', ('when mounted',), (('mounted',),)), lambda s: s.v['ride'], (('mounted', 0), ('ride', 1))),
     Step('mod', _mounted_combat__mod2, (lambda s: s.v['mounted'], lambda s: s.v['action'] == 'dodge'), TraceSpec('mounted_combat', 'Mounted Combat', 'skill is difficult', ('when mounted', 'when action == dodge'), (('mounted',), ('action',))), 'difficult', (('mounted', 0), ('action', 1))),
     Step('part', 'superior_position[superior=target_on_foot]', (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'as superior_position', ('when mounted',), (('mounted',),))),
-    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'cannot: use two-handed polearms or large shields while mounted', ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
+    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'cannot use two-handed polearms or large shields while mounted', ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
     Step('derive', _mounted_combat__derive1, (lambda s: s.v['mounted'], lambda s: s.v['target_on_foot']), TraceSpec('mounted_combat', 'Mounted Combat', 'derive mounted_hit_location', ('when mounted', 'when target_on_foot'), (('mounted',), ('target_on_foot',))), lambda s: Dice(((1, 10),)).plus(10), (('mounted', 0), ('target_on_foot', 1))),
     Step('text', _mounted_combat__text2, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: The rider uses the mount's MOV with a successful Ride roll. A knockback or a major wound dismounts; retrieving a dropped weapon needs a dismount (free; remounting is a partial move).", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
     Step('text', _mounted_combat__text3, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: A charge comes at the end of a full move, with the mount's damage modifier and usually a Ride roll. A weapon set against a charge adds the mount's damage modifier; the rider avoids it by aborting the action and a Ride roll.", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
@@ -4381,7 +4381,7 @@ _rule_mounted_combat: Final[tuple[Step, ...]] = (
 - skill max ride (when mounted)
 - skill is difficult (when mounted; when action == dodge)
 - as superior_position with superior=target_on_foot (when mounted)
-- cannot: use two-handed polearms or large shields while mounted (when mounted)
+- cannot use two-handed polearms or large shields while mounted (when mounted)
 - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
 - roll spur_ride: d100 <= ride (when spurring)
 - roll spur_will: resist POW vs mount_POW (when spurring)
@@ -4743,7 +4743,7 @@ _rule_prone: Final[tuple[Step, ...]] = (
     Step('mod', _prone__mod2, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] <= 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is easy', ('when target_prone', 'when attack_kind == missile and target_range <= 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'easy', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
     Step('mod', _prone__mod3, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] > 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is difficult', ('when target_prone', 'when attack_kind == missile and target_range > 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'difficult', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
     Step('mod', _prone__mod4, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand' or s.v['action'] in ('parry', 'dodge')), TraceSpec('prone', 'Prone', 'skill is difficult', ('when actor_prone', 'when attack_kind == hand_to_hand or action in {parry, dodge}'), (('actor_prone',), ('attack_kind', 'action'))), 'difficult', (('actor_prone', 0), ('attack_kind', 1), ('action', 1))),
-    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), TraceSpec('prone', 'Prone', 'cannot: add a positive damage modifier while prone', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
+    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), TraceSpec('prone', 'Prone', 'cannot add a positive damage modifier while prone', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
     Step('text', _prone__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['missile_kind'] == 'bow'), TraceSpec('prone', 'Prone', 'note: Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when missile_kind == bow'), (('actor_prone',), ('attack_kind', 'action'), ('missile_kind',))), None, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('missile_kind', 2))),
     Step('mod', _prone__mod5, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['voluntarily_prone'] and s.v['missile_kind'] in ('firearm', 'energy', 'crossbow')), TraceSpec('prone', 'Prone', 'skill +10%', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when voluntarily_prone and missile_kind in {firearm, energy, crossbow}'), (('actor_prone',), ('attack_kind', 'action'), ('voluntarily_prone', 'missile_kind'))), 10, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('voluntarily_prone', 2), ('missile_kind', 2))),
     Step('text', _prone__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['getting_up']), TraceSpec('prone', 'Prone', 'note: Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.', ('when actor_prone', 'when getting_up'), (('actor_prone',), ('getting_up',))), None, (('actor_prone', 0), ('getting_up', 1))),
@@ -4759,7 +4759,7 @@ _rule_prone: Final[tuple[Step, ...]] = (
 - skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
 - skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
 - skill is difficult (when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge})
-- cannot: add a positive damage modifier while prone (when actor_prone)
+- cannot add a positive damage modifier while prone (when actor_prone)
 - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
 """
 
@@ -5086,7 +5086,7 @@ _rule_radiation: Final[tuple[Step, ...]] = (
     Step('derive', _radiation__derive4, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30,), TraceSpec('radiation', 'Radiation', 'derive death_hours', ('when radiation_pot >= 25 and radiation_pot < 30',), (('radiation_pot',),)), lambda s: Fraction(s.v['CON']) / 2, (('radiation_pot', 0), ('CON', 1))),
     Step('mod', _radiation__mod1, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'skill is difficult', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), 'difficult', (('radiation_pot', 0), ('physical_skill', 1))),
     Step('roll', _radiation__roll3, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'roll acute_stamina', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), (lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0), ()), (('radiation_pot', 0), ('physical_skill', 1), ('stamina', 2))),
-    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'cannot: move or act (fatal radiation)', ('when radiation_pot >= 30',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
+    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'cannot move or act (fatal radiation)', ('when radiation_pot >= 30',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
     Step('derive', _radiation__derive5, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'derive corpse_pot', ('when radiation_pot >= 30',), (('radiation_pot',),)), lambda s: round_value(Fraction(s.v['radiation_pot']) / 2, 'up'), (('radiation_pot', 0),)),
     Step('roll', _radiation__roll4, (lambda s: s.v['mutations'],), TraceSpec('radiation', 'Radiation', 'roll mutation', ('when mutations',), (('mutations',),)), (lambda s: (s.v['POW'], 0, None, 0), ()), (('mutations', 0), ('POW', 1))),
     Step('text', _radiation__text3, (), TraceSpec('radiation', 'Radiation', 'note: Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.', (), ()), None, ()),
@@ -5103,7 +5103,7 @@ _rule_radiation: Final[tuple[Step, ...]] = (
 - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
 - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
 - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-- cannot: move or act (fatal radiation) (when radiation_pot >= 30)
+- cannot move or act (fatal radiation) (when radiation_pot >= 30)
 - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
 - roll mutation: d100 <= POW (when mutations)
 """
@@ -5474,7 +5474,7 @@ _stunning_or_subduing__text5: Final = TextSpec(
 _rule_stunning_or_subduing: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'as attack', (), ())),
     Step('mod', _stunning_or_subduing__mod1, (lambda s: s.v['target_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'skill is easy', ('when target_stunned',), (('target_stunned',),)), 'easy', (('target_stunned', 0),)),
-    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'cannot: attack while stunned', ('when actor_stunned',), (('actor_stunned',),)), None, (('actor_stunned', 0),)),
+    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'cannot attack while stunned', ('when actor_stunned',), (('actor_stunned',),)), None, (('actor_stunned', 0),)),
     Step('roll', _stunning_or_subduing__roll1, (lambda s: s.v['actor_stunned'], lambda s: s.v['action'] in ('parry', 'dodge')), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stunned_defense', ('when actor_stunned', 'when action in {parry, dodge}'), (('actor_stunned',), ('action',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('action', 1), ('INT', 2))),
     Step('roll', _stunning_or_subduing__roll2, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_idea', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('INT', 1))),
     Step('roll', _stunning_or_subduing__roll3, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_agility', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('actor_stunned', 0),)),
@@ -5489,7 +5489,7 @@ _rule_stunning_or_subduing: Final[tuple[Step, ...]] = (
 
 - as attack
 - skill is easy (when target_stunned)
-- cannot: attack while stunned (when actor_stunned)
+- cannot attack while stunned (when actor_stunned)
 - roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
 - roll stagger_idea: d100 <= INT * 5 (when actor_stunned)
 - roll stagger_agility: d100 <= agility (when actor_stunned)
@@ -5603,7 +5603,7 @@ _rule_sweep_attacks: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'as attack', (), ())),
     Step('mod', _sweep_attacks__mod1, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'skill is easy', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 'easy', (('sweep_defender', 0), ('natural_sweep', 0))),
     Step('mod', _sweep_attacks__mod2, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'damage / 2 round up', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 2, (('sweep_defender', 0), ('natural_sweep', 0))),
-    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), TraceSpec('sweep_attacks', 'Sweep Attacks', 'cannot: Dodge a sweep attack (use Jump to get out of the way)', ('when sweep_defender',), (('sweep_defender',),)), None, (('sweep_defender', 0),)),
+    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), TraceSpec('sweep_attacks', 'Sweep Attacks', 'cannot Dodge a sweep attack (use Jump to get out of the way)', ('when sweep_defender',), (('sweep_defender',),)), None, (('sweep_defender', 0),)),
     Step('roll', _sweep_attacks__roll1, (lambda s: s.v['sweep_defender'], lambda s: s.v['action'] == 'parry'), TraceSpec('sweep_attacks', 'Sweep Attacks', 'roll parry_strength', ('when sweep_defender', 'when action == parry'), (('sweep_defender',), ('action',))), (lambda s: (s.v['STR'], s.v['sweep_damage']), ()), (('sweep_defender', 0), ('action', 1), ('STR', 2), ('sweep_damage', 2))),
     Step('text', _sweep_attacks__text2, (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'note: A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.', (), ()), None, ()),
 )
@@ -5612,7 +5612,7 @@ _rule_sweep_attacks: Final[tuple[Step, ...]] = (
 - as attack
 - skill is easy (unless sweep_defender or natural_sweep)
 - damage / 2 round up (unless sweep_defender or natural_sweep)
-- cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
+- cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
 - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
 """
 
@@ -5787,7 +5787,7 @@ _two_weapons__text4: Final = TextSpec(
 _rule_two_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('two_weapons', 'Two Weapons', 'as attack', (), ())),
     Step('mod', _two_weapons__mod1, (lambda s: s.v['split_attack'], lambda s: s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when split_attack', 'when base skill >= 100'), (('split_attack',), ('base skill',))), 'difficult', (('split_attack', 0),)),
-    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'cannot: split the attack of a weapon under 100%', ('when split_attack', 'unless base skill >= 100'), (('split_attack',), ('base skill',))), None, (('split_attack', 0),)),
+    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'cannot split the attack of a weapon under 100%', ('when split_attack', 'unless base skill >= 100'), (('split_attack',), ('base skill',))), None, (('split_attack', 0),)),
     Step('mod', _two_weapons__mod2, (lambda s: s.v['off_hand'] and not s.v['off_hand_trained'] and not s.v['off_hand_weapon'] and s.v['skill'] < 100,), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',), (('off_hand', 'off_hand_trained', 'off_hand_weapon', 'base skill'),)), 'difficult', (('off_hand', 0), ('off_hand_trained', 0), ('off_hand_weapon', 0))),
     Step('derive', _two_weapons__derive1, (), TraceSpec('two_weapons', 'Two Weapons', 'derive second_attack_rank', (), ()), lambda s: s.v['dex_rank'] - 5, (('dex_rank', 0),)),
     Step('derive', _two_weapons__derive2, (), TraceSpec('two_weapons', 'Two Weapons', 'derive may_be_ambidextrous', (), ()), lambda s: s.v['DEX'] >= 16, (('DEX', 0),)),
@@ -5800,7 +5800,7 @@ _rule_two_weapons: Final[tuple[Step, ...]] = (
 
 - as attack
 - skill is difficult (when split_attack; when base skill >= 100)
-- cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
+- cannot split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
 - skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
 - derive second_attack_rank = dex_rank - 5
 - derive may_be_ambidextrous = DEX >= 16
@@ -5906,7 +5906,7 @@ _rule_underwater_combat: Final[tuple[Step, ...]] = (
     Step('mod', _underwater_combat__mod2, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: not s.v['close_or_small']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill max swim', ('when underwater and not acclimated', 'unless close_or_small'), (('underwater', 'acclimated'), ('close_or_small',))), lambda s: s.v['swim'], (('underwater', 0), ('acclimated', 0), ('close_or_small', 1), ('swim', 2))),
     Step('roll', _underwater_combat__roll1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['swimming']), TraceSpec('underwater_combat', 'Underwater Combat', 'roll maneuver', ('when underwater and not acclimated', 'when swimming'), (('underwater', 'acclimated'), ('swimming',))), (lambda s: (s.v['swim'], 0, None, 0), ()), (('underwater', 0), ('acclimated', 0), ('swimming', 1), ('swim', 2))),
     Step('mod', _underwater_combat__mod3, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill is impossible', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), 'impossible', (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
-    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'cannot: parry with a shield underwater', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
+    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'cannot parry with a shield underwater', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
     Step('derive', _underwater_combat__derive2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'derive fatigue_factor', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), lambda s: 2, (('underwater', 0), ('acclimated', 0))),
     Step('text', _underwater_combat__text2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'note: Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), None, (('underwater', 0), ('acclimated', 0))),
 )
@@ -5918,7 +5918,7 @@ _rule_underwater_combat: Final[tuple[Step, ...]] = (
 - skill max swim (when underwater and not acclimated; unless close_or_small)
 - roll maneuver: d100 <= swim (when underwater and not acclimated; when swimming)
 - skill is impossible (when underwater and not acclimated; when shield_parry)
-- cannot: parry with a shield underwater (when underwater and not acclimated; when shield_parry)
+- cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
 - derive fatigue_factor = 2 (when underwater and not acclimated)
 """
 
@@ -6088,7 +6088,7 @@ _rule_volley_fire: Final[tuple[Step, ...]] = (
     Step('mod', _volley_fire__mod1, (), TraceSpec('volley_fire', 'Volley Fire', 'skill is difficult', (), ()), 'difficult', ()),
     Step('derive', _volley_fire__derive1, (), TraceSpec('volley_fire', 'Volley Fire', 'derive volley_attacks', (), ()), lambda s: min(s.v['attacks_per_round'], round_value(Fraction(s.v['dex_rank']) / 5, 'down') + 1), (('attacks_per_round', 0), ('dex_rank', 0))),
     Step('derive', _volley_fire__derive2, (), TraceSpec('volley_fire', 'Volley Fire', 'derive last_volley_rank', (), ()), lambda s: s.v['dex_rank'] - 5 * (s.e['volley_attacks'] - 1), (('dex_rank', 0),)),
-    Step('text', _volley_fire__text1, (), TraceSpec('volley_fire', 'Volley Fire', 'cannot: parry or Dodge while launching volley attacks', (), ()), None, ()),
+    Step('text', _volley_fire__text1, (), TraceSpec('volley_fire', 'Volley Fire', 'cannot parry or Dodge while launching volley attacks', (), ()), None, ()),
     Step('text', _volley_fire__text2, (), TraceSpec('volley_fire', 'Volley Fire', 'note: Only thrown or self-propelled weapons; volley fire uses ammunition faster.', (), ()), None, ()),
     Step('text', _volley_fire__text3, (), TraceSpec('volley_fire', 'Volley Fire', 'erratum: Read literally: an attack on DEX rank 0 is still made; one below 0 is not.', (), ()), None, ()),
 )
@@ -6098,7 +6098,7 @@ _rule_volley_fire: Final[tuple[Step, ...]] = (
 - skill is difficult
 - derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
 - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
-- cannot: parry or Dodge while launching volley attacks
+- cannot parry or Dodge while launching volley attacks
 """
 
 # rule weapon_length
@@ -6992,9 +6992,9 @@ def extended_range(
     - as point_blank_range
     - skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
     - skill is impossible (when target_range > 2 * base_range; when hand_propelled)
-    - cannot: hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
+    - cannot hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
     - skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
-    - cannot: hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
+    - cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     given: dict[str, object] = {
@@ -7050,8 +7050,8 @@ def fighting_while_down(
 
     - as attack
     - skill is difficult (when actor_prone)
-    - cannot: add a damage modifier while down (when actor_prone)
-    - cannot: attack with a two-handed weapon while down (when actor_prone; when two_handed)
+    - cannot add a damage modifier while down (when actor_prone)
+    - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
     given: dict[str, object] = {
@@ -7132,7 +7132,7 @@ def fortified_positions(
     - as attack
     - skill is difficult (when fortified == behind_fortification)
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
-    - cannot: hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
+    - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
     given: dict[str, object] = {
         'skill': skill,
@@ -7168,7 +7168,7 @@ def improvised_parrying_weapons(
 
     - as improvised_wear
     - derive parry_base = max(weapon_base / 2 round up, 20)
-    - cannot: parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
+    - cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
     given: dict[str, object] = {
         'weapon_hp': weapon_hp,
@@ -7224,7 +7224,7 @@ def knockout_attacks(
 
     - as attack
     - skill is difficult
-    - cannot: knock out a being without a clearly defined head (unless headed)
+    - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
     given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
@@ -7361,7 +7361,7 @@ def mounted_combat(
     - skill max ride (when mounted)
     - skill is difficult (when mounted; when action == dodge)
     - as superior_position with superior=target_on_foot (when mounted)
-    - cannot: use two-handed polearms or large shields while mounted (when mounted)
+    - cannot use two-handed polearms or large shields while mounted (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
     - roll spur_ride: d100 <= ride (when spurring)
     - roll spur_will: resist POW vs mount_POW (when spurring)
@@ -7465,7 +7465,7 @@ def prone(
     - skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
     - skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
     - skill is difficult (when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge})
-    - cannot: add a positive damage modifier while prone (when actor_prone)
+    - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
     given: dict[str, object] = {
@@ -7546,7 +7546,7 @@ def radiation(
     - derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
     - skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
     - roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-    - cannot: move or act (fatal radiation) (when radiation_pot >= 30)
+    - cannot move or act (fatal radiation) (when radiation_pot >= 30)
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
@@ -7634,7 +7634,7 @@ def stunning_or_subduing(
 
     - as attack
     - skill is easy (when target_stunned)
-    - cannot: attack while stunned (when actor_stunned)
+    - cannot attack while stunned (when actor_stunned)
     - roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
     - roll stagger_idea: d100 <= INT * 5 (when actor_stunned)
     - roll stagger_agility: d100 <= agility (when actor_stunned)
@@ -7683,7 +7683,7 @@ def sweep_attacks(
     - as attack
     - skill is easy (unless sweep_defender or natural_sweep)
     - damage / 2 round up (unless sweep_defender or natural_sweep)
-    - cannot: Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
+    - cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
     given: dict[str, object] = {
@@ -7735,7 +7735,7 @@ def two_weapons(
 
     - as attack
     - skill is difficult (when split_attack; when base skill >= 100)
-    - cannot: split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
+    - cannot split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
     - skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
     - derive second_attack_rank = dex_rank - 5
     - derive may_be_ambidextrous = DEX >= 16
@@ -7775,7 +7775,7 @@ def underwater_combat(
     - skill max swim (when underwater and not acclimated; unless close_or_small)
     - roll maneuver: d100 <= swim (when underwater and not acclimated; when swimming)
     - skill is impossible (when underwater and not acclimated; when shield_parry)
-    - cannot: parry with a shield underwater (when underwater and not acclimated; when shield_parry)
+    - cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
     given: dict[str, object] = {
@@ -7838,7 +7838,7 @@ def volley_fire(
     - skill is difficult
     - derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
-    - cannot: parry or Dodge while launching volley attacks
+    - cannot parry or Dodge while launching volley attacks
     """
     given: dict[str, object] = {
         'DEX': DEX,

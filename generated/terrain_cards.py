@@ -2538,7 +2538,7 @@ _difficult__text3: Final = TextSpec(
 _rule_difficult: Final[tuple[Step, ...]] = (
     Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
     Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'order_move max MOV_2 * 2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
-    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
     Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('difficult', 'MOV: Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
     Step('text', _difficult__text2, (), TraceSpec('difficult', 'MOV: Difficult', 'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
     Step('text', _difficult__text3, (), TraceSpec('difficult', 'MOV: Difficult', 'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.', (), ()), None, ()),
@@ -2547,7 +2547,7 @@ _rule_difficult: Final[tuple[Step, ...]] = (
 
 - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
 - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
 - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
 """
 
@@ -2632,8 +2632,8 @@ _very_difficult__text4: Final = TextSpec(
 _rule_very_difficult: Final[tuple[Step, ...]] = (
     Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
     Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'order_move max MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot: declare two Short Movement Skills in the same order', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot declare two Short Movement Skills in the same order', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
     Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
     Step('text', _very_difficult__text3, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
     Step('text', _very_difficult__text4, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").', (), ()), None, ()),
@@ -2642,8 +2642,8 @@ _rule_very_difficult: Final[tuple[Step, ...]] = (
 
 - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
 - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+- cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
 - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
 """
 
@@ -2982,10 +2982,10 @@ _zero_visibility__text7: Final = TextSpec(
 _rule_zero_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'as other_mods_stack', (), ())),
     Step('mod', _zero_visibility__mod1, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'vis min zero', (), ()), 'zero', ()),
-    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside', ('when lof_zone != clear_of', 'unless responding'), (('lof_zone',), ('responding',))), None, (('lof_zone', 0), ('responding', 1))),
+    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside', ('when lof_zone != clear_of', 'unless responding'), (('lof_zone',), ('responding',))), None, (('lof_zone', 0), ('responding', 1))),
     Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'attribute -6', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option', ('when lof_zone != clear_of', 'when responding', 'unless facing'), (('lof_zone',), ('responding',), ('facing',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
+    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option', ('when lof_zone != clear_of', 'when responding', 'unless facing'), (('lof_zone',), ('responding',), ('facing',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
     Step('text', _zero_visibility__text4, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.', (), ()), None, ()),
     Step('text', _zero_visibility__text5, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.', (), ()), None, ()),
     Step('text', _zero_visibility__text6, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
@@ -2995,10 +2995,10 @@ _rule_zero_visibility: Final[tuple[Step, ...]] = (
 
 - as other_mods_stack
 - vis min zero
-- cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
+- cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
 - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-- cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-- cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
+- cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
+- cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
 """
 
 # trait white_noise
@@ -4148,7 +4148,7 @@ _storm__text5: Final = TextSpec(
 _rule_storm: Final[tuple[Step, ...]] = (
     Step('part', 'poor_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'low'), TraceSpec('storm', 'STORM', 'as poor_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
     Step('part', 'zero_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'poor'), TraceSpec('storm', 'STORM', 'as zero_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
-    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), TraceSpec('storm', 'STORM', 'cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain', ('unless jungle_type or aquatic_type or desert_type or mountains_type',), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),)), None, ()),
+    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), TraceSpec('storm', 'STORM', 'cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain', ('unless jungle_type or aquatic_type or desert_type or mountains_type',), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),)), None, ()),
     Step('text', _storm__text2, (), TraceSpec('storm', 'STORM', 'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.', (), ()), None, ()),
     Step('text', _storm__text3, (), TraceSpec('storm', 'STORM', 'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.', (), ()), None, ()),
     Step('text', _storm__text4, (), TraceSpec('storm', 'STORM', 'note: MOV, SAT and Hostility Level: as the base terrain type.', (), ()), None, ()),
@@ -4158,7 +4158,7 @@ _rule_storm: Final[tuple[Step, ...]] = (
 
 - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
 - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-- cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
+- cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
 """
 
 # table hostility_level
@@ -4431,7 +4431,7 @@ def difficult(
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+    - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
     given: dict[str, object] = {
@@ -4459,8 +4459,8 @@ def very_difficult(
 
     - MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-    - cannot: move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+    - cannot declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
+    - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
     given: dict[str, object] = {
@@ -4567,10 +4567,10 @@ def zero_visibility(
 
     - as other_mods_stack
     - vis min zero
-    - cannot: draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
+    - cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
     - attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-    - cannot: respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-    - cannot: respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
+    - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
+    - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
     given: dict[str, object] = {
         'attribute': attribute,
@@ -5391,7 +5391,7 @@ def storm(
 
     - as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-    - cannot: occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
+    - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
     given: dict[str, object] = {
         'attribute': attribute,

@@ -2553,7 +2553,7 @@ _rule_range_bands: Final[tuple[Step, ...]] = (
     Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range max long', ('when scope',), (('scope',),)), 'long', (('scope', 0),)),
     Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -2', ('when range == medium',), (('range',),)), -2, ()),
     Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -4', ('when range == long',), (('range',),)), -4, ()),
-    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot: attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
+    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
     Step('text', _range_bands__text2, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'note: + indicates that if in different Arms add an extra range.', (), ()), None, ()),
     Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
     Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
@@ -2565,7 +2565,7 @@ _rule_range_bands: Final[tuple[Step, ...]] = (
 - range max long (when scope)
 - shot -2 (when range == medium)
 - shot -4 (when range == long)
-- cannot: attack the target: anything past LONG is out of range (when range == beyond)
+- cannot attack the target: anything past LONG is out of range (when range == beyond)
 """
 
 # rule pace_class_rule
@@ -2746,7 +2746,7 @@ _rule_zone_move: Final[tuple[Step, ...]] = (
     Step('roll', _zone_move__roll1, (), TraceSpec('zone_move', 'MOVE', 'roll move', (), ()), (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
     Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'all_actions -2', ('when running',), (('running',),)), -2, (('running', 0),)),
     Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'missile_against -1', ('when running',), (('running',),)), -1, (('running', 0),)),
-    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), TraceSpec('zone_move', 'MOVE', 'cannot: move a second time: a second move only involves the Medium, Short and Close zones', ('when second_move and (zone in {long, flank} or destination in {long, flank})',), (('second_move', 'zone', 'destination'),)), None, (('second_move', 0), ('zone', 0), ('destination', 0))),
+    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), TraceSpec('zone_move', 'MOVE', 'cannot move a second time: a second move only involves the Medium, Short and Close zones', ('when second_move and (zone in {long, flank} or destination in {long, flank})',), (('second_move', 'zone', 'destination'),)), None, (('second_move', 0), ('zone', 0), ('destination', 0))),
     Step('text', _zone_move__text2, (), TraceSpec('zone_move', 'MOVE', 'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.', (), ()), None, ()),
     Step('text', _zone_move__text3, (), TraceSpec('zone_move', 'MOVE', 'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.', (), ()), None, ()),
     Step('text', _zone_move__text4, (), TraceSpec('zone_move', 'MOVE', 'note: Running has no effect on Drag rolls.', (), ()), None, ()),
@@ -2758,7 +2758,7 @@ _rule_zone_move: Final[tuple[Step, ...]] = (
 - roll move: d6 <= move_target
 - all_actions -2 (when running)
 - missile_against -1 (when running)
-- cannot: move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
+- cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
 """
 
 # rule action_limits
@@ -2931,16 +2931,16 @@ _action_limits__text17: Final = TextSpec(
 )
 
 _rule_action_limits: Final[tuple[Step, ...]] = (
-    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first', ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',), (('action', 'zone', 'same_flank', 'width_melee'),)), None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
-    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG: you must be in the CLOSE zone', ('when action == drag', 'when zone != close'), (('action',), ('zone',))), None, (('action', 0), ('zone', 1))),
-    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG while engaged with an enemy', ('when action == drag', 'when engaged'), (('action',), ('engaged',))), None, (('action', 0), ('engaged', 1))),
-    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DRAG someone in a Flank zone', ('when action == drag', 'when target_in_flank'), (('action',), ('target_in_flank',))), None, (('action', 0), ('target_in_flank', 1))),
-    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), TraceSpec('action_limits', 'When it comes to your action', 'cannot: FLEE: you must be in a LONG zone', ('when action == flee and zone != long',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: DISTRACT: only at Short range or Close/engaged', ('when action == distract and range > short',), (('action', 'range'),)), None, (('action', 0),)),
-    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot: use STEALTH while ENGAGED', ('when action == stealth_action and engaged',), (('action', 'engaged'),)), None, (('action', 0), ('engaged', 0))),
-    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot: change zone with this action', ('when action in {assist, guard, take_cover, use}',), (('action',),)), None, (('action', 0),)),
-    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), TraceSpec('action_limits', 'When it comes to your action', 'cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone', ('when action == flank_move and zone == close',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot: attack the GUARDED figure before its guard', ('when action == melee and guarded',), (('action', 'guarded'),)), None, (('action', 0), ('guarded', 0))),
+    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), TraceSpec('action_limits', 'When it comes to your action', 'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first', ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',), (('action', 'zone', 'same_flank', 'width_melee'),)), None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
+    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG: you must be in the CLOSE zone', ('when action == drag', 'when zone != close'), (('action',), ('zone',))), None, (('action', 0), ('zone', 1))),
+    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG while engaged with an enemy', ('when action == drag', 'when engaged'), (('action',), ('engaged',))), None, (('action', 0), ('engaged', 1))),
+    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG someone in a Flank zone', ('when action == drag', 'when target_in_flank'), (('action',), ('target_in_flank',))), None, (('action', 0), ('target_in_flank', 1))),
+    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLEE: you must be in a LONG zone', ('when action == flee and zone != long',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot DISTRACT: only at Short range or Close/engaged', ('when action == distract and range > short',), (('action', 'range'),)), None, (('action', 0),)),
+    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot use STEALTH while ENGAGED', ('when action == stealth_action and engaged',), (('action', 'engaged'),)), None, (('action', 0), ('engaged', 0))),
+    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot change zone with this action', ('when action in {assist, guard, take_cover, use}',), (('action',),)), None, (('action', 0),)),
+    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone', ('when action == flank_move and zone == close',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot attack the GUARDED figure before its guard', ('when action == melee and guarded',), (('action', 'guarded'),)), None, (('action', 0), ('guarded', 0))),
     Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), TraceSpec('action_limits', 'When it comes to your action', 'all_actions +assist_successes', ('when action == assist',), (('action',),)), lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
     Step('text', _action_limits__text11, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Unless otherwise stated any action includes any MOVE as an option.', (), ()), None, ()),
     Step('text', _action_limits__text12, (), TraceSpec('action_limits', 'When it comes to your action', 'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.', (), ()), None, ()),
@@ -2952,16 +2952,16 @@ _rule_action_limits: Final[tuple[Step, ...]] = (
 )
 """Actions and where they may be taken (When it comes to your action).
 
-- cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
-- cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
-- cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
-- cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
-- cannot: FLEE: you must be in a LONG zone (when action == flee and zone != long)
-- cannot: DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
-- cannot: use STEALTH while ENGAGED (when action == stealth_action and engaged)
-- cannot: change zone with this action (when action in {assist, guard, take_cover, use})
-- cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
-- cannot: attack the GUARDED figure before its guard (when action == melee and guarded)
+- cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
+- cannot DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
+- cannot DRAG while engaged with an enemy (when action == drag; when engaged)
+- cannot DRAG someone in a Flank zone (when action == drag; when target_in_flank)
+- cannot FLEE: you must be in a LONG zone (when action == flee and zone != long)
+- cannot DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
+- cannot use STEALTH while ENGAGED (when action == stealth_action and engaged)
+- cannot change zone with this action (when action in {assist, guard, take_cover, use})
+- cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
+- cannot attack the GUARDED figure before its guard (when action == melee and guarded)
 - all_actions +assist_successes (when action == assist)
 """
 
@@ -3027,18 +3027,18 @@ _flank_zones__text5: Final = TextSpec(
 )
 
 _rule_flank_zones: Final[tuple[Step, ...]] = (
-    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'cannot: see from a Flank zone to another zone, or from a zone into a Flank zone', ('when zones_away > 0 and not same_flank',), (('zones_away', 'same_flank'),)), None, (('zones_away', 0), ('same_flank', 0))),
+    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'cannot see from a Flank zone to another zone, or from a zone into a Flank zone', ('when zones_away > 0 and not same_flank',), (('zones_away', 'same_flank'),)), None, (('zones_away', 0), ('same_flank', 0))),
     Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'range max short', ('when same_flank',), (('same_flank',),)), 'short', (('same_flank', 0),)),
-    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot: DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
+    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
     Step('text', _flank_zones__text3, (), TraceSpec('flank_zones', 'Flank zones', 'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.', (), ()), None, ()),
     Step('text', _flank_zones__text4, (), TraceSpec('flank_zones', 'Flank zones', 'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.', (), ()), None, ()),
     Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.', (), ()), None, ()),
 )
 """Flank zones (Flank zones).
 
-- cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
+- cannot see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
 - range max short (when same_flank)
-- cannot: DRAG in or out of a Flank zone (when action == drag)
+- cannot DRAG in or out of a Flank zone (when action == drag)
 """
 
 # rule take_cover
@@ -3132,7 +3132,7 @@ _rule_take_cover: Final[tuple[Step, ...]] = (
     Step('mod', _take_cover__mod1, (), TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ()), lambda s: s.v['target_cover'], (('target_cover', 0),)),
     Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), TraceSpec('take_cover', 'COVER', 'defence +default_cover - target_cover', ('when default_cover > target_cover',), (('default_cover', 'target_cover'),)), lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
     Step('mod', _take_cover__mod3, (), TraceSpec('take_cover', 'COVER', 'shot -(own_cover / 2 round down)', (), ()), lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
-    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), TraceSpec('take_cover', 'COVER', 'cannot: take more COVER than the zone offers', ('when target_cover > cover',), (('target_cover', 'cover'),)), None, (('target_cover', 0),)),
+    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), TraceSpec('take_cover', 'COVER', 'cannot take more COVER than the zone offers', ('when target_cover > cover',), (('target_cover', 'cover'),)), None, (('target_cover', 0),)),
     Step('text', _take_cover__text2, (), TraceSpec('take_cover', 'COVER', 'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.', (), ()), None, ()),
     Step('text', _take_cover__text3, (), TraceSpec('take_cover', 'COVER', 'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.', (), ()), None, ()),
     Step('text', _take_cover__text4, (), TraceSpec('take_cover', 'COVER', 'note: COVER (the action) makes use of cover in the zone; no zone movement.', (), ()), None, ()),
@@ -3143,7 +3143,7 @@ _rule_take_cover: Final[tuple[Step, ...]] = (
 - defence +target_cover
 - defence +default_cover - target_cover (when default_cover > target_cover)
 - shot -(own_cover / 2 round down)
-- cannot: take more COVER than the zone offers (when target_cover > cover)
+- cannot take more COVER than the zone offers (when target_cover > cover)
 """
 
 # rule defend_dodge
@@ -3269,7 +3269,7 @@ _stealth_mode__text3: Final = TextSpec(
 _rule_stealth_mode: Final[tuple[Step, ...]] = (
     Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'pace -2', ('when stealthy',), (('stealthy',),)), -2, (('stealthy', 0),)),
     Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'stealth +own_cover', ('when stealthy',), (('stealthy',),)), lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
-    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), TraceSpec('stealth_mode', 'STEALTH', 'cannot: be in STEALTH while ENGAGED', ('when stealthy', 'when engaged'), (('stealthy',), ('engaged',))), None, (('stealthy', 0), ('engaged', 1))),
+    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), TraceSpec('stealth_mode', 'STEALTH', 'cannot be in STEALTH while ENGAGED', ('when stealthy', 'when engaged'), (('stealthy',), ('engaged',))), None, (('stealthy', 0), ('engaged', 1))),
     Step('text', _stealth_mode__text2, (), TraceSpec('stealth_mode', 'STEALTH', 'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.', (), ()), None, ()),
     Step('text', _stealth_mode__text3, (), TraceSpec('stealth_mode', 'STEALTH', 'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.', (), ()), None, ()),
 )
@@ -3277,7 +3277,7 @@ _rule_stealth_mode: Final[tuple[Step, ...]] = (
 
 - pace -2 (when stealthy)
 - stealth +own_cover (when stealthy)
-- cannot: be in STEALTH while ENGAGED (when stealthy; when engaged)
+- cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
 """
 
 # rule drop_rule
@@ -3397,7 +3397,7 @@ _targeting_rule__text4: Final = TextSpec(
 _rule_targeting_rule: Final[tuple[Step, ...]] = (
     Step('mod', _targeting_rule__mod1, (), TraceSpec('targeting_rule', 'Targeting', 'defence +2 per targeting', (), ()), lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
     Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'damage +extra_die', ('when targeting == 3', 'when vulnerability'), (('targeting',), ('vulnerability',))), lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
-    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'cannot: strike a vulnerability: none exists', ('when targeting == 3', 'unless vulnerability'), (('targeting',), ('vulnerability',))), None, (('targeting', 0), ('vulnerability', 1))),
+    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'cannot strike a vulnerability: none exists', ('when targeting == 3', 'unless vulnerability'), (('targeting',), ('vulnerability',))), None, (('targeting', 0), ('vulnerability', 1))),
     Step('text', _targeting_rule__text2, (), TraceSpec('targeting_rule', 'Targeting', "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).", (), ()), None, ()),
     Step('text', _targeting_rule__text3, (), TraceSpec('targeting_rule', 'Targeting', 'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.', (), ()), None, ()),
     Step('text', _targeting_rule__text4, (), TraceSpec('targeting_rule', 'Targeting', 'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.', (), ()), None, ()),
@@ -3406,7 +3406,7 @@ _rule_targeting_rule: Final[tuple[Step, ...]] = (
 
 - defence +2 per targeting
 - damage +extra_die (when targeting == 3; when vulnerability)
-- cannot: strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
+- cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
 """
 
 # rule paralysed
@@ -3436,12 +3436,12 @@ _paralysed__text1: Final = TextSpec(
 
 _rule_paralysed: Final[tuple[Step, ...]] = (
     Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'cannot: use the arm: unusable for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'cannot use the arm: unusable for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Paralysed (Targeting: wound effects).
 
 - wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot: use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
+- cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
 """
 
 # rule broken_arm
@@ -3673,12 +3673,12 @@ _crippled__text1: Final = TextSpec(
 
 _rule_crippled: Final[tuple[Step, ...]] = (
     Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'cannot: move: for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'cannot move: for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Crippled (Targeting: wound effects).
 
 - wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot: move: for the duration, in actions (when final_damage >= tuffness)
+- cannot move: for the duration, in actions (when final_damage >= tuffness)
 """
 
 # rule broken_leg
@@ -3982,13 +3982,13 @@ _deafened__text1: Final = TextSpec(
 _rule_deafened: Final[tuple[Step, ...]] = (
     Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_target +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
     Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Deafened (Targeting: wound effects).
 
 - wound_target +2 per penalty_raises (when final_damage >= tuffness)
 - wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
+- cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
 """
 
 # rule blinded
@@ -4064,7 +4064,7 @@ _rule_blinded: Final[tuple[Step, ...]] = (
     Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
     Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
     Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'cannot: perform any kind of targeting, for the duration in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'cannot perform any kind of targeting, for the duration in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
     Step('text', _blinded__text2, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".', (), ()), None, ()),
     Step('text', _blinded__text3, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.', (), ()), None, ()),
 )
@@ -4073,7 +4073,7 @@ _rule_blinded: Final[tuple[Step, ...]] = (
 - visibility -2 (when final_damage >= tuffness)
 - visibility -2 per penalty_raises (when final_damage >= tuffness)
 - wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot: perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
+- cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
 """
 
 # rule uncon
@@ -4228,12 +4228,12 @@ _zone_entry__text2: Final = TextSpec(
 )
 
 _rule_zone_entry: Final[tuple[Step, ...]] = (
-    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), TraceSpec('zone_entry', 'Zone Traits', 'cannot: enter or leave the zone this turn: its ENTRY is used up', ('when crossings >= zone_entry_max',), (('crossings', 'zone_entry_max'),)), None, (('crossings', 0), ('zone_entry_max', 0))),
+    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), TraceSpec('zone_entry', 'Zone Traits', 'cannot enter or leave the zone this turn: its ENTRY is used up', ('when crossings >= zone_entry_max',), (('crossings', 'zone_entry_max'),)), None, (('crossings', 0), ('zone_entry_max', 0))),
     Step('text', _zone_entry__text2, (), TraceSpec('zone_entry', 'Zone Traits', 'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.', (), ()), None, ()),
 )
 """Zone trait: ENTRY (Zone Traits).
 
-- cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
+- cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
 """
 
 # trait zone_width
@@ -4258,12 +4258,12 @@ _zone_width__text2: Final = TextSpec(
 )
 
 _rule_zone_width: Final[tuple[Step, ...]] = (
-    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
+    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
     Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).", (), ()), None, ()),
 )
 """Zone trait: WIDTH (Zone Traits).
 
-- cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
+- cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
 """
 
 # trait zone_terrain
@@ -4949,10 +4949,10 @@ _rule_fog: Final[tuple[Step, ...]] = (
     Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +1', ('when fog_level == light',), (('fog_level',),)), 1, (('fog_level', 0),)),
     Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -2', ('when fog_level == moderate',), (('fog_level',),)), -2, (('fog_level', 0),)),
     Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +2', ('when fog_level == moderate',), (('fog_level',),)), 2, (('fog_level', 0),)),
-    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), TraceSpec('fog', 'Condition tiles: FOG', 'cannot: see more than 2 zones in Moderate fog', ('when fog_level == moderate', 'when zones_away > 2'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 2 zones in Moderate fog', ('when fog_level == moderate', 'when zones_away > 2'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
     Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -4', ('when fog_level == heavy',), (('fog_level',),)), -4, (('fog_level', 0),)),
     Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +4', ('when fog_level == heavy',), (('fog_level',),)), 4, (('fog_level', 0),)),
-    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), TraceSpec('fog', 'Condition tiles: FOG', 'cannot: see more than 1 zone in Heavy fog', ('when fog_level == heavy', 'when zones_away > 1'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 1 zone in Heavy fog', ('when fog_level == heavy', 'when zones_away > 1'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
 )
 """FOG (Condition tiles: FOG).
 
@@ -4960,10 +4960,10 @@ _rule_fog: Final[tuple[Step, ...]] = (
 - stealth +1 (when fog_level == light)
 - visibility -2 (when fog_level == moderate)
 - stealth +2 (when fog_level == moderate)
-- cannot: see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
+- cannot see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
 - visibility -4 (when fog_level == heavy)
 - stealth +4 (when fog_level == heavy)
-- cannot: see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
+- cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
 """
 
 # condition cover_tile
@@ -6573,12 +6573,12 @@ _sporadic_pit__text2: Final = TextSpec(
 )
 
 _rule_sporadic_pit: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_pit', 'List of sporadic', 'cannot: stand up: permanently PRONE until out of the pit (ST to get out)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_pit', 'List of sporadic', 'cannot stand up: permanently PRONE until out of the pit (ST to get out)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
     Step('text', _sporadic_pit__text2, (), TraceSpec('sporadic_pit', 'List of sporadic', 'note: You fall down: AG to avoid, ST to get out of it.', (), ()), None, ()),
 )
 """Pit (sporadic) (List of sporadic).
 
-- cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
+- cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
 """
 
 # terrain sporadic_walls
@@ -6616,13 +6616,13 @@ _sporadic_walls__text2: Final = TextSpec(
 )
 
 _rule_sporadic_walls: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_walls__text1, (), TraceSpec('sporadic_walls', 'List of sporadic', 'cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)', (), ()), None, ()),
+    Step('text', _sporadic_walls__text1, (), TraceSpec('sporadic_walls', 'List of sporadic', 'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)', (), ()), None, ()),
     Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_walls', 'List of sporadic', 'stacking max 2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
     Step('text', _sporadic_walls__text2, (), TraceSpec('sporadic_walls', 'List of sporadic', 'note: Your turn ends and you are free to move next round.', (), ()), None, ()),
 )
 """Walls (sporadic) (List of sporadic).
 
-- cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
+- cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
 - stacking max 2 (when adopted)
 """
 
@@ -6704,13 +6704,13 @@ _sporadic_furniture__text2: Final = TextSpec(
 
 _rule_sporadic_furniture: Final[tuple[Step, ...]] = (
     Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cover +2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
-    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cannot: move on past the furniture: it is an obstacle (AG to avoid)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cannot move on past the furniture: it is an obstacle (AG to avoid)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
     Step('text', _sporadic_furniture__text2, (), TraceSpec('sporadic_furniture', 'List of sporadic', "note: It may be thrown at opponents, at the GM's call.", (), ()), None, ()),
 )
 """Furniture (sporadic) (List of sporadic).
 
 - cover +2 (when adopted)
-- cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
+- cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
 """
 
 # terrain sporadic_debris
@@ -6740,12 +6740,12 @@ _sporadic_debris__text1: Final = TextSpec(
 
 _rule_sporadic_debris: Final[tuple[Step, ...]] = (
     Step('mod', _sporadic_debris__mod1, (), TraceSpec('sporadic_debris', 'List of sporadic', 'cover +1', (), ()), 1, ()),
-    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_debris', 'List of sporadic', 'cannot: act further: the turn ends (failed AG)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_debris', 'List of sporadic', 'cannot act further: the turn ends (failed AG)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
 )
 """Debris (sporadic) (List of sporadic).
 
 - cover +1
-- cannot: act further: the turn ends (failed AG) (when failed_ag)
+- cannot act further: the turn ends (failed AG) (when failed_ag)
 """
 
 # terrain sporadic_vegetation
@@ -6832,12 +6832,12 @@ _sporadic_slippery__text2: Final = TextSpec(
 )
 
 _rule_sporadic_slippery: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_slippery', 'List of sporadic', 'cannot: keep moving: fallen PRONE and the turn ends', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_slippery', 'List of sporadic', 'cannot keep moving: fallen PRONE and the turn ends', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
     Step('text', _sporadic_slippery__text2, (), TraceSpec('sporadic_slippery', 'List of sporadic', 'note: AG roll not to fall prone and end the turn.', (), ()), None, ()),
 )
 """Slippery (sporadic) (List of sporadic).
 
-- cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
+- cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
 """
 
 # terrain sporadic_slowing
@@ -6905,13 +6905,13 @@ _sporadic_fire__text3: Final = TextSpec(
 )
 
 _rule_sporadic_fire: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_fire__text1, (), TraceSpec('sporadic_fire', 'List of sporadic', 'cannot: stay put: you must MOVE next action or you DO catch fire', (), ()), None, ()),
+    Step('text', _sporadic_fire__text1, (), TraceSpec('sporadic_fire', 'List of sporadic', 'cannot stay put: you must MOVE next action or you DO catch fire', (), ()), None, ()),
     Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_fire', 'List of sporadic', 'note: Failed the AG roll: check for catching fire.', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
     Step('text', _sporadic_fire__text3, (), TraceSpec('sporadic_fire', 'List of sporadic', 'note: You may JUMP over it.', (), ()), None, ()),
 )
 """Fire (sporadic) (List of sporadic).
 
-- cannot: stay put: you must MOVE next action or you DO catch fire
+- cannot stay put: you must MOVE next action or you DO catch fire
 """
 
 # terrain sporadic_defensible
@@ -6959,15 +6959,15 @@ _sporadic_defensible__text3: Final = TextSpec(
 
 _rule_sporadic_defensible: Final[tuple[Step, ...]] = (
     Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'stacking max defensible_limit', ('when adopted',), (('adopted',),)), lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
-    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot: move without losing the Defensible spot', ('when adopted',), (('adopted',),)), None, (('adopted', 0),)),
-    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot: move while engaged: they have trapped you in it', ('when adopted', 'when engaged'), (('adopted',), ('engaged',))), None, (('adopted', 0), ('engaged', 1))),
+    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move without losing the Defensible spot', ('when adopted',), (('adopted',),)), None, (('adopted', 0),)),
+    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move while engaged: they have trapped you in it', ('when adopted', 'when engaged'), (('adopted',), ('engaged',))), None, (('adopted', 0), ('engaged', 1))),
     Step('text', _sporadic_defensible__text3, (), TraceSpec('sporadic_defensible', 'List of sporadic', 'erratum: "vack" is read as "back".', (), ()), None, ()),
 )
 """Defensible (sporadic) (List of sporadic).
 
 - stacking max defensible_limit (when adopted)
-- cannot: move without losing the Defensible spot (when adopted)
-- cannot: move while engaged: they have trapped you in it (when adopted; when engaged)
+- cannot move without losing the Defensible spot (when adopted)
+- cannot move while engaged: they have trapped you in it (when adopted; when engaged)
 """
 
 # terrain sporadic_animals
@@ -7528,8 +7528,8 @@ _rule_armour_rules: Final[tuple[Step, ...]] = (
     Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), TraceSpec('armour_rules', 'Armour', 'defence +shield_bonus', ('when shield_use == for_defence',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
     Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), TraceSpec('armour_rules', 'Armour', 'armour +shield_bonus', ('when shield_use == for_armour',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
     Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), TraceSpec('armour_rules', 'Armour', 'missile_against -1', ('when large_shield',), (('large_shield',),)), -1, (('large_shield', 0),)),
-    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), TraceSpec('armour_rules', 'Armour', 'cannot: layer worn armour on top of worn armour', ('when worn_armours > 1',), (('worn_armours',),)), None, (('worn_armours', 0),)),
-    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), TraceSpec('armour_rules', 'Armour', 'cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour', ('when damage_source != opponent',), (('damage_source',),)), None, (('damage_source', 0),)),
+    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), TraceSpec('armour_rules', 'Armour', 'cannot layer worn armour on top of worn armour', ('when worn_armours > 1',), (('worn_armours',),)), None, (('worn_armours', 0),)),
+    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), TraceSpec('armour_rules', 'Armour', 'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour', ('when damage_source != opponent',), (('damage_source',),)), None, (('damage_source', 0),)),
     Step('text', _armour_rules__text3, (), TraceSpec('armour_rules', 'Armour', "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.", (), ()), None, ()),
     Step('text', _armour_rules__text4, (), TraceSpec('armour_rules', 'Armour', 'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).', (), ()), None, ()),
     Step('text', _armour_rules__text5, (), TraceSpec('armour_rules', 'Armour', "note: The shield's use is decided each time you take an action and holds till the next.", (), ()), None, ()),
@@ -7540,8 +7540,8 @@ _rule_armour_rules: Final[tuple[Step, ...]] = (
 - defence +shield_bonus (when shield_use == for_defence)
 - armour +shield_bonus (when shield_use == for_armour)
 - missile_against -1 (when large_shield)
-- cannot: layer worn armour on top of worn armour (when worn_armours > 1)
-- cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
+- cannot layer worn armour on top of worn armour (when worn_armours > 1)
+- cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
 """
 
 # rule aoe_targets
@@ -7668,8 +7668,8 @@ _rule_aoe_targets: Final[tuple[Step, ...]] = (
     Step('mod', _aoe_targets__mod1, (), TraceSpec('aoe_targets', 'AoE attacks', 'cast -2 per converted', (), ()), lambda s: -2 * s.v['converted'], (('converted', 0),)),
     Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))', ('when targets_final < targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
     Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))', ('when targets_final > targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), TraceSpec('aoe_targets', 'AoE attacks', "cannot: add targets past the most the template's roll can give", ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',), (('aoe', 'targets_final'),)), None, (('aoe', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), TraceSpec('aoe_targets', 'AoE attacks', 'cannot: convert more friends than there are', ('when aoe_raises + converted > targets_final / 2 round down',), (('aoe_raises', 'converted', 'targets_final'),)), None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), TraceSpec('aoe_targets', 'AoE attacks', "cannot add targets past the most the template's roll can give", ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',), (('aoe', 'targets_final'),)), None, (('aoe', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), TraceSpec('aoe_targets', 'AoE attacks', 'cannot convert more friends than there are', ('when aoe_raises + converted > targets_final / 2 round down',), (('aoe_raises', 'converted', 'targets_final'),)), None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
     Step('text', _aoe_targets__text3, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.', (), ()), None, ()),
     Step('text', _aoe_targets__text4, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.', (), ()), None, ()),
     Step('text', _aoe_targets__text5, (), TraceSpec('aoe_targets', 'AoE attacks', "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.", (), ()), None, ()),
@@ -7683,8 +7683,8 @@ _rule_aoe_targets: Final[tuple[Step, ...]] = (
 - cast -2 per converted
 - cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down))) (when targets_final < targets_rolled)
 - cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down))) (when targets_final > targets_rolled)
-- cannot: add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
-- cannot: convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
+- cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
+- cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
 """
 
 # rule stun
@@ -7761,7 +7761,7 @@ _stun__text6: Final = TextSpec(
 _rule_stun: Final[tuple[Step, ...]] = (
     Step('derive', _stun__derive1, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ()), lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
     Step('derive', _stun__derive2, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ()), lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
-    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), TraceSpec('stun', 'Modifiers: Stun', 'cannot: act: unconscious (as many stuns as Body)', ('when stun_option and stun_total >= body',), (('stun_option', 'stun_total', 'body'),)), None, (('stun_option', 0), ('body', 0))),
+    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), TraceSpec('stun', 'Modifiers: Stun', 'cannot act: unconscious (as many stuns as Body)', ('when stun_option and stun_total >= body',), (('stun_option', 'stun_total', 'body'),)), None, (('stun_option', 0), ('body', 0))),
     Step('text', _stun__text2, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.', (), ()), None, ()),
     Step('text', _stun__text3, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.', (), ()), None, ()),
     Step('text', _stun__text4, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.', (), ()), None, ()),
@@ -7772,7 +7772,7 @@ _rule_stun: Final[tuple[Step, ...]] = (
 
 - derive stuns = stun_damage / (body + bulk_tier) round down
 - derive stun_total = stun_levels + stuns
-- cannot: act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
+- cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
 """
 
 # table pace_shift
@@ -8178,7 +8178,7 @@ def range_bands(
     - range max long (when scope)
     - shot -2 (when range == medium)
     - shot -4 (when range == long)
-    - cannot: attack the target: anything past LONG is out of range (when range == beyond)
+    - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
     given: dict[str, object] = {
         'all_actions': all_actions,
@@ -8220,7 +8220,7 @@ def zone_move(
     - roll move: d6 <= move_target
     - all_actions -2 (when running)
     - missile_against -1 (when running)
-    - cannot: move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
+    - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
     given: dict[str, object] = {
         'pace': pace,
@@ -8249,16 +8249,16 @@ def action_limits(
 ) -> Resolution:
     """Actions and where they may be taken (When it comes to your action).
 
-    - cannot: MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
-    - cannot: DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
-    - cannot: DRAG while engaged with an enemy (when action == drag; when engaged)
-    - cannot: DRAG someone in a Flank zone (when action == drag; when target_in_flank)
-    - cannot: FLEE: you must be in a LONG zone (when action == flee and zone != long)
-    - cannot: DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
-    - cannot: use STEALTH while ENGAGED (when action == stealth_action and engaged)
-    - cannot: change zone with this action (when action in {assist, guard, take_cover, use})
-    - cannot: FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
-    - cannot: attack the GUARDED figure before its guard (when action == melee and guarded)
+    - cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
+    - cannot DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
+    - cannot DRAG while engaged with an enemy (when action == drag; when engaged)
+    - cannot DRAG someone in a Flank zone (when action == drag; when target_in_flank)
+    - cannot FLEE: you must be in a LONG zone (when action == flee and zone != long)
+    - cannot DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
+    - cannot use STEALTH while ENGAGED (when action == stealth_action and engaged)
+    - cannot change zone with this action (when action in {assist, guard, take_cover, use})
+    - cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
+    - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
     given: dict[str, object] = {
@@ -8284,9 +8284,9 @@ def flank_zones(
 ) -> Resolution:
     """Flank zones (Flank zones).
 
-    - cannot: see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
+    - cannot see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
     - range max short (when same_flank)
-    - cannot: DRAG in or out of a Flank zone (when action == drag)
+    - cannot DRAG in or out of a Flank zone (when action == drag)
     """
     given: dict[str, object] = {
         'range': range_,
@@ -8312,7 +8312,7 @@ def take_cover(
     - defence +target_cover
     - defence +default_cover - target_cover (when default_cover > target_cover)
     - shot -(own_cover / 2 round down)
-    - cannot: take more COVER than the zone offers (when target_cover > cover)
+    - cannot take more COVER than the zone offers (when target_cover > cover)
     """
     given: dict[str, object] = {
         'all_actions': all_actions,
@@ -8359,7 +8359,7 @@ def stealth_mode(
 
     - pace -2 (when stealthy)
     - stealth +own_cover (when stealthy)
-    - cannot: be in STEALTH while ENGAGED (when stealthy; when engaged)
+    - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
     given: dict[str, object] = {
         'pace': pace,
@@ -8404,7 +8404,7 @@ def targeting_rule(
 
     - defence +2 per targeting
     - damage +extra_die (when targeting == 3; when vulnerability)
-    - cannot: strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
+    - cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
     given: dict[str, object] = {
         'defence': defence,
@@ -8425,7 +8425,7 @@ def paralysed(
     """Paralysed (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
+    - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
         'wound_duration': wound_duration,
@@ -8516,7 +8516,7 @@ def crippled(
     """Crippled (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: move: for the duration, in actions (when final_damage >= tuffness)
+    - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
         'wound_duration': wound_duration,
@@ -8652,7 +8652,7 @@ def deafened(
 
     - wound_target +2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
+    - cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
         'wound_duration': wound_duration,
@@ -8678,7 +8678,7 @@ def blinded(
     - visibility -2 (when final_damage >= tuffness)
     - visibility -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
-    - cannot: perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
+    - cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
     given: dict[str, object] = {
         'visibility': visibility,
@@ -8732,7 +8732,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     """Zone trait: ENTRY (Zone Traits).
 
-    - cannot: enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
+    - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
     return resolve_with(_BOOK, ('zone_entry',), given, signature=True)
@@ -8740,7 +8740,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
     """Zone trait: WIDTH (Zone Traits).
 
-    - cannot: enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
+    - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
     given: dict[str, object] = {
         'zone_width_max': zone_width_max,
@@ -8859,10 +8859,10 @@ def fog(
     - stealth +1 (when fog_level == light)
     - visibility -2 (when fog_level == moderate)
     - stealth +2 (when fog_level == moderate)
-    - cannot: see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
+    - cannot see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
     - visibility -4 (when fog_level == heavy)
     - stealth +4 (when fog_level == heavy)
-    - cannot: see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
+    - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
     given: dict[str, object] = {
         'visibility': visibility,
@@ -9273,7 +9273,7 @@ def sporadic_encounter(
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     """Pit (sporadic) (List of sporadic).
 
-    - cannot: stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
+    - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_pit',), given, signature=True)
@@ -9281,7 +9281,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     """Walls (sporadic) (List of sporadic).
 
-    - cannot: move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
+    - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
     given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
@@ -9330,7 +9330,7 @@ def sporadic_furniture(
     """Furniture (sporadic) (List of sporadic).
 
     - cover +2 (when adopted)
-    - cannot: move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
+    - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
     return resolve_with(_BOOK, ('sporadic_furniture',), given, signature=True)
@@ -9339,7 +9339,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     """Debris (sporadic) (List of sporadic).
 
     - cover +1
-    - cannot: act further: the turn ends (failed AG) (when failed_ag)
+    - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_debris',), given, signature=True)
@@ -9363,7 +9363,7 @@ def sporadic_traps() -> Resolution:
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     """Slippery (sporadic) (List of sporadic).
 
-    - cannot: keep moving: fallen PRONE and the turn ends (when failed_ag)
+    - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_slippery',), given, signature=True)
@@ -9379,7 +9379,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     """Fire (sporadic) (List of sporadic).
 
-    - cannot: stay put: you must MOVE next action or you DO catch fire
+    - cannot stay put: you must MOVE next action or you DO catch fire
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_fire',), given, signature=True)
@@ -9394,8 +9394,8 @@ def sporadic_defensible(
     """Defensible (sporadic) (List of sporadic).
 
     - stacking max defensible_limit (when adopted)
-    - cannot: move without losing the Defensible spot (when adopted)
-    - cannot: move while engaged: they have trapped you in it (when adopted; when engaged)
+    - cannot move without losing the Defensible spot (when adopted)
+    - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
     given: dict[str, object] = {
         'stacking': stacking,
@@ -9519,8 +9519,8 @@ def armour_rules(
     - defence +shield_bonus (when shield_use == for_defence)
     - armour +shield_bonus (when shield_use == for_armour)
     - missile_against -1 (when large_shield)
-    - cannot: layer worn armour on top of worn armour (when worn_armours > 1)
-    - cannot: reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
+    - cannot layer worn armour on top of worn armour (when worn_armours > 1)
+    - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
     given: dict[str, object] = {
         'defence': defence,
@@ -9552,8 +9552,8 @@ def aoe_targets(
     - cast -2 per converted
     - cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down))) (when targets_final < targets_rolled)
     - cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down))) (when targets_final > targets_rolled)
-    - cannot: add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
-    - cannot: convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
+    - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
+    - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
     given: dict[str, object] = {
         'aoe': aoe,
@@ -9577,7 +9577,7 @@ def stun(
 
     - derive stuns = stun_damage / (body + bulk_tier) round down
     - derive stun_total = stun_levels + stuns
-    - cannot: act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
+    - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
     given: dict[str, object] = {
         'bulk_tier': bulk_tier,
