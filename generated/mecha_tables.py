@@ -2,7 +2,7 @@
 
 Compiled from mecha_tables.rules: change the rulebook and rebuild instead of editing.
 Rulebook: Mecha and Vehicle Terrain and Combat Tables
-Source: 003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables
+Source: Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame
 
 Use it:
 
@@ -2261,7 +2261,7 @@ __all__ = [
 RULEBOOK: Final = RulebookInfo(
     name='mecha_tables',
     title='Mecha and Vehicle Terrain and Combat Tables',
-    source='003_1c5a9f6d2074f591.txt: terrain, movement, firing, damage and detection tables',
+    source='Terrain, movement, firing, damage and detection tables of a mecha and vehicle wargame',
     version='1.0.0',
     notes=(
         Note(
@@ -2406,7 +2406,7 @@ _forest_adjustment__text2: Final = TextSpec(
     rule='forest_adjustment',
     source='VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     kind='erratum',
-    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.",
+    text="The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
     quote='Standard Entry',
     condition='when unit != infantry and forest != no_forest',
 )
@@ -2415,7 +2415,7 @@ _rule_forest_adjustment: Final[tuple[Step, ...]] = (
     Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
     Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
     Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, forest_entry); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
 )
 """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -4158,7 +4158,7 @@ _damage__text2: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Light Damage system table (table light_damage).',
+    text='Roll on the Light Damage system table (its own card).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
 )
@@ -4180,7 +4180,7 @@ _damage__text3: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).',
+    text='Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
 )
@@ -4198,7 +4198,7 @@ _damage__text5: Final = TextSpec(
     rule='damage',
     source='DAMAGE EFFECTS',
     kind='note',
-    text='Overkill: the crew may eject (rule overkill_ejecting).',
+    text='Overkill: the crew may eject (see Overkill ejecting).',
     quote=None,
     condition='when damage_band >= 3',
 )
@@ -4207,11 +4207,11 @@ _rule_damage: Final[tuple[Step, ...]] = (
     Step('derive', _damage__derive1, (), TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ()), lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
     Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: No Effect.', ('when damage_band == 0',), (('damage_band',),)), None, (('damage_band', 0),)),
     Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -1', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), -1, (('damage_band', 0),)),
-    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (table light_damage).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (its own card).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
     Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
-    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (table heavy_damage); its sub-tables at +1 (heavy_hit = 1).', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
+    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
     Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (rule overkill_ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (see Overkill ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
 )
 """Damage effects (DAMAGE EFFECTS).
 
@@ -4608,7 +4608,7 @@ _table_terrain_costs: Final = TableSpec(
         Note(
             'terrain_costs',
             'TERRAIN TYPE',
-            'Rows calm_water to rapids are the HYDROGRAPHIC TERRAIN of the source.',
+            'Rows Calm water to Rapids are the HYDROGRAPHIC TERRAIN of the source.',
             None,
             'note',
         ),
@@ -4695,7 +4695,7 @@ _table_forest_costs: Final = TableSpec(
         Note(
             'forest_costs',
             'TERRAIN MODIFIERS',
-            "Added to the base terrain's cost. The row no_forest is a hex without forest.",
+            "Added to the base terrain's cost. The row No forest is a hex without forest.",
             None,
             'note',
         ),
@@ -4785,7 +4785,7 @@ _table_vegetation_features: Final = TableSpec(
         Note(
             'vegetation_features',
             'TERRAIN MODIFIERS',
-            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of rule hex_obscurement, where the gamemaster may treat rock spires like tall grasses.",
+            "Printed after the Tall Grasses note, which it does not fit: a stray line of the source's layout. Kept as a note of Obscurement of a hex, where the gamemaster may treat rock spires like tall grasses.",
             'including rock spires or other similar obstacles',
             'erratum',
         ),
@@ -5259,7 +5259,7 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: roll the sub-table with heavy_hit = 1.',
+            'The +1 of rows 1 and 2: roll the sub-table again, +1.',
             None,
             'note',
         ),

@@ -162,5 +162,5 @@ def test_describe_writes_what_is_subtracted_from_the_dice(tmp_path: Path) -> Non
         encoding="utf-8",
     )
     text = run("describe", str(book), "arm").output
-    assert "  roll arm: opposed d20 - a vs 2d10 + (a + b)\n" in text
-    assert "  roll press: d20 - (a + b) >= 10\n" in text
+    assert '  roll arm "Arm": opposed d20 - a vs 2d10 + (a + b)\n' in text
+    assert '  roll press "Press": d20 - (a + b) >= 10\n' in text
