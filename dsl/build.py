@@ -33,13 +33,8 @@ def build_outputs(compiled: list[Compiled], output: Path, *, cards: bool) -> dic
         files[f"{name}.py"] = generate(item).encode("utf-8")
         if cards:
             from dsl.cards import card_files
-            from dsl.cards.pdfcards import CardLayoutError
 
-            try:
-                rendered = card_files(item.book)
-            except CardLayoutError as error:
-                raise BuildError(f"{item.path}: {error}") from None
-            for relative, data in rendered.items():
+            for relative, data in card_files(item.book).items():
                 files[f"cards/{relative}"] = data
     files["__init__.py"] = _package_init(sorted(owners)).encode("utf-8")
     return dict(sorted(files.items()))

@@ -426,7 +426,6 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
 def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str) -> None:
     """Print-ready reference cards (or a quick-reference sheet) for rulebooks."""
     from dsl.cards import render_cards
-    from dsl.cards.pdfcards import CardLayoutError
 
     files = _paths(paths)
     _output_dir(output)
@@ -439,8 +438,6 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
         assert item.book is not None
         try:
             written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
-        except CardLayoutError as error:
-            _fail(f"{item.path}: {error}")
         except OSError as error:
             raise _unwritable(output, error) from None
     for path in written:
