@@ -8,7 +8,6 @@ bug in rulecraft) is one line on stderr and exit 1, or its traceback with RULECR
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -29,6 +28,7 @@ from dsl.compiler import (
     rulebook_files,
 )
 from dsl.editing import fmt, new, write_text_atomically
+from dsl.report import json_text, resolution_text, visible
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
 
@@ -254,14 +254,14 @@ def list_(book: str, as_json: bool) -> None:
         )
     if as_json:
         click.echo(
-            json.dumps({"rulebook": model.name, "title": model.title, "entries": entries}, indent=2, ensure_ascii=False)
+            json_text({"rulebook": model.name, "title": model.title, "entries": entries})
         )
         return
-    click.echo(f"{model.title} ({model.name})")
+    click.echo(visible(f"{model.title} ({model.name})"))
     width = max((len(e["name"]) for e in entries), default=0)
     for entry in entries:
         source = f"  [{entry['source']}]" if entry["source"] else ""
-        click.echo(f"  {entry['name']:<{width}}  {entry['kind']:<9}  {entry['title']}{source}")
+        click.echo(visible(f"  {entry['name']:<{width}}  {entry['kind']:<9}  {entry['title']}{source}"))
 
 
 @main.command()
@@ -328,21 +328,21 @@ def describe(book: str, rule: str, as_json: bool) -> None:
             }
         )
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     source = f" [{info.source}]" if info.source else ""
-    click.echo(f"{info.title} ({info.name}, {info.kind}){source}")
+    click.echo(visible(f"{info.title} ({info.name}, {info.kind}){source}"))
     if effects:
         click.echo("")
         for line in effects:
-            click.echo(f"  {line}")
+            click.echo(visible(f"  {line}"))
     click.echo("")
     click.echo("inputs:" if data["inputs"] else "inputs: none")
     for spec in inputs:
         label = f"  {spec.label}" if spec.label else ""
         kind = "stat" if spec.is_stat else "input"
         default = f"the effective {spec.default_text}" if spec.derived else _shown(spec.default)
-        click.echo(f"  {spec.name} ({kind}): {spec.describe()}, default {default}{label}")
+        click.echo(visible(f"  {spec.name} ({kind}): {spec.describe()}, default {default}{label}"))
     if roll_range is not None:
         low, high = roll_range
         click.echo(f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row")
@@ -389,10 +389,8 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
     except module.RuleInputError as error:
         raise Usage(str(error)) from None
     if as_json:
-        click.echo(json.dumps(resolution.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(resolution.to_dict()))
         return
-    from dsl.report import resolution_text
-
     click.echo(resolution_text(resolution))
 
 
@@ -504,7 +502,7 @@ def export(book: str, output: Path | None) -> None:
 
     compiled = _book(book)
     assert compiled.book is not None
-    text = json.dumps(export_book(compiled.book), indent=2, ensure_ascii=False) + "\n"
+    text = json_text(export_book(compiled.book)) + "\n"
     if output is None:
         click.echo(text, nl=False)
         return
@@ -530,10 +528,10 @@ def diff(old: str, new: str, as_json: bool) -> None:
         load_module(generate(after), after.book.name),
     )
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     for line in diff_lines(data):
-        click.echo(line)
+        click.echo(visible(line))
 
 
 main.add_command(sweep)
