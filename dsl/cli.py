@@ -28,6 +28,7 @@ from dsl.compiler import (
     rulebook_files,
 )
 from dsl.editing import fmt, new, write_text_atomically
+from dsl.outdir import OutputError
 from dsl.report import json_text, resolution_text, visible
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
@@ -154,6 +155,10 @@ def _unwritable(output: Path, error: OSError) -> Usage:
     return Usage(f"cannot write to `{output}`{where}: {error.strerror or error}")
 
 
+def _waiting(output: Path) -> None:
+    _echo_err(f"waiting for another rulecraft process writing to {output} ...")
+
+
 def _fail(message: str) -> NoReturn:
     _echo_err(f"error: {message}")
     sys.exit(1)
@@ -212,6 +217,8 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
     if check_only:
         try:
             stale = check_outputs(outputs, output, cards=cards)
+        except OutputError as error:
+            raise Usage(str(error)) from None
         except OSError as error:
             raise _unwritable(output, error) from None
         if stale:
@@ -221,11 +228,17 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
         _echo_err(f"{output} is up to date ({len(outputs)} files)")
         return
     try:
-        written = write_outputs(outputs, output)
+        written = write_outputs(outputs, output, cards=cards, waiting=lambda: _waiting(output))
+    except OutputError as error:
+        raise Usage(str(error)) from None
     except OSError as error:
         raise _unwritable(output, error) from None
+    for note in written.notes:
+        _echo_err(f"note: {note}")
+    removed = f", {written.removed} removed" if written.removed else ""
     _echo_err(
-        f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged"
+        f"built {len(compiled)} rulebook(s) into {output}: {written.changed} file(s) changed, "
+        f"{written.unchanged} unchanged{removed}"
     )
 
 
@@ -422,8 +435,11 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
 @click.option("--layout", type=click.Choice(["cards", "sheet"]), default="cards", show_default=True)
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str) -> None:
-    """Print-ready reference cards (or a quick-reference sheet) for rulebooks."""
-    from dsl.cards import render_cards
+    """Print-ready reference cards (or a quick-reference sheet) for rulebooks.
+
+    Every book is rendered before anything is written: if one fails, nothing is.
+    """
+    from dsl.cards import card_set, write_cards
 
     files = _paths(paths)
     _output_dir(output)
@@ -431,13 +447,16 @@ def cards(paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: s
     errors, _ = _report(compiled)
     if errors:
         _fail("nothing was written")
-    written = []
+    rendered: dict[str, bytes] = {}
     for item in compiled:
         assert item.book is not None
-        try:
-            written += render_cards(item.book, output, fmt=fmt, layout=layout, paper=paper)
-        except OSError as error:
-            raise _unwritable(output, error) from None
+        rendered.update(card_set(item.book, fmt=fmt, layout=layout, paper=paper))
+    try:
+        written = write_cards(rendered, output, waiting=lambda: _waiting(output))
+    except OutputError as error:
+        raise Usage(str(error)) from None
+    except OSError as error:
+        raise _unwritable(output, error) from None
     for path in written:
         click.echo(str(path))
 
