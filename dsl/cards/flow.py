@@ -332,10 +332,20 @@ These never break across cards (a header row repeats on each), so a longer label
 there, with an ellipsis, and printed whole below, where it breaks like any text."""
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
 def capped(text: str, style: ParagraphStyle, width: float, lead: str = "") -> str | None:
     """`text` cut short with an ellipsis to be at most `TALLEST_HEAD` high at `width` after the
     markup `lead`; None when it fits as it is."""
-    limit = style.leading * (TALLEST_HEAD // style.leading) + 0.1
+    lines = TALLEST_HEAD // style.leading
+    limit = style.leading * lines + 0.1
+    # A line leaves unused less than the word that goes on to the next: text that fits the lines
+    # with a longest word to spare on each fits, without laying it out (nearly every label).
+    plain = _TAG.sub("", lead) + text
+    longest = max((text_width(word, style.fontName, style.fontSize) for word in plain.split()), default=0.0)
+    if text_width(plain, style.fontName, style.fontSize) + lines * longest <= width * lines:
+        return None
 
     def height(candidate: str) -> float:
         return float(Paragraph(lead + markup(candidate), style).wrap(width, 1e9)[1])
