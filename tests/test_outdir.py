@@ -346,8 +346,10 @@ def test_stale_staging_and_old_temporaries_are_removed(tmp_path: Path) -> None:
 
 def test_builds_killed_at_random_points_leave_one_version_whole(tmp_path: Path) -> None:
     """Real `rulecraft build` processes sent SIGINT and SIGKILL at random moments after the
-    staging directory appears and while files move, and two builds at once (see
-    tests/soak/kill_builds.py: the soak runs hundreds of rounds, at any moment of a build too)."""
+    staging directory appears and while files move, and two builds at once: OUTPUT is then one
+    version whole, the next run leaves no staging, the user's files and links are unchanged and
+    nothing outside OUTPUT changed through the links (see tests/soak/kill_builds.py: the soak runs
+    hundreds of rounds, at any moment of a build too)."""
     seed = random.randrange(1 << 30)
     begin = time.perf_counter()
     try:

@@ -9,10 +9,13 @@ are replaced, removed and added) and sends it SIGINT or SIGKILL at one of three 
 - `staging`: a random moment after the staging directory appears, before the commit point;
 - `swap`: a random moment after the journal appears, while files move into place.
 
-The next run then recovers (every fourth round a real build, every fourth a real `rulecraft
-build --check`, the others the recovery these start with, called in this process), and the round checks that every file rulecraft owns is entirely version 1 or entirely
-version 2 (byte for byte against reference builds, manifest included), that no `.rulecraft-*`
-entry is left, and that the user's files are all there, unchanged.  A SIGINT must never leave a
+The output directory also holds symbolic links of the user's to a folder and a file outside it
+(`cards/shared`, `elsewhere.py`).  The next run then recovers (every fourth round a real build,
+every fourth a real `rulecraft build --check`, the others the recovery these start with, called in
+this process), and the round checks that every file rulecraft owns is entirely version 1 or
+entirely version 2 (byte for byte against reference builds, manifest included), that no
+`.rulecraft-*` entry is left, that the user's files and links are all there, unchanged, and that
+nothing outside the output directory changed through the links.  A SIGINT must never leave a
 journal: Ctrl-C waits until the swap is over.
 
 Other rounds start builds of version 1 and version 2 into one directory at once: both must
@@ -50,6 +53,11 @@ USER_FILES = {
     "cards/mine/plan.md": b"# plan\n",
     "cards/other.pdf": b"%PDF-1.4 not made by rulecraft\n",
 }
+USER_LINKS = {"cards/shared": "outside", "elsewhere.py": "outside/beta.py"}
+"""The user's symbolic links in OUTPUT, to these places in the folder the soak works in."""
+OUTSIDE = ("beta.py", "cards/beta.html")
+"""What the links reach, copies of version 1's own files (in `outside/`, by these names): files
+that look generated, which no rulebook of version 2 produces."""
 POINTS = ("anywhere", "staging", "swap")
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGKILL": signal.SIGKILL}
 
@@ -119,11 +127,11 @@ class Soak:
             "swap": seen["gone"] - seen["journal"],
         }
         assert not temporaries(out)
-        self.refs["v2"] = {k: v for k, v in snapshot(out).items() if k not in USER_FILES}
+        self.refs["v2"] = {k: v for k, v in snapshot(out).items() if k not in USER_FILES and k not in USER_LINKS}
         assert self.state(out, "calibration", whole=True) == "v2"
 
     def fresh(self, name: str) -> Path:
-        """An output directory holding version 1 whole, and the user's files."""
+        """An output directory holding version 1 whole, and the user's files and links."""
         out = self.work / "rounds" / name
         if out.exists():
             shutil.rmtree(out)
@@ -131,6 +139,11 @@ class Soak:
         for relative, data in USER_FILES.items():
             (out / relative).parent.mkdir(parents=True, exist_ok=True)
             (out / relative).write_bytes(data)
+        for relative in OUTSIDE:
+            (self.work / "outside" / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.work / "ref-v1" / relative, self.work / "outside" / relative)
+        for relative, target in USER_LINKS.items():
+            (out / relative).symlink_to(self.work / target)
         return out
 
     def start(self, out: Path, version: str = "v2") -> subprocess.Popen[bytes]:
@@ -201,6 +214,12 @@ class Soak:
         files = snapshot(out)
         for relative, data in USER_FILES.items():
             assert files.pop(relative, None) == data, f"{where}: the user's file {relative} was lost or changed"
+        for relative, target in USER_LINKS.items():
+            link = b"a link to " + os.fsencode(self.work / target)
+            assert files.pop(relative, None) == link, f"{where}: the user's link {relative} was lost or changed"
+        reached = snapshot(self.work / "outside")
+        originals = {relative: self.refs["v1"][relative] for relative in OUTSIDE}
+        assert reached == originals, f"{where}: files outside OUTPUT changed through a link: {sorted(reached)}"
         ours = {k: v for k, v in files.items() if not k.startswith((STAGING + "/", JOURNAL))}
         for version, ref in self.refs.items():
             if ours == ref:
