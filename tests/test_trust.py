@@ -193,11 +193,15 @@ def test_a_second_table_of_one_name_is_a_duplicate_not_a_crash() -> None:
 # ---------------------------------------------------------------------- determinism
 
 
-def test_generated_modules_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+def test_generated_modules_do_not_depend_on_the_hash_seed_locale_or_time_zone(tmp_path: Path) -> None:
     outputs = []
-    for seed in ("1", "2"):
-        out = tmp_path / seed
-        done = _run("build", "rulebooks", "-o", str(out), "--no-cards", env={"PYTHONHASHSEED": seed})
+    settings = (
+        {"PYTHONHASHSEED": "1", "LC_ALL": "C.UTF-8", "TZ": "UTC"},
+        {"PYTHONHASHSEED": "2", "LC_ALL": "C", "TZ": "Pacific/Kiritimati"},
+    )
+    for number, env in enumerate(settings):
+        out = tmp_path / str(number)
+        done = _run("build", "rulebooks", "-o", str(out), "--no-cards", env=env)
         assert done.returncode == 0, done.stderr
         outputs.append({p.name: p.read_bytes() for p in sorted(out.glob("*.py"))})
     assert outputs[0] == outputs[1]
