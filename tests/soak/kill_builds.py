@@ -76,6 +76,13 @@ def rulecraft(*args: str) -> list[str]:
     return [sys.executable, "-m", "dsl.cli", *args]
 
 
+def _interruptible() -> None:
+    """Let the build take SIGINT as a terminal's Ctrl-C: a shell starts a background job (a soak
+    run with `&`, a CI step) with SIGINT ignored, and the build would inherit that, so every
+    SIGINT round would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file below `folder`, by relative path (links would be reported, not followed)."""
     files = {}
@@ -148,7 +155,9 @@ class Soak:
 
     def start(self, out: Path, version: str = "v2") -> subprocess.Popen[bytes]:
         command = rulecraft("build", str(self.books(version)), "-o", str(out))
-        return subprocess.Popen(command, cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            command, cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_interruptible
+        )
 
     @staticmethod
     def watch(out: Path, process: subprocess.Popen[bytes]) -> dict[str, float]:
