@@ -90,7 +90,7 @@ def test_resolve_json_stays_exact(hostile: Path) -> None:
     assert not [c for c in CONTROL if c in result.stdout]
     data = json.loads(result.stdout)
     assert data["notes"][0]["text"] == HOSTILE
-    assert data["stats"]["motto"] == HOSTILE
+    assert data["stats"]["motto"] == {"start": "calm", "final": HOSTILE}
 
 
 def test_visible_keeps_text_as_it_reads() -> None:

@@ -152,7 +152,7 @@ def test_every_division_that_can_be_by_zero_is_an_error_where_it_is_written(tmp_
 def test_a_division_proven_safe_builds_and_resolves_at_zero() -> None:
     text = _DIVISIONS.replace("/ 0", "/ 2").replace("10 / moved", "10 / max(moved, 1)")
     module = module_from_text(text, "dz.rules")
-    assert module.resolve("s", moved=0).stats["pace"] == 10
+    assert module.resolve("s", moved=0).derived["pace"] == 10
     assert module.resolve("r").stats["MOV"] == 5
     assert module.resolve("t").stats["skill"] == 25
 
