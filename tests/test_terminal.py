@@ -93,6 +93,41 @@ def test_resolve_json_stays_exact(hostile: Path) -> None:
     assert data["stats"]["motto"] == {"start": "calm", "final": HOSTILE}
 
 
+def _texts(data: object) -> list[str]:
+    """Every string in parsed JSON."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [text for key, value in data.items() for text in (*_texts(key), *_texts(value))]
+    if isinstance(data, list):
+        return [text for item in data for text in _texts(item)]
+    return []
+
+
+def test_export_stays_exact_and_shows_no_control_character(hostile: Path, tmp_path: Path) -> None:
+    printed = _run("export", str(hostile))
+    assert printed.exit_code == 0, printed.stderr
+    assert not [c for c in CONTROL if c in printed.stdout]
+    assert any(HOSTILE in text for text in _texts(json.loads(printed.stdout)))
+    written = _run("export", str(hostile), "-o", str(tmp_path / "hostile.json"))
+    assert written.exit_code == 0, written.stderr
+    assert (tmp_path / "hostile.json").read_text(encoding="utf-8") == printed.stdout
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_diff_shows_no_control_character(hostile: Path, tmp_path: Path, as_json: bool) -> None:
+    edited = tmp_path / "hostile.rules"
+    text = hostile.read_text(encoding="utf-8")
+    edited.write_text(text.replace("DEX -1", "DEX -2").replace('    note "', '    note "now '), encoding="utf-8")
+    result = _run("diff", str(hostile), str(edited), *(["--json"] if as_json else []))
+    assert result.exit_code == 0, result.stderr
+    assert not [c for c in CONTROL if c in result.stdout]
+    if as_json:
+        assert any(HOSTILE in text for text in _texts(json.loads(result.stdout)))
+    else:
+        assert "\\x07" in result.stdout
+
+
 def test_visible_keeps_text_as_it_reads() -> None:
     assert visible("Ankle deep is 10 cm; knee-deep — 50 cm. ½ MOV ≤ 3, שלום") == (
         "Ankle deep is 10 cm; knee-deep — 50 cm. ½ MOV ≤ 3, שלום"
