@@ -8,7 +8,6 @@ bug in rulecraft) is one line on stderr and exit 1, or its traceback with RULECR
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -29,6 +28,8 @@ from dsl.compiler import (
     rulebook_files,
 )
 from dsl.editing import fmt, new, write_text_atomically
+from dsl.outdir import OutputError
+from dsl.report import json_text, resolution_text, visible
 from dsl.resources import bundled_rulebooks_dir
 from dsl.runner import run_examples
 
@@ -161,6 +162,10 @@ def _unwritable(output: Path, error: OSError) -> Usage:
     return Usage(f"cannot write to `{output}`{where}: {error.strerror or error}")
 
 
+def _waiting(output: Path) -> None:
+    _echo_err(f"waiting for another rulecraft process writing to {output} ...")
+
+
 def _fail(message: str) -> NoReturn:
     _echo_err(f"error: {message}")
     sys.exit(1)
@@ -219,6 +224,8 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
     if check_only:
         try:
             stale = check_outputs(outputs, output, cards=cards)
+        except OutputError as error:
+            raise Usage(str(error)) from None
         except OSError as error:
             raise _unwritable(output, error) from None
         if stale:
@@ -228,11 +235,17 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
         _echo_err(f"{output} is up to date ({len(outputs)} files)")
         return
     try:
-        written = write_outputs(outputs, output)
+        written = write_outputs(outputs, output, cards=cards, waiting=lambda: _waiting(output))
+    except OutputError as error:
+        raise Usage(str(error)) from None
     except OSError as error:
         raise _unwritable(output, error) from None
+    for note in written.notes:
+        _echo_err(f"note: {note}")
+    removed = f", {written.removed} removed" if written.removed else ""
     _echo_err(
-        f"built {len(compiled)} rulebook(s) into {output}: {written} file(s) changed, {len(outputs) - written} unchanged"
+        f"built {len(compiled)} rulebook(s) into {output}: {written.changed} file(s) changed, "
+        f"{written.unchanged} unchanged{removed}"
     )
 
 
@@ -247,10 +260,10 @@ def list_(book: str, as_json: bool) -> None:
     assert compiled.book is not None
     data = list_data(compiled.book)
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     for line in list_lines(data, book):
-        click.echo(line)
+        click.echo(visible(line))
 
 
 @main.command()
@@ -277,10 +290,10 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 
     data = describe_data(compiled.book, rule, inputs)
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     for line in describe_lines(data, inputs):
-        click.echo(line)
+        click.echo(visible(line))
 
 
 @main.command()
@@ -312,10 +325,8 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
     except module.RuleInputError as error:
         raise Usage(str(error)) from None
     if as_json:
-        click.echo(json.dumps(resolution.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(resolution.to_dict()))
         return
-    from dsl.report import resolution_text
-
     click.echo(resolution_text(resolution))
 
 
@@ -359,9 +370,10 @@ def cards(
 ) -> None:
     """Print-ready reference cards (or a quick-reference sheet) for rulebooks.
 
-    PATHS are rulebook files or folders, or names of bundled rulebooks."""
-    from dsl.cards import render_cards
-    from dsl.cards.pdfcards import CardLayoutError
+    PATHS are rulebook files or folders, or names of bundled rulebooks.  Every book is rendered
+    before anything is written: if one fails, nothing is.
+    """
+    from dsl.cards import card_set, write_cards
 
     files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
@@ -369,17 +381,18 @@ def cards(
     errors, _ = _report(compiled)
     if errors:
         _fail("nothing was written")
-    written = []
+    rendered: dict[str, bytes] = {}
     for item in compiled:
         assert item.book is not None
-        try:
-            written += render_cards(
-                item.book, output, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters
-            )
-        except CardLayoutError as error:
-            _fail(f"{item.path}: {error}")
-        except OSError as error:
-            raise _unwritable(output, error) from None
+        rendered.update(
+            card_set(item.book, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters)
+        )
+    try:
+        written = write_cards(rendered, output, waiting=lambda: _waiting(output))
+    except OutputError as error:
+        raise Usage(str(error)) from None
+    except OSError as error:
+        raise _unwritable(output, error) from None
     for path in written:
         click.echo(str(path))
 
@@ -444,7 +457,7 @@ def export(book: str, output: Path | None) -> None:
 
     compiled = _book(book)
     assert compiled.book is not None
-    text = json.dumps(export_book(compiled.book), indent=2, ensure_ascii=False) + "\n"
+    text = json_text(export_book(compiled.book)) + "\n"
     if output is None:
         click.echo(text, nl=False)
         return
@@ -470,10 +483,10 @@ def diff(old: str, new: str, as_json: bool) -> None:
         load_module(generate(after), after.book.name),
     )
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     for line in diff_lines(data):
-        click.echo(line)
+        click.echo(visible(line))
 
 
 main.add_command(sweep)

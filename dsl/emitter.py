@@ -842,6 +842,7 @@ class Emitter:
             params.append(f"{param}: int | None = None")
         w.blank()
         w.blank()
+        w.line("@inputs_by_name")
         w.call(f"def {self.public[name]}", ["*", *params] if params else [], " -> Resolution:")
         w.indent()
         w.docstring(doc)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -23,90 +25,121 @@ def percent(p: Fraction) -> str:
     return f"{value:.1f}%"
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""What must not reach a terminal as it is: the C0 controls but tab and line feed (NUL, BEL,
+backspace, carriage return, ESC...), DEL, the C1 controls (one of which starts an escape
+sequence), and the marks that reorder text or break lines (bidi embeddings, overrides, isolates,
+line and paragraph separators)."""
+
+
+def visible(text: str, indent: str = "") -> str:
+    """Text for a terminal, with every control character shown as its escape (`\\x1b`,
+    `\\u202e`): a rulebook's text or a user's input can neither ring, recolour, clear nor reorder
+    the terminal.  A line break in the text starts a new line indented by `indent`."""
+    shown = _CONTROL.sub(lambda found: _escape(found.group()), text)
+    return shown.replace("\n", "\n" + indent) if indent else shown.replace("\n", "\\n")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def json_text(data: object) -> str:
+    """JSON as rulecraft prints it: exact (it parses back to the same data) and readable (not
+    ASCII-escaped), but with the characters `visible` escapes written as `\\uXXXX`, which JSON
+    allows in any string and which cannot reach a terminal as controls."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def resolution_text(resolution: Any) -> str:
-    lines = [", ".join(resolution.rules)]
+    """A resolution for people; every text in it passes through `visible`."""
+    v = visible
+    lines = [v(", ".join(resolution.rules))]
     if resolution.stats:
         lines.append("")
         lines.append("stats:")
         width = max(len(k) for k in resolution.stats)
         for name, value in resolution.stats.items():
             base = resolution.inputs.get(name)
-            was = f"   (from {show(base)})" if base is not None and show(base) != show(value) else ""
-            lines.append(f"  {name:<{width}}  {show(value)}{was}")
+            was = f"   (from {v(show(base))})" if base is not None and show(base) != show(value) else ""
+            lines.append(f"  {v(name):<{width}}  {v(show(value))}{was}")
     if resolution.derived:
         lines.append("")
         lines.append("derived:")
         width = max(len(k) for k in resolution.derived)
         for name, value in resolution.derived.items():
-            lines.append(f"  {name:<{width}}  {show(value)}")
+            lines.append(f"  {v(name):<{width}}  {v(show(value))}")
     if resolution.modifiers:
         lines.append("")
         lines.append("modifiers:")
         for mod in resolution.modifiers:
-            source = f" [{mod.source}]" if mod.source else ""
-            label = f"  {mod.label}" if mod.label else ""
+            source = f" [{v(mod.source)}]" if mod.source else ""
+            label = f"  {v(mod.label)}" if mod.label else ""
             shown = show(mod.amount)
-            amount = f" (= {shown})" if mod.operation == "add" and shown not in mod.text else ""
-            line = f"  {mod.status:<10}  {mod.text + amount:<24} {mod.rule}{source}{label}"
+            amount = f" (= {v(shown)})" if mod.operation == "add" and shown not in mod.text else ""
+            line = f"  {mod.status:<10}  {v(mod.text) + amount:<24} {v(mod.rule)}{source}{label}"
             if mod.reason:
-                line += f"\n              ({mod.reason})"
+                line += f"\n              ({v(mod.reason)})"
             lines.append(line)
     if resolution.rolls:
         lines.append("")
         lines.append("rolls:")
         for roll in resolution.rolls:
-            label = f" ({roll.label})" if roll.label else ""
-            dice = roll.dice + (f" {'-' if roll.bonus < 0 else '+'} {show(abs(roll.bonus))}" if roll.bonus else "")
+            label = f" ({v(roll.label)})" if roll.label else ""
+            dice = v(roll.dice) + (f" {'-' if roll.bonus < 0 else '+'} {show(abs(roll.bonus))}" if roll.bonus else "")
             if roll.needed is not None:
                 dice = f"at least {roll.needed} of {dice}"
             if roll.automatic:
-                lines.append(f"  {roll.name}{label}: automatic {roll.automatic}")
+                lines.append(f"  {v(roll.name)}{label}: automatic {roll.automatic}")
             elif roll.totals:
                 mean = sum((total * p for total, p in roll.totals.items()), Fraction(0))
                 low, high = min(roll.totals), max(roll.totals)
-                lines.append(f"  {roll.name}{label}: {dice}: {low} to {high}, {show(mean)} on average")
+                lines.append(f"  {v(roll.name)}{label}: {dice}: {low} to {high}, {show(mean)} on average")
             else:
-                target = f" {roll.comparison} {show(roll.target)}" if roll.target is not None else ""
-                lines.append(f"  {roll.name}{label}: {dice}{target}: {chance(roll.probability)}")
+                target = f" {roll.comparison} {v(show(roll.target))}" if roll.target is not None else ""
+                lines.append(f"  {v(roll.name)}{label}: {dice}{target}: {chance(roll.probability)}")
             for outcome, p in roll.outcomes.items():
                 if outcome not in ("success", "failure"):
-                    lines.append(f"      {outcome}: {chance(p)}")
+                    lines.append(f"      {v(outcome)}: {chance(p)}")
             if roll.successes:
-                counts = ", ".join(f"{k}: {percent(p)}" for k, p in roll.successes.items())
+                counts = ", ".join(f"{v(str(k))}: {percent(p)}" for k, p in roll.successes.items())
                 lines.append(f"      dice meeting the target: {counts}")
             for outcome, effect in roll.effects.items():
                 if effect:
-                    lines.append(f"      on {outcome}: {effect}")
+                    lines.append(f"      on {v(outcome)}: {v(effect, '        ')}")
             for consequence in roll.consequences:
-                then = f" ({consequence.stat} {show(consequence.value)})" if consequence.stat is not None else ""
+                then = f" ({v(consequence.stat)} {v(show(consequence.value))})" if consequence.stat is not None else ""
                 lines.append(
-                    f"      on {consequence.outcome}: {consequence.text}{then}: {chance(consequence.probability)}"
+                    f"      on {v(consequence.outcome)}: {v(consequence.text, '        ')}{then}: "
+                    f"{chance(consequence.probability)}"
                 )
     if resolution.tables:
         for table in resolution.tables:
             lines.append("")
-            dice = f" ({table.dice})" if table.dice else ""
-            lines.append(f"table {table.name}: {table.title}{dice}")
+            dice = f" ({v(table.dice)})" if table.dice else ""
+            lines.append(f"table {v(table.name)}: {v(table.title)}{dice}")
             for row in table.rows:
                 mark = "->" if table.selected is not None and row.key == table.selected.key else "  "
-                values = ", ".join(f"{k}: {show(v)}" for k, v in row.values.items())
+                values = ", ".join(f"{v(k)}: {v(show(value))}" for k, value in row.values.items())
                 odds = f"  {chance(row.probability)}" if row.probability is not None else ""
-                then = f"; then {', '.join(row.steps)}" if row.steps else ""
-                lines.append(f"  {mark} {row.key:<8} {values}{then}{odds}")
+                then = f"; then {v(', '.join(row.steps))}" if row.steps else ""
+                lines.append(f"  {mark} {v(row.key):<8} {values}{then}{odds}")
             if table.selected is not None and table.selected.steps:
-                lines.append(f"  then: {', '.join(table.selected.steps)}")
+                lines.append(f"  then: {v(', '.join(table.selected.steps))}")
     if resolution.restrictions:
         lines.append("")
         lines.append("restrictions:")
         for item in resolution.restrictions:
-            source = f" [{item.source}]" if item.source else ""
-            lines.append(f"  - {item.text}  ({item.rule}{source})")
+            source = f" [{v(item.source)}]" if item.source else ""
+            lines.append(f"  - {v(item.text, '    ')}  ({v(item.rule)}{source})")
     if resolution.notes:
         lines.append("")
         lines.append("notes:")
         for note in resolution.notes:
             if note.erratum:
-                lines.append(f'  - erratum: "{note.erratum}" {note.text}')
+                lines.append(f'  - erratum: "{v(note.erratum, "    ")}" {v(note.text, "    ")}')
             else:
-                lines.append(f"  - {note.text}")
+                lines.append(f"  - {v(note.text, '    ')}")
     return "\n".join(lines)

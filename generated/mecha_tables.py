@@ -16,6 +16,7 @@ library only: copy it into an app as it is.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -71,12 +72,24 @@ class Dice:
     parts: tuple[Scaled, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {_shown(self.terms)}")
         for term in self.terms:
             count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
             if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
-                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
-        if type(self.bonus) is not int:
-            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+                raise RuleInputError(
+                    f"{_shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > _MAX_BITS or sides.bit_length() > _MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > _MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
+            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -208,7 +221,9 @@ class _DiceReader:
         while position < len(stripped):
             match = self._TOKEN.match(stripped, position)
             if match is None or match.end() == position:
-                raise ValueError(f"cannot read dice `{text}`")
+                raise ValueError(f"cannot read dice `{_clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
             if match.group(2) is not None:
                 self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
@@ -227,14 +242,14 @@ class _DiceReader:
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def expression(self) -> Dice:
         value = self.item(1)
@@ -249,10 +264,10 @@ class _DiceReader:
         kind, values = self._take()
         if kind == "number":
             if values[1] != "1":
-                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bonus is a whole number")
             return Dice((), sign * int(values[0]))
         if sign < 0:
-            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are added, not subtracted")
         if kind == "pool":
             count, sides = int(values[0]), int(values[1])
             if count < 1 or sides < 2:
@@ -261,23 +276,23 @@ class _DiceReader:
         if kind == "(":
             inner = self.expression()
             if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
-        raise ValueError(f"cannot read dice `{self.text}`")
+        raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are scaled by a number")
         factor = Fraction(int(values[0]), int(values[1]))
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: division by zero")
             factor = 1 / factor
         rounding = self._take()[1][0] if self._peek() == "round" else None
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: say how the division rounds")
         return value.scaled(factor, rounding)
 
 
@@ -562,6 +577,7 @@ class InputSpec:
             and kind in ("int", "percent")
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
+            and value.bit_length() <= _MAX_BITS
         ):
             return value
         if kind == "flag":
@@ -571,7 +587,7 @@ class InputSpec:
         if kind in ("one of", "levels"):
             if isinstance(value, str) and value in self.members:
                 return value
-            hint = _close(value, self.members) if isinstance(value, str) else ""
+            hint = _close(value, self.members) if isinstance(value, str) and len(value) <= 100 else ""
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
@@ -586,7 +602,10 @@ class InputSpec:
                 except ValueError as error:
                     raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
             raise self._error(value, "dice such as 3d6 or 1d6+2")
-        number = _as_number(value)
+        try:
+            number = _as_number(value)
+        except _HugeNumber:
+            raise self._error(value, f"a number of at most {MAX_DIGITS} digits") from None
         if number is None:
             raise self._error(value, "a number" if kind == "number" else "a whole number")
         if kind != "number" and number.denominator != 1:
@@ -609,32 +628,72 @@ class InputSpec:
         return self.coerce(text.strip())
 
     def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
-        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
-        extra = f" ({detail})" if detail else ""
-        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+        extra = f" ({_clip(detail, 200)})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {_shown(value)}{extra}")
+
+
+MAX_DIGITS: Final = 1000
+"""The most digits of a number given to a resolver (its numerator and denominator each): far
+beyond any game, and short of the 4,300 digits where Python stops turning text into numbers."""
+
+_MAX_BITS: Final = 3322
+"""MAX_DIGITS in bits (10 ** 1000 < 2 ** 3322): the size checked without writing a number out."""
+
+
+class _HugeNumber(Exception):
+    """A number of more than MAX_DIGITS digits."""
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: text in quotes, and nothing a page long (a number
+    of 5,000 digits cannot even be written out by `repr`)."""
+    if isinstance(value, str):
+        if len(value) > 60:
+            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
+        return f'"{value}"'
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
+        return "a fraction of hundreds of digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:72] + "\u2026"
 
 
 def _as_number(value: object) -> Fraction | None:
+    """A value as an exact number; None if it is none; _HugeNumber past MAX_DIGITS digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return Fraction(repr(value))
-    if isinstance(value, str):
+        number = Fraction(repr(value))
+    elif isinstance(value, str):
         text = value.strip()
         if not _NUMBER_TEXT.fullmatch(text):
             return None
+        if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+            raise _HugeNumber
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except ZeroDivisionError:
             return None
-    try:
-        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
-    except (ValueError, ZeroDivisionError):
+    elif type(value).__name__ == "Decimal":
+        try:
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DIGITS:  # type: ignore[attr-defined]
+                raise _HugeNumber if value.is_finite() else ValueError  # type: ignore[attr-defined]
+            number = Fraction(str(value))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+    else:
         return None
+    if number.numerator.bit_length() > _MAX_BITS or number.denominator.bit_length() > _MAX_BITS:
+        raise _HugeNumber
+    return number
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
@@ -1935,14 +1994,16 @@ def resolve_with(
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {_shown(names)}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
+            raise RuleInputError(f"rule names are text, not {_shown(name)}")
         if name not in book.rules:
-            hint = _close(name, list(book.rules))
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(name, list(book.rules)) if len(name) <= 100 else ""
+            raise RuleInputError(
+                f"no rule or table `{_clip(name)}` in {book.info.name}" + (f"; {hint}" if hint else "")
+            )
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1964,8 +2025,8 @@ def resolve_with(
                 raise RuleInputError(
                     f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
                 )
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(key, list(book.inputs)) if len(key) <= 100 else ""
+            raise RuleInputError(f"no input `{_clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         if key not in read:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
@@ -2210,18 +2271,55 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
-    number = _as_number(raw)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    try:
+        number = _as_number(raw)
+    except _HugeNumber:
+        number = None
     if number is None or number.denominator != 1:
-        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
-    for name in chosen:
-        table = book.tables.get(name)
-        if table is not None and table.pool is not None:
-            dist = book.pool(table.pool)
-            if not dist.low <= number <= dist.high:
-                raise RuleInputError(
-                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
-                )
+        raise RuleInputError(f"input `roll` must be a whole number, not {_shown(raw)}")
+    for table in rolled:
+        assert table.pool is not None
+        dist = book.pool(table.pool)
+        if not dist.low <= number <= dist.high:
+            raise RuleInputError(
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
+                f"not {_shown(raw)}"
+            )
     return number.numerator
+
+
+_RuleFunction = TypeVar("_RuleFunction", bound=Callable[..., "Resolution"])
+
+
+def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
+    """A rule's own typed function, made to refuse an input passed by position or one the rule
+    does not read with RuleInputError, as `resolve` does, rather than Python's TypeError.  Its
+    signature stays what it is for type checkers and `help()`."""
+    names = frozenset(function.__kwdefaults__ or ())
+    title = function.__name__
+
+    def checked(*args: object, **inputs: object) -> Resolution:
+        if args or not names.issuperset(inputs):
+            raise _call_error(title, sorted(names), args, inputs)
+        return function(**inputs)
+
+    return cast(_RuleFunction, functools.update_wrapper(checked, function))
+
+
+def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: Mapping[str, object]) -> RuleInputError:
+    example = f"{title}({names[0]}=...)" if names else f"{title}()"
+    if args:
+        return RuleInputError(f"{title}() takes its inputs by name, as in {example}, not by position")
+    unknown = next(key for key in inputs if key not in names)
+    hint = _close(unknown, names) if len(unknown) <= 100 else ""
+    reads = f"it reads {', '.join(names)}" if names else "it reads no input"
+    return RuleInputError(f"{title}() has no input `{_clip(unknown)}`; " + (hint or reads))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or text quoted in a message, cut short if it is long."""
+    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
 
 
 def cell_add(left: Any, right: Any) -> Any:
@@ -5579,6 +5677,7 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     """
     return resolve_with(_BOOK, names, inputs)
 
+@inputs_by_name
 def forest_adjustment(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -5599,6 +5698,7 @@ def forest_adjustment(
     }
     return resolve_with(_BOOK, ('forest_adjustment',), given, signature=True)
 
+@inputs_by_name
 def terrain_movement(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -5637,6 +5737,7 @@ def terrain_movement(
     }
     return resolve_with(_BOOK, ('terrain_movement',), given, signature=True)
 
+@inputs_by_name
 def hex_obscurement(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -5666,6 +5767,7 @@ def hex_obscurement(
     }
     return resolve_with(_BOOK, ('hex_obscurement',), given, signature=True)
 
+@inputs_by_name
 def hull_down(
     *,
     terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
@@ -5692,6 +5794,7 @@ def hull_down(
     }
     return resolve_with(_BOOK, ('hull_down',), given, signature=True)
 
+@inputs_by_name
 def weather(
     *,
     weather: Literal['fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'] = 'fair',
@@ -5717,6 +5820,7 @@ def weather(
     }
     return resolve_with(_BOOK, ('weather',), given, signature=True)
 
+@inputs_by_name
 def night(
     *,
     night: bool = False,
@@ -5737,6 +5841,7 @@ def night(
     }
     return resolve_with(_BOOK, ('night',), given, signature=True)
 
+@inputs_by_name
 def skidding(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -5777,6 +5882,7 @@ def skidding(
     }
     return resolve_with(_BOOK, ('skidding',), given, signature=True)
 
+@inputs_by_name
 def crew_actions(*, crew: int = 1) -> Resolution:
     """Number of actions (NUMBER OF ACTIONS).
 
@@ -5785,6 +5891,7 @@ def crew_actions(*, crew: int = 1) -> Resolution:
     given: dict[str, object] = {'crew': crew}
     return resolve_with(_BOOK, ('crew_actions',), given, signature=True)
 
+@inputs_by_name
 def firing(
     *,
     speed: Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed'] = 'combat_speed',
@@ -5825,6 +5932,7 @@ def firing(
     }
     return resolve_with(_BOOK, ('firing',), given, signature=True)
 
+@inputs_by_name
 def burst_fire(
     *,
     rof: int = 0,
@@ -5846,6 +5954,7 @@ def burst_fire(
     }
     return resolve_with(_BOOK, ('burst_fire',), given, signature=True)
 
+@inputs_by_name
 def walking_fire(
     *,
     rof: int = 0,
@@ -5872,6 +5981,7 @@ def walking_fire(
     }
     return resolve_with(_BOOK, ('walking_fire',), given, signature=True)
 
+@inputs_by_name
 def saturation_fire(
     *,
     weapon: Literal['ballistic', 'missile', 'energy'] = 'ballistic',
@@ -5899,6 +6009,7 @@ def saturation_fire(
     }
     return resolve_with(_BOOK, ('saturation_fire',), given, signature=True)
 
+@inputs_by_name
 def area_of_effect(
     *,
     in_space: bool = False,
@@ -5914,6 +6025,7 @@ def area_of_effect(
     given: dict[str, object] = {'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
     return resolve_with(_BOOK, ('area_of_effect',), given, signature=True)
 
+@inputs_by_name
 def indirect_fire(
     *,
     observer: bool = True,
@@ -5932,6 +6044,7 @@ def indirect_fire(
     }
     return resolve_with(_BOOK, ('indirect_fire',), given, signature=True)
 
+@inputs_by_name
 def anti_missile_fire(
     *,
     weapon: Literal['ballistic', 'missile', 'energy'] = 'ballistic',
@@ -5959,6 +6072,7 @@ def anti_missile_fire(
     }
     return resolve_with(_BOOK, ('anti_missile_fire',), given, signature=True)
 
+@inputs_by_name
 def ramming(
     *,
     vehicle_size: int = 8,
@@ -5988,6 +6102,7 @@ def ramming(
     }
     return resolve_with(_BOOK, ('ramming',), given, signature=True)
 
+@inputs_by_name
 def ecm_jam(
     *,
     ecm_iw: int = 0,
@@ -6005,6 +6120,7 @@ def ecm_jam(
     }
     return resolve_with(_BOOK, ('ecm_jam',), given, signature=True)
 
+@inputs_by_name
 def ecm_degrade_sensors(
     *,
     ecm_iw: int = 0,
@@ -6022,6 +6138,7 @@ def ecm_degrade_sensors(
     }
     return resolve_with(_BOOK, ('ecm_degrade_sensors',), given, signature=True)
 
+@inputs_by_name
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
     """ECM: spoof attack (ECM - SPOOF ATTACK).
 
@@ -6030,6 +6147,7 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
     given: dict[str, object] = {'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
     return resolve_with(_BOOK, ('ecm_spoof',), given, signature=True)
 
+@inputs_by_name
 def eecm_counteract(
     *,
     ecm_iw: int = 0,
@@ -6050,6 +6168,7 @@ def eecm_counteract(
     }
     return resolve_with(_BOOK, ('eecm_counteract',), given, signature=True)
 
+@inputs_by_name
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
@@ -6059,6 +6178,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
     return resolve_with(_BOOK, ('eecm_degrade_range',), given, signature=True)
 
+@inputs_by_name
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     """Damage effects (DAMAGE EFFECTS).
 
@@ -6070,6 +6190,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
     return resolve_with(_BOOK, ('damage',), given, signature=True)
 
+@inputs_by_name
 def overkill_ejecting(
     *,
     ejection: Literal['no_ejection_system', 'has_ejection_system'] = 'no_ejection_system',
@@ -6081,6 +6202,7 @@ def overkill_ejecting(
     given: dict[str, object] = {'ejection': ejection}
     return resolve_with(_BOOK, ('overkill_ejecting',), given, signature=True)
 
+@inputs_by_name
 def walker_knockdown(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6104,6 +6226,7 @@ def walker_knockdown(
     }
     return resolve_with(_BOOK, ('walker_knockdown',), given, signature=True)
 
+@inputs_by_name
 def detection(
     *,
     obscurement_points: int = 0,
@@ -6160,6 +6283,7 @@ def detection(
     }
     return resolve_with(_BOOK, ('detection',), given, signature=True)
 
+@inputs_by_name
 def terrain_costs(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6172,6 +6296,7 @@ def terrain_costs(
     given: dict[str, object] = {'unit': unit, 'terrain': terrain}
     return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
 
+@inputs_by_name
 def terrain_features(
     *,
     terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
@@ -6183,6 +6308,7 @@ def terrain_features(
     given: dict[str, object] = {'terrain': terrain}
     return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
 
+@inputs_by_name
 def forest_costs(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6195,6 +6321,7 @@ def forest_costs(
     given: dict[str, object] = {'unit': unit, 'forest': forest}
     return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
 
+@inputs_by_name
 def forest_features(
     *,
     forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
@@ -6206,6 +6333,7 @@ def forest_features(
     given: dict[str, object] = {'forest': forest}
     return resolve_with(_BOOK, ('forest_features',), given, signature=True)
 
+@inputs_by_name
 def vegetation_costs(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6218,6 +6346,7 @@ def vegetation_costs(
     given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
     return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
 
+@inputs_by_name
 def vegetation_features(
     *,
     vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
@@ -6229,6 +6358,7 @@ def vegetation_features(
     given: dict[str, object] = {'vegetation': vegetation}
     return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
 
+@inputs_by_name
 def surface_costs(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6241,6 +6371,7 @@ def surface_costs(
     given: dict[str, object] = {'unit': unit, 'surface': surface}
     return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
 
+@inputs_by_name
 def surface_features(
     *,
     surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
@@ -6252,6 +6383,7 @@ def surface_features(
     given: dict[str, object] = {'surface': surface}
     return resolve_with(_BOOK, ('surface_features',), given, signature=True)
 
+@inputs_by_name
 def elevation_costs(
     *,
     unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
@@ -6264,6 +6396,7 @@ def elevation_costs(
     given: dict[str, object] = {'unit': unit, 'elevation': elevation}
     return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
 
+@inputs_by_name
 def elevation_features(
     *,
     elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
@@ -6275,6 +6408,7 @@ def elevation_features(
     given: dict[str, object] = {'elevation': elevation}
     return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
 
+@inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     """Vehicle Size Forest Adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -6283,6 +6417,7 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     given: dict[str, object] = {'vehicle_size': vehicle_size}
     return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
 
+@inputs_by_name
 def weather_effects(
     *,
     weather: Literal['fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'] = 'fair',
@@ -6294,6 +6429,7 @@ def weather_effects(
     given: dict[str, object] = {'weather': weather}
     return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
 
+@inputs_by_name
 def attacker_movement(
     *,
     speed: Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed'] = 'combat_speed',
@@ -6305,6 +6441,7 @@ def attacker_movement(
     given: dict[str, object] = {'speed': speed}
     return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
 
+@inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
     """Skidding fumble (SKIDDING).
 
@@ -6315,6 +6452,7 @@ def skid_fumble(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('skid_fumble',), given, signature=True)
 
+@inputs_by_name
 def actions(*, crew: int = 1) -> Resolution:
     """Number of Actions (NUMBER OF ACTIONS).
 
@@ -6323,6 +6461,7 @@ def actions(*, crew: int = 1) -> Resolution:
     given: dict[str, object] = {'crew': crew}
     return resolve_with(_BOOK, ('actions',), given, signature=True)
 
+@inputs_by_name
 def range_modifiers(
     *,
     range_band: Literal['point_blank', 'short', 'medium', 'long', 'extreme'] = 'short',
@@ -6334,6 +6473,7 @@ def range_modifiers(
     given: dict[str, object] = {'range_band': range_band}
     return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
 
+@inputs_by_name
 def aiming(
     *,
     aim: Literal['no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small'] = 'no_aim',
@@ -6345,6 +6485,7 @@ def aiming(
     given: dict[str, object] = {'aim': aim}
     return resolve_with(_BOOK, ('aiming',), given, signature=True)
 
+@inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
     """Target Movement (TARGET MOVEMENT).
 
@@ -6353,6 +6494,7 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
     given: dict[str, object] = {'target_speed': target_speed}
     return resolve_with(_BOOK, ('target_movement',), given, signature=True)
 
+@inputs_by_name
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
     """Target Defensive Arc (TARGET DEFENSIVE ARC).
 
@@ -6361,6 +6503,7 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
     given: dict[str, object] = {'arc': arc}
     return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
 
+@inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
     """Impact Speed (RAMMING).
 
@@ -6369,6 +6512,7 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
     given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
     return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
 
+@inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
     """Damage Effects (DAMAGE EFFECTS).
 
@@ -6377,6 +6521,7 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
     given: dict[str, object] = {'damage_band': damage_band}
     return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
 
+@inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
     """System Damage: Light Damage (SYSTEM DAMAGE TABLES).
 
@@ -6387,6 +6532,7 @@ def light_damage(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('light_damage',), given, signature=True)
 
+@inputs_by_name
 def heavy_damage(*, roll: int | None = None) -> Resolution:
     """System Damage: Heavy Damage (SYSTEM DAMAGE TABLES).
 
@@ -6397,6 +6543,7 @@ def heavy_damage(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('heavy_damage',), given, signature=True)
 
+@inputs_by_name
 def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     """Sub-table A: Fire Control Damage (SUBTABLE A: FIRE CONTROL DAMAGE).
 
@@ -6407,6 +6554,7 @@ def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('fire_control',), given, signature=True)
 
+@inputs_by_name
 def ammunition_hit(*, roll: int | None = None) -> Resolution:
     """Ammunition/Fuel Hit (SUBTABLE A: FIRE CONTROL DAMAGE).
 
@@ -6417,6 +6565,7 @@ def ammunition_hit(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('ammunition_hit',), given, signature=True)
 
+@inputs_by_name
 def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     """Sub-table B: Structural Damage (SUBTABLE B: STRUCTURAL DAMAGE).
 
@@ -6427,6 +6576,7 @@ def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('structural',), given, signature=True)
 
+@inputs_by_name
 def ejection(
     *,
     ejection: Literal['no_ejection_system', 'has_ejection_system'] = 'no_ejection_system',
@@ -6438,6 +6588,7 @@ def ejection(
     given: dict[str, object] = {'ejection': ejection}
     return resolve_with(_BOOK, ('ejection',), given, signature=True)
 
+@inputs_by_name
 def sensor_ratings(
     *,
     sensor: Literal['visual_day', 'visual_night', 'passive', 'active'] = 'visual_day',

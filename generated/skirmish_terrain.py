@@ -16,6 +16,7 @@ library only: copy it into an app as it is.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -71,12 +72,24 @@ class Dice:
     parts: tuple[Scaled, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {_shown(self.terms)}")
         for term in self.terms:
             count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
             if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
-                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
-        if type(self.bonus) is not int:
-            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+                raise RuleInputError(
+                    f"{_shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > _MAX_BITS or sides.bit_length() > _MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > _MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
+            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -208,7 +221,9 @@ class _DiceReader:
         while position < len(stripped):
             match = self._TOKEN.match(stripped, position)
             if match is None or match.end() == position:
-                raise ValueError(f"cannot read dice `{text}`")
+                raise ValueError(f"cannot read dice `{_clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
             if match.group(2) is not None:
                 self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
@@ -227,14 +242,14 @@ class _DiceReader:
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def expression(self) -> Dice:
         value = self.item(1)
@@ -249,10 +264,10 @@ class _DiceReader:
         kind, values = self._take()
         if kind == "number":
             if values[1] != "1":
-                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bonus is a whole number")
             return Dice((), sign * int(values[0]))
         if sign < 0:
-            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are added, not subtracted")
         if kind == "pool":
             count, sides = int(values[0]), int(values[1])
             if count < 1 or sides < 2:
@@ -261,23 +276,23 @@ class _DiceReader:
         if kind == "(":
             inner = self.expression()
             if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
-        raise ValueError(f"cannot read dice `{self.text}`")
+        raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are scaled by a number")
         factor = Fraction(int(values[0]), int(values[1]))
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: division by zero")
             factor = 1 / factor
         rounding = self._take()[1][0] if self._peek() == "round" else None
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: say how the division rounds")
         return value.scaled(factor, rounding)
 
 
@@ -562,6 +577,7 @@ class InputSpec:
             and kind in ("int", "percent")
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
+            and value.bit_length() <= _MAX_BITS
         ):
             return value
         if kind == "flag":
@@ -571,7 +587,7 @@ class InputSpec:
         if kind in ("one of", "levels"):
             if isinstance(value, str) and value in self.members:
                 return value
-            hint = _close(value, self.members) if isinstance(value, str) else ""
+            hint = _close(value, self.members) if isinstance(value, str) and len(value) <= 100 else ""
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
@@ -586,7 +602,10 @@ class InputSpec:
                 except ValueError as error:
                     raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
             raise self._error(value, "dice such as 3d6 or 1d6+2")
-        number = _as_number(value)
+        try:
+            number = _as_number(value)
+        except _HugeNumber:
+            raise self._error(value, f"a number of at most {MAX_DIGITS} digits") from None
         if number is None:
             raise self._error(value, "a number" if kind == "number" else "a whole number")
         if kind != "number" and number.denominator != 1:
@@ -609,32 +628,72 @@ class InputSpec:
         return self.coerce(text.strip())
 
     def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
-        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
-        extra = f" ({detail})" if detail else ""
-        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+        extra = f" ({_clip(detail, 200)})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {_shown(value)}{extra}")
+
+
+MAX_DIGITS: Final = 1000
+"""The most digits of a number given to a resolver (its numerator and denominator each): far
+beyond any game, and short of the 4,300 digits where Python stops turning text into numbers."""
+
+_MAX_BITS: Final = 3322
+"""MAX_DIGITS in bits (10 ** 1000 < 2 ** 3322): the size checked without writing a number out."""
+
+
+class _HugeNumber(Exception):
+    """A number of more than MAX_DIGITS digits."""
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: text in quotes, and nothing a page long (a number
+    of 5,000 digits cannot even be written out by `repr`)."""
+    if isinstance(value, str):
+        if len(value) > 60:
+            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
+        return f'"{value}"'
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
+        return "a fraction of hundreds of digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:72] + "\u2026"
 
 
 def _as_number(value: object) -> Fraction | None:
+    """A value as an exact number; None if it is none; _HugeNumber past MAX_DIGITS digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return Fraction(repr(value))
-    if isinstance(value, str):
+        number = Fraction(repr(value))
+    elif isinstance(value, str):
         text = value.strip()
         if not _NUMBER_TEXT.fullmatch(text):
             return None
+        if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+            raise _HugeNumber
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except ZeroDivisionError:
             return None
-    try:
-        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
-    except (ValueError, ZeroDivisionError):
+    elif type(value).__name__ == "Decimal":
+        try:
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DIGITS:  # type: ignore[attr-defined]
+                raise _HugeNumber if value.is_finite() else ValueError  # type: ignore[attr-defined]
+            number = Fraction(str(value))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+    else:
         return None
+    if number.numerator.bit_length() > _MAX_BITS or number.denominator.bit_length() > _MAX_BITS:
+        raise _HugeNumber
+    return number
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
@@ -1935,14 +1994,16 @@ def resolve_with(
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {_shown(names)}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
+            raise RuleInputError(f"rule names are text, not {_shown(name)}")
         if name not in book.rules:
-            hint = _close(name, list(book.rules))
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(name, list(book.rules)) if len(name) <= 100 else ""
+            raise RuleInputError(
+                f"no rule or table `{_clip(name)}` in {book.info.name}" + (f"; {hint}" if hint else "")
+            )
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1964,8 +2025,8 @@ def resolve_with(
                 raise RuleInputError(
                     f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
                 )
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(key, list(book.inputs)) if len(key) <= 100 else ""
+            raise RuleInputError(f"no input `{_clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         if key not in read:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
@@ -2210,18 +2271,55 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
-    number = _as_number(raw)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    try:
+        number = _as_number(raw)
+    except _HugeNumber:
+        number = None
     if number is None or number.denominator != 1:
-        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
-    for name in chosen:
-        table = book.tables.get(name)
-        if table is not None and table.pool is not None:
-            dist = book.pool(table.pool)
-            if not dist.low <= number <= dist.high:
-                raise RuleInputError(
-                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
-                )
+        raise RuleInputError(f"input `roll` must be a whole number, not {_shown(raw)}")
+    for table in rolled:
+        assert table.pool is not None
+        dist = book.pool(table.pool)
+        if not dist.low <= number <= dist.high:
+            raise RuleInputError(
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
+                f"not {_shown(raw)}"
+            )
     return number.numerator
+
+
+_RuleFunction = TypeVar("_RuleFunction", bound=Callable[..., "Resolution"])
+
+
+def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
+    """A rule's own typed function, made to refuse an input passed by position or one the rule
+    does not read with RuleInputError, as `resolve` does, rather than Python's TypeError.  Its
+    signature stays what it is for type checkers and `help()`."""
+    names = frozenset(function.__kwdefaults__ or ())
+    title = function.__name__
+
+    def checked(*args: object, **inputs: object) -> Resolution:
+        if args or not names.issuperset(inputs):
+            raise _call_error(title, sorted(names), args, inputs)
+        return function(**inputs)
+
+    return cast(_RuleFunction, functools.update_wrapper(checked, function))
+
+
+def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: Mapping[str, object]) -> RuleInputError:
+    example = f"{title}({names[0]}=...)" if names else f"{title}()"
+    if args:
+        return RuleInputError(f"{title}() takes its inputs by name, as in {example}, not by position")
+    unknown = next(key for key in inputs if key not in names)
+    hint = _close(unknown, names) if len(unknown) <= 100 else ""
+    reads = f"it reads {', '.join(names)}" if names else "it reads no input"
+    return RuleInputError(f"{title}() has no input `{_clip(unknown)}`; " + (hint or reads))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or text quoted in a message, cut short if it is long."""
+    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
 
 
 def cell_add(left: Any, right: Any) -> Any:
@@ -3739,6 +3837,7 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     """
     return resolve_with(_BOOK, names, inputs)
 
+@inputs_by_name
 def broken_ground(
     *,
     DEX: int = 10,
@@ -3761,6 +3860,7 @@ def broken_ground(
     }
     return resolve_with(_BOOK, ('broken_ground',), given, signature=True)
 
+@inputs_by_name
 def water(
     *,
     DEX: int = 10,
@@ -3787,6 +3887,7 @@ def water(
     }
     return resolve_with(_BOOK, ('water',), given, signature=True)
 
+@inputs_by_name
 def mud(
     *,
     DEX: int = 10,
@@ -3813,6 +3914,7 @@ def mud(
     }
     return resolve_with(_BOOK, ('mud',), given, signature=True)
 
+@inputs_by_name
 def snow(
     *,
     DEX: int = 10,
@@ -3839,6 +3941,7 @@ def snow(
     }
     return resolve_with(_BOOK, ('snow',), given, signature=True)
 
+@inputs_by_name
 def smoke(
     *,
     DEX: int = 10,
@@ -3870,6 +3973,7 @@ def smoke(
     }
     return resolve_with(_BOOK, ('smoke',), given, signature=True)
 
+@inputs_by_name
 def darkness(
     *,
     DEX: int = 10,
@@ -3896,6 +4000,7 @@ def darkness(
     }
     return resolve_with(_BOOK, ('darkness',), given, signature=True)
 
+@inputs_by_name
 def ice(
     *,
     DEX: int = 10,
@@ -3909,6 +4014,7 @@ def ice(
     given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
     return resolve_with(_BOOK, ('ice',), given, signature=True)
 
+@inputs_by_name
 def wall_cover(
     *,
     DEX: int = 10,
@@ -3940,6 +4046,7 @@ def wall_cover(
     }
     return resolve_with(_BOOK, ('wall_cover',), given, signature=True)
 
+@inputs_by_name
 def wall_crossing(
     *,
     wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
@@ -3953,6 +4060,7 @@ def wall_crossing(
     given: dict[str, object] = {'wall': wall}
     return resolve_with(_BOOK, ('wall_crossing',), given, signature=True)
 
+@inputs_by_name
 def pits(
     *,
     DEX: int = 10,
@@ -3981,6 +4089,7 @@ def pits(
     }
     return resolve_with(_BOOK, ('pits',), given, signature=True)
 
+@inputs_by_name
 def gravity(
     *,
     gravity: Fraction | int | float | str = 1,
@@ -3995,6 +4104,7 @@ def gravity(
     given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
     return resolve_with(_BOOK, ('gravity',), given, signature=True)
 
+@inputs_by_name
 def microgravity(
     *,
     DEX: int = 10,
@@ -4042,6 +4152,7 @@ def microgravity(
     }
     return resolve_with(_BOOK, ('microgravity',), given, signature=True)
 
+@inputs_by_name
 def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolution:
     """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
@@ -4054,6 +4165,7 @@ def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolutio
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}
     return resolve_with(_BOOK, ('spacesuit',), given, signature=True)
 
+@inputs_by_name
 def recoil_push(*, recoil_st: int = 0) -> Resolution:
     """Floating speed per recoil shot (17.10).
 

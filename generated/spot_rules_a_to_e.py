@@ -16,6 +16,7 @@ library only: copy it into an app as it is.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -71,12 +72,24 @@ class Dice:
     parts: tuple[Scaled, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {_shown(self.terms)}")
         for term in self.terms:
             count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
             if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
-                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
-        if type(self.bonus) is not int:
-            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+                raise RuleInputError(
+                    f"{_shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > _MAX_BITS or sides.bit_length() > _MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > _MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
+            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -208,7 +221,9 @@ class _DiceReader:
         while position < len(stripped):
             match = self._TOKEN.match(stripped, position)
             if match is None or match.end() == position:
-                raise ValueError(f"cannot read dice `{text}`")
+                raise ValueError(f"cannot read dice `{_clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
             if match.group(2) is not None:
                 self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
@@ -227,14 +242,14 @@ class _DiceReader:
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def expression(self) -> Dice:
         value = self.item(1)
@@ -249,10 +264,10 @@ class _DiceReader:
         kind, values = self._take()
         if kind == "number":
             if values[1] != "1":
-                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bonus is a whole number")
             return Dice((), sign * int(values[0]))
         if sign < 0:
-            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are added, not subtracted")
         if kind == "pool":
             count, sides = int(values[0]), int(values[1])
             if count < 1 or sides < 2:
@@ -261,23 +276,23 @@ class _DiceReader:
         if kind == "(":
             inner = self.expression()
             if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
-        raise ValueError(f"cannot read dice `{self.text}`")
+        raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are scaled by a number")
         factor = Fraction(int(values[0]), int(values[1]))
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: division by zero")
             factor = 1 / factor
         rounding = self._take()[1][0] if self._peek() == "round" else None
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: say how the division rounds")
         return value.scaled(factor, rounding)
 
 
@@ -562,6 +577,7 @@ class InputSpec:
             and kind in ("int", "percent")
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
+            and value.bit_length() <= _MAX_BITS
         ):
             return value
         if kind == "flag":
@@ -571,7 +587,7 @@ class InputSpec:
         if kind in ("one of", "levels"):
             if isinstance(value, str) and value in self.members:
                 return value
-            hint = _close(value, self.members) if isinstance(value, str) else ""
+            hint = _close(value, self.members) if isinstance(value, str) and len(value) <= 100 else ""
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
@@ -586,7 +602,10 @@ class InputSpec:
                 except ValueError as error:
                     raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
             raise self._error(value, "dice such as 3d6 or 1d6+2")
-        number = _as_number(value)
+        try:
+            number = _as_number(value)
+        except _HugeNumber:
+            raise self._error(value, f"a number of at most {MAX_DIGITS} digits") from None
         if number is None:
             raise self._error(value, "a number" if kind == "number" else "a whole number")
         if kind != "number" and number.denominator != 1:
@@ -609,32 +628,72 @@ class InputSpec:
         return self.coerce(text.strip())
 
     def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
-        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
-        extra = f" ({detail})" if detail else ""
-        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+        extra = f" ({_clip(detail, 200)})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {_shown(value)}{extra}")
+
+
+MAX_DIGITS: Final = 1000
+"""The most digits of a number given to a resolver (its numerator and denominator each): far
+beyond any game, and short of the 4,300 digits where Python stops turning text into numbers."""
+
+_MAX_BITS: Final = 3322
+"""MAX_DIGITS in bits (10 ** 1000 < 2 ** 3322): the size checked without writing a number out."""
+
+
+class _HugeNumber(Exception):
+    """A number of more than MAX_DIGITS digits."""
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: text in quotes, and nothing a page long (a number
+    of 5,000 digits cannot even be written out by `repr`)."""
+    if isinstance(value, str):
+        if len(value) > 60:
+            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
+        return f'"{value}"'
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
+        return "a fraction of hundreds of digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:72] + "\u2026"
 
 
 def _as_number(value: object) -> Fraction | None:
+    """A value as an exact number; None if it is none; _HugeNumber past MAX_DIGITS digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return Fraction(repr(value))
-    if isinstance(value, str):
+        number = Fraction(repr(value))
+    elif isinstance(value, str):
         text = value.strip()
         if not _NUMBER_TEXT.fullmatch(text):
             return None
+        if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+            raise _HugeNumber
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except ZeroDivisionError:
             return None
-    try:
-        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
-    except (ValueError, ZeroDivisionError):
+    elif type(value).__name__ == "Decimal":
+        try:
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DIGITS:  # type: ignore[attr-defined]
+                raise _HugeNumber if value.is_finite() else ValueError  # type: ignore[attr-defined]
+            number = Fraction(str(value))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+    else:
         return None
+    if number.numerator.bit_length() > _MAX_BITS or number.denominator.bit_length() > _MAX_BITS:
+        raise _HugeNumber
+    return number
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
@@ -1935,14 +1994,16 @@ def resolve_with(
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {_shown(names)}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
+            raise RuleInputError(f"rule names are text, not {_shown(name)}")
         if name not in book.rules:
-            hint = _close(name, list(book.rules))
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(name, list(book.rules)) if len(name) <= 100 else ""
+            raise RuleInputError(
+                f"no rule or table `{_clip(name)}` in {book.info.name}" + (f"; {hint}" if hint else "")
+            )
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1964,8 +2025,8 @@ def resolve_with(
                 raise RuleInputError(
                     f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
                 )
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(key, list(book.inputs)) if len(key) <= 100 else ""
+            raise RuleInputError(f"no input `{_clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         if key not in read:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
@@ -2210,18 +2271,55 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
-    number = _as_number(raw)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    try:
+        number = _as_number(raw)
+    except _HugeNumber:
+        number = None
     if number is None or number.denominator != 1:
-        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
-    for name in chosen:
-        table = book.tables.get(name)
-        if table is not None and table.pool is not None:
-            dist = book.pool(table.pool)
-            if not dist.low <= number <= dist.high:
-                raise RuleInputError(
-                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
-                )
+        raise RuleInputError(f"input `roll` must be a whole number, not {_shown(raw)}")
+    for table in rolled:
+        assert table.pool is not None
+        dist = book.pool(table.pool)
+        if not dist.low <= number <= dist.high:
+            raise RuleInputError(
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
+                f"not {_shown(raw)}"
+            )
     return number.numerator
+
+
+_RuleFunction = TypeVar("_RuleFunction", bound=Callable[..., "Resolution"])
+
+
+def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
+    """A rule's own typed function, made to refuse an input passed by position or one the rule
+    does not read with RuleInputError, as `resolve` does, rather than Python's TypeError.  Its
+    signature stays what it is for type checkers and `help()`."""
+    names = frozenset(function.__kwdefaults__ or ())
+    title = function.__name__
+
+    def checked(*args: object, **inputs: object) -> Resolution:
+        if args or not names.issuperset(inputs):
+            raise _call_error(title, sorted(names), args, inputs)
+        return function(**inputs)
+
+    return cast(_RuleFunction, functools.update_wrapper(checked, function))
+
+
+def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: Mapping[str, object]) -> RuleInputError:
+    example = f"{title}({names[0]}=...)" if names else f"{title}()"
+    if args:
+        return RuleInputError(f"{title}() takes its inputs by name, as in {example}, not by position")
+    unknown = next(key for key in inputs if key not in names)
+    hint = _close(unknown, names) if len(unknown) <= 100 else ""
+    reads = f"it reads {', '.join(names)}" if names else "it reads no input"
+    return RuleInputError(f"{title}() has no input `{_clip(unknown)}`; " + (hint or reads))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or text quoted in a message, cut short if it is long."""
+    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
 
 
 def cell_add(left: Any, right: Any) -> Any:
@@ -7966,6 +8064,7 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     """
     return resolve_with(_BOOK, names, inputs)
 
+@inputs_by_name
 def skill_roll(
     *,
     skill: int = 50,
@@ -7991,6 +8090,7 @@ def skill_roll(
     }
     return resolve_with(_BOOK, ('skill_roll',), given, signature=True)
 
+@inputs_by_name
 def characteristic_roll(
     *,
     STR: int = 10,
@@ -8033,6 +8133,7 @@ def characteristic_roll(
     }
     return resolve_with(_BOOK, ('characteristic_roll',), given, signature=True)
 
+@inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     """Resistance rolls (7 (system conventions)).
 
@@ -8041,6 +8142,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
     return resolve_with(_BOOK, ('resistance_roll',), given, signature=True)
 
+@inputs_by_name
 def acid(
     *,
     acid_damage: Dice | str = '1d4',
@@ -8070,6 +8172,7 @@ def acid(
     }
     return resolve_with(_BOOK, ('acid',), given, signature=True)
 
+@inputs_by_name
 def aerial_combat(
     *,
     skill: int = 50,
@@ -8118,6 +8221,7 @@ def aerial_combat(
     }
     return resolve_with(_BOOK, ('aerial_combat',), given, signature=True)
 
+@inputs_by_name
 def aimed_attacks(
     *,
     INT: int = 10,
@@ -8131,6 +8235,7 @@ def aimed_attacks(
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
     return resolve_with(_BOOK, ('aimed_attacks',), given, signature=True)
 
+@inputs_by_name
 def aim_bonus(
     *,
     skill: int = 50,
@@ -8151,6 +8256,7 @@ def aim_bonus(
     }
     return resolve_with(_BOOK, ('aim_bonus',), given, signature=True)
 
+@inputs_by_name
 def taking_more_time(
     *,
     skill: int = 50,
@@ -8173,6 +8279,7 @@ def taking_more_time(
     }
     return resolve_with(_BOOK, ('taking_more_time',), given, signature=True)
 
+@inputs_by_name
 def targeting_specific_area(
     *,
     skill: int = 50,
@@ -8196,6 +8303,7 @@ def targeting_specific_area(
     }
     return resolve_with(_BOOK, ('targeting_specific_area',), given, signature=True)
 
+@inputs_by_name
 def ambushes(
     *,
     skill: int = 50,
@@ -8232,6 +8340,7 @@ def ambushes(
     }
     return resolve_with(_BOOK, ('ambushes',), given, signature=True)
 
+@inputs_by_name
 def area_attacks(
     *,
     defense: int = 50,
@@ -8259,6 +8368,7 @@ def area_attacks(
     }
     return resolve_with(_BOOK, ('area_attacks',), given, signature=True)
 
+@inputs_by_name
 def armor_damaged(
     *,
     armor: int = 5,
@@ -8283,6 +8393,7 @@ def armor_damaged(
     }
     return resolve_with(_BOOK, ('armor_damaged',), given, signature=True)
 
+@inputs_by_name
 def aura_attacks(
     *,
     SIZ: int = 10,
@@ -8323,6 +8434,7 @@ def aura_attacks(
     }
     return resolve_with(_BOOK, ('aura_attacks',), given, signature=True)
 
+@inputs_by_name
 def autofire(
     *,
     skill: int = 50,
@@ -8346,6 +8458,7 @@ def autofire(
     }
     return resolve_with(_BOOK, ('autofire',), given, signature=True)
 
+@inputs_by_name
 def backstabs(
     *,
     skill: int = 50,
@@ -8375,6 +8488,7 @@ def backstabs(
     }
     return resolve_with(_BOOK, ('backstabs',), given, signature=True)
 
+@inputs_by_name
 def big_and_little_targets(
     *,
     skill: int = 50,
@@ -8397,6 +8511,7 @@ def big_and_little_targets(
     }
     return resolve_with(_BOOK, ('big_and_little_targets',), given, signature=True)
 
+@inputs_by_name
 def both_sides_surprised(
     *,
     perception: int = 50,
@@ -8422,6 +8537,7 @@ def both_sides_surprised(
     }
     return resolve_with(_BOOK, ('both_sides_surprised',), given, signature=True)
 
+@inputs_by_name
 def broken_weapons(
     *,
     skill: int = 50,
@@ -8445,6 +8561,7 @@ def broken_weapons(
     }
     return resolve_with(_BOOK, ('broken_weapons',), given, signature=True)
 
+@inputs_by_name
 def chases(
     *,
     skill: int = 50,
@@ -8464,6 +8581,7 @@ def chases(
     }
     return resolve_with(_BOOK, ('chases',), given, signature=True)
 
+@inputs_by_name
 def range_track_attacks(
     *,
     skill: int = 50,
@@ -8489,6 +8607,7 @@ def range_track_attacks(
     }
     return resolve_with(_BOOK, ('range_track_attacks',), given, signature=True)
 
+@inputs_by_name
 def chases_on_foot(
     *,
     CON: int = 10,
@@ -8515,6 +8634,7 @@ def chases_on_foot(
     }
     return resolve_with(_BOOK, ('chases_on_foot',), given, signature=True)
 
+@inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
     """Vehicular Chases (7. Chases: Vehicular Chases).
 
@@ -8528,6 +8648,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     }
     return resolve_with(_BOOK, ('vehicular_chases',), given, signature=True)
 
+@inputs_by_name
 def maneuvers(
     *,
     skill: int = 50,
@@ -8575,6 +8696,7 @@ def maneuvers(
     }
     return resolve_with(_BOOK, ('maneuvers',), given, signature=True)
 
+@inputs_by_name
 def vehicle_damage(
     *,
     top_speed: int = 6,
@@ -8599,6 +8721,7 @@ def vehicle_damage(
     }
     return resolve_with(_BOOK, ('vehicle_damage',), given, signature=True)
 
+@inputs_by_name
 def maneuver_penalty(
     *,
     skill: int = 50,
@@ -8611,6 +8734,7 @@ def maneuver_penalty(
     given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
     return resolve_with(_BOOK, ('maneuver_penalty',), given, signature=True)
 
+@inputs_by_name
 def skill_roll_modifiers(
     *,
     skill: int = 50,
@@ -8671,6 +8795,7 @@ def skill_roll_modifiers(
     }
     return resolve_with(_BOOK, ('skill_roll_modifiers',), given, signature=True)
 
+@inputs_by_name
 def individual_actions(
     *,
     skill: int = 50,
@@ -8702,6 +8827,7 @@ def individual_actions(
     }
     return resolve_with(_BOOK, ('individual_actions',), given, signature=True)
 
+@inputs_by_name
 def chase_trouble_effects(
     *,
     skill: int = 50,
@@ -8731,6 +8857,7 @@ def chase_trouble_effects(
     }
     return resolve_with(_BOOK, ('chase_trouble_effects',), given, signature=True)
 
+@inputs_by_name
 def asphyxiation(
     *,
     CON: int = 10,
@@ -8763,6 +8890,7 @@ def asphyxiation(
     }
     return resolve_with(_BOOK, ('asphyxiation',), given, signature=True)
 
+@inputs_by_name
 def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
@@ -8772,6 +8900,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     given: dict[str, object] = {'CON': CON, 'choked': choked}
     return resolve_with(_BOOK, ('choking',), given, signature=True)
 
+@inputs_by_name
 def close_combat(
     *,
     skill: int = 50,
@@ -8798,6 +8927,7 @@ def close_combat(
     }
     return resolve_with(_BOOK, ('close_combat',), given, signature=True)
 
+@inputs_by_name
 def closing(
     *,
     weapon_SIZ: Fraction | int | float | str = 1,
@@ -8817,6 +8947,7 @@ def closing(
     }
     return resolve_with(_BOOK, ('closing',), given, signature=True)
 
+@inputs_by_name
 def cold_exposure_hunger_thirst(
     *,
     skill: int = 50,
@@ -8850,6 +8981,7 @@ def cold_exposure_hunger_thirst(
     }
     return resolve_with(_BOOK, ('cold_exposure_hunger_thirst',), given, signature=True)
 
+@inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     """Cover (7. Cover).
 
@@ -8860,6 +8992,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
     return resolve_with(_BOOK, ('cover',), given, signature=True)
 
+@inputs_by_name
 def darkness(
     *,
     skill: int = 50,
@@ -8884,6 +9017,7 @@ def darkness(
     }
     return resolve_with(_BOOK, ('darkness',), given, signature=True)
 
+@inputs_by_name
 def desperate_actions(
     *,
     skill: int = 50,
@@ -8913,6 +9047,7 @@ def desperate_actions(
     }
     return resolve_with(_BOOK, ('desperate_actions',), given, signature=True)
 
+@inputs_by_name
 def disarming(
     *,
     skill: int = 50,
@@ -8939,6 +9074,7 @@ def disarming(
     }
     return resolve_with(_BOOK, ('disarming',), given, signature=True)
 
+@inputs_by_name
 def disease(
     *,
     CON: int = 10,
@@ -8965,6 +9101,7 @@ def disease(
     }
     return resolve_with(_BOOK, ('disease',), given, signature=True)
 
+@inputs_by_name
 def disease_recovery(
     *,
     CON: int = 10,
@@ -8987,6 +9124,7 @@ def disease_recovery(
     }
     return resolve_with(_BOOK, ('disease_recovery',), given, signature=True)
 
+@inputs_by_name
 def disengaging(
     *,
     skill: int = 50,
@@ -9012,6 +9150,7 @@ def disengaging(
     }
     return resolve_with(_BOOK, ('disengaging',), given, signature=True)
 
+@inputs_by_name
 def drawing_weapons(
     *,
     skill: int = 50,
@@ -9031,6 +9170,7 @@ def drawing_weapons(
     }
     return resolve_with(_BOOK, ('drawing_weapons',), given, signature=True)
 
+@inputs_by_name
 def enclosed_environments(
     *,
     skill: int = 50,
@@ -9051,6 +9191,7 @@ def enclosed_environments(
     }
     return resolve_with(_BOOK, ('enclosed_environments',), given, signature=True)
 
+@inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     """Entangling (7. Entangling).
 
@@ -9060,6 +9201,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     given: dict[str, object] = {'skill': skill, 'entangle': entangle}
     return resolve_with(_BOOK, ('entangling',), given, signature=True)
 
+@inputs_by_name
 def roll_bonus(
     *,
     command_roll: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
@@ -9071,6 +9213,7 @@ def roll_bonus(
     given: dict[str, object] = {'command_roll': command_roll}
     return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
 
+@inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
     """Shots that hit (roll when the attack succeeds) (7. Autofire).
 
@@ -9079,6 +9222,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
     given: dict[str, object] = {'shots': shots}
     return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
 
+@inputs_by_name
 def chase_steps(
     *,
     chase_result: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
@@ -9090,6 +9234,7 @@ def chase_steps(
     given: dict[str, object] = {'chase_result': chase_result}
     return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
 
+@inputs_by_name
 def range_track(
     *,
     chase_range: Literal['side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight'] = 'side_by_side',
@@ -9101,6 +9246,7 @@ def range_track(
     given: dict[str, object] = {'chase_range': chase_range}
     return resolve_with(_BOOK, ('range_track',), given, signature=True)
 
+@inputs_by_name
 def maneuver_modifier(
     *,
     maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
@@ -9112,6 +9258,7 @@ def maneuver_modifier(
     given: dict[str, object] = {'maneuver': maneuver}
     return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
 
+@inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
     """Chase Trouble Table (7. Chases: Chase Trouble Table).
 
@@ -9122,6 +9269,7 @@ def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Reso
         given['roll'] = roll
     return resolve_with(_BOOK, ('chase_trouble',), given, signature=True)
 
+@inputs_by_name
 def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     """CON multiplier by round of asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
@@ -9130,6 +9278,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
     return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
 
+@inputs_by_name
 def asphyxiation_damage(
     *,
     substance: Literal['water', 'smoke', 'dense_smoke', 'poison_gas'] = 'water',
@@ -9141,6 +9290,7 @@ def asphyxiation_damage(
     given: dict[str, object] = {'substance': substance}
     return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
 
+@inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
     """Illness Severity Table (7. Disease: Illness Severity Table).
 
@@ -9149,6 +9299,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
     given: dict[str, object] = {'con_failures': con_failures}
     return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
 
+@inputs_by_name
 def disease_types(
     *,
     disease_type: Literal['atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox'] = 'chills',

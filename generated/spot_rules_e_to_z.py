@@ -16,6 +16,7 @@ library only: copy it into an app as it is.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -71,12 +72,24 @@ class Dice:
     parts: tuple[Scaled, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {_shown(self.terms)}")
         for term in self.terms:
             count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
             if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
-                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
-        if type(self.bonus) is not int:
-            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+                raise RuleInputError(
+                    f"{_shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > _MAX_BITS or sides.bit_length() > _MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > _MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
+            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -208,7 +221,9 @@ class _DiceReader:
         while position < len(stripped):
             match = self._TOKEN.match(stripped, position)
             if match is None or match.end() == position:
-                raise ValueError(f"cannot read dice `{text}`")
+                raise ValueError(f"cannot read dice `{_clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
             if match.group(2) is not None:
                 self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
@@ -227,14 +242,14 @@ class _DiceReader:
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def expression(self) -> Dice:
         value = self.item(1)
@@ -249,10 +264,10 @@ class _DiceReader:
         kind, values = self._take()
         if kind == "number":
             if values[1] != "1":
-                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bonus is a whole number")
             return Dice((), sign * int(values[0]))
         if sign < 0:
-            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are added, not subtracted")
         if kind == "pool":
             count, sides = int(values[0]), int(values[1])
             if count < 1 or sides < 2:
@@ -261,23 +276,23 @@ class _DiceReader:
         if kind == "(":
             inner = self.expression()
             if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
-        raise ValueError(f"cannot read dice `{self.text}`")
+        raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are scaled by a number")
         factor = Fraction(int(values[0]), int(values[1]))
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: division by zero")
             factor = 1 / factor
         rounding = self._take()[1][0] if self._peek() == "round" else None
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: say how the division rounds")
         return value.scaled(factor, rounding)
 
 
@@ -562,6 +577,7 @@ class InputSpec:
             and kind in ("int", "percent")
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
+            and value.bit_length() <= _MAX_BITS
         ):
             return value
         if kind == "flag":
@@ -571,7 +587,7 @@ class InputSpec:
         if kind in ("one of", "levels"):
             if isinstance(value, str) and value in self.members:
                 return value
-            hint = _close(value, self.members) if isinstance(value, str) else ""
+            hint = _close(value, self.members) if isinstance(value, str) and len(value) <= 100 else ""
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
@@ -586,7 +602,10 @@ class InputSpec:
                 except ValueError as error:
                     raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
             raise self._error(value, "dice such as 3d6 or 1d6+2")
-        number = _as_number(value)
+        try:
+            number = _as_number(value)
+        except _HugeNumber:
+            raise self._error(value, f"a number of at most {MAX_DIGITS} digits") from None
         if number is None:
             raise self._error(value, "a number" if kind == "number" else "a whole number")
         if kind != "number" and number.denominator != 1:
@@ -609,32 +628,72 @@ class InputSpec:
         return self.coerce(text.strip())
 
     def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
-        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
-        extra = f" ({detail})" if detail else ""
-        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+        extra = f" ({_clip(detail, 200)})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {_shown(value)}{extra}")
+
+
+MAX_DIGITS: Final = 1000
+"""The most digits of a number given to a resolver (its numerator and denominator each): far
+beyond any game, and short of the 4,300 digits where Python stops turning text into numbers."""
+
+_MAX_BITS: Final = 3322
+"""MAX_DIGITS in bits (10 ** 1000 < 2 ** 3322): the size checked without writing a number out."""
+
+
+class _HugeNumber(Exception):
+    """A number of more than MAX_DIGITS digits."""
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: text in quotes, and nothing a page long (a number
+    of 5,000 digits cannot even be written out by `repr`)."""
+    if isinstance(value, str):
+        if len(value) > 60:
+            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
+        return f'"{value}"'
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
+        return "a fraction of hundreds of digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:72] + "\u2026"
 
 
 def _as_number(value: object) -> Fraction | None:
+    """A value as an exact number; None if it is none; _HugeNumber past MAX_DIGITS digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return Fraction(repr(value))
-    if isinstance(value, str):
+        number = Fraction(repr(value))
+    elif isinstance(value, str):
         text = value.strip()
         if not _NUMBER_TEXT.fullmatch(text):
             return None
+        if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+            raise _HugeNumber
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except ZeroDivisionError:
             return None
-    try:
-        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
-    except (ValueError, ZeroDivisionError):
+    elif type(value).__name__ == "Decimal":
+        try:
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DIGITS:  # type: ignore[attr-defined]
+                raise _HugeNumber if value.is_finite() else ValueError  # type: ignore[attr-defined]
+            number = Fraction(str(value))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+    else:
         return None
+    if number.numerator.bit_length() > _MAX_BITS or number.denominator.bit_length() > _MAX_BITS:
+        raise _HugeNumber
+    return number
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
@@ -1935,14 +1994,16 @@ def resolve_with(
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {_shown(names)}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
+            raise RuleInputError(f"rule names are text, not {_shown(name)}")
         if name not in book.rules:
-            hint = _close(name, list(book.rules))
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(name, list(book.rules)) if len(name) <= 100 else ""
+            raise RuleInputError(
+                f"no rule or table `{_clip(name)}` in {book.info.name}" + (f"; {hint}" if hint else "")
+            )
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1964,8 +2025,8 @@ def resolve_with(
                 raise RuleInputError(
                     f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
                 )
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(key, list(book.inputs)) if len(key) <= 100 else ""
+            raise RuleInputError(f"no input `{_clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         if key not in read:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
@@ -2210,18 +2271,55 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
-    number = _as_number(raw)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    try:
+        number = _as_number(raw)
+    except _HugeNumber:
+        number = None
     if number is None or number.denominator != 1:
-        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
-    for name in chosen:
-        table = book.tables.get(name)
-        if table is not None and table.pool is not None:
-            dist = book.pool(table.pool)
-            if not dist.low <= number <= dist.high:
-                raise RuleInputError(
-                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
-                )
+        raise RuleInputError(f"input `roll` must be a whole number, not {_shown(raw)}")
+    for table in rolled:
+        assert table.pool is not None
+        dist = book.pool(table.pool)
+        if not dist.low <= number <= dist.high:
+            raise RuleInputError(
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
+                f"not {_shown(raw)}"
+            )
     return number.numerator
+
+
+_RuleFunction = TypeVar("_RuleFunction", bound=Callable[..., "Resolution"])
+
+
+def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
+    """A rule's own typed function, made to refuse an input passed by position or one the rule
+    does not read with RuleInputError, as `resolve` does, rather than Python's TypeError.  Its
+    signature stays what it is for type checkers and `help()`."""
+    names = frozenset(function.__kwdefaults__ or ())
+    title = function.__name__
+
+    def checked(*args: object, **inputs: object) -> Resolution:
+        if args or not names.issuperset(inputs):
+            raise _call_error(title, sorted(names), args, inputs)
+        return function(**inputs)
+
+    return cast(_RuleFunction, functools.update_wrapper(checked, function))
+
+
+def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: Mapping[str, object]) -> RuleInputError:
+    example = f"{title}({names[0]}=...)" if names else f"{title}()"
+    if args:
+        return RuleInputError(f"{title}() takes its inputs by name, as in {example}, not by position")
+    unknown = next(key for key in inputs if key not in names)
+    hint = _close(unknown, names) if len(unknown) <= 100 else ""
+    reads = f"it reads {', '.join(names)}" if names else "it reads no input"
+    return RuleInputError(f"{title}() has no input `{_clip(unknown)}`; " + (hint or reads))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or text quoted in a message, cut short if it is long."""
+    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
 
 
 def cell_add(left: Any, right: Any) -> Any:
@@ -6920,6 +7018,7 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     """
     return resolve_with(_BOOK, names, inputs)
 
+@inputs_by_name
 def attack(*, skill: int = 50) -> Resolution:
     """The roll (7. Spot Rules).
 
@@ -6928,6 +7027,7 @@ def attack(*, skill: int = 50) -> Resolution:
     given: dict[str, object] = {'skill': skill}
     return resolve_with(_BOOK, ('attack',), given, signature=True)
 
+@inputs_by_name
 def explosions(
     *,
     blast_dice: int = 5,
@@ -6952,6 +7052,7 @@ def explosions(
     }
     return resolve_with(_BOOK, ('explosions',), given, signature=True)
 
+@inputs_by_name
 def point_blank_range(
     *,
     DEX: int = 10,
@@ -6976,6 +7077,7 @@ def point_blank_range(
     }
     return resolve_with(_BOOK, ('point_blank_range',), given, signature=True)
 
+@inputs_by_name
 def extended_range(
     *,
     DEX: int = 10,
@@ -7008,6 +7110,7 @@ def extended_range(
     }
     return resolve_with(_BOOK, ('extended_range',), given, signature=True)
 
+@inputs_by_name
 def falling(
     *,
     SIZ: int = 10,
@@ -7038,6 +7141,7 @@ def falling(
     }
     return resolve_with(_BOOK, ('falling',), given, signature=True)
 
+@inputs_by_name
 def fighting_while_down(
     *,
     skill: int = 50,
@@ -7063,6 +7167,7 @@ def fighting_while_down(
     }
     return resolve_with(_BOOK, ('fighting_while_down',), given, signature=True)
 
+@inputs_by_name
 def fire_and_heat(
     *,
     POW: int = 10,
@@ -7094,6 +7199,7 @@ def fire_and_heat(
     }
     return resolve_with(_BOOK, ('fire_and_heat',), given, signature=True)
 
+@inputs_by_name
 def firing_into_combat(
     *,
     skill: int = 50,
@@ -7121,6 +7227,7 @@ def firing_into_combat(
     }
     return resolve_with(_BOOK, ('firing_into_combat',), given, signature=True)
 
+@inputs_by_name
 def fortified_positions(
     *,
     skill: int = 50,
@@ -7141,6 +7248,7 @@ def fortified_positions(
     }
     return resolve_with(_BOOK, ('fortified_positions',), given, signature=True)
 
+@inputs_by_name
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Wear of improvised weapons (Improvised Parrying Weapons).
 
@@ -7149,6 +7257,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
     return resolve_with(_BOOK, ('improvised_wear',), given, signature=True)
 
+@inputs_by_name
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Improvised Weapons (Improvised Weapons).
 
@@ -7157,6 +7266,7 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
     return resolve_with(_BOOK, ('improvised_weapons',), given, signature=True)
 
+@inputs_by_name
 def improvised_parrying_weapons(
     *,
     weapon_hp: int = 10,
@@ -7178,6 +7288,7 @@ def improvised_parrying_weapons(
     }
     return resolve_with(_BOOK, ('improvised_parrying_weapons',), given, signature=True)
 
+@inputs_by_name
 def knockback(
     *,
     SIZ: int = 10,
@@ -7214,6 +7325,7 @@ def knockback(
     }
     return resolve_with(_BOOK, ('knockback',), given, signature=True)
 
+@inputs_by_name
 def knockout_attacks(
     *,
     skill: int = 50,
@@ -7230,6 +7342,7 @@ def knockout_attacks(
     given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
     return resolve_with(_BOOK, ('knockout_attacks',), given, signature=True)
 
+@inputs_by_name
 def light_sources(
     *,
     POW: int = 10,
@@ -7261,6 +7374,7 @@ def light_sources(
     }
     return resolve_with(_BOOK, ('light_sources',), given, signature=True)
 
+@inputs_by_name
 def mass_combat(
     *,
     POW: int = 10,
@@ -7283,6 +7397,7 @@ def mass_combat(
     }
     return resolve_with(_BOOK, ('mass_combat',), given, signature=True)
 
+@inputs_by_name
 def missile_fire_while_moving(
     *,
     DEX: int = 10,
@@ -7315,6 +7430,7 @@ def missile_fire_while_moving(
     }
     return resolve_with(_BOOK, ('missile_fire_while_moving',), given, signature=True)
 
+@inputs_by_name
 def superior_position(
     *,
     skill: int = 50,
@@ -7338,6 +7454,7 @@ def superior_position(
     }
     return resolve_with(_BOOK, ('superior_position',), given, signature=True)
 
+@inputs_by_name
 def mounted_combat(
     *,
     CON: int = 10,
@@ -7386,6 +7503,7 @@ def mounted_combat(
     }
     return resolve_with(_BOOK, ('mounted_combat',), given, signature=True)
 
+@inputs_by_name
 def natural_weapons(
     *,
     skill: int = 50,
@@ -7408,6 +7526,7 @@ def natural_weapons(
     }
     return resolve_with(_BOOK, ('natural_weapons',), given, signature=True)
 
+@inputs_by_name
 def poisons(
     *,
     CON: int = 10,
@@ -7424,6 +7543,7 @@ def poisons(
     given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
     return resolve_with(_BOOK, ('poisons',), given, signature=True)
 
+@inputs_by_name
 def poison_antidotes(
     *,
     CON: int = 10,
@@ -7445,6 +7565,7 @@ def poison_antidotes(
     }
     return resolve_with(_BOOK, ('poison_antidotes',), given, signature=True)
 
+@inputs_by_name
 def prone(
     *,
     skill: int = 50,
@@ -7482,6 +7603,7 @@ def prone(
     }
     return resolve_with(_BOOK, ('prone',), given, signature=True)
 
+@inputs_by_name
 def pulling_blows(
     *,
     damage: Dice | str = '1d6',
@@ -7500,6 +7622,7 @@ def pulling_blows(
     }
     return resolve_with(_BOOK, ('pulling_blows',), given, signature=True)
 
+@inputs_by_name
 def quickdraws(
     *,
     DEX: int = 10,
@@ -7526,6 +7649,7 @@ def quickdraws(
     }
     return resolve_with(_BOOK, ('quickdraws',), given, signature=True)
 
+@inputs_by_name
 def radiation(
     *,
     CON: int = 10,
@@ -7561,6 +7685,7 @@ def radiation(
     }
     return resolve_with(_BOOK, ('radiation',), given, signature=True)
 
+@inputs_by_name
 def shields_and_missile_fire(
     *,
     shield: Literal['half', 'full', 'large'] = 'full',
@@ -7579,6 +7704,7 @@ def shields_and_missile_fire(
     }
     return resolve_with(_BOOK, ('shields_and_missile_fire',), given, signature=True)
 
+@inputs_by_name
 def shooting_up_or_down(
     *,
     skill: int = 50,
@@ -7603,6 +7729,7 @@ def shooting_up_or_down(
     }
     return resolve_with(_BOOK, ('shooting_up_or_down',), given, signature=True)
 
+@inputs_by_name
 def slippery_surfaces(
     *,
     DEX: int = 10,
@@ -7617,6 +7744,7 @@ def slippery_surfaces(
     given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
     return resolve_with(_BOOK, ('slippery_surfaces',), given, signature=True)
 
+@inputs_by_name
 def stunning_or_subduing(
     *,
     INT: int = 10,
@@ -7655,6 +7783,7 @@ def stunning_or_subduing(
     }
     return resolve_with(_BOOK, ('stunning_or_subduing',), given, signature=True)
 
+@inputs_by_name
 def superior_numbers(
     *,
     attackers: int = 1,
@@ -7668,6 +7797,7 @@ def superior_numbers(
     given: dict[str, object] = {'attackers': attackers, 'attacker_weapons': attacker_weapons}
     return resolve_with(_BOOK, ('superior_numbers',), given, signature=True)
 
+@inputs_by_name
 def sweep_attacks(
     *,
     STR: int = 10,
@@ -7697,6 +7827,7 @@ def sweep_attacks(
     }
     return resolve_with(_BOOK, ('sweep_attacks',), given, signature=True)
 
+@inputs_by_name
 def thrown_weapons(
     *,
     skill: int = 50,
@@ -7718,6 +7849,7 @@ def thrown_weapons(
     }
     return resolve_with(_BOOK, ('thrown_weapons',), given, signature=True)
 
+@inputs_by_name
 def two_weapons(
     *,
     POW: int = 10,
@@ -7755,6 +7887,7 @@ def two_weapons(
     }
     return resolve_with(_BOOK, ('two_weapons',), given, signature=True)
 
+@inputs_by_name
 def underwater_combat(
     *,
     skill: int = 50,
@@ -7791,6 +7924,7 @@ def underwater_combat(
     }
     return resolve_with(_BOOK, ('underwater_combat',), given, signature=True)
 
+@inputs_by_name
 def vacuum(
     *,
     CON: int = 10,
@@ -7825,6 +7959,7 @@ def vacuum(
     }
     return resolve_with(_BOOK, ('vacuum',), given, signature=True)
 
+@inputs_by_name
 def volley_fire(
     *,
     DEX: int = 10,
@@ -7848,6 +7983,7 @@ def volley_fire(
     }
     return resolve_with(_BOOK, ('volley_fire',), given, signature=True)
 
+@inputs_by_name
 def weapon_length(
     *,
     skill: int = 50,
@@ -7872,6 +8008,7 @@ def weapon_length(
     }
     return resolve_with(_BOOK, ('weapon_length',), given, signature=True)
 
+@inputs_by_name
 def wind(
     *,
     STR: int = 10,
@@ -7894,6 +8031,7 @@ def wind(
     }
     return resolve_with(_BOOK, ('wind',), given, signature=True)
 
+@inputs_by_name
 def cloud_cover(
     *,
     skill: int = 50,
@@ -7909,6 +8047,7 @@ def cloud_cover(
     given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
     return resolve_with(_BOOK, ('cloud_cover',), given, signature=True)
 
+@inputs_by_name
 def rain(
     *,
     skill: int = 50,
@@ -7928,6 +8067,7 @@ def rain(
     }
     return resolve_with(_BOOK, ('rain',), given, signature=True)
 
+@inputs_by_name
 def weather_conditions(
     *,
     STR: int = 10,
@@ -7957,6 +8097,7 @@ def weather_conditions(
     }
     return resolve_with(_BOOK, ('weather_conditions',), given, signature=True)
 
+@inputs_by_name
 def zero_gravity_combat(
     *,
     DEX: int = 10,
@@ -7983,6 +8124,7 @@ def zero_gravity_combat(
     }
     return resolve_with(_BOOK, ('zero_gravity_combat',), given, signature=True)
 
+@inputs_by_name
 def fire_sources(
     *,
     fire: Literal['candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense'] = 'torch',
@@ -7994,6 +8136,7 @@ def fire_sources(
     given: dict[str, object] = {'fire': fire}
     return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
 
+@inputs_by_name
 def light_burn_time(
     *,
     light: Literal['long_candle', 'short_candle', 'torch_light', 'lantern'] = 'torch_light',
@@ -8005,6 +8148,7 @@ def light_burn_time(
     given: dict[str, object] = {'light': light}
     return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
 
+@inputs_by_name
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
     """Delay before poison damage (Poisons).
 
@@ -8013,6 +8157,7 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
     given: dict[str, object] = {'poison_speed': poison_speed}
     return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
 
+@inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     """Radiation Effects Table (Radiation Effects Table).
 
@@ -8021,6 +8166,7 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     given: dict[str, object] = {'radiation_pot': radiation_pot}
     return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
 
+@inputs_by_name
 def shield_block(
     *,
     shield: Literal['half', 'full', 'large'] = 'full',
@@ -8033,6 +8179,7 @@ def shield_block(
     given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
     return resolve_with(_BOOK, ('shield_block',), given, signature=True)
 
+@inputs_by_name
 def attackers_with_room(
     *,
     attacker_weapons: Literal['normal', 'large', 'long_spears'] = 'normal',
@@ -8044,6 +8191,7 @@ def attackers_with_room(
     given: dict[str, object] = {'attacker_weapons': attacker_weapons}
     return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
 
+@inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
     """Handedness after a failed Luck roll (Two Weapons).
 
@@ -8054,6 +8202,7 @@ def handedness(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('handedness',), given, signature=True)
 
+@inputs_by_name
 def wind_strength(*, wind_str: int = 0) -> Resolution:
     """Wind (Wind).
 
@@ -8062,6 +8211,7 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
     given: dict[str, object] = {'wind_str': wind_str}
     return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
 
+@inputs_by_name
 def cloud_cover_levels(
     *,
     clouds: Literal['light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds'] = 'light_clouds',
@@ -8073,6 +8223,7 @@ def cloud_cover_levels(
     given: dict[str, object] = {'clouds': clouds}
     return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
 
+@inputs_by_name
 def precipitation(
     *,
     precipitation_kind: Literal['dry', 'rain_fall', 'snow', 'sleet', 'hail'] = 'dry',

@@ -16,6 +16,7 @@ library only: copy it into an app as it is.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,7 +25,7 @@ from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 # ----------------------------------------------------------------------------
 # rulecraft runtime: the same in every generated module
@@ -71,12 +72,24 @@ class Dice:
     parts: tuple[Scaled, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {_shown(self.terms)}")
         for term in self.terms:
             count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
             if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
-                raise ValueError(f"{term!r} is not a pool anyone can roll: at least one die of two sides or more")
-        if type(self.bonus) is not int:
-            raise ValueError(f"a dice bonus is a whole number, not {self.bonus!r}")
+                raise RuleInputError(
+                    f"{_shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > _MAX_BITS or sides.bit_length() > _MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > _MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
+            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -208,7 +221,9 @@ class _DiceReader:
         while position < len(stripped):
             match = self._TOKEN.match(stripped, position)
             if match is None or match.end() == position:
-                raise ValueError(f"cannot read dice `{text}`")
+                raise ValueError(f"cannot read dice `{_clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
             if match.group(2) is not None:
                 self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
@@ -227,14 +242,14 @@ class _DiceReader:
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`: it ends too soon")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{self.text}`")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def expression(self) -> Dice:
         value = self.item(1)
@@ -249,10 +264,10 @@ class _DiceReader:
         kind, values = self._take()
         if kind == "number":
             if values[1] != "1":
-                raise ValueError(f"cannot read dice `{self.text}`: a bonus is a whole number")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bonus is a whole number")
             return Dice((), sign * int(values[0]))
         if sign < 0:
-            raise ValueError(f"cannot read dice `{self.text}`: dice are added, not subtracted")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are added, not subtracted")
         if kind == "pool":
             count, sides = int(values[0]), int(values[1])
             if count < 1 or sides < 2:
@@ -261,23 +276,23 @@ class _DiceReader:
         if kind == "(":
             inner = self.expression()
             if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{self.text}`: a bracket is not closed")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
-        raise ValueError(f"cannot read dice `{self.text}`")
+        raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{self.text}`: dice are scaled by a number")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: dice are scaled by a number")
         factor = Fraction(int(values[0]), int(values[1]))
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{self.text}`: division by zero")
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: division by zero")
             factor = 1 / factor
         rounding = self._take()[1][0] if self._peek() == "round" else None
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{self.text}`: say how the division rounds")
+            raise ValueError(f"cannot read dice `{_clip(self.text)}`: say how the division rounds")
         return value.scaled(factor, rounding)
 
 
@@ -562,6 +577,7 @@ class InputSpec:
             and kind in ("int", "percent")
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
+            and value.bit_length() <= _MAX_BITS
         ):
             return value
         if kind == "flag":
@@ -571,7 +587,7 @@ class InputSpec:
         if kind in ("one of", "levels"):
             if isinstance(value, str) and value in self.members:
                 return value
-            hint = _close(value, self.members) if isinstance(value, str) else ""
+            hint = _close(value, self.members) if isinstance(value, str) and len(value) <= 100 else ""
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
@@ -586,7 +602,10 @@ class InputSpec:
                 except ValueError as error:
                     raise self._error(value, "dice such as 3d6 or 1d6+2", str(error)) from None
             raise self._error(value, "dice such as 3d6 or 1d6+2")
-        number = _as_number(value)
+        try:
+            number = _as_number(value)
+        except _HugeNumber:
+            raise self._error(value, f"a number of at most {MAX_DIGITS} digits") from None
         if number is None:
             raise self._error(value, "a number" if kind == "number" else "a whole number")
         if kind != "number" and number.denominator != 1:
@@ -609,32 +628,72 @@ class InputSpec:
         return self.coerce(text.strip())
 
     def _error(self, value: object, wanted: str, detail: str = "") -> RuleInputError:
-        shown = repr(value) if not isinstance(value, str) else f'"{value}"'
-        extra = f" ({detail})" if detail else ""
-        return RuleInputError(f"input `{self.name}` must be {wanted}, not {shown}{extra}")
+        extra = f" ({_clip(detail, 200)})" if detail else ""
+        return RuleInputError(f"input `{self.name}` must be {wanted}, not {_shown(value)}{extra}")
+
+
+MAX_DIGITS: Final = 1000
+"""The most digits of a number given to a resolver (its numerator and denominator each): far
+beyond any game, and short of the 4,300 digits where Python stops turning text into numbers."""
+
+_MAX_BITS: Final = 3322
+"""MAX_DIGITS in bits (10 ** 1000 < 2 ** 3322): the size checked without writing a number out."""
+
+
+class _HugeNumber(Exception):
+    """A number of more than MAX_DIGITS digits."""
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: text in quotes, and nothing a page long (a number
+    of 5,000 digits cannot even be written out by `repr`)."""
+    if isinstance(value, str):
+        if len(value) > 60:
+            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
+        return f'"{value}"'
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
+        return "a fraction of hundreds of digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:72] + "\u2026"
 
 
 def _as_number(value: object) -> Fraction | None:
+    """A value as an exact number; None if it is none; _HugeNumber past MAX_DIGITS digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return Fraction(repr(value))
-    if isinstance(value, str):
+        number = Fraction(repr(value))
+    elif isinstance(value, str):
         text = value.strip()
         if not _NUMBER_TEXT.fullmatch(text):
             return None
+        if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+            raise _HugeNumber
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except ZeroDivisionError:
             return None
-    try:
-        return Fraction(str(value)) if type(value).__name__ == "Decimal" else None
-    except (ValueError, ZeroDivisionError):
+    elif type(value).__name__ == "Decimal":
+        try:
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DIGITS:  # type: ignore[attr-defined]
+                raise _HugeNumber if value.is_finite() else ValueError  # type: ignore[attr-defined]
+            number = Fraction(str(value))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+    else:
         return None
+    if number.numerator.bit_length() > _MAX_BITS or number.denominator.bit_length() > _MAX_BITS:
+        raise _HugeNumber
+    return number
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)", re.ASCII)
@@ -1935,14 +1994,16 @@ def resolve_with(
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
-        raise RuleInputError(f"name the rules as text or a sequence of texts, not {names!r}")
+        raise RuleInputError(f"name the rules as text or a sequence of texts, not {_shown(names)}")
     chosen: list[str] = []
     for name in names:
         if not isinstance(name, str):
-            raise RuleInputError(f"rule names are text, not {name!r}")
+            raise RuleInputError(f"rule names are text, not {_shown(name)}")
         if name not in book.rules:
-            hint = _close(name, list(book.rules))
-            raise RuleInputError(f"no rule or table `{name}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(name, list(book.rules)) if len(name) <= 100 else ""
+            raise RuleInputError(
+                f"no rule or table `{_clip(name)}` in {book.info.name}" + (f"; {hint}" if hint else "")
+            )
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1964,8 +2025,8 @@ def resolve_with(
                 raise RuleInputError(
                     f"`roll` selects a row of a table rolled with dice; {', '.join(chosen)} is looked up by its inputs"
                 )
-            hint = _close(key, list(book.inputs))
-            raise RuleInputError(f"no input `{key}` in {book.info.name}" + (f"; {hint}" if hint else ""))
+            hint = _close(key, list(book.inputs)) if len(key) <= 100 else ""
+            raise RuleInputError(f"no input `{_clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
         if key not in read:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
@@ -2210,18 +2271,55 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
-    number = _as_number(raw)
+    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
+    try:
+        number = _as_number(raw)
+    except _HugeNumber:
+        number = None
     if number is None or number.denominator != 1:
-        raise RuleInputError(f"input `roll` must be a whole number, not {raw!r}")
-    for name in chosen:
-        table = book.tables.get(name)
-        if table is not None and table.pool is not None:
-            dist = book.pool(table.pool)
-            if not dist.low <= number <= dist.high:
-                raise RuleInputError(
-                    f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {raw!r}"
-                )
+        raise RuleInputError(f"input `roll` must be a whole number, not {_shown(raw)}")
+    for table in rolled:
+        assert table.pool is not None
+        dist = book.pool(table.pool)
+        if not dist.low <= number <= dist.high:
+            raise RuleInputError(
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
+                f"not {_shown(raw)}"
+            )
     return number.numerator
+
+
+_RuleFunction = TypeVar("_RuleFunction", bound=Callable[..., "Resolution"])
+
+
+def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
+    """A rule's own typed function, made to refuse an input passed by position or one the rule
+    does not read with RuleInputError, as `resolve` does, rather than Python's TypeError.  Its
+    signature stays what it is for type checkers and `help()`."""
+    names = frozenset(function.__kwdefaults__ or ())
+    title = function.__name__
+
+    def checked(*args: object, **inputs: object) -> Resolution:
+        if args or not names.issuperset(inputs):
+            raise _call_error(title, sorted(names), args, inputs)
+        return function(**inputs)
+
+    return cast(_RuleFunction, functools.update_wrapper(checked, function))
+
+
+def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: Mapping[str, object]) -> RuleInputError:
+    example = f"{title}({names[0]}=...)" if names else f"{title}()"
+    if args:
+        return RuleInputError(f"{title}() takes its inputs by name, as in {example}, not by position")
+    unknown = next(key for key in inputs if key not in names)
+    hint = _close(unknown, names) if len(unknown) <= 100 else ""
+    reads = f"it reads {', '.join(names)}" if names else "it reads no input"
+    return RuleInputError(f"{title}() has no input `{_clip(unknown)}`; " + (hint or reads))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """A name or text quoted in a message, cut short if it is long."""
+    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
 
 
 def cell_add(left: Any, right: Any) -> Any:
@@ -8163,6 +8261,7 @@ def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
     """
     return resolve_with(_BOOK, names, inputs)
 
+@inputs_by_name
 def range_bands(
     *,
     all_actions: int = 0,
@@ -8190,6 +8289,7 @@ def range_bands(
     }
     return resolve_with(_BOOK, ('range_bands',), given, signature=True)
 
+@inputs_by_name
 def pace_class_rule(
     *,
     pace: int = 6,
@@ -8204,6 +8304,7 @@ def pace_class_rule(
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
     return resolve_with(_BOOK, ('pace_class_rule',), given, signature=True)
 
+@inputs_by_name
 def zone_move(
     *,
     pace: int = 6,
@@ -8234,6 +8335,7 @@ def zone_move(
     }
     return resolve_with(_BOOK, ('zone_move',), given, signature=True)
 
+@inputs_by_name
 def action_limits(
     *,
     all_actions: int = 0,
@@ -8275,6 +8377,7 @@ def action_limits(
     }
     return resolve_with(_BOOK, ('action_limits',), given, signature=True)
 
+@inputs_by_name
 def flank_zones(
     *,
     range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
@@ -8296,6 +8399,7 @@ def flank_zones(
     }
     return resolve_with(_BOOK, ('flank_zones',), given, signature=True)
 
+@inputs_by_name
 def take_cover(
     *,
     all_actions: int = 0,
@@ -8326,6 +8430,7 @@ def take_cover(
     }
     return resolve_with(_BOOK, ('take_cover',), given, signature=True)
 
+@inputs_by_name
 def defend_dodge(
     *,
     missile_against: int = 0,
@@ -8347,6 +8452,7 @@ def defend_dodge(
     }
     return resolve_with(_BOOK, ('defend_dodge',), given, signature=True)
 
+@inputs_by_name
 def stealth_mode(
     *,
     pace: int = 6,
@@ -8370,6 +8476,7 @@ def stealth_mode(
     }
     return resolve_with(_BOOK, ('stealth_mode',), given, signature=True)
 
+@inputs_by_name
 def drop_rule(
     *,
     all_actions: int = 0,
@@ -8392,6 +8499,7 @@ def drop_rule(
     }
     return resolve_with(_BOOK, ('drop_rule',), given, signature=True)
 
+@inputs_by_name
 def targeting_rule(
     *,
     defence: int = 4,
@@ -8415,6 +8523,7 @@ def targeting_rule(
     }
     return resolve_with(_BOOK, ('targeting_rule',), given, signature=True)
 
+@inputs_by_name
 def paralysed(
     *,
     wound_duration: Dice | str = '1d4+1',
@@ -8435,6 +8544,7 @@ def paralysed(
     }
     return resolve_with(_BOOK, ('paralysed',), given, signature=True)
 
+@inputs_by_name
 def broken_arm(
     *,
     wound_penalty: int = 0,
@@ -8455,6 +8565,7 @@ def broken_arm(
     }
     return resolve_with(_BOOK, ('broken_arm',), given, signature=True)
 
+@inputs_by_name
 def bleeder(
     *,
     wound_damage: Dice | str = '1d4',
@@ -8482,6 +8593,7 @@ def bleeder(
     }
     return resolve_with(_BOOK, ('bleeder',), given, signature=True)
 
+@inputs_by_name
 def knockdown(
     *,
     defence: int = 4,
@@ -8506,6 +8618,7 @@ def knockdown(
     }
     return resolve_with(_BOOK, ('knockdown',), given, signature=True)
 
+@inputs_by_name
 def crippled(
     *,
     wound_duration: Dice | str = '1d4+1',
@@ -8526,6 +8639,7 @@ def crippled(
     }
     return resolve_with(_BOOK, ('crippled',), given, signature=True)
 
+@inputs_by_name
 def broken_leg(
     *,
     pace: int = 6,
@@ -8551,6 +8665,7 @@ def broken_leg(
     }
     return resolve_with(_BOOK, ('broken_leg',), given, signature=True)
 
+@inputs_by_name
 def winded(
     *,
     wound_duration: Dice | str = '1d4+1',
@@ -8570,6 +8685,7 @@ def winded(
     }
     return resolve_with(_BOOK, ('winded',), given, signature=True)
 
+@inputs_by_name
 def pain(
     *,
     all_actions: int = 0,
@@ -8595,6 +8711,7 @@ def pain(
     }
     return resolve_with(_BOOK, ('pain',), given, signature=True)
 
+@inputs_by_name
 def guts(
     *,
     wound_duration: Dice | str = '1d4+1',
@@ -8619,6 +8736,7 @@ def guts(
     }
     return resolve_with(_BOOK, ('guts',), given, signature=True)
 
+@inputs_by_name
 def scarred(
     *,
     wound_penalty: int = 0,
@@ -8639,6 +8757,7 @@ def scarred(
     }
     return resolve_with(_BOOK, ('scarred',), given, signature=True)
 
+@inputs_by_name
 def deafened(
     *,
     wound_duration: Dice | str = '1d4+1',
@@ -8664,6 +8783,7 @@ def deafened(
     }
     return resolve_with(_BOOK, ('deafened',), given, signature=True)
 
+@inputs_by_name
 def blinded(
     *,
     visibility: int = 0,
@@ -8690,6 +8810,7 @@ def blinded(
     }
     return resolve_with(_BOOK, ('blinded',), given, signature=True)
 
+@inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
     """Uncon (Targeting: wound effects).
 
@@ -8702,6 +8823,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
     }
     return resolve_with(_BOOK, ('uncon',), given, signature=True)
 
+@inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     """Zone trait: COVER (Zone Traits).
 
@@ -8710,6 +8832,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
     return resolve_with(_BOOK, ('zone_cover',), given, signature=True)
 
+@inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     """Zone trait: LIGHT (Zone Traits).
 
@@ -8718,6 +8841,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
     return resolve_with(_BOOK, ('zone_light',), given, signature=True)
 
+@inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
     """Zone trait: VISIBILITY (Zone Traits).
 
@@ -8729,6 +8853,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
     }
     return resolve_with(_BOOK, ('zone_visibility',), given, signature=True)
 
+@inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     """Zone trait: ENTRY (Zone Traits).
 
@@ -8737,6 +8862,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
     return resolve_with(_BOOK, ('zone_entry',), given, signature=True)
 
+@inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
     """Zone trait: WIDTH (Zone Traits).
 
@@ -8748,6 +8874,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
     }
     return resolve_with(_BOOK, ('zone_width',), given, signature=True)
 
+@inputs_by_name
 def zone_terrain(
     *,
     pace: int = 6,
@@ -8768,6 +8895,7 @@ def zone_terrain(
     }
     return resolve_with(_BOOK, ('zone_terrain',), given, signature=True)
 
+@inputs_by_name
 def zone_debris(
     *,
     pace: int = 6,
@@ -8789,6 +8917,7 @@ def zone_debris(
     }
     return resolve_with(_BOOK, ('zone_debris',), given, signature=True)
 
+@inputs_by_name
 def zone_stacking(
     *,
     stacking: int = 4,
@@ -8807,6 +8936,7 @@ def zone_stacking(
     }
     return resolve_with(_BOOK, ('zone_stacking',), given, signature=True)
 
+@inputs_by_name
 def rain(
     *,
     visibility: int = 0,
@@ -8846,6 +8976,7 @@ def rain(
     }
     return resolve_with(_BOOK, ('rain',), given, signature=True)
 
+@inputs_by_name
 def fog(
     *,
     visibility: int = 0,
@@ -8872,6 +9003,7 @@ def fog(
     }
     return resolve_with(_BOOK, ('fog',), given, signature=True)
 
+@inputs_by_name
 def cover_tile(
     *,
     stealth: int = 0,
@@ -8902,6 +9034,7 @@ def cover_tile(
     }
     return resolve_with(_BOOK, ('cover_tile',), given, signature=True)
 
+@inputs_by_name
 def debris_tile(
     *,
     pace: int = 6,
@@ -8933,6 +9066,7 @@ def debris_tile(
     }
     return resolve_with(_BOOK, ('debris_tile',), given, signature=True)
 
+@inputs_by_name
 def lighting(
     *,
     visibility: int = 0,
@@ -8954,6 +9088,7 @@ def lighting(
     }
     return resolve_with(_BOOK, ('lighting',), given, signature=True)
 
+@inputs_by_name
 def noise(
     *,
     hearing: int = 0,
@@ -8975,6 +9110,7 @@ def noise(
     }
     return resolve_with(_BOOK, ('noise',), given, signature=True)
 
+@inputs_by_name
 def buzz(
     *,
     comms: int = 0,
@@ -8989,6 +9125,7 @@ def buzz(
     given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
     return resolve_with(_BOOK, ('buzz',), given, signature=True)
 
+@inputs_by_name
 def wind(
     *,
     all_actions: int = 0,
@@ -9017,6 +9154,7 @@ def wind(
     }
     return resolve_with(_BOOK, ('wind',), given, signature=True)
 
+@inputs_by_name
 def wall_tile(
     *,
     stealth: int = 0,
@@ -9034,6 +9172,7 @@ def wall_tile(
     given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
     return resolve_with(_BOOK, ('wall_tile',), given, signature=True)
 
+@inputs_by_name
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
     """BARRIER (Condition tiles: BARRIER).
 
@@ -9044,6 +9183,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     given: dict[str, object] = {'barrier_level': barrier_level}
     return resolve_with(_BOOK, ('barrier',), given, signature=True)
 
+@inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
     """SLIPPERY (Condition tiles: ground).
 
@@ -9053,6 +9193,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     given: dict[str, object] = {'stealth': stealth}
     return resolve_with(_BOOK, ('tile_slippery',), given, signature=True)
 
+@inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
     """SLOWING (Condition tiles: ground).
 
@@ -9061,6 +9202,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
     given: dict[str, object] = {'pace': pace, 'move_target': move_target}
     return resolve_with(_BOOK, ('tile_slowing',), given, signature=True)
 
+@inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     """OBSTACLE (Condition tiles: ground).
 
@@ -9071,6 +9213,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     given: dict[str, object] = {'stealth': stealth, 'cover': cover}
     return resolve_with(_BOOK, ('tile_obstacle',), given, signature=True)
 
+@inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
     """OPEN GROUND (Condition tiles: ground).
 
@@ -9085,6 +9228,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
     }
     return resolve_with(_BOOK, ('tile_open_ground',), given, signature=True)
 
+@inputs_by_name
 def tile_exposed_ground(
     *,
     stealth: int = 0,
@@ -9107,6 +9251,7 @@ def tile_exposed_ground(
     }
     return resolve_with(_BOOK, ('tile_exposed_ground',), given, signature=True)
 
+@inputs_by_name
 def tile_clatter(
     *,
     stealth: int = 0,
@@ -9129,6 +9274,7 @@ def tile_clatter(
     }
     return resolve_with(_BOOK, ('tile_clatter',), given, signature=True)
 
+@inputs_by_name
 def tile_shortcut() -> Resolution:
     """SHORTCUT (Condition tiles: ground).
 
@@ -9137,6 +9283,7 @@ def tile_shortcut() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_shortcut',), given, signature=True)
 
+@inputs_by_name
 def tile_fire() -> Resolution:
     """FIRE (Condition tiles: hazards).
 
@@ -9145,6 +9292,7 @@ def tile_fire() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_fire',), given, signature=True)
 
+@inputs_by_name
 def tile_danger() -> Resolution:
     """DANGER (Condition tiles: hazards).
 
@@ -9154,6 +9302,7 @@ def tile_danger() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_danger',), given, signature=True)
 
+@inputs_by_name
 def tile_test() -> Resolution:
     """TEST (Condition tiles: hazards).
 
@@ -9162,6 +9311,7 @@ def tile_test() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_test',), given, signature=True)
 
+@inputs_by_name
 def tile_pit() -> Resolution:
     """PIT (Condition tiles: hazards).
 
@@ -9172,6 +9322,7 @@ def tile_pit() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_pit',), given, signature=True)
 
+@inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
     """TRAP (Condition tiles: hazards).
 
@@ -9182,6 +9333,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     given: dict[str, object] = {'noticed': noticed}
     return resolve_with(_BOOK, ('tile_trap',), given, signature=True)
 
+@inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     """TRIP WIRE (Condition tiles: alarms).
 
@@ -9191,6 +9343,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     given: dict[str, object] = {'noticed': noticed}
     return resolve_with(_BOOK, ('tile_trip_wire',), given, signature=True)
 
+@inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
     """ALARM (Condition tiles: alarms).
 
@@ -9200,6 +9353,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     given: dict[str, object] = {'noticed': noticed}
     return resolve_with(_BOOK, ('tile_alarm',), given, signature=True)
 
+@inputs_by_name
 def tile_hideyhole() -> Resolution:
     """HIDEYHOLE (Condition tiles: alarms).
 
@@ -9208,6 +9362,7 @@ def tile_hideyhole() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('tile_hideyhole',), given, signature=True)
 
+@inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
     """ADVANTAGE (Condition tiles: positions).
 
@@ -9216,6 +9371,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
     given: dict[str, object] = {'all_actions': all_actions}
     return resolve_with(_BOOK, ('tile_advantage',), given, signature=True)
 
+@inputs_by_name
 def tile_concealment(
     *,
     stealth: int = 0,
@@ -9238,6 +9394,7 @@ def tile_concealment(
     }
     return resolve_with(_BOOK, ('tile_concealment',), given, signature=True)
 
+@inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
     """DEFENSIVE (Condition tiles: positions).
 
@@ -9252,6 +9409,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
     }
     return resolve_with(_BOOK, ('tile_defensive',), given, signature=True)
 
+@inputs_by_name
 def sporadic_encounter(
     *,
     moving: bool = False,
@@ -9270,6 +9428,7 @@ def sporadic_encounter(
     }
     return resolve_with(_BOOK, ('sporadic_encounter',), given, signature=True)
 
+@inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     """Pit (sporadic) (List of sporadic).
 
@@ -9278,6 +9437,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_pit',), given, signature=True)
 
+@inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     """Walls (sporadic) (List of sporadic).
 
@@ -9287,6 +9447,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
     return resolve_with(_BOOK, ('sporadic_walls',), given, signature=True)
 
+@inputs_by_name
 def sporadic_doorway(
     *,
     stacking: int = 4,
@@ -9304,6 +9465,7 @@ def sporadic_doorway(
     }
     return resolve_with(_BOOK, ('sporadic_doorway',), given, signature=True)
 
+@inputs_by_name
 def sporadic_window(
     *,
     stacking: int = 4,
@@ -9321,6 +9483,7 @@ def sporadic_window(
     }
     return resolve_with(_BOOK, ('sporadic_window',), given, signature=True)
 
+@inputs_by_name
 def sporadic_furniture(
     *,
     cover: int = 0,
@@ -9335,6 +9498,7 @@ def sporadic_furniture(
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
     return resolve_with(_BOOK, ('sporadic_furniture',), given, signature=True)
 
+@inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     """Debris (sporadic) (List of sporadic).
 
@@ -9344,6 +9508,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_debris',), given, signature=True)
 
+@inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
     """Vegetation (sporadic) (List of sporadic).
 
@@ -9352,6 +9517,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
     given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
     return resolve_with(_BOOK, ('sporadic_vegetation',), given, signature=True)
 
+@inputs_by_name
 def sporadic_traps() -> Resolution:
     """Traps (sporadic) (List of sporadic).
 
@@ -9360,6 +9526,7 @@ def sporadic_traps() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('sporadic_traps',), given, signature=True)
 
+@inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     """Slippery (sporadic) (List of sporadic).
 
@@ -9368,6 +9535,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_slippery',), given, signature=True)
 
+@inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     """Slowing (sporadic) (List of sporadic).
 
@@ -9376,6 +9544,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
     return resolve_with(_BOOK, ('sporadic_slowing',), given, signature=True)
 
+@inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     """Fire (sporadic) (List of sporadic).
 
@@ -9384,6 +9553,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     given: dict[str, object] = {'failed_ag': failed_ag}
     return resolve_with(_BOOK, ('sporadic_fire',), given, signature=True)
 
+@inputs_by_name
 def sporadic_defensible(
     *,
     stacking: int = 4,
@@ -9405,11 +9575,13 @@ def sporadic_defensible(
     }
     return resolve_with(_BOOK, ('sporadic_defensible',), given, signature=True)
 
+@inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('sporadic_animals',), given, signature=True)
 
+@inputs_by_name
 def sporadic_falling_debris() -> Resolution:
     """Falling debris (sporadic) (List of sporadic).
 
@@ -9418,6 +9590,7 @@ def sporadic_falling_debris() -> Resolution:
     given: dict[str, object] = {}
     return resolve_with(_BOOK, ('sporadic_falling_debris',), given, signature=True)
 
+@inputs_by_name
 def card_draw(
     *,
     suit: Literal['clubs', 'spades', 'diamonds', 'hearts'] = 'diamonds',
@@ -9444,6 +9617,7 @@ def card_draw(
     }
     return resolve_with(_BOOK, ('card_draw',), given, signature=True)
 
+@inputs_by_name
 def initiative(
     *,
     heavy_weapon: bool = False,
@@ -9474,6 +9648,7 @@ def initiative(
     }
     return resolve_with(_BOOK, ('initiative',), given, signature=True)
 
+@inputs_by_name
 def weapons(
     *,
     heavy_weapon: bool = False,
@@ -9501,6 +9676,7 @@ def weapons(
     }
     return resolve_with(_BOOK, ('weapons',), given, signature=True)
 
+@inputs_by_name
 def armour_rules(
     *,
     defence: int = 4,
@@ -9535,6 +9711,7 @@ def armour_rules(
     }
     return resolve_with(_BOOK, ('armour_rules',), given, signature=True)
 
+@inputs_by_name
 def aoe_targets(
     *,
     aoe: Literal['small', 'sweep', 'cone', 'medium_template', 'large'] = 'small',
@@ -9542,7 +9719,7 @@ def aoe_targets(
     targets_final: int = 1,
     aoe_raises: int = 0,
     converted: int = 0,
-    cast: int = 0,
+    cast_: int = 0,
 ) -> Resolution:
     """AoE targets: friends and enemies (AoE attacks).
 
@@ -9561,10 +9738,11 @@ def aoe_targets(
         'targets_final': targets_final,
         'aoe_raises': aoe_raises,
         'converted': converted,
-        'cast': cast,
+        'cast': cast_,
     }
     return resolve_with(_BOOK, ('aoe_targets',), given, signature=True)
 
+@inputs_by_name
 def stun(
     *,
     bulk_tier: int = 4,
@@ -9588,6 +9766,7 @@ def stun(
     }
     return resolve_with(_BOOK, ('stun',), given, signature=True)
 
+@inputs_by_name
 def pace_shift(
     *,
     pace_class: Literal['slow', 'normal', 'fast', 'rapid', 'burst'] = 'normal',
@@ -9599,6 +9778,7 @@ def pace_shift(
     given: dict[str, object] = {'pace_class': pace_class}
     return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
 
+@inputs_by_name
 def suit_category(
     *,
     suit: Literal['clubs', 'spades', 'diamonds', 'hearts'] = 'diamonds',
@@ -9610,6 +9790,7 @@ def suit_category(
     given: dict[str, object] = {'suit': suit}
     return resolve_with(_BOOK, ('suit_category',), given, signature=True)
 
+@inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
     """Bulk armour (Armour: Bulk).
 
@@ -9618,6 +9799,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
     given: dict[str, object] = {'bulk': bulk}
     return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
 
+@inputs_by_name
 def aoe_templates(
     *,
     aoe: Literal['small', 'sweep', 'cone', 'medium_template', 'large'] = 'small',

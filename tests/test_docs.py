@@ -11,10 +11,12 @@
   that does not exist;
 - the reserved words and the categories listed are the compiler's;
 - every link to a heading of the page leads somewhere.
+- every test the Guarantees section names exists, and every guarantee names one.
 """
 
 from __future__ import annotations
 
+import ast
 import codecs
 import doctest
 import io
@@ -222,3 +224,30 @@ def test_links_to_headings_resolve() -> None:
     anchors = {_anchor(heading) for heading in re.findall(r"^#+ (.*)$", prose, re.MULTILINE)}
     links = set(re.findall(r"\]\(#([^)]+)\)", prose))
     assert sorted(links - anchors) == []
+
+
+_TEST_REFERENCE = re.compile(r"`(tests/[\w/]+\.py)::(test_\w+)`")
+
+
+def _tests_in(path: Path) -> set[str]:
+    """The test functions a module defines at its top level, as pytest collects them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+
+
+def test_every_test_the_guarantees_name_exists() -> None:
+    named = _TEST_REFERENCE.findall(_section("Guarantees"))
+    assert len(named) >= 40, "the Guarantees section names the tests that hold each promise"
+    missing = [
+        f"{file}::{test}" for file, test in named if not (ROOT / file).is_file() or test not in _tests_in(ROOT / file)
+    ]
+    assert missing == [], "docs/language.md names tests that do not exist"
+
+
+def test_every_guarantee_names_a_test() -> None:
+    promises = re.split(r"^### (.*)$", _section("Guarantees"), flags=re.MULTILINE)[1:]
+    assert len(promises) >= 16, "each promise is a ### heading followed by its text"
+    unheld = [
+        title for title, text in zip(promises[::2], promises[1::2], strict=True) if not _TEST_REFERENCE.search(text)
+    ]
+    assert unheld == []

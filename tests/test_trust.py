@@ -23,8 +23,8 @@ def _run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None)
 
 
 # ---------------------------------------------------------------------- composition (reproducers
-# composition_diamond.py and composition_chain.py: 28 traits took 44 s and 947 MB; a chain of
-# 2,000 took 292 s and 11.3 GB)
+# composition_diamond.py, whose output diamond28.rules is, and composition_chain.py: 28 traits
+# took 44 s and 947 MB; a chain of 2,000 took 292 s and 11.3 GB)
 
 
 def _diamond(count: int) -> str:
@@ -110,6 +110,53 @@ def test_a_dice_stat_that_is_a_number_is_worked_out() -> None:
     assert damage["final"]["distribution"] == [{"total": 4, "probability": {"fraction": "1", "float": 1.0}}]
 
 
+# ---------------------------------------------------------------------- division (modifier_divide_by_zero.rules and
+# grade_divide_by_zero.rules: each checked clean; resolving raised ZeroDivisionError, and the grade
+# made `build` crash while it drew the cards)
+
+
+_DIVISIONS = """rulebook dz "Divide by zero":
+    source "s"
+
+stat MOV: int 0..30 = 10
+stat skill: int 0..100 = 50
+input moved: int 0..10
+
+grades:
+    hard: / 0 round up
+
+rule r "R" cites "1":
+    MOV / 0 round up
+
+rule s "S" cites "1":
+    derive pace = 10 / moved
+
+rule t "T" cites "1":
+    skill is hard
+"""
+
+
+def test_every_division_that_can_be_by_zero_is_an_error_where_it_is_written(tmp_path: Path) -> None:
+    compiled = compile_text(_DIVISIONS, "dz.rules")
+    assert [(d.code, d.span.line, d.span.column) for d in compiled.diagnostics] == [
+        ("E301", 9, 5),  # the grade
+        ("E301", 12, 11),  # MOV / 0
+        ("E301", 15, 24),  # 10 / moved, moved 0..10
+    ]
+    (tmp_path / "dz.rules").write_text(_DIVISIONS)
+    built = _run("build", str(tmp_path / "dz.rules"), "-o", str(tmp_path / "out"))
+    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_division_proven_safe_builds_and_resolves_at_zero() -> None:
+    text = _DIVISIONS.replace("/ 0", "/ 2").replace("10 / moved", "10 / max(moved, 1)")
+    module = module_from_text(text, "dz.rules")
+    assert module.resolve("s", moved=0).derived["pace"] == 10
+    assert module.resolve("r").stats["MOV"] == 5
+    assert module.resolve("t").stats["skill"] == 25
+
+
 # ---------------------------------------------------------------------- chains of values (stat_default_chain_250.rules)
 
 
@@ -146,11 +193,15 @@ def test_a_second_table_of_one_name_is_a_duplicate_not_a_crash() -> None:
 # ---------------------------------------------------------------------- determinism
 
 
-def test_generated_modules_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+def test_generated_modules_do_not_depend_on_the_hash_seed_locale_or_time_zone(tmp_path: Path) -> None:
     outputs = []
-    for seed in ("1", "2"):
-        out = tmp_path / seed
-        done = _run("build", "rulebooks", "-o", str(out), "--no-cards", env={"PYTHONHASHSEED": seed})
+    settings = (
+        {"PYTHONHASHSEED": "1", "LC_ALL": "C.UTF-8", "TZ": "UTC"},
+        {"PYTHONHASHSEED": "2", "LC_ALL": "C", "TZ": "Pacific/Kiritimati"},
+    )
+    for number, env in enumerate(settings):
+        out = tmp_path / str(number)
+        done = _run("build", "rulebooks", "-o", str(out), "--no-cards", env=env)
         assert done.returncode == 0, done.stderr
         outputs.append({p.name: p.read_bytes() for p in sorted(out.glob("*.py"))})
     assert outputs[0] == outputs[1]

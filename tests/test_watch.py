@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from dsl import outdir
 from tests.conftest import ROOT, module_from_text, run_cli
 from tests.watching import Watch, save
 
@@ -106,7 +107,7 @@ def test_ctrl_c_exits_cleanly_and_no_cards_writes_the_resolver_alone(book: Path)
     watch.line("^watching ")
     assert watch.stop() == 0
     assert watch.rest() == ["stopped watching"]
-    assert sorted(p.name for p in (book.parent / "out").iterdir()) == ["marsh.py"]
+    assert sorted(p.name for p in (book.parent / "out").iterdir()) == [outdir.MANIFEST, "marsh.py"]
 
 
 def test_other_rulebooks_files_in_the_output_are_left_alone(book: Path) -> None:
@@ -123,7 +124,7 @@ def test_other_rulebooks_files_in_the_output_are_left_alone(book: Path) -> None:
         assert process.stop() == 0
     assert summary[-1] == "  written   out: 1 file(s) changed, 0 unchanged"
     assert other.is_file() and (out / "cards" / "other.html").is_file()
-    assert sorted(p.name for p in out.iterdir()) == ["cards", "marsh.py", "other.py"]
+    assert sorted(p.name for p in out.iterdir()) == [outdir.MANIFEST, "cards", "marsh.py", "other.py"]
     assert len(list((out / "cards").iterdir())) == 8
 
 

@@ -1,7 +1,7 @@
 """Print-ready reference cards and quick-reference sheets for any rulebook.
 
-`card_files` renders everything a build ships (generated/cards/); `render_cards` writes what
-`rulecraft cards` asks for.  Output is deterministic: the same book gives the same bytes.
+`card_files` renders everything a build ships (generated/cards/); `card_set` what `rulecraft
+cards` asks for, which `write_cards` writes.  Output is deterministic: the same book gives the same bytes.
 
 The package reads a checked `dsl.model.Book` in three steps: deck.py / sheet.py decide what to
 say (blocks.py), flow.py / paginate.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py
@@ -10,12 +10,12 @@ as HTML.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from dsl import model as m
+from dsl import outdir
 from dsl.cards.deck import build_deck
 from dsl.cards.html import cards_html, sheet_html
 from dsl.cards.pdfcards import PAPERS, face_count, faces_of, imposed_pdf, press_pdf
@@ -23,7 +23,7 @@ from dsl.cards.pdfsheet import sheet_pdf
 from dsl.cards.sheet import build_sheet
 from dsl.cards.text import clean
 
-__all__ = ["ERRATA", "FORMATS", "LAYOUTS", "card_files", "render_cards"]
+__all__ = ["ERRATA", "FORMATS", "LAYOUTS", "card_files", "card_set", "render_cards", "write_cards"]
 
 FORMATS = ("pdf", "html")
 LAYOUTS = ("cards", "sheet")
@@ -51,22 +51,13 @@ def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
-def render_cards(
-    book: m.Book,
-    output: Path,
-    *,
-    fmt: str,
-    layout: str,
-    paper: str,
-    errata: str = "appendix",
-    gutters: bool = False,
-) -> list[Path]:
-    """Write the requested cards or sheet into `output` (created if needed); the paths written.
+def card_set(
+    book: m.Book, *, fmt: str, layout: str, paper: str, errata: str = "appendix", gutters: bool = False
+) -> dict[str, bytes]:
+    """The files `rulecraft cards` makes for a book, by file name, rendered in memory.
 
     PDF cards come as two files: imposed for `paper` (`gutters`: spaced, each card with its own
-    bleed), and the print-shop file.  `errata`: an appendix of the deck, on each card, or none.
-    Everything is rendered before anything is written, and each file is renamed into place whole.
-    """
+    bleed), and the print-shop file.  `errata`: an appendix of the deck, on each card, or none."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format `{fmt}`: expected one of {', '.join(FORMATS)}")
     if layout not in LAYOUTS:
@@ -92,35 +83,36 @@ def render_cards(
             files[f"{name}-sheet-{paper}.pdf"] = sheet_pdf(sheet, paper)
         else:
             files[f"{name}-sheet.html"] = sheet_html(sheet)
-    return _write_all(files, output)
+    return files
+
+
+def write_cards(files: dict[str, bytes], output: Path, *, waiting: Callable[[], None] | None = None) -> list[Path]:
+    """Write card files into `output` (created if needed), all or nothing, never over a file
+    rulecraft did not write and removing nothing (see dsl/outdir.py); the paths of `files`."""
+    output.mkdir(parents=True, exist_ok=True)
+    with outdir.locked(output, waiting=waiting):
+        outdir.recover(output)
+        changes = outdir.plan(output, files, removable=lambda path: False)
+        if not changes.empty:
+            outdir.apply(changes)
+    return [output / name for name in files]
+
+
+def render_cards(
+    book: m.Book,
+    output: Path,
+    *,
+    fmt: str,
+    layout: str,
+    paper: str,
+    errata: str = "appendix",
+    gutters: bool = False,
+) -> list[Path]:
+    """Write the requested cards or sheet of one book into `output`; the paths written."""
+    files = card_set(book, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters)
+    return write_cards(files, output)
 
 
 def _file_stem(book: m.Book) -> str:
     """The rulebook's name, which the grammar makes an identifier; anything else is replaced."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", book.name) or "rulebook"
-
-
-def _umask() -> int:
-    """The process's file-creation mask (mkstemp makes private files; outputs are ordinary ones)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_all(files: dict[str, bytes], output: Path) -> list[Path]:
-    output.mkdir(parents=True, exist_ok=True)
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for name, data in files.items():
-            handle, path = tempfile.mkstemp(prefix=".rulecraft-", suffix=".tmp", dir=output)
-            staged.append((Path(path), output / name))
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(path, 0o666 & ~_umask())
-    except BaseException:
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
-        raise
-    for temporary, target in staged:
-        os.replace(temporary, target)
-    return [target for _, target in staged]

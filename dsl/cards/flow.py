@@ -207,7 +207,7 @@ def flowables(
         context = resume + section + condition + roll
         if isinstance(block, RollHead):
             context = resume + section
-            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent)))
+            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent)[:1]))
         elif isinstance(block, Heading):
             context = resume
             section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent)))
@@ -255,11 +255,21 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
             Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
         ]
     if isinstance(block, RollHead):
-        return [Item(_roll_head(block, width, accent), keep=True, split=False)]
+        head, whole = _roll_head(block, width, accent)
+        items = [Item(head, keep=True, split=False)]
+        if whole is not None:
+            items.append(Item(whole, keep=True))
+        return items
     if isinstance(block, Chances):
         return [Item(_chances(block, width, accent), split=False)]
     if isinstance(block, Grid):
-        return [Item(table) for table in grid_tables(block, width, accent)]
+        tables = grid_tables(block, width, accent)
+        items = [Item(table) for table in tables]
+        shortened = dict.fromkeys(pair for table in tables for pair in table.data.shortened)
+        if shortened:
+            lines = [f"<b>{markup(short)}</b> {markup(full)}" for short, full in shortened]
+            items.append(Item(prose(lines, SMALL), whole=True))
+        return items
     if isinstance(block, Note):
         return [Item(prose(_note(block), NOTE), whole=True)]
     assert isinstance(block, Text)
@@ -284,10 +294,18 @@ class RollHeading(Table):  # type: ignore[misc]
     """The band that starts a roll: its title, and its notation on the right."""
 
 
-def _roll_head(block: RollHead, width: float, accent: colors.Color) -> Table:
+def _roll_head(block: RollHead, width: float, accent: colors.Color) -> tuple[Table, Paragraph | None]:
+    """The band that starts a roll; and, when its title or notation is too long for the band
+    (`TALLEST_HEAD`), the whole of both as a paragraph to follow it."""
     notation_width = min(text_width(block.notation, BOLD, ROLL_NOTATION.fontSize) + 2 * CELL_PAD + 1, width * 0.62)
-    title = Paragraph("<b>Roll</b> · " + markup(block.title), ROLL_TITLE)
-    notation = Paragraph(markup(loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)), ROLL_NOTATION)
+    notation_text = loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)
+    short_title = capped(block.title, ROLL_TITLE, width - notation_width - 2 * CELL_PAD, "<b>Roll</b> · ")
+    short_notation = capped(notation_text, ROLL_NOTATION, notation_width - 2 * CELL_PAD)
+    title = Paragraph("<b>Roll</b> · " + markup(short_title or block.title), ROLL_TITLE)
+    notation = Paragraph(markup(short_notation or notation_text), ROLL_NOTATION)
+    whole = None
+    if short_title is not None or short_notation is not None:
+        whole = Paragraph(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", DETAIL)
     table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
     table.setStyle(
         TableStyle(
@@ -305,7 +323,44 @@ def _roll_head(block: RollHead, width: float, accent: colors.Color) -> Table:
     )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
-    return table
+    return table, whole
+
+
+TALLEST_HEAD = 30 * MM
+"""The tallest a roll's heading, or a cell of a table's header row, gets: a third of a card,
+beyond the longest in the bundled rulebooks (a roll title of eight lines in a narrow band).
+These never break across cards (a header row repeats on each), so a longer label is cut short
+there, with an ellipsis, and printed whole below, where it breaks like any text."""
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def capped(text: str, style: ParagraphStyle, width: float, lead: str = "") -> str | None:
+    """`text` cut short with an ellipsis to be at most `TALLEST_HEAD` high at `width` after the
+    markup `lead`; None when it fits as it is."""
+    lines = TALLEST_HEAD // style.leading
+    limit = style.leading * lines + 0.1
+    # A line leaves unused less than the word that goes on to the next: text that fits the lines
+    # with a longest word to spare on each fits, without laying it out (nearly every label).
+    plain = _TAG.sub("", lead) + text
+    longest = max((text_width(word, style.fontName, style.fontSize) for word in plain.split()), default=0.0)
+    if text_width(plain, style.fontName, style.fontSize) + lines * longest <= width * lines:
+        return None
+
+    def height(candidate: str) -> float:
+        return float(Paragraph(lead + markup(candidate), style).wrap(width, 1e9)[1])
+
+    if height(text) <= limit:
+        return None
+    low, high = 0, len(text)
+    while low < high:  # the longest start that fits: bisection, as a label may be a page long
+        middle = (low + high + 1) // 2
+        if height(text[:middle].rstrip() + "\u2026") <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "\u2026"
 
 
 CHANCE_PAD = 1.0
@@ -458,7 +513,14 @@ class _GridData:
             CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
         ]
         self.top, self.bottom = (0.5, 0.7) if grid.dense else (_CELL_TOP, _CELL_BOTTOM)
-        self.head, self.head_height = self._row(grid.header, head_styles)
+        header = list(grid.header)
+        self.shortened: list[tuple[str, str]] = []  # header labels cut short, with the whole label
+        for index, (text, style) in enumerate(zip(grid.header, head_styles, strict=True)):
+            short = capped(text, style, widths[index] - 2 * CELL_PAD)
+            if short is not None:
+                header[index] = short
+                self.shortened.append((short, text))
+        self.head, self.head_height = self._row(tuple(header), head_styles)
         self.rows: list[list[Any]] = []
         self.tops = [0.0]  # tops[i]: the height of rows before row i
         for row in grid.rows:

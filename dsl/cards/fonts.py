@@ -47,10 +47,17 @@ def text_width(text: str, font: str, size: float) -> float:
     return width
 
 
-def fit_text(text: str, font: str, size: float, width: float) -> str:
-    """`text` shortened with an ellipsis until it fits `width` (for one-line labels only)."""
-    if text_width(text, font, size) <= width:
+def fit_text(text: str, font: str, size: float, width: float, *, always: bool = False) -> str:
+    """`text` shortened with an ellipsis until it fits `width` (for one-line labels only);
+    `always`: with the ellipsis even when it fits (the text goes on elsewhere)."""
+    if not always and text_width(text, font, size) <= width:
         return text
-    while text and text_width(text + "\u2026", font, size) > width:
-        text = text[:-1]
-    return text + "\u2026"
+    # The longest start that fits with the ellipsis, by bisection: a label may be a whole page long.
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if pdfmetrics.stringWidth(text[:middle] + "\u2026", font, size) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + "\u2026"

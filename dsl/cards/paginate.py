@@ -22,14 +22,13 @@ Everything is measured on a throwaway canvas: the same items give the same frame
 
 from __future__ import annotations
 
-import io
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable
 
+from dsl.cards.canvas import new_canvas
 from dsl.cards.flow import Item, Prose
 
 MOSTLY_EMPTY = 0.5
@@ -45,8 +44,47 @@ class Placed:
     space: float  # above it, from the item before it in the frame
 
 
-class LayoutError(Exception):
-    """Content that cannot be laid out at all, not even split."""
+class Shrunk(Flowable):  # type: ignore[misc]
+    """A flowable drawn smaller, the largest it can be and still fit `height`: the last resort
+    for something that neither fits a frame nor splits (a table whose header row alone is
+    taller than a card).  Laid out at a wider measure as it shrinks, text takes fewer lines."""
+
+    def __init__(self, inner: Flowable, width: float, height: float) -> None:
+        super().__init__()
+        self.inner = inner
+        self.measure = new_canvas()
+        low, high = 0.0, 1.0
+        for _ in range(24):  # bisect the scale: the drawn height shrinks with it
+            middle = (low + high) / 2
+            if middle > 0 and self._height(middle, width) <= height:
+                low = middle
+            else:
+                high = middle
+        self.scale = max(low, 1e-3)
+        self.inner_width = width / self.scale
+
+    def _height(self, scale: float, width: float) -> float:
+        _, height = self.inner.wrapOn(self.measure, width / scale, 1e9)
+        return float(height) * scale
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        width, height = self.inner.wrapOn(self.measure, self.inner_width, 1e9)
+        self.width, self.height = width * self.scale, height * self.scale
+        return self.width, self.height
+
+    def draw(self) -> None:
+        canvas = self.canv
+        canvas.saveState()
+        canvas.scale(self.scale, self.scale)
+        self.inner.wrapOn(canvas, self.inner_width, 1e9)
+        self.inner.drawOn(canvas, 0, 0)
+        canvas.restoreState()
+
+    def getSpaceBefore(self) -> float:
+        return float(self.inner.getSpaceBefore()) * self.scale
+
+    def getSpaceAfter(self) -> float:
+        return float(self.inner.getSpaceAfter()) * self.scale
 
 
 def paginate(
@@ -95,7 +133,7 @@ class _Paginator:
         self.width = width
         self.space_after = space_after
         self.cap = cap  # the first frame takes only whole items up to this height (balancing)
-        self.canvas = Canvas(io.BytesIO(), invariant=1)
+        self.canvas = new_canvas()
         self.frames: list[list[Placed]] = [[]]
         self.room = rooms(0) if cap is None else cap  # what is left on the current frame
         self.after = 0.0  # the space after the last item placed
@@ -118,7 +156,7 @@ class _Paginator:
             trial.resumed = set(resumed)
             try:
                 pair = trial.run(start)
-            except (_Infeasible, LayoutError):
+            except _Infeasible:
                 break
             if len(pair) != 2:
                 break
@@ -162,7 +200,7 @@ class _Paginator:
                     # Taller than a whole frame: let the group break between any of its items.
                     queue.extendleft(reversed([replace(item, keep=False) for item in group]))
                 else:
-                    raise LayoutError("a part of it does not fit in a frame, even alone")
+                    queue.extendleft(reversed(self.forced(group[0])))
                 continue
             placed, rest = result
             self.frames[-1].extend(placed)
@@ -172,6 +210,19 @@ class _Paginator:
                 queue.extendleft(reversed(rest))
                 self.new_frame()
         return self.frames
+
+    def forced(self, item: Item) -> list[Item]:
+        """An item that fits on no frame, even alone on an empty one: split where it would
+        rather not be split (a roll's chances, a heading), else drawn smaller until it fits.
+        Whatever a rulebook holds, a card is never refused."""
+        flowable = item.flowable
+        if item.split is False or isinstance(flowable, Prose):
+            parts = flowable.splitOn(self.canvas, self.width, self.room)
+            if isinstance(flowable, Prose) and len(parts) < 2:
+                parts = flowable.split_lines(self.width, self.room)
+            if len(parts) >= 2 and parts[0].wrapOn(self.canvas, self.width, self.room)[1] <= self.room + _FUZZ:
+                return [replace(item, flowable=part, split=True, keep=False, resume=()) for part in parts]
+        return [replace(item, flowable=Shrunk(flowable, self.width, self.room), split=False, keep=False)]
 
     def new_frame(self) -> None:
         self.frames.append([])
@@ -196,7 +247,8 @@ class _Paginator:
             flowable = item.flowable
             space = max(flowable.getSpaceBefore(), after) if (started or placed) else 0.0
             _, height = flowable.wrapOn(self.canvas, self.width, max(left - space, 0))
-            if height + space <= left + _FUZZ:
+            alone = not started and not placed and isinstance(flowable, Shrunk)  # as small as it gets
+            if height + space <= left + _FUZZ or alone:
                 placed.append(Placed(flowable, height, space))
                 left -= height + space
                 after = flowable.getSpaceAfter() if self.space_after else 0.0

@@ -4,7 +4,8 @@ for cutting at home, or one card per page for a print shop.
 A card too long for one face continues on the next, titled "(cont.)" and numbered "1/2", "2/2":
 its blocks are reportlab flowables (flow.py) laid out by paginate.py, which keeps notes whole,
 breaks text between sentences, tables between rows, and repeats the heading a face continues;
-nothing is ever shrunk or clipped.
+nothing is clipped.  Only what fits on no card, alone, and cannot be split (a table's header row
+taller than a card) is drawn smaller (`paginate.Shrunk`): a card is never refused.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
-from dsl.cards.blocks import Card, Text
+from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
+from dsl.cards.canvas import new_canvas
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
-from dsl.cards.paginate import LayoutError, Placed, paginate
+from dsl.cards.paginate import Placed, paginate
 
 CARD_WIDTH = 63 * MM
 CARD_HEIGHT = 88 * MM
@@ -36,13 +38,10 @@ ROWS = 3
 
 TITLE_SIZES = (11.5, 10.5, 9.5, 8.5)
 TITLE_LINES = 3
+CITES_LINES = 2
 BAND_ROW = 4.4 * MM  # the category row at the top of the band
 FOOTER = 3.6 * MM  # the footer line above the bottom safe edge
 GAP = 1.8 * MM
-
-
-class CardLayoutError(Exception):
-    """Content that cannot be laid out on a card at all (not even split)."""
 
 
 @dataclass
@@ -77,7 +76,7 @@ class Header:
 
 
 def _measure() -> Canvas:
-    return Canvas(io.BytesIO(), invariant=1)
+    return new_canvas()
 
 
 def _title_style(size: float) -> ParagraphStyle:
@@ -110,6 +109,13 @@ def _header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
     if card.cites and not _cites_in_band(card):
         cites = Paragraph(markup(card.cites), CITES)
         _, cites_height = cites.wrapOn(canvas, BODY_WIDTH, 1000)
+        if cites_height > CITES.leading * CITES_LINES + 0.1:
+            # A citation as long as a paragraph would crowd out the card: the band gets its
+            # start, the body all of it.
+            cites = Paragraph(markup(_shorten(card.cites, CITES, BODY_WIDTH * CITES_LINES * 0.9)), CITES)
+            _, cites_height = cites.wrapOn(canvas, BODY_WIDTH, 1000)
+            if not continued:
+                extra += flowables([Detail((TextRun("Cites: ", "strong"), TextRun(card.cites)))], BODY_WIDTH, INK)
     return Header(paragraph, height, cites, cites_height), extra
 
 
@@ -130,9 +136,7 @@ def _cites_in_band(card: Card) -> bool:
 
 
 def _shorten(text: str, style: ParagraphStyle, width: float) -> str:
-    while text and text_width(text + "…", style.fontName, style.fontSize) > width:
-        text = text[:-1]
-    return text.rstrip() + "…"
+    return fit_text(text, style.fontName, style.fontSize, width, always=True)[:-1].rstrip() + "…"
 
 
 def body_height(header: Header) -> float:
@@ -150,10 +154,7 @@ def layout(card: Card) -> list[Face]:
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
-    try:
-        pages = paginate(items, room, BODY_WIDTH, balance=True)
-    except LayoutError as error:
-        raise CardLayoutError(f"a part of card `{card.title}` does not fit on a card") from error
+    pages = paginate(items, room, BODY_WIDTH, balance=True)
     parts = len(pages)
     return [Face(card, i + 1, parts, headers[min(i, 1)], page) for i, page in enumerate(pages)]
 
@@ -237,7 +238,7 @@ def document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
     register_fonts()
     buffer = io.BytesIO()
     # The initial font is ours too, so that no page refers to a font that is not embedded.
-    canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=REGULAR, initialFontSize=8)
+    canvas = new_canvas(buffer, pageCompression=1, initialFontName=REGULAR, initialFontSize=8)
     canvas.setTitle(title)
     canvas.setAuthor("rulecraft")
     canvas.setSubject(subject)

@@ -3,8 +3,6 @@ pages as the rulebook needs, every page headed with the rulebook's title and num
 
 from __future__ import annotations
 
-import io
-
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.styles import ParagraphStyle
@@ -12,6 +10,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
+from dsl.cards.canvas import new_canvas
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -128,7 +127,7 @@ def _title(entry: SheetEntry, *, continued: bool = False) -> Paragraph:
 
 
 def _height(items: list[Item], width: float) -> float:
-    measure = Canvas(io.BytesIO())
+    measure = new_canvas()
     return float(sum(i.flowable.wrapOn(measure, width, 10_000)[1] + i.flowable.getSpaceBefore() for i in items))
 
 

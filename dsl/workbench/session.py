@@ -20,6 +20,7 @@ from dsl.build import BuildError, build_outputs, write_outputs
 from dsl.cards.blocks import Card
 from dsl.cards.deck import build_deck
 from dsl.compiler import Compiled, compile_file, display_path, generate, load_module
+from dsl.outdir import OutputError
 from dsl.runner import RunOutcome, run_examples
 
 
@@ -143,7 +144,9 @@ class Session:
         chosen = {k: v for k, v in outputs.items() if k.startswith("cards/") == cards and k != "__init__.py"}
         try:
             written = write_outputs(chosen, output, prune=False)
+        except OutputError as error:
+            return str(error)
         except OSError as error:
             where = f" ({error.filename})" if error.filename else ""
             return f"cannot write to `{output}`{where}: {error.strerror or error}"
-        return written, len(chosen) - written
+        return written.changed, written.unchanged
