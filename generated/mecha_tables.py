@@ -5597,6 +5597,9 @@ _BOOK: Final = Book(
         'derive damage_required',
         'derive knockdown_threshold',
     ),
+    orders=MappingProxyType({
+        'MP': StatOrder(('scaling', 'additions', 'grade'), ('weather', 'night')),
+    }),
     resistance=None,
     resistance_pool=None,
     resistance_op=None,

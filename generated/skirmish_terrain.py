@@ -3757,6 +3757,9 @@ _BOOK: Final = Book(
         'derive collision_speed',
         'derive leak_damage',
     ),
+    orders=MappingProxyType({
+        'MOV': StatOrder(('scaling', 'additions', 'grade'), ()),
+    }),
     resistance=None,
     resistance_pool=None,
     resistance_op=None,

@@ -7984,6 +7984,9 @@ _BOOK: Final = Book(
         'derive recovery_multiplier',
         'derive disengaged',
     ),
+    orders=MappingProxyType({
+        'skill': StatOrder(('scaling', 'additions', 'grade'), ()),
+    }),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',

@@ -6938,6 +6938,9 @@ _BOOK: Final = Book(
         'derive wind_name',
         'derive impact',
     ),
+    orders=MappingProxyType({
+        'skill': StatOrder(('scaling', 'additions', 'grade'), ()),
+    }),
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',

@@ -8181,6 +8181,9 @@ _BOOK: Final = Book(
         'derive stuns',
         'derive stun_total',
     ),
+    orders=MappingProxyType({
+        'move_target': StatOrder(('scaling', 'additions', 'grade'), ('zone_terrain', 'tile_slowing')),
+    }),
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
