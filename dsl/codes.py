@@ -65,6 +65,8 @@ _ALL = [
     Code("W502", "condition always holds"),
     Code("E503", "contradictory modifiers"),
     Code("W504", "rules contradict each other when applied together"),
+    Code("W505", "modifiers whose order decides the result"),
+    Code("E506", "an order of modifiers that cannot apply"),
     # dependencies
     Code("E601", "circular dependency"),
     # worked examples

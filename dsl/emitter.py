@@ -770,6 +770,7 @@ class Emitter:
                 w.line(f"{literal(node)},")
             w.dedent()
             w.line("),")
+        self._orders()
         if book.resistance is not None:
             w.line("resistance=_resistance,")
             w.line(f"resistance_pool={_pool_literal(_pool_key(book.resistance.pool))},")
@@ -781,6 +782,20 @@ class Emitter:
         w.dedent()
         w.line(")")
         w.blank()
+
+    def _orders(self) -> None:
+        """`order STAT: ...`: the stats whose modifiers apply in the order the book states."""
+        if not self.book.stat_orders:
+            return
+        w = self.w
+        w.line("orders=MappingProxyType({")
+        w.indent()
+        for stat, order in self.book.stat_orders.items():
+            kinds = _tuple([literal(x) for x in order.kinds])
+            rules = _tuple([literal(x) for x in order.rules])
+            w.line(f"{literal(stat)}: StatOrder({kinds}, {rules}),")
+        w.dedent()
+        w.line("}),")
 
     def _api(self) -> None:
         w = self.w

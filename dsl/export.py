@@ -57,6 +57,8 @@ def export_book(book: m.Book) -> dict[str, Any]:
         "parts": [writer.value(part) for part in book.parts.values()],
         "tables": [writer.value(table) for table in book.tables.values()],
         "examples": [writer.value(example) for example in book.examples],
+        "orders": [writer.value(order) for order in book.orders],
+        "stat_orders": {stat: writer.value(order) for stat, order in book.stat_orders.items()},
         "settle": list(settle_order(book)),
     }
 

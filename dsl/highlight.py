@@ -39,6 +39,7 @@ DECLARATIONS = {
     "table": Name.Function,
     "stat": Name.Variable,
     "input": Name.Variable,
+    "order": Name.Variable,
     "unit": Name.Class,
     "type": Name.Class,
     "group": Name.Label,
@@ -58,7 +59,7 @@ KEYWORDS = (
     "on", "by", "margin", "ties", "target", "then", "twice", "again", "above", "columns", "for",
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
-    "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase",
+    "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase", "before",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")

@@ -317,6 +317,29 @@ class Table:
         return len(self.inputs) == 2
 
 
+@dataclass(frozen=True, slots=True)
+class Order:
+    """`order STAT: A before B ...`: kinds of modifier of a stat (`additions before scaling`), or
+    rules whose modifiers of it apply one at a time, in the order they apply, with the notes and
+    errata that quote the source."""
+
+    stat: str
+    items: tuple[str, ...]
+    notes: tuple[tuple[str, str | None], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class StatOrder:
+    """How a stat's modifiers apply where the book states an order (dsl/analysis/precedence.py):
+    its kinds of modifier, first to last, and the rules whose modifiers of a kind applied one at
+    a time (scalings; for dice also dice and steps) take their places in this order, whatever
+    order a situation names them in."""
+
+    kinds: tuple[str, ...]
+    rules: tuple[str, ...]
+
+
 # ---------------------------------------------------------------- the book
 
 
@@ -339,6 +362,8 @@ class Book:
     parts: dict[str, Part] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
+    orders: list[Order] = field(default_factory=list)
+    stat_orders: dict[str, StatOrder] = field(default_factory=dict)
     refs: dict[int, Ref] = field(default_factory=dict)
     types: dict[int, t.Type] = field(default_factory=dict)
     keep_alive: list[object] = field(default_factory=list)

@@ -322,6 +322,17 @@ class ResistanceDecl(Declaration):
     target: Expr
 
 
+@dataclass(frozen=True, slots=True)
+class OrderDecl(Declaration):
+    """`order MOV: additions before scaling`, `order MP: weather before night`: the order in
+    which kinds of modifier of a stat, or the modifiers of rules, apply, first to last, with the
+    notes and errata that quote the source."""
+
+    stat: Name
+    items: tuple[Name, ...]
+    notes: tuple[NoteStmt | ErratumStmt, ...]
+
+
 # ------------------------------------------------------------------ modifiers
 
 

@@ -94,7 +94,7 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
 _HEADER = re.compile(r"[ \t]*rulebook\b")
 
 _DECLARATION_LINE = re.compile(
-    r"(?:rulebook|unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table)[ \t]+[A-Za-z_]"
+    r"(?:rulebook|unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table|order)[ \t]+[A-Za-z_]"
     r"|(?:grades|resistance|example)[ \t]*[\":]"
 )
 """A line that starts a declaration.  No valid text continues a line in this form (a name never
@@ -794,6 +794,17 @@ class Builder(Transformer[Token, Any]):
 
     def statblock_row(self, meta: Any, label: Token, *names: Token) -> n.StatBlockRow:
         return n.StatBlockRow(span=self._span(meta), label=self._text(label), names=tuple(self._name(x) for x in names))
+
+    def order_decl(self, meta: Any, stat: Token, *children: Any) -> n.OrderDecl:
+        return n.OrderDecl(
+            span=self._span(meta),
+            stat=self._name(stat),
+            items=tuple(self._name(c) for c in children if isinstance(c, Token)),
+            notes=tuple(self._split(children, n.NoteStmt, n.ErratumStmt)),
+        )
+
+    def order_name(self, meta: Any, token: Token) -> Token:
+        return token
 
     # -- rules and statements
 

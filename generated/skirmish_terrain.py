@@ -1239,6 +1239,54 @@ class DeriveSpec:
     condition: str
 
 
+MODIFIER_KINDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {"number": ("scaling", "additions", "grade"), "dice": ("dice", "steps", "additions", "scaling")}
+)
+"""The kinds of modifier of a number (`int`, `number`, `percent`) and of a dice stat, in the order
+a resolution applies them unless the book states another (`order MOV: additions before
+scaling`).  `=`, `max` and `min` always come after them: they state the final value or its
+bounds."""
+
+ONE_AT_A_TIME: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {"number": frozenset({"scaling"}), "dice": frozenset({"dice", "steps", "scaling"})}
+)
+"""The kinds whose modifiers apply one after the other, in the order the rules are named (or the
+book's `order STAT: RULE before RULE`); additions add up and grades net out, in any order."""
+
+KIND_OPS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {
+        "scaling": frozenset({"mul", "div"}),
+        "additions": frozenset({"add"}),
+        "grade": frozenset({"grade"}),
+        "dice": frozenset({"dice"}),
+        "steps": frozenset({"step"}),
+    }
+)
+"""The operations of each kind of modifier."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatOrder:
+    """The order a book states for a stat's modifiers: its kinds, first to last, and the rules
+    whose modifiers of a kind applied one at a time take their places in this order."""
+
+    kinds: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+
+
+def in_rule_order(rules: Sequence[str], origins: Sequence[str]) -> list[int]:
+    """The indexes of modifiers (by the rule each comes from) in the order they apply: those of
+    the ranked `rules` in that order, in the places they take among the others, which keep
+    theirs (a stable sort of the ranked ones alone, so every other order stays as named)."""
+    rank = {rule: i for i, rule in enumerate(rules)}
+    places = [i for i, origin in enumerate(origins) if origin in rank]
+    moved = sorted(places, key=lambda i: rank[origins[i]])
+    found = list(range(len(origins)))
+    for place, index in zip(places, moved, strict=True):
+        found[place] = index
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Grade:
     name: str
@@ -1326,6 +1374,8 @@ class Book:
     resistance_op: str | None
     settle: tuple[str, ...] = ()
     """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
+    orders: Mapping[str, StatOrder] = field(default_factory=dict)
+    """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
     order: dict[str, int] = field(init=False)
@@ -1684,9 +1734,9 @@ def _value(
     if not held:
         return base, []
     if kind in ("int", "number", "percent"):
-        return _numeric(book, base, held, kind)
+        return _numeric(book, base, held, kind, book.orders.get(spec_in.name))
     if kind == "dice":
-        return _dice_value(base, held)
+        return _dice_value(base, held, book.orders.get(spec_in.name))
     if kind == "levels":
         return _level_value(spec_in, base, held)
     return _set_only(base, held)
@@ -1723,33 +1773,35 @@ def _groups(
 
 
 def _numeric(
-    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str
+    book: Book, base: Any, held: list[tuple[ModSpec, Any]], kind: str, order: StatOrder | None
 ) -> tuple[Value, list[tuple[Status, str | None]]]:
     """docs/language.md, "The order in which modifiers apply": scalings in order, the sum of
-    additions, the grade, `=` (the last wins), caps, floors; whole stats stay whole."""
+    additions, the grade (or these three in the order the book states), `=` (the last wins),
+    caps, floors; whole stats stay whole."""
     statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     ops = {spec.op for spec, _ in held}
     value: int | Fraction = base  # whole numbers stay ints: Fraction only where division needs it
-    if "mul" in ops or "div" in ops:
-        for spec, amount in held:
-            if spec.op == "mul":
-                value = value * amount
-            elif spec.op == "div":
-                value = _divide(value, amount)
-            else:
-                continue
-            if spec.rounding:
-                value = round_value(value, spec.rounding)
-    if "add" in ops:
-        value += sum((amount for spec, amount in held if spec.op == "add"), 0)
     grade = _grade(book, held, statuses) if "grade" in ops else None
-    if grade is not None:
-        if grade.op == "set":
-            value = grade.value
-        else:
+    for step in order.kinds if order is not None else MODIFIER_KINDS["number"]:
+        if step == "scaling" and ("mul" in ops or "div" in ops):
+            for i in in_rule_order(order.rules if order else (), [spec.rule for spec, _ in held]):
+                spec, amount = held[i]
+                if spec.op == "mul":
+                    value = value * amount
+                elif spec.op == "div":
+                    value = _divide(value, amount)
+                else:
+                    continue
+                if spec.rounding:
+                    value = round_value(value, spec.rounding)
+        elif step == "additions" and "add" in ops:
+            value += sum((amount for spec, amount in held if spec.op == "add"), 0)
+        elif step == "grade" and grade is not None and grade.op != "set":
             value = value * grade.value if grade.op == "mul" else _divide(value, grade.value)
             if grade.rounding:
                 value = round_value(value, grade.rounding)
+    if grade is not None and grade.op == "set":  # an absolute grade, like `=`, replaces them all
+        value = grade.value
     if "set" in ops:
         last = max(i for i, (spec, _) in enumerate(held) if spec.op == "set")
         value = held[last][1]
@@ -2079,29 +2131,33 @@ def _divide(value: int | Fraction, by: int | Fraction) -> int | Fraction:
     return Fraction(value) / by
 
 
-def _dice_value(base: Value, held: list[tuple[ModSpec, Any]]) -> tuple[Value, list[tuple[Status, str | None]]]:
+def _dice_value(
+    base: Value, held: list[tuple[ModSpec, Any]], order: StatOrder | None
+) -> tuple[Value, list[tuple[Status, str | None]]]:
     statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
     sets = [i for i, (spec, _) in enumerate(held) if spec.op == "set"]
     value = held[sets[-1]][1] if sets else base
     for i in sets[:-1]:
         statuses[i] = ("overridden", f"{held[sets[-1]][0].rule}: {held[sets[-1]][0].text}")
     assert isinstance(value, Dice)
-    for i, (spec, amount) in enumerate(held):
-        if spec.op == "dice":
-            wanted = value.first_count() + int(amount)
-            value = value.with_dice(int(amount))
-            if value.first_count() != wanted and not value.constant:
-                statuses[i] = ("capped", "a pool keeps at least one die")
-    for spec, amount in held:
-        if spec.op == "step":
-            value = value.stepped(int(amount))
-    for spec, amount in held:
-        if spec.op == "add":
-            value = value.plus(amount if isinstance(amount, Dice) else int(amount))
-    for spec, amount in held:
-        if spec.op in ("mul", "div"):
-            factor = Fraction(amount) if spec.op == "mul" else 1 / Fraction(amount)
-            value = value.scaled(factor, spec.rounding)
+    indexes = in_rule_order(order.rules if order else (), [spec.rule for spec, _ in held])
+    for step in order.kinds if order is not None else MODIFIER_KINDS["dice"]:
+        for i in indexes:
+            spec, amount = held[i]
+            if spec.op not in KIND_OPS[step]:
+                continue
+            if spec.op == "dice":
+                wanted = value.first_count() + int(amount)
+                value = value.with_dice(int(amount))
+                if value.first_count() != wanted and not value.constant:
+                    statuses[i] = ("capped", "a pool keeps at least one die")
+            elif spec.op == "step":
+                value = value.stepped(int(amount))
+            elif spec.op == "add":
+                value = value.plus(amount if isinstance(amount, Dice) else int(amount))
+            else:
+                factor = Fraction(amount) if spec.op == "mul" else 1 / Fraction(amount)
+                value = value.scaled(factor, spec.rounding)
     return value, statuses
 
 
@@ -3824,6 +3880,9 @@ _BOOK: Final = Book(
         'derive collision_speed',
         'derive leak_damage',
     ),
+    orders=MappingProxyType({
+        'MOV': StatOrder(('scaling', 'additions', 'grade'), ()),
+    }),
     resistance=None,
     resistance_pool=None,
     resistance_op=None,

@@ -24,6 +24,7 @@ from dsl.analysis.context import Context, Unparsed, note_pair
 from dsl.analysis.examples import analyze_example
 from dsl.analysis.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
 from dsl.analysis.parts import PartFilter, flat_effects, part_closure
+from dsl.analysis.precedence import analyze_order, settle_orders
 from dsl.analysis.rules import analyze_rule
 from dsl.analysis.tables import analyze_table, analyze_table_shape
 from dsl.analysis.vocabulary import (
@@ -104,6 +105,9 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         book.rules[name] = analyze_rule(cx, rule_decl)
     for statblock in _of(decls, n.StatBlockDecl):
         analyze_statblock(cx, statblock)
+    for order in _of(decls, n.OrderDecl):
+        analyze_order(cx, order)
+    settle_orders(cx)
     for example in _of(decls, n.ExampleDecl):
         checked = analyze_example(cx, example, None)
         if checked is not None:

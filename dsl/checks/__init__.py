@@ -12,6 +12,7 @@ from dsl.checks.cycles import check_cycles
 from dsl.checks.dice import check_dice_sizes
 from dsl.checks.division import check_division
 from dsl.checks.examples import check_examples
+from dsl.checks.order import check_order
 from dsl.checks.reachability import check_reachability
 from dsl.checks.tables import check_tables
 from dsl.checks.usage import check_usage
@@ -27,6 +28,7 @@ CHECKS: tuple[Check, ...] = (
     check_division,
     check_contradictions,
     check_cycles,
+    check_order,
     check_examples,
     check_usage,
 )
@@ -41,7 +43,9 @@ CHECKS_OF_DECLARATIONS: tuple[Check, ...] = (
 )
 """The checks that judge each rule or table on its own content, and so stay sound when other
 declarations have errors.  Examples and usage look at the whole book: a modifier dropped for an
-error would make them blame an example or an input for what is really that error."""
+error would make them blame an example or an input for what is really that error.  The order of
+modifiers is worked out with their amounts, which a name left undeclared by an error leaves
+without a value: it waits for a book without errors too."""
 
 
 def run_checks(book: m.Book, reporter: Reporter) -> None:

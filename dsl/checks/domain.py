@@ -26,10 +26,14 @@ class Interval:
     high: Fraction | None
 
 
+Allowed = Interval | frozenset[str] | frozenset[bool]
+"""The values of one input a condition allows."""
+
+
 @dataclass(frozen=True, slots=True)
 class Atom:
     var: str
-    allowed: Interval | frozenset[str] | frozenset[bool]
+    allowed: Allowed
 
 
 Clause = tuple[Atom, ...]
@@ -69,15 +73,23 @@ def satisfiable(clauses: DNF, book: m.Book) -> bool:
 
 
 def _consistent(clause: Clause, book: m.Book) -> bool:
-    merged: dict[str, object] = {}
+    return allowed(clause, book) is not None
+
+
+def allowed(clause: Clause, book: m.Book) -> dict[str, Allowed] | None:
+    """The values a clause leaves each input it constrains (an Interval, or a set of members or of
+    yes/no), or None when it leaves one of them none: where a check looks for a witness."""
+    merged: dict[str, Allowed] = {}
     for atom in clause:
         var = book.vars[atom.var]
         current = merged.get(atom.var, _domain(var.type))
         merged[atom.var] = _intersect(current, atom.allowed, var.type)
-    return all(not _empty(value) for value in merged.values())
+    if any(_empty(value) for value in merged.values()):
+        return None
+    return merged
 
 
-def _domain(type_: t.Type) -> object:
+def _domain(type_: t.Type) -> Allowed:
     if isinstance(type_, t.Numeric):
         return Interval(type_.low, type_.high)
     if isinstance(type_, t.Enum):
@@ -85,7 +97,7 @@ def _domain(type_: t.Type) -> object:
     return frozenset({True, False})
 
 
-def _intersect(a: object, b: object, type_: t.Type) -> object:
+def _intersect(a: Allowed, b: Allowed, type_: t.Type) -> Allowed:
     if isinstance(a, Interval) and isinstance(b, Interval):
         low = _max(a.low, b.low)
         high = _min(a.high, b.high)
@@ -97,7 +109,7 @@ def _intersect(a: object, b: object, type_: t.Type) -> object:
     return a & b
 
 
-def _empty(value: object) -> bool:
+def _empty(value: Allowed) -> bool:
     if isinstance(value, Interval):
         return value.low is not None and value.high is not None and value.low > value.high
     assert isinstance(value, frozenset)

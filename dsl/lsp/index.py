@@ -308,6 +308,12 @@ class _Walker:
         if node.group is not None:
             self.refer_name(node.group, ("group",))
 
+    def _OrderDecl(self, node: n.OrderDecl, ctx: _Context) -> None:
+        self.refer_name(node.stat, VARIABLES)
+        for item in node.items:  # a kind of modifier (`scaling`) is no name and finds nothing
+            if self.find(_RULE_KINDS, item.text, None) is not None:
+                self.refer_name(item, _RULE_KINDS)
+
     def _GradeMod(self, node: n.GradeMod, ctx: _Context) -> None:
         self.refer_name(node.grade, ("grade",))
 

@@ -194,10 +194,11 @@ class Situation:
         """A stat's value from its base and the modifiers that count, in the order of its kind."""
         if not mods:
             return base
+        order = self.book.stat_orders.get(var.name)
         if isinstance(var.type, t.Numeric):
-            return self._numeric(var.type, base, mods, statuses)
+            return self._numeric(var.type, base, mods, statuses, order)
         if isinstance(var.type, t.Dice):
-            return self._dice(base, mods, statuses)
+            return self._dice(base, mods, statuses, order)
         if isinstance(var.type, t.Enum) and var.type.ordered:
             return self._levels(var.type, base, mods, statuses)
         for i in range(len(mods) - 1):
@@ -252,26 +253,28 @@ class Situation:
         base: Value,
         mods: list[tuple[m.ModEffect, Value]],
         statuses: list[tuple[Status, str | None]],
+        order: m.StatOrder | None = None,
     ) -> Value:
         value = _fraction(base)
-        # 1. multiplications and divisions, in order, each rounded as it says
-        for effect, amount in mods:
-            if effect.op in ("mul", "div"):
-                factor = _fraction(amount)
-                value = value * factor if effect.op == "mul" else value / factor
-                if effect.rounding:
-                    value = Fraction(round_value(value, effect.rounding))
-        # 2. the sum of additions (a stacking group has already kept one of its own)
-        value += sum((_fraction(a) for e, a in mods if e.op == "add"), Fraction(0))
-        # 3. the difficulty grade
         grade = self._grade(mods, statuses)
-        if grade is not None:
-            if grade.op == "set":
-                value = grade.value
-            else:
+        # 1.-3. scalings (one at a time), the sum of additions, the grade: in this order, or the book's
+        for step in order.kinds if order is not None else _NUMBER_KINDS:
+            if step == "scaling":
+                for i in _ranked(mods, order):
+                    effect, amount = mods[i]
+                    if effect.op in ("mul", "div"):
+                        factor = _fraction(amount)
+                        value = value * factor if effect.op == "mul" else value / factor
+                        if effect.rounding:
+                            value = Fraction(round_value(value, effect.rounding))
+            elif step == "additions":
+                value += sum((_fraction(a) for e, a in mods if e.op == "add"), Fraction(0))
+            elif grade is not None and grade.op != "set":
                 value = value * grade.value if grade.op == "mul" else value / grade.value
                 if grade.rounding:
                     value = Fraction(round_value(value, grade.rounding))
+        if grade is not None and grade.op == "set":
+            value = grade.value
         # 4. `= VALUE`: the last wins, and overrides what came before
         sets = [i for i, (e, _) in enumerate(mods) if e.op == "set"]
         if sets:
@@ -314,29 +317,33 @@ class Situation:
         return min(sorted(same_side, key=lambda g: g.step or 0), key=lambda g: abs((g.step or 0) - net))
 
     def _dice(
-        self, base: Value, mods: list[tuple[m.ModEffect, Value]], statuses: list[tuple[Status, str | None]]
+        self,
+        base: Value,
+        mods: list[tuple[m.ModEffect, Value]],
+        statuses: list[tuple[Status, str | None]],
+        order: m.StatOrder | None = None,
     ) -> Value:
         sets = [i for i, (e, _) in enumerate(mods) if e.op == "set"]
         value = mods[sets[-1]][1] if sets else base
         for i in sets[:-1]:
             statuses[i] = ("overridden", _by(mods[sets[-1]][0]))
         assert isinstance(value, Dice)
-        for i, (effect, amount) in enumerate(mods):
-            if effect.op == "dice" and not value.constant:
-                wanted = value.first_count() + _whole(amount)
-                value = value.with_dice(_whole(amount))
-                if wanted < 1:
-                    statuses[i] = ("capped", "a pool keeps at least one die")
-        for effect, amount in mods:
-            if effect.op == "step":
-                value = value.stepped(_whole(amount))
-        for effect, amount in mods:
-            if effect.op == "add":
-                value = value.plus(amount if isinstance(amount, Dice) else _whole(amount))
-        for effect, amount in mods:
-            if effect.op in ("mul", "div"):
-                factor = _fraction(amount) if effect.op == "mul" else 1 / _fraction(amount)
-                value = value.scaled(factor, effect.rounding)
+        ranked = _ranked(mods, order)
+        for step in order.kinds if order is not None else _DICE_KINDS:
+            for i in ranked:
+                effect, amount = mods[i]
+                if effect.op == "dice" and step == "dice" and not value.constant:
+                    wanted = value.first_count() + _whole(amount)
+                    value = value.with_dice(_whole(amount))
+                    if wanted < 1:
+                        statuses[i] = ("capped", "a pool keeps at least one die")
+                elif effect.op == "step" and step == "steps":
+                    value = value.stepped(_whole(amount))
+                elif effect.op == "add" and step == "additions":
+                    value = value.plus(amount if isinstance(amount, Dice) else _whole(amount))
+                elif effect.op in ("mul", "div") and step == "scaling":
+                    factor = _fraction(amount) if effect.op == "mul" else 1 / _fraction(amount)
+                    value = value.scaled(factor, effect.rounding)
         return value
 
     def _levels(
@@ -596,6 +603,54 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
         tables=tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables),
         trace=(),
     )
+
+
+def modified(
+    book: m.Book, stat: str, value: Value, effects: Sequence[m.ModEffect], given: Mapping[str, Value]
+) -> Value:
+    """What these modifiers alone make of a stat's `value`, applied as a resolution applies them
+    (docs/language.md, "The order in which modifiers apply"; no stacking groups), where the
+    values their amounts read are `given` (`base STAT` among them; others take their defaults).
+    The order check (dsl/checks/order.py) applies one modifier, then the other to what the first
+    made, to find where the order of two decides the result.  NoValue when an amount has no value
+    there."""
+    situation = _given(book, given)
+    mods = [(effect, situation._amount(effect)) for effect in effects]
+    return situation._apply(book.vars[stat], value, mods, [("applied", None)] * len(mods))
+
+
+def amount(book: m.Book, effect: m.ModEffect, given: Mapping[str, Value]) -> Value:
+    """A modifier's amount (what it adds, the factor or divisor it scales by, the dice or steps
+    it moves, the grade it names) where the values it reads are `given`."""
+    return _given(book, given)._amount(effect)
+
+
+def start(book: m.Book, name: str) -> Value:
+    """The value an input or stat starts from when a situation gives none: its default, worked
+    out when it is a formula of other values."""
+    return _given(book, {}).base(name)
+
+
+def _given(book: m.Book, given: Mapping[str, Value]) -> Situation:
+    values: dict[str, Any] = {name: var.default for name, var in book.vars.items()}
+    values.update(given)
+    return Situation(book, (), values)
+
+
+_NUMBER_KINDS = ("scaling", "additions", "grade")
+_DICE_KINDS = ("dice", "steps", "additions", "scaling")
+"""Docs, "The order in which modifiers apply": the kinds of modifier of a number and of dice."""
+
+
+def _ranked(mods: list[tuple[m.ModEffect, Value]], order: m.StatOrder | None) -> list[int]:
+    """The indexes of the modifiers in the order those applied one at a time apply: as the rules
+    are named, but the modifiers of the rules an `order` ranks go, in its order, to the places
+    theirs held."""
+    if order is None or not order.rules:
+        return list(range(len(mods)))
+    rank = {rule: i for i, rule in enumerate(order.rules)}
+    ranked = iter(sorted((i for i, (e, _) in enumerate(mods) if e.origin in rank), key=lambda i: rank[mods[i][0].origin]))
+    return [next(ranked) if e.origin in rank else i for i, (e, _) in enumerate(mods)]
 
 
 def _register(book: m.Book, effects: tuple[m.Effect, ...], outer: tuple[m.Condition, ...]) -> list[_Registered]:
