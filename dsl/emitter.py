@@ -540,6 +540,9 @@ class Emitter:
                 return f"s.e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
             return f"s.v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
         if isinstance(expr, n.Call):
+            if isinstance(book.types.get(id(expr)), t.Dice):  # max(damage - armour, 0)
+                args = ", ".join(self._py(a) for a in expr.args)
+                return f"clamp_dice({literal(expr.function.text)}, {args})", _ATOM
             return f"{expr.function.text}({', '.join(self._py(a) for a in expr.args)})", _ATOM
         if isinstance(expr, n.Lookup):
             keys = _tuple([self._py(k) for k in expr.keys])
@@ -821,6 +824,7 @@ class Emitter:
         w.blank()
         w.blank()
         runtime_api = [
+            "Chances",
             "Dice",
             "Modifier",
             "Note",

@@ -192,6 +192,8 @@ class ExprTyper:
             self.reporter.report("E205", f"`{name}` takes {count} argument(s), not {len(expr.args)}", expr.span)
             return None
         types = [self.infer(a, scope, expected) for a in expr.args]
+        if name in ("min", "max") and any(isinstance(found, t.Dice) for found in types):
+            return self._clamped_dice(expr, types)
         numerics: list[t.Numeric] = []
         for arg, found in zip(expr.args, types, strict=True):
             if found is None:
@@ -219,6 +221,25 @@ class ExprTyper:
             low = max(lows) if lows else None
             high = max(highs) if len(highs) == len(numerics) else None
         return t.Numeric(kind, low, high, unit)
+
+    def _clamped_dice(self, expr: n.Call, types: list[t.Type | None]) -> t.Type | None:
+        """`max(damage - armour, 0)`: one dice value kept within one whole number, still dice."""
+        name = expr.function.text
+        dice = [arg for arg, found in zip(expr.args, types, strict=True) if isinstance(found, t.Dice)]
+        if len(expr.args) != 2 or len(dice) != 1:
+            self.reporter.report(
+                "E205", f"`{name}` keeps one dice value within one number: {name}(DICE, NUMBER)", expr.span
+            )
+            return None
+        bound, found = next((a, f) for a, f in zip(expr.args, types, strict=True) if not isinstance(f, t.Dice))
+        if found is None:
+            return None
+        if not isinstance(found, t.Numeric) or found.kind != "int" or found.unit is not None:
+            self.reporter.report(
+                "E201", f"`{name}` keeps dice within a whole number, but this is {_a(found)}", bound.span
+            )
+            return None
+        return t.Dice()
 
     def _Lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
         shape = self.tables.get(expr.table.text)

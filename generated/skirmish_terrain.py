@@ -61,15 +61,16 @@ DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 @dataclass(frozen=True, slots=True)
 class Dice:
     """A dice expression: pools of dice and a flat bonus, summed, and scaled parts (a dice
-    expression multiplied or divided after rolling, then rounded).  Written as a rulebook writes
-    it: `3d6`, `1d6+1d8+4`, `2d6-1`, `1d6/2 round up`, `2d6+(1d6/2 round down)`.
+    expression multiplied or divided after rolling, then rounded) or clamped ones (a dice
+    expression kept at or above a bound, or at or below it).  Written as a rulebook writes it:
+    `3d6`, `1d6+1d8+4`, `2d6-1`, `1d6/2 round up`, `2d6+(1d6/2 round down)`, `max(2d6-3, 0)`.
 
     Pools have at least one die of at least two sides; an expression without dice is a number
     (`Dice((), 4)` is `4`), and scaling one works the number out."""
 
     terms: tuple[tuple[int, int], ...] = ()
     bonus: int = 0
-    parts: tuple[Scaled, ...] = ()
+    parts: tuple[Scaled | Clamped, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
@@ -88,8 +89,8 @@ class Dice:
             raise RuleInputError(
                 f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {_shown(self.bonus)}"
             )
-        if not isinstance(self.parts, tuple) or not all(isinstance(part, Scaled) for part in self.parts):
-            raise RuleInputError(f"the scaled parts of dice are a tuple of Scaled, not {_shown(self.parts)}")
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, (Scaled, Clamped)) for part in self.parts):
+            raise RuleInputError(f"the parts of dice are a tuple of Scaled or Clamped, not {_shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -129,8 +130,7 @@ class Dice:
             return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.parts)
         if self.parts:
             first = self.parts[0]
-            changed = Scaled(first.dice.with_dice(delta), first.factor, first.rounding)
-            return Dice(self.terms, self.bonus, (changed, *self.parts[1:]))
+            return Dice(self.terms, self.bonus, (first.rebuilt(first.dice.with_dice(delta)), *self.parts[1:]))
         return self
 
     def first_count(self) -> int:
@@ -144,7 +144,7 @@ class Dice:
         return Dice(
             tuple((count, step_die(sides, steps)) for count, sides in self.terms),
             self.bonus,
-            tuple(Scaled(p.dice.stepped(steps), p.factor, p.rounding) for p in self.parts),
+            tuple(p.rebuilt(p.dice.stepped(steps)) for p in self.parts),
         )
 
     def scaled(self, factor: Fraction | int, rounding: str | None) -> Dice:
@@ -159,6 +159,13 @@ class Dice:
         if factor == 1:
             return self
         return Dice((), 0, (Scaled(self, factor, rounding),))
+
+    def clamped(self, op: Literal["max", "min"], bound: int) -> Dice:
+        """The rolled total kept at or above `bound` (`max`) or at or below it (`min`): what is
+        left after armour never goes below 0, `max(2d6-3, 0)` (a number is worked out)."""
+        if self.constant:
+            return Dice((), max(self.bonus, bound) if op == "max" else min(self.bonus, bound))
+        return Dice((), 0, (Clamped(self, op, bound),))
 
     def totals(self, limit: int = 1_000_000) -> dict[int, Fraction]:
         """The exact chance of every total.  ValueError past `limit` combinations."""
@@ -175,8 +182,7 @@ class Dice:
         for part in self.parts:
             inner: dict[int, Fraction] = {}
             for total, chance in part.dice.totals(limit).items():
-                value = total * part.factor
-                key = round_value(value, part.rounding) if part.rounding else int(value)
+                key = part.value(total)
                 inner[key] = inner.get(key, Fraction(0)) + chance
             pieces.append(inner)
         for piece in pieces:
@@ -188,6 +194,34 @@ class Dice:
                     combined[a + b] = combined.get(a + b, Fraction(0)) + pa * pb
             result = combined
         return dict(sorted(result.items()))
+
+    def chances(self) -> Chances:
+        """The exact distribution of the total, to ask questions of: `.mean`, `.at_least(6)`."""
+        return Chances.of(self)
+
+    @property
+    def low(self) -> int:
+        return int(self.chances().low)
+
+    @property
+    def high(self) -> int:
+        return int(self.chances().high)
+
+    @property
+    def mean(self) -> Fraction:
+        return self.chances().mean
+
+    def chance(self, total: int) -> Fraction:
+        """P(the total is exactly `total`)."""
+        return self.chances().chance(total)
+
+    def at_least(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or more): "at least 6 targets"."""
+        return self.chances().at_least(total)
+
+    def at_most(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or less)."""
+        return self.chances().at_most(total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,11 +241,39 @@ class Scaled:
         scale = f"/{factor.denominator}" if factor.numerator == 1 else f"*{factor}"
         return inner + scale + (f" round {self.rounding}" if self.rounding else "")
 
+    def value(self, total: int) -> int:
+        """What a rolled total of `dice` becomes."""
+        scaled = total * self.factor
+        return round_value(scaled, self.rounding) if self.rounding else int(scaled)
+
+    def rebuilt(self, dice: Dice) -> Scaled:
+        return Scaled(dice, self.factor, self.rounding)
+
+
+@dataclass(frozen=True, slots=True)
+class Clamped:
+    """A dice expression kept at or above `bound` (`op` max) or at or below it (`op` min)."""
+
+    dice: Dice
+    op: Literal["max", "min"]
+    bound: int
+
+    def text(self) -> str:
+        return f"{self.op}({self.dice}, {self.bound})"
+
+    def value(self, total: int) -> int:
+        return max(total, self.bound) if self.op == "max" else min(total, self.bound)
+
+    def rebuilt(self, dice: Dice) -> Clamped:
+        return Clamped(dice, self.op, self.bound)
+
 
 class _DiceReader:
     """Reads the notation `Dice.__str__` writes."""
 
-    _TOKEN = re.compile(r"\s*(?:(\d*)[dD](\d+)|(\d+)(?:/(\d+))?|(round)\s+(up|down|nearest)|([-+*/()]))")
+    _TOKEN = re.compile(
+        r"\s*(?:(\d*)[dD](\d+)|(\d+)(?:/(\d+))?|(round)\s+(up|down|nearest)|(max|min)\s*\(|([-+*/(),]))"
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -231,8 +293,10 @@ class _DiceReader:
                 self.tokens.append(("number", (match.group(3), match.group(4) or "1")))
             elif match.group(5) is not None:
                 self.tokens.append(("round", (match.group(6),)))
+            elif match.group(7) is not None:
+                self.tokens.append(("clamp", (match.group(7),)))
             else:
-                self.tokens.append((match.group(7), ()))
+                self.tokens.append((match.group(8), ()))
         if not self.tokens:
             raise ValueError("empty dice expression")
         self.index = 0
@@ -278,6 +342,17 @@ class _DiceReader:
             if self._take()[0] != ")":
                 raise ValueError(f"cannot read dice `{_clip(self.text)}`: a bracket is not closed")
             return inner
+        if kind == "clamp":
+            inner = self.expression()
+            if self._take()[0] != ",":
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: {values[0]}(DICE, NUMBER)")
+            negative = self._peek() == "-"
+            if negative:
+                self._take()
+            bound_kind, bound = self._take()
+            if bound_kind != "number" or bound[1] != "1" or self._take()[0] != ")":
+                raise ValueError(f"cannot read dice `{_clip(self.text)}`: {values[0]}(DICE, NUMBER)")
+            return inner.clamped("max" if values[0] == "max" else "min", -int(bound[0]) if negative else int(bound[0]))
         raise ValueError(f"cannot read dice `{_clip(self.text)}`")
 
     def scale(self, value: Dice) -> Dice:
@@ -755,7 +830,7 @@ def dice_json(dice: Dice) -> dict[str, object]:
     try:
         totals = dice.totals(limit=_MAX_COMBINATIONS)
     except ValueError:
-        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None}
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None, "at_least": None}
     mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
     return {
         "dice": str(dice),
@@ -763,6 +838,7 @@ def dice_json(dice: Dice) -> dict[str, object]:
         "max": max(totals),
         "mean": number_json(mean),
         "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+        "at_least": [{"total": total, "probability": probability_json(p)} for total, p in _at_least(totals).items()],
     }
 
 
@@ -2389,6 +2465,8 @@ def cell_add(left: Any, right: Any) -> Any:
 __all__ = [
     "IMPASSABLE",
     "NOT_APPLICABLE",
+    "Chances",
+    "Clamped",
     "Consequence",
     "Dice",
     "Distribution",
@@ -2407,6 +2485,109 @@ __all__ = [
     "TableRow",
     "TraceEntry",
 ]
+
+
+# ---------------------------------------------------------------------------- sequences and distributions
+#
+# A dice-valued result (a derived value, a stat, a total over rounds) is an exact distribution:
+# `Chances` answers the questions a player asks of it (the mean, "at least 6 targets", "damage
+# left after armour 3").  A sequence resolves a rule round after round (`rounds=N`), carrying
+# the chance of still going on and the distribution of what adds up from round to round.
+
+
+@dataclass(frozen=True, slots=True)
+class Chances:
+    """The exact distribution of a total: each total that can come up with its chance, lowest
+    first (the chances add up to 1)."""
+
+    table: tuple[tuple[int | Fraction, Fraction], ...]
+
+    @classmethod
+    def of(cls, value: Dice | Chances | int | Fraction) -> Chances:
+        """The distribution of a dice value (RuleInputError past a million combinations), or of a
+        number (certain)."""
+        if isinstance(value, Chances):
+            return value
+        if isinstance(value, Dice):
+            try:
+                return cls(tuple(value.totals(limit=_MAX_COMBINATIONS).items()))
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+        return cls(((whole(Fraction(value)), Fraction(1)),))
+
+    @property
+    def low(self) -> int | Fraction:
+        return self.table[0][0]
+
+    @property
+    def high(self) -> int | Fraction:
+        return self.table[-1][0]
+
+    @property
+    def mean(self) -> Fraction:
+        return sum((Fraction(total) * chance for total, chance in self.table), Fraction(0))
+
+    def totals(self) -> dict[int | Fraction, Fraction]:
+        return dict(self.table)
+
+    def chance(self, total: Fraction | int) -> Fraction:
+        """P(the total is exactly `total`)."""
+        return sum((chance for value, chance in self.table if value == total), Fraction(0))
+
+    def at_least(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or more)."""
+        return sum((chance for value, chance in self.table if value >= total), Fraction(0))
+
+    def at_most(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or less)."""
+        return sum((chance for value, chance in self.table if value <= total), Fraction(0))
+
+    def plus(self, other: Chances) -> Chances:
+        """The distribution of the sum of two independent totals."""
+        if len(self.table) * len(other.table) > _MAX_COMBINATIONS:
+            raise RuleInputError("a total has too many values to work out exactly")
+        combined: dict[int | Fraction, Fraction] = {}
+        for a, pa in self.table:
+            for b, pb in other.table:
+                key = whole(Fraction(a) + b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a + b
+                combined[key] = combined.get(key, Fraction(0)) + pa * pb
+        return Chances(tuple(sorted(combined.items())))
+
+    def __repr__(self) -> str:
+        return f"<Chances {show(self.low)}..{show(self.high)}, mean {show(self.mean)}>"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "min": number_json(self.low),
+            "max": number_json(self.high),
+            "mean": number_json(self.mean),
+            "distribution": [{"total": number_json(t), "probability": probability_json(p)} for t, p in self.table],
+            "at_least": [
+                {"total": number_json(t), "probability": probability_json(p)}
+                for t, p in _at_least(dict(self.table)).items()
+            ],
+        }
+
+
+def _at_least(totals: Mapping[Any, Fraction]) -> dict[Any, Fraction]:
+    """P(total >= k) for each total k that can come up, lowest first."""
+    found: dict[Any, Fraction] = {}
+    left = Fraction(1)
+    for total in sorted(totals):
+        found[total] = left
+        left -= totals[total]
+    return found
+
+
+def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: Dice | Fraction | int) -> Dice:
+    """`max(damage - armour, 0)`, `min(targets, 5)`: a dice value kept at or above (or at or below)
+    a whole number, still an exact distribution."""
+    dice, bound = (first, second) if isinstance(first, Dice) else (second, first)
+    if not isinstance(dice, Dice) or isinstance(bound, Dice):
+        raise RuleInputError(f"{op}() keeps one dice value within one number")
+    if Fraction(bound).denominator != 1:
+        raise RuleInputError(f"{op}() keeps dice within a whole number, not {show(Fraction(bound))}")
+    return dice.clamped(op, int(bound))
 
 # ----------------------------------------------------------------------------
 # rulebook skirmish_terrain
@@ -4237,6 +4418,7 @@ __all__ = [
     'INPUTS',
     'RULEBOOK',
     'RULES',
+    'Chances',
     'Dice',
     'Modifier',
     'Note',

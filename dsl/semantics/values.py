@@ -139,8 +139,14 @@ def _name(expr: n.NameRef | n.BaseRef, book: m.Book, env: Env) -> Value:
 
 
 def _call(expr: n.Call, book: m.Book, env: Env) -> Value:
-    args = [Fraction(_numeric(evaluate(a, book, env), expr)) for a in expr.args]
     name = expr.function.text
+    values = [evaluate(a, book, env) for a in expr.args]
+    if name in ("min", "max") and any(isinstance(v, Dice) for v in values):
+        dice, bound = (values[0], values[1]) if isinstance(values[0], Dice) else (values[1], values[0])
+        if isinstance(dice, Dice) and is_number(bound) and Fraction(bound).denominator == 1:  # type: ignore[arg-type]
+            return dice.clamped("max" if name == "max" else "min", int(bound))  # type: ignore[arg-type]
+        raise NoValue(f"`{expr_text(expr)}` keeps one dice value within one whole number")
+    args = [Fraction(_numeric(v, expr)) for v in values]
     if name == "min":
         return number(min(args))
     if name == "max":
