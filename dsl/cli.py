@@ -301,7 +301,8 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 @click.argument("names", nargs=-1, required=True)
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="An input of the situation (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
-def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool) -> None:
+@click.option("--rounds", type=click.IntRange(1), default=None, help="Resolve a rule's sequence over N rounds.")
+def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool, rounds: int | None) -> None:
     """Resolve a situation in which the rules and tables NAMES apply together."""
     compiled = _book(book)
     assert compiled.book is not None
@@ -321,7 +322,7 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
         except module.RuleInputError as error:
             raise Usage(str(error)) from None
     try:
-        resolution = module.resolve(list(names), **given)
+        resolution = module.resolve(list(names), rounds=rounds, **given)
     except module.RuleInputError as error:
         raise Usage(str(error)) from None
     if as_json:

@@ -72,6 +72,8 @@ _ALL = [
     # worked examples
     Code("E701", "example expects something its rules never produce"),
     Code("E790", "worked example failed"),
+    # sequences
+    Code("E801", "a sequence that cannot run"),
     # hygiene
     Code("W101", "declared but never used"),
     Code("W102", "rule cites no source"),

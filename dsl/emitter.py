@@ -27,6 +27,7 @@ from dsl import types as t
 from dsl.analysis import effect_exprs, walk
 from dsl.analysis.order import settle_order
 from dsl.runtime import Dice
+from dsl.semantics import constant_value
 from dsl.writer import CodeWriter, literal
 
 _RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -785,6 +786,29 @@ class Emitter:
         w.dedent()
         w.line(")")
         w.blank()
+        self._sequences()
+
+    def _sequences(self) -> None:
+        """`each round ...`: how the rules with a sequence are resolved over rounds."""
+        w = self.w
+        w.line("_SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({")
+        w.indent()
+        for rule in self.book.rules.values():
+            seq = rule.sequence
+            if seq is None:
+                continue
+            until = _tuple([literal(x) for x in seq.until]) if seq.until is not None else "None"
+            then = "None"
+            if seq.then is not None:
+                then = f"({literal(seq.then[0])}, {_constant_literal(constant_value(seq.then[1], self.book))})"
+            totals = _tuple([literal(x) for x in seq.totals])
+            w.line(
+                f"{literal(rule.name)}: SequenceSpec({literal(rule.name)}, {literal(seq.unit)}, "
+                f"{literal(seq.counter)}, {seq.start}, {until}, {then}, {totals}),"
+            )
+        w.dedent()
+        w.line("})")
+        w.blank()
 
     def _orders(self) -> None:
         """`order STAT: ...`: the stats whose modifiers apply in the order the book states."""
@@ -804,14 +828,19 @@ class Emitter:
         w = self.w
         book = self.book
         w.blank()
-        w.line("def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:")
+        w.call(
+            "def resolve",
+            ["names: str | Sequence[str]", "/", "*", "rounds: int | None = None", "**inputs: object"],
+            " -> Resolution:",
+        )
         w.indent()
         w.docstring(
             "Resolve a situation in which the named rules and tables apply together.\n\n"
             "Inputs not given take their defaults (see INPUTS).  Modifiers stack across the\n"
-            "rules; a bad rule name or input raises RuleInputError."
+            "rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule\n"
+            "with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`)."
         )
-        w.line("return resolve_with(_BOOK, names, inputs)")
+        w.line("return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)")
         w.dedent()
         exported = list(PUBLIC_NAMES)
         for rule in book.rules.values():
@@ -846,7 +875,8 @@ class Emitter:
         w = self.w
         params = []
         arguments = []
-        taken = set(self.reserved)
+        sequence = name in self.book.rules and self.book.rules[name].sequence is not None
+        taken = set(self.reserved) | ({"rounds"} if sequence else set())
         for var_name in reads:
             var = self.book.vars[var_name]
             param = python_name(var_name, taken)
@@ -859,6 +889,8 @@ class Emitter:
         if table:
             param = python_name("roll", taken)
             params.append(f"{param}: int | None = None")
+        if sequence:
+            params.append("rounds: int | None = None")
         w.blank()
         w.blank()
         w.line("@inputs_by_name")
@@ -880,7 +912,10 @@ class Emitter:
             w.indent()
             w.line(f"given['roll'] = {param}")
             w.dedent()
-        w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
+        if sequence:
+            w.line(f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, rounds, signature=True)")
+        else:
+            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         w.dedent()
 
 

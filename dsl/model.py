@@ -233,6 +233,22 @@ class Example:
     expectations: tuple[n.Expectation, ...]
     span: Span
     given_at: tuple[Span, ...] = ()  # where each given value is named
+    rounds: int | None = None  # `over 3 rounds`: resolved as a sequence of so many rounds
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """`each round COUNTER: ...`: what changes from round to round when the rule is resolved over
+    rounds (`rounds=N`).  `until` is (roll, outcome) with the outcome as a resolution names it
+    (`success`, `failure`, a tier); `then` the input set from the round after it, with its value."""
+
+    unit: str
+    counter: str
+    start: int
+    until: tuple[str, str] | None
+    then: tuple[str, n.Expr] | None
+    totals: tuple[str, ...]
+    span: Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +262,7 @@ class Rule:
     examples: tuple[Example, ...]
     reads: tuple[str, ...]  # the inputs and stats it reads or changes, composed parts included
     span: Span
+    sequence: Sequence | None = None  # `each round ...`: how it is resolved over rounds
 
 
 @dataclass(frozen=True, slots=True)

@@ -460,6 +460,22 @@ class AsStmt(Statement):
     bindings: tuple[Binding, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SequenceBlock(Statement):
+    """`each round asphyxiation_round: ...`: the rule resolved round after round, the input
+    `counter` counting the rounds from `start` (1 when not stated); the roll outcome that ends
+    the sequence (`until hold_breath fails`), or with `then` sets an input from the next round
+    on; and the derived values that add up over the rounds (`total leak_damage`)."""
+
+    unit: Name
+    counter: Name
+    start: int | None
+    until_roll: Name | None
+    until_outcome: Name | None
+    then: Binding | None
+    totals: tuple[Name, ...]
+
+
 # ------------------------------------------------------------------ rolls
 
 
@@ -782,11 +798,30 @@ class ExpectSuppressed(Expectation):
 
 
 @dataclass(frozen=True, slots=True)
+class ExpectChance(Expectation):
+    """`chance NAME >= 6 = 1/3`: the chance that a dice value (or, over rounds, a total) meets a
+    bound."""
+
+    name: Name
+    op: str
+    bound: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectLasting(Expectation):
+    """`lasting = 12/25`: over rounds, the chance the sequence lasts them all."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class ExampleDecl(Declaration):
     title: Text
     rules: tuple[Name, ...]
     givens: tuple[Binding, ...]
     expectations: tuple[Expectation, ...]
+    rounds: int | None = None  # `over 3 rounds`: the rules resolved as a sequence of 3 rounds
 
 
 # ------------------------------------------------------------------ rules and the book

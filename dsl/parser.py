@@ -1200,10 +1200,12 @@ class Builder(Transformer[Token, Any]):
             if isinstance(child, list):
                 for item in child:
                     (givens if isinstance(item, n.Binding) else expectations).append(item)
+        over = [c for c in children if isinstance(c, tuple) and c and c[0] == "over"]
         return n.ExampleDecl(
             span=self._span(meta),
             title=self._text(title),
             rules=tuple(rules[1:]),
+            rounds=over[-1][1] if over else None,
             givens=tuple(givens),
             expectations=tuple(expectations),
         )
@@ -1237,6 +1239,47 @@ class Builder(Transformer[Token, Any]):
 
     def expect_suppressed(self, meta: Any, name: Token) -> n.ExpectSuppressed:
         return n.ExpectSuppressed(span=self._span(meta), rule=self._name(name))
+
+    def expect_chance(self, meta: Any, name: Token, op: str, bound: n.Expr, value: n.Expr) -> n.ExpectChance:
+        return n.ExpectChance(span=self._span(meta), name=self._name(name), op=op, bound=bound, value=value)
+
+    def expect_lasting(self, meta: Any, value: n.Expr) -> n.ExpectLasting:
+        return n.ExpectLasting(span=self._span(meta), value=value)
+
+    def over_rounds(self, meta: Any, count: Token, unit: Token) -> tuple[str, int]:
+        return ("over", self._int(count))
+
+    # -- sequences
+
+    def sequence_block(self, meta: Any, unit: Token, counter: Token, *children: Any) -> n.SequenceBlock:
+        start = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "from"), None)
+        untils = [c for c in children if isinstance(c, tuple) and c[0] == "until"]
+        if len(untils) > 1:
+            raise _BuildError("a sequence has one `until`: the outcome that ends it", untils[1][4], "E001")
+        until = untils[0] if untils else None
+        totals = tuple(name for c in children if isinstance(c, tuple) and c[0] == "total" for name in c[1])
+        return n.SequenceBlock(
+            span=self._span(meta),
+            unit=self._name(unit),
+            counter=self._name(counter),
+            start=start,
+            until_roll=until[1] if until else None,
+            until_outcome=until[2] if until else None,
+            then=until[3] if until else None,
+            totals=totals,
+        )
+
+    def sequence_start(self, meta: Any, number: Token) -> tuple[str, int]:
+        return ("from", self._int(number))
+
+    def sequence_until(self, meta: Any, roll: Token, outcome: Token, then: Any = None) -> tuple[Any, ...]:
+        return ("until", self._name(roll), self._name(outcome), then, self._span(meta))
+
+    def sequence_total(self, meta: Any, *names: Token) -> tuple[str, tuple[n.Name, ...]]:
+        return ("total", tuple(self._name(name) for name in names))
+
+    def sequence_then(self, meta: Any, name: Token, value: n.Expr) -> n.Binding:
+        return n.Binding(span=self._span(meta), name=self._name(name), value=value)
 
     # -- expressions
 

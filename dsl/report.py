@@ -70,7 +70,7 @@ def resolution_text(resolution: Any) -> str:
         lines.append("derived:")
         width = max(len(k) for k in resolution.derived)
         for name, value in resolution.derived.items():
-            lines.append(f"  {v(name):<{width}}  {v(show(value))}")
+            lines.append(f"  {v(name):<{width}}  {v(show(value))}{dice_summary(value)}")
     if resolution.modifiers:
         lines.append("")
         lines.append("modifiers:")
@@ -134,6 +134,8 @@ def resolution_text(resolution: Any) -> str:
         for item in resolution.restrictions:
             source = f" [{v(item.source)}]" if item.source else ""
             lines.append(f"  - {v(item.text, '    ')}  ({v(item.rule)}{source})")
+    if getattr(resolution, "sequence", None) is not None:
+        lines += sequence_lines(resolution.sequence)
     if resolution.notes:
         lines.append("")
         lines.append("notes:")
@@ -143,3 +145,50 @@ def resolution_text(resolution: Any) -> str:
             else:
                 lines.append(f"  - {v(note.text, '    ')}")
     return "\n".join(lines)
+
+
+def dice_summary(value: Any) -> str:
+    """After a dice value: its range and mean (`: 0 to 9, 145/36 on average`)."""
+    if type(value).__name__ != "Dice" or value.constant:
+        return ""
+    try:
+        chances = value.chances()
+    except ValueError:
+        return ""
+    return f": {show(chances.low)} to {show(chances.high)}, {show(chances.mean)} on average"
+
+
+def sequence_lines(sequence: Any) -> list[str]:
+    """A sequence over rounds: each round's chances, lasting them all, and each total."""
+    v = visible
+    unit = v(sequence.unit)
+    until = f" until {v(sequence.until)}" if sequence.until else ""
+    lines = ["", f"over {len(sequence.rounds)} {unit}s ({v(sequence.counter)}){until}:"]
+    for item in sequence.rounds:
+        rolls = "; ".join(
+            f"{v(name)} " + ", ".join(f"{v(o)} {chance(p)}" for o, p in outcomes.items())
+            for name, outcomes in item.rolls.items()
+        )
+        ends = f", ends {chance(item.ends)}" if sequence.until else ""
+        line = f"  {unit} {item.number}: going {chance(item.going)}{ends}"
+        lines.append(line + (f"; {rolls}" if rolls else ""))
+    if sequence.until:
+        lines.append(f"  lasting all {len(sequence.rounds)}: {chance(sequence.lasting)}")
+    for name, total in sequence.totals.items():
+        lines.append(f"  total {v(name)}: {show(total.low)} to {show(total.high)}, {show(total.mean)} on average")
+        if len(total.table) <= _LISTED:
+            lines.append("    at least: " + ", ".join(f"{show(k)}: {chance(p)}" for k, p in _at_least(total.table)))
+    return lines
+
+
+_LISTED = 40
+"""The most totals whose chances `resolve` lists as text (`--json` lists them all)."""
+
+
+def _at_least(table: Any) -> list[tuple[Any, Fraction]]:
+    found = []
+    left = Fraction(1)
+    for total, p in table:
+        found.append((total, left))
+        left -= p
+    return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
@@ -80,7 +81,7 @@ def _run(example: m.Example, module: Any, book: m.Book) -> ExampleResult:
 
     given = {name: _value(expr, book) for name, expr in example.givens}
     try:
-        resolution = module.resolve(list(example.rules), **given)
+        resolution = module.resolve(list(example.rules), rounds=example.rounds, **given)
     except module.RuleInputError as error:
         fail(example.span, f"the resolver refused the inputs: {error}")
         return result
@@ -200,7 +201,43 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
                 expectation.span,
                 f"expected {expectation.table.text}.{expectation.column.text} = {show(wanted)}, got {show(actual)}",
             )
+    elif isinstance(expectation, n.ExpectChance):
+        _expect_chance(expectation, resolution, book, fail)
+    elif isinstance(expectation, n.ExpectLasting):
+        wanted = _value(expectation.value, book)
+        actual = resolution.sequence.lasting if resolution.sequence is not None else None
+        if actual is None or Fraction(actual) != Fraction(wanted):
+            fail(
+                expectation.span,
+                f"expected the chance of lasting every round = {_chance(wanted)}, got {_chance(actual)}",
+            )
     elif isinstance(expectation, n.ExpectSuppressed):
         rule = expectation.rule.text
         if not any(x.rule == rule and x.status != "applied" for x in resolution.modifiers):
             fail(expectation.span, f"expected a modifier of `{rule}` to be suppressed or overridden; none was")
+
+
+def _expect_chance(expectation: n.ExpectChance, resolution: Any, book: m.Book, fail: _Fail) -> None:
+    """`chance NAME >= 6 = P`: of a total over the rounds when the example runs over rounds, else
+    of the value the rules give NAME (dice, or a number: certain)."""
+    name = expectation.name.text
+    wanted = _value(expectation.value, book)
+    bound = _value(expectation.bound, book)
+    sequence = resolution.sequence
+    if sequence is not None and name in sequence.totals:
+        chances = sequence.totals[name]
+        what = f"the total of {name} over {len(sequence.rounds)} {sequence.unit}s"
+    else:
+        found = resolution.derived if name in resolution.derived else resolution.stats
+        if name not in found or isinstance(found[name], (bool, str)):
+            fail(expectation.span, f"expected a chance of {name}, but these rules give it no number or dice")
+            return
+        value = found[name]
+        chances = sys.modules[type(resolution).__module__].Chances.of(value)  # the module's own class
+        what = f"{name} ({show(value)})"
+    actual = chances.chance_that(expectation.op, bound)
+    if Fraction(actual) != Fraction(wanted):
+        fail(
+            expectation.span,
+            f"expected P({what} {expectation.op} {show(bound)}) = {_chance(wanted)}, got {_chance(actual)}",
+        )

@@ -20,7 +20,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
 from operator import add, sub
@@ -1144,6 +1144,7 @@ class Resolution:
     notes: tuple[Note, ...]
     tables: tuple[TableResult, ...]
     trace: tuple[TraceEntry, ...]
+    sequence: SequenceResult | None = None  # resolved over rounds (`rounds=N`): each round, the totals
 
     def roll(self, name: str, rule: str | None = None) -> Roll:
         """The roll called `name` (of `rule`, when several rules call for a roll of that name).
@@ -1167,7 +1168,7 @@ class Resolution:
         return f"<Resolution {', '.join(self.rules)}: {'; '.join(parts) or 'no effect'}>"
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "rulebook": self.rulebook,
             "rules": list(self.rules),
             "inputs": {k: value_json(v) for k, v in self.inputs.items()},
@@ -1182,6 +1183,9 @@ class Resolution:
             "tables": [x.to_dict() for x in self.tables],
             "trace": [x.to_dict() for x in self.trace],
         }
+        if self.sequence is not None:
+            data["sequence"] = self.sequence.to_dict()
+        return data
 
 
 # ---------------------------------------------------------------------------- compiled rules
@@ -2027,7 +2031,9 @@ def roll_result(
             amount = consequence.value(scope) if callable(consequence.value) else consequence.value
             after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
         chance = outcomes.get(consequence.outcome, Fraction(0))
-        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+        consequences.append(
+            Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after))
+        )
     return Roll(
         spec=spec,
         dice=dice,
@@ -2415,8 +2421,7 @@ def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
         dist = book.pool(table.pool)
         if not dist.low <= number <= dist.high:
             raise RuleInputError(
-                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), "
-                f"not {_shown(raw)}"
+                f"input `roll` must be a result of {pool_text(table.pool)} ({dist.low}..{dist.high}), not {_shown(raw)}"
             )
     return number.numerator
 
@@ -2476,10 +2481,12 @@ __all__ = [
     "Resolution",
     "Restriction",
     "Roll",
+    "RoundResult",
     "RuleInfo",
     "RuleInputError",
     "RulebookInfo",
     "Scaled",
+    "SequenceResult",
     "Special",
     "TableResult",
     "TableRow",
@@ -2542,6 +2549,19 @@ class Chances:
         """P(the total is `total` or less)."""
         return sum((chance for value, chance in self.table if value <= total), Fraction(0))
 
+    def chance_that(self, op: str, bound: Fraction | int) -> Fraction:
+        """P(total op bound) for op in <, <=, >, >=, ==, !=: `chance_that(">=", 6)`."""
+        tests: dict[str, Callable[[Fraction], bool]] = {
+            "<": lambda v: v < bound,
+            "<=": lambda v: v <= bound,
+            ">": lambda v: v > bound,
+            ">=": lambda v: v >= bound,
+            "==": lambda v: v == bound,
+            "!=": lambda v: v != bound,
+        }
+        test = tests[op]
+        return sum((chance for value, chance in self.table if test(Fraction(value))), Fraction(0))
+
     def plus(self, other: Chances) -> Chances:
         """The distribution of the sum of two independent totals."""
         if len(self.table) * len(other.table) > _MAX_COMBINATIONS:
@@ -2588,6 +2608,239 @@ def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: 
     if Fraction(bound).denominator != 1:
         raise RuleInputError(f"{op}() keeps dice within a whole number, not {show(Fraction(bound))}")
     return dice.clamped(op, int(bound))
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceSpec:
+    """`each round COUNTER: ...` of a rule: the input counting the rounds, where it starts unless
+    the caller gives it, the (roll, outcome) that ends the sequence, the input it sets from the
+    next round on instead (`then`), and the derived values that add up."""
+
+    rule: str
+    unit: str
+    counter: str
+    start: int
+    until: tuple[str, str] | None = None
+    then: tuple[str, Value] | None = None
+    totals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One round of a sequence: the counter's value; the chance the sequence is still going when
+    the round begins and that it ends in it; the chance of each outcome of each roll made in it
+    (a roll not made while the sequence goes on counts for nothing); and the mean of each total
+    after it."""
+
+    number: int
+    going: Fraction
+    ends: Fraction
+    rolls: Mapping[str, Mapping[str, Fraction]]
+    means: Mapping[str, Fraction]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "going": probability_json(self.going),
+            "ends": probability_json(self.ends),
+            "rolls": {
+                name: {outcome: probability_json(p) for outcome, p in outcomes.items()}
+                for name, outcomes in self.rolls.items()
+            },
+            "means": {name: number_json(mean) for name, mean in self.means.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceResult:
+    """A rule resolved over rounds: each round, the chance of lasting them all (never the `until`
+    outcome; 1 without one), and the exact distribution of each total after the last round."""
+
+    rule: str
+    unit: str
+    counter: str
+    until: str | None
+    rounds: tuple[RoundResult, ...]
+    lasting: Fraction
+    totals: Mapping[str, Chances]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "unit": self.unit,
+            "counter": self.counter,
+            "until": self.until,
+            "rounds": [r.to_dict() for r in self.rounds],
+            "lasting": probability_json(self.lasting),
+            "totals": {name: chances.to_dict() for name, chances in self.totals.items()},
+        }
+
+
+_MAX_ROUNDS = 1000
+"""The most rounds a sequence is resolved over: each round is a resolution or two (one per state:
+still going, or changed by `then`), so a thousand stays well under a second."""
+
+
+def resolve_rounds(
+    book: Book,
+    sequences: Mapping[str, SequenceSpec],
+    names: str | Sequence[str],
+    given: Mapping[str, object],
+    rounds: object,
+    signature: bool = False,
+) -> Resolution:
+    """`resolve(names, rounds=N, ...)`: the situation of the first round, with its sequence over
+    N rounds (`Resolution.sequence`).  Without `rounds`, `resolve_with` alone."""
+    if rounds is None:
+        return resolve_with(book, names, given, signature)
+    if type(rounds) is not int or not 1 <= rounds <= _MAX_ROUNDS:
+        raise RuleInputError(f"rounds is a whole number from 1 to {_MAX_ROUNDS}, not {_shown(rounds)}")
+    chosen = (names,) if isinstance(names, str) else tuple(names)
+    specs = [sequences[name] for name in chosen if isinstance(name, str) and name in sequences]
+    if not specs:
+        first = resolve_with(book, names, given, signature)  # a bad name or input says so first
+        with_sequence = ", ".join(sequences) or "none"
+        raise RuleInputError(
+            f"{', '.join(first.rules)} says nothing changes from round to round (rules with rounds: {with_sequence})"
+        )
+    if len(specs) > 1:
+        raise RuleInputError(f"resolve one sequence at a time: {', '.join(s.rule for s in specs)} each have one")
+    spec = specs[0]
+    start = given.get(spec.counter)
+    if start is None or (signature and start == book.defaults.get(spec.counter)):
+        start = spec.start
+    inputs = {**given, spec.counter: start}
+    first = resolve_with(book, names, inputs, signature)
+    counter = book.inputs[spec.counter]
+    counter.coerce(cast(int, start) + rounds - 1)  # RuleInputError when the rounds run past its range
+    result = _sequence(
+        spec,
+        rounds,
+        lambda number, changed: resolve_with(book, names, _round_inputs(spec, inputs, number, changed), signature),
+        cast(int, start),
+    )
+    return replace(first, sequence=result)
+
+
+def _round_inputs(spec: SequenceSpec, given: Mapping[str, object], number: int, changed: bool) -> dict[str, object]:
+    inputs = {**given, spec.counter: number}
+    if changed and spec.then is not None:
+        inputs[spec.then[0]] = spec.then[1]
+    return inputs
+
+
+def _sequence(
+    spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool], Resolution], start: int
+) -> SequenceResult:
+    """Round after round, the chance of each state (going on; changed by `then`; ended) and, in
+    each state, the distribution of every total so far (weights that add up to the state's
+    chance).  The values of a round do not depend on its roll, so a round adds them to every
+    state it leaves, and a state is split by the chance of the `until` outcome."""
+    one: dict[int | Fraction, Fraction] = {0: Fraction(1)}
+    states: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]] = {
+        "going": (Fraction(1), {name: dict(one) for name in spec.totals})
+    }
+    results: list[RoundResult] = []
+    for index in range(rounds):
+        number = start + index
+        following: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]] = {}
+        rolled: dict[str, dict[str, Fraction]] = {}
+        going = states["going"][0] if "going" in states else Fraction(0)
+        ends = Fraction(0)
+        for state, (mass, totals) in states.items():
+            if state == "ended" or not mass:
+                _merge(following, state, mass, totals)
+                continue
+            resolution = resolve_round(number, state == "changed")
+            added = {name: _convolved(totals[name], _round_value(resolution, name, spec)) for name in spec.totals}
+            for roll in resolution.rolls:
+                outcomes = rolled.setdefault(roll.name, {})
+                for outcome, p in roll.outcomes.items():
+                    outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + mass * p
+            end = _end_chance(resolution, spec) if state == "going" else Fraction(0)
+            ends += mass * end
+            if end != 1:
+                _merge(following, state, mass * (1 - end), _scaled(added, 1 - end))
+            if end:
+                after = "changed" if spec.then is not None else "ended"
+                _merge(following, after, mass * end, _scaled(added, end))
+        states = following
+        means = {
+            name: sum((Fraction(v) * p for _, totals in states.values() for v, p in totals[name].items()), Fraction(0))
+            for name in spec.totals
+        }
+        results.append(RoundResult(number, going, ends, rolled, means))
+    final: dict[str, Chances] = {}
+    for name in spec.totals:
+        combined: dict[int | Fraction, Fraction] = {}
+        for _, totals in states.values():
+            for value, p in totals[name].items():
+                combined[value] = combined.get(value, Fraction(0)) + p
+        final[name] = Chances(tuple(sorted((v, p) for v, p in combined.items() if p)))
+    lasting = states["going"][0] if "going" in states else Fraction(0)
+    until = f"{spec.until[0]} {spec.until[1]}" if spec.until is not None else None
+    return SequenceResult(spec.rule, spec.unit, spec.counter, until, tuple(results), lasting, final)
+
+
+def _round_value(resolution: Resolution, name: str, spec: SequenceSpec) -> Chances:
+    """What a derived value adds in a round: its distribution, or 0 when the round derives none."""
+    value = resolution.derived.get(name)
+    if value is None:
+        return Chances(((0, Fraction(1)),))
+    if isinstance(value, (Dice, int, Fraction)) and not isinstance(value, bool):
+        return Chances.of(value)
+    raise RuleInputError(
+        f"`{name}` is {show(value)} in {spec.unit} {resolution.inputs.get(spec.counter)}: not a number to add up"
+    )
+
+
+def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
+    """The chance the `until` outcome comes up this round (0 when the roll is not made)."""
+    if spec.until is None:
+        return Fraction(0)
+    name, outcome = spec.until
+    for roll in resolution.rolls:
+        if roll.name == name:
+            if outcome in roll.outcomes:
+                return roll.outcomes[outcome]
+            if roll.probability is not None and outcome in ("success", "failure"):
+                return roll.probability if outcome == "success" else Fraction(1) - roll.probability
+    return Fraction(0)
+
+
+def _convolved(weights: dict[int | Fraction, Fraction], value: Chances) -> dict[int | Fraction, Fraction]:
+    if len(weights) * len(value.table) > _MAX_COMBINATIONS:
+        raise RuleInputError("a total over the rounds has too many values to work out exactly: fewer rounds")
+    combined: dict[int | Fraction, Fraction] = {}
+    for a, pa in weights.items():
+        for b, pb in value.table:
+            key = whole(Fraction(a) + b)
+            combined[key] = combined.get(key, Fraction(0)) + pa * pb
+    return combined
+
+
+def _scaled(
+    totals: dict[str, dict[int | Fraction, Fraction]], factor: Fraction
+) -> dict[str, dict[int | Fraction, Fraction]]:
+    return {name: {v: p * factor for v, p in weights.items()} for name, weights in totals.items()}
+
+
+def _merge(
+    states: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]],
+    state: str,
+    mass: Fraction,
+    totals: dict[str, dict[int | Fraction, Fraction]],
+) -> None:
+    found = states.get(state)
+    if found is None:
+        states[state] = (mass, totals)
+        return
+    merged = {name: dict(weights) for name, weights in found[1].items()}
+    for name, weights in totals.items():
+        into = merged[name]
+        for v, p in weights.items():
+            into[v] = into.get(v, Fraction(0)) + p
+    states[state] = (found[0] + mass, merged)
 
 # ----------------------------------------------------------------------------
 # rulebook spot_rules_a_to_e
@@ -8296,13 +8549,23 @@ _BOOK: Final = Book(
     resistance_op='<=',
 )
 
-def resolve(names: str | Sequence[str], /, **inputs: object) -> Resolution:
+_SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
+})
+
+def resolve(
+    names: str | Sequence[str],
+    /,
+    *,
+    rounds: int | None = None,
+    **inputs: object,
+) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
 
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
-    rules; a bad rule name or input raises RuleInputError.
+    rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
+    with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
     """
-    return resolve_with(_BOOK, names, inputs)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
 @inputs_by_name
 def skill_roll(

@@ -63,8 +63,41 @@ def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m
                 cx.constant(expectation.value, var.type, f"`{var.name}`")
             elif value is not None:
                 cx.typer.infer(value, Scope())
-        elif isinstance(expectation, n.ExpectRoll):
+        elif isinstance(expectation, (n.ExpectRoll, n.ExpectChance, n.ExpectLasting)):
             cx.constant(expectation.value, t.Numeric("number", Fraction(0), Fraction(1)), "a probability")
+            if isinstance(expectation, n.ExpectChance):
+                cx.constant(expectation.bound, t.Numeric("number"), "the bound of a chance")
         elif value is not None:
             cx.typer.infer(value, Scope())
-    return m.Example(decl.title.value, tuple(rules), tuple(givens), decl.expectations, decl.span, tuple(given_at))
+    _rounds(cx, decl, rules)
+    return m.Example(
+        decl.title.value, tuple(rules), tuple(givens), decl.expectations, decl.span, tuple(given_at), decl.rounds
+    )
+
+
+def _has_sequence(decl: n.RuleDecl) -> bool:
+    return any(isinstance(statement, n.SequenceBlock) for statement in decl.body)
+
+
+def _rounds(cx: Context, decl: n.ExampleDecl, rules: list[str]) -> None:
+    """`over N rounds` needs a rule with a sequence; `lasting` needs `over N rounds`."""
+    if decl.rounds is not None:
+        # a rule whose `each` block is wrong is reported there: its examples are not news
+        stated = [name for name in rules if name in cx.rule_decls and _has_sequence(cx.rule_decls[name])]
+        if decl.rounds < 1:
+            cx.reporter.report("E801", "an example runs over 1 round or more", decl.title.span)
+        elif not stated:
+            cx.reporter.report(
+                "E801",
+                f"none of {', '.join(rules)} says what changes from round to round",
+                decl.title.span,
+                "give the rule a sequence: `each round COUNTER:`",
+            )
+    for expectation in decl.expectations:
+        if isinstance(expectation, n.ExpectLasting) and decl.rounds is None:
+            cx.reporter.report(
+                "E801",
+                "`lasting` is the chance of lasting every round of a sequence",
+                expectation.span,
+                "say how many: `over 3 rounds`",
+            )

@@ -19,6 +19,7 @@ from dsl.analysis.examples import analyze_example
 from dsl.analysis.exprs import effect_exprs, names_in, names_read, substitute, with_starts
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.analysis.rolls import analyze_roll
+from dsl.analysis.sequences import analyze_sequence
 from dsl.diagnostics import did_you_mean
 from dsl.infer import Scope
 from dsl.printer import expr_text
@@ -48,6 +49,7 @@ def analyze_rule(cx: Context, decl: n.RuleDecl) -> m.Rule:
         reads=_reads(cx, part.key),
         span=decl.span,
     )
+    rule = dataclasses.replace(rule, sequence=analyze_sequence(cx, decl, rule))
     examples = tuple(x for x in (analyze_example(cx, e, rule) for e in decl.examples) if x is not None)
     return dataclasses.replace(rule, examples=examples)
 

@@ -47,7 +47,7 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
     never = f"rule `{example.rules[0]}` never" if len(example.rules) == 1 else f"none of {rules}"
     _givens(example, book, reporter, rules)
     for expectation in example.expectations:
-        if isinstance(expectation, n.ExpectValue):
+        if isinstance(expectation, (n.ExpectValue, n.ExpectChance)):
             name = expectation.name.text
             if name not in stats | derives:
                 reporter.report(
