@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
@@ -12,7 +11,7 @@ from dsl import nodes as n
 from dsl.checks.examples import all_examples
 from dsl.compiler import Compiled, generate, load_module
 from dsl.diagnostics import Diagnostic, Span, render
-from dsl.runtime import Dice, show
+from dsl.runtime import Chances, Dice, show
 from dsl.semantics import constant_value
 
 
@@ -225,17 +224,18 @@ def _expect_chance(expectation: n.ExpectChance, resolution: Any, book: m.Book, f
     bound = _value(expectation.bound, book)
     sequence = resolution.sequence
     if sequence is not None and name in sequence.totals:
-        chances = sequence.totals[name]
+        table = sequence.totals[name].table
         what = f"the total of {name} over {len(sequence.rounds)} {sequence.unit}s"
     else:
         found = resolution.derived if name in resolution.derived else resolution.stats
-        if name not in found or isinstance(found[name], (bool, str)):
+        value = found.get(name)
+        if value is None or isinstance(value, (bool, str)):
             fail(expectation.span, f"expected a chance of {name}, but these rules give it no number or dice")
             return
-        value = found[name]
-        chances = sys.modules[type(resolution).__module__].Chances.of(value)  # the module's own class
+        # the module's own Dice: its distribution, read through its table
+        table = value.chances().table if type(value).__name__ == "Dice" else ((value, Fraction(1)),)
         what = f"{name} ({show(value)})"
-    actual = chances.chance_that(expectation.op, bound)
+    actual = Chances(tuple(table)).chance_that(expectation.op, bound)
     if Fraction(actual) != Fraction(wanted):
         fail(
             expectation.span,

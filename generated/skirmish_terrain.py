@@ -2801,10 +2801,10 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
     name, outcome = spec.until
     for roll in resolution.rolls:
         if roll.name == name:
-            if outcome in roll.outcomes:
-                return roll.outcomes[outcome]
+            # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
             if roll.probability is not None and outcome in ("success", "failure"):
                 return roll.probability if outcome == "success" else Fraction(1) - roll.probability
+            return roll.outcomes.get(outcome, Fraction(0))
     return Fraction(0)
 
 
@@ -4157,7 +4157,7 @@ _spacesuit__derive1: Final = DeriveSpec(
     condition='when leak_turns > 0',
 )
 _spacesuit__text4: Final = TextSpec(
-    key='spacesuit#9',
+    key='spacesuit#10',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -4166,7 +4166,7 @@ _spacesuit__text4: Final = TextSpec(
     condition='',
 )
 _spacesuit__text5: Final = TextSpec(
-    key='spacesuit#10',
+    key='spacesuit#11',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -4175,7 +4175,7 @@ _spacesuit__text5: Final = TextSpec(
     condition='',
 )
 _spacesuit__text6: Final = TextSpec(
-    key='spacesuit#11',
+    key='spacesuit#12',
     rule='spacesuit',
     source='17.11',
     kind='note',
@@ -4184,7 +4184,7 @@ _spacesuit__text6: Final = TextSpec(
     condition='',
 )
 _spacesuit__text7: Final = TextSpec(
-    key='spacesuit#12',
+    key='spacesuit#13',
     rule='spacesuit',
     source='17.11',
     kind='erratum',
@@ -4193,7 +4193,7 @@ _spacesuit__text7: Final = TextSpec(
     condition='',
 )
 _spacesuit__text8: Final = TextSpec(
-    key='spacesuit#13',
+    key='spacesuit#14',
     rule='spacesuit',
     source='17.11',
     kind='erratum',
@@ -4323,6 +4323,7 @@ _BOOK: Final = Book(
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
+    'spacesuit': SequenceSpec('spacesuit', 'turn', 'leak_turns', 1, None, None, ('leak_damage',)),
 })
 
 def resolve(
@@ -4656,7 +4657,13 @@ def microgravity(
     return resolve_with(_BOOK, ('microgravity',), given, signature=True)
 
 @inputs_by_name
-def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolution:
+def spacesuit(
+    *,
+    DEX: int = 10,
+    MOV: int = 10,
+    leak_turns: int = 0,
+    rounds: int | None = None,
+) -> Resolution:
     """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
     - DEX -2
@@ -4666,7 +4673,7 @@ def spacesuit(*, DEX: int = 10, MOV: int = 10, leak_turns: int = 0) -> Resolutio
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}
-    return resolve_with(_BOOK, ('spacesuit',), given, signature=True)
+    return resolve_rounds(_BOOK, _SEQUENCES, ('spacesuit',), given, rounds, signature=True)
 
 @inputs_by_name
 def recoil_push(*, recoil_st: int = 0) -> Resolution:

@@ -2801,10 +2801,10 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
     name, outcome = spec.until
     for roll in resolution.rolls:
         if roll.name == name:
-            if outcome in roll.outcomes:
-                return roll.outcomes[outcome]
+            # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
             if roll.probability is not None and outcome in ("success", "failure"):
                 return roll.probability if outcome == "success" else Fraction(1) - roll.probability
+            return roll.outcomes.get(outcome, Fraction(0))
     return Fraction(0)
 
 
@@ -6672,7 +6672,7 @@ _asphyxiation__mod3: Final = ModSpec(
     label='surprised, no breath',
 )
 _asphyxiation__roll1: Final = RollSpec(
-    key='asphyxiation#5',
+    key='asphyxiation#5.1',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     name='hold_breath',
@@ -6687,7 +6687,7 @@ _asphyxiation__roll1: Final = RollSpec(
     tiers=(),
     ties=None,
     notes=(),
-    condition='',
+    condition='unless breath_failed',
 )
 _asphyxiation__roll2: Final = RollSpec(
     key='asphyxiation#6.1',
@@ -6715,7 +6715,7 @@ _asphyxiation__derive1: Final = DeriveSpec(
     condition='when breath_failed',
 )
 _asphyxiation__text1: Final = TextSpec(
-    key='asphyxiation#8',
+    key='asphyxiation#9',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     kind='note',
@@ -6724,7 +6724,7 @@ _asphyxiation__text1: Final = TextSpec(
     condition='',
 )
 _asphyxiation__text2: Final = TextSpec(
-    key='asphyxiation#9',
+    key='asphyxiation#10',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     kind='note',
@@ -6733,7 +6733,7 @@ _asphyxiation__text2: Final = TextSpec(
     condition='',
 )
 _asphyxiation__text3: Final = TextSpec(
-    key='asphyxiation#10',
+    key='asphyxiation#11',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     kind='erratum',
@@ -6742,7 +6742,7 @@ _asphyxiation__text3: Final = TextSpec(
     condition='',
 )
 _asphyxiation__text4: Final = TextSpec(
-    key='asphyxiation#11',
+    key='asphyxiation#12',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     kind='erratum',
@@ -6755,7 +6755,7 @@ _rule_asphyxiation: Final[tuple[Step, ...]] = (
     Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].expected', ('when asphyxiation_start == expected',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
     Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].took_breath', ('when asphyxiation_start == surprised_took_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
     Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].no_breath', ('when asphyxiation_start == surprised_no_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('roll', _asphyxiation__roll1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll hold_breath', (), ()), (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('CON', 0),)),
+    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll hold_breath', ('unless breath_failed',), (('breath_failed',),)), (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
     Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll took_a_breath', ('when asphyxiation_start != expected and asphyxiation_round == 1',), (('asphyxiation_start', 'asphyxiation_round'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
     Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'derive damage_per_round', ('when breath_failed',), (('breath_failed',),)), lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
     Step('text', _asphyxiation__text1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.', (), ()), None, ()),
@@ -6768,7 +6768,7 @@ _rule_asphyxiation: Final[tuple[Step, ...]] = (
 - breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
 - breath_multiplier = breath_by_round[asphyxiation_round].took_breath (when asphyxiation_start == surprised_took_breath)
 - breath_multiplier = breath_by_round[asphyxiation_round].no_breath (when asphyxiation_start == surprised_no_breath)
-- roll hold_breath: d100 <= CON * breath_multiplier
+- roll hold_breath: d100 <= CON * breath_multiplier (unless breath_failed)
 - roll took_a_breath: d100 <= luck (when asphyxiation_start != expected and asphyxiation_round == 1)
 - derive damage_per_round = asphyxiation_damage[substance] (when breath_failed)
 """
@@ -7685,7 +7685,7 @@ _disease_recovery__roll1: Final = RollSpec(
     condition='when diseased',
 )
 _disease_recovery__text1: Final = TextSpec(
-    key='disease_recovery#3',
+    key='disease_recovery#4',
     rule='disease_recovery',
     source='7. Disease',
     kind='note',
@@ -7694,7 +7694,7 @@ _disease_recovery__text1: Final = TextSpec(
     condition='',
 )
 _disease_recovery__text2: Final = TextSpec(
-    key='disease_recovery#4',
+    key='disease_recovery#5',
     rule='disease_recovery',
     source='7. Disease',
     kind='erratum',
@@ -8299,14 +8299,23 @@ _table_asphyxiation_damage: Final = TableSpec(
     inputs=('substance', ),
     columns=('value', ),
     rows=(
-        RowSpec(None, None, 'water', False, 'water', ('1D8', ), ()),
-        RowSpec(None, None, 'smoke', False, 'smoke', ('1D4', ), ()),
-        RowSpec(None, None, 'dense_smoke', False, 'dense_smoke', ('1D6', ), ()),
-        RowSpec(None, None, 'poison_gas', False, 'poison_gas', ('1D8 plus its corrosive effect, if any', ), ()),
+        RowSpec(None, None, 'water', False, 'water', (Dice(((1, 8),)), ), ()),
+        RowSpec(None, None, 'smoke', False, 'smoke', (Dice(((1, 4),)), ), ()),
+        RowSpec(None, None, 'dense_smoke', False, 'dense_smoke', (Dice(((1, 6),)), ), ()),
+        RowSpec(None, None, 'poison_gas', False, 'poison_gas', (Dice(((1, 8),)), ), ()),
     ),
     above=None,
     becomes=None,
     overflow_step=None,
+    notes=(
+        Note(
+            'asphyxiation_damage',
+            '7. Choking, Drowning, and Asphyxiation',
+            'Poison gas does 1D8 plus its corrosive effect, if any.',
+            None,
+            'note',
+        ),
+    ),
 )
 
 # table illness_severity
@@ -8550,6 +8559,8 @@ _BOOK: Final = Book(
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
+    'asphyxiation': SequenceSpec('asphyxiation', 'round', 'asphyxiation_round', 1, ('hold_breath', 'failure'), ('breath_failed', True), ('damage_per_round',)),
+    'disease_recovery': SequenceSpec('disease_recovery', 'day', 'disease_day', 2, ('recover', 'success'), None, ()),
 })
 
 def resolve(
@@ -9371,13 +9382,14 @@ def asphyxiation(
     substance: Literal['water', 'smoke', 'dense_smoke', 'poison_gas'] = 'water',
     breath_failed: bool = False,
     breath_multiplier: int = 10,
+    rounds: int | None = None,
 ) -> Resolution:
     """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
     - breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
     - breath_multiplier = breath_by_round[asphyxiation_round].took_breath (when asphyxiation_start == surprised_took_breath)
     - breath_multiplier = breath_by_round[asphyxiation_round].no_breath (when asphyxiation_start == surprised_no_breath)
-    - roll hold_breath: d100 <= CON * breath_multiplier
+    - roll hold_breath: d100 <= CON * breath_multiplier (unless breath_failed)
     - roll took_a_breath: d100 <= luck (when asphyxiation_start != expected and asphyxiation_round == 1)
     - derive damage_per_round = asphyxiation_damage[substance] (when breath_failed)
     """
@@ -9391,7 +9403,7 @@ def asphyxiation(
         'breath_failed': breath_failed,
         'breath_multiplier': breath_multiplier,
     }
-    return resolve_with(_BOOK, ('asphyxiation',), given, signature=True)
+    return resolve_rounds(_BOOK, _SEQUENCES, ('asphyxiation',), given, rounds, signature=True)
 
 @inputs_by_name
 def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
@@ -9612,6 +9624,7 @@ def disease_recovery(
     disease_day: int = 2,
     recovery_fumbles: int = 0,
     strain: int = 0,
+    rounds: int | None = None,
 ) -> Resolution:
     """Disease: recovery (7. Disease).
 
@@ -9625,7 +9638,7 @@ def disease_recovery(
         'recovery_fumbles': recovery_fumbles,
         'strain': strain,
     }
-    return resolve_with(_BOOK, ('disease_recovery',), given, signature=True)
+    return resolve_rounds(_BOOK, _SEQUENCES, ('disease_recovery',), given, rounds, signature=True)
 
 @inputs_by_name
 def disengaging(

@@ -2801,10 +2801,10 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
     name, outcome = spec.until
     for roll in resolution.rolls:
         if roll.name == name:
-            if outcome in roll.outcomes:
-                return roll.outcomes[outcome]
+            # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
             if roll.probability is not None and outcome in ("success", "failure"):
                 return roll.probability if outcome == "success" else Fraction(1) - roll.probability
+            return roll.outcomes.get(outcome, Fraction(0))
     return Fraction(0)
 
 
@@ -3467,11 +3467,18 @@ _falling__derive4: Final = DeriveSpec(
     key='falling#8.1',
     rule='falling',
     source='Falling',
+    name='fall_taken',
+    condition='when fall_dice > 0',
+)
+_falling__derive5: Final = DeriveSpec(
+    key='falling#9.1',
+    rule='falling',
+    source='Falling',
     name='stake_damage',
     condition='when stake',
 )
 _falling__text1: Final = TextSpec(
-    key='falling#8.2',
+    key='falling#9.2',
     rule='falling',
     source='Falling',
     kind='note',
@@ -3480,7 +3487,7 @@ _falling__text1: Final = TextSpec(
     condition='when stake',
 )
 _falling__text2: Final = TextSpec(
-    key='falling#9',
+    key='falling#10',
     rule='falling',
     source='Falling',
     kind='note',
@@ -3489,7 +3496,7 @@ _falling__text2: Final = TextSpec(
     condition='',
 )
 _falling__text3: Final = TextSpec(
-    key='falling#10',
+    key='falling#11',
     rule='falling',
     source='Falling',
     kind='note',
@@ -3498,7 +3505,7 @@ _falling__text3: Final = TextSpec(
     condition='',
 )
 _falling__text4: Final = TextSpec(
-    key='falling#11',
+    key='falling#12',
     rule='falling',
     source='Falling',
     kind='erratum',
@@ -3507,7 +3514,7 @@ _falling__text4: Final = TextSpec(
     condition='',
 )
 _falling__text5: Final = TextSpec(
-    key='falling#12',
+    key='falling#13',
     rule='falling',
     source='Falling',
     kind='erratum',
@@ -3516,7 +3523,7 @@ _falling__text5: Final = TextSpec(
     condition='',
 )
 _falling__text6: Final = TextSpec(
-    key='falling#13',
+    key='falling#14',
     rule='falling',
     source='Falling',
     kind='erratum',
@@ -3533,7 +3540,8 @@ _rule_falling: Final[tuple[Step, ...]] = (
     Step('derive', _falling__derive1, (lambda s: s.e['fall_dice'] > 0,), TraceSpec('falling', 'Falling', 'derive fall_damage', ('when fall_dice > 0',), (('fall_dice',),)), lambda s: Dice.pool(int(s.e['fall_dice']), 6), ()),
     Step('derive', _falling__derive2, (lambda s: s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('when fall_distance <= 3',), (('fall_distance',),)), lambda s: round_value(Fraction(s.v['armor']) / 2, 'up'), (('fall_distance', 0), ('armor', 1))),
     Step('derive', _falling__derive3, (lambda s: not s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('unless fall_distance <= 3',), (('fall_distance',),)), lambda s: 0, (('fall_distance', 0),)),
-    Step('derive', _falling__derive4, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'derive stake_damage', ('when stake',), (('stake',),)), lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
+    Step('derive', _falling__derive4, (lambda s: s.e['fall_dice'] > 0,), TraceSpec('falling', 'Falling', 'derive fall_taken', ('when fall_dice > 0',), (('fall_dice',),)), lambda s: clamp_dice('max', s.e['fall_damage'].plus(-s.e['fall_armor']), 0), ()),
+    Step('derive', _falling__derive5, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'derive stake_damage', ('when stake',), (('stake',),)), lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
     Step('text', _falling__text1, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'note: Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.', ('when stake',), (('stake',),)), None, (('stake', 0),)),
     Step('text', _falling__text2, (), TraceSpec('falling', 'Falling', "note: With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.", (), ()), None, ()),
     Step('text', _falling__text3, (), TraceSpec('falling', 'Falling', 'note: The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.', (), ()), None, ()),
@@ -3550,6 +3558,7 @@ _rule_falling: Final[tuple[Step, ...]] = (
 - derive fall_damage = fall_dice d6 (when fall_dice > 0)
 - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
 - derive fall_armor = 0 (unless fall_distance <= 3)
+- derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
 - derive stake_damage = d10 + 1 (when stake)
 """
 
@@ -7458,6 +7467,7 @@ _BOOK: Final = Book(
         'derive blast_locations',
         'derive fall_damage',
         'derive fall_armor',
+        'derive fall_taken',
         'derive stake_damage',
         'derive fire_damage',
         'derive fire_locations',
@@ -7632,6 +7642,7 @@ def falling(
     - derive fall_damage = fall_dice d6 (when fall_dice > 0)
     - derive fall_armor = armor / 2 round up (when fall_distance <= 3)
     - derive fall_armor = 0 (unless fall_distance <= 3)
+    - derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
     - derive stake_damage = d10 + 1 (when stake)
     """
     given: dict[str, object] = {

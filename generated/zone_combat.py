@@ -2801,10 +2801,10 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
     name, outcome = spec.until
     for roll in resolution.rolls:
         if roll.name == name:
-            if outcome in roll.outcomes:
-                return roll.outcomes[outcome]
+            # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
             if roll.probability is not None and outcome in ("success", "failure"):
                 return roll.probability if outcome == "success" else Fraction(1) - roll.probability
+            return roll.outcomes.get(outcome, Fraction(0))
     return Fraction(0)
 
 
