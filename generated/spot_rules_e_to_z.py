@@ -2706,18 +2706,22 @@ def resolve_rounds(
     if len(specs) > 1:
         raise RuleInputError(f"resolve one sequence at a time: {', '.join(s.rule for s in specs)} each have one")
     spec = specs[0]
-    start = given.get(spec.counter)
-    if start is None or (signature and start == book.defaults.get(spec.counter)):
-        start = spec.start
+    counter = book.inputs[spec.counter]
+    raw = given.get(spec.counter)
+    unsaid = raw is None or (signature and raw == book.defaults.get(spec.counter))
+    start = spec.start if unsaid else int(cast(int, counter.coerce(raw)))
+    last = start + rounds - 1
+    if counter.high is not None and last > counter.high:
+        raise RuleInputError(
+            f"{rounds} {spec.unit}s from {spec.counter} {start} run to {last}, past its highest, {show(counter.high)}"
+        )
     inputs = {**given, spec.counter: start}
     first = resolve_with(book, names, inputs, signature)
-    counter = book.inputs[spec.counter]
-    counter.coerce(cast(int, start) + rounds - 1)  # RuleInputError when the rounds run past its range
     result = _sequence(
         spec,
         rounds,
         lambda number, changed: resolve_with(book, names, _round_inputs(spec, inputs, number, changed), signature),
-        cast(int, start),
+        start,
     )
     return replace(first, sequence=result)
 

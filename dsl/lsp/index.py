@@ -321,6 +321,13 @@ class _Walker:
         if node.unit is not None:
             self.refer_name(node.unit, ("unit",))
 
+    def _SequenceBlock(self, node: n.SequenceBlock, ctx: _Context) -> None:
+        self.refer_name(node.counter, VARIABLES)
+        if node.until_roll is not None:
+            self.refer(node.until_roll.span, self.find(("roll",), node.until_roll.text, ctx.rule))
+        for name in node.totals:
+            self.refer(name.span, self.find(("derive",), name.text, ctx.rule))
+
     def _AsStmt(self, node: n.AsStmt, ctx: _Context) -> None:
         for name in node.rules:
             self.refer_name(name, _RULES_AND_TABLES)
