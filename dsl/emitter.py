@@ -140,6 +140,10 @@ class Emitter:
         for index, key in enumerate(book.parts, start=1):
             self.private.part(key, book.parts[key].rule, index)
         self.lazy_tables: dict[str, bool] = {}
+        # the parameter that asks for a sequence over rounds; `rounds_` in a book with an input `rounds`
+        self.rounds = "rounds"
+        while self.rounds in book.vars:
+            self.rounds += "_"
 
     # ------------------------------------------------------------------ module
 
@@ -830,17 +834,17 @@ class Emitter:
         w.blank()
         w.call(
             "def resolve",
-            ["names: str | Sequence[str]", "/", "*", "rounds: int | None = None", "**inputs: object"],
+            ["names: str | Sequence[str]", "/", "*", f"{self.rounds}: int | None = None", "**inputs: object"],
             " -> Resolution:",
         )
         w.indent()
         w.docstring(
             "Resolve a situation in which the named rules and tables apply together.\n\n"
             "Inputs not given take their defaults (see INPUTS).  Modifiers stack across the\n"
-            "rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule\n"
+            f"rules; a bad rule name or input raises RuleInputError.  `{self.rounds}`: resolve a rule\n"
             "with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`)."
         )
-        w.line("return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)")
+        w.line(f"return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, {self.rounds})")
         w.dedent()
         exported = list(PUBLIC_NAMES)
         for rule in book.rules.values():
@@ -876,7 +880,7 @@ class Emitter:
         params = []
         arguments = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
-        taken = set(self.reserved) | ({"rounds"} if sequence else set())
+        taken = set(self.reserved) | ({self.rounds} if sequence else set())
         for var_name in reads:
             var = self.book.vars[var_name]
             param = python_name(var_name, taken)
@@ -890,7 +894,7 @@ class Emitter:
             param = python_name("roll", taken)
             params.append(f"{param}: int | None = None")
         if sequence:
-            params.append("rounds: int | None = None")
+            params.append(f"{self.rounds}: int | None = None")
         w.blank()
         w.blank()
         w.line("@inputs_by_name")
@@ -913,7 +917,9 @@ class Emitter:
             w.line(f"given['roll'] = {param}")
             w.dedent()
         if sequence:
-            w.line(f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, rounds, signature=True)")
+            w.line(
+                f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, {self.rounds}, signature=True)"
+            )
         else:
             w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         w.dedent()

@@ -1240,8 +1240,11 @@ class Builder(Transformer[Token, Any]):
     def expect_suppressed(self, meta: Any, name: Token) -> n.ExpectSuppressed:
         return n.ExpectSuppressed(span=self._span(meta), rule=self._name(name))
 
-    def expect_chance(self, meta: Any, name: Token, op: str, bound: n.Expr, value: n.Expr) -> n.ExpectChance:
-        return n.ExpectChance(span=self._span(meta), name=self._name(name), op=op, bound=bound, value=value)
+    def expect_chance(self, meta: Any, name: Token, op: str, bound: int, value: n.Expr) -> n.ExpectChance:
+        # the bound is a whole number: `chance NAME >= 6 = ...` (an expression there would leave `=`
+        # after one, and blur the parser's account of `when x = 1`)
+        number = n.Number(span=self._span(meta), value=Fraction(bound), literal=str(bound))
+        return n.ExpectChance(span=self._span(meta), name=self._name(name), op=op, bound=number, value=value)
 
     def expect_lasting(self, meta: Any, value: n.Expr) -> n.ExpectLasting:
         return n.ExpectLasting(span=self._span(meta), value=value)

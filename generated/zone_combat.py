@@ -2717,7 +2717,7 @@ def resolve_rounds(
         )
     inputs = {**given, spec.counter: start}
     first = resolve_with(book, names, inputs, signature)
-    result = _sequence(
+    result = sequence_over(
         spec,
         rounds,
         lambda number, changed: resolve_with(book, names, _round_inputs(spec, inputs, number, changed), signature),
@@ -2733,7 +2733,7 @@ def _round_inputs(spec: SequenceSpec, given: Mapping[str, object], number: int, 
     return inputs
 
 
-def _sequence(
+def sequence_over(
     spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool], Resolution], start: int
 ) -> SequenceResult:
     """Round after round, the chance of each state (going on; changed by `then`; ended) and, in

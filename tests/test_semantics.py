@@ -18,6 +18,7 @@ from dsl.checks.examples import all_examples
 from dsl.runner import _expect
 from dsl.semantics import constant_value
 from dsl.semantics.reference import resolve as reference_resolve
+from dsl.semantics.reference import resolve_over_rounds as reference_over_rounds
 from tests.conftest import FEATURES, FIGURES, RULEBOOKS, compiled, module_for
 from tests.differential import Tally, compare, random_situation, texts_of
 
@@ -60,7 +61,10 @@ def test_the_reference_passes_every_worked_example(path: Path) -> None:
     failures: list[str] = []
     for example in all_examples(book):
         given = {name: constant_value(expr, book) for name, expr in example.givens}
-        resolution = reference_resolve(book, example.rules, given)
+        if example.rounds is None:
+            resolution = reference_resolve(book, example.rules, given)
+        else:
+            resolution = reference_over_rounds(book, example.rules, given, example.rounds)
         for expectation in example.expectations:
             _expect(expectation, resolution, book, lambda span, message, hint=None: failures.append(message))
     assert not failures, "\n".join(failures[:10])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, cast, overload
@@ -36,6 +36,7 @@ from dsl.runtime import (
     Restriction,
     Roll,
     RollSpec,
+    SequenceSpec,
     Special,
     Status,
     TableResult,
@@ -44,6 +45,7 @@ from dsl.runtime import (
     distribution,
     pool_text,
     round_value,
+    sequence_over,
     show,
 )
 from dsl.semantics.values import NoValue, Specials, evaluate, number
@@ -649,7 +651,9 @@ def _ranked(mods: list[tuple[m.ModEffect, Value]], order: m.StatOrder | None) ->
     if order is None or not order.rules:
         return list(range(len(mods)))
     rank = {rule: i for i, rule in enumerate(order.rules)}
-    ranked = iter(sorted((i for i, (e, _) in enumerate(mods) if e.origin in rank), key=lambda i: rank[mods[i][0].origin]))
+    ranked = iter(
+        sorted((i for i, (e, _) in enumerate(mods) if e.origin in rank), key=lambda i: rank[mods[i][0].origin])
+    )
     return [next(ranked) if e.origin in rank else i for i, (e, _) in enumerate(mods)]
 
 
@@ -901,3 +905,29 @@ def _roll_spec(effect: m.RollEffect) -> RollSpec:
         notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
         condition=printer.guard_text(effect.guard),
     )
+
+
+def resolve_over_rounds(
+    book: m.Book, names: str | Sequence[str], given: Mapping[str, object], rounds: int
+) -> Resolution:
+    """A rule's sequence over `rounds` rounds, each round the reference resolution of the rule
+    (the rounds are put together by the runtime's `sequence_over`, checked on its own against an
+    enumeration of every die sequence in tests/test_sequences.py)."""
+    chosen = tuple(dict.fromkeys([names] if isinstance(names, str) else names))
+    rule = next(book.rules[x] for x in chosen if x in book.rules and book.rules[x].sequence is not None)
+    sequence = rule.sequence
+    assert sequence is not None
+    then = None if sequence.then is None else (sequence.then[0], evaluate(sequence.then[1], book, Specials({})))
+    spec = SequenceSpec(
+        rule.name, sequence.unit, sequence.counter, sequence.start, sequence.until, then, sequence.totals
+    )
+    start = int(cast(int, given.get(sequence.counter, sequence.start)))
+    values = {**given, sequence.counter: start}
+
+    def one_round(number: int, changed: bool) -> Resolution:
+        inputs = {**values, sequence.counter: number}
+        if changed and then is not None:
+            inputs[then[0]] = then[1]
+        return resolve(book, chosen, inputs)
+
+    return replace(resolve(book, chosen, values), sequence=sequence_over(spec, rounds, one_round, start))
