@@ -2813,14 +2813,21 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
 
 
 def _convolved(weights: dict[int | Fraction, Fraction], value: Chances) -> dict[int | Fraction, Fraction]:
+    """The weights of a total with one more round's value added (an independent roll)."""
     if len(weights) * len(value.table) > _MAX_COMBINATIONS:
         raise RuleInputError("a total over the rounds has too many values to work out exactly: fewer rounds")
-    combined: dict[int | Fraction, Fraction] = {}
+    # in whole numbers over a common denominator: a Fraction per pair would be most of the cost
+    own = math.lcm(*(p.denominator for p in weights.values()))
+    theirs = math.lcm(*(p.denominator for _, p in value.table))
+    ways = [(b, p.numerator * (theirs // p.denominator)) for b, p in value.table]
+    combined: dict[int | Fraction, int] = {}
     for a, pa in weights.items():
-        for b, pb in value.table:
-            key = whole(Fraction(a) + b)
-            combined[key] = combined.get(key, Fraction(0)) + pa * pb
-    return combined
+        wa = pa.numerator * (own // pa.denominator)
+        for b, wb in ways:
+            key = a + b if type(a) is int and type(b) is int else whole(Fraction(a) + b)
+            combined[key] = combined.get(key, 0) + wa * wb
+    denominator = own * theirs
+    return {key: Fraction(count, denominator) for key, count in combined.items()}
 
 
 def _scaled(
