@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import os
 import re
+import sys
+import tempfile
 import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -48,17 +53,55 @@ class RulecraftIndenter(Indenter):
     tab_len = 4
 
 
+_LARK_OPTIONS: dict[str, Any] = {
+    "parser": "lalr",
+    "propagate_positions": True,
+    "maybe_placeholders": False,
+    "strict": True,
+    "start": ["start", "declarations"],
+}
+
+
 @functools.cache
 def _lark() -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        postlex=RulecraftIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=False,
-        strict=True,
-        start=["start", "declarations"],
-    )
+    """The parser, built once per process.  With a cache directory (dsl/cache.py) its tables are
+    kept there by lark's own cache (checked against the grammar, the options and lark's version):
+    a run after the first loads them instead of building them (about half a second); the file is
+    first written under a temporary name and then renamed, so no run reads half of it."""
+    grammar = grammar_text()
+    saved = _saved_parser_path(grammar)
+    if saved is None:
+        return Lark(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
+    if saved.is_file():
+        return Lark(grammar, postlex=RulecraftIndenter(), cache=str(saved), **_LARK_OPTIONS)
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=saved.parent, prefix=f".{saved.name}.", suffix=".tmp")
+        os.close(handle)
+        os.unlink(temporary)  # lark writes it anew
+    except OSError:
+        return Lark(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
+    try:
+        parser = Lark(grammar, postlex=RulecraftIndenter(), cache=temporary, **_LARK_OPTIONS)
+        os.replace(temporary, saved)
+    except OSError:
+        parser = Lark(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return parser
+
+
+def _saved_parser_path(grammar: str) -> Path | None:
+    from dsl.cache import cache_dir
+
+    root = cache_dir()
+    if root is None:
+        return None
+    import lark
+
+    key = "\0".join([grammar, repr(sorted(_LARK_OPTIONS.items())), lark.__version__, sys.version])
+    return root / f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
 
 
 def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:

@@ -7,8 +7,6 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from dsl.runtime import show
-
 
 def chance(p: Fraction) -> str:
     """An exact probability with its percentage: `7/27 (25.9%)`."""
@@ -55,6 +53,8 @@ def json_text(data: object) -> str:
 
 def resolution_text(resolution: Any) -> str:
     """A resolution for people; every text in it passes through `visible`."""
+    from dsl.runtime import show  # here: `resolve --json` prints without importing the runtime twice
+
     v = visible
     lines = [v(", ".join(resolution.rules))]
     if resolution.stats:
