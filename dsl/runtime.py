@@ -158,6 +158,12 @@ class Dice:
         result: dict[int, Fraction] = {self.bonus: Fraction(1)}
         pieces: list[dict[int, Fraction]] = []
         for count, sides in self.terms:
+            if count > _MAX_POOL_DICE or sides > _MAX_POOL_SIDES:
+                # checked before any work: adding dice one by one costs about count * count * sides
+                raise ValueError(
+                    f"{self} has too many totals to work out exactly: at most {_MAX_POOL_DICE} dice of at most"
+                    f" {_MAX_POOL_SIDES} sides in a pool"
+                )
             dist = distribution(count, sides)
             pieces.append(
                 {
@@ -2092,6 +2098,12 @@ _MAX_HORIZON = 100_000
 
 _MAX_COMBINATIONS = 1_000_000
 """The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
+
+_MAX_POOL_DICE = 100
+_MAX_POOL_SIDES = 1000
+"""The largest pool of a dice value whose distribution is worked out (as the compiler's E303 bound
+for the pools a rulebook writes): a dice input given when resolving (`--set damage=5000d6`) is
+refused at once, not worked on for minutes."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:

@@ -68,7 +68,9 @@ def first_text(book: str) -> str:
             os.environ["RULECRAFT_CACHE_DIR"] = previous
 
 
-def test_text_output_from_the_cache_is_that_of_a_fresh_compile(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_output_from_the_cache_is_that_of_a_fresh_compile(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     commands = [
         ("describe", "skirmish_terrain", "broken_ground"),
         ("describe", "mecha_tables", "terrain_costs"),

@@ -130,3 +130,12 @@ def test_dice_added_by_a_roll_s_changes_count_towards_the_bound() -> None:
     assert [(d.code, d.span.line, d.span.column) for d in compiled.errors] == [("E303", 8, 25)]
     assert "`5d1000` becomes `11d1000`: it has 10,990 possible totals" in compiled.errors[0].message
     assert _checked(text.replace("+6 dice", "+5 dice")).ok
+
+
+def test_a_dice_value_given_when_resolving_is_bounded_before_any_work() -> None:
+    """A dice input (`--set damage=5000d6`) past the pool bound is refused at once: adding 5,000
+    dice one by one would take minutes.  100d6 is inside: totals 100..600, 501 of them."""
+    assert len(runtime.Dice.parse("100d6").totals()) == 501
+    for text in ("5000d6", "101d6", "2d1001", "3d6+101d4"):
+        with pytest.raises(ValueError, match="at most 100 dice of at most 1000 sides"):
+            runtime.Dice.parse(text).totals()
