@@ -25,7 +25,7 @@ from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
 from dsl.emitter import emit
-from dsl.files import RECURSION_LIMIT, limit_lock, recursion_room
+from dsl.files import RECURSION_LIMIT, collector_tuned, limit_lock, recursion_room
 from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
 from dsl.files import rulebook_files as rulebook_files
 from dsl.parser import parse, reserved_words
@@ -91,7 +91,8 @@ class Compiled:
 
 def compile_text(text: str, path: str) -> Compiled:
     """Parse, analyze and check a rulebook's text; every mistake is a diagnostic, never an exception."""
-    return deep(_compile, normalize_newlines(text), path)
+    with collector_tuned():
+        return deep(_compile, normalize_newlines(text), path)
 
 
 def _compile(text: str, path: str) -> Compiled:
@@ -435,7 +436,8 @@ def display_path(path: Path) -> str:
 def generate(compiled: Compiled) -> str:
     """The Python resolver module of a rulebook that checked without errors."""
     assert compiled.book is not None and compiled.ok
-    return deep(emit, compiled.book, Path(compiled.path).name, __version__)
+    with collector_tuned():
+        return deep(emit, compiled.book, Path(compiled.path).name, __version__)
 
 
 _counter = itertools.count()

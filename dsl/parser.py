@@ -113,11 +113,12 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     declarations: list[n.Declaration] = []
     unparsed: set[str] = set()
     broken_header = False
+    builder = Builder(path)
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
         # in a block indented with a tab, the tab (reported already) is the mistake
         quiet = bool(tabbed.intersection(range(start + 1, end + 1)))
-        parsed = _parse_block(lines, start, end, path, reporter, quiet=quiet)
+        parsed = _parse_block(lines, start, end, builder, reporter, quiet=quiet)
         if parsed is None:
             unparsed |= _declared(lines[start:end])
             broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
@@ -179,7 +180,7 @@ def _blocks(lines: list[str]) -> list[int]:
 
 
 def _parse_block(
-    lines: list[str], start: int, end: int, path: str, reporter: Reporter, *, quiet: bool
+    lines: list[str], start: int, end: int, builder: Builder, reporter: Reporter, *, quiet: bool
 ) -> tuple[n.Header | None, list[n.Declaration]] | None:
     """Parse lines[start:end], one top-level block, with positions in the whole file; None when
     it holds a mistake (reported, but a syntax error only unless `quiet`).  The first block may
@@ -189,27 +190,32 @@ def _parse_block(
         tree = _lark().parse(source, start="start" if start == 0 else "declarations")
     except (UnexpectedInput, DedentError) as error:
         found = Reporter()
-        _report_syntax_error(error, source, path, found, last=end == len(lines))
+        _report_syntax_error(error, source, builder.path, found, last=end == len(lines))
         for diagnostic in [] if quiet else found.diagnostics:
             reporter.report(diagnostic.code, diagnostic.message, _shifted(diagnostic.span, start), diagnostic.hint)
         return None
-    _place(tree, start)
+    builder.offset = start  # lark counts lines from the start of the block
     try:
-        built: tuple[n.Header | None, list[n.Declaration]] = Builder(path).transform(tree)
+        built: tuple[n.Header | None, list[n.Declaration]] = builder.transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, _BuildError):
             failed = error.orig_exc
             reporter.report(failed.code, failed.message, failed.span, failed.hint)
             return None
         if isinstance(error.orig_exc, RecursionError):
-            raise error.orig_exc from None  # nested too deeply: the caller reports where
+            _place(tree, start)  # the caller reports where, from the trees being built
+            raise error.orig_exc from None
+        raise
+    except RecursionError:
+        _place(tree, start)
         raise
     return built
 
 
 def _place(tree: Tree[Token], lines: int) -> None:
     """Move a block's parse tree down to where the block is in the file: lark counts lines from
-    the start of the text it is given."""
+    the start of the text it is given.  (Builder adds `offset` to the spans it makes instead;
+    this is for reading positions from the trees themselves.)"""
     if not lines:
         return
     moved: set[int] = set()
@@ -528,6 +534,8 @@ def _unquote(token: Token) -> str:
     garbled character quoted from a source); any other backslash is kept as written.
     """
     body = str(token)[1:-1]
+    if "\\" not in body:
+        return body  # no escape: nothing to read character by character
     out: list[str] = []
     index = 0
     while index < len(body):
@@ -554,6 +562,13 @@ class Builder(Transformer[Token, Any]):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+        self.offset = 0
+        """Lines above the block being built: its trees count lines from its start."""
+        # v_args wraps each method; reading one from the class builds a new bound wrapper (with
+        # functools.update_wrapper) for every tree node.  Bound once here, for every node of a file.
+        for name, method in vars(Builder).items():
+            if hasattr(method, "visit_wrapper"):
+                setattr(self, name, method.__get__(self, Builder))
 
     # -- tokens: every number and die passes here before any method turns it into a value
 
@@ -582,14 +597,17 @@ class Builder(Transformer[Token, Any]):
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
             return Span(self.path, 1, 1, 1, 1)
-        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
+        offset = self.offset
+        return Span(self.path, meta.line + offset, meta.column, meta.end_line + offset, meta.end_column)
 
     def _token_span(self, token: Token) -> Span:
+        offset = self.offset
+        line = token.line + offset if token.line else 1
         return Span(
             self.path,
-            token.line or 1,
+            line,
             token.column or 1,
-            token.end_line or token.line or 1,
+            token.end_line + offset if token.end_line else line,
             token.end_column or (token.column or 1) + len(token.value),
         )
 
@@ -600,6 +618,8 @@ class Builder(Transformer[Token, Any]):
         return n.Text(span=self._token_span(token), value=_unquote(token))
 
     def _int(self, token: Token) -> int:
+        if token.isdigit() and token.isascii():
+            return int(token)
         value = Fraction(str(token))
         if value.denominator != 1:
             raise _BuildError(f"expected a whole number, found `{token}`", self._token_span(token))
