@@ -12,7 +12,7 @@ import stat
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -316,16 +316,11 @@ def _thread(run: Callable[[], None]) -> threading.Thread | None:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _children(node: n.Node) -> Iterator[n.Node]:
+def _field_names(node: n.Node) -> tuple[str, ...]:
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, n.Node):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (item for item in value if isinstance(item, n.Node))
+    return names
 
 
 @dataclass
@@ -342,6 +337,7 @@ def _nesting(declaration: n.Node) -> _Nesting:
     found = _Nesting()
     # (node, `when` blocks around it, its depth within its expression or 0, that expression)
     stack: list[tuple[n.Node, int, int, n.Expr | None]] = [(declaration, 0, 0, None)]
+    push = stack.append
     while stack:
         node, blocks, depth, root = stack.pop()
         if isinstance(node, n.Expr):
@@ -354,7 +350,15 @@ def _nesting(declaration: n.Node) -> _Nesting:
             blocks += 1
             if blocks > MAX_BLOCK_DEPTH and found.too_deep_block is None:
                 found.too_deep_block = node
-        stack.extend((child, blocks, depth, root) for child in _children(node))
+        names = _FIELDS.get(type(node)) or _field_names(node)
+        for name in names:  # the children, in order
+            value = getattr(node, name)
+            if isinstance(value, n.Node):
+                push((value, blocks, depth, root))
+            elif type(value) is tuple:
+                for item in value:
+                    if isinstance(item, n.Node):
+                        push((item, blocks, depth, root))
     return found
 
 

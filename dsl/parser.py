@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -31,7 +31,6 @@ from lark.exceptions import (
     UnexpectedEOF,
     UnexpectedInput,
     UnexpectedToken,
-    VisitError,
 )
 from lark.indenter import DedentError, Indenter
 
@@ -196,18 +195,12 @@ def _parse_block(
         return None
     builder.offset = start  # lark counts lines from the start of the block
     try:
-        built: tuple[n.Header | None, list[n.Declaration]] = builder.transform(tree)
-    except VisitError as error:
-        if isinstance(error.orig_exc, _BuildError):
-            failed = error.orig_exc
-            reporter.report(failed.code, failed.message, failed.span, failed.hint)
-            return None
-        if isinstance(error.orig_exc, RecursionError):
-            _place(tree, start)  # the caller reports where, from the trees being built
-            raise error.orig_exc from None
-        raise
+        built: tuple[n.Header | None, list[n.Declaration]] = builder._build(tree)
+    except _BuildError as failed:
+        reporter.report(failed.code, failed.message, failed.span, failed.hint)
+        return None
     except RecursionError:
-        _place(tree, start)
+        _place(tree, start)  # nested too deeply: the caller reports where, from the trees being built
         raise
     return built
 
@@ -564,11 +557,27 @@ class Builder(Transformer[Token, Any]):
         self.path = path
         self.offset = 0
         """Lines above the block being built: its trees count lines from its start."""
-        # v_args wraps each method; reading one from the class builds a new bound wrapper (with
-        # functools.update_wrapper) for every tree node.  Bound once here, for every node of a file.
-        for name, method in vars(Builder).items():
-            if hasattr(method, "visit_wrapper"):
-                setattr(self, name, method.__get__(self, Builder))
+
+    _METHODS: ClassVar[dict[str, Any]] = {}
+    """The plain function of every rule and token method, by the rule's or token's name."""
+
+    def _build(self, tree: Tree[Token]) -> Any:
+        """What lark's `transform` makes of a tree (children first, then the method of the
+        node's rule, with its meta; a token through the method of its type, if any), with a
+        direct call per node: lark's generic dispatch (a bound wrapper rebuilt per node, a
+        generator per list of children) cost more than the methods themselves."""
+        methods = self._METHODS
+        children = [
+            self._build(child) if isinstance(child, Tree) else self._token(child, methods) for child in tree.children
+        ]
+        method = methods.get(tree.data)
+        if method is None:
+            return Tree(tree.data, children, tree.meta)
+        return method(self, tree.meta, *children)
+
+    def _token(self, token: Any, methods: dict[str, Any]) -> Any:
+        method = methods.get(token.type) if isinstance(token, Token) else None
+        return token if method is None else method(self, token)
 
     # -- tokens: every number and die passes here before any method turns it into a value
 
@@ -1448,3 +1457,8 @@ def keywords() -> frozenset[str]:
     return frozenset(
         t.pattern.value for t in _lark().terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
     )
+
+
+Builder._METHODS = {
+    name: method.base_func for name, method in vars(Builder).items() if hasattr(method, "visit_wrapper")
+}

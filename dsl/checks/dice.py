@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis.exprs import effect_exprs, walk
+from dsl.analysis.exprs import walk
 from dsl.diagnostics import Reporter, Span
 from dsl.infer import MAX_TOTALS
 from dsl.printer import pool_text
@@ -93,13 +93,24 @@ def _dice_values(book: m.Book, reporter: Reporter) -> None:
     whose distribution a resolver could not work out: the resolver's own bounds (dsl/runtime.py
     `Dice.totals`), tried on the value itself, and reported where it is written.  Only the
     expressions that write dice are evaluated; each constant part is tried once, at its top."""
-    expressions = [x for part in book.parts.values() for effect in part.effects for x in effect_exprs(effect)]
+    expressions = [x for part in book.parts.values() for effect in part.effects for x in _valued(effect)]
     expressions += [
         cell.value for table in book.tables.values() for row in table.rows for cell in row.cells if cell.value
     ]
     for expr in expressions:
         if any(isinstance(node, n.DiceLiteral) for node in walk(expr)):
             _try_dice(expr, book, reporter)
+
+
+def _valued(effect: m.Effect) -> list[n.Expr]:
+    """The expressions of an effect that may be dice values (not its conditions, which are flags)."""
+    if isinstance(effect, m.ModEffect):
+        return [x for x in (effect.value, effect.per) if x is not None]
+    if isinstance(effect, m.DeriveEffect):
+        return [effect.value]
+    if isinstance(effect, m.RollEffect):
+        return [x for x in (effect.dice, effect.target, *effect.adds) if x is not None]
+    return []
 
 
 def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter) -> None:
