@@ -161,3 +161,14 @@ def test_resolve_from_the_cache_loads_no_parser_cards_or_templates(fresh_cache: 
 
     assert "lark" in loaded()  # the first run compiles
     assert loaded() == "[]"
+
+
+def test_the_parser_loaded_from_the_cache_is_the_one_built(fresh_cache: Path) -> None:
+    from dsl import parser
+
+    built = parser._lark.__wrapped__()  # type: ignore[attr-defined]
+    assert [p.name for p in fresh_cache.glob("parser-*.lark")] != []
+    loaded = parser._lark.__wrapped__()  # type: ignore[attr-defined]
+    assert loaded.grammar is not None  # tools (the fuzzers' from_lark) read it
+    text = (RULEBOOKS / "skirmish_terrain.rules").read_text(encoding="utf-8")
+    assert loaded.parse(text, start="start") == built.parse(text, start="start")
