@@ -8,30 +8,39 @@ bug in rulecraft) is one line on stderr and exit 1, or its traceback with RULECR
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import click
 
 from dsl import __version__
-from dsl.balance.commands import chart, sweep
-from dsl.build import BuildError, build_outputs, check_outputs, write_outputs
-from dsl.compiler import (
-    Compiled,
-    check_rulebook_names,
-    compile_file,
-    generate,
-    load_module,
-    recursion_room,
-    rulebook_files,
-)
-from dsl.editing import fmt, new, write_text_atomically
-from dsl.outdir import OutputError
-from dsl.report import json_text, resolution_text, visible
+from dsl.files import recursion_room, rulebook_files
 from dsl.resources import bundled_rulebooks_dir
-from dsl.runner import run_examples
+
+if TYPE_CHECKING:
+    from dsl.build import Written
+    from dsl.cache import Entry
+    from dsl.compiler import Compiled
+
+# What a command needs is imported when it runs: `resolve`, `describe` and `list` of a rulebook
+# compiled before (dsl/cache.py) load neither the parser, the checks, the cards nor the balance
+# tools.  The few names below stay attributes of this module (tests replace them).
+
+
+def compile_file(path: Path) -> Compiled:
+    from dsl.compiler import compile_file as compile_
+
+    return compile_(path)
+
+
+def write_outputs(*args: Any, **kwargs: Any) -> Written:
+    from dsl.build import write_outputs as write
+
+    return write(*args, **kwargs)
+
 
 DEFAULT_RULEBOOKS = Path("rulebooks")
 DEFAULT_OUTPUT = Path("generated")
@@ -47,6 +56,26 @@ class Usage(click.UsageError):
 class _Main(click.Group):
     """The command group, with a last resort: an exception that escapes a command is a bug in
     rulecraft, shown as one line (and exit 1), not as a traceback, unless RULECRAFT_DEBUG=1."""
+
+    _LAZY: ClassVar[dict[str, tuple[str, str]]] = {
+        "fmt": ("dsl.editing", "fmt"),
+        "new": ("dsl.editing", "new"),
+        "sweep": ("dsl.balance.commands", "sweep"),
+        "chart": ("dsl.balance.commands", "chart"),
+    }
+    """Commands defined elsewhere, imported only when one of them is run (or --help lists them)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self._LAZY:
+            module, name = self._LAZY[cmd_name]
+            command = getattr(importlib.import_module(module), name)
+            assert isinstance(command, click.Command)
+            self.add_command(command, cmd_name)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -132,15 +161,33 @@ def _bundled_or_path(path: Path) -> Path:
 
 def _book(book: str) -> Compiled:
     """BOOK, compiled; its errors end the command."""
-    compiled = compile_file(_book_path(book))
+    return _checked(_book_path(book))
+
+
+def _checked(path: Path) -> Compiled:
+    compiled = compile_file(path)
     if not compiled.ok:
         _echo_err(compiled.render())
         _fail(f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})")
     return compiled
 
 
+def _compiled_book(book: str) -> Entry:
+    """BOOK's resolver module and facts: from the cache when BOOK is unchanged since it was last
+    compiled, else compiled now (its errors end the command) and kept for the next run."""
+    from dsl import cache
+
+    path = _book_path(book)
+    entry = cache.find(path)
+    if entry is None:
+        entry = cache.store(path, _checked(path))
+    return entry
+
+
 def _compile_all(files: list[Path]) -> list[Compiled]:
     """Compile rulebooks named together; two of them may not share a rulebook name."""
+    from dsl.compiler import check_rulebook_names
+
     compiled = [compile_file(p) for p in files]
     check_rulebook_names(compiled)
     return compiled
@@ -210,6 +257,9 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
 
     Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
     """
+    from dsl.build import BuildError, build_outputs, check_outputs
+    from dsl.outdir import OutputError
+
     files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
     compiled = _compile_all(files)
@@ -254,14 +304,15 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(book: str, as_json: bool) -> None:
     """List the rules, terrains, conditions, traits and tables of BOOK; each resolves by name."""
-    from dsl.describe import list_data, list_lines
+    from dsl.report import json_text
 
-    compiled = _book(book)
-    assert compiled.book is not None
-    data = list_data(compiled.book)
+    data = _compiled_book(book).facts.listing
     if as_json:
         click.echo(json_text(data))
         return
+    from dsl.describe import list_lines
+    from dsl.report import visible
+
     for line in list_lines(data, book):
         click.echo(visible(line))
 
@@ -274,8 +325,10 @@ def describe(book: str, rule: str, as_json: bool) -> None:
     """Describe RULE of BOOK: everything it does (modifiers, rolls with their changes, composed
     rules, derived values, restrictions, notes; a table's keys, columns and rows), and the inputs
     it reads with types, ranges, choices and defaults."""
-    compiled = _book(book)
-    module = load_module(generate(compiled), compiled.book.name if compiled.book else "book")
+    from dsl.report import json_text
+
+    entry = _compiled_book(book)
+    module = entry.module
     info = module.RULES.get(rule)
     if info is None:
         from difflib import get_close_matches
@@ -285,13 +338,13 @@ def describe(book: str, rule: str, as_json: bool) -> None:
             f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else "")
         )
     inputs = [module.INPUTS[name] for name in info.reads]
-    assert compiled.book is not None
-    from dsl.describe import describe_data, describe_lines
-
-    data = describe_data(compiled.book, rule, inputs)
+    data = entry.facts.described[rule]
     if as_json:
         click.echo(json_text(data))
         return
+    from dsl.describe import describe_lines
+    from dsl.report import visible
+
     for line in describe_lines(data, inputs):
         click.echo(visible(line))
 
@@ -304,9 +357,7 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 @click.option("--rounds", type=click.IntRange(1), default=None, help="Resolve a rule's sequence over N rounds.")
 def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool, rounds: int | None) -> None:
     """Resolve a situation in which the rules and tables NAMES apply together."""
-    compiled = _book(book)
-    assert compiled.book is not None
-    module = load_module(generate(compiled), compiled.book.name)
+    module = _compiled_book(book).module
     given: dict[str, object] = {}
     for setting in settings:
         name, sep, raw = setting.partition("=")
@@ -326,8 +377,12 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
     except module.RuleInputError as error:
         raise Usage(str(error)) from None
     if as_json:
+        from dsl.report import json_text
+
         click.echo(json_text(resolution.to_dict()))
         return
+    from dsl.report import resolution_text
+
     click.echo(resolution_text(resolution))
 
 
@@ -336,6 +391,8 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
 @click.option("-v", "--verbose", is_flag=True, help="List every example, not only failures.")
 def test_(paths: tuple[Path, ...], verbose: bool) -> None:
     """Run the worked examples of rulebooks (default: ./rulebooks)."""
+    from dsl.runner import run_examples
+
     files = _paths(paths)
     compiled = [compile_file(p) for p in files]  # examples run apart: rulebook names may repeat
     errors, _ = _report(compiled)
@@ -375,6 +432,7 @@ def cards(
     before anything is written: if one fails, nothing is.
     """
     from dsl.cards import card_set, write_cards
+    from dsl.outdir import OutputError
 
     files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
@@ -396,10 +454,6 @@ def cards(
         raise _unwritable(output, error) from None
     for path in written:
         click.echo(str(path))
-
-
-main.add_command(fmt)
-main.add_command(new)
 
 
 @main.command()
@@ -454,7 +508,9 @@ def schema(name: str) -> None:
 def export(book: str, output: Path | None) -> None:
     """Print BOOK, checked, as JSON: its vocabulary, rules, tables with rows, rolls with their
     exact distributions (the schema is `rulecraft schema rulebook`)."""
+    from dsl.editing import write_text_atomically
     from dsl.export import export_book
+    from dsl.report import json_text
 
     compiled = _book(book)
     assert compiled.book is not None
@@ -473,7 +529,9 @@ def export(book: str, output: Path | None) -> None:
 def diff(old: str, new: str, as_json: bool) -> None:
     """What changed from OLD to NEW (two editions of a rulebook), rule by rule: added and removed
     rules, rows and inputs, changed lines, and changed values and chances at the defaults."""
+    from dsl.compiler import generate, load_module
     from dsl.contract import diff_books, diff_lines
+    from dsl.report import json_text, visible
 
     before, after = _book(old), _book(new)
     assert before.book is not None and after.book is not None
@@ -488,10 +546,6 @@ def diff(old: str, new: str, as_json: bool) -> None:
         return
     for line in diff_lines(data):
         click.echo(visible(line))
-
-
-main.add_command(sweep)
-main.add_command(chart)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -54,6 +54,7 @@ _ALL = [
     Code("E301", "value out of range"),
     Code("E302", "empty range"),
     Code("E303", "impossible dice"),
+    Code("E304", "dice value too big"),
     # tables
     Code("E401", "table does not cover every value"),
     Code("E402", "table rows overlap"),

@@ -12,8 +12,7 @@ import stat
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -26,9 +25,11 @@ from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
 from dsl.emitter import emit
+from dsl.files import RECURSION_LIMIT, collector_tuned, limit_lock, recursion_room
+from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
+from dsl.files import rulebook_files as rulebook_files
 from dsl.parser import parse, reserved_words
 
-SUFFIX = ".rules"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """The largest rulebook read: ten times the biggest real one, and enough to stop a device or a
 mistaken path (a log, a disk image) from being read to the end."""
@@ -45,7 +46,7 @@ _TRIAL_DEPTH = 50
 while checking, so `check` reports what `build` would stumble on (Python reads at most 200 nested
 brackets)."""
 
-_RECURSION_LIMIT = 20_000
+_RECURSION_LIMIT = RECURSION_LIMIT
 _STACK_BYTES = 256 * 1024 * 1024
 _NESTED_TOO_DEEPLY = "this expression is nested too deeply to compile"
 _NESTING_HINT = (
@@ -90,7 +91,8 @@ class Compiled:
 
 def compile_text(text: str, path: str) -> Compiled:
     """Parse, analyze and check a rulebook's text; every mistake is a diagnostic, never an exception."""
-    return deep(_compile, normalize_newlines(text), path)
+    with collector_tuned():
+        return deep(_compile, normalize_newlines(text), path)
 
 
 def _compile(text: str, path: str) -> Compiled:
@@ -270,28 +272,6 @@ def _file_kind(mode: int) -> str:
 # and blocks nested beyond MAX_EXPRESSION_DEPTH / MAX_BLOCK_DEPTH are reported (E001) before
 # analysis; and a RecursionError that still happens is reported at the innermost node it reached.
 
-_limit_lock = threading.Lock()
-_limit_users = 0
-_limit_before = 0
-
-
-@contextmanager
-def recursion_room() -> Iterator[None]:
-    """Raise Python's recursion limit (to 20,000) for the duration; the last one out restores it."""
-    global _limit_users, _limit_before
-    with _limit_lock:
-        if _limit_users == 0:
-            _limit_before = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_limit_before, _RECURSION_LIMIT))
-        _limit_users += 1
-    try:
-        yield
-    finally:
-        with _limit_lock:
-            _limit_users -= 1
-            if _limit_users == 0:
-                sys.setrecursionlimit(_limit_before)
-
 
 def deep(function: Callable[..., T], *args: object) -> T:
     """`function(*args)` with room to recurse: in a thread with a large stack (the main thread's
@@ -301,7 +281,7 @@ def deep(function: Callable[..., T], *args: object) -> T:
 
     def run() -> None:
         try:
-            with recursion_room():
+            with recursion_room(_RECURSION_LIMIT):
                 outcome.append(function(*args))
         except BaseException as error:  # handed to the caller's thread
             failure.append(error)
@@ -317,7 +297,7 @@ def deep(function: Callable[..., T], *args: object) -> T:
 
 
 def _thread(run: Callable[[], None]) -> threading.Thread | None:
-    with _limit_lock:
+    with limit_lock:
         try:
             previous = threading.stack_size(_STACK_BYTES)
         except (ValueError, RuntimeError):
@@ -336,16 +316,11 @@ def _thread(run: Callable[[], None]) -> threading.Thread | None:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _children(node: n.Node) -> Iterator[n.Node]:
+def _field_names(node: n.Node) -> tuple[str, ...]:
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, n.Node):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (item for item in value if isinstance(item, n.Node))
+    return names
 
 
 @dataclass
@@ -362,6 +337,7 @@ def _nesting(declaration: n.Node) -> _Nesting:
     found = _Nesting()
     # (node, `when` blocks around it, its depth within its expression or 0, that expression)
     stack: list[tuple[n.Node, int, int, n.Expr | None]] = [(declaration, 0, 0, None)]
+    push = stack.append
     while stack:
         node, blocks, depth, root = stack.pop()
         if isinstance(node, n.Expr):
@@ -374,7 +350,15 @@ def _nesting(declaration: n.Node) -> _Nesting:
             blocks += 1
             if blocks > MAX_BLOCK_DEPTH and found.too_deep_block is None:
                 found.too_deep_block = node
-        stack.extend((child, blocks, depth, root) for child in _children(node))
+        names = _FIELDS.get(type(node)) or _field_names(node)
+        for name in names:  # the children, in order
+            value = getattr(node, name)
+            if isinstance(value, n.Node):
+                push((value, blocks, depth, root))
+            elif type(value) is tuple:
+                for item in value:
+                    if isinstance(item, n.Node):
+                        push((item, blocks, depth, root))
     return found
 
 
@@ -456,7 +440,8 @@ def display_path(path: Path) -> str:
 def generate(compiled: Compiled) -> str:
     """The Python resolver module of a rulebook that checked without errors."""
     assert compiled.book is not None and compiled.ok
-    return deep(emit, compiled.book, Path(compiled.path).name, __version__)
+    with collector_tuned():
+        return deep(emit, compiled.book, Path(compiled.path).name, __version__)
 
 
 _counter = itertools.count()
@@ -516,18 +501,3 @@ def _compiled(source: str, filename: str) -> list[types.CodeType]:
     offset = head.count("\n") + runtime.count("\n")
     rest = compile("\n" * offset + tail, filename, "exec", flags=flags, dont_inherit=True)
     return [compile(head, filename, "exec"), code, rest]
-
-
-def rulebook_files(paths: list[Path]) -> list[Path]:
-    """The rulebooks named: files as given, directories searched for *.rules, sorted."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(path.rglob(f"*{SUFFIX}")))
-        else:
-            found.append(path)
-    unique: list[Path] = []
-    for path in found:
-        if path not in unique:
-            unique.append(path)
-    return unique

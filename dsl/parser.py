@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -26,7 +29,6 @@ from lark.exceptions import (
     UnexpectedEOF,
     UnexpectedInput,
     UnexpectedToken,
-    VisitError,
 )
 from lark.indenter import DedentError, Indenter
 
@@ -48,17 +50,44 @@ class RulecraftIndenter(Indenter):
     tab_len = 4
 
 
+_LARK_OPTIONS: dict[str, Any] = {
+    "parser": "lalr",
+    "propagate_positions": True,
+    "maybe_placeholders": False,
+    "strict": True,
+    "start": ["start", "declarations"],
+}
+
+
 @functools.cache
 def _lark() -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        postlex=RulecraftIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=False,
-        strict=True,
-        start=["start", "declarations"],
-    )
+    """The parser, built once per process.  With a cache directory (dsl/cache.py) its tables are
+    kept there by lark's own cache, with the grammar (`Lark.grammar`, which tools read): a run
+    after the first loads them (about 25 ms) instead of building them (about 350 ms).  Lark
+    checks the file against a hash of the grammar, its options and its own version, and builds
+    the parser anew from a file it cannot read whole (one being written by another run)."""
+    grammar = grammar_text()
+    saved = _saved_parser_path(grammar)
+    if saved is not None:
+        try:
+            saved.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            saved = None
+    if saved is None:
+        return Lark(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
+    return Lark(grammar, postlex=RulecraftIndenter(), cache=str(saved), cache_grammar=True, **_LARK_OPTIONS)
+
+
+def _saved_parser_path(grammar: str) -> Path | None:
+    from dsl.cache import cache_dir
+
+    root = cache_dir()
+    if root is None:
+        return None
+    import lark
+
+    key = "\0".join([grammar, repr(sorted(_LARK_OPTIONS.items())), "cache_grammar", lark.__version__, sys.version])
+    return root / f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
 
 
 def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
@@ -70,11 +99,12 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     declarations: list[n.Declaration] = []
     unparsed: set[str] = set()
     broken_header = False
+    builder = Builder(path)
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
         # in a block indented with a tab, the tab (reported already) is the mistake
         quiet = bool(tabbed.intersection(range(start + 1, end + 1)))
-        parsed = _parse_block(lines, start, end, path, reporter, quiet=quiet)
+        parsed = _parse_block(lines, start, end, builder, reporter, quiet=quiet)
         if parsed is None:
             unparsed |= _declared(lines[start:end])
             broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
@@ -136,7 +166,7 @@ def _blocks(lines: list[str]) -> list[int]:
 
 
 def _parse_block(
-    lines: list[str], start: int, end: int, path: str, reporter: Reporter, *, quiet: bool
+    lines: list[str], start: int, end: int, builder: Builder, reporter: Reporter, *, quiet: bool
 ) -> tuple[n.Header | None, list[n.Declaration]] | None:
     """Parse lines[start:end], one top-level block, with positions in the whole file; None when
     it holds a mistake (reported, but a syntax error only unless `quiet`).  The first block may
@@ -146,27 +176,26 @@ def _parse_block(
         tree = _lark().parse(source, start="start" if start == 0 else "declarations")
     except (UnexpectedInput, DedentError) as error:
         found = Reporter()
-        _report_syntax_error(error, source, path, found, last=end == len(lines))
+        _report_syntax_error(error, source, builder.path, found, last=end == len(lines))
         for diagnostic in [] if quiet else found.diagnostics:
             reporter.report(diagnostic.code, diagnostic.message, _shifted(diagnostic.span, start), diagnostic.hint)
         return None
-    _place(tree, start)
+    builder.offset = start  # lark counts lines from the start of the block
     try:
-        built: tuple[n.Header | None, list[n.Declaration]] = Builder(path).transform(tree)
-    except VisitError as error:
-        if isinstance(error.orig_exc, _BuildError):
-            failed = error.orig_exc
-            reporter.report(failed.code, failed.message, failed.span, failed.hint)
-            return None
-        if isinstance(error.orig_exc, RecursionError):
-            raise error.orig_exc from None  # nested too deeply: the caller reports where
+        built: tuple[n.Header | None, list[n.Declaration]] = builder._build(tree)
+    except _BuildError as failed:
+        reporter.report(failed.code, failed.message, failed.span, failed.hint)
+        return None
+    except RecursionError:
+        _place(tree, start)  # nested too deeply: the caller reports where, from the trees being built
         raise
     return built
 
 
 def _place(tree: Tree[Token], lines: int) -> None:
     """Move a block's parse tree down to where the block is in the file: lark counts lines from
-    the start of the text it is given."""
+    the start of the text it is given.  (Builder adds `offset` to the spans it makes instead;
+    this is for reading positions from the trees themselves.)"""
     if not lines:
         return
     moved: set[int] = set()
@@ -485,6 +514,8 @@ def _unquote(token: Token) -> str:
     garbled character quoted from a source); any other backslash is kept as written.
     """
     body = str(token)[1:-1]
+    if "\\" not in body:
+        return body  # no escape: nothing to read character by character
     out: list[str] = []
     index = 0
     while index < len(body):
@@ -511,6 +542,29 @@ class Builder(Transformer[Token, Any]):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+        self.offset = 0
+        """Lines above the block being built: its trees count lines from its start."""
+
+    _METHODS: ClassVar[dict[str, Any]] = {}
+    """The plain function of every rule and token method, by the rule's or token's name."""
+
+    def _build(self, tree: Tree[Token]) -> Any:
+        """What lark's `transform` makes of a tree (children first, then the method of the
+        node's rule, with its meta; a token through the method of its type, if any), with a
+        direct call per node: lark's generic dispatch (a bound wrapper rebuilt per node, a
+        generator per list of children) cost more than the methods themselves."""
+        methods = self._METHODS
+        children = [
+            self._build(child) if isinstance(child, Tree) else self._token(child, methods) for child in tree.children
+        ]
+        method = methods.get(tree.data)
+        if method is None:
+            return Tree(tree.data, children, tree.meta)
+        return method(self, tree.meta, *children)
+
+    def _token(self, token: Any, methods: dict[str, Any]) -> Any:
+        method = methods.get(token.type) if isinstance(token, Token) else None
+        return token if method is None else method(self, token)
 
     # -- tokens: every number and die passes here before any method turns it into a value
 
@@ -539,14 +593,17 @@ class Builder(Transformer[Token, Any]):
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
             return Span(self.path, 1, 1, 1, 1)
-        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
+        offset = self.offset
+        return Span(self.path, meta.line + offset, meta.column, meta.end_line + offset, meta.end_column)
 
     def _token_span(self, token: Token) -> Span:
+        offset = self.offset
+        line = token.line + offset if token.line else 1
         return Span(
             self.path,
-            token.line or 1,
+            line,
             token.column or 1,
-            token.end_line or token.line or 1,
+            token.end_line + offset if token.end_line else line,
             token.end_column or (token.column or 1) + len(token.value),
         )
 
@@ -557,6 +614,8 @@ class Builder(Transformer[Token, Any]):
         return n.Text(span=self._token_span(token), value=_unquote(token))
 
     def _int(self, token: Token) -> int:
+        if token.isdigit() and token.isascii():
+            return int(token)
         value = Fraction(str(token))
         if value.denominator != 1:
             raise _BuildError(f"expected a whole number, found `{token}`", self._token_span(token))
@@ -1431,3 +1490,8 @@ def keywords() -> frozenset[str]:
     return frozenset(
         t.pattern.value for t in _lark().terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
     )
+
+
+Builder._METHODS = {
+    name: method.base_func for name, method in vars(Builder).items() if hasattr(method, "visit_wrapper")
+}

@@ -7,8 +7,6 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from dsl.runtime import show
-
 
 def chance(p: Fraction) -> str:
     """An exact probability with its percentage: `7/27 (25.9%)`."""
@@ -55,6 +53,8 @@ def json_text(data: object) -> str:
 
 def resolution_text(resolution: Any) -> str:
     """A resolution for people; every text in it passes through `visible`."""
+    from dsl.runtime import show  # here: `resolve --json` prints without importing the runtime twice
+
     v = visible
     lines = [v(", ".join(resolution.rules))]
     if resolution.stats:
@@ -149,6 +149,8 @@ def resolution_text(resolution: Any) -> str:
 
 def dice_summary(value: Any) -> str:
     """After a dice value: its range and mean (`: 0 to 9, 145/36 on average`)."""
+    from dsl.runtime import show  # here, as in resolution_text
+
     if type(value).__name__ != "Dice" or value.constant:
         return ""
     try:
@@ -160,6 +162,8 @@ def dice_summary(value: Any) -> str:
 
 def sequence_lines(sequence: Any) -> list[str]:
     """A sequence over rounds: each round's chances, lasting them all, and each total."""
+    from dsl.runtime import show  # here, as in resolution_text
+
     v = visible
     unit = v(sequence.unit)
     until = f" until {v(sequence.until)}" if sequence.until else ""

@@ -18,8 +18,12 @@ def _data_dir(name: str) -> Path:
     return _PACKAGE.parent / name
 
 
+def grammar_path() -> Path:
+    return _data_dir("grammars") / "rulecraft.lark"
+
+
 def grammar_text() -> str:
-    return (_data_dir("grammars") / "rulecraft.lark").read_text(encoding="utf-8")
+    return grammar_path().read_text(encoding="utf-8")
 
 
 def bundled_rulebooks_dir() -> Path:

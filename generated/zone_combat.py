@@ -168,32 +168,55 @@ class Dice:
         return Dice((), 0, (Clamped(self, op, bound),))
 
     def totals(self, limit: int = 1_000_000) -> dict[int, Fraction]:
-        """The exact chance of every total.  ValueError past `limit` combinations."""
-        result: dict[int, Fraction] = {self.bonus: Fraction(1)}
-        pieces: list[dict[int, Fraction]] = []
+        """The exact chance of every total.  ValueError, before any work, past the bounds: a pool
+        of more than 100 dice or 1000 sides, dice times totals past 2,000,000, or more than `limit`
+        pairs of totals combined with a scaled part (`3d6 * 10`).
+
+        The dice are added one by one with running sums (`_add_dice`): 50d100 + 50d100 costs what
+        100d100 costs, never the product of the two pools' totals; counts are whole numbers over
+        one denominator until the end."""
+        self.check_size()
+        ways = [1]
+        low, denominator = self.bonus, 1
         for count, sides in self.terms:
-            dist = distribution(count, sides)
-            pieces.append(
-                {
-                    total: Fraction(dist.count_at_most(total) - dist.count_at_most(total - 1), dist.denominator)
-                    for total in range(dist.low, dist.high + 1)
-                }
-            )
+            ways = _add_dice(ways, count, sides)
+            low += count
+            denominator *= sides**count
+        result = {low + index: way for index, way in enumerate(ways) if way}
         for part in self.parts:
-            inner: dict[int, Fraction] = {}
-            for total, chance in part.dice.totals(limit).items():
+            chances = part.dice.totals(limit)
+            scale = math.lcm(*(p.denominator for p in chances.values()))
+            piece: dict[int, int] = {}
+            for total, chance in chances.items():
                 key = part.value(total)
-                inner[key] = inner.get(key, Fraction(0)) + chance
-            pieces.append(inner)
-        for piece in pieces:
+                piece[key] = piece.get(key, 0) + chance.numerator * (scale // chance.denominator)
             if len(result) * len(piece) > limit:
                 raise ValueError(f"{self} has too many totals to work out exactly")
-            combined: dict[int, Fraction] = {}
-            for a, pa in result.items():
-                for b, pb in piece.items():
-                    combined[a + b] = combined.get(a + b, Fraction(0)) + pa * pb
+            combined: dict[int, int] = {}
+            for a, wa in result.items():
+                for b, wb in piece.items():
+                    combined[a + b] = combined.get(a + b, 0) + wa * wb
             result = combined
-        return dict(sorted(result.items()))
+            denominator *= scale
+        return {total: Fraction(result[total], denominator) for total in sorted(result)}
+
+    def check_size(self) -> None:
+        """ValueError when the distribution is past the bounds `totals` works within."""
+        for count, sides in self.terms:
+            if count > _MAX_POOL_DICE or sides > _MAX_POOL_SIDES:
+                raise ValueError(
+                    f"{self} has too many totals to work out exactly: at most {_MAX_POOL_DICE} dice of at most"
+                    f" {_MAX_POOL_SIDES} sides in a pool"
+                )
+        dice = sum(count for count, _ in self.terms)
+        span = 1 + sum(count * (sides - 1) for count, sides in self.terms)
+        if dice * span > _MAX_DICE_WORK:
+            raise ValueError(
+                f"{self} has too many totals to work out exactly: {dice} dice with {span:,} possible totals"
+                f" (dice times totals at most {_MAX_DICE_WORK:,})"
+            )
+        for part in self.parts:
+            part.dice.check_size()
 
     def chances(self) -> Chances:
         """The exact distribution of the total, to ask questions of: `.mean`, `.at_least(6)`."""
@@ -2181,6 +2204,16 @@ _MAX_HORIZON = 100_000
 
 _MAX_COMBINATIONS = 1_000_000
 """The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
+
+_MAX_POOL_DICE = 100
+_MAX_POOL_SIDES = 1000
+"""The largest pool of a dice value whose distribution is worked out (as the compiler's E303 bound
+for the pools a rulebook writes): a dice input given when resolving (`--set damage=5000d6`) is
+refused at once, not worked on for minutes."""
+
+_MAX_DICE_WORK = 2_000_000
+"""The most dice times totals of a dice value (adding each die costs a pass over the totals):
+100d100 is 100 x 9,901; five of them added (500 dice, 49,501 totals) are refused."""
 
 
 def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:

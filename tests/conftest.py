@@ -50,6 +50,21 @@ def run_cli(*args: str) -> Result:
     return result
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Compiled rulebooks and the parser's tables are cached (dsl/cache.py) in a directory of the
+    test run, not the user's: set for the commands run here and for the processes they start."""
+    previous = os.environ.get("RULECRAFT_CACHE_DIR")
+    os.environ["RULECRAFT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rulecraft-cache"))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("RULECRAFT_CACHE_DIR", None)
+        else:
+            os.environ["RULECRAFT_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def at_root() -> Iterator[None]:
     """Run the test from the repository's root, as the README's commands are."""

@@ -9,6 +9,7 @@ distribution a roll needs, written or reached, has a bound with a located E303.
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -108,9 +109,7 @@ def test_a_module_embeds_no_distribution_and_computes_each_once(monkeypatch: pyt
 
 def test_an_opposed_roll_whose_difference_is_too_big_is_an_error() -> None:
     compiled = _checked('rule r "R" cites "1":\n    roll fight "Fight": opposed 10d1000 vs 10d1000\n')
-    assert [(d.code, d.span.line, d.span.column, d.span.end_column) for d in compiled.errors] == [
-        ("E303", 8, 33, 51)
-    ]
+    assert [(d.code, d.span.line, d.span.column, d.span.end_column) for d in compiled.errors] == [("E303", 8, 33, 51)]
     assert "19,981 possible totals" in compiled.errors[0].message
 
 
@@ -130,3 +129,65 @@ def test_dice_added_by_a_roll_s_changes_count_towards_the_bound() -> None:
     assert [(d.code, d.span.line, d.span.column) for d in compiled.errors] == [("E303", 8, 25)]
     assert "`5d1000` becomes `11d1000`: it has 10,990 possible totals" in compiled.errors[0].message
     assert _checked(text.replace("+6 dice", "+5 dice")).ok
+
+
+def test_a_dice_value_given_when_resolving_is_bounded_before_any_work() -> None:
+    """A dice input (`--set damage=5000d6`) past the pool bound is refused at once: adding 5,000
+    dice one by one would take minutes.  100d6 is inside: totals 100..600, 501 of them."""
+    assert len(runtime.Dice.parse("100d6").totals()) == 501
+    for text in ("5000d6", "101d6", "2d1001", "3d6+101d4"):
+        with pytest.raises(ValueError, match="at most 100 dice of at most 1000 sides"):
+            runtime.Dice.parse(text).totals()
+
+
+def _pairwise_totals(dice: runtime.Dice) -> dict[int, Any]:
+    """The reference: every piece's chances (a pool's from `distribution`, a scaled part's from
+    its own totals) combined pair by pair, as dice values were worked out before running sums."""
+    result = {dice.bonus: Fraction(1)}
+    pieces = []
+    for count, sides in dice.terms:
+        dist = distribution(count, sides)
+        pieces.append({t: p for t, p in dist.chances().items()} if count else {0: Fraction(1)})
+    for part in dice.parts:
+        inner: dict[int, Fraction] = {}
+        for total, chance in _pairwise_totals(part.dice).items():
+            value = total * part.factor
+            key = runtime.round_value(value, part.rounding) if part.rounding else int(value)
+            inner[key] = inner.get(key, Fraction(0)) + chance
+        pieces.append(inner)
+    for piece in pieces:
+        combined: dict[int, Fraction] = {}
+        for a, pa in result.items():
+            for b, pb in piece.items():
+                combined[a + b] = combined.get(a + b, Fraction(0)) + pa * pb
+        result = combined
+    return dict(sorted(result.items()))
+
+
+def test_dice_values_added_by_running_sums_equal_the_pairwise_reference() -> None:
+    pool = runtime.Dice.pool
+    values = [
+        pool(3, 6),
+        pool(2, 6).plus(pool(1, 4)).plus(3),
+        pool(2, 6).plus(-2),
+        pool(3, 6).scaled(10, None),
+        pool(3, 6).scaled(Fraction(1, 2), "up").plus(pool(2, 4)),
+        pool(2, 10).scaled(Fraction(1, 3), "down").plus(pool(1, 6).scaled(2, None)).plus(1),
+        pool(1, 20).plus(pool(1, 20)).plus(pool(1, 20)),
+        pool(4, 6).with_dice(-1),
+        pool(10, 10).plus(pool(5, 8)),
+    ]
+    for value in values:
+        assert value.totals() == _pairwise_totals(value), str(value)
+    # 50d100 + 50d100 is 100d100: 9,901 totals (100..10,000), where pairs of the two pools'
+    # 4,951 totals each (24.5 million) were past the bound before
+    assert runtime.Dice.parse("50d100+50d100").totals() == runtime.Dice.parse("100d100").totals()
+    assert len(runtime.Dice.parse("100d100").totals()) == 9901
+
+
+def test_a_dice_value_past_the_work_bound_is_refused_naming_it() -> None:
+    # five 100d100: 500 dice, 500 * 99 + 1 = 49,501 totals; 500 * 49,501 is past 2,000,000
+    with pytest.raises(
+        ValueError, match=r"500 dice with 49,501 possible totals \(dice times totals at most 2,000,000\)"
+    ):
+        runtime.Dice.parse("+".join(["100d100"] * 5)).totals()

@@ -1,5 +1,6 @@
 """E303 for the distributions a roll needs beyond the pools it writes: the difference of an
-opposed roll, and a check's pool once every change that adds dice applies.
+opposed roll, and a check's pool once every change that adds dice applies.  E304 for a dice
+value, written with dice and numbers, whose distribution is past a resolver's bounds.
 
 A resolver computes each of these exactly (dsl/runtime.py), so each is held to the bound of a
 single pool: at most MAX_TOTALS possible totals.  The written pools are checked where they are
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl.analysis.exprs import walk
 from dsl.diagnostics import Reporter, Span
 from dsl.infer import MAX_TOTALS
 from dsl.printer import pool_text
+from dsl.runtime import _MAX_COMBINATIONS, _MAX_DICE_WORK, Dice
+from dsl.semantics.values import constant_value
 
 _OPPOSED_HINT = (
     f"roll smaller pools (their difference has {MAX_TOTALS:,} totals at most), or describe the roll in a `note`"
@@ -21,6 +25,7 @@ _GROWN_HINT = f"add fewer dice: the largest pool a roll reaches has {MAX_TOTALS:
 
 
 def check_dice_sizes(book: m.Book, reporter: Reporter) -> None:
+    _dice_values(book, reporter)
     for part in book.parts.values():
         for effect in part.effects:
             if not isinstance(effect, m.RollEffect) or effect.pool is None:
@@ -75,3 +80,61 @@ def _grown(effect: m.RollEffect, reporter: Reporter) -> None:
                 pool.span,
                 _GROWN_HINT,
             )
+
+
+_VALUE_HINT = (
+    f"add fewer dice (a resolver works out a dice value of at most {_MAX_DICE_WORK:,} dice times totals;"
+    " 100d100 is 100 x 9,901), or describe the roll in a `note`"
+)
+
+
+def _dice_values(book: m.Book, reporter: Reporter) -> None:
+    """E304 for a dice value written with dice and numbers only (`derive blast = 10d6 * 3 + 2d6`)
+    whose distribution a resolver could not work out: the resolver's own bounds (dsl/runtime.py
+    `Dice.totals`), tried on the value itself, and reported where it is written.  Only the
+    expressions that write dice are evaluated; each constant part is tried once, at its top."""
+    expressions = [x for part in book.parts.values() for effect in part.effects for x in _valued(effect)]
+    expressions += [
+        cell.value for table in book.tables.values() for row in table.rows for cell in row.cells if cell.value
+    ]
+    for expr in expressions:
+        if any(isinstance(node, n.DiceLiteral) for node in walk(expr)):
+            _try_dice(expr, book, reporter)
+
+
+def _valued(effect: m.Effect) -> list[n.Expr]:
+    """The expressions of an effect that may be dice values (not its conditions, which are flags)."""
+    if isinstance(effect, m.ModEffect):
+        return [x for x in (effect.value, effect.per) if x is not None]
+    if isinstance(effect, m.DeriveEffect):
+        return [effect.value]
+    if isinstance(effect, m.RollEffect):
+        return [x for x in (effect.dice, effect.target, *effect.adds) if x is not None]
+    return []
+
+
+def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter) -> None:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        value = constant_value(node, book)
+        if value is None:
+            stack.extend(child for child in _children(node) if any(isinstance(x, n.DiceLiteral) for x in walk(child)))
+            continue
+        if not isinstance(value, Dice):
+            continue
+        try:
+            value.totals(limit=_MAX_COMBINATIONS)
+        except ValueError as error:
+            reason = str(error).partition(" has ")[2] or "too many totals to work out exactly"
+            reporter.report("E304", f"the dice value `{value}` has {reason}", node.span, _VALUE_HINT)
+
+
+def _children(expr: n.Expr) -> list[n.Expr]:
+    found = []
+    for node in walk(expr):
+        if node is not expr:
+            found.append(node)
+    # the direct children only: those no other child contains
+    inner = {id(x) for child in found for x in walk(child) if x is not child}
+    return [child for child in found if id(child) not in inner]

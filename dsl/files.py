@@ -1,0 +1,86 @@
+"""Light helpers the command line needs before it knows whether anything must be compiled:
+where rulebooks are, and room to recurse.  They import nothing of the compiler, so a command
+that finds its rulebook compiled already (dsl/cache.py) does not load the parser or the checks."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SUFFIX = ".rules"
+
+RECURSION_LIMIT = 20_000
+
+limit_lock = threading.Lock()
+"""Held while the recursion limit or the thread stack size is changed."""
+
+_limit_users = 0
+_limit_before = 0
+
+
+def rulebook_files(paths: list[Path]) -> list[Path]:
+    """The rulebooks named: files as given, directories searched for *.rules, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(path.rglob(f"*{SUFFIX}")))
+        else:
+            found.append(path)
+    unique: list[Path] = []
+    for path in found:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+@contextmanager
+def recursion_room(limit: int = RECURSION_LIMIT) -> Iterator[None]:
+    """Raise Python's recursion limit (to `limit`) for the duration; the last one out restores it."""
+    global _limit_users, _limit_before
+    with limit_lock:
+        if _limit_users == 0:
+            _limit_before = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_limit_before, limit))
+        _limit_users += 1
+    try:
+        yield
+    finally:
+        with limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_limit_before)
+
+
+_GC_THRESHOLD = (100_000, 50, 1000)
+"""The collector's thresholds while compiling.  A compile allocates millions of objects that live
+until it ends (tokens, trees, nodes, the model), so with the default (700, 10, 10) the collector
+scans them again and again for cycles there are none of: compile time grew faster than the
+rulebook.  The objects alive before the compile are frozen (not scanned at all), and the previous
+thresholds come back when the last compile running ends."""
+
+_gc_users = 0
+_gc_before: tuple[int, int, int] = (700, 10, 10)
+
+
+@contextmanager
+def collector_tuned() -> Iterator[None]:
+    """Fewer garbage collections for the duration (see _GC_THRESHOLD); re-entrant and thread-safe."""
+    global _gc_users, _gc_before
+    with limit_lock:
+        if _gc_users == 0:
+            _gc_before = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(*_GC_THRESHOLD)
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with limit_lock:
+            _gc_users -= 1
+            if _gc_users == 0:
+                gc.set_threshold(*_gc_before)
+                gc.unfreeze()
