@@ -784,7 +784,7 @@ def test_sheet_odds_mix_totals_and_kept_dice_of_one_pool() -> None:
 
 def test_sheet_columns_repeat_the_category_and_entry_they_continue() -> None:
     sheet = build_sheet(compile_book(many_rules(30)))
-    columns = sheet_columns(sheet, "a4")
+    columns = sheet_columns(sheet)
     firsts = [plain(column[0]) for column in columns[1:]]
     assert "MOV · MOVEMENT (CONT.)" in firsts  # bands are set in capitals
     continued = [c for c in columns[1:] if plain(c[0]) == "MOV · MOVEMENT (CONT.)" and len(c) > 1]

@@ -69,7 +69,31 @@ def roll_chances(
     would only repeat the target (`d100 \u2264 skill` succeeds skill% of the time).  `fixed`: the one
     value a check's target takes (the rule sets it): the chance against it alone.  `shift`: what
     the card's own modifiers add to the stat the roll is made against, and how it is written
-    (`\u22122`): the columns are then the value the player knows, before those modifiers."""
+    (`\u22122`): the columns are then the value the player knows, before those modifiers.
+
+    Remembered per roll: a roll is printed on its rule's card, on the card of every rule built on
+    it, in the deck for print and the one for screens; its table is worked out once."""
+    key = (id(effect), fixed, shift)
+    known = _KNOWN.get(key)
+    if known is not None and known[0] is effect and known[1] is notation.book:
+        return known[2]
+    if len(_KNOWN) >= _KNOWN_KEPT:
+        _KNOWN.clear()
+    table = _roll_chances(effect, notation, fixed, shift)
+    _KNOWN[key] = (effect, notation.book, table)  # holding the roll keeps its id from being reused
+    return table
+
+
+_KNOWN: dict[tuple[int, Fraction | None, tuple[Fraction, str] | None], tuple[m.RollEffect, m.Book, ChanceTable | None]] = {}
+_KNOWN_KEPT = 4096
+
+
+def _roll_chances(
+    effect: m.RollEffect,
+    notation: Notation,
+    fixed: Fraction | None,
+    shift: tuple[Fraction, str] | None,
+) -> ChanceTable | None:
     try:
         if effect.kind == "check" and effect.pool is not None and effect.pool.keep != "exploding":
             return _check(effect, notation, fixed, shift)

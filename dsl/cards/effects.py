@@ -572,12 +572,8 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
     situations shows (`moved > 0` holds whenever `moved > MOV / 2` does).  The same sample every
     time, so cards do not change between builds; a guard that reads what a sample cannot give
     (a derived value, a table) is not implied."""
-    rng = random.Random(0)
-    names = sorted(book.vars)
     seen = 0
-    for _ in range(_SAMPLES):
-        values = {name: _sample(book.vars[name].type, rng) for name in names}
-        env = _Situation({k: v for k, v in values.items() if v is not None})
+    for env in _situations(book):
         try:
             if not all(_holds(c, book, env) for c in by):
                 continue
@@ -587,6 +583,27 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
         except (NotConstant, NoValue, ValueError, TypeError, ArithmeticError, KeyError):
             return False
     return seen > 0
+
+
+def _situations(book: m.Book) -> list[_Situation]:
+    """The fixed sample of situations of a book, drawn once per book (every roll of every card
+    asks about the same sample)."""
+    known = _DRAWN.get(id(book))
+    if known is not None and known[0] is book:
+        return known[1]
+    rng = random.Random(0)
+    names = sorted(book.vars)
+    drawn = []
+    for _ in range(_SAMPLES):
+        values = {name: _sample(book.vars[name].type, rng) for name in names}
+        drawn.append(_Situation({k: v for k, v in values.items() if v is not None}))
+    if len(_DRAWN) >= 16:
+        _DRAWN.clear()
+    _DRAWN[id(book)] = (book, drawn)  # holding the book keeps its id from being reused
+    return drawn
+
+
+_DRAWN: dict[int, tuple[m.Book, list[_Situation]]] = {}
 
 
 def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:

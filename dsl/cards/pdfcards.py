@@ -10,12 +10,15 @@ taller than a card) is drawn smaller (`paginate.Shrunk`): a card is never refuse
 
 from __future__ import annotations
 
+import copy
 import io
 from dataclasses import dataclass
+from typing import Any
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
@@ -249,13 +252,29 @@ def document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
 def faces_of(cards: list[Card]) -> list[Face]:
     """Every printed face of a deck, in order: the same for every paper and for the press file."""
     register_fonts()
-    return [face for card in cards for face in layout(card)]
+    return [face for card in cards for face in _laid_out(card)]
 
 
 def face_count(card: Card) -> int:
     """How many faces a card takes (build_deck asks, to keep a rule on one card)."""
     register_fonts()
-    return len(layout(card))
+    return len(_laid_out(card))
+
+
+_LAYOUTS: dict[Card, list[Face]] = {}
+_LAYOUTS_KEPT = 4096
+"""Cards whose layout is remembered: build_deck asks how many faces a card takes, and the faces
+are then drawn; a card is laid out once however often it is asked for (a layout depends on the
+card alone)."""
+
+
+def _laid_out(card: Card) -> list[Face]:
+    faces = _LAYOUTS.get(card)
+    if faces is None:
+        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+            _LAYOUTS.clear()
+        faces = _LAYOUTS[card] = layout(card)
+    return faces
 
 
 EDGE = 5 * MM
@@ -334,12 +353,17 @@ def _outer_bleed(margin: float) -> float:
     return max(0.0, min(BLEED, margin - EDGE - MARK_LEAST - MARK_GAP))
 
 
-def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = False) -> bytes:
+def imposed_pdf(
+    faces: list[Face], paper: str, title: str, *, gutters: bool = False, drawn: Recording | None = None
+) -> bytes:
     """The cards on pages of `paper` (see `imposition`), bleed around the block (around every card
-    with `gutters`), crop marks outside it."""
+    with `gutters`), crop marks outside it.  `drawn`: the same faces as another document drew them
+    (see `Recording`), copied rather than drawn again."""
     layout = imposition(paper, gutters=gutters)
     how = "with gutters" if gutters else "9 per page"
     canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
+    if drawn is not None and not drawn.adopt(canvas, faces):
+        drawn = None
     canvas.setPageSize(layout.size)
     per_page = layout.per_page
     sheets = -(-len(faces) // per_page)
@@ -349,7 +373,10 @@ def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = Fa
             canvas.saveState()
             canvas.translate(x, y)
             _clip_bleed(canvas, layout, slot)
-            draw_face(canvas, face)
+            if drawn is not None:
+                drawn.replay(canvas, start + slot)
+            else:
+                draw_face(canvas, face)
             canvas.restoreState()
         _crop_marks(canvas, layout)
         _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
@@ -429,8 +456,9 @@ def _slug(canvas: Canvas, layout: Imposition, lines: tuple[str, str]) -> None:
     canvas.restoreState()
 
 
-def press_pdf(faces: list[Face], title: str) -> bytes:
-    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
+def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None) -> bytes:
+    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm.
+    `record`: keeps what each face drew, for the imposed files to copy."""
     canvas, buffer = document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
     full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
     canvas.setPageSize(full)
@@ -439,8 +467,62 @@ def press_pdf(faces: list[Face], title: str) -> bytes:
     for face in faces:
         canvas.saveState()
         canvas.translate(BLEED, BLEED)
-        draw_face(canvas, face)
+        if record is not None:
+            record.draw(canvas, face)
+        else:
+            draw_face(canvas, face)
         canvas.restoreState()
         canvas.showPage()
+    if record is not None:
+        record.finish(canvas)
     canvas.save()
     return buffer.getvalue()
+
+
+class Recording:
+    """The PDF operators each face drew in one document, for other documents of the same faces
+    to copy: a deck's faces are drawn once, not once per paper.
+
+    Text in an embedded font is written as codes of the font's subsets, which a document assigns
+    to characters in the order it first meets them; a document that copies the operators first
+    takes over the recording document's assignments (its later text, the slug, gets codes after
+    them), so every copied code means the same character.  The faces' operators do not depend on
+    where they are drawn: every face is drawn in its own graphics state, from its own origin."""
+
+    def __init__(self) -> None:
+        self.codes: list[list[str]] = []
+        self.faces: list[Face] = []
+        self.fonts: list[tuple[Any, Any]] = []  # (font, its state in the recording document), in order
+        self.mapping: dict[str, str] = {}
+
+    def draw(self, canvas: Canvas, face: Face) -> None:
+        code = canvas._code
+        start = len(code)
+        draw_face(canvas, face)
+        self.codes.append(code[start:])
+        self.faces.append(face)
+
+    def finish(self, canvas: Canvas) -> None:
+        """Keep the recording document's fonts (before it is saved: saving freezes them)."""
+        doc = canvas._doc
+        self.mapping = dict(doc.fontMapping)
+        self.fonts = [(font, copy.deepcopy(font.state[doc])) for font in doc.delayedFonts]
+
+    def adopt(self, canvas: Canvas, faces: list[Face]) -> bool:
+        """Take over the recording document's fonts in a new, empty document, if the recording
+        holds these faces and only embedded fonts (which it takes over whole); whether it did."""
+        if len(faces) != len(self.faces) or any(a is not b for a, b in zip(faces, self.faces, strict=True)):
+            return False
+        if len(self.mapping) != len(self.fonts) or not all(pdfmetrics.getFont(n)._dynamicFont for n in self.mapping):
+            return False
+        doc = canvas._doc
+        if doc.fontMapping or doc.delayedFonts:
+            return False
+        doc.fontMapping.update(self.mapping)
+        for font, state in self.fonts:
+            font.state[doc] = copy.deepcopy(state)
+            doc.delayedFonts.append(font)
+        return True
+
+    def replay(self, canvas: Canvas, index: int) -> None:
+        canvas._code.extend(self.codes[index])

@@ -1,5 +1,8 @@
 """The quick-reference sheet as PDF: landscape A4 or Letter, three columns, flowing onto as many
-pages as the rulebook needs, every page headed with the rulebook's title and numbered."""
+pages as the rulebook needs, every page headed with the rulebook's title and numbered.
+
+The columns are as wide and as tall as both papers allow, so the sheet is laid out once and drawn
+on either paper (centred): the same columns, and the same page breaks, on A4 and on Letter."""
 
 from __future__ import annotations
 
@@ -43,16 +46,18 @@ ENTRY_TITLE = ParagraphStyle(
 def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
     """Laid out into columns first (see paginate.py), so that every page can say "of N"."""
     size = landscape(PAPERS[paper])
-    frame_width, frame_height = _frame(size)
-    columns = sheet_columns(sheet, paper)
+    frame_width, frame_height = _frame()
+    left = (size[0] - COLUMNS * frame_width - (COLUMNS - 1) * GUTTER) / 2
+    bottom = (size[1] - frame_height - BAND - FOOT) / 2
+    columns = sheet_columns(sheet)
     pages = max(1, -(-len(columns) // COLUMNS))
     canvas, buffer = document(f"{sheet.title} — quick reference", f"Quick-reference sheet, {paper.upper()} landscape")
     canvas.setPageSize(size)
     for page in range(pages):
         _page_frame(canvas, sheet, size, page + 1, pages)
         for column, placed in enumerate(columns[page * COLUMNS : (page + 1) * COLUMNS]):
-            x = MARGIN + column * (frame_width + GUTTER)
-            y = MARGIN + FOOT + frame_height
+            x = left + column * (frame_width + GUTTER)
+            y = bottom + FOOT + frame_height
             for item in placed:
                 y -= item.space + item.height
                 item.flowable.drawOn(canvas, x, y)
@@ -61,16 +66,26 @@ def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
     return buffer.getvalue()
 
 
-def sheet_columns(sheet: Sheet, paper: str) -> list[list[Placed]]:
-    """What each column holds, page after page (three columns to a page)."""
-    register_fonts()
-    frame_width, frame_height = _frame(landscape(PAPERS[paper]))
-    return paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+def sheet_columns(sheet: Sheet) -> list[list[Placed]]:
+    """What each column holds, page after page (three columns to a page), on either paper."""
+    columns = _COLUMNS.get(sheet)
+    if columns is None:
+        register_fonts()
+        frame_width, frame_height = _frame()
+        columns = paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+        _COLUMNS.clear()  # the sheet just laid out is the one drawn next, on each paper
+        _COLUMNS[sheet] = columns
+    return columns
 
 
-def _frame(size: tuple[float, float]) -> tuple[float, float]:
-    """The width and height of a column."""
-    width, height = size
+_COLUMNS: dict[Sheet, list[list[Placed]]] = {}
+
+
+def _frame() -> tuple[float, float]:
+    """The width and height of a column: what the smaller of the papers' widths and heights leave
+    inside the margins, band and foot."""
+    width = min(landscape(size)[0] for size in PAPERS.values())
+    height = min(landscape(size)[1] for size in PAPERS.values())
     return (width - 2 * MARGIN - (COLUMNS - 1) * GUTTER) / COLUMNS, height - 2 * MARGIN - BAND - FOOT
 
 
