@@ -30,12 +30,10 @@ FIXTURES = sorted((ROOT / "tests" / "fixtures" / "features").glob("*.rules")) + 
 )
 
 CONTINUATION_TARGET = 0.15
-"""The share of continuation faces the decks aim at (one rule, one card)."""
-
-CONTINUATION_CEILING = 0.32
-"""The share the bundled decks reach today, a ceiling that may only come down: above the
-target, because some rules (a chase's manoeuvres, a seven-band radiation table) hold more than a
-card does and are printed whole rather than cut."""
+"""The most continuation faces the bundled decks may have, as a share of all their faces (one
+rule, one card): a card a little too long is set compact, a longer one is laid out by its parts,
+each face that starts a part titled by it; what remains are rules whose one part (a seven-band
+radiation table, a chase's manoeuvres) holds more than a card does, printed whole rather than cut."""
 
 
 def _book(path: Path) -> m.Book | None:
@@ -101,8 +99,10 @@ def _faces(press: Path) -> list[str]:
 
 def test_continuation_faces_of_the_bundled_decks(capsys: pytest.CaptureFixture[str]) -> None:
     """Continuation faces, counted in the press files shipped in generated/cards/ (one face a page,
-    `rulecraft build --check` keeps them current): a face whose title says "(cont.)".  The
-    appendix's pages are reading matter, not a rule's continuation; they count as faces."""
+    `rulecraft build --check` keeps them current): a face whose title says "(cont.)".  A face
+    titled by the part of a rule it starts ("Microgravity: Keep footing") is not one.  The pages
+    of the index and the appendix are reading matter, not a rule's continuation; they count as
+    faces."""
     total = continued = 0
     lines = []
     for press in sorted(GENERATED.glob("*-cards-press.pdf")):
@@ -117,7 +117,7 @@ def test_continuation_faces_of_the_bundled_decks(capsys: pytest.CaptureFixture[s
         for line in lines:
             print("  " + line)
     assert len(lines) == len(BUNDLED)
-    assert share <= CONTINUATION_CEILING
+    assert share <= CONTINUATION_TARGET
 
 
 # ---------------------------------------------------------------- numbering and the index

@@ -103,7 +103,7 @@ def index_card(cards: list[Card], footer: str) -> Card:
         for c in sorted(cards, key=lambda c: (_sort_key(c.title), c.number))
     )
     blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows, dense=True),)
-    return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3)
+    return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3, pages=True)
 
 
 def _sort_key(title: str) -> str:

@@ -70,6 +70,32 @@ CHANCE = _style("chance", fontSize=7.0, leading=8.0, alignment=TA_CENTER)
 CHANCE_HEAD = _style("chance_head", fontName=BOLD, fontSize=7.0, leading=8.0, alignment=TA_CENTER)
 CHANCE_LABEL = _style("chance_label", fontSize=7.0, leading=8.0, alignment=TA_LEFT)
 
+COMPACT = {
+    "entry": _style("entry_compact", fontSize=7.8, leading=9.0, spaceBefore=0.8),
+    "detail": _style("detail_compact", fontSize=7.0, leading=8.3, spaceBefore=0.4),
+    "condition": _style(
+        "condition_compact", fontName=ITALIC, fontSize=7.0, leading=8.3, spaceBefore=1.8, textColor=MUTED
+    ),
+    "heading": _style(
+        "heading_compact", fontName=BOLD, fontSize=7.0, leading=8.2, spaceBefore=3.2, textTransform="uppercase"
+    ),
+    "note": _style("note_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0, textColor=INK),
+    "text": _style("text_compact", fontSize=7.5, leading=8.9, spaceBefore=1.6),
+    "small": _style("small_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0),
+}
+"""The compact step: a card that overflows one face by a little is set in these (no smaller
+than 7 pt, `MIN_SIZE`, with tighter leading and spacing) when that keeps it on one face."""
+
+REGULAR_STYLES = {
+    "entry": ENTRY,
+    "detail": DETAIL,
+    "condition": CONDITION,
+    "heading": HEADING,
+    "note": NOTE,
+    "text": TEXT,
+    "small": SMALL,
+}
+
 INDENT = 7.0
 CELL_PAD = 2.0
 
@@ -84,6 +110,7 @@ class Item:
     whole: bool = False  # running text: moved whole to the next card rather than split, if it fits there
     resume: tuple[Item, ...] = ()  # repeated above this item when it starts a card: "Errata (cont.)"
     need: float = 0.0  # starts a new card or column when less than this is left
+    part: str = ""  # starts a part of a card (a roll, a section), named so: "Keep footing"
 
 
 def loosen(text: str, width: float, size: float) -> str:
@@ -184,20 +211,26 @@ def prose(sentences: Sequence[str], style: ParagraphStyle) -> Prose:
 
 
 def flowables(
-    blocks: tuple[Block, ...] | list[Block], width: float, accent: colors.Color, resume: tuple[Item, ...] = ()
+    blocks: tuple[Block, ...] | list[Block],
+    width: float,
+    accent: colors.Color,
+    resume: tuple[Item, ...] = (),
+    *,
+    compact: bool = False,
 ) -> list[Item]:
     """Flowables for blocks.  A roll (its heading, the lines under it and its chances) is kept on
     one card when it fits on one, a heading or a condition with what follows it.  Each item knows
     what to repeat above it when it starts a card: the heading it is under ("Errata (cont.)"), the
     condition of an indented line, the roll of a chance table; `resume` comes first (the sheet's
-    section and entry)."""
+    section and entry).  `compact`: set in the compact step (`COMPACT`)."""
+    styles = COMPACT if compact else REGULAR_STYLES
     items: list[Item] = []
     in_roll = False
     section: tuple[Item, ...] = ()  # the heading the blocks are under, continued
     condition: tuple[Item, ...] = ()  # the condition of indented lines, repeated
     roll: tuple[Item, ...] = ()  # the roll heading of its details and chances, continued
     for index, block in enumerate(blocks):
-        made = _block(block, width, accent)
+        made = _block(block, width, accent, styles)
         in_roll = isinstance(block, RollHead) or (in_roll and isinstance(block, (Detail, Chances)))
         indented = isinstance(block, (Entry, Detail)) and block.indent
         if not indented:
@@ -207,15 +240,20 @@ def flowables(
         context = resume + section + condition + roll
         if isinstance(block, RollHead):
             context = resume + section
-            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent)[:1]))
+            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent, styles)[:1]))
         elif isinstance(block, Heading):
             context = resume
-            section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent)))
+            section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent, styles)))
         elif isinstance(block, Condition):
             condition = tuple(_again(made))
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if in_roll and isinstance(following, (Detail, Chances)):
             made[-1].keep = True
+        if isinstance(block, RollHead):
+            made[0].part = block.title
+        elif isinstance(block, Heading) and not block.text.startswith("As "):
+            # "As Broken Ground" heads what a rule takes from another: not a part to title a card by.
+            made[0].part = block.text
         for item in made:
             item.resume = context
         items += made
@@ -230,7 +268,9 @@ def _again(items: list[Item]) -> list[Item]:
     return [Item(item.flowable, keep=True, split=False) for item in items]
 
 
-def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
+def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, ParagraphStyle]) -> list[Item]:
+    ENTRY, DETAIL, CONDITION, HEADING = styles["entry"], styles["detail"], styles["condition"], styles["heading"]
+    NOTE, TEXT, SMALL = styles["note"], styles["text"], styles["small"]
     if isinstance(block, Heading):
         text = markup(block.text)
         if block.detail:
@@ -255,7 +295,7 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
             Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
         ]
     if isinstance(block, RollHead):
-        head, whole = _roll_head(block, width, accent)
+        head, whole = _roll_head(block, width, accent, DETAIL)
         items = [Item(head, keep=True, split=False)]
         if whole is not None:
             items.append(Item(whole, keep=True))
@@ -294,7 +334,9 @@ class RollHeading(Table):  # type: ignore[misc]
     """The band that starts a roll: its title, and its notation on the right."""
 
 
-def _roll_head(block: RollHead, width: float, accent: colors.Color) -> tuple[Table, Paragraph | None]:
+def _roll_head(
+    block: RollHead, width: float, accent: colors.Color, detail: ParagraphStyle = DETAIL
+) -> tuple[Table, Paragraph | None]:
     """The band that starts a roll; and, when its title or notation is too long for the band
     (`TALLEST_HEAD`), the whole of both as a paragraph to follow it."""
     notation_width = min(text_width(block.notation, BOLD, ROLL_NOTATION.fontSize) + 2 * CELL_PAD + 1, width * 0.62)
@@ -305,7 +347,7 @@ def _roll_head(block: RollHead, width: float, accent: colors.Color) -> tuple[Tab
     notation = Paragraph(markup(short_notation or notation_text), ROLL_NOTATION)
     whole = None
     if short_title is not None or short_notation is not None:
-        whole = Paragraph(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", DETAIL)
+        whole = Paragraph(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
     table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
     table.setStyle(
         TableStyle(

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import io
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, replace
 from typing import Any
 
 from reportlab.lib import colors
@@ -148,18 +149,61 @@ def body_height(header: Header) -> float:
 
 def layout(card: Card) -> list[Face]:
     """The faces a card needs: its content over as many cards as it takes (see paginate.py),
-    keeping headings with what follows them."""
+    keeping headings with what follows them.
+
+    A card a little too long for one face is set in the compact step (flow.COMPACT) when that
+    keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections): a part that
+    fits on one face starts on a fresh face rather than breaking across two, and a face that
+    starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a player finds
+    the part by its title and reads it whole."""
     first, first_extra = _header(card, continued=False)
     following, _ = _header(card, continued=not card.pages)
-    items = first_extra + flowables(card.blocks, BODY_WIDTH, colors.HexColor(card.category.colour))
+    accent = colors.HexColor(card.category.colour)
+    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent)
     headers = [first, following]
 
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
     pages = paginate(items, room, BODY_WIDTH, balance=True)
-    parts = len(pages)
-    return [Face(card, i + 1, parts, headers[min(i, 1)], page) for i, page in enumerate(pages)]
+    if len(pages) == 1 or card.pages:
+        return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
+    # The compact step: a little too long for a face, set a little tighter.
+    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
+    pages = paginate(items, room, BODY_WIDTH, balance=True)
+    if len(pages) == 1:
+        return [Face(card, 1, 1, first, pages[0])]
+    titled = {id(item.flowable): item.part for item in items if item.part}
+    part_headers = {part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()}
+    # Faces after the first leave room for the tallest title they may get.
+    following = max([following, *part_headers.values()], key=lambda h: h.height)
+    headers = [first, following]
+    _parts_whole(items, body_height(following))
+    pages = paginate(items, room, BODY_WIDTH, balance=True)
+    repeated = {id(again.flowable) for item in items for again in item.resume}
+    faces = []
+    for index, page in enumerate(pages):
+        header = first
+        if index:
+            # The part a face starts, after the headings repeated above it (the section it is in).
+            lead = next((p.flowable for p in page if id(p.flowable) not in repeated), None)
+            part = titled.get(id(lead)) if lead is not None else None
+            header = part_headers[part] if part is not None else _header(card, continued=True)[0]
+        faces.append(Face(card, index + 1, len(pages), header, page))
+    return faces
+
+
+def _parts_whole(items: list[Item], room: float) -> None:
+    """Mark each part that fits on a face to start on a fresh face when less than its height is
+    left on this one."""
+    measure = _measure()
+    starts = [index for index, item in enumerate(items) if item.part] + [len(items)]
+    for start, stop in itertools.pairwise(starts):
+        height = 0.0
+        for item in items[start:stop]:
+            height += item.flowable.wrapOn(measure, BODY_WIDTH, room)[1] + item.flowable.getSpaceBefore()
+        if height <= room:
+            items[start].need = height
 
 
 # ---------------------------------------------------------------- drawing one face
