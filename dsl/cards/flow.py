@@ -36,6 +36,25 @@ def tint(colour: colors.Color, amount: float) -> colors.Color:
     return colors.Color(1 - (1 - colour.red) * amount, 1 - (1 - colour.green) * amount, 1 - (1 - colour.blue) * amount)
 
 
+class Para(Paragraph):  # type: ignore[misc]
+    """A paragraph that remembers its lines at the last width it was broken to.  Laying out a
+    card asks a paragraph its height many times at the same width (each card it is tried on, the
+    compact step, the parts, then drawing); reportlab breaks the lines again every time, and line
+    breaking is most of the work of a deck."""
+
+    _wrapped: tuple[float, float, float, Any, Any] | None = None
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        known = self._wrapped
+        if known is not None and known[0] == availWidth:
+            _, self.width, self.height, self.blPara, self._wrapWidths = known
+            return self.width, self.height
+        width, height = super().wrap(availWidth, availHeight)
+        if hasattr(self, "blPara"):
+            self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
+        return float(width), float(height)
+
+
 def _style(name: str, **values: Any) -> ParagraphStyle:
     base: dict[str, Any] = {
         "fontName": REGULAR,
@@ -161,7 +180,7 @@ def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
     return ParagraphStyle(style.name + "_in", parent=style, leftIndent=style.leftIndent + INDENT)
 
 
-class RuledHeading(Paragraph):  # type: ignore[misc]
+class RuledHeading(Para):  # type: ignore[misc]
     """A section heading with a hairline under it, in the card's accent colour."""
 
     def draw(self) -> None:
@@ -174,7 +193,7 @@ class RuledHeading(Paragraph):  # type: ignore[misc]
         canvas.restoreState()
 
 
-class Prose(Paragraph):  # type: ignore[misc]
+class Prose(Para):  # type: ignore[misc]
     """Running text (a note, an erratum) that breaks between sentences rather than inside one.
 
     `split` (what the paginator asks first) only breaks after a whole sentence; `split_lines` is
@@ -185,7 +204,7 @@ class Prose(Paragraph):  # type: ignore[misc]
 
     def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
         for count in range(len(self.sentences) - 1, 0, -1):
-            head = Paragraph(" ".join(self.sentences[:count]), self.style)
+            head = Para(" ".join(self.sentences[:count]), self.style)
             _, height = head.wrap(availWidth, availHeight)
             if height <= availHeight + 0.01:
                 return [head, prose(self.sentences[count:], self.style)]
@@ -195,7 +214,7 @@ class Prose(Paragraph):  # type: ignore[misc]
         """The height of the first sentence alone; a part made by a line break is all one."""
         if not self.sentences:
             return float("inf")
-        _, height = Paragraph(self.sentences[0], self.style).wrap(availWidth, 1e6)
+        _, height = Para(self.sentences[0], self.style).wrap(availWidth, 1e6)
         return float(height)
 
     def split_lines(self, availWidth: float, availHeight: float) -> list[Flowable]:
@@ -279,7 +298,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         return [Item(RuledHeading(text, style), keep=True)]
     room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
-        return [Item(Paragraph(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
+        return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
     if isinstance(block, Entry):
         style = _indented(ENTRY, block.indent)
         text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
@@ -287,12 +306,12 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
             style = ParagraphStyle(
                 style.name + "_mark", parent=style, bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9
             )
-            return [Item(Paragraph(text, style, bulletText=block.mark), whole=True)]
+            return [Item(Para(text, style, bulletText=block.mark), whole=True)]
         # An effect moves whole to the next card rather than break mid-sentence there.
-        return [Item(Paragraph(text, style), whole=True)]
+        return [Item(Para(text, style), whole=True)]
     if isinstance(block, Detail):
         return [
-            Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
+            Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
         ]
     if isinstance(block, RollHead):
         head, whole = _roll_head(block, width, accent, DETAIL)
@@ -316,7 +335,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
     style = SMALL if block.small else TEXT
     if all(run.style == "plain" for run in block.runs):
         return [Item(prose([markup(s) for s in sentences("".join(r.text for r in block.runs))], style), whole=True)]
-    return [Item(Paragraph(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
+    return [Item(Para(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
 
 
 def _note(note: Note) -> list[str]:
@@ -343,11 +362,11 @@ def _roll_head(
     notation_text = loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)
     short_title = capped(block.title, ROLL_TITLE, width - notation_width - 2 * CELL_PAD, "<b>Roll</b> · ")
     short_notation = capped(notation_text, ROLL_NOTATION, notation_width - 2 * CELL_PAD)
-    title = Paragraph("<b>Roll</b> · " + markup(short_title or block.title), ROLL_TITLE)
-    notation = Paragraph(markup(short_notation or notation_text), ROLL_NOTATION)
+    title = Para("<b>Roll</b> · " + markup(short_title or block.title), ROLL_TITLE)
+    notation = Para(markup(short_notation or notation_text), ROLL_NOTATION)
     whole = None
     if short_title is not None or short_notation is not None:
-        whole = Paragraph(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
+        whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
     table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
     table.setStyle(
         TableStyle(
@@ -391,7 +410,7 @@ def capped(text: str, style: ParagraphStyle, width: float, lead: str = "") -> st
         return None
 
     def height(candidate: str) -> float:
-        return float(Paragraph(lead + markup(candidate), style).wrap(width, 1e9)[1])
+        return float(Para(lead + markup(candidate), style).wrap(width, 1e9)[1])
 
     if height(text) <= limit:
         return None
@@ -439,19 +458,19 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
     label_width = max(min(max(needed, width * 0.42), width - cell_least * count), 12 * MM)
     cell_width = min((width - label_width) / count, max(CHANCE_CELL_MAX, cell_least))
     header = [
-        Paragraph(
+        Para(
             f'<b>{markup(loosen(chances.against, label_width - pad, size))}</b> <font size="7" color="#5c5c5c">'
             "chance %</font>",
             CHANCE_LABEL,
         )
     ]
-    header += [Paragraph(markup(c), CHANCE_HEAD) for c in chances.columns]
+    header += [Para(markup(c), CHANCE_HEAD) for c in chances.columns]
     rows: list[list[Any]] = [header]
     for row in chances.rows:
         label = f"<b>{markup(row.dice)}</b>"
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
-        rows.append([Paragraph(label, CHANCE_LABEL), *(Paragraph(markup(c), CHANCE) for c in row.numbers)])
+        rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
     table = Table(rows, colWidths=[label_width] + [cell_width] * len(chances.columns), hAlign="LEFT", repeatRows=1)
     table.setStyle(
         TableStyle(
@@ -580,7 +599,7 @@ class _GridData:
                 cells.append(text)
                 height = max(height, style.leading)
             else:
-                paragraph = Paragraph(markup(text), style)
+                paragraph = Para(markup(text), style)
                 height = max(height, paragraph.wrap(room, 1e6)[1])
                 cells.append(paragraph)
         return cells, height + self.top + self.bottom

@@ -25,7 +25,7 @@ from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.canvas import new_canvas
+from dsl.cards.canvas import new_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -425,7 +425,7 @@ def imposed_pdf(
         _crop_marks(canvas, layout)
         _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
         canvas.showPage()
-    canvas.save()
+    save(canvas)
     return buffer.getvalue()
 
 
@@ -519,7 +519,7 @@ def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None)
         canvas.showPage()
     if record is not None:
         record.finish(canvas)
-    canvas.save()
+    save(canvas)
     return buffer.getvalue()
 
 

@@ -13,7 +13,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
-from dsl.cards.canvas import new_canvas
+from dsl.cards.canvas import new_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -62,7 +62,7 @@ def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
                 y -= item.space + item.height
                 item.flowable.drawOn(canvas, x, y)
         canvas.showPage()
-    canvas.save()
+    save(canvas)
     return buffer.getvalue()
 
 
