@@ -180,7 +180,7 @@ def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
     return ParagraphStyle(style.name + "_in", parent=style, leftIndent=style.leftIndent + INDENT)
 
 
-class RuledHeading(Para):  # type: ignore[misc]
+class RuledHeading(Para):
     """A section heading with a hairline under it, in the card's accent colour."""
 
     def draw(self) -> None:
@@ -193,7 +193,7 @@ class RuledHeading(Para):  # type: ignore[misc]
         canvas.restoreState()
 
 
-class Prose(Para):  # type: ignore[misc]
+class Prose(Para):
     """Running text (a note, an erratum) that breaks between sentences rather than inside one.
 
     `split` (what the paginator asks first) only breaks after a whole sentence; `split_lines` is
