@@ -60,7 +60,7 @@ def build_deck(
                 title=clean(item.title),
                 cites=clean(item.cites or ""),
                 category=category(item.category),
-                blocks=tuple(writer.rule(item)),
+                blocks=_rule_blocks(book, writer, item, errata == "card"),
                 footer=footer,
                 number=numbers[item.name],
             )
@@ -77,6 +77,24 @@ def build_deck(
     if appendix is not None:
         cards.append(replace(appendix, number=first + len(items)))
     return cards
+
+
+def _rule_blocks(book: m.Book, writer: EffectWriter, rule: m.Rule, errata: bool) -> tuple[Block, ...]:
+    """What a rule's card says, worked out once per book: the deck for print and the one for
+    screens say the same of every rule."""
+    key = (id(book), rule.name, errata)
+    known = _RULES.get(key)
+    if known is not None and known[0] is book:
+        return known[1]
+    if len(_RULES) >= _RULES_KEPT:
+        _RULES.clear()
+    blocks = tuple(writer.rule(rule))
+    _RULES[key] = (book, blocks)  # holding the book keeps its id from being reused
+    return blocks
+
+
+_RULES: dict[tuple[int, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
+_RULES_KEPT = 4096
 
 
 def _fit(card: Card, faces: Callable[[Card], int]) -> tuple[Card, list[Block]]:

@@ -10,22 +10,20 @@ taller than a card) is drawn smaller (`paginate.Shrunk`): a card is never refuse
 
 from __future__ import annotations
 
-import copy
+import functools
 import io
 import itertools
 from dataclasses import dataclass, replace
-from typing import Any
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
-from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.canvas import new_canvas, save
+from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -80,7 +78,7 @@ class Header:
 
 
 def _measure() -> Canvas:
-    return new_canvas()
+    return measuring_canvas()
 
 
 def _title_style(size: float) -> ParagraphStyle:
@@ -406,7 +404,7 @@ def imposed_pdf(
     layout = imposition(paper, gutters=gutters)
     how = "with gutters" if gutters else "9 per page"
     canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
-    if drawn is not None and not drawn.adopt(canvas, faces):
+    if drawn is not None and not drawn.adopt(canvas, list(faces)):
         drawn = None
     canvas.setPageSize(layout.size)
     per_page = layout.per_page
@@ -512,7 +510,7 @@ def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None)
         canvas.saveState()
         canvas.translate(BLEED, BLEED)
         if record is not None:
-            record.draw(canvas, face)
+            record.draw(canvas, face, functools.partial(draw_face, face=face))
         else:
             draw_face(canvas, face)
         canvas.restoreState()
@@ -521,52 +519,3 @@ def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None)
         record.finish(canvas)
     save(canvas)
     return buffer.getvalue()
-
-
-class Recording:
-    """The PDF operators each face drew in one document, for other documents of the same faces
-    to copy: a deck's faces are drawn once, not once per paper.
-
-    Text in an embedded font is written as codes of the font's subsets, which a document assigns
-    to characters in the order it first meets them; a document that copies the operators first
-    takes over the recording document's assignments (its later text, the slug, gets codes after
-    them), so every copied code means the same character.  The faces' operators do not depend on
-    where they are drawn: every face is drawn in its own graphics state, from its own origin."""
-
-    def __init__(self) -> None:
-        self.codes: list[list[str]] = []
-        self.faces: list[Face] = []
-        self.fonts: list[tuple[Any, Any]] = []  # (font, its state in the recording document), in order
-        self.mapping: dict[str, str] = {}
-
-    def draw(self, canvas: Canvas, face: Face) -> None:
-        code = canvas._code
-        start = len(code)
-        draw_face(canvas, face)
-        self.codes.append(code[start:])
-        self.faces.append(face)
-
-    def finish(self, canvas: Canvas) -> None:
-        """Keep the recording document's fonts (before it is saved: saving freezes them)."""
-        doc = canvas._doc
-        self.mapping = dict(doc.fontMapping)
-        self.fonts = [(font, copy.deepcopy(font.state[doc])) for font in doc.delayedFonts]
-
-    def adopt(self, canvas: Canvas, faces: list[Face]) -> bool:
-        """Take over the recording document's fonts in a new, empty document, if the recording
-        holds these faces and only embedded fonts (which it takes over whole); whether it did."""
-        if len(faces) != len(self.faces) or any(a is not b for a, b in zip(faces, self.faces, strict=True)):
-            return False
-        if len(self.mapping) != len(self.fonts) or not all(pdfmetrics.getFont(n)._dynamicFont for n in self.mapping):
-            return False
-        doc = canvas._doc
-        if doc.fontMapping or doc.delayedFonts:
-            return False
-        doc.fontMapping.update(self.mapping)
-        for font, state in self.fonts:
-            font.state[doc] = copy.deepcopy(state)
-            doc.delayedFonts.append(font)
-        return True
-
-    def replay(self, canvas: Canvas, index: int) -> None:
-        canvas._code.extend(self.codes[index])

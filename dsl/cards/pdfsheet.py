@@ -6,6 +6,8 @@ on either paper (centred): the same columns, and the same page breaks, on A4 and
 
 from __future__ import annotations
 
+import functools
+
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.styles import ParagraphStyle
@@ -13,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
-from dsl.cards.canvas import new_canvas, save
+from dsl.cards.canvas import Recording, measuring_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -43,8 +45,10 @@ ENTRY_TITLE = ParagraphStyle(
 )
 
 
-def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
-    """Laid out into columns first (see paginate.py), so that every page can say "of N"."""
+def sheet_pdf(sheet: Sheet, paper: str, *, record: Recording | None = None, drawn: Recording | None = None) -> bytes:
+    """Laid out into columns first (see paginate.py), so that every page can say "of N".
+    `record`: keeps what each column drew; `drawn`: the columns as another paper's sheet drew
+    them, copied rather than drawn again (see `Recording`)."""
     size = landscape(PAPERS[paper])
     frame_width, frame_height = _frame()
     left = (size[0] - COLUMNS * frame_width - (COLUMNS - 1) * GUTTER) / 2
@@ -52,18 +56,35 @@ def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
     columns = sheet_columns(sheet)
     pages = max(1, -(-len(columns) // COLUMNS))
     canvas, buffer = document(f"{sheet.title} — quick reference", f"Quick-reference sheet, {paper.upper()} landscape")
+    if drawn is not None and not drawn.adopt(canvas, columns):
+        drawn = None
     canvas.setPageSize(size)
     for page in range(pages):
         _page_frame(canvas, sheet, size, page + 1, pages)
         for column, placed in enumerate(columns[page * COLUMNS : (page + 1) * COLUMNS]):
-            x = left + column * (frame_width + GUTTER)
-            y = bottom + FOOT + frame_height
-            for item in placed:
-                y -= item.space + item.height
-                item.flowable.drawOn(canvas, x, y)
+            canvas.saveState()
+            canvas.translate(left + column * (frame_width + GUTTER), bottom + FOOT)
+            index = page * COLUMNS + column
+            if drawn is not None:
+                drawn.replay(canvas, index)
+            elif record is not None:
+                record.draw(canvas, placed, functools.partial(_column, placed=placed, height=frame_height))
+            else:
+                _column(canvas, placed, frame_height)
+            canvas.restoreState()
         canvas.showPage()
+    if record is not None:
+        record.finish(canvas)
     save(canvas)
     return buffer.getvalue()
+
+
+def _column(canvas: Canvas, placed: list[Placed], height: float) -> None:
+    """A column's items, top down, from its lower-left corner at the origin."""
+    y = height
+    for item in placed:
+        y -= item.space + item.height
+        item.flowable.drawOn(canvas, 0, y)
 
 
 def sheet_columns(sheet: Sheet) -> list[list[Placed]]:
@@ -142,7 +163,7 @@ def _title(entry: SheetEntry, *, continued: bool = False) -> Paragraph:
 
 
 def _height(items: list[Item], width: float) -> float:
-    measure = new_canvas()
+    measure = measuring_canvas()
     return float(sum(i.flowable.wrapOn(measure, width, 10_000)[1] + i.flowable.getSpaceBefore() for i in items))
 
 
