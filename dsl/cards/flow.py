@@ -14,6 +14,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
+from reportlab.lib.abag import ABag
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
@@ -44,6 +45,26 @@ class Para(Paragraph):  # type: ignore[misc]
 
     _wrapped: tuple[float, float, float, Any, Any] | None = None
 
+    def __init__(
+        self, text: str, style: ParagraphStyle, bulletText: str | None = None, frags: Any = None, **options: Any
+    ) -> None:
+        if frags is not None or options:  # reportlab's own copies (a split paragraph's parts)
+            super().__init__(text, style, bulletText, frags, **options)
+            return
+        # Parsing the markup is a third of making a paragraph, and a deck makes the same ones
+        # again (a card set compact, the sheet, the screen deck): the parsed fragments are
+        # remembered by text and style, and each paragraph gets its own copies.
+        key = (text, id(style), bulletText)
+        known = _PARSED.get(key)
+        if known is not None and known[0] is style:
+            super().__init__(text, style, bulletText=bulletText, frags=[frag.clone() for frag in known[1]])
+            return
+        super().__init__(text, style, bulletText=bulletText)
+        if self.style is style and all(isinstance(frag, ABag) for frag in self.frags):
+            if len(_PARSED) >= _PARSED_KEPT:
+                _PARSED.clear()
+            _PARSED[key] = (style, [frag.clone() for frag in self.frags])
+
     def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
         known = self._wrapped
         if known is not None and known[0] == availWidth:
@@ -53,6 +74,10 @@ class Para(Paragraph):  # type: ignore[misc]
         if hasattr(self, "blPara"):
             self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
         return float(width), float(height)
+
+
+_PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
+_PARSED_KEPT = 1 << 14
 
 
 def _style(name: str, **values: Any) -> ParagraphStyle:
@@ -177,7 +202,20 @@ def runs_markup(runs: Inline, muted_size: float | None = None) -> str:
 def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
     if not indent:
         return style
-    return ParagraphStyle(style.name + "_in", parent=style, leftIndent=style.leftIndent + INDENT)
+    return _derived(style, "_in", leftIndent=style.leftIndent + INDENT)
+
+
+def _derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
+    """A style made from another, the same object every time it is asked for (a paragraph's
+    parsed markup is remembered by its style, see `Para`)."""
+    key = (id(parent), suffix, tuple(sorted((k, repr(v)) for k, v in values.items())))
+    known = _DERIVED.get(key)
+    if known is None or known[0] is not parent:
+        known = _DERIVED[key] = (parent, ParagraphStyle(parent.name + suffix, parent=parent, **values))
+    return known[1]
+
+
+_DERIVED: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[ParagraphStyle, ParagraphStyle]] = {}
 
 
 class RuledHeading(Para):
@@ -294,7 +332,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         text = markup(block.text)
         if block.detail:
             text += f'\u2002<font name="{REGULAR}" color="#5c5c5c">{markup(block.detail)}</font>'
-        style = ParagraphStyle("heading_accent", parent=HEADING, textColor=accent)
+        style = _derived(HEADING, "_accent", textColor=accent)
         return [Item(RuledHeading(text, style), keep=True)]
     room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
@@ -303,9 +341,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         style = _indented(ENTRY, block.indent)
         text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
         if block.mark:
-            style = ParagraphStyle(
-                style.name + "_mark", parent=style, bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9
-            )
+            style = _derived(style, "_mark", bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9)
             return [Item(Para(text, style, bulletText=block.mark), whole=True)]
         # An effect moves whole to the next card rather than break mid-sentence there.
         return [Item(Para(text, style), whole=True)]

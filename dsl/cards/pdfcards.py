@@ -81,6 +81,7 @@ def _measure() -> Canvas:
     return measuring_canvas()
 
 
+@functools.cache
 def _title_style(size: float) -> ParagraphStyle:
     return ParagraphStyle("card_title", fontName=BOLD, fontSize=size, leading=size * 1.12, textColor=WHITE)
 
@@ -150,10 +151,10 @@ def layout(card: Card) -> list[Face]:
     keeping headings with what follows them.
 
     A card a little too long for one face is set in the compact step (flow.COMPACT) when that
-    keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections): a part that
-    fits on one face starts on a fresh face rather than breaking across two, and a face that
-    starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a player finds
-    the part by its title and reads it whole."""
+    keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections):
+    a part that fits on one face starts on a fresh face rather than breaking across two, and a
+    face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
+    player finds the part by its title and reads it whole."""
     first, first_extra = _header(card, continued=False)
     following, _ = _header(card, continued=not card.pages)
     accent = colors.HexColor(card.category.colour)
@@ -163,22 +164,26 @@ def layout(card: Card) -> list[Face]:
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
-    pages = paginate(items, room, BODY_WIDTH, balance=True)
+    # Balancing the last two faces matters only to the layout kept: not to these trials.
+    pages = paginate(items, room, BODY_WIDTH, balance=card.pages)
     if len(pages) == 1 or card.pages:
         return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
     # The compact step: a little too long for a face, set a little tighter.
     items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
-    pages = paginate(items, room, BODY_WIDTH, balance=True)
+    pages = paginate(items, room, BODY_WIDTH)
     if len(pages) == 1:
         return [Face(card, 1, 1, first, pages[0])]
     titled = {id(item.flowable): item.part for item in items if item.part}
-    part_headers = {part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()}
+    part_headers = {
+        part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()
+    }
     # Faces after the first leave room for the tallest title they may get.
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
     _parts_whole(items, body_height(following))
     pages = paginate(items, room, BODY_WIDTH, balance=True)
     repeated = {id(again.flowable) for item in items for again in item.resume}
+    continued = _header(card, continued=True)[0]
     faces = []
     for index, page in enumerate(pages):
         header = first
@@ -186,7 +191,7 @@ def layout(card: Card) -> list[Face]:
             # The part a face starts, after the headings repeated above it (the section it is in).
             lead = next((p.flowable for p in page if id(p.flowable) not in repeated), None)
             part = titled.get(id(lead)) if lead is not None else None
-            header = part_headers[part] if part is not None else _header(card, continued=True)[0]
+            header = part_headers[part] if part is not None else continued
         faces.append(Face(card, index + 1, len(pages), header, page))
     return faces
 
