@@ -341,7 +341,7 @@ def test_chance_of_3d6_at_most_10_is_one_half(book: m.Book) -> None:
     assert table.chance("12") == "50%"  # 3d6 <= 10: 108 of 216 totals
     assert table.rows[0].chances[table.columns.index("12")] == Fraction(1, 2)
     assert table.chance("10") == "26%" and table.chance("14") == "74%"
-    assert table.rows[1].dice == "2d6" and table.rows[1].note == "has the Acrobatics skill"
+    assert table.rows[1].dice == "2d6" and table.rows[1].note == "if you have the Acrobatics skill"
     assert table.chance("12", row=1) == "92%"  # 2d6 <= 10: 33 of 36
 
 
@@ -351,7 +351,7 @@ def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
     assert (head.title, head.notation) == ("Avoid falling", f"3d6{NB}≤{NB}DEX")
     lines = entries(rough)
     assert f"When hexes moved this turn{NB}>{NB}half{NB}MOV" in lines
-    assert "When has the Acrobatics skill: roll 2d6" in lines
+    assert "When you have the Acrobatics skill: roll 2d6" in lines
     assert "Failure: The figure falls." in lines
 
 

@@ -193,7 +193,8 @@ def _check(
     else:
         rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, g - bonus) for g in goals)))
     for change in effect.changes:
-        note = notation.guard(change.guard).removeprefix("when ")
+        note = notation.guard(change.guard)
+        note = "if " + note.removeprefix("when ") if note.startswith("when ") else note
         if change.kind == "pool" and change.pool is not None:
             other = _distribution(change.pool)
             rows.append(ChanceRow(pool_text(change.pool), note, tuple(other.compare_p(op, g - bonus) for g in goals)))

@@ -103,9 +103,52 @@ def flag_clause(book: m.Book, name: str, holds: bool) -> str:
             return clean(var.phrase)
         return clean(var.negative) if var.negative else negate(clean(var.phrase))
     label = clean(var.label) if var is not None and var.label else display_name(name)
-    if len(label) > 1 and label[0].isupper() and label[1].islower():
+    if len(label) > 1 and label[0].isupper() and (label[1].islower() or label.startswith("A ")):
         label = label[0].lower() + label[1:]
-    return label if holds else negate(label)
+    return with_subject(label if holds else negate(label))
+
+
+_SUBJECT = {
+    "has": "you have",
+    "is": "you are",
+    "was": "you were",
+    "does": "you do",
+    "can": "you can",
+    "cannot": "you cannot",
+}
+"""A label's verb, and the same verb after "you": a label written as a predicate ("Has the
+Acrobatics skill", "Failed the roll") reads as a sentence once it has a subject."""
+
+
+def with_subject(clause: str) -> str:
+    """A clause that starts with its verb given the player as its subject: `has the Acrobatics
+    skill` -> `you have the Acrobatics skill`, `does not have ...` -> `you do not have ...`,
+    `failed the roll` -> `you failed the roll`, `exposed to vacuum` -> `you are exposed to
+    vacuum`; any other clause as it is (`prone`, `the
+    target is hidden`, `running this turn`)."""
+    first, _, rest = clause.partition(" ")
+    if not rest:
+        return clause
+    if first in _SUBJECT:
+        return f"{_SUBJECT[first]} {rest}"
+    if len(first) > 4 and first.endswith("ed") and first.isalpha() and first.islower() and first not in _NOT_VERBS:
+        # `exposed to vacuum` is a state (you are exposed); `failed the roll`, a deed.
+        passive = rest.partition(" ")[0] in _PREPOSITIONS and first not in _DEEDS
+        return f"you are {clause}" if passive else f"you {clause}"
+    return clause
+
+
+_PREPOSITIONS = frozenset({"in", "to", "by", "with", "on", "at", "from", "into", "under", "onto", "inside"})
+_DEEDS = frozenset(
+    {"succeeded", "exhaled", "inhaled", "moved", "waited", "jumped", "climbed", "fired", "aimed", "attacked"}
+    | {"charged", "failed", "missed", "retreated", "advanced", "rolled", "turned", "landed", "crashed"}
+)
+"""Verbs in -ed that are something done, not a state, though a preposition follows them."""
+
+
+_NOT_VERBS = frozenset({"armed", "mounted", "wounded", "unarmed", "blinded", "stunned", "enclosed", "needed", "speed"})
+"""Words ending in -ed that open a label as an adjective ("Mounted", "Armed with a pistol"):
+`mounted` reads as a condition already."""
 
 
 _IRREGULAR = {"has": "does not have", "is": "is not", "are": "are not", "was": "was not", "can": "cannot"}
@@ -407,7 +450,9 @@ class Notation:
         """`when moved > 0 and weapon is laser, unless lit`: the conditions of an effect, in words."""
         if not guard:
             return ""
-        return self._clauses([c.expr for c in guard if not c.negated], [c.expr for c in guard if c.negated], "when ")
+        said = self._clauses([c.expr for c in guard if not c.negated], [c.expr for c in guard if c.negated], "when ")
+        # "when with an MSV" says its condition twice: "with an MSV".
+        return said.removeprefix("when ") if said.startswith(("when with ", "when without ")) else said
 
     def _clauses(self, holds: list[n.Expr], fails: list[n.Expr], lead: str) -> str:
         """All of `holds` and none of `fails`: `when a and b, unless c or d`."""
