@@ -15,8 +15,10 @@ from dsl import model as m
 from dsl import outdir
 from dsl.cards import card_files, render_cards
 from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Heading, Note, RollHead
+from dsl.cards.chances import roll_chances
 from dsl.cards.deck import build_deck
 from dsl.cards.flow import MIN_SIZE, NOTE, Item, RollHeading, prose
+from dsl.cards.notation import Notation
 from dsl.cards.paginate import Placed, paginate
 from dsl.cards.pdfcards import BODY_WIDTH as BODY
 from dsl.cards.pdfcards import face_count, faces_of
@@ -653,12 +655,14 @@ rule dusk "Dusk":
 
 def test_a_target_the_rule_sets_shows_its_one_value() -> None:
     book = compile_book(DARK)
-    dark = next(b.table for b in card(book, "dark").blocks if isinstance(b, Chances))
-    assert (dark.against, dark.columns) == ("DEX to hit", ("5",))
-    assert dark.chance("5") == "5%"
-    assert dark.rows[0].chances == (Fraction(10, 216),)  # 1 + 3 + 6 ways to roll 5 or less
-    fog = next(b.table for b in card(book, "fog").blocks if isinstance(b, Chances))
-    assert fog.columns == ("7",) and fog.rows[0].chances == (Fraction(35, 216),)  # set outside, rolled inside
+    # One value: a line, not a table of one cell.
+    assert not any(isinstance(b, Chances) for b in card(book, "dark").blocks)
+    assert "Chance at DEX to hit 5: 5%" in entries(card(book, "dark"))  # 1 + 3 + 6 = 10 of 216 rolls
+    assert "Chance at DEX to hit 7: 16%" in entries(card(book, "fog"))  # set outside, rolled inside: 35 of 216
+    roll = next(e for e in book.parts["dark"].effects if isinstance(e, m.RollEffect))
+    dark = roll_chances(roll, Notation(book), Fraction(5))
+    assert dark is not None and (dark.against, dark.columns) == ("DEX to hit", ("5",))
+    assert dark.rows[0].chances == (Fraction(10, 216),)
 
 
 def test_a_target_set_under_other_conditions_keeps_its_range() -> None:
