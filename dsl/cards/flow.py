@@ -358,7 +358,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
     if isinstance(block, Chances):
         return [Item(_chances(block, width, accent), split=False)]
     if isinstance(block, Grid):
-        tables = grid_tables(block, width, accent)
+        tables = grid_tables(block, width, accent, compact=styles is COMPACT)
         items = [Item(table) for table in tables]
         shortened = dict.fromkeys(pair for table in tables for pair in table.data.shortened)
         if shortened:
@@ -530,12 +530,12 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
 # ---------------------------------------------------------------- rulebook tables
 
 
-def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTable]:
+def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool = False) -> list[GridTable]:
     """A rulebook table, ruled, with its header repeated when it runs onto another card; when
     its columns cannot all fit side by side, several tables that each repeat the key columns."""
     widths = _column_widths(grid, width)
     if widths is not None:
-        return [GridTable(_GridData(grid, widths, accent))]
+        return [GridTable(_GridData(grid, widths, accent, compact))]
     keys = grid.keys
     values = list(range(keys, len(grid.header)))
     tables = []
@@ -548,7 +548,7 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTabl
             take -= 1
         part = _columns(grid, [*range(keys), *values[:take]])
         found = _column_widths(part, width) or _even(part, width)
-        tables.append(GridTable(_GridData(part, found, accent)))
+        tables.append(GridTable(_GridData(part, found, accent, compact)))
         values = values[take:]
     return tables
 
@@ -600,7 +600,7 @@ class _GridData:
     for text that fits on one line, drawn as the table's font; a paragraph for text that wraps)
     and the height of every row."""
 
-    def __init__(self, grid: Grid, widths: list[float], accent: colors.Color) -> None:
+    def __init__(self, grid: Grid, widths: list[float], accent: colors.Color, compact: bool = False) -> None:
         self.widths = widths
         self.keys = grid.keys
         self.accent = accent
@@ -609,7 +609,7 @@ class _GridData:
         body_styles = [
             CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
         ]
-        self.top, self.bottom = (0.5, 0.7) if grid.dense else (_CELL_TOP, _CELL_BOTTOM)
+        self.top, self.bottom = (0.5, 0.7) if grid.dense else (0.9, 1.2) if compact else (_CELL_TOP, _CELL_BOTTOM)
         header = list(grid.header)
         self.shortened: list[tuple[str, str]] = []  # header labels cut short, with the whole label
         for index, (text, style) in enumerate(zip(grid.header, head_styles, strict=True)):
