@@ -108,6 +108,22 @@ def flag_clause(book: m.Book, name: str, holds: bool) -> str:
     return with_subject(label if holds else negate(label))
 
 
+_OF_NOUN = re.compile(r"^([A-Za-z]+) of ")
+_NOT_NOUNS = frozenset({"one", "some", "any", "all", "each", "none", "most", "both", "out", "because", "instead"})
+
+
+def as_subject(label: str) -> str:
+    """A label that names a quantity or manner ("Depth of the water", "How the shield is used")
+    as the subject of a sentence: "the depth of the water", "the way the shield is used"."""
+    if label.startswith("How ") and len(label) > 4:
+        return "the way " + label[4:]
+    found = _OF_NOUN.match(label)
+    if found is not None and found.group(1).lower() not in _NOT_NOUNS:
+        head = found.group(1)
+        return "the " + (head[0].lower() + head[1:] if head[1:].islower() else head) + label[len(head) :]
+    return label
+
+
 _SUBJECT = {
     "has": "you have",
     "is": "you are",
@@ -389,15 +405,25 @@ class Notation:
             first = phrase_of_member(self.book, subject.name, picked[0])
             last = phrase_of_member(self.book, subject.name, picked[-1])
             if picked[-1] == members[-1]:
-                return f"{self.name(subject.name)} is {first} or higher"
+                return f"{self.subject(subject.name)} is {first} or higher"
             if picked[0] == members[0]:
-                return f"{self.name(subject.name)} is {last} or lower"
+                return f"{self.subject(subject.name)} is {last} or lower"
             return None
         return self._is(subject.name, picked)
 
     def _is(self, var: str, members: list[str]) -> str:
         said = [phrase_of_member(self.book, var, x) for x in members]
-        return f"{self.name(var)} is {_alternatives(said)}"
+        return f"{self.subject(var)} is {_alternatives(said)}"
+
+    def subject(self, name: str) -> str:
+        """A choice named as the subject of a sentence: its phrase, or its label made one ("Depth
+        of the water" -> "the depth of the water", "How the shooter moves" -> "the way the
+        shooter moves"), so that "When the depth of the water is knee" reads as English."""
+        var = self.book.vars.get(name)
+        said = self.name(name)
+        if var is None or var.phrase or name in self.specials:
+            return said
+        return as_subject(said)
 
     def _member(self, expr: n.Member, words: bool) -> tuple[str, int]:
         level = _LEVEL["compare"]
