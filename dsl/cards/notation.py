@@ -115,7 +115,7 @@ _NOT_NOUNS = frozenset({"one", "some", "any", "all", "each", "none", "most", "bo
 def as_subject(label: str) -> str:
     """A label that names a quantity or manner ("Depth of the water", "How the shield is used")
     as the subject of a sentence: "the depth of the water", "the way the shield is used"."""
-    if label.startswith("How ") and len(label) > 4:
+    if label[:4] in ("How ", "how ") and len(label) > 4:
         return "the way " + label[4:]
     found = _OF_NOUN.match(label)
     if found is not None and found.group(1).lower() not in _NOT_NOUNS:
@@ -346,6 +346,8 @@ class Notation:
                 chosen = self._choices(expr)
                 if chosen is not None:
                     return chosen, level
+                if isinstance(expr.left, n.NameRef) and expr.left.name in self.book.vars and left_level == _ATOM:
+                    left = self.subject(expr.left.name)
                 phrase = {
                     "==": f"{left} is {right}",
                     "!=": f"{left} is not {right}",
