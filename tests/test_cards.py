@@ -15,8 +15,10 @@ from dsl import model as m
 from dsl import outdir
 from dsl.cards import card_files, render_cards
 from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Heading, Note, RollHead
+from dsl.cards.chances import roll_chances
 from dsl.cards.deck import build_deck
 from dsl.cards.flow import MIN_SIZE, NOTE, Item, RollHeading, prose
+from dsl.cards.notation import Notation
 from dsl.cards.paginate import Placed, paginate
 from dsl.cards.pdfcards import BODY_WIDTH as BODY
 from dsl.cards.pdfcards import face_count, faces_of
@@ -341,7 +343,7 @@ def test_chance_of_3d6_at_most_10_is_one_half(book: m.Book) -> None:
     assert table.chance("12") == "50%"  # 3d6 <= 10: 108 of 216 totals
     assert table.rows[0].chances[table.columns.index("12")] == Fraction(1, 2)
     assert table.chance("10") == "26%" and table.chance("14") == "74%"
-    assert table.rows[1].dice == "2d6" and table.rows[1].note == "has the Acrobatics skill"
+    assert table.rows[1].dice == "2d6" and table.rows[1].note == "if you have the Acrobatics skill"
     assert table.chance("12", row=1) == "92%"  # 2d6 <= 10: 33 of 36
 
 
@@ -351,7 +353,7 @@ def test_roll_reads_with_its_condition_and_outcome(book: m.Book) -> None:
     assert (head.title, head.notation) == ("Avoid falling", f"3d6{NB}≤{NB}DEX")
     lines = entries(rough)
     assert f"When hexes moved this turn{NB}>{NB}half{NB}MOV" in lines
-    assert "When has the Acrobatics skill: roll 2d6" in lines
+    assert "When you have the Acrobatics skill: roll 2d6" in lines
     assert "Failure: The figure falls." in lines
 
 
@@ -618,8 +620,8 @@ def test_an_expression_too_long_for_a_line_breaks_before_an_operator() -> None:
 def test_the_legend_says_how_its_format_shows_long_cards(book: m.Book, files: dict[str, bytes]) -> None:
     page = files["cardtest.html"].decode("utf-8")
     assert "Every card is shown whole" in page
-    assert "numbered 1/2" not in page
-    assert "numbered 1/2, 2/2" in text_of(files["cardtest-cards-press.pdf"])
+    assert "1/2, 2/2" not in page
+    assert "Long cards go on: 1/2, 2/2." in " ".join(text_of(files["cardtest-cards-press.pdf"]).split())
 
 
 # ---------------------------------------------------------------- a target the rule sets
@@ -653,12 +655,14 @@ rule dusk "Dusk":
 
 def test_a_target_the_rule_sets_shows_its_one_value() -> None:
     book = compile_book(DARK)
-    dark = next(b.table for b in card(book, "dark").blocks if isinstance(b, Chances))
-    assert (dark.against, dark.columns) == ("DEX to hit", ("5",))
-    assert dark.chance("5") == "5%"
-    assert dark.rows[0].chances == (Fraction(10, 216),)  # 1 + 3 + 6 ways to roll 5 or less
-    fog = next(b.table for b in card(book, "fog").blocks if isinstance(b, Chances))
-    assert fog.columns == ("7",) and fog.rows[0].chances == (Fraction(35, 216),)  # set outside, rolled inside
+    # One value: a line, not a table of one cell.
+    assert not any(isinstance(b, Chances) for b in card(book, "dark").blocks)
+    assert "Chance at DEX to hit 5: 5%" in entries(card(book, "dark"))  # 1 + 3 + 6 = 10 of 216 rolls
+    assert "Chance at DEX to hit 7: 16%" in entries(card(book, "fog"))  # set outside, rolled inside: 35 of 216
+    roll = next(e for e in book.parts["dark"].effects if isinstance(e, m.RollEffect))
+    dark = roll_chances(roll, Notation(book), Fraction(5))
+    assert dark is not None and (dark.against, dark.columns) == ("DEX to hit", ("5",))
+    assert dark.rows[0].chances == (Fraction(10, 216),)
 
 
 def test_a_target_set_under_other_conditions_keeps_its_range() -> None:
@@ -784,7 +788,7 @@ def test_sheet_odds_mix_totals_and_kept_dice_of_one_pool() -> None:
 
 def test_sheet_columns_repeat_the_category_and_entry_they_continue() -> None:
     sheet = build_sheet(compile_book(many_rules(30)))
-    columns = sheet_columns(sheet, "a4")
+    columns = sheet_columns(sheet)
     firsts = [plain(column[0]) for column in columns[1:]]
     assert "MOV · MOVEMENT (CONT.)" in firsts  # bands are set in capitals
     continued = [c for c in columns[1:] if plain(c[0]) == "MOV · MOVEMENT (CONT.)" and len(c) > 1]

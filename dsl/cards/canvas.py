@@ -9,11 +9,15 @@ document is dated as reportlab dates an invariant one, 2000-01-01.
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from reportlab import rl_config
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 _ENVIRONMENT = threading.Lock()
@@ -28,3 +32,82 @@ def new_canvas(buffer: io.BytesIO | None = None, **options: Any) -> Canvas:
         finally:
             if hidden is not None:
                 os.environ["SOURCE_DATE_EPOCH"] = hidden
+
+
+_MEASURING = threading.local()
+
+
+def measuring_canvas() -> Canvas:
+    """The throwaway canvas flowables are measured on, one per thread: measuring draws nothing,
+    and making a canvas costs more than measuring a paragraph."""
+    canvas: Canvas | None = getattr(_MEASURING, "canvas", None)
+    if canvas is None:
+        canvas = _MEASURING.canvas = new_canvas()
+    return canvas
+
+
+_SAVING = threading.Lock()
+
+
+def save(canvas: Canvas) -> None:
+    """Finish a canvas's document with its streams compressed, not also ASCII85-encoded:
+    reportlab encodes them by default (for 7-bit channels no print file goes through), which
+    makes files a quarter larger and takes a tenth of a deck's build.  The setting is read while
+    saving, so it is changed for that moment only."""
+    with _SAVING:
+        kept = rl_config.useA85
+        rl_config.useA85 = 0
+        try:
+            canvas.save()
+        finally:
+            rl_config.useA85 = kept
+
+
+class Recording:
+    """The PDF operators each piece of a document drew (a card's face, a sheet's column), for other
+    documents of the same pieces to copy: a deck's faces are drawn once, not once per paper.
+
+    Text in an embedded font is written as codes of the font's subsets, which a document assigns
+    to characters in the order it first meets them; a document that copies the operators first
+    takes over the recording document's assignments (its later text, the slug, gets codes after
+    them), so every copied code means the same character.  The faces' operators do not depend on
+    where they are drawn: every piece is drawn in its own graphics state, from its own origin."""
+
+    def __init__(self) -> None:
+        self.codes: list[list[str]] = []
+        self.pieces: list[object] = []
+        self.fonts: list[tuple[Any, Any]] = []  # (font, its state in the recording document), in order
+        self.mapping: dict[str, str] = {}
+
+    def draw(self, canvas: Canvas, piece: object, draw: Callable[[Canvas], None]) -> None:
+        """Draw `piece` with `draw`, keeping what it wrote."""
+        code = canvas._code
+        start = len(code)
+        draw(canvas)
+        self.codes.append(code[start:])
+        self.pieces.append(piece)
+
+    def finish(self, canvas: Canvas) -> None:
+        """Keep the recording document's fonts (before it is saved: saving freezes them)."""
+        doc = canvas._doc
+        self.mapping = dict(doc.fontMapping)
+        self.fonts = [(font, copy.deepcopy(font.state[doc])) for font in doc.delayedFonts]
+
+    def adopt(self, canvas: Canvas, pieces: Sequence[object]) -> bool:
+        """Take over the recording document's fonts in a new, empty document, if the recording
+        holds these pieces and only embedded fonts (which it takes over whole); whether it did."""
+        if len(pieces) != len(self.pieces) or any(a is not b for a, b in zip(pieces, self.pieces, strict=True)):
+            return False
+        if len(self.mapping) != len(self.fonts) or not all(pdfmetrics.getFont(n)._dynamicFont for n in self.mapping):
+            return False
+        doc = canvas._doc
+        if doc.fontMapping or doc.delayedFonts:
+            return False
+        doc.fontMapping.update(self.mapping)
+        for font, state in self.fonts:
+            font.state[doc] = copy.deepcopy(state)
+            doc.delayedFonts.append(font)
+        return True
+
+    def replay(self, canvas: Canvas, index: int) -> None:
+        canvas._code.extend(self.codes[index])

@@ -59,20 +59,57 @@ class ChanceTable:
         return self.rows[row].cells[self.columns.index(column)]
 
 
+Variant = tuple[str, str, Fraction, "n.Rounding | None"]
+"""A modifier a card makes to a roll's target under a condition of its own: the condition in
+words ("if the task is Difficult"), the operation (add, mul, div, set), its value and rounding."""
+
+
 def roll_chances(
     effect: m.RollEffect,
     notation: Notation,
     fixed: Fraction | None = None,
     shift: tuple[Fraction, str] | None = None,
+    variants: tuple[Variant, ...] = (),
 ) -> ChanceTable | None:
     """The chance table of a roll, or None when there is nothing uncertain to show or the table
     would only repeat the target (`d100 \u2264 skill` succeeds skill% of the time).  `fixed`: the one
     value a check's target takes (the rule sets it): the chance against it alone.  `shift`: what
     the card's own modifiers add to the stat the roll is made against, and how it is written
-    (`\u22122`): the columns are then the value the player knows, before those modifiers."""
+    (`\u22122`): the columns are then the value the player knows, before those modifiers.
+    `variants`: the card's modifiers of the target under conditions of their own, a row each,
+    for a roll whose plain row would only repeat its target (`d100 \u2264 skill`): the columns
+    are then the value on the player's sheet.
+
+    Remembered per roll: a roll is printed on its rule's card, on the card of every rule built on
+    it, in the deck for print and the one for screens; its table is worked out once."""
+    key = (id(effect), fixed, shift, variants)
+    known = _KNOWN.get(key)
+    if known is not None and known[0] is effect and known[1] is notation.book:
+        return known[2]
+    if len(_KNOWN) >= _KNOWN_KEPT:
+        _KNOWN.clear()
+    table = _roll_chances(effect, notation, fixed, shift, variants)
+    _KNOWN[key] = (effect, notation.book, table)  # holding the roll keeps its id from being reused
+    return table
+
+
+_KNOWN: dict[
+    tuple[int, Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]],
+    tuple[m.RollEffect, m.Book, ChanceTable | None],
+] = {}
+_KNOWN_KEPT = 4096
+
+
+def _roll_chances(
+    effect: m.RollEffect,
+    notation: Notation,
+    fixed: Fraction | None,
+    shift: tuple[Fraction, str] | None,
+    variants: tuple[Variant, ...],
+) -> ChanceTable | None:
     try:
         if effect.kind == "check" and effect.pool is not None and effect.pool.keep != "exploding":
-            return _check(effect, notation, fixed, shift)
+            return _check(effect, notation, fixed, shift, variants)
         if effect.kind == "count" and effect.pool is not None:
             return _count(effect, notation)
         if effect.kind == "opposed":
@@ -105,7 +142,11 @@ def total_range(effect: m.RollEffect) -> str | None:
 
 
 def _check(
-    effect: m.RollEffect, notation: Notation, fixed: Fraction | None, shift: tuple[Fraction, str] | None
+    effect: m.RollEffect,
+    notation: Notation,
+    fixed: Fraction | None,
+    shift: tuple[Fraction, str] | None,
+    variants: tuple[Variant, ...] = (),
 ) -> ChanceTable | None:
     assert effect.pool is not None and effect.target is not None and effect.op is not None
     pool, op = effect.pool, effect.op
@@ -160,6 +201,13 @@ def _check(
             goals = [k + offset for k in keys]
             if shift is not None:
                 against = f"{against} before {shift[1]}"
+            elif variants and _plain_percentile(pool, op):
+                against = f"{against} on your sheet"
+                varied = [
+                    ChanceRow(pool_text(pool), label, tuple(dist.compare_p(op, _varied(g, how) - bonus) for g in goals))
+                    for label, *how in variants
+                ]
+                return ChanceTable(against, tuple(labels), tuple(varied))
     if not keys:
         return None
     rows: list[ChanceRow] = []
@@ -169,7 +217,8 @@ def _check(
     else:
         rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, g - bonus) for g in goals)))
     for change in effect.changes:
-        note = notation.guard(change.guard).removeprefix("when ")
+        note = notation.guard(change.guard)
+        note = "if " + note.removeprefix("when ") if note.startswith("when ") else note
         if change.kind == "pool" and change.pool is not None:
             other = _distribution(change.pool)
             rows.append(ChanceRow(pool_text(change.pool), note, tuple(other.compare_p(op, g - bonus) for g in goals)))
@@ -192,6 +241,23 @@ def _check(
     if not rows or all(all(p in (0, 1) for p in row.chances) for row in rows):
         return None
     return ChanceTable(against, tuple(labels), tuple(rows))
+
+
+def _plain_percentile(pool: n.Pool, op: str) -> bool:
+    """`d100 \u2264 target`: succeeds target% of the time."""
+    return pool.count == 1 and pool.sides == 100 and pool.keep is None and op == "<="
+
+
+def _varied(goal: Fraction | int, how: list[object]) -> Fraction:
+    """A target after a variant's modifier (see `Variant`), rounded as the modifier says."""
+    op, value, rounding = how
+    assert isinstance(value, Fraction)
+    if op == "add":
+        return goal + value
+    if op == "set":
+        return value
+    result = Fraction(goal) * value if op == "mul" else Fraction(goal) / value
+    return result if rounding is None else Fraction(runtime.round_value(result, str(rounding)))
 
 
 def _repeats(row: ChanceRow, goals: list[Fraction | int], pool: n.Pool, op: str) -> bool:

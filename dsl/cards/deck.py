@@ -46,8 +46,12 @@ def build_deck(
     numbers = {item.name: first + index for index, item in enumerate(items)}
     writer = EffectWriter(book, notation, full=True, errata=errata == "card", numbers=numbers)
     footer = clean(book.title)
+    first_card = replace(book_card(book, notation, errata=errata == "card"), number=1)
+    introduction: list[Block] = []
+    if faces is not None:
+        first_card, introduction = _fit_book(first_card, faces, first + len(items))
     cards = [
-        replace(book_card(book, notation, errata=errata == "card"), number=1),
+        first_card,
         replace(legend_card(book, footer, screen=screen, samples=legend_samples(book, notation)), number=2),
     ]
     body: list[Card] = []
@@ -60,7 +64,7 @@ def build_deck(
                 title=clean(item.title),
                 cites=clean(item.cites or ""),
                 category=category(item.category),
-                blocks=tuple(writer.rule(item)),
+                blocks=_rule_blocks(book, writer, item, errata == "card"),
                 footer=footer,
                 number=numbers[item.name],
             )
@@ -73,10 +77,44 @@ def build_deck(
         body.append(made)
     cards.append(index_card(body, footer))
     cards += body
-    appendix = appendix_card(book, writer, numbers, footer, moved, errata=errata == "appendix")
+    appendix = appendix_card(book, writer, numbers, footer, moved, errata=errata == "appendix", introduction=introduction)
     if appendix is not None:
         cards.append(replace(appendix, number=first + len(items)))
     return cards
+
+
+def _fit_book(card: Card, faces: Callable[[Card], int], appendix: int) -> tuple[Card, list[Block]]:
+    """The rulebook's card, and the introduction it leaves to the appendix (the book's notes:
+    reading matter, not a rule) when that saves a face."""
+    count = faces(card)
+    notes: list[Block] = [b for b in card.blocks if isinstance(b, Text)]
+    if count == 1 or not notes:
+        return card, []
+    pointer = Detail((Run(f"Introduction: in the appendix, No.{NBSP}{appendix}.", "muted"),))
+    kept = [b for b in card.blocks if b not in notes]
+    at = next((i for i, b in enumerate(kept) if not isinstance(b, Detail)), len(kept))
+    trimmed = replace(card, blocks=(*kept[:at], pointer, *kept[at:]))
+    if faces(trimmed) < count:
+        return trimmed, notes
+    return card, []
+
+
+def _rule_blocks(book: m.Book, writer: EffectWriter, rule: m.Rule, errata: bool) -> tuple[Block, ...]:
+    """What a rule's card says, worked out once per book: the deck for print and the one for
+    screens say the same of every rule."""
+    key = (id(book), rule.name, errata)
+    known = _RULES.get(key)
+    if known is not None and known[0] is book:
+        return known[1]
+    if len(_RULES) >= _RULES_KEPT:
+        _RULES.clear()
+    blocks = tuple(writer.rule(rule))
+    _RULES[key] = (book, blocks)  # holding the book keeps its id from being reused
+    return blocks
+
+
+_RULES: dict[tuple[int, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
+_RULES_KEPT = 4096
 
 
 def _fit(card: Card, faces: Callable[[Card], int]) -> tuple[Card, list[Block]]:
@@ -103,7 +141,7 @@ def index_card(cards: list[Card], footer: str) -> Card:
         for c in sorted(cards, key=lambda c: (_sort_key(c.title), c.number))
     )
     blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows, dense=True),)
-    return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3)
+    return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3, pages=True)
 
 
 def _sort_key(title: str) -> str:
@@ -123,12 +161,15 @@ def appendix_card(
     moved: dict[str, list[Block]],
     *,
     errata: bool,
+    introduction: list[Block] | None = None,
 ) -> Card | None:
     """The notes that did not fit on their card (`moved`) and, with `errata`, every erratum of the
     book (how the rulebook reads its source where the source is unclear), under the rule or table
     they belong to, named with its card number and citation.  Read away from the table: its faces
     are pages, not continuations of a rule."""
     blocks: list[Block] = []
+    if introduction:
+        blocks += [Heading("Introduction"), *introduction]
     header = [Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None]
     if header and errata:
         blocks += [Heading("The whole rulebook"), *header]
@@ -146,7 +187,8 @@ def appendix_card(
             blocks += [Heading(clean(item.title), detail), *notes]
     if not blocks:
         return None
-    title = "Notes and errata" if moved and errata else "Notes" if moved else "Errata"
+    has_notes = bool(moved or introduction)
+    title = "Notes and errata" if has_notes and errata else "Notes" if has_notes else "Errata"
     return Card("", APPENDIX_KIND, title, "", category(None), tuple(blocks), footer, pages=True)
 
 
@@ -208,8 +250,8 @@ def legend_samples(book: m.Book, notation: Notation) -> Samples:
             if short(sample):
                 samples["mul"] = (
                     sample,
-                    f"multiply {stat}; {ROUNDING['up']}{NBSP}rounds up, "
-                    f"{ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}to the nearest",
+                    f"multiply {stat}; round {ROUNDING['up']}{NBSP}up, "
+                    f"{ROUNDING['down']}{NBSP}down, {ROUNDING['nearest']}{NBSP}nearest",
                 )
         elif effect.op == "set" and "set" not in samples and value.isdigit():
             samples["set"] = (notation.modifier(effect), f"{stat} counts as {value}")
@@ -242,7 +284,7 @@ def _roll_sample(effect: m.RollEffect, notation: Notation, samples: Samples) -> 
     elif effect.kind == "resist":
         samples.setdefault("resist", (sample, "a resistance roll: active against passive"))
     if effect.kind in ("check", "count", "opposed", "resist"):
-        samples.setdefault("chance", (f"chance{NBSP}%", "your exact chance of success, by the value you know"))
+        samples.setdefault("chance", (f"chance{NBSP}%", "your exact chance, by the value on your sheet"))
 
 
 LEGEND_ORDER = ("add", "mul", "per", "clamp", "set", "roll under", "roll over", "count", "total", "opposed", "resist", "chance", "cannot")
@@ -256,22 +298,20 @@ def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Sam
     card is whole."""
     given = samples or {}
     rows = [given[key] for key in LEGEND_ORDER if key in given]
-    continued = (
+    stacking = (
+        "Modifiers add up, unless a stacking group says otherwise."
+        if book.groups
+        else "Modifiers from several rules add up."
+    )
+    finding = (
         "Every card is shown whole, however long."
         if screen
-        else "Cards are numbered; the index lists them from A to Z.  A card too long for one face "
-        "continues on the next, numbered 1/2, 2/2."
+        else "Index A\u2013Z: No.\u00a03. Long cards go on: 1/2, 2/2."
     )
     blocks: list[Block] = []
     if rows:
         blocks.append(Grid(("Notation", "Meaning"), tuple(rows)))
-    if book.groups:
-        blocks.append(
-            Text((Run("Modifiers from several rules add up, unless a stacking group says otherwise."),), small=True)
-        )
-    else:
-        blocks.append(Text((Run("Modifiers from several rules add up."),), small=True))
-    blocks.append(Text((Run(continued),), small=True))
+    blocks.append(Text((Run(f"{stacking} {finding}"),), small=True))
     return Card("", LEGEND_KIND, "Reading these cards", "", category(None), tuple(blocks), footer)
 
 

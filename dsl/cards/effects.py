@@ -17,7 +17,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import flat_effects
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
-from dsl.cards.chances import roll_chances, total_range
+from dsl.cards.chances import ChanceTable, Variant, roll_chances, total_range
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
@@ -217,7 +217,11 @@ class EffectWriter:
         for effect in effects:
             if isinstance(effect, m.RollEffect):
                 blocks += self.roll(
-                    effect, self._fixed_target(effect, effects), elsewhere=elsewhere, shift=self._shift(effect, effects)
+                    effect,
+                    self._fixed_target(effect, effects),
+                    elsewhere=elsewhere,
+                    shift=self._shift(effect, effects),
+                    variants=self._variants(effect, effects),
                 )
         return blocks
 
@@ -264,6 +268,31 @@ class EffectWriter:
             if self._within(effect.guard, roll.guard) or implied(self.book, effect.guard, roll.guard):
                 total += value
         return (total, signed(total)) if total else None
+
+    def _variants(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> tuple[Variant, ...]:
+        """The card's modifiers of the stat a check is made against that hold under conditions of
+        their own (`when the task is Difficult: skill is difficult`), for the chance table to show
+        a row each, keyed by the stat on the player's sheet."""
+        if roll.kind != "check" or not isinstance(roll.target, n.NameRef):
+            return ()
+        stat = roll.target.name
+        grades = {grade.name: grade for grade in self.book.grades}
+        found: list[Variant] = []
+        for effect in effects:
+            if not isinstance(effect, m.ModEffect) or effect.target != stat or not effect.guard:
+                continue
+            if self._within(effect.guard, roll.guard):
+                continue  # made whenever the roll is: the shift, not a variant
+            said = self.notation.guard(effect.guard)
+            label = "if " + said.removeprefix("when ") if said.startswith("when ") else said
+            if effect.op == "grade" and effect.grade in grades:
+                grade = grades[effect.grade]
+                found.append((label, grade.op, grade.value, grade.rounding))
+            elif effect.op == "add" and effect.per is None and effect.value is not None:
+                value = literal_fraction(effect.value)
+                if value is not None:
+                    found.append((label, "add", value, None))
+        return tuple(found[:MAX_VARIANTS])
 
     def _effect(
         self, effect: m.Effect, clamps: dict[str, m.ModEffect], following: m.Effect | None, *, indent: bool
@@ -333,6 +362,7 @@ class EffectWriter:
         *,
         elsewhere: str | None = None,
         shift: tuple[Fraction, str] | None = None,
+        variants: tuple[Variant, ...] = (),
     ) -> list[Block]:
         """A roll's heading, conditions, changes and outcomes; on a card its chances (against the
         single value `fixed` when the rule sets the target to it) and notes, or for a roll of
@@ -357,9 +387,9 @@ class EffectWriter:
             if effect.notes or roll_chances(effect, notation, fixed) is not None:
                 blocks.append(Detail((Run(f"Chances and notes: see {elsewhere}.", "muted"),)))
         elif self.full:
-            chances = roll_chances(effect, notation, fixed, shift)
+            chances = roll_chances(effect, notation, fixed, shift, variants)
             if chances is not None:
-                blocks.append(Chances(chances))
+                blocks.append(Chances(chances) if len(chances.columns) > 1 else _chance_line(chances))
             spread = total_range(effect)
             if spread is not None:
                 blocks.append(Detail((Run("Total: ", "strong"), Run(spread))))
@@ -572,12 +602,8 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
     situations shows (`moved > 0` holds whenever `moved > MOV / 2` does).  The same sample every
     time, so cards do not change between builds; a guard that reads what a sample cannot give
     (a derived value, a table) is not implied."""
-    rng = random.Random(0)
-    names = sorted(book.vars)
     seen = 0
-    for _ in range(_SAMPLES):
-        values = {name: _sample(book.vars[name].type, rng) for name in names}
-        env = _Situation({k: v for k, v in values.items() if v is not None})
+    for env in _situations(book):
         try:
             if not all(_holds(c, book, env) for c in by):
                 continue
@@ -587,6 +613,27 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
         except (NotConstant, NoValue, ValueError, TypeError, ArithmeticError, KeyError):
             return False
     return seen > 0
+
+
+def _situations(book: m.Book) -> list[_Situation]:
+    """The fixed sample of situations of a book, drawn once per book (every roll of every card
+    asks about the same sample)."""
+    known = _DRAWN.get(id(book))
+    if known is not None and known[0] is book:
+        return known[1]
+    rng = random.Random(0)
+    names = sorted(book.vars)
+    drawn = []
+    for _ in range(_SAMPLES):
+        values = {name: _sample(book.vars[name].type, rng) for name in names}
+        drawn.append(_Situation({k: v for k, v in values.items() if v is not None}))
+    if len(_DRAWN) >= 16:
+        _DRAWN.clear()
+    _DRAWN[id(book)] = (book, drawn)  # holding the book keeps its id from being reused
+    return drawn
+
+
+_DRAWN: dict[int, tuple[m.Book, list[_Situation]]] = {}
 
 
 def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:
@@ -613,3 +660,19 @@ class _Situation(Constants):
         if ref.kind in ("input", "stat", "base") and ref.name in self.values:
             return self.values[ref.name]
         raise NotConstant(ref.name)
+
+
+MAX_VARIANTS = 6
+"""The most conditional modifiers a chance table shows a row for: a card's table stays short."""
+
+
+def _chance_line(table: ChanceTable) -> Detail:
+    """The chances against a single value (a target the rule sets) as a line, not a table of one
+    column: "Chance at DEX to hit 5: 5%", or per row, "3d6 5% · 2d6 if you have Acrobatics 28%"."""
+    value = table.columns[0]
+    head = "Chance: " if table.against == "target" else f"Chance at {table.against} {value}: "
+    if len(table.rows) == 1 and not table.rows[0].note:
+        said = table.rows[0].cells[0]
+    else:
+        said = " \u00b7 ".join(" ".join(x for x in (row.dice, row.note, row.cells[0]) if x) for row in table.rows)
+    return Detail((Run(head, "strong"), Run(said)))

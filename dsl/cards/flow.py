@@ -14,6 +14,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
+from reportlab.lib.abag import ABag
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
@@ -34,6 +35,49 @@ WHITE = colors.white
 def tint(colour: colors.Color, amount: float) -> colors.Color:
     """The colour mixed with white: `amount` 0 is white, 1 the colour itself."""
     return colors.Color(1 - (1 - colour.red) * amount, 1 - (1 - colour.green) * amount, 1 - (1 - colour.blue) * amount)
+
+
+class Para(Paragraph):  # type: ignore[misc]
+    """A paragraph that remembers its lines at the last width it was broken to.  Laying out a
+    card asks a paragraph its height many times at the same width (each card it is tried on, the
+    compact step, the parts, then drawing); reportlab breaks the lines again every time, and line
+    breaking is most of the work of a deck."""
+
+    _wrapped: tuple[float, float, float, Any, Any] | None = None
+
+    def __init__(
+        self, text: str, style: ParagraphStyle, bulletText: str | None = None, frags: Any = None, **options: Any
+    ) -> None:
+        if frags is not None or options:  # reportlab's own copies (a split paragraph's parts)
+            super().__init__(text, style, bulletText, frags, **options)
+            return
+        # Parsing the markup is a third of making a paragraph, and a deck makes the same ones
+        # again (a card set compact, the sheet, the screen deck): the parsed fragments are
+        # remembered by text and style, and each paragraph gets its own copies.
+        key = (text, id(style), bulletText)
+        known = _PARSED.get(key)
+        if known is not None and known[0] is style:
+            super().__init__(text, style, bulletText=bulletText, frags=[frag.clone() for frag in known[1]])
+            return
+        super().__init__(text, style, bulletText=bulletText)
+        if self.style is style and all(isinstance(frag, ABag) for frag in self.frags):
+            if len(_PARSED) >= _PARSED_KEPT:
+                _PARSED.clear()
+            _PARSED[key] = (style, [frag.clone() for frag in self.frags])
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        known = self._wrapped
+        if known is not None and known[0] == availWidth:
+            _, self.width, self.height, self.blPara, self._wrapWidths = known
+            return self.width, self.height
+        width, height = super().wrap(availWidth, availHeight)
+        if hasattr(self, "blPara"):
+            self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
+        return float(width), float(height)
+
+
+_PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
+_PARSED_KEPT = 1 << 14
 
 
 def _style(name: str, **values: Any) -> ParagraphStyle:
@@ -70,6 +114,32 @@ CHANCE = _style("chance", fontSize=7.0, leading=8.0, alignment=TA_CENTER)
 CHANCE_HEAD = _style("chance_head", fontName=BOLD, fontSize=7.0, leading=8.0, alignment=TA_CENTER)
 CHANCE_LABEL = _style("chance_label", fontSize=7.0, leading=8.0, alignment=TA_LEFT)
 
+COMPACT = {
+    "entry": _style("entry_compact", fontSize=7.8, leading=9.0, spaceBefore=0.8),
+    "detail": _style("detail_compact", fontSize=7.0, leading=8.3, spaceBefore=0.4),
+    "condition": _style(
+        "condition_compact", fontName=ITALIC, fontSize=7.0, leading=8.3, spaceBefore=1.8, textColor=MUTED
+    ),
+    "heading": _style(
+        "heading_compact", fontName=BOLD, fontSize=7.0, leading=8.2, spaceBefore=3.2, textTransform="uppercase"
+    ),
+    "note": _style("note_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0, textColor=INK),
+    "text": _style("text_compact", fontSize=7.5, leading=8.9, spaceBefore=1.6),
+    "small": _style("small_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0),
+}
+"""The compact step: a card that overflows one face by a little is set in these (no smaller
+than 7 pt, `MIN_SIZE`, with tighter leading and spacing) when that keeps it on one face."""
+
+REGULAR_STYLES = {
+    "entry": ENTRY,
+    "detail": DETAIL,
+    "condition": CONDITION,
+    "heading": HEADING,
+    "note": NOTE,
+    "text": TEXT,
+    "small": SMALL,
+}
+
 INDENT = 7.0
 CELL_PAD = 2.0
 
@@ -84,6 +154,7 @@ class Item:
     whole: bool = False  # running text: moved whole to the next card rather than split, if it fits there
     resume: tuple[Item, ...] = ()  # repeated above this item when it starts a card: "Errata (cont.)"
     need: float = 0.0  # starts a new card or column when less than this is left
+    part: str = ""  # starts a part of a card (a roll, a section), named so: "Keep footing"
 
 
 def loosen(text: str, width: float, size: float) -> str:
@@ -131,10 +202,23 @@ def runs_markup(runs: Inline, muted_size: float | None = None) -> str:
 def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
     if not indent:
         return style
-    return ParagraphStyle(style.name + "_in", parent=style, leftIndent=style.leftIndent + INDENT)
+    return _derived(style, "_in", leftIndent=style.leftIndent + INDENT)
 
 
-class RuledHeading(Paragraph):  # type: ignore[misc]
+def _derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
+    """A style made from another, the same object every time it is asked for (a paragraph's
+    parsed markup is remembered by its style, see `Para`)."""
+    key = (id(parent), suffix, tuple(sorted((k, repr(v)) for k, v in values.items())))
+    known = _DERIVED.get(key)
+    if known is None or known[0] is not parent:
+        known = _DERIVED[key] = (parent, ParagraphStyle(parent.name + suffix, parent=parent, **values))
+    return known[1]
+
+
+_DERIVED: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[ParagraphStyle, ParagraphStyle]] = {}
+
+
+class RuledHeading(Para):
     """A section heading with a hairline under it, in the card's accent colour."""
 
     def draw(self) -> None:
@@ -147,7 +231,7 @@ class RuledHeading(Paragraph):  # type: ignore[misc]
         canvas.restoreState()
 
 
-class Prose(Paragraph):  # type: ignore[misc]
+class Prose(Para):
     """Running text (a note, an erratum) that breaks between sentences rather than inside one.
 
     `split` (what the paginator asks first) only breaks after a whole sentence; `split_lines` is
@@ -158,7 +242,7 @@ class Prose(Paragraph):  # type: ignore[misc]
 
     def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
         for count in range(len(self.sentences) - 1, 0, -1):
-            head = Paragraph(" ".join(self.sentences[:count]), self.style)
+            head = Para(" ".join(self.sentences[:count]), self.style)
             _, height = head.wrap(availWidth, availHeight)
             if height <= availHeight + 0.01:
                 return [head, prose(self.sentences[count:], self.style)]
@@ -168,7 +252,7 @@ class Prose(Paragraph):  # type: ignore[misc]
         """The height of the first sentence alone; a part made by a line break is all one."""
         if not self.sentences:
             return float("inf")
-        _, height = Paragraph(self.sentences[0], self.style).wrap(availWidth, 1e6)
+        _, height = Para(self.sentences[0], self.style).wrap(availWidth, 1e6)
         return float(height)
 
     def split_lines(self, availWidth: float, availHeight: float) -> list[Flowable]:
@@ -184,20 +268,26 @@ def prose(sentences: Sequence[str], style: ParagraphStyle) -> Prose:
 
 
 def flowables(
-    blocks: tuple[Block, ...] | list[Block], width: float, accent: colors.Color, resume: tuple[Item, ...] = ()
+    blocks: tuple[Block, ...] | list[Block],
+    width: float,
+    accent: colors.Color,
+    resume: tuple[Item, ...] = (),
+    *,
+    compact: bool = False,
 ) -> list[Item]:
     """Flowables for blocks.  A roll (its heading, the lines under it and its chances) is kept on
     one card when it fits on one, a heading or a condition with what follows it.  Each item knows
     what to repeat above it when it starts a card: the heading it is under ("Errata (cont.)"), the
     condition of an indented line, the roll of a chance table; `resume` comes first (the sheet's
-    section and entry)."""
+    section and entry).  `compact`: set in the compact step (`COMPACT`)."""
+    styles = COMPACT if compact else REGULAR_STYLES
     items: list[Item] = []
     in_roll = False
     section: tuple[Item, ...] = ()  # the heading the blocks are under, continued
     condition: tuple[Item, ...] = ()  # the condition of indented lines, repeated
     roll: tuple[Item, ...] = ()  # the roll heading of its details and chances, continued
     for index, block in enumerate(blocks):
-        made = _block(block, width, accent)
+        made = _block(block, width, accent, styles)
         in_roll = isinstance(block, RollHead) or (in_roll and isinstance(block, (Detail, Chances)))
         indented = isinstance(block, (Entry, Detail)) and block.indent
         if not indented:
@@ -207,15 +297,20 @@ def flowables(
         context = resume + section + condition + roll
         if isinstance(block, RollHead):
             context = resume + section
-            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent)[:1]))
+            roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent, styles)[:1]))
         elif isinstance(block, Heading):
             context = resume
-            section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent)))
+            section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent, styles)))
         elif isinstance(block, Condition):
             condition = tuple(_again(made))
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if in_roll and isinstance(following, (Detail, Chances)):
             made[-1].keep = True
+        if isinstance(block, RollHead):
+            made[0].part = block.title
+        elif isinstance(block, Heading) and not block.text.startswith("As "):
+            # "As Broken Ground" heads what a rule takes from another: not a part to title a card by.
+            made[0].part = block.text
         for item in made:
             item.resume = context
         items += made
@@ -230,32 +325,32 @@ def _again(items: list[Item]) -> list[Item]:
     return [Item(item.flowable, keep=True, split=False) for item in items]
 
 
-def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
+def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, ParagraphStyle]) -> list[Item]:
+    ENTRY, DETAIL, CONDITION, HEADING = styles["entry"], styles["detail"], styles["condition"], styles["heading"]
+    NOTE, TEXT, SMALL = styles["note"], styles["text"], styles["small"]
     if isinstance(block, Heading):
         text = markup(block.text)
         if block.detail:
             text += f'\u2002<font name="{REGULAR}" color="#5c5c5c">{markup(block.detail)}</font>'
-        style = ParagraphStyle("heading_accent", parent=HEADING, textColor=accent)
+        style = _derived(HEADING, "_accent", textColor=accent)
         return [Item(RuledHeading(text, style), keep=True)]
     room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
-        return [Item(Paragraph(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
+        return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
     if isinstance(block, Entry):
         style = _indented(ENTRY, block.indent)
         text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
         if block.mark:
-            style = ParagraphStyle(
-                style.name + "_mark", parent=style, bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9
-            )
-            return [Item(Paragraph(text, style, bulletText=block.mark), whole=True)]
+            style = _derived(style, "_mark", bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9)
+            return [Item(Para(text, style, bulletText=block.mark), whole=True)]
         # An effect moves whole to the next card rather than break mid-sentence there.
-        return [Item(Paragraph(text, style), whole=True)]
+        return [Item(Para(text, style), whole=True)]
     if isinstance(block, Detail):
         return [
-            Item(Paragraph(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
+            Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
         ]
     if isinstance(block, RollHead):
-        head, whole = _roll_head(block, width, accent)
+        head, whole = _roll_head(block, width, accent, DETAIL)
         items = [Item(head, keep=True, split=False)]
         if whole is not None:
             items.append(Item(whole, keep=True))
@@ -263,7 +358,7 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
     if isinstance(block, Chances):
         return [Item(_chances(block, width, accent), split=False)]
     if isinstance(block, Grid):
-        tables = grid_tables(block, width, accent)
+        tables = grid_tables(block, width, accent, compact=styles is COMPACT)
         items = [Item(table) for table in tables]
         shortened = dict.fromkeys(pair for table in tables for pair in table.data.shortened)
         if shortened:
@@ -276,7 +371,7 @@ def _block(block: Block, width: float, accent: colors.Color) -> list[Item]:
     style = SMALL if block.small else TEXT
     if all(run.style == "plain" for run in block.runs):
         return [Item(prose([markup(s) for s in sentences("".join(r.text for r in block.runs))], style), whole=True)]
-    return [Item(Paragraph(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
+    return [Item(Para(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
 
 
 def _note(note: Note) -> list[str]:
@@ -294,18 +389,20 @@ class RollHeading(Table):  # type: ignore[misc]
     """The band that starts a roll: its title, and its notation on the right."""
 
 
-def _roll_head(block: RollHead, width: float, accent: colors.Color) -> tuple[Table, Paragraph | None]:
+def _roll_head(
+    block: RollHead, width: float, accent: colors.Color, detail: ParagraphStyle = DETAIL
+) -> tuple[Table, Paragraph | None]:
     """The band that starts a roll; and, when its title or notation is too long for the band
     (`TALLEST_HEAD`), the whole of both as a paragraph to follow it."""
     notation_width = min(text_width(block.notation, BOLD, ROLL_NOTATION.fontSize) + 2 * CELL_PAD + 1, width * 0.62)
     notation_text = loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)
     short_title = capped(block.title, ROLL_TITLE, width - notation_width - 2 * CELL_PAD, "<b>Roll</b> · ")
     short_notation = capped(notation_text, ROLL_NOTATION, notation_width - 2 * CELL_PAD)
-    title = Paragraph("<b>Roll</b> · " + markup(short_title or block.title), ROLL_TITLE)
-    notation = Paragraph(markup(short_notation or notation_text), ROLL_NOTATION)
+    title = Para("<b>Roll</b> · " + markup(short_title or block.title), ROLL_TITLE)
+    notation = Para(markup(short_notation or notation_text), ROLL_NOTATION)
     whole = None
     if short_title is not None or short_notation is not None:
-        whole = Paragraph(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", DETAIL)
+        whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
     table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
     table.setStyle(
         TableStyle(
@@ -349,7 +446,7 @@ def capped(text: str, style: ParagraphStyle, width: float, lead: str = "") -> st
         return None
 
     def height(candidate: str) -> float:
-        return float(Paragraph(lead + markup(candidate), style).wrap(width, 1e9)[1])
+        return float(Para(lead + markup(candidate), style).wrap(width, 1e9)[1])
 
     if height(text) <= limit:
         return None
@@ -397,19 +494,19 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
     label_width = max(min(max(needed, width * 0.42), width - cell_least * count), 12 * MM)
     cell_width = min((width - label_width) / count, max(CHANCE_CELL_MAX, cell_least))
     header = [
-        Paragraph(
+        Para(
             f'<b>{markup(loosen(chances.against, label_width - pad, size))}</b> <font size="7" color="#5c5c5c">'
             "chance %</font>",
             CHANCE_LABEL,
         )
     ]
-    header += [Paragraph(markup(c), CHANCE_HEAD) for c in chances.columns]
+    header += [Para(markup(c), CHANCE_HEAD) for c in chances.columns]
     rows: list[list[Any]] = [header]
     for row in chances.rows:
         label = f"<b>{markup(row.dice)}</b>"
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
-        rows.append([Paragraph(label, CHANCE_LABEL), *(Paragraph(markup(c), CHANCE) for c in row.numbers)])
+        rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
     table = Table(rows, colWidths=[label_width] + [cell_width] * len(chances.columns), hAlign="LEFT", repeatRows=1)
     table.setStyle(
         TableStyle(
@@ -433,12 +530,12 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
 # ---------------------------------------------------------------- rulebook tables
 
 
-def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTable]:
+def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool = False) -> list[GridTable]:
     """A rulebook table, ruled, with its header repeated when it runs onto another card; when
     its columns cannot all fit side by side, several tables that each repeat the key columns."""
     widths = _column_widths(grid, width)
     if widths is not None:
-        return [GridTable(_GridData(grid, widths, accent))]
+        return [GridTable(_GridData(grid, widths, accent, compact))]
     keys = grid.keys
     values = list(range(keys, len(grid.header)))
     tables = []
@@ -451,7 +548,7 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color) -> list[GridTabl
             take -= 1
         part = _columns(grid, [*range(keys), *values[:take]])
         found = _column_widths(part, width) or _even(part, width)
-        tables.append(GridTable(_GridData(part, found, accent)))
+        tables.append(GridTable(_GridData(part, found, accent, compact)))
         values = values[take:]
     return tables
 
@@ -503,7 +600,7 @@ class _GridData:
     for text that fits on one line, drawn as the table's font; a paragraph for text that wraps)
     and the height of every row."""
 
-    def __init__(self, grid: Grid, widths: list[float], accent: colors.Color) -> None:
+    def __init__(self, grid: Grid, widths: list[float], accent: colors.Color, compact: bool = False) -> None:
         self.widths = widths
         self.keys = grid.keys
         self.accent = accent
@@ -512,7 +609,7 @@ class _GridData:
         body_styles = [
             CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
         ]
-        self.top, self.bottom = (0.5, 0.7) if grid.dense else (_CELL_TOP, _CELL_BOTTOM)
+        self.top, self.bottom = (0.5, 0.7) if grid.dense else (0.9, 1.2) if compact else (_CELL_TOP, _CELL_BOTTOM)
         header = list(grid.header)
         self.shortened: list[tuple[str, str]] = []  # header labels cut short, with the whole label
         for index, (text, style) in enumerate(zip(grid.header, head_styles, strict=True)):
@@ -538,7 +635,7 @@ class _GridData:
                 cells.append(text)
                 height = max(height, style.leading)
             else:
-                paragraph = Paragraph(markup(text), style)
+                paragraph = Para(markup(text), style)
                 height = max(height, paragraph.wrap(room, 1e6)[1])
                 cells.append(paragraph)
         return cells, height + self.top + self.bottom

@@ -27,12 +27,35 @@ _FILES = {
 }
 
 
+class _MeasuredFont(TTFont):  # type: ignore[misc]
+    """A TrueType font that remembers the widths it measured.  Reportlab's line breaking measures
+    every word of every paragraph, again for each card a paragraph is tried on, and the words of a
+    deck recur: measuring is most of laying out a card."""
+
+    def __init__(self, name: str, filename: str) -> None:
+        super().__init__(name, filename)
+        self._widths: dict[tuple[str, float], float] = {}
+
+    def stringWidth(self, text: str, size: float, encoding: str = "utf8") -> float:
+        key = (text, size)
+        width = self._widths.get(key)
+        if width is None:
+            if len(self._widths) >= _WIDTHS_KEPT:
+                self._widths.clear()
+            width = self._widths[key] = float(super().stringWidth(text, size, encoding))
+        return width
+
+
+_WIDTHS_KEPT = 1 << 17
+"""Widths a font remembers before it starts afresh (a few megabytes: the words of many decks)."""
+
+
 def register_fonts() -> None:
     """Register the card fonts with reportlab once per process; `<b>` and `<i>` map onto them."""
     if REGULAR in pdfmetrics.getRegisteredFontNames():
         return
     for name, filename in _FILES.items():
-        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+        pdfmetrics.registerFont(_MeasuredFont(name, str(FONT_DIR / filename)))
     addMapping(REGULAR, 0, 0, REGULAR)
     addMapping(REGULAR, 1, 0, BOLD)
     addMapping(REGULAR, 0, 1, ITALIC)

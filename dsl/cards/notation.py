@@ -103,9 +103,68 @@ def flag_clause(book: m.Book, name: str, holds: bool) -> str:
             return clean(var.phrase)
         return clean(var.negative) if var.negative else negate(clean(var.phrase))
     label = clean(var.label) if var is not None and var.label else display_name(name)
-    if len(label) > 1 and label[0].isupper() and label[1].islower():
+    if len(label) > 1 and label[0].isupper() and (label[1].islower() or label.startswith("A ")):
         label = label[0].lower() + label[1:]
-    return label if holds else negate(label)
+    return with_subject(label if holds else negate(label))
+
+
+_OF_NOUN = re.compile(r"^([A-Za-z]+) of ")
+_NOT_NOUNS = frozenset({"one", "some", "any", "all", "each", "none", "most", "both", "out", "because", "instead"})
+
+
+def as_subject(label: str) -> str:
+    """A label that names a quantity or manner ("Depth of the water", "How the shield is used")
+    as the subject of a sentence: "the depth of the water", "the way the shield is used"."""
+    if label[:4] in ("How ", "how ") and len(label) > 4:
+        return "the way " + label[4:]
+    found = _OF_NOUN.match(label)
+    if found is not None and found.group(1).lower() not in _NOT_NOUNS:
+        head = found.group(1)
+        return "the " + (head[0].lower() + head[1:] if head[1:].islower() else head) + label[len(head) :]
+    return label
+
+
+_SUBJECT = {
+    "has": "you have",
+    "is": "you are",
+    "was": "you were",
+    "does": "you do",
+    "can": "you can",
+    "cannot": "you cannot",
+}
+"""A label's verb, and the same verb after "you": a label written as a predicate ("Has the
+Acrobatics skill", "Failed the roll") reads as a sentence once it has a subject."""
+
+
+def with_subject(clause: str) -> str:
+    """A clause that starts with its verb given the player as its subject: `has the Acrobatics
+    skill` -> `you have the Acrobatics skill`, `does not have ...` -> `you do not have ...`,
+    `failed the roll` -> `you failed the roll`, `exposed to vacuum` -> `you are exposed to
+    vacuum`; any other clause as it is (`prone`, `the
+    target is hidden`, `running this turn`)."""
+    first, _, rest = clause.partition(" ")
+    if not rest:
+        return clause
+    if first in _SUBJECT:
+        return f"{_SUBJECT[first]} {rest}"
+    if len(first) > 4 and first.endswith("ed") and first.isalpha() and first.islower() and first not in _NOT_VERBS:
+        # `exposed to vacuum` is a state (you are exposed); `failed the roll`, a deed.
+        passive = rest.partition(" ")[0] in _PREPOSITIONS and first not in _DEEDS
+        return f"you are {clause}" if passive else f"you {clause}"
+    return clause
+
+
+_PREPOSITIONS = frozenset({"in", "to", "by", "with", "on", "at", "from", "into", "under", "onto", "inside"})
+_DEEDS = frozenset(
+    {"succeeded", "exhaled", "inhaled", "moved", "waited", "jumped", "climbed", "fired", "aimed", "attacked"}
+    | {"charged", "failed", "missed", "retreated", "advanced", "rolled", "turned", "landed", "crashed"}
+)
+"""Verbs in -ed that are something done, not a state, though a preposition follows them."""
+
+
+_NOT_VERBS = frozenset({"armed", "mounted", "wounded", "unarmed", "blinded", "stunned", "enclosed", "needed", "speed"})
+"""Words ending in -ed that open a label as an adjective ("Mounted", "Armed with a pistol"):
+`mounted` reads as a condition already."""
 
 
 _IRREGULAR = {"has": "does not have", "is": "is not", "are": "are not", "was": "was not", "can": "cannot"}
@@ -287,6 +346,8 @@ class Notation:
                 chosen = self._choices(expr)
                 if chosen is not None:
                     return chosen, level
+                if isinstance(expr.left, n.NameRef) and expr.left.name in self.book.vars and left_level == _ATOM:
+                    left = self.subject(expr.left.name)
                 phrase = {
                     "==": f"{left} is {right}",
                     "!=": f"{left} is not {right}",
@@ -346,15 +407,25 @@ class Notation:
             first = phrase_of_member(self.book, subject.name, picked[0])
             last = phrase_of_member(self.book, subject.name, picked[-1])
             if picked[-1] == members[-1]:
-                return f"{self.name(subject.name)} is {first} or higher"
+                return f"{self.subject(subject.name)} is {first} or higher"
             if picked[0] == members[0]:
-                return f"{self.name(subject.name)} is {last} or lower"
+                return f"{self.subject(subject.name)} is {last} or lower"
             return None
         return self._is(subject.name, picked)
 
     def _is(self, var: str, members: list[str]) -> str:
         said = [phrase_of_member(self.book, var, x) for x in members]
-        return f"{self.name(var)} is {_alternatives(said)}"
+        return f"{self.subject(var)} is {_alternatives(said)}"
+
+    def subject(self, name: str) -> str:
+        """A choice named as the subject of a sentence: its phrase, or its label made one ("Depth
+        of the water" -> "the depth of the water", "How the shooter moves" -> "the way the
+        shooter moves"), so that "When the depth of the water is knee" reads as English."""
+        var = self.book.vars.get(name)
+        said = self.name(name)
+        if var is None or var.phrase or name in self.specials:
+            return said
+        return as_subject(said)
 
     def _member(self, expr: n.Member, words: bool) -> tuple[str, int]:
         level = _LEVEL["compare"]
@@ -407,7 +478,9 @@ class Notation:
         """`when moved > 0 and weapon is laser, unless lit`: the conditions of an effect, in words."""
         if not guard:
             return ""
-        return self._clauses([c.expr for c in guard if not c.negated], [c.expr for c in guard if c.negated], "when ")
+        said = self._clauses([c.expr for c in guard if not c.negated], [c.expr for c in guard if c.negated], "when ")
+        # "when with an MSV" says its condition twice: "with an MSV".
+        return said.removeprefix("when ") if said.startswith(("when with ", "when without ")) else said
 
     def _clauses(self, holds: list[n.Expr], fails: list[n.Expr], lead: str) -> str:
         """All of `holds` and none of `fails`: `when a and b, unless c or d`."""

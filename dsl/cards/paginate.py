@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from reportlab.platypus import Flowable
 
-from dsl.cards.canvas import new_canvas
+from dsl.cards.canvas import measuring_canvas
 from dsl.cards.flow import Item, Prose
 
 MOSTLY_EMPTY = 0.5
@@ -52,7 +52,7 @@ class Shrunk(Flowable):  # type: ignore[misc]
     def __init__(self, inner: Flowable, width: float, height: float) -> None:
         super().__init__()
         self.inner = inner
-        self.measure = new_canvas()
+        self.measure = measuring_canvas()
         low, high = 0.0, 1.0
         for _ in range(24):  # bisect the scale: the drawn height shrinks with it
             middle = (low + high) / 2
@@ -133,7 +133,7 @@ class _Paginator:
         self.width = width
         self.space_after = space_after
         self.cap = cap  # the first frame takes only whole items up to this height (balancing)
-        self.canvas = new_canvas()
+        self.canvas = measuring_canvas()
         self.frames: list[list[Placed]] = [[]]
         self.room = rooms(0) if cap is None else cap  # what is left on the current frame
         self.after = 0.0  # the space after the last item placed

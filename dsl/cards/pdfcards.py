@@ -10,8 +10,10 @@ taller than a card) is drawn smaller (`paginate.Shrunk`): a card is never refuse
 
 from __future__ import annotations
 
+import functools
 import io
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, replace
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, LETTER
@@ -21,7 +23,7 @@ from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.canvas import new_canvas
+from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -76,9 +78,10 @@ class Header:
 
 
 def _measure() -> Canvas:
-    return new_canvas()
+    return measuring_canvas()
 
 
+@functools.cache
 def _title_style(size: float) -> ParagraphStyle:
     return ParagraphStyle("card_title", fontName=BOLD, fontSize=size, leading=size * 1.12, textColor=WHITE)
 
@@ -145,18 +148,65 @@ def body_height(header: Header) -> float:
 
 def layout(card: Card) -> list[Face]:
     """The faces a card needs: its content over as many cards as it takes (see paginate.py),
-    keeping headings with what follows them."""
+    keeping headings with what follows them.
+
+    A card a little too long for one face is set in the compact step (flow.COMPACT) when that
+    keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections):
+    a part that fits on one face starts on a fresh face rather than breaking across two, and a
+    face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
+    player finds the part by its title and reads it whole."""
     first, first_extra = _header(card, continued=False)
     following, _ = _header(card, continued=not card.pages)
-    items = first_extra + flowables(card.blocks, BODY_WIDTH, colors.HexColor(card.category.colour))
+    accent = colors.HexColor(card.category.colour)
+    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent)
     headers = [first, following]
 
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
+    # Balancing the last two faces matters only to the layout kept: not to these trials.
+    pages = paginate(items, room, BODY_WIDTH, balance=card.pages)
+    if len(pages) == 1 or card.pages:
+        return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
+    # The compact step: a little too long for a face, set a little tighter.
+    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
+    pages = paginate(items, room, BODY_WIDTH)
+    if len(pages) == 1:
+        return [Face(card, 1, 1, first, pages[0])]
+    titled = {id(item.flowable): item.part for item in items if item.part}
+    part_headers = {
+        part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()
+    }
+    # Faces after the first leave room for the tallest title they may get.
+    following = max([following, *part_headers.values()], key=lambda h: h.height)
+    headers = [first, following]
+    _parts_whole(items, body_height(following))
     pages = paginate(items, room, BODY_WIDTH, balance=True)
-    parts = len(pages)
-    return [Face(card, i + 1, parts, headers[min(i, 1)], page) for i, page in enumerate(pages)]
+    repeated = {id(again.flowable) for item in items for again in item.resume}
+    continued = _header(card, continued=True)[0]
+    faces = []
+    for index, page in enumerate(pages):
+        header = first
+        if index:
+            # The part a face starts, after the headings repeated above it (the section it is in).
+            lead = next((p.flowable for p in page if id(p.flowable) not in repeated), None)
+            part = titled.get(id(lead)) if lead is not None else None
+            header = part_headers[part] if part is not None else continued
+        faces.append(Face(card, index + 1, len(pages), header, page))
+    return faces
+
+
+def _parts_whole(items: list[Item], room: float) -> None:
+    """Mark each part that fits on a face to start on a fresh face when less than its height is
+    left on this one."""
+    measure = _measure()
+    starts = [index for index, item in enumerate(items) if item.part] + [len(items)]
+    for start, stop in itertools.pairwise(starts):
+        height = 0.0
+        for item in items[start:stop]:
+            height += item.flowable.wrapOn(measure, BODY_WIDTH, room)[1] + item.flowable.getSpaceBefore()
+        if height <= room:
+            items[start].need = height
 
 
 # ---------------------------------------------------------------- drawing one face
@@ -249,13 +299,29 @@ def document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
 def faces_of(cards: list[Card]) -> list[Face]:
     """Every printed face of a deck, in order: the same for every paper and for the press file."""
     register_fonts()
-    return [face for card in cards for face in layout(card)]
+    return [face for card in cards for face in _laid_out(card)]
 
 
 def face_count(card: Card) -> int:
     """How many faces a card takes (build_deck asks, to keep a rule on one card)."""
     register_fonts()
-    return len(layout(card))
+    return len(_laid_out(card))
+
+
+_LAYOUTS: dict[Card, list[Face]] = {}
+_LAYOUTS_KEPT = 4096
+"""Cards whose layout is remembered: build_deck asks how many faces a card takes, and the faces
+are then drawn; a card is laid out once however often it is asked for (a layout depends on the
+card alone)."""
+
+
+def _laid_out(card: Card) -> list[Face]:
+    faces = _LAYOUTS.get(card)
+    if faces is None:
+        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+            _LAYOUTS.clear()
+        faces = _LAYOUTS[card] = layout(card)
+    return faces
 
 
 EDGE = 5 * MM
@@ -334,12 +400,17 @@ def _outer_bleed(margin: float) -> float:
     return max(0.0, min(BLEED, margin - EDGE - MARK_LEAST - MARK_GAP))
 
 
-def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = False) -> bytes:
+def imposed_pdf(
+    faces: list[Face], paper: str, title: str, *, gutters: bool = False, drawn: Recording | None = None
+) -> bytes:
     """The cards on pages of `paper` (see `imposition`), bleed around the block (around every card
-    with `gutters`), crop marks outside it."""
+    with `gutters`), crop marks outside it.  `drawn`: the same faces as another document drew them
+    (see `Recording`), copied rather than drawn again."""
     layout = imposition(paper, gutters=gutters)
     how = "with gutters" if gutters else "9 per page"
     canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
+    if drawn is not None and not drawn.adopt(canvas, list(faces)):
+        drawn = None
     canvas.setPageSize(layout.size)
     per_page = layout.per_page
     sheets = -(-len(faces) // per_page)
@@ -349,12 +420,15 @@ def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = Fa
             canvas.saveState()
             canvas.translate(x, y)
             _clip_bleed(canvas, layout, slot)
-            draw_face(canvas, face)
+            if drawn is not None:
+                drawn.replay(canvas, start + slot)
+            else:
+                draw_face(canvas, face)
             canvas.restoreState()
         _crop_marks(canvas, layout)
         _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
         canvas.showPage()
-    canvas.save()
+    save(canvas)
     return buffer.getvalue()
 
 
@@ -429,8 +503,9 @@ def _slug(canvas: Canvas, layout: Imposition, lines: tuple[str, str]) -> None:
     canvas.restoreState()
 
 
-def press_pdf(faces: list[Face], title: str) -> bytes:
-    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
+def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None) -> bytes:
+    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm.
+    `record`: keeps what each face drew, for the imposed files to copy."""
     canvas, buffer = document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
     full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
     canvas.setPageSize(full)
@@ -439,8 +514,13 @@ def press_pdf(faces: list[Face], title: str) -> bytes:
     for face in faces:
         canvas.saveState()
         canvas.translate(BLEED, BLEED)
-        draw_face(canvas, face)
+        if record is not None:
+            record.draw(canvas, face, functools.partial(draw_face, face=face))
+        else:
+            draw_face(canvas, face)
         canvas.restoreState()
         canvas.showPage()
-    canvas.save()
+    if record is not None:
+        record.finish(canvas)
+    save(canvas)
     return buffer.getvalue()

@@ -1,7 +1,12 @@
 """The quick-reference sheet as PDF: landscape A4 or Letter, three columns, flowing onto as many
-pages as the rulebook needs, every page headed with the rulebook's title and numbered."""
+pages as the rulebook needs, every page headed with the rulebook's title and numbered.
+
+The columns are as wide and as tall as both papers allow, so the sheet is laid out once and drawn
+on either paper (centred): the same columns, and the same page breaks, on A4 and on Letter."""
 
 from __future__ import annotations
+
+import functools
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
@@ -10,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
-from dsl.cards.canvas import new_canvas
+from dsl.cards.canvas import Recording, measuring_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -40,37 +45,68 @@ ENTRY_TITLE = ParagraphStyle(
 )
 
 
-def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
-    """Laid out into columns first (see paginate.py), so that every page can say "of N"."""
+def sheet_pdf(sheet: Sheet, paper: str, *, record: Recording | None = None, drawn: Recording | None = None) -> bytes:
+    """Laid out into columns first (see paginate.py), so that every page can say "of N".
+    `record`: keeps what each column drew; `drawn`: the columns as another paper's sheet drew
+    them, copied rather than drawn again (see `Recording`)."""
     size = landscape(PAPERS[paper])
-    frame_width, frame_height = _frame(size)
-    columns = sheet_columns(sheet, paper)
+    frame_width, frame_height = _frame()
+    left = (size[0] - COLUMNS * frame_width - (COLUMNS - 1) * GUTTER) / 2
+    bottom = (size[1] - frame_height - BAND - FOOT) / 2
+    columns = sheet_columns(sheet)
     pages = max(1, -(-len(columns) // COLUMNS))
     canvas, buffer = document(f"{sheet.title} — quick reference", f"Quick-reference sheet, {paper.upper()} landscape")
+    if drawn is not None and not drawn.adopt(canvas, columns):
+        drawn = None
     canvas.setPageSize(size)
     for page in range(pages):
         _page_frame(canvas, sheet, size, page + 1, pages)
         for column, placed in enumerate(columns[page * COLUMNS : (page + 1) * COLUMNS]):
-            x = MARGIN + column * (frame_width + GUTTER)
-            y = MARGIN + FOOT + frame_height
-            for item in placed:
-                y -= item.space + item.height
-                item.flowable.drawOn(canvas, x, y)
+            canvas.saveState()
+            canvas.translate(left + column * (frame_width + GUTTER), bottom + FOOT)
+            index = page * COLUMNS + column
+            if drawn is not None:
+                drawn.replay(canvas, index)
+            elif record is not None:
+                record.draw(canvas, placed, functools.partial(_column, placed=placed, height=frame_height))
+            else:
+                _column(canvas, placed, frame_height)
+            canvas.restoreState()
         canvas.showPage()
-    canvas.save()
+    if record is not None:
+        record.finish(canvas)
+    save(canvas)
     return buffer.getvalue()
 
 
-def sheet_columns(sheet: Sheet, paper: str) -> list[list[Placed]]:
-    """What each column holds, page after page (three columns to a page)."""
-    register_fonts()
-    frame_width, frame_height = _frame(landscape(PAPERS[paper]))
-    return paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+def _column(canvas: Canvas, placed: list[Placed], height: float) -> None:
+    """A column's items, top down, from its lower-left corner at the origin."""
+    y = height
+    for item in placed:
+        y -= item.space + item.height
+        item.flowable.drawOn(canvas, 0, y)
 
 
-def _frame(size: tuple[float, float]) -> tuple[float, float]:
-    """The width and height of a column."""
-    width, height = size
+def sheet_columns(sheet: Sheet) -> list[list[Placed]]:
+    """What each column holds, page after page (three columns to a page), on either paper."""
+    columns = _COLUMNS.get(sheet)
+    if columns is None:
+        register_fonts()
+        frame_width, frame_height = _frame()
+        columns = paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+        _COLUMNS.clear()  # the sheet just laid out is the one drawn next, on each paper
+        _COLUMNS[sheet] = columns
+    return columns
+
+
+_COLUMNS: dict[Sheet, list[list[Placed]]] = {}
+
+
+def _frame() -> tuple[float, float]:
+    """The width and height of a column: what the smaller of the papers' widths and heights leave
+    inside the margins, band and foot."""
+    width = min(landscape(size)[0] for size in PAPERS.values())
+    height = min(landscape(size)[1] for size in PAPERS.values())
     return (width - 2 * MARGIN - (COLUMNS - 1) * GUTTER) / COLUMNS, height - 2 * MARGIN - BAND - FOOT
 
 
@@ -127,7 +163,7 @@ def _title(entry: SheetEntry, *, continued: bool = False) -> Paragraph:
 
 
 def _height(items: list[Item], width: float) -> float:
-    measure = new_canvas()
+    measure = measuring_canvas()
     return float(sum(i.flowable.wrapOn(measure, width, 10_000)[1] + i.flowable.getSpaceBefore() for i in items))
 
 
