@@ -458,6 +458,9 @@ class Emitter:
         consequences = self._consequences(effect)
         if consequences:
             fields.append(("consequences", _tuple(consequences)))
+        steps = [f"({literal(o.name)}, {literal(printer.step_text(o.step))})" for o in effect.outcomes if o.step]
+        if steps:
+            fields.append(("steps", _tuple(steps)))
         specs.append((const, "RollSpec", fields))
         values = "None"
         if effect.kind in ("check", "total", "count"):
