@@ -2689,26 +2689,39 @@ def _ways(scope: Scope, state: _ChainState, depth: int, limit: int | None) -> tu
         step = draw.step
         if depth:
             step = ChainStep(step.table, step.roll, step.key, step.text, step.then, step.applies, depth)
-        branches = [_ways(scope, child, depth + 1, limit) for child in draw.children]
-        listed = Fraction(1)
-        for ways, rest in branches:
-            listed *= 1 - rest
-        beyond += draw.probability * (1 - listed)
-        combos: list[tuple[list[_Way], Fraction]] = [([], draw.probability)]
-        for ways, _ in branches:
-            combos = [(done + [way], chance * way[1]) for done, chance in combos for way in ways]
-        twice = len(draw.children) == 2 and draw.children[0] == draw.children[1]
-        for parts, chance in combos:
-            if twice:  # the two rolls of a roll twice are alike: one order of the pair
-                parts = sorted(parts, key=lambda way: [(s.table, s.key) for s in way[0]])
-            path = (step, *[s for way in parts for s in way[0]])
-            totals: dict[str, int | Fraction] = dict(draw.values)
-            for way in parts:
-                for column, value in way[2].items():
-                    totals[column] = totals.get(column, 0) + value
-            previous = out.get(path)
-            out[path] = (path, chance + (previous[1] if previous else 0), totals)
+        beyond += _branch(scope, draw.probability, step, draw.values, draw.children, limit, out)
     return list(out.values()), beyond
+
+
+def _branch(
+    scope: Scope,
+    chance: Fraction,
+    step: ChainStep,
+    values: Mapping[str, int | Fraction],
+    children: tuple[_ChainState, ...],
+    limit: int | None,
+    out: dict[tuple[ChainStep, ...], _Way],
+) -> Fraction:
+    """Add to `out` every way a row visited with `chance` goes on; return the chance left out."""
+    branches = [_ways(scope, child, step.depth + 1, limit) for child in children]
+    listed = Fraction(1)
+    for _, rest in branches:
+        listed *= 1 - rest
+    combos: list[tuple[list[_Way], Fraction]] = [([], chance)]
+    for ways, _ in branches:
+        combos = [([*done, way], p * way[1]) for done, p in combos for way in ways]
+    twice = len(children) == 2 and children[0] == children[1]
+    for parts, p in combos:
+        if twice:  # the two rolls of a roll twice are alike: one order of the pair
+            parts = sorted(parts, key=lambda way: [(s.table, s.key) for s in way[0]])
+        path = (step, *[s for way in parts for s in way[0]])
+        totals: dict[str, int | Fraction] = dict(values)
+        for way in parts:
+            for column, value in way[2].items():
+                totals[column] = totals.get(column, 0) + value
+        previous = out.get(path)
+        out[path] = (path, p + (previous[1] if previous else 0), totals)
+    return chance * (1 - listed)
 
 
 def chain_from(
@@ -2744,25 +2757,27 @@ def _chain_from(
     scope: Scope, rule: str, start: str, state: _ChainState, first: TableRow | None
 ) -> tuple[Chain, bool]:
     """The chain with chance 1, and whether every row in it is a constant (it can be kept)."""
-    ways: list[_Way] = [((), Fraction(1), {})]
     if first is not None:  # the row is known: the chain goes on from its steps
         starts = [parse_step(step, state[0]) for step in first.steps]
         children = [c for t, m, w in starts for c in ([(t, state[1], True)] * 2 if w else [(t, m, False)])]
         applies = any(t == state[0] and not w for t, _, w in starts)
         text = ", ".join(show(v) for v in first.values.values() if v != "")
         head = ChainStep(state[0], "given", first.key, text, first.steps, applies, 0)
-        ways = [((head,), Fraction(1), {})]
+        numbers = {
+            k: v
+            for k, v in first.values.items()
+            if applies and isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+        }
+        order, cyclic = _chain_states(scope, children)
+        limit = CHAIN_DEPTH if cyclic else None
+        found: dict[tuple[ChainStep, ...], _Way] = {}
+        beyond_all = _branch(scope, Fraction(1), head, numbers, tuple(children), limit, found)
+        ways = list(found.values())
     else:
         children = [state]
-    order, cyclic = _chain_states(scope, children)
-    limit = CHAIN_DEPTH if cyclic else None
-    beyond_all = Fraction(0)
-    listed = Fraction(1)
-    for child in children:
-        found, rest = _ways(scope, child, 0, limit)
-        listed *= 1 - rest
-        ways = [(a[0] + b[0], a[1] * b[1], _add_totals(a[2], b[2])) for a in ways for b in found]
-    beyond_all = 1 - listed
+        order, cyclic = _chain_states(scope, children)
+        limit = CHAIN_DEPTH if cyclic else None
+        ways, beyond_all = _ways(scope, state, 0, limit)
     rolls: Fraction | None = Fraction(0)
     visits: dict[str, Fraction] = {}
     means: dict[str, Fraction] = {}
@@ -2793,15 +2808,6 @@ def _chain_from(
         means=MappingProxyType(means),
     )
     return chain, all(s in scope.book.chains for s in order)
-
-
-def _add_totals(
-    first: Mapping[str, int | Fraction], second: Mapping[str, int | Fraction]
-) -> dict[str, int | Fraction]:
-    found = dict(first)
-    for column, value in second.items():
-        found[column] = found.get(column, 0) + value
-    return found
 
 
 def chains_of(scope: Scope, rolls: Sequence[Roll], tables: Sequence[TableResult]) -> tuple[Chain, ...]:

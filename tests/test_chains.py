@@ -1,0 +1,273 @@
+"""Chains: the whole procedure from a table or an outcome that sends on, against brute force.
+
+Every chain of every bundled rulebook is worked out a second way, independently of the runtime:
+from the checked model (not the generated module), every sequence of die faces is enumerated
+(no simulation), each face tuple followed through the rows and steps it reaches.  A roll twice
+enumerates its two rolls among the face tuples that do not give a roll-twice row (rolled again:
+each remaining tuple is equally likely).  The outcome of a sequence is its tree of rows, the two
+rolls of a roll twice unordered.  Complete chains must agree exactly; a chain that can repeat must
+agree on every way of at most CHAIN_DEPTH rolls in a row and on the chance of the rest, and its
+closed-form expected number of rolls must lie between the enumerated sum and that sum plus a
+geometric bound on the tail.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Iterator
+from fractions import Fraction
+from types import ModuleType
+
+import pytest
+
+from dsl import model as m
+from tests.conftest import RULEBOOKS, compiled, module_for
+
+BOOKS = sorted(RULEBOOKS.glob("*.rules"))
+
+Tree = tuple[str, tuple["Tree", ...]]
+
+
+def _faces(pool: object) -> Iterator[int]:
+    assert isinstance(pool, object)
+    count, sides, keep = pool.count, pool.sides, pool.keep  # type: ignore[attr-defined]
+    assert keep is None, "a chained table rolled with kept dice: extend the enumeration"
+    for faces in itertools.product(range(1, sides + 1), repeat=count):
+        yield sum(faces)
+
+
+def _row(table: m.Table, total: int) -> m.TableRow:
+    for row in table.rows:
+        if row.low is not None and row.low <= total and (row.high is None or total <= row.high):
+            return row
+    raise AssertionError(f"{table.name}: no row for {total}")
+
+
+def _steps(table: m.Table, total: int) -> tuple[m.TableRow, str, list[m.Step]]:
+    """The row a modified total reads, its key as the runtime names it, and its steps."""
+    folded = table.overflow is not None and total > table.overflow.above
+    if folded:
+        assert table.overflow is not None
+        row = _row(table, table.overflow.becomes)
+        key = f"above {table.overflow.above} as {row.key_text()}"
+        steps = [c.step for c in row.cells if c.step is not None]
+        steps += [table.overflow.step] if table.overflow.step else []
+        return row, key, steps
+    row = _row(table, total)
+    return row, row.key_text(), [c.step for c in row.cells if c.step is not None]
+
+
+def brute(book: m.Book, name: str, offset: int, depth: int, limit: int | None, twice: bool = False) -> dict[Tree | None, Fraction]:
+    """Every way one roll on `name` goes, by enumerating faces; None: more than `limit` rolls."""
+    if limit is not None and depth >= limit:
+        return {None: Fraction(1)}
+    table = book.tables[name]
+    faces = list(_faces(table.pool))
+    kept = []
+    for face in faces:
+        _, _, steps = _steps(table, face + offset)
+        if twice and any(s.kind == "twice" for s in steps):
+            continue
+        kept.append(face)
+    found: dict[Tree | None, Fraction] = {}
+    for face in kept:
+        _, key, steps = _steps(table, face + offset)
+        branches: list[dict[Tree | None, Fraction]] = []
+        for step in steps:
+            if step.kind == "twice":
+                branches += [brute(book, name, offset, depth + 1, limit, True)] * 2
+            else:
+                target = step.table or name
+                branches.append(brute(book, target, step.offset, depth + 1, limit))
+        for combo in itertools.product(*[list(b.items()) for b in branches]):
+            chance = Fraction(1, len(kept))
+            children: list[Tree] = []
+            cut = False
+            for child, p in combo:
+                chance *= p
+                if child is None:
+                    cut = True
+                else:
+                    children.append(child)
+            if any(s.kind == "twice" for s in steps):
+                children.sort(key=repr)
+            tree: Tree | None = None if cut else (f"{name} {key}", tuple(children))
+            found[tree] = found.get(tree, Fraction(0)) + chance
+    return found
+
+
+def tree_of(path: list[tuple[str, int]]) -> Tree:
+    """The runtime's path (rows in visit order with their depth) as a tree."""
+
+    def build(index: int) -> tuple[Tree, int]:
+        row, depth = path[index]
+        children: list[Tree] = []
+        index += 1
+        while index < len(path) and path[index][1] > depth:
+            child, index = build(index)
+            children.append(child)
+        return (row, tuple(children)), index
+
+    tree, end = build(0)
+    assert end == len(path)
+    return tree
+
+
+def canonical(tree: Tree, book: m.Book) -> Tree:
+    """Sort the two rolls of each roll twice (the runtime and the enumeration agree on nothing else)."""
+    row, children = tree
+    kids = [canonical(c, book) for c in children]
+    if len(kids) == 2 and kids[0][0].split()[0] == kids[1][0].split()[0] == row.split()[0]:
+        kids.sort(key=repr)
+    return (row, tuple(kids))
+
+
+def _chained_tables(book: m.Book) -> list[m.Table]:
+    return [
+        t
+        for t in book.tables.values()
+        if t.pool is not None
+        and (any(c.step is not None for r in t.rows for c in r.cells) or (t.overflow is not None and t.overflow.step))
+    ]
+
+
+def _cases() -> Iterator[tuple[str, str, int]]:
+    for path in BOOKS:
+        book = compiled(path).book
+        assert book is not None
+        for table in _chained_tables(book):
+            offsets = [0]
+            if table.modifier is not None:
+                var = book.vars[table.modifier].type
+                offsets = list(range(int(var.low), int(var.high) + 1))  # type: ignore[attr-defined]
+            for offset in offsets:
+                yield path.name, table.name, offset
+
+
+CASES = list(_cases())
+
+
+def test_every_bundled_chain_is_found() -> None:
+    # mecha: light and heavy damage, Sub-table A at +0/+1, skidding fumbles; spot rules: Chase
+    # Trouble at +0..+4; and so on.  The list must not silently shrink.
+    tables = {(book, table) for book, table, _ in CASES}
+    assert ("mecha_tables.rules", "heavy_damage") in tables
+    assert ("mecha_tables.rules", "fire_control") in tables
+    assert ("spot_rules_a_to_e.rules", "chase_trouble") in tables
+    assert len([c for c in CASES if c[1] == "chase_trouble"]) == 5
+
+
+def _module(book_name: str) -> ModuleType:
+    return module_for(RULEBOOKS / book_name)
+
+
+@pytest.mark.parametrize(("book_name", "table", "offset"), CASES)
+def test_chain_against_enumeration(book_name: str, table: str, offset: int) -> None:
+    book = compiled(RULEBOOKS / book_name).book
+    assert book is not None
+    spec = book.tables[table]
+    given = {spec.modifier: offset * spec.modifier_sign} if spec.modifier else {}
+    resolution = _module(book_name).resolve(table, **given)
+    (chain,) = resolution.chains
+    limit = chain.depth
+    expected = brute(book, table, offset, 0, limit)
+    got: dict[Tree | None, Fraction] = {}
+    for outcome in chain.outcomes:
+        tree = canonical(tree_of([(s.row, s.depth) for s in outcome.path]), book)
+        got[tree] = got.get(tree, Fraction(0)) + outcome.probability
+    if chain.beyond:
+        got[None] = chain.beyond
+    want = {canonical(k, book) if k is not None else None: v for k, v in expected.items()}
+    assert got == want
+    assert sum(got.values()) == 1
+    assert chain.complete == (None not in want)
+
+
+def _rolls(tree: Tree) -> int:
+    return 1 + sum(_rolls(c) for c in tree[1])
+
+
+@pytest.mark.parametrize("offset", range(5))
+def test_chase_trouble_expected_rolls_bounded_by_enumeration(offset: int) -> None:
+    # The closed form against a deeper enumeration (8 rolls in a row): the listed ways give at
+    # least sum(rolls x chance); the rest, chance r, continues at most 6/10 per roll (from +4: a
+    # 4 or 5 on the d10, or 7..10 folded), so it adds at most r x (8 + 1/(1 - 6/10)) rolls.
+    book = compiled(RULEBOOKS / "spot_rules_a_to_e.rules").book
+    assert book is not None
+    (chain,) = _module("spot_rules_a_to_e.rules").resolve("chase_trouble", trouble_modifier=offset).chains
+    ways = brute(book, "chase_trouble", offset, 0, 8)
+    listed = sum((_rolls(t) * p for t, p in ways.items() if t is not None), Fraction(0))
+    rest = ways.get(None, Fraction(0))
+    assert chain.rolls is not None
+    assert listed <= chain.rolls <= listed + rest * (8 + Fraction(5, 2))
+    assert rest < Fraction(1, 1000)
+
+
+def test_chase_trouble_closed_form_by_hand() -> None:
+    # Three rolls: plain (A, +0), after a moderate fishtail (B, +2), after a severe one (C, +4);
+    # a total folded above 10 rolls again plain.  Expected rolls:
+    #   A = 1 + B/10 + C/10             (8 -> B, 9 -> C)
+    #   B = 1 + B/10 + C/10 + 2A/10     (d10 6 -> 8, 7 -> 9, 9..10 -> 11..12 folded)
+    #   C = 1 + B/10 + C/10 + 4A/10     (d10 4 -> 8, 5 -> 9, 7..10 -> 11..14 folded)
+    # B - C = -A/5 from the last two; then C = 5/4 + 19A/40, B = 5/4 + 11A/40 and
+    # 10A = 10 + 5/2 + 30A/40: 37A/4 = 25/2, A = 50/37.
+    (chain,) = _module("spot_rules_a_to_e.rules").resolve("chase_trouble").chains
+    assert chain.rolls == Fraction(50, 37)
+    # A second roll: a plain 8 or 9 (2/10); a third: then 8, 9 or a fold again, 4/10 after +2 and
+    # 6/10 after +4: 1/10 x 4/10 + 1/10 x 6/10 = 1/10.
+    second = sum((o.probability for o in chain.outcomes if len(o.path) >= 2), Fraction(0)) + chain.beyond
+    third = sum((o.probability for o in chain.outcomes if len(o.path) >= 3), Fraction(0)) + chain.beyond
+    assert second == Fraction(1, 5)
+    assert third == Fraction(1, 10)
+
+
+def test_heavy_hit_chain_reaction_by_hand() -> None:
+    # Heavy damage 1 (1/6), Sub-table A at d6 + 1: 6 + 1 = 7 (1/6), ammunition hit 4..6 (1/2):
+    # 1/6 x 1/6 x 1/2 = 1/72 without any roll twice.
+    (chain,) = _module("mecha_tables.rules").resolve("heavy_damage").chains
+    direct = [o for o in chain.outcomes if [s.row for s in o.path] == ["heavy_damage 1", "fire_control 7", "ammunition_hit 4..6"]]
+    assert [o.probability for o in direct] == [Fraction(1, 72)]
+    # With roll twice (a roll-twice row met by one of the two rolls is rolled again):
+    #   Sub-table A rolled for a roll twice (rows 2, 3, 4, 5, 7 alike): 1/5 x 1/2 = 1/10;
+    #   Sub-table A at +1: 1/6 x 1/2 + 1/6 x (1 - (9/10)^2) = 1/12 + 19/600 = 23/200;
+    #   Heavy Damage rolled for a roll twice (rows 1..5 alike): 1/5 x 23/200 = 23/1000;
+    #   Heavy Damage: 1/6 x 23/200 + 1/6 x (1 - (977/1000)^2) = 23/1200 + 45471/6000000
+    #   = 160471/6000000, about 2.67% (against 1/72, about 1.39%).
+    assert chain.chance("ammunition_hit 4..6") == Fraction(160471, 6000000)
+
+
+def test_roll_outcome_chain_is_scaled_by_its_chance() -> None:
+    # A ram with Drive 40: the maneuver roll fails on 41..100 of the d100 (60/100 = 3/5), then
+    # the Chase Trouble chain: each way's chance is 3/5 of the table's own.
+    module = _module("spot_rules_a_to_e.rules")
+    resolution = module.resolve("maneuvers", maneuver="ram", skill=40)
+    roll = resolution.roll("maneuver_roll")
+    (chain,) = [c for c in resolution.chains if c.start == "roll maneuver_roll: failure"]
+    (alone,) = module.resolve("chase_trouble").chains
+    assert chain.probability == roll.outcomes["failure"]
+    assert [o.probability for o in chain.outcomes] == [o.probability * chain.probability for o in alone.outcomes]
+    assert chain.beyond == alone.beyond * chain.probability
+
+
+def test_a_row_given_starts_the_chain_there() -> None:
+    # A 6 on Heavy Damage: roll twice, two rolls among rows 1..5 (each 1/5): a pair of 3s is
+    # 1/5 x 1/5 = 1/25; a 3 and a 4 in either order 2/25.
+    (chain,) = _module("mecha_tables.rules").resolve("heavy_damage", roll=6).chains
+    by_rows = {tuple(s.row for s in o.path): o.probability for o in chain.outcomes}
+    assert by_rows[("heavy_damage 6", "heavy_damage 3", "heavy_damage 3")] == Fraction(1, 25)
+    assert by_rows[("heavy_damage 6", "heavy_damage 3", "heavy_damage 4")] == Fraction(2, 25)
+    assert sum(by_rows.values()) == 1
+
+
+def test_looked_up_row_that_sends_on() -> None:
+    # Damage band 2 is heavy damage: the chain is Heavy Damage's, after the row looked up.
+    module = _module("mecha_tables.rules")
+    (chain,) = module.resolve("damage_effects", damage_band=2).chains
+    (heavy,) = module.resolve("heavy_damage").chains
+    assert [o.probability for o in chain.outcomes] == [o.probability for o in heavy.outcomes]
+    assert all(o.path[0].row == "damage_effects 2" for o in chain.outcomes)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
