@@ -5847,6 +5847,15 @@ _table_light_damage: Final = TableSpec(
     above=None,
     becomes=None,
     overflow_step=None,
+    notes=(
+        Note(
+            'light_damage',
+            'SYSTEM DAMAGE TABLES',
+            'A Roll Twice among the two rolls is rolled again, so a roll twice gives two results; the same result twice applies twice. The source says neither.',
+            '6  Roll Twice on this table',
+            'erratum',
+        ),
+    ),
 )
 
 # table heavy_damage
@@ -5875,9 +5884,16 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: roll the sub-table again, +1.',
+            'The +1 of rows 1 and 2: the sub-table is rolled at d6 + 1 (`heavy_hit` = 1 when it is looked up alone).',
             None,
             'note',
+        ),
+        Note(
+            'heavy_damage',
+            'SYSTEM DAMAGE TABLES',
+            'A Roll Twice among the two rolls is rolled again, so a roll twice gives two results; the same result twice applies twice. The source says neither.',
+            '6  Roll Twice on this table',
+            'erratum',
         ),
     ),
 )
@@ -5916,7 +5932,7 @@ _table_fire_control: Final = TableSpec(
         Note(
             'fire_control',
             'SUBTABLE A: FIRE CONTROL DAMAGE',
-            'The source does not say whether the two rolls keep the +1 of a heavy hit: they do, as rolls on this table from the same hit.',
+            'The source does not say whether the two rolls keep the +1 of a heavy hit: they do, as rolls on this table from the same hit. Nor what a Roll Twice among those two rolls does: it is rolled again, so a roll twice gives two results; the same result twice applies twice.',
             '6  Roll Twice on this table',
             'erratum',
         ),

@@ -220,6 +220,18 @@ def test_chase_trouble_closed_form_by_hand() -> None:
     third = sum((o.probability for o in chain.outcomes if len(o.path) >= 3), Fraction(0)) + chain.beyond
     assert second == Fraction(1, 5)
     assert third == Fraction(1, 10)
+    # The skill penalty next round, summed over the re-rolls.  Each roll's own: A and B
+    # 3/10 x -20 - 10/10 - 15/10 - 30/10 = -23/2, C 2/10 x -20 - 1 - 3/2 - 3 = -19/2; the system
+    # above with these for the 1s: 10A = -115 + B + C, B = C - 2 - A/5, C = -97/8 + 19A/40,
+    # so 37A/4 = -565/4: A = -565/37.
+    assert chain.means["penalty"] == Fraction(-565, 37)
+    # A moderate fishtail, then a skid at +2 (a d10 of 2..4): -15 - 20 = -35, 1/10 x 3/10.
+    (skid,) = [o for o in chain.outcomes if [s.key for s in o.path] == ["8", "4..6"]]
+    assert skid.totals == {"penalty": -35}
+    assert skid.probability == Fraction(3, 100)
+    # No penalty at all: 1, 2, 3 or 10 on the first roll (4/10); or a moderate fishtail is
+    # never free (-15): the chance of a total 0 is exactly 4/10.
+    assert chain.distribution("penalty")[0] == Fraction(2, 5)
 
 
 def test_heavy_hit_chain_reaction_by_hand() -> None:
