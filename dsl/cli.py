@@ -288,7 +288,7 @@ def describe(book: str, rule: str, as_json: bool) -> None:
     assert compiled.book is not None
     from dsl.describe import describe_data, describe_lines
 
-    data = describe_data(compiled.book, rule, inputs)
+    data = describe_data(compiled.book, rule, inputs, module)
     if as_json:
         click.echo(json_text(data))
         return

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 from dsl import model as m
@@ -33,15 +34,19 @@ _BINDING = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
 # ---------------------------------------------------------------- describe: data
 
 
-def describe_data(book: m.Book, name: str, inputs: Sequence[InputSpec]) -> dict[str, Any]:
+def describe_data(
+    book: m.Book, name: str, inputs: Sequence[InputSpec], resolver: ModuleType | None = None
+) -> dict[str, Any]:
     """Everything the rule or table `name` does, and the inputs it reads (as the resolver knows
-    them: `inputs`)."""
+    them: `inputs`).  With the book's `resolver` module, the chains too: where a table's rows or a
+    roll's outcomes send on, the whole procedure with its chances (inputs at their defaults)."""
     table = book.tables.get(name)
     if table is not None:
         data = _table_head(table)
         data["rows"] = [_row(book, table, row) for row in table.rows]
         data["overflow"] = _overflow(table.overflow)
         data["notes"] = [_note(text, quote, ()) for text, quote in table.notes]
+        data["chains"] = _chains(resolver, [(name, None)])
         data["inputs"] = [_input(spec) for spec in inputs]
         roll = _roll_range(table)
         if roll is not None:
@@ -71,7 +76,38 @@ def describe_data(book: m.Book, name: str, inputs: Sequence[InputSpec]) -> dict[
         "effects": effects,
         "tables": [_table_head(book.tables[t]) for t in describer.tables if t in book.tables],
         "inputs": [_input(spec) for spec in inputs],
+        "chains": _chains(resolver, _outcome_chains(effects)),
     }
+
+
+def _outcome_chains(effects: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """The tables the outcomes of a rule's rolls send on to, with the outcome ("roll fall: failure")."""
+    found: list[tuple[str, str | None]] = []
+    for effect in effects:
+        if effect["effect"] == "part":
+            found += _outcome_chains(effect["effects"])
+        elif effect["effect"] == "roll":
+            for outcome in effect["outcomes"]:
+                target = re.fullmatch(r"roll on (\w+)(?: [+-]\d+)?", outcome["then"] or "")
+                if target:
+                    found.append((target[1], f"roll {effect['name']}: {outcome['name']}"))
+    return found
+
+
+def _chains(resolver: ModuleType | None, starts: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
+    """The chain of each table (resolved alone, at its inputs' defaults) that sends on: its flow
+    and exact expectations; the ways themselves are for `resolve`."""
+    if resolver is None:
+        return []
+    found = []
+    for table, outcome in starts:
+        for chain in resolver.resolve(table).chains:
+            data = chain.to_dict()
+            del data["outcomes"], data["rows"], data["totals"]
+            if outcome is not None:
+                data["start"] = f"{outcome}, then {data['start']}"
+            found.append(data)
+    return found
 
 
 def _input(spec: InputSpec) -> dict[str, Any]:
@@ -376,6 +412,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
         lines.append(f"category: {data['category']}")
     if data["kind"] == "table":
         lines += _table_lines(data)
+        lines += _chain_lines(data["chains"])
     else:
         if data["effects"]:
             lines += ["", "effects:"]
@@ -386,6 +423,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
                 source = f" [{table['source']}]" if table["source"] else ""
                 lines.append(f"  {table['name']}: {table['title']}{source}")
                 lines.append(f"    {table['text']}; columns {_columns(table)}")
+        lines += _chain_lines(data["chains"])
     lines.append("")
     lines.append("inputs:" if data["inputs"] else "inputs: none")
     for spec in inputs:
@@ -400,6 +438,48 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
             f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row"
         )
     return lines
+
+
+def _chain_lines(chains: list[dict[str, Any]]) -> list[str]:
+    """Each chain as an indented flow: every roll once per route, its rows with their chance on
+    that roll and, where it differs, the chance of reaching them; then the exact expectations."""
+    lines: list[str] = []
+    for chain in chains:
+        lines += ["", f"chain from {chain['start']}:"]
+        heading = None
+        for step in chain["flow"]:
+            pad = "  " * (step["depth"] + 1)
+            table = step["row"][: -len(step["row"].split(" ", 1)[1]) - 1] if " " in step["row"] else step["row"]
+            head = (step["depth"], table, step["roll"], step["twice"])
+            if head != heading:
+                each = " (each of two rolls; a roll twice rolled again)" if step["twice"] else ""
+                lines.append(f"{pad}{step['roll']} on {table}{each}:")
+                heading = head
+            key = step["row"][len(table) + 1 :]
+            chance, reach = step["chance"]["fraction"], step["reach"]["fraction"]
+            said = f"{chance}" + (f", reached {reach}" if reach != chance else "")
+            then = "".join(f" -> {t}" for t in step["then"]) + (" (as above)" if step["repeats"] else "")
+            lines.append(f"{pad}  {key}  {_clip(step['text'])}  {said}{then}")
+        facts = []
+        if chain["rolls"] is not None:
+            facts.append(f"expected rolls {show(_number(chain['rolls']))}")
+        facts += [f"expected {name} {show(_number(value))}" for name, value in chain["means"].items()]
+        if not chain["complete"]:
+            facts.append(f"more than {chain['depth']} rolls in a row: {chain['beyond']['fraction']}")
+        if facts:
+            lines.append("  " + "; ".join(facts))
+    return lines
+
+
+def _number(value: object) -> int | Fraction:
+    if isinstance(value, dict):
+        return Fraction(value["fraction"])
+    assert isinstance(value, int)
+    return value
+
+
+def _clip(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def _columns(table: dict[str, Any]) -> str:

@@ -2460,6 +2460,36 @@ class ChainOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class FlowStep:
+    """A line of a chain's flow: a row of one roll, the chance of it on that roll, and the chance
+    of reaching it by this route (a roll twice's rows: on each of its two rolls)."""
+
+    depth: int
+    table: str
+    roll: str
+    key: str
+    text: str
+    chance: Fraction
+    reach: Fraction
+    then: tuple[str, ...]
+    repeats: bool  # it leads back to a roll shown above on this route (not shown again)
+    twice: bool = False  # a row of one of the two rolls of a roll twice
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "depth": self.depth,
+            "row": f"{self.table} {self.key}",
+            "roll": self.roll,
+            "text": self.text,
+            "chance": probability_json(self.chance),
+            "reach": probability_json(self.reach),
+            "then": list(self.then),
+            "repeats": self.repeats,
+            "twice": self.twice,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Chain:
     """The whole procedure from a table or a roll's outcome: every way it goes, exactly."""
 
@@ -2473,6 +2503,7 @@ class Chain:
     rolls: Fraction | None  # expected number of rolls (None: the procedure need not end)
     visits: Mapping[str, Fraction]  # expected times each row is visited ("table key")
     means: Mapping[str, Fraction]  # expected total of each value column
+    flow: tuple[FlowStep, ...] = ()  # each roll once per route, its rows with their chances
 
     def chance(self, result: str) -> Fraction:
         """The chance that a result ("table key: text", or its start "table key") applies at least
@@ -2506,6 +2537,7 @@ class Chain:
                 c: [{"total": number_json(t), "probability": probability_json(p)} for t, p in self.distribution(c).items()]
                 for c in columns
             },
+            "flow": [s.to_dict() for s in self.flow],
             "rows": {s.row: s.to_dict() for o in self.outcomes for s in o.path},
             "outcomes": [o.to_dict() for o in self.outcomes],
         }
@@ -2739,6 +2771,10 @@ def chain_from(
     if chance == 1:
         return found
     outcomes = tuple(ChainOutcome(o.path, o.probability * chance, o.totals) for o in found.outcomes)
+    flow = tuple(
+        FlowStep(s.depth, s.table, s.roll, s.key, s.text, s.chance, s.reach * chance, s.then, s.repeats, s.twice)
+        for s in found.flow
+    )
     return Chain(
         found.rule,
         found.start,
@@ -2750,6 +2786,7 @@ def chain_from(
         found.rolls,
         found.visits,
         found.means,
+        flow,
     )
 
 
@@ -2773,7 +2810,10 @@ def _chain_from(
         found: dict[tuple[ChainStep, ...], _Way] = {}
         beyond_all = _branch(scope, Fraction(1), head, numbers, tuple(children), limit, found)
         ways = list(found.values())
+        one = Fraction(1)
+        lead = [FlowStep(0, head.table, head.roll, head.key, head.text, one, one, head.then, False)]
     else:
+        lead = []
         children = [state]
         order, cyclic = _chain_states(scope, children)
         limit = CHAIN_DEPTH if cyclic else None
@@ -2806,8 +2846,36 @@ def _chain_from(
         rolls=rolls,
         visits=MappingProxyType(visits),
         means=MappingProxyType(means),
+        flow=tuple(_flow(scope, children, len(lead), Fraction(1), (), lead)),
     )
     return chain, all(s in scope.book.chains for s in order)
+
+
+def _flow(
+    scope: Scope,
+    states: Sequence[_ChainState],
+    depth: int,
+    reach: Fraction,
+    route: tuple[_ChainState, ...],
+    out: list[FlowStep],
+) -> list[FlowStep]:
+    """The rows of each roll, each followed by the rolls it leads to, indented; a roll already
+    on the route is not shown again (`repeats`).  The two rolls of a roll twice are shown once."""
+    shown: list[_ChainState] = []
+    for state in states:
+        if state in shown:
+            continue  # the second roll of a roll twice: as the first
+        shown.append(state)
+        for draw in _chain_draws(scope, state):
+            step = draw.step
+            here = reach * draw.probability
+            repeats = any(child in route or child == state for child in draw.children)
+            out.append(
+                FlowStep(depth, step.table, step.roll, step.key, step.text, draw.probability, here, step.then, repeats, state[2])
+            )
+            if not repeats:
+                _flow(scope, draw.children, depth + 1, here, (*route, state), out)
+    return out
 
 
 def chains_of(scope: Scope, rolls: Sequence[Roll], tables: Sequence[TableResult]) -> tuple[Chain, ...]:

@@ -22,7 +22,7 @@ from types import ModuleType
 import pytest
 
 from dsl import model as m
-from tests.conftest import RULEBOOKS, compiled, module_for
+from tests.conftest import RULEBOOKS, compiled, module_for, run_cli
 
 BOOKS = sorted(RULEBOOKS.glob("*.rules"))
 
@@ -279,6 +279,31 @@ def test_looked_up_row_that_sends_on() -> None:
     (heavy,) = module.resolve("heavy_damage").chains
     assert [o.probability for o in chain.outcomes] == [o.probability for o in heavy.outcomes]
     assert all(o.path[0].row == "damage_effects 2" for o in chain.outcomes)
+
+
+def test_describe_shows_the_flow() -> None:
+    # Heavy Damage 1 (1/6), Sub-table A at d6 + 1: its 7 is reached in 1/6 x 1/6 = 1/36, and the
+    # chain reaction in 1/72.  Expected rolls: Sub-table A for a roll twice 1 + 1/5 (a 7: the
+    # ammunition d6) = 6/5; Sub-table A at +1: 1 + 2/6 x 6/5 + 1/6 = 47/30; Sub-table B 1; Heavy
+    # Damage for a roll twice 1 + 47/150 + 1/5 = 227/150; Heavy Damage
+    # 1 + 47/180 + 1/6 + 2/6 x 227/150 = (900 + 235 + 150 + 454)/900 = 1739/900.
+    result = run_cli("describe", "mecha_tables", "heavy_damage")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    start = lines.index("chain from table heavy_damage (1d6):")
+    assert lines[start + 1] == "  d6 on heavy_damage:"
+    assert lines[start + 2].startswith("    1  Fire Control, Roll on Sub-table A, +1  1/6 -> roll on fire_control +1")
+    assert "        4..6  Chain Reaction! Ammo and fuel explode! (Vehic...  1/2, reached 1/72" in lines
+    (chain,) = _module("mecha_tables.rules").resolve("heavy_damage").chains
+    assert chain.rolls == Fraction(1739, 900)
+    chase = run_cli("describe", "spot_rules_a_to_e", "chase_trouble").output
+    assert "  expected rolls 50/37; expected penalty -565/37; more than 4 rolls in a row: 31/2500" in chase
+    # A rule whose roll's outcome sends on: the chain after the outcome.
+    maneuvers = run_cli("describe", "spot_rules_a_to_e", "maneuvers", "--json")
+    data = __import__("json").loads(maneuvers.output)
+    assert [c["start"] for c in data["chains"]] == [
+        "roll maneuver_roll: failure, then table chase_trouble (1d10 + trouble_modifier)"
+    ]
 
 
 if __name__ == "__main__":  # pragma: no cover
