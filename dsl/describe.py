@@ -24,6 +24,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl.analysis.exprs import effect_exprs, walk
+from dsl.report import chain_lines
 from dsl.runtime import InputSpec, show, value_json
 from dsl.semantics.values import constant_value
 
@@ -412,7 +413,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
         lines.append(f"category: {data['category']}")
     if data["kind"] == "table":
         lines += _table_lines(data)
-        lines += _chain_lines(data["chains"])
+        lines += chain_lines(data["chains"])
     else:
         if data["effects"]:
             lines += ["", "effects:"]
@@ -423,7 +424,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
                 source = f" [{table['source']}]" if table["source"] else ""
                 lines.append(f"  {table['name']}: {table['title']}{source}")
                 lines.append(f"    {table['text']}; columns {_columns(table)}")
-        lines += _chain_lines(data["chains"])
+        lines += chain_lines(data["chains"])
     lines.append("")
     lines.append("inputs:" if data["inputs"] else "inputs: none")
     for spec in inputs:
@@ -438,48 +439,6 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
             f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row"
         )
     return lines
-
-
-def _chain_lines(chains: list[dict[str, Any]]) -> list[str]:
-    """Each chain as an indented flow: every roll once per route, its rows with their chance on
-    that roll and, where it differs, the chance of reaching them; then the exact expectations."""
-    lines: list[str] = []
-    for chain in chains:
-        lines += ["", f"chain from {chain['start']}:"]
-        heading = None
-        for step in chain["flow"]:
-            pad = "  " * (step["depth"] + 1)
-            table = step["row"][: -len(step["row"].split(" ", 1)[1]) - 1] if " " in step["row"] else step["row"]
-            head = (step["depth"], table, step["roll"], step["twice"])
-            if head != heading:
-                each = " (each of two rolls; a roll twice rolled again)" if step["twice"] else ""
-                lines.append(f"{pad}{step['roll']} on {table}{each}:")
-                heading = head
-            key = step["row"][len(table) + 1 :]
-            chance, reach = step["chance"]["fraction"], step["reach"]["fraction"]
-            said = f"{chance}" + (f", reached {reach}" if reach != chance else "")
-            then = "".join(f" -> {t}" for t in step["then"]) + (" (as above)" if step["repeats"] else "")
-            lines.append(f"{pad}  {key}  {_clip(step['text'])}  {said}{then}")
-        facts = []
-        if chain["rolls"] is not None:
-            facts.append(f"expected rolls {show(_number(chain['rolls']))}")
-        facts += [f"expected {name} {show(_number(value))}" for name, value in chain["means"].items()]
-        if not chain["complete"]:
-            facts.append(f"more than {chain['depth']} rolls in a row: {chain['beyond']['fraction']}")
-        if facts:
-            lines.append("  " + "; ".join(facts))
-    return lines
-
-
-def _number(value: object) -> int | Fraction:
-    if isinstance(value, dict):
-        return Fraction(value["fraction"])
-    assert isinstance(value, int)
-    return value
-
-
-def _clip(text: str, limit: int = 48) -> str:
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def _columns(table: dict[str, Any]) -> str:

@@ -461,6 +461,8 @@ class Emitter:
         steps = [f"({literal(o.name)}, {literal(printer.step_text(o.step))})" for o in effect.outcomes if o.step]
         if steps:
             fields.append(("steps", _tuple(steps)))
+        if effect.separate:
+            fields.append(("separate", "True"))
         specs.append((const, "RollSpec", fields))
         values = "None"
         if effect.kind in ("check", "total", "count"):

@@ -592,6 +592,11 @@ class TiesItem(RollItem):
 
 
 @dataclass(frozen=True, slots=True)
+class SeparateItem(RollItem):
+    """`separate`: the roll is never one roll with the same roll asked for by another rule."""
+
+
+@dataclass(frozen=True, slots=True)
 class RollNote(RollItem):
     note: NoteStmt | ErratumStmt
 

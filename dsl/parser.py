@@ -1097,6 +1097,9 @@ class Builder(Transformer[Token, Any]):
     def ties_item(self, meta: Any, name: Token) -> n.TiesItem:
         return n.TiesItem(span=self._span(meta), winner=self._name(name))
 
+    def separate_item(self, meta: Any) -> n.SeparateItem:
+        return n.SeparateItem(span=self._span(meta))
+
     # -- tables
 
     def table_decl(self, meta: Any, name: Token, *children: Any) -> n.TableDecl:

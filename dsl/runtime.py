@@ -844,6 +844,7 @@ class Roll:
     successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
     needed: int | None  # a count: how many dice must meet it
     consequences: tuple[Consequence, ...] = ()
+    merged: tuple[Roll, ...] = ()  # the same roll asked for by other rules, rolled once with this one
 
     rule = property(lambda self: self.spec.rule)
     source = property(lambda self: self.spec.source)
@@ -880,7 +881,23 @@ class Roll:
             "successes": _chances_json(self.successes, "successes"),
             "consequences": [x.to_dict() for x in self.consequences],
             "notes": list(spec.notes),
+            "asked_by": list(self.asked_by),
+            "merged": [
+                {
+                    "rule": x.spec.rule,
+                    "source": x.spec.source,
+                    "effects": dict(x.spec.outcomes),
+                    "consequences": [c.to_dict() for c in x.consequences],
+                    "notes": list(x.spec.notes),
+                }
+                for x in self.merged
+            ],
         }
+
+    @property
+    def asked_by(self) -> tuple[str, ...]:
+        """The rules that asked for this roll: its own, then those of the rolls merged into it."""
+        return (self.spec.rule, *(x.spec.rule for x in self.merged))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1068,7 +1085,7 @@ class Resolution:
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or rule in r.asked_by)]
         if len(found) == 1:
             return found[0]
         if found:
@@ -1213,6 +1230,7 @@ class RollSpec:
     condition: str
     consequences: tuple[ConsequenceSpec, ...] = ()
     steps: tuple[tuple[str, str], ...] = ()  # (outcome, step): the outcomes that send on to a table
+    separate: bool = False  # never one roll with the same roll of another rule (`separate`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1670,7 +1688,7 @@ class _Situation:
             stats=stats_read,
             derived=derived,
             modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
-            rolls=tuple(rolls),
+            rolls=merge_rolls(self.scope, rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
             tables=tables,
@@ -2896,6 +2914,61 @@ def chains_of(scope: Scope, rolls: Sequence[Roll], tables: Sequence[TableResult]
             start = f"roll {roll.spec.name}: {outcome}"
             found.append(chain_from(scope, roll.spec.rule, start, chance, (target, modifier, False)))
     return tuple(found)
+
+
+# ---------------------------------------------------------------------------- merging
+#
+# Several rules of one situation may ask for the same roll (darkness and broken ground both ask
+# for a fall roll when moving over half MOV): it is rolled once.  Two rolls are the same when,
+# as the situation settles them, they have the same name, kind, dice (after their changes),
+# bonus, comparison, target, number needed, automatic result and tiers: the same chances of
+# every outcome.  What each rule makes of an outcome may differ: the first roll's effects are
+# the roll's, the others' stay with it (`merged`).  A roll marked `separate` is never merged.
+
+
+def _roll_identity(roll: Roll) -> tuple[object, ...]:
+    spec = roll.spec
+    tiers = tuple(tier.name for tier in spec.tiers)
+    return (spec.name, spec.kind, roll.dice, roll.bonus, roll.comparison, roll.target, roll.needed, roll.automatic, tiers)
+
+
+def merge_rolls(scope: Scope, rolls: Sequence[Roll]) -> tuple[Roll, ...]:
+    """The rolls of a situation with each roll asked for by several rules once, where first
+    asked for; a trace entry names the rules that asked for it."""
+    first: dict[tuple[object, ...], int] = {}
+    out: list[Roll] = []
+    for roll in rolls:
+        key = _roll_identity(roll)
+        where = None if roll.spec.separate else first.get(key)
+        if where is None:
+            if not roll.spec.separate:
+                first[key] = len(out)
+            out.append(roll)
+            continue
+        kept = out[where]
+        out[where] = Roll(
+            kept.spec,
+            kept.dice,
+            kept.bonus,
+            kept.comparison,
+            kept.target,
+            kept.probability,
+            kept.automatic,
+            kept.outcomes,
+            kept.margins,
+            kept.totals,
+            kept.successes,
+            kept.needed,
+            kept.consequences,
+            (*kept.merged, roll),
+        )
+    for roll in out:
+        if roll.merged:
+            rules = ", ".join(roll.asked_by)
+            said = f"asked for by {rules}: one roll"
+            spec = TraceSpec(roll.spec.rule, roll.spec.source, f"roll {roll.spec.name}: {said}", ("same roll",), ((),), said)
+            scope.trace.append(TraceEntry(spec, -1, scope.v, scope.e))
+    return tuple(out)
 
 
 def _sends_on(table: TableSpec) -> bool:

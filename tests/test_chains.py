@@ -22,7 +22,7 @@ from types import ModuleType
 import pytest
 
 from dsl import model as m
-from tests.conftest import RULEBOOKS, compiled, module_for, run_cli
+from tests.conftest import RULEBOOKS, compiled, module_for, module_from_text, run_cli
 
 BOOKS = sorted(RULEBOOKS.glob("*.rules"))
 
@@ -304,6 +304,63 @@ def test_describe_shows_the_flow() -> None:
     assert [c["start"] for c in data["chains"]] == [
         "roll maneuver_roll: failure, then table chase_trouble (1d10 + trouble_modifier)"
     ]
+
+
+# ------------------------------------------------------------------ merging
+
+
+def test_darkness_and_broken_ground_ask_for_one_fall_roll() -> None:
+    # DEX 14 - 8 - 2 = 4; both rules ask for 3d6 <= 4: 4 ways of 216 = 1/54, one roll.
+    module = _module("skirmish_terrain.rules")
+    resolution = module.resolve(["darkness", "broken_ground"], DEX=14, MOV=10, moved=6)
+    (fall,) = [r for r in resolution.rolls if r.name == "fall"]
+    assert fall.probability == Fraction(1, 54)
+    assert fall.asked_by == ("darkness", "broken_ground")
+    assert resolution.roll("fall", rule="broken_ground") is fall
+    assert resolution.roll("fall") is fall
+    data = fall.to_dict()
+    assert data["asked_by"] == ["darkness", "broken_ground"]
+    assert data["merged"][0]["effects"]["failure"].startswith("The figure falls down somewhere")
+    (entry,) = [e for e in resolution.trace if e.item.startswith("roll fall: asked for by")]
+    assert entry.because == "same roll: asked for by darkness, broken_ground: one roll"
+    # With Acrobatics broken ground rolls 2d6: not the same roll, so two (1/54 and 6/36 = 1/6).
+    both = module.resolve(["darkness", "broken_ground"], DEX=14, MOV=10, moved=6, acrobatics=True)
+    assert [r.probability for r in both.rolls if r.name == "fall"] == [Fraction(1, 54), Fraction(1, 6)]
+
+
+MERGING = """
+rulebook merging "Merging":
+    source "test"
+
+stat DEX "Dexterity": int 0..20 = 10
+input moved "Hexes moved": int 0..12 = 0
+
+rule ice "Ice" cites "1":
+    when moved > 2:
+        roll fall "Avoid falling": 3d6 <= DEX
+            on failure: "Slips."
+
+rule scree "Scree" cites "2":
+    DEX -1
+    when moved > 2:
+        roll fall "Avoid falling": 3d6 <= DEX
+            on failure: "Slides."
+
+rule quake "Quake" cites "3":
+    roll fall "Avoid falling": 3d6 <= DEX
+        separate
+        on failure: "Knocked down."
+"""
+
+
+def test_separate_keeps_a_roll_apart() -> None:
+    module = module_from_text(MERGING)
+    # Ice and scree: DEX 10 - 1 = 9 for both, 3d6 <= 9 = 81/216 = 3/8: one roll.
+    (one,) = module.resolve(["ice", "scree"], moved=3).rolls
+    assert (one.probability, one.asked_by) == (Fraction(3, 8), ("ice", "scree"))
+    # A quake's roll is separate: two rolls, the same chance.
+    rolls = module.resolve(["ice", "quake"], moved=3).rolls
+    assert [(r.rule, r.probability) for r in rolls] == [("ice", Fraction(1, 2)), ("quake", Fraction(1, 2))]
 
 
 if __name__ == "__main__":  # pragma: no cover
