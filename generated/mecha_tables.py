@@ -6025,7 +6025,7 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: the sub-table is rolled at d6 + 1 (`heavy_hit` = 1 when it is looked up alone).',
+            'The +1 of rows 1 and 2: the sub-table is rolled at d6 + 1 (set Heavy hit to 1 when it is looked up alone).',
             None,
             'note',
         ),
