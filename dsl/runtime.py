@@ -2516,13 +2516,9 @@ class Chain:
     means: Mapping[str, Fraction]  # expected total of each value column
     flow: tuple[FlowStep, ...] = ()  # each roll once per route, its rows with their chances
 
-    def chance(self, result: str) -> Fraction:
-        """The chance that a result ("table key: text", or its start "table key") applies at least
-        once, over the ways listed."""
-        return sum(
-            (o.probability for o in self.outcomes if any(r == result or r.startswith(result + ":") for r in o.results)),
-            Fraction(0),
-        )
+    def chance(self, row: str) -> Fraction:
+        """The chance that a row ("table key") is visited at least once, over the ways listed."""
+        return sum((o.probability for o in self.outcomes if any(s.row == row for s in o.path)), Fraction(0))
 
     def distribution(self, column: str) -> dict[int | Fraction, Fraction]:
         """The chance of each total of a value column, over the ways listed."""

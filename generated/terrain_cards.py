@@ -2523,13 +2523,9 @@ class Chain:
     means: Mapping[str, Fraction]  # expected total of each value column
     flow: tuple[FlowStep, ...] = ()  # each roll once per route, its rows with their chances
 
-    def chance(self, result: str) -> Fraction:
-        """The chance that a result ("table key: text", or its start "table key") applies at least
-        once, over the ways listed."""
-        return sum(
-            (o.probability for o in self.outcomes if any(r == result or r.startswith(result + ":") for r in o.results)),
-            Fraction(0),
-        )
+    def chance(self, row: str) -> Fraction:
+        """The chance that a row ("table key") is visited at least once, over the ways listed."""
+        return sum((o.probability for o in self.outcomes if any(s.row == row for s in o.path)), Fraction(0))
 
     def distribution(self, column: str) -> dict[int | Fraction, Fraction]:
         """The chance of each total of a value column, over the ways listed."""
@@ -4934,12 +4930,12 @@ _table_hostility_level: Final = TableSpec(
     inputs=(),
     columns=('level', 'conditions', ),
     rows=(
-        RowSpec(1, 5, None, False, '1..5', ('Insecure', 'Only on 20.', ), ()),
-        RowSpec(6, 10, None, False, '6..10', ('Adverse', 'On 19 or 20.', ), ()),
-        RowSpec(11, 14, None, False, '11..14', ('Dangerous', 'On 18 or more.', ), ()),
-        RowSpec(15, 17, None, False, '15..17', ('Aggressive', 'On 17 or more.', ), ()),
-        RowSpec(18, 19, None, False, '18..19', ('Lethal', 'On 16 or more.', ), ()),
-        RowSpec(20, 20, None, False, '20', ('Savage', 'On 14 or more.', ), ()),
+        RowSpec(1, 5, None, False, '1..5', ('Insecure', 'Only on 20.', ), ('roll on game_conditions', )),
+        RowSpec(6, 10, None, False, '6..10', ('Adverse', 'On 19 or 20.', ), ('roll on game_conditions +1', )),
+        RowSpec(11, 14, None, False, '11..14', ('Dangerous', 'On 18 or more.', ), ('roll on game_conditions +2', )),
+        RowSpec(15, 17, None, False, '15..17', ('Aggressive', 'On 17 or more.', ), ('roll on game_conditions +3', )),
+        RowSpec(18, 19, None, False, '18..19', ('Lethal', 'On 16 or more.', ), ('roll on game_conditions +4', )),
+        RowSpec(20, 20, None, False, '20', ('Savage', 'On 14 or more.', ), ('roll on game_conditions +6', )),
     ),
     above=None,
     becomes=None,
@@ -4958,6 +4954,35 @@ _table_hostility_level: Final = TableSpec(
             "The source does not say when the d20 is rolled nor whom it strikes; read as a d20 for a trooper in the terrain, who on the Game Conditions' result takes a Damage Value, rolled or chosen. When and how often to roll is the players' agreement.",
             'Game Conditions: Only on 20. / On 19 or 20. / ... Roll or Choose a Damage Value',
             'erratum',
+        ),
+    ),
+)
+
+# table game_conditions
+
+_table_game_conditions: Final = TableSpec(
+    name='game_conditions',
+    title='Game Conditions',
+    source='HOSTILITY LEVEL',
+    pool=(1, 20, None),
+    modifier=None,
+    sign=1,
+    inputs=(),
+    columns=('effect', ),
+    rows=(
+        RowSpec(1, 19, None, False, '1..19', ('No effect', ), ()),
+        RowSpec(20, None, None, False, '20+', ('The Game Conditions strike: a Damage Value, rolled or chosen', ), ('roll on damage_value', )),
+    ),
+    above=None,
+    becomes=None,
+    overflow_step=None,
+    notes=(
+        Note(
+            'game_conditions',
+            'HOSTILITY LEVEL',
+            'Rolled at +0 (Insecure: only on 20), +1 (Adverse: 19 or 20), +2 (Dangerous: 18 or more), +3 (Aggressive: 17 or more), +4 (Lethal: 16 or more), +6 (Savage: 14 or more); each hostility trait has the same roll, for a terrain whose level is printed.',
+            None,
+            'note',
         ),
     ),
 )
@@ -5051,6 +5076,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
     'energy_core_room': RuleInfo('energy_core_room', 'terrain', 'Energy Core Room', 'ENERGY CORE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', )),
     'storm': RuleInfo('storm', 'condition', 'Storm', 'STORM', ('attribute', 'zone_vis', 'vis', 'jungle_type', 'mountains_type', 'aquatic_type', 'desert_type', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
     'hostility_level': RuleInfo('hostility_level', 'table', 'Hostility Level', 'HOSTILITY LEVEL', ()),
+    'game_conditions': RuleInfo('game_conditions', 'table', 'Game Conditions', 'HOSTILITY LEVEL', ()),
     'damage_value': RuleInfo('damage_value', 'table', 'Roll or Choose a Damage Value', 'Roll or Choose a Damage Value', ()),
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
@@ -5095,7 +5121,7 @@ _BOOK: Final = Book(
         'energy_core_room': _rule_energy_core_room,
         'storm': _rule_storm,
     },
-    tables={'hostility_level': _table_hostility_level, 'damage_value': _table_damage_value, },
+    tables={'hostility_level': _table_hostility_level, 'game_conditions': _table_game_conditions, 'damage_value': _table_damage_value, },
     grades=(),
     settle=(
         'stat MOV_2',
@@ -6217,6 +6243,17 @@ def hostility_level(*, roll: int | None = None) -> Resolution:
     return resolve_with(_BOOK, ('hostility_level',), given, signature=True)
 
 @inputs_by_name
+def game_conditions(*, roll: int | None = None) -> Resolution:
+    """Game Conditions (HOSTILITY LEVEL).
+
+    Rolled on d20; pass `roll` to select a row.
+    """
+    given: dict[str, object] = {}
+    if roll is not None:
+        given['roll'] = roll
+    return resolve_with(_BOOK, ('game_conditions',), given, signature=True)
+
+@inputs_by_name
 def damage_value(*, roll: int | None = None) -> Resolution:
     """Roll or Choose a Damage Value (Roll or Choose a Damage Value).
 
@@ -6250,6 +6287,7 @@ __all__ = [
     'difficult',
     'energy_core_room',
     'engine_room',
+    'game_conditions',
     'generator_room',
     'high_mountain',
     'high_saturation',

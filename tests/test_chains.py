@@ -249,6 +249,22 @@ def test_heavy_hit_chain_reaction_by_hand() -> None:
     assert chain.chance("ammunition_hit 4..6") == Fraction(160471, 6000000)
 
 
+def test_random_hostility_level_then_game_conditions_then_damage_value() -> None:
+    # Each level's Game Conditions "on N or more" is a d20 + (20 - N) reaching 20:
+    # 5/20 x 1/20 + 5/20 x 2/20 + 4/20 x 3/20 + 3/20 x 4/20 + 2/20 x 5/20 + 1/20 x 7/20
+    # = (5 + 10 + 12 + 12 + 10 + 7)/400 = 56/400 = 7/50; a Damage Value of 15 (1/20): 7/1000.
+    (chain,) = _module("terrain_cards.rules").resolve("hostility_level").chains
+    assert chain.chance("game_conditions 20+") == Fraction(7, 50)
+    assert chain.chance("damage_value 15") == Fraction(7, 1000)
+    # Rolls: the level, its Game Conditions, and a Damage Value in 7/50: 2 + 7/50 = 107/50.
+    assert chain.rolls == Fraction(107, 50)
+    # The trait's own roll sends on the same way: Savage strikes on 14..20 (7/20).
+    module = _module("terrain_cards.rules")
+    (strike,) = module.resolve("savage").chains
+    assert strike.probability == Fraction(7, 20)
+    assert strike.chance("damage_value 15") == Fraction(7, 400)
+
+
 def test_roll_outcome_chain_is_scaled_by_its_chance() -> None:
     # A ram with Drive 40: the maneuver roll fails on 41..100 of the d100 (60/100 = 3/5), then
     # the Chase Trouble chain: each way's chance is 3/5 of the table's own.
