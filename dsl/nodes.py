@@ -782,6 +782,14 @@ class ExpectCannot(Expectation):
 
 
 @dataclass(frozen=True, slots=True)
+class ExpectChain(Expectation):
+    """`expect chain "TABLE KEY" = P`: the chance a chain of the situation visits that row."""
+
+    row: Text
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class ExpectSuppressed(Expectation):
     rule: Name
 

@@ -322,6 +322,37 @@ def test_describe_shows_the_flow() -> None:
     ]
 
 
+CHAINED = """
+rulebook chained "Chained":
+    source "test"
+
+table first "First" cites "1" roll d6:
+    1..5: "calm"
+    6: "trouble" then roll second +1
+
+table second "Second" cites "2" roll d6:
+    1..6: "minor"
+    7: "major"
+
+# A 6 (1/6), then d6 + 1 = 7 on a 6 (1/6): 1/36.
+example "Major trouble" for first:
+    expect chain "second 7" = WANTED
+"""
+
+
+@pytest.mark.parametrize(("wanted", "passes"), [("1/36", True), ("1/6", False)])
+def test_expect_chain_in_a_worked_example(tmp_path: object, wanted: str, passes: bool) -> None:
+    import pathlib
+
+    assert isinstance(tmp_path, pathlib.Path)
+    book = tmp_path / "chained.rules"
+    book.write_text(CHAINED.replace("WANTED", wanted), encoding="utf-8")
+    result = run_cli("test", str(book))
+    assert (result.exit_code == 0) == passes, result.output
+    if not passes:
+        assert "expected P(chain reaches second 7) = 1/6, got 1/36" in result.output
+
+
 # ------------------------------------------------------------------ merging
 
 
