@@ -2936,15 +2936,29 @@ def _roll_identity(roll: Roll) -> tuple[object, ...]:
 
 
 def merge_rolls(scope: Scope, rolls: Sequence[Roll]) -> tuple[Roll, ...]:
-    """The rolls of a situation with each roll asked for by several rules once, where first
-    asked for; a trace entry names the rules that asked for it."""
+    """The rolls of a situation with each roll asked for by several rules once (`merged_rolls`);
+    a trace entry names the rules that asked for it."""
+    out = merged_rolls(rolls)
+    for roll in out:
+        if roll.merged:
+            said = f"asked for by {', '.join(roll.asked_by)}: one roll"
+            spec = TraceSpec(roll.spec.rule, roll.spec.source, f"roll {roll.spec.name}: {said}", ("same roll",), ((),), said)
+            scope.trace.append(TraceEntry(spec, -1, scope.v, scope.e))
+    return out
+
+
+def merged_rolls(rolls: Sequence[Roll]) -> tuple[Roll, ...]:
+    """Each roll asked for by several rules once, where first asked for.  A rule that asks twice
+    for the same roll gets two; a roll marked `separate` is never merged."""
     first: dict[tuple[object, ...], int] = {}
     out: list[Roll] = []
     for roll in rolls:
         key = _roll_identity(roll)
         where = None if roll.spec.separate else first.get(key)
+        if where is not None and roll.spec.rule in out[where].asked_by:
+            where = None
         if where is None:
-            if not roll.spec.separate:
+            if not roll.spec.separate and key not in first:
                 first[key] = len(out)
             out.append(roll)
             continue
@@ -2965,12 +2979,6 @@ def merge_rolls(scope: Scope, rolls: Sequence[Roll]) -> tuple[Roll, ...]:
             kept.consequences,
             (*kept.merged, roll),
         )
-    for roll in out:
-        if roll.merged:
-            rules = ", ".join(roll.asked_by)
-            said = f"asked for by {rules}: one roll"
-            spec = TraceSpec(roll.spec.rule, roll.spec.source, f"roll {roll.spec.name}: {said}", ("same roll",), ((),), said)
-            scope.trace.append(TraceEntry(spec, -1, scope.v, scope.e))
     return tuple(out)
 
 

@@ -8,15 +8,15 @@ resolver cannot disagree.  A table's modifier input counts at its default, as `d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
 from dsl import model as m
-from dsl import printer
 from dsl import runtime as rt
+from dsl.analysis.chains import runtime_tables
 from dsl.cards.blocks import Block, Detail, Heading, Run
 from dsl.cards.notation import Notation
 from dsl.cards.text import MINUS, clean
-from dsl.semantics.values import constant_value
 
 _ARROW = "\u2192"
 _LEVEL = "\u203a"  # one mark per level of the flow
@@ -29,9 +29,8 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     if table.pool is None or not _sends_on(table):
         return []
     book = notation.book
-    specs = {t.name: _spec(t, notation) for t in book.tables.values() if t.pool is not None}
-    info = rt.RulebookInfo(book.name, book.title, book.source, book.version)
-    runtime_book = rt.Book(info, {}, {}, {}, specs, (), None, None, None)
+    runtime_book = runtime_tables(book, lambda cell: clean(notation.cell(cell)))
+    specs = runtime_book.tables
     scope = rt.Scope(runtime_book, {}, {}, [])
     offset = table.modifier_sign * _default(book, table.modifier)
     chain = rt.chain_from(scope, table.name, table.name, Fraction(1), (table.name, offset, False))
@@ -64,7 +63,7 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return lines
 
 
-def _step(text: str, table: str, own: str, specs: dict[str, rt.TableSpec]) -> str:
+def _step(text: str, table: str, own: str, specs: Mapping[str, rt.TableSpec]) -> str:
     """A step as a card says it: the table by its title."""
     target, modifier, twice = rt.parse_step(text, table)
     shift = f" {'+' if modifier > 0 else MINUS}{abs(modifier)}" if modifier else ""
@@ -75,43 +74,13 @@ def _step(text: str, table: str, own: str, specs: dict[str, rt.TableSpec]) -> st
     return f"roll on {_title(target, own, specs)}{shift}"
 
 
-def _title(name: str, own: str, specs: dict[str, rt.TableSpec]) -> str:
+def _title(name: str, own: str, specs: Mapping[str, rt.TableSpec]) -> str:
     """"this table" for the card's own, else the short title ("Sub-table A" of "Sub-table A: ...")."""
     return "this table" if name == own else clean(specs[name].title).split(":")[0]
 
 
 def _sends_on(table: m.Table) -> bool:
     return any(c.step is not None for r in table.rows for c in r.cells) or bool(table.overflow and table.overflow.step)
-
-
-def _spec(table: m.Table, notation: Notation) -> rt.TableSpec:
-    """A rolled table as the runtime reads it; a cell that is not a constant is its text."""
-    rows = []
-    for row in table.rows:
-        cells: list[object] = []
-        steps = []
-        for cell in row.cells:
-            value = constant_value(cell.value, notation.book) if cell.value is not None else None
-            cells.append(value if isinstance(value, (int, Fraction, str)) else clean(notation.cell(cell)))
-            if cell.step is not None:
-                steps.append(printer.step_text(cell.step))
-        rows.append(rt.RowSpec(row.low, row.high, row.member, row.is_else, row.key_text(), tuple(cells), tuple(steps)))
-    overflow = table.overflow
-    assert table.pool is not None
-    return rt.TableSpec(
-        name=table.name,
-        title=table.title,
-        source=table.cites,
-        pool=(table.pool.count, table.pool.sides, table.pool.keep),
-        modifier=table.modifier,
-        sign=table.modifier_sign,
-        inputs=(),
-        columns=tuple(c for c, _ in table.columns),
-        rows=tuple(rows),
-        above=overflow.above if overflow else None,
-        becomes=overflow.becomes if overflow else None,
-        overflow_step=printer.step_text(overflow.step) if overflow and overflow.step else None,
-    )
 
 
 def _default(book: m.Book, name: str | None) -> int:
