@@ -179,7 +179,7 @@ def facts_of(compiled: Compiled, module: ModuleType) -> Facts:
     book = compiled.book
     assert book is not None
     described = {
-        name: describe_data(book, name, [module.INPUTS[read] for read in info.reads])
+        name: describe_data(book, name, [module.INPUTS[read] for read in info.reads], module)
         for name, info in module.RULES.items()
     }
     return Facts(book.name, list_data(book), described)

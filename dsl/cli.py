@@ -83,6 +83,12 @@ class _Main(click.Group):
                 return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # the reader went away (`rulecraft describe ... | head`): nothing more to say, and the
+            # interpreter must not complain again when it flushes stdout on exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except Exception as error:
             if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
                 raise

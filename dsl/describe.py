@@ -17,12 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl.analysis.exprs import effect_exprs, walk
+from dsl.report import chain_lines
 from dsl.runtime import InputSpec, show, value_json
 from dsl.semantics.values import constant_value
 
@@ -33,15 +35,19 @@ _BINDING = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
 # ---------------------------------------------------------------- describe: data
 
 
-def describe_data(book: m.Book, name: str, inputs: Sequence[InputSpec]) -> dict[str, Any]:
+def describe_data(
+    book: m.Book, name: str, inputs: Sequence[InputSpec], resolver: ModuleType | None = None
+) -> dict[str, Any]:
     """Everything the rule or table `name` does, and the inputs it reads (as the resolver knows
-    them: `inputs`)."""
+    them: `inputs`).  With the book's `resolver` module, the chains too: where a table's rows or a
+    roll's outcomes send on, the whole procedure with its chances (inputs at their defaults)."""
     table = book.tables.get(name)
     if table is not None:
         data = _table_head(table)
         data["rows"] = [_row(book, table, row) for row in table.rows]
         data["overflow"] = _overflow(table.overflow)
         data["notes"] = [_note(text, quote, ()) for text, quote in table.notes]
+        data["chains"] = _chains(resolver, [(name, None)])
         data["inputs"] = [_input(spec) for spec in inputs]
         roll = _roll_range(table)
         if roll is not None:
@@ -71,7 +77,38 @@ def describe_data(book: m.Book, name: str, inputs: Sequence[InputSpec]) -> dict[
         "effects": effects,
         "tables": [_table_head(book.tables[t]) for t in describer.tables if t in book.tables],
         "inputs": [_input(spec) for spec in inputs],
+        "chains": _chains(resolver, _outcome_chains(effects)),
     }
+
+
+def _outcome_chains(effects: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """The tables the outcomes of a rule's rolls send on to, with the outcome ("roll fall: failure")."""
+    found: list[tuple[str, str | None]] = []
+    for effect in effects:
+        if effect["effect"] == "part":
+            found += _outcome_chains(effect["effects"])
+        elif effect["effect"] == "roll":
+            for outcome in effect["outcomes"]:
+                target = re.fullmatch(r"roll on (\w+)(?: [+-]\d+)?", outcome["then"] or "")
+                if target:
+                    found.append((target[1], f"roll {effect['name']}: {outcome['name']}"))
+    return found
+
+
+def _chains(resolver: ModuleType | None, starts: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
+    """The chain of each table (resolved alone, at its inputs' defaults) that sends on: its flow
+    and exact expectations; the ways themselves are for `resolve`."""
+    if resolver is None:
+        return []
+    found = []
+    for table, outcome in starts:
+        for chain in resolver.resolve(table).chains:
+            data = chain.to_dict()
+            del data["outcomes"], data["rows"], data["totals"]
+            if outcome is not None:
+                data["start"] = f"{outcome}, then {data['start']}"
+            found.append(data)
+    return found
 
 
 def _input(spec: InputSpec) -> dict[str, Any]:
@@ -376,6 +413,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
         lines.append(f"category: {data['category']}")
     if data["kind"] == "table":
         lines += _table_lines(data)
+        lines += chain_lines(data["chains"])
     else:
         if data["effects"]:
             lines += ["", "effects:"]
@@ -386,6 +424,7 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
                 source = f" [{table['source']}]" if table["source"] else ""
                 lines.append(f"  {table['name']}: {table['title']}{source}")
                 lines.append(f"    {table['text']}; columns {_columns(table)}")
+        lines += chain_lines(data["chains"])
     lines.append("")
     lines.append("inputs:" if data["inputs"] else "inputs: none")
     for spec in inputs:

@@ -463,6 +463,11 @@ class Emitter:
         consequences = self._consequences(effect)
         if consequences:
             fields.append(("consequences", _tuple(consequences)))
+        steps = [f"({literal(o.name)}, {literal(printer.step_text(o.step))})" for o in effect.outcomes if o.step]
+        if steps:
+            fields.append(("steps", _tuple(steps)))
+        if effect.separate:
+            fields.append(("separate", "True"))
         specs.append((const, "RollSpec", fields))
         values = "None"
         if effect.kind in ("check", "total", "count"):

@@ -179,6 +179,7 @@ class RollEffect(Effect):
     tiers: str | None
     ties: str | None
     notes: tuple[tuple[str, str | None], ...]  # (text, quoted source for an erratum)
+    separate: bool = False  # `separate`: never merged with the same roll of another rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -608,6 +608,11 @@ class TiesItem(RollItem):
 
 
 @dataclass(frozen=True, slots=True)
+class SeparateItem(RollItem):
+    """`separate`: the roll is never one roll with the same roll asked for by another rule."""
+
+
+@dataclass(frozen=True, slots=True)
 class RollNote(RollItem):
     note: NoteStmt | ErratumStmt
 
@@ -790,6 +795,14 @@ class ExpectNoRoll(Expectation):
 @dataclass(frozen=True, slots=True)
 class ExpectCannot(Expectation):
     text: Text
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectChain(Expectation):
+    """`expect chain "TABLE KEY" = P`: the chance a chain of the situation visits that row."""
+
+    row: Text
+    value: Expr
 
 
 @dataclass(frozen=True, slots=True)

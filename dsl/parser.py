@@ -1156,6 +1156,9 @@ class Builder(Transformer[Token, Any]):
     def ties_item(self, meta: Any, name: Token) -> n.TiesItem:
         return n.TiesItem(span=self._span(meta), winner=self._name(name))
 
+    def separate_item(self, meta: Any) -> n.SeparateItem:
+        return n.SeparateItem(span=self._span(meta))
+
     # -- tables
 
     def table_decl(self, meta: Any, name: Token, *children: Any) -> n.TableDecl:
@@ -1292,6 +1295,9 @@ class Builder(Transformer[Token, Any]):
 
     def expect_no_roll(self, meta: Any, name: Token) -> n.ExpectNoRoll:
         return n.ExpectNoRoll(span=self._span(meta), roll=self._name(name))
+
+    def expect_chain(self, meta: Any, row: Token, value: n.Expr) -> n.ExpectChain:
+        return n.ExpectChain(span=self._span(meta), row=self._text(row), value=value)
 
     def expect_cannot(self, meta: Any, text: Token) -> n.ExpectCannot:
         return n.ExpectCannot(span=self._span(meta), text=self._text(text))

@@ -51,6 +51,51 @@ def json_text(data: object) -> str:
     return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
+def chain_lines(chains: list[dict[str, Any]]) -> list[str]:
+    """Each chain (as JSON data) as an indented flow: every roll once per route, its rows with their
+    chance on that roll and, where it differs, the chance of reaching them; then the exact
+    expectations.  `describe` and `resolve` print it; every text passes through `visible`."""
+    from dsl.runtime import show
+
+    lines: list[str] = []
+    for chain in chains:
+        lines += ["", f"chain from {visible(chain['start'])}:"]
+        heading = None
+        for step in chain["flow"]:
+            pad = "  " * (step["depth"] + 1)
+            table = step["row"][: -len(step["row"].split(" ", 1)[1]) - 1] if " " in step["row"] else step["row"]
+            head = (step["depth"], table, step["roll"], step["twice"])
+            if head != heading:
+                each = " (each of two rolls; a roll twice rolled again)" if step["twice"] else ""
+                lines.append(f"{pad}{visible(step['roll'])} on {visible(table)}{each}:")
+                heading = head
+            key = step["row"][len(table) + 1 :]
+            chance, reach = step["chance"]["fraction"], step["reach"]["fraction"]
+            said = f"{chance}" + (f", reached {reach}" if reach != chance else "")
+            then = "".join(f" -> {t}" for t in step["then"]) + (" (as above)" if step["repeats"] else "")
+            lines.append(f"{pad}  {visible(key)}  {visible(_clip(step['text']))}  {said}{visible(then)}")
+        facts = []
+        if chain["rolls"] is not None:
+            facts.append(f"expected rolls {show(_number(chain['rolls']))}")
+        facts += [f"expected {visible(name)} {show(_number(value))}" for name, value in chain["means"].items()]
+        if not chain["complete"]:
+            facts.append(f"more than {chain['depth']} rolls in a row: {chain['beyond']['fraction']}")
+        if facts:
+            lines.append("  " + "; ".join(facts))
+    return lines
+
+
+def _number(value: object) -> int | Fraction:
+    if isinstance(value, dict):
+        return Fraction(value["fraction"])
+    assert isinstance(value, int)
+    return value
+
+
+def _clip(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
 def resolution_text(resolution: Any) -> str:
     """A resolution for people; every text in it passes through `visible`."""
     from dsl.runtime import show  # here: `resolve --json` prints without importing the runtime twice
@@ -115,6 +160,12 @@ def resolution_text(resolution: Any) -> str:
                     f"      on {v(consequence.outcome)}: {v(consequence.text, '        ')}{then}: "
                     f"{chance(consequence.probability)}"
                 )
+            if roll.merged:
+                lines.append(f"      asked for by {v(', '.join(roll.asked_by))}: one roll")
+                for other in roll.merged:
+                    for outcome, effect in other.effects.items():
+                        if effect:
+                            lines.append(f"      on {v(outcome)} ({v(other.rule)}): {v(effect, '        ')}")
     if resolution.tables:
         for table in resolution.tables:
             lines.append("")
@@ -128,6 +179,7 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  {mark} {v(row.key):<8} {values}{then}{odds}")
             if table.selected is not None and table.selected.steps:
                 lines.append(f"  then: {v(', '.join(table.selected.steps))}")
+    lines += chain_lines([chain.to_dict() for chain in getattr(resolution, "chains", ())])
     if resolution.restrictions:
         lines.append("")
         lines.append("restrictions:")

@@ -179,6 +179,17 @@ def _expect(expectation: n.Expectation, resolution: Any, book: m.Book, fail: _Fa
                 expectation.span,
                 f"expected {what} = {_chance(wanted)}, got {_chance(actual)} ({_rolled(roll)})",
             )
+    elif isinstance(expectation, n.ExpectChain):
+        row = expectation.row.value
+        wanted = _value(expectation.value, book)
+        chains = [c for c in getattr(resolution, "chains", ()) if any(s.row == row for o in c.outcomes for s in o.path)]
+        if len(chains) != 1:
+            found = "none" if not chains else "several"
+            fail(expectation.span, f"expected a chain that reaches `{row}`; {found} of this situation's chains do")
+            return
+        actual = chains[0].chance(row)
+        if actual != Fraction(wanted):
+            fail(expectation.span, f"expected P(chain reaches {row}) = {_chance(wanted)}, got {_chance(actual)}")
     elif isinstance(expectation, n.ExpectNoRoll):
         if any(r.name == expectation.roll.text for r in resolution.rolls):
             fail(expectation.span, f"expected no roll `{expectation.roll.text}`, but the situation calls for one")

@@ -950,6 +950,7 @@ class Roll:
     successes: Mapping[int, Fraction]  # a count: the chance of each number of dice meeting the target
     needed: int | None  # a count: how many dice must meet it
     consequences: tuple[Consequence, ...] = ()
+    merged: tuple[Roll, ...] = ()  # the same roll asked for by other rules, rolled once with this one
 
     rule = property(lambda self: self.spec.rule)
     source = property(lambda self: self.spec.source)
@@ -986,7 +987,23 @@ class Roll:
             "successes": _chances_json(self.successes, "successes"),
             "consequences": [x.to_dict() for x in self.consequences],
             "notes": list(spec.notes),
+            "asked_by": list(self.asked_by),
+            "merged": [
+                {
+                    "rule": x.spec.rule,
+                    "source": x.spec.source,
+                    "effects": dict(x.spec.outcomes),
+                    "consequences": [c.to_dict() for c in x.consequences],
+                    "notes": list(x.spec.notes),
+                }
+                for x in self.merged
+            ],
         }
+
+    @property
+    def asked_by(self) -> tuple[str, ...]:
+        """The rules that asked for this roll: its own, then those of the rolls merged into it."""
+        return (self.spec.rule, *(x.spec.rule for x in self.merged))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1168,13 +1185,14 @@ class Resolution:
     tables: tuple[TableResult, ...]
     trace: tuple[TraceEntry, ...]
     sequence: SequenceResult | None = None  # resolved over rounds (`rounds=N`): each round, the totals
+    chains: tuple[Chain, ...] = ()  # the whole procedures started by tables and outcomes that send on
 
     def roll(self, name: str, rule: str | None = None) -> Roll:
         """The roll called `name` (of `rule`, when several rules call for a roll of that name).
 
         RuleInputError if the situation calls for none, or for several and `rule` is not given.
         """
-        found = [r for r in self.rolls if r.spec.name == name and (rule is None or r.spec.rule == rule)]
+        found = [r for r in self.rolls if r.spec.name == name and (rule is None or rule in r.asked_by)]
         if len(found) == 1:
             return found[0]
         if found:
@@ -1205,6 +1223,7 @@ class Resolution:
             "notes": [x.to_dict() for x in self.notes],
             "tables": [x.to_dict() for x in self.tables],
             "trace": [x.to_dict() for x in self.trace],
+            "chains": [x.to_dict() for x in self.chains],
         }
         if self.sequence is not None:
             data["sequence"] = self.sequence.to_dict()
@@ -1320,6 +1339,8 @@ class RollSpec:
     notes: tuple[str, ...]
     condition: str
     consequences: tuple[ConsequenceSpec, ...] = ()
+    steps: tuple[tuple[str, str], ...] = ()  # (outcome, step): the outcomes that send on to a table
+    separate: bool = False  # never one roll with the same roll of another rule (`separate`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1495,6 +1516,8 @@ class Book:
     an app resolves the same rules again and again)."""
     nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
     """The values each set of rules settles, in order (kept, as `steps`)."""
+    chains: dict[Any, Any] = field(init=False, default_factory=dict)
+    """The rows of each roll a chain makes (`_chain_draws`), worked out once."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1775,11 +1798,12 @@ class _Situation:
             stats=stats_read,
             derived=derived,
             modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
-            rolls=tuple(rolls),
+            rolls=merge_rolls(self.scope, rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
             tables=tables,
             trace=tuple(self.trace),
+            chains=chains_of(self.scope, rolls, tables),
         )
 
     def _unread(self) -> list[Note]:
@@ -2500,11 +2524,592 @@ def cell_add(left: Any, right: Any) -> Any:
     return left + right
 
 
+# ---------------------------------------------------------------------------- chains
+#
+# A table row or a roll's outcome may send the reader on: `then roll TABLE +N`, `then roll twice`,
+# `then roll again +N`, `above N: as M then roll again`.  A chain is the whole procedure from one
+# roll to the end, with the exact chance of each way it can go.  The rules (docs/language.md,
+# "Chains"):
+# - a chained roll on a table is its dice plus the step's modifier (`+N`, or 0): the table's own
+#   modifier input belongs to the first roll of the situation only;
+# - `roll twice` rolls the same table twice with the same modifier; a roll-twice row met by one of
+#   those two rolls is rolled again, so a roll twice gives exactly two other rows (duplicates
+#   count twice);
+# - a row that only sends on (`roll on`, `roll twice`) is a pointer; every other row visited
+#   applies, `roll again` rows included ("apply the results").
+# Chains without a cycle are listed completely; a chain that can come back to a table it left
+# (`roll again`) is listed up to CHAIN_DEPTH rolls in a row with the exact chance of the rest, and
+# its expected number of rolls, expected visits of each row and expected value totals are solved
+# exactly (an absorbing Markov chain: a linear system over Fractions).
+
+CHAIN_DEPTH: Final = 4
+"""How many rolls in a row a chain that can repeat is listed to; the rest is one chance."""
+
+_STEP = re.compile(r"roll on (?P<table>\w+)(?: (?P<on>[+-]\d+))?|roll twice on this table|roll again(?: (?P<again>[+-]\d+))?")
+
+_ChainState = tuple[str, int, bool]  # table, modifier of the roll, drawn for a roll twice
+
+
+@dataclass(frozen=True, slots=True)
+class ChainStep:
+    """One row a chain visits: the table, what was rolled, the row and the step it leads to."""
+
+    table: str
+    roll: str  # "d6 + 1"
+    key: str  # the row's key; "above 10 as 10" for a folded total
+    text: str  # the row's values
+    then: tuple[str, ...]  # the steps it leads to ("roll on fire_control +1")
+    applies: bool  # False for a row that only sends on
+    depth: int  # 0 for the first roll; the two rolls of a roll twice one deeper
+
+    @property
+    def row(self) -> str:
+        return f"{self.table} {self.key}"
+
+    def to_dict(self) -> dict[str, object]:
+        """The row itself (once per chain, in its `rows`)."""
+        return {"table": self.table, "key": self.key, "text": self.text, "then": list(self.then), "applies": self.applies}
+
+
+@dataclass(frozen=True, slots=True)
+class ChainOutcome:
+    """One way a chain can go: the rows visited, the results that apply and its chance."""
+
+    path: tuple[ChainStep, ...]
+    probability: Fraction  # of the whole path, the start's chance included
+    totals: Mapping[str, int | Fraction]  # each value column summed over the rows that apply
+
+    @property
+    def results(self) -> tuple[str, ...]:
+        return tuple(f"{s.table} {s.key}: {s.text}" for s in self.path if s.applies)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": [{"row": s.row, "roll": s.roll, "depth": s.depth} for s in self.path],
+            "totals": {k: number_json(v) for k, v in self.totals.items()},
+            "probability": probability_json(self.probability),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FlowStep:
+    """A line of a chain's flow: a row of one roll, the chance of it on that roll, and the chance
+    of reaching it by this route (a roll twice's rows: on each of its two rolls)."""
+
+    depth: int
+    table: str
+    roll: str
+    key: str
+    text: str
+    chance: Fraction
+    reach: Fraction
+    then: tuple[str, ...]
+    repeats: bool  # it leads back to a roll shown above on this route (not shown again)
+    twice: bool = False  # a row of one of the two rolls of a roll twice
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "depth": self.depth,
+            "row": f"{self.table} {self.key}",
+            "roll": self.roll,
+            "text": self.text,
+            "chance": probability_json(self.chance),
+            "reach": probability_json(self.reach),
+            "then": list(self.then),
+            "repeats": self.repeats,
+            "twice": self.twice,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """The whole procedure from a table or a roll's outcome: every way it goes, exactly."""
+
+    rule: str  # the rule or table the chain starts from
+    start: str  # "table heavy_damage (d6)", "roll maneuver_roll: failure"
+    probability: Fraction  # the chance the chain starts
+    outcomes: tuple[ChainOutcome, ...]
+    complete: bool  # every way is listed; else those of more than `depth` rolls in a row are not
+    depth: int | None
+    beyond: Fraction  # the chance of the ways not listed
+    rolls: Fraction | None  # expected number of rolls (None: the procedure need not end)
+    visits: Mapping[str, Fraction]  # expected times each row is visited ("table key")
+    means: Mapping[str, Fraction]  # expected total of each value column
+    flow: tuple[FlowStep, ...] = ()  # each roll once per route, its rows with their chances
+
+    def chance(self, row: str) -> Fraction:
+        """The chance that a row ("table key") is visited at least once, over the ways listed."""
+        return sum((o.probability for o in self.outcomes if any(s.row == row for s in o.path)), Fraction(0))
+
+    def distribution(self, column: str) -> dict[int | Fraction, Fraction]:
+        """The chance of each total of a value column, over the ways listed."""
+        found: dict[int | Fraction, Fraction] = {}
+        for outcome in self.outcomes:
+            total = outcome.totals.get(column, 0)
+            found[total] = found.get(total, Fraction(0)) + outcome.probability
+        return dict(sorted(found.items()))
+
+    def to_dict(self) -> dict[str, object]:
+        columns = sorted({c for o in self.outcomes for c in o.totals})
+        return {
+            "rule": self.rule,
+            "start": self.start,
+            "probability": probability_json(self.probability),
+            "complete": self.complete,
+            "depth": self.depth,
+            "beyond": probability_json(self.beyond),
+            "rolls": None if self.rolls is None else number_json(self.rolls),
+            "visits": {k: number_json(v) for k, v in self.visits.items()},
+            "means": {k: number_json(v) for k, v in self.means.items()},
+            "totals": {
+                c: [{"total": number_json(t), "probability": probability_json(p)} for t, p in self.distribution(c).items()]
+                for c in columns
+            },
+            "flow": [s.to_dict() for s in self.flow],
+            "rows": {s.row: s.to_dict() for o in self.outcomes for s in o.path},
+            "outcomes": [o.to_dict() for o in self.outcomes],
+        }
+
+
+def parse_step(step: str, table: str) -> tuple[str, int, bool]:
+    """A row's step as the compiler writes it: (table rolled, its modifier, roll twice)."""
+    found = _STEP.fullmatch(step)
+    assert found is not None, f"not a step: {step!r}"
+    if found["table"] is not None:
+        return found["table"], int(found["on"] or 0), False
+    if step.startswith("roll twice"):
+        return table, 0, True
+    return table, int(found["again"] or 0), False
+
+
+@dataclass(frozen=True, slots=True)
+class _Draw:
+    """One row of a chained roll: its chance, the step record and the rolls it leads to."""
+
+    probability: Fraction
+    step: ChainStep
+    children: tuple[_ChainState, ...]
+    values: Mapping[str, int | Fraction]
+
+
+def _chain_draws(scope: Scope, state: _ChainState) -> tuple[_Draw, ...]:
+    """The rows a roll of a table (with a modifier; for a roll twice, without its roll-twice
+    rows) can give, each with its exact chance.  Kept per book: a chain's rolls repeat."""
+    book = scope.book
+    cache: dict[_ChainState, tuple[_Draw, ...]] = book.chains
+    found = cache.get(state)
+    if found is not None:
+        return found
+    name, offset, for_twice = state
+    table = book.tables[name]
+    assert table.pool is not None
+    roll = pool_text(table.pool, short=True) + (f" {'+' if offset > 0 else '-'} {abs(offset)}" if offset else "")
+    ways: dict[tuple[int, bool], Fraction] = {}
+    for total, chance in book.pool(table.pool).chances().items():
+        total += offset
+        folded = table.above is not None and table.becomes is not None and total > table.above
+        if folded:
+            assert table.becomes is not None
+            total = table.becomes
+        row = table.row_for((total,))
+        if row is None:
+            continue  # the checker proves every reachable total has a row
+        index = table.rows.index(row)
+        ways[(index, folded)] = ways.get((index, folded), Fraction(0)) + chance
+    draws: list[_Draw] = []
+    constant = True
+    for (index, folded), chance in ways.items():
+        row = table.rows[index]
+        steps = row.steps + ((table.overflow_step,) if folded and table.overflow_step else ())
+        parsed = [parse_step(step, name) for step in steps]
+        if for_twice and any(twice for _, _, twice in parsed):
+            continue  # rolled again: a roll twice gives two other rows
+        children: list[_ChainState] = []
+        for target, modifier, twice in parsed:
+            children += [(target, offset, True)] * 2 if twice else [(target, modifier, False)]
+        values: list[Value] = []
+        for cell in row.cells:
+            constant = constant and not callable(cell)
+            values.append(whole(cell(scope) if callable(cell) else cell))
+        applies = not parsed or any(target == name and not twice for target, _, twice in parsed)
+        text = ", ".join(show(v) for v in values if v != "")
+        key = f"above {table.above} as {row.key}" if folded else row.key
+        numbers = {
+            column: value
+            for column, value in zip(table.columns, values, strict=True)
+            if applies and isinstance(value, (int, Fraction)) and not isinstance(value, bool)
+        }
+        draws.append(_Draw(chance, ChainStep(name, roll, key, text, steps, applies, 0), tuple(children), numbers))
+    kept = sum((d.probability for d in draws), Fraction(0))
+    result = tuple(
+        _Draw(d.probability / kept, d.step, d.children, d.values) for d in draws
+    )  # renormalized: the rows rolled again are left out
+    if constant:
+        cache[state] = result
+    return result
+
+
+def _chain_states(scope: Scope, starts: Sequence[_ChainState]) -> tuple[list[_ChainState], bool]:
+    """Every roll a chain can come to, and whether one can come back to itself (a cycle)."""
+    order: list[_ChainState] = []
+    seen: set[_ChainState] = set()
+    stack = list(starts)
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        order.append(state)
+        stack.extend(c for d in _chain_draws(scope, state) for c in d.children)
+    edges = {s: {c for d in _chain_draws(scope, s) for c in d.children} for s in order}
+    done: set[_ChainState] = set()
+    for root in order:  # a depth-first search for a back edge, without recursion
+        if root in done:
+            continue
+        active = {root}
+        path: list[tuple[_ChainState, Iterator[_ChainState]]] = [(root, iter(edges[root]))]
+        while path:
+            state, children = path[-1]
+            child = next(children, None)
+            if child is None:
+                path.pop()
+                active.discard(state)
+                done.add(state)
+            elif child in active:
+                return order, True
+            elif child not in done:
+                active.add(child)
+                path.append((child, iter(edges[child])))
+    return order, False
+
+
+def _solve(matrix: list[list[Fraction]], rhs: list[list[Fraction]]) -> list[list[Fraction]] | None:
+    """Solve matrix @ x = rhs (several right-hand sides) exactly; None when singular."""
+    size = len(matrix)
+    rows = [matrix[i] + rhs[i] for i in range(size)]
+    for column in range(size):
+        pivot = next((r for r in range(column, size) if rows[r][column] != 0), None)
+        if pivot is None:
+            return None
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        lead = rows[column][column]
+        rows[column] = [x / lead for x in rows[column]]
+        for r in range(size):
+            factor = rows[r][column]
+            if r != column and factor != 0:
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column], strict=True)]
+    return [row[size:] for row in rows]
+
+
+def _expected(
+    scope: Scope, order: list[_ChainState], start: _ChainState
+) -> tuple[Fraction | None, dict[str, Fraction], dict[str, Fraction]]:
+    """Expected number of rolls, visits of each row and total of each value column of the chain
+    from `start`: x = b + M x, where M[s][c] sums the chances of the rows of s that roll c."""
+    index = {s: i for i, s in enumerate(order)}
+    rows: list[str] = []
+    columns: list[str] = []
+    for state in order:
+        for draw in _chain_draws(scope, state):
+            label = f"{draw.step.table} {draw.step.key}"
+            if label not in rows:
+                rows.append(label)
+            columns += [c for c in draw.values if c not in columns]
+    width = 1 + len(rows) + len(columns)
+    matrix = [[Fraction(int(i == j)) for j in range(len(order))] for i in range(len(order))]
+    rhs = [[Fraction(0)] * width for _ in order]
+    for state in order:
+        i = index[state]
+        rhs[i][0] = Fraction(1)
+        for draw in _chain_draws(scope, state):
+            rhs[i][1 + rows.index(f"{draw.step.table} {draw.step.key}")] += draw.probability
+            for column, value in draw.values.items():
+                rhs[i][1 + len(rows) + columns.index(column)] += draw.probability * value
+            for child in draw.children:
+                matrix[i][index[child]] -= draw.probability
+    solved = _solve(matrix, rhs)
+    if solved is None or any(x < 0 for x in solved[index[start]][: 1 + len(rows)]):
+        return None, {}, {}  # the procedure need not end: no finite expectation
+    found = solved[index[start]]
+    visits = {label: found[1 + i] for i, label in enumerate(rows) if found[1 + i]}
+    means = {column: found[1 + len(rows) + i] for i, column in enumerate(columns)}
+    return found[0], visits, means
+
+
+_Way = tuple[tuple[ChainStep, ...], Fraction, dict[str, int | Fraction]]
+
+
+def _ways(scope: Scope, state: _ChainState, depth: int, limit: int | None) -> tuple[list[_Way], Fraction]:
+    """Every way a roll goes on, to `limit` rolls in a row, and the chance of the rest."""
+    if limit is not None and depth >= limit:
+        return [], Fraction(1)
+    out: dict[tuple[ChainStep, ...], _Way] = {}
+    beyond = Fraction(0)
+    for draw in _chain_draws(scope, state):
+        step = draw.step
+        if depth:
+            step = ChainStep(step.table, step.roll, step.key, step.text, step.then, step.applies, depth)
+        beyond += _branch(scope, draw.probability, step, draw.values, draw.children, limit, out)
+    return list(out.values()), beyond
+
+
+def _branch(
+    scope: Scope,
+    chance: Fraction,
+    step: ChainStep,
+    values: Mapping[str, int | Fraction],
+    children: tuple[_ChainState, ...],
+    limit: int | None,
+    out: dict[tuple[ChainStep, ...], _Way],
+) -> Fraction:
+    """Add to `out` every way a row visited with `chance` goes on; return the chance left out."""
+    branches = [_ways(scope, child, step.depth + 1, limit) for child in children]
+    listed = Fraction(1)
+    for _, rest in branches:
+        listed *= 1 - rest
+    combos: list[tuple[list[_Way], Fraction]] = [([], chance)]
+    for ways, _ in branches:
+        combos = [([*done, way], p * way[1]) for done, p in combos for way in ways]
+    twice = len(children) == 2 and children[0] == children[1]
+    for parts, p in combos:
+        if twice:  # the two rolls of a roll twice are alike: one order of the pair
+            parts = sorted(parts, key=lambda way: [(s.table, s.key) for s in way[0]])
+        path = (step, *[s for way in parts for s in way[0]])
+        totals: dict[str, int | Fraction] = dict(values)
+        for way in parts:
+            for column, value in way[2].items():
+                totals[column] = totals.get(column, 0) + value
+        previous = out.get(path)
+        out[path] = (path, p + (previous[1] if previous else 0), totals)
+    return chance * (1 - listed)
+
+
+def chain_from(
+    scope: Scope, rule: str, start: str, chance: Fraction, state: _ChainState, first: TableRow | None = None
+) -> Chain:
+    """The chain from a roll on a table (or from a row already selected, `first`), reached with
+    `chance`.  Worked out once per book (when its rows are constants), then scaled by `chance`."""
+    row = None if first is None else (first.key, first.steps, tuple(first.values.items()))
+    key = ("chain", rule, start, state, row)
+    found: Chain | None = scope.book.chains.get(key)
+    if found is None:
+        found, constant = _chain_from(scope, rule, start, state, first)
+        if constant:
+            scope.book.chains[key] = found
+    if chance == 1:
+        return found
+    outcomes = tuple(ChainOutcome(o.path, o.probability * chance, o.totals) for o in found.outcomes)
+    flow = tuple(
+        FlowStep(s.depth, s.table, s.roll, s.key, s.text, s.chance, s.reach * chance, s.then, s.repeats, s.twice)
+        for s in found.flow
+    )
+    return Chain(
+        found.rule,
+        found.start,
+        chance,
+        outcomes,
+        found.complete,
+        found.depth,
+        found.beyond * chance,
+        found.rolls,
+        found.visits,
+        found.means,
+        flow,
+    )
+
+
+def _chain_from(
+    scope: Scope, rule: str, start: str, state: _ChainState, first: TableRow | None
+) -> tuple[Chain, bool]:
+    """The chain with chance 1, and whether every row in it is a constant (it can be kept)."""
+    if first is not None:  # the row is known: the chain goes on from its steps
+        starts = [parse_step(step, state[0]) for step in first.steps]
+        children = [c for t, m, w in starts for c in ([(t, state[1], True)] * 2 if w else [(t, m, False)])]
+        applies = any(t == state[0] and not w for t, _, w in starts)
+        text = ", ".join(show(v) for v in first.values.values() if v != "")
+        head = ChainStep(state[0], "given", first.key, text, first.steps, applies, 0)
+        numbers = {
+            k: v
+            for k, v in first.values.items()
+            if applies and isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+        }
+        order, cyclic = _chain_states(scope, children)
+        limit = CHAIN_DEPTH if cyclic else None
+        found: dict[tuple[ChainStep, ...], _Way] = {}
+        beyond_all = _branch(scope, Fraction(1), head, numbers, tuple(children), limit, found)
+        ways = list(found.values())
+        one = Fraction(1)
+        lead = [FlowStep(0, head.table, head.roll, head.key, head.text, one, one, head.then, False)]
+    else:
+        lead = []
+        children = [state]
+        order, cyclic = _chain_states(scope, children)
+        limit = CHAIN_DEPTH if cyclic else None
+        ways, beyond_all = _ways(scope, state, 0, limit)
+    rolls: Fraction | None = Fraction(0)
+    visits: dict[str, Fraction] = {}
+    means: dict[str, Fraction] = {}
+    for child in children:
+        count, seen, mean = _expected(scope, order, child)
+        if count is None or rolls is None:
+            rolls = None
+            continue
+        rolls += count
+        for key, value in seen.items():
+            visits[key] = visits.get(key, Fraction(0)) + value
+        for key, value in mean.items():
+            means[key] = means.get(key, Fraction(0)) + value
+    outcomes = tuple(
+        ChainOutcome(path, p, MappingProxyType(totals))
+        for path, p, totals in sorted(ways, key=lambda way: -way[1])
+    )
+    chain = Chain(
+        rule=rule,
+        start=start,
+        probability=Fraction(1),
+        outcomes=outcomes,
+        complete=not cyclic,
+        depth=limit,
+        beyond=beyond_all,
+        rolls=rolls,
+        visits=MappingProxyType(visits),
+        means=MappingProxyType(means),
+        flow=tuple(_flow(scope, children, len(lead), Fraction(1), (), lead)),
+    )
+    return chain, all(s in scope.book.chains for s in order)
+
+
+def _flow(
+    scope: Scope,
+    states: Sequence[_ChainState],
+    depth: int,
+    reach: Fraction,
+    route: tuple[_ChainState, ...],
+    out: list[FlowStep],
+) -> list[FlowStep]:
+    """The rows of each roll, each followed by the rolls it leads to, indented; a roll already
+    on the route is not shown again (`repeats`).  The two rolls of a roll twice are shown once."""
+    shown: list[_ChainState] = []
+    for state in states:
+        if state in shown:
+            continue  # the second roll of a roll twice: as the first
+        shown.append(state)
+        for draw in _chain_draws(scope, state):
+            step = draw.step
+            here = reach * draw.probability
+            repeats = any(child in route or child == state for child in draw.children)
+            out.append(
+                FlowStep(depth, step.table, step.roll, step.key, step.text, draw.probability, here, step.then, repeats, state[2])
+            )
+            if not repeats:
+                _flow(scope, draw.children, depth + 1, here, (*route, state), out)
+    return out
+
+
+def chains_of(scope: Scope, rolls: Sequence[Roll], tables: Sequence[TableResult]) -> tuple[Chain, ...]:
+    """The chains a situation starts: from each rolled table with a step on some row (from the row
+    given, if `roll` was), each table row looked up that sends on, and each roll's outcome that
+    does."""
+    book = scope.book
+    found: list[Chain] = []
+    for result in tables:
+        spec = book.tables[result.name]
+        if not _sends_on(spec):
+            continue
+        offset = spec.sign * int(scope.v[spec.modifier]) if spec.modifier else 0
+        if result.selected is not None:
+            if result.selected.steps:
+                start = f"table {spec.name}, row {result.selected.key}"
+                found.append(chain_from(scope, spec.name, start, Fraction(1), (spec.name, offset, False), result.selected))
+        elif spec.pool is not None:
+            start = f"table {spec.name} ({result.dice})"
+            found.append(chain_from(scope, spec.name, start, Fraction(1), (spec.name, offset, False)))
+    for roll in rolls:
+        for outcome, step in roll.spec.steps:
+            chance = roll.outcomes.get(outcome, Fraction(0))
+            target, modifier, _ = parse_step(step, "")
+            start = f"roll {roll.spec.name}: {outcome}"
+            found.append(chain_from(scope, roll.spec.rule, start, chance, (target, modifier, False)))
+    return tuple(found)
+
+
+# ---------------------------------------------------------------------------- merging
+#
+# Several rules of one situation may ask for the same roll (darkness and broken ground both ask
+# for a fall roll when moving over half MOV): it is rolled once.  Two rolls are the same when,
+# as the situation settles them, they have the same name, kind, dice (after their changes),
+# bonus, comparison, target, number needed, automatic result and tiers: the same chances of
+# every outcome.  What each rule makes of an outcome may differ: the first roll's effects are
+# the roll's, the others' stay with it (`merged`).  A roll marked `separate` is never merged.
+
+
+def _roll_identity(roll: Roll) -> tuple[object, ...]:
+    spec = roll.spec
+    tiers = tuple(tier.name for tier in spec.tiers)
+    return (spec.name, spec.kind, roll.dice, roll.bonus, roll.comparison, roll.target, roll.needed, roll.automatic, tiers)
+
+
+def merge_rolls(scope: Scope, rolls: Sequence[Roll]) -> tuple[Roll, ...]:
+    """The rolls of a situation with each roll asked for by several rules once (`merged_rolls`);
+    a trace entry names the rules that asked for it."""
+    out = merged_rolls(rolls)
+    for roll in out:
+        if roll.merged:
+            said = f"asked for by {', '.join(roll.asked_by)}: one roll"
+            spec = TraceSpec(roll.spec.rule, roll.spec.source, f"roll {roll.spec.name}: {said}", ("same roll",), ((),), said)
+            scope.trace.append(TraceEntry(spec, -1, scope.v, scope.e))
+    return out
+
+
+def merged_rolls(rolls: Sequence[Roll]) -> tuple[Roll, ...]:
+    """Each roll asked for by several rules once, where first asked for.  A rule that asks twice
+    for the same roll gets two; a roll marked `separate` is never merged."""
+    first: dict[tuple[object, ...], int] = {}
+    out: list[Roll] = []
+    for roll in rolls:
+        key = _roll_identity(roll)
+        where = None if roll.spec.separate else first.get(key)
+        if where is not None and roll.spec.rule in out[where].asked_by:
+            where = None
+        if where is None:
+            if not roll.spec.separate and key not in first:
+                first[key] = len(out)
+            out.append(roll)
+            continue
+        kept = out[where]
+        out[where] = Roll(
+            kept.spec,
+            kept.dice,
+            kept.bonus,
+            kept.comparison,
+            kept.target,
+            kept.probability,
+            kept.automatic,
+            kept.outcomes,
+            kept.margins,
+            kept.totals,
+            kept.successes,
+            kept.needed,
+            kept.consequences,
+            (*kept.merged, roll),
+        )
+    return tuple(out)
+
+
+def _sends_on(table: TableSpec) -> bool:
+    return table.overflow_step is not None or any(row.steps for row in table.rows)
+
+
+
 __all__ = [
+    "CHAIN_DEPTH",
     "IMPASSABLE",
     "NOT_APPLICABLE",
     "Chances",
     "Clamped",
+    "Chain",
+    "ChainOutcome",
+    "ChainStep",
     "Consequence",
     "Dice",
     "Distribution",

@@ -164,3 +164,20 @@ def test_describe_writes_what_is_subtracted_from_the_dice(tmp_path: Path) -> Non
     text = run("describe", str(book), "arm").output
     assert '  roll arm "Arm": opposed d20 - a vs 2d10 + (a + b)\n' in text
     assert '  roll press "Press": d20 - (a + b) >= 10\n' in text
+
+
+def test_a_reader_that_stops_early_is_no_internal_error() -> None:
+    """`rulecraft describe BOOK TABLE | head -3`: the pipe closes while rulecraft still writes;
+    rulecraft stops quietly (exit 141, as a shell reports SIGPIPE) with nothing on stderr."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "from dsl.cli import main; main()", "describe", "mecha_tables", "heavy_damage"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.read(20)
+    process.stdout.close()  # the reader goes away after 20 bytes of a text of several kilobytes
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, error
+    assert first.startswith(b"System Damage")
+    assert error == ""

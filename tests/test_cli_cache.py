@@ -50,7 +50,7 @@ def test_cached_output_is_that_of_a_fresh_compile(book: str, fresh_cache: Path) 
         inputs = [module.INPUTS[read] for read in info.reads]
         described = run_cli("describe", book, name, "--json")
         assert described.exit_code == 0, described.output
-        assert _json(described.output) == _json(json_text(describe_data(fresh.book, name, inputs))), name
+        assert _json(described.output) == _json(json_text(describe_data(fresh.book, name, inputs, module))), name
         resolved = run_cli("resolve", book, name, "--json")
         assert resolved.exit_code == 0, resolved.output
         assert _json(resolved.output) == _json(json_text(module.resolve(name).to_dict())), name

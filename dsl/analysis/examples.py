@@ -63,7 +63,7 @@ def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m
                 cx.constant(expectation.value, var.type, f"`{var.name}`")
             elif value is not None:
                 cx.typer.infer(value, Scope())
-        elif isinstance(expectation, (n.ExpectRoll, n.ExpectChance, n.ExpectLasting)):
+        elif isinstance(expectation, (n.ExpectRoll, n.ExpectChance, n.ExpectLasting, n.ExpectChain)):
             cx.constant(expectation.value, t.Numeric("number", Fraction(0), Fraction(1)), "a probability")
             if isinstance(expectation, n.ExpectChance):
                 cx.constant(expectation.bound, t.Numeric("number"), "the bound of a chance")

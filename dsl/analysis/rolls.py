@@ -184,6 +184,7 @@ def analyze_roll(
                 ties = item.winner.text
         elif isinstance(item, n.RollNote):
             notes.append(note_pair(item.note))
+    separate = any(isinstance(item, n.SeparateItem) for item in statement.items)
     outcomes = _merged(cx, outcomes)
     pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])
     if pools:
@@ -211,6 +212,7 @@ def analyze_roll(
         tiers=tiers,
         ties=ties,
         notes=tuple(notes),
+        separate=separate,
     )
 
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Run, Text
+from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
@@ -369,7 +370,7 @@ def table_blocks(table: m.Table, notation: Notation) -> list[Block]:
 
 
 def table_card(table: m.Table, notation: Notation, footer: str, *, errata: bool = True) -> Card:
-    blocks = table_blocks(table, notation)
+    blocks = table_blocks(table, notation) + chain_blocks(table, notation)
     plain = [Note(clean(text)) for text, quote in table.notes if quote is None]
     errata_notes = [Note(clean(text), clean(quote or "")) for text, quote in table.notes if quote is not None]
     errata_notes = errata_notes if errata else []

@@ -55,6 +55,7 @@ def _roll_table(table: m.Table, offsets: set[int], book: m.Book, reporter: Repor
         low, high = 1, pool.sides
     else:
         low, high = pool.count, pool.count * pool.sides
+    dice_low, dice_high = low, high
     dice = f"{pool.count}d{pool.sides}" if pool.count != 1 else f"d{pool.sides}"
     what = dice
     if table.modifier is not None:
@@ -72,8 +73,8 @@ def _roll_table(table: m.Table, offsets: set[int], book: m.Book, reporter: Repor
         low, high = low + shifts[0], high + shifts[1]
         what += f" {'+' if table.modifier_sign > 0 else '-'} {table.modifier}"
     extra = [o for o in offsets if o]
-    if extra:
-        low, high = low + min(0, *extra), high + max(0, *extra)
+    if extra:  # a chained roll is the dice plus its step's modifier, without the table's input
+        low, high = min(low, dice_low + min(extra)), max(high, dice_high + max(extra))
         what += " (and " + ", ".join(f"{o:+d}" for o in sorted(extra)) + " from other rolls)"
     reach_high = high
     if table.overflow is not None:

@@ -25,6 +25,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
+from dsl.analysis.chains import runtime_tables
 from dsl.runtime import (
     Consequence,
     Dice,
@@ -37,12 +38,15 @@ from dsl.runtime import (
     Roll,
     RollSpec,
     SequenceSpec,
+    Scope,
     Special,
     Status,
     TableResult,
     TableRow,
     Value,
+    chains_of,
     distribution,
+    merged_rolls,
     pool_text,
     round_value,
     sequence_over,
@@ -592,6 +596,7 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
                 Note(table.name, table.cites, text, quote, "erratum" if quote else "note")
                 for text, quote in table.notes
             ]
+    tables = tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables)
     return Resolution(
         rulebook=book.name,
         rules=chosen,
@@ -599,11 +604,12 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
         stats=stats,
         derived=derived,
         modifiers=tuple(x for mods in situation.modifiers.values() for x in mods),
-        rolls=tuple(rolls),
+        rolls=merged_rolls(rolls),
         restrictions=tuple(restrictions),
         notes=tuple(notes),
-        tables=tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables),
+        tables=tables,
         trace=(),
+        chains=chains_of(Scope(runtime_tables(book), dict(values), {}, []), rolls, tables),
     )
 
 
@@ -904,6 +910,8 @@ def _roll_spec(effect: m.RollEffect) -> RollSpec:
         ties=effect.ties,
         notes=tuple(f'Erratum: "{quote}" {text}' if quote else text for text, quote in effect.notes),
         condition=printer.guard_text(effect.guard),
+        separate=effect.separate,
+        steps=tuple((o.name, printer.step_text(o.step)) for o in effect.outcomes if o.step is not None),
     )
 
 
