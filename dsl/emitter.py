@@ -876,7 +876,10 @@ class Emitter:
             w.indent()
             w.line(f"given['roll'] = {param}")
             w.dedent()
-        w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
+        if table:
+            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
+        else:
+            w.line(f"return resolve_rule(_BOOK, {literal(name)}, given)")
         w.dedent()
 
 

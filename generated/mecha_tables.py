@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1402,7 +1402,7 @@ class Book:
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
-    """The table cells looked up so far, each with its trace (`Scope.lookup`)."""
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1780,6 +1780,7 @@ class _Plan:
         "reads",
         "roll_group",
         "rules",
+        "settled",
         "stat_keys",
         "steps",
         "table_notes",
@@ -1827,6 +1828,9 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
+        """The stats settled so far, by base and the modifiers that held (additions alone are
+        summed, not kept), with what became of each modifier."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1836,7 +1840,16 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            return [(index, self._decide(index, scope, decided) < 0) for index in indexes]
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -1858,10 +1871,12 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        for at, clause in enumerate(self.clauses[index]):
-            if not clause(scope):
-                position = at
-                break
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
         decided[index] = position
         return position
 
@@ -1938,18 +1953,18 @@ class _Plan:
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=lambda x: x[0])
+            modifiers.sort(key=itemgetter(0))
         return Resolution(
             rulebook=book.info.name,
             rules=self.rules,
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple(modifier for _, modifier in modifiers),
+            modifiers=tuple([modifier for _, modifier in modifiers]),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(table_result(scope, table) for table in self.tables),
+            tables=tuple([table_result(scope, table) for table in self.tables]) if self.tables else (),
             trace=tuple(trace),
         )
 
@@ -1957,19 +1972,45 @@ class _Plan:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        added = _added(self.book, name, base, held)
+        book = self.book
+        added = _added(book, name, base, held)
         if added is not None:
             out += [
                 (index, Modifier(spec, whole(amount), "applied", None))
                 for index, (spec, amount) in zip(where, held, strict=True)
             ]
             return added
-        value, statuses = settle_stat(self.book, name, base, held)
+        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = settle_stat(book, name, base, held)
+        value, statuses = found
         out += [
             (index, Modifier(spec, whole(amount), status, reason))
             for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
         ]
         return value
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2035,7 +2076,8 @@ def _gated(
             f"`{name}` had no effect: it is read only {needed}",
             kind="input",
         )
-        out.append((name, reads, note))
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
     return tuple(out)
 
 
@@ -2183,7 +2225,11 @@ def roll_result(
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -2462,14 +2508,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2494,7 +2541,7 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    return book.plan(tuple(chosen)).resolve(values, frozenset(supplied))
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -6158,7 +6205,7 @@ def forest_adjustment(
         'forest': forest,
         'forest_entry': forest_entry,
     }
-    return resolve_with(_BOOK, ('forest_adjustment',), given, signature=True)
+    return resolve_rule(_BOOK, 'forest_adjustment', given)
 
 @inputs_by_name
 def terrain_movement(
@@ -6197,7 +6244,7 @@ def terrain_movement(
         'surface': surface,
         'elevation': elevation,
     }
-    return resolve_with(_BOOK, ('terrain_movement',), given, signature=True)
+    return resolve_rule(_BOOK, 'terrain_movement', given)
 
 @inputs_by_name
 def hex_obscurement(
@@ -6227,7 +6274,7 @@ def hex_obscurement(
         'surface': surface,
         'obscurement': obscurement,
     }
-    return resolve_with(_BOOK, ('hex_obscurement',), given, signature=True)
+    return resolve_rule(_BOOK, 'hex_obscurement', given)
 
 @inputs_by_name
 def hull_down(
@@ -6254,7 +6301,7 @@ def hull_down(
         'surface': surface,
         'elevation': elevation,
     }
-    return resolve_with(_BOOK, ('hull_down',), given, signature=True)
+    return resolve_rule(_BOOK, 'hull_down', given)
 
 @inputs_by_name
 def weather(
@@ -6280,7 +6327,7 @@ def weather(
         'MP': MP,
         'attack': attack,
     }
-    return resolve_with(_BOOK, ('weather',), given, signature=True)
+    return resolve_rule(_BOOK, 'weather', given)
 
 @inputs_by_name
 def night(
@@ -6301,7 +6348,7 @@ def night(
         'MP': MP,
         'obscurement': obscurement,
     }
-    return resolve_with(_BOOK, ('night',), given, signature=True)
+    return resolve_rule(_BOOK, 'night', given)
 
 @inputs_by_name
 def skidding(
@@ -6342,7 +6389,7 @@ def skidding(
         'wet_pavement': wet_pavement,
         'skid_threshold': skid_threshold,
     }
-    return resolve_with(_BOOK, ('skidding',), given, signature=True)
+    return resolve_rule(_BOOK, 'skidding', given)
 
 @inputs_by_name
 def crew_actions(*, crew: int = 1) -> Resolution:
@@ -6351,7 +6398,7 @@ def crew_actions(*, crew: int = 1) -> Resolution:
     - derive total_actions = actions[crew].total
     """
     given: dict[str, object] = {'crew': crew}
-    return resolve_with(_BOOK, ('crew_actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'crew_actions', given)
 
 @inputs_by_name
 def firing(
@@ -6392,7 +6439,7 @@ def firing(
         'attack_dice': attack_dice,
         'defense': defense,
     }
-    return resolve_with(_BOOK, ('firing',), given, signature=True)
+    return resolve_rule(_BOOK, 'firing', given)
 
 @inputs_by_name
 def burst_fire(
@@ -6414,7 +6461,7 @@ def burst_fire(
         'DM': DM,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('burst_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'burst_fire', given)
 
 @inputs_by_name
 def walking_fire(
@@ -6441,7 +6488,7 @@ def walking_fire(
         'DM': DM,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('walking_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'walking_fire', given)
 
 @inputs_by_name
 def saturation_fire(
@@ -6469,7 +6516,7 @@ def saturation_fire(
         'defense_total': defense_total,
         'DM': DM,
     }
-    return resolve_with(_BOOK, ('saturation_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'saturation_fire', given)
 
 @inputs_by_name
 def area_of_effect(
@@ -6485,7 +6532,7 @@ def area_of_effect(
     - derive concussion_atmosphere = DM (unless in_space)
     """
     given: dict[str, object] = {'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
-    return resolve_with(_BOOK, ('area_of_effect',), given, signature=True)
+    return resolve_rule(_BOOK, 'area_of_effect', given)
 
 @inputs_by_name
 def indirect_fire(
@@ -6504,7 +6551,7 @@ def indirect_fire(
         'observer_obscurement': observer_obscurement,
         'attack': attack,
     }
-    return resolve_with(_BOOK, ('indirect_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'indirect_fire', given)
 
 @inputs_by_name
 def anti_missile_fire(
@@ -6532,7 +6579,7 @@ def anti_missile_fire(
         'attack': attack,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('anti_missile_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'anti_missile_fire', given)
 
 @inputs_by_name
 def ramming(
@@ -6562,7 +6609,7 @@ def ramming(
         'impact_speed': impact_speed,
         'ram_dm': ram_dm,
     }
-    return resolve_with(_BOOK, ('ramming',), given, signature=True)
+    return resolve_rule(_BOOK, 'ramming', given)
 
 @inputs_by_name
 def ecm_jam(
@@ -6580,7 +6627,7 @@ def ecm_jam(
         'ecm_rating': ecm_rating,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('ecm_jam',), given, signature=True)
+    return resolve_rule(_BOOK, 'ecm_jam', given)
 
 @inputs_by_name
 def ecm_degrade_sensors(
@@ -6598,7 +6645,7 @@ def ecm_degrade_sensors(
         'ecm_rating': ecm_rating,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('ecm_degrade_sensors',), given, signature=True)
+    return resolve_rule(_BOOK, 'ecm_degrade_sensors', given)
 
 @inputs_by_name
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
@@ -6607,7 +6654,7 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
     given: dict[str, object] = {'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
-    return resolve_with(_BOOK, ('ecm_spoof',), given, signature=True)
+    return resolve_rule(_BOOK, 'ecm_spoof', given)
 
 @inputs_by_name
 def eecm_counteract(
@@ -6628,7 +6675,7 @@ def eecm_counteract(
         'eecm_mos': eecm_mos,
         'ecm_threshold': ecm_threshold,
     }
-    return resolve_with(_BOOK, ('eecm_counteract',), given, signature=True)
+    return resolve_rule(_BOOK, 'eecm_counteract', given)
 
 @inputs_by_name
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
@@ -6638,7 +6685,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range min 0
     """
     given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
-    return resolve_with(_BOOK, ('eecm_degrade_range',), given, signature=True)
+    return resolve_rule(_BOOK, 'eecm_degrade_range', given)
 
 @inputs_by_name
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
@@ -6650,7 +6697,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
     given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
-    return resolve_with(_BOOK, ('damage',), given, signature=True)
+    return resolve_rule(_BOOK, 'damage', given)
 
 @inputs_by_name
 def overkill_ejecting(
@@ -6662,7 +6709,7 @@ def overkill_ejecting(
     - roll eject: d6 >= ejection[ejection]
     """
     given: dict[str, object] = {'ejection': ejection}
-    return resolve_with(_BOOK, ('overkill_ejecting',), given, signature=True)
+    return resolve_rule(_BOOK, 'overkill_ejecting', given)
 
 @inputs_by_name
 def walker_knockdown(
@@ -6686,7 +6733,7 @@ def walker_knockdown(
         'damage_taken': damage_taken,
         'MoS': MoS,
     }
-    return resolve_with(_BOOK, ('walker_knockdown',), given, signature=True)
+    return resolve_rule(_BOOK, 'walker_knockdown', given)
 
 @inputs_by_name
 def detection(
@@ -6743,7 +6790,7 @@ def detection(
         'detection': detection,
         'stealth': stealth,
     }
-    return resolve_with(_BOOK, ('detection',), given, signature=True)
+    return resolve_rule(_BOOK, 'detection', given)
 
 @inputs_by_name
 def terrain_costs(
@@ -6756,7 +6803,7 @@ def terrain_costs(
     Looked up by terrain, unit.
     """
     given: dict[str, object] = {'unit': unit, 'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
+    return resolve_rule(_BOOK, 'terrain_costs', given)
 
 @inputs_by_name
 def terrain_features(
@@ -6768,7 +6815,7 @@ def terrain_features(
     Looked up by terrain.
     """
     given: dict[str, object] = {'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
+    return resolve_rule(_BOOK, 'terrain_features', given)
 
 @inputs_by_name
 def forest_costs(
@@ -6781,7 +6828,7 @@ def forest_costs(
     Looked up by forest, unit.
     """
     given: dict[str, object] = {'unit': unit, 'forest': forest}
-    return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
+    return resolve_rule(_BOOK, 'forest_costs', given)
 
 @inputs_by_name
 def forest_features(
@@ -6793,7 +6840,7 @@ def forest_features(
     Looked up by forest.
     """
     given: dict[str, object] = {'forest': forest}
-    return resolve_with(_BOOK, ('forest_features',), given, signature=True)
+    return resolve_rule(_BOOK, 'forest_features', given)
 
 @inputs_by_name
 def vegetation_costs(
@@ -6806,7 +6853,7 @@ def vegetation_costs(
     Looked up by vegetation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
+    return resolve_rule(_BOOK, 'vegetation_costs', given)
 
 @inputs_by_name
 def vegetation_features(
@@ -6818,7 +6865,7 @@ def vegetation_features(
     Looked up by vegetation.
     """
     given: dict[str, object] = {'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
+    return resolve_rule(_BOOK, 'vegetation_features', given)
 
 @inputs_by_name
 def surface_costs(
@@ -6831,7 +6878,7 @@ def surface_costs(
     Looked up by surface, unit.
     """
     given: dict[str, object] = {'unit': unit, 'surface': surface}
-    return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
+    return resolve_rule(_BOOK, 'surface_costs', given)
 
 @inputs_by_name
 def surface_features(
@@ -6843,7 +6890,7 @@ def surface_features(
     Looked up by surface.
     """
     given: dict[str, object] = {'surface': surface}
-    return resolve_with(_BOOK, ('surface_features',), given, signature=True)
+    return resolve_rule(_BOOK, 'surface_features', given)
 
 @inputs_by_name
 def elevation_costs(
@@ -6856,7 +6903,7 @@ def elevation_costs(
     Looked up by elevation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
+    return resolve_rule(_BOOK, 'elevation_costs', given)
 
 @inputs_by_name
 def elevation_features(
@@ -6868,7 +6915,7 @@ def elevation_features(
     Looked up by elevation.
     """
     given: dict[str, object] = {'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
+    return resolve_rule(_BOOK, 'elevation_features', given)
 
 @inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
@@ -6877,7 +6924,7 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     Looked up by vehicle_size.
     """
     given: dict[str, object] = {'vehicle_size': vehicle_size}
-    return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
+    return resolve_rule(_BOOK, 'forest_shift', given)
 
 @inputs_by_name
 def weather_effects(
@@ -6889,7 +6936,7 @@ def weather_effects(
     Looked up by weather.
     """
     given: dict[str, object] = {'weather': weather}
-    return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
+    return resolve_rule(_BOOK, 'weather_effects', given)
 
 @inputs_by_name
 def attacker_movement(
@@ -6901,7 +6948,7 @@ def attacker_movement(
     Looked up by speed.
     """
     given: dict[str, object] = {'speed': speed}
-    return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
+    return resolve_rule(_BOOK, 'attacker_movement', given)
 
 @inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
@@ -6921,7 +6968,7 @@ def actions(*, crew: int = 1) -> Resolution:
     Looked up by crew.
     """
     given: dict[str, object] = {'crew': crew}
-    return resolve_with(_BOOK, ('actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'actions', given)
 
 @inputs_by_name
 def range_modifiers(
@@ -6933,7 +6980,7 @@ def range_modifiers(
     Looked up by range_band.
     """
     given: dict[str, object] = {'range_band': range_band}
-    return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_modifiers', given)
 
 @inputs_by_name
 def aiming(
@@ -6945,7 +6992,7 @@ def aiming(
     Looked up by aim.
     """
     given: dict[str, object] = {'aim': aim}
-    return resolve_with(_BOOK, ('aiming',), given, signature=True)
+    return resolve_rule(_BOOK, 'aiming', given)
 
 @inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
@@ -6954,7 +7001,7 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
     Looked up by target_speed.
     """
     given: dict[str, object] = {'target_speed': target_speed}
-    return resolve_with(_BOOK, ('target_movement',), given, signature=True)
+    return resolve_rule(_BOOK, 'target_movement', given)
 
 @inputs_by_name
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
@@ -6963,7 +7010,7 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
     Looked up by arc.
     """
     given: dict[str, object] = {'arc': arc}
-    return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
+    return resolve_rule(_BOOK, 'defensive_arc', given)
 
 @inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
@@ -6972,7 +7019,7 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
     Looked up by impact_speed.
     """
     given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
-    return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
+    return resolve_rule(_BOOK, 'impact_dm', given)
 
 @inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
@@ -6981,7 +7028,7 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
     Looked up by damage_band.
     """
     given: dict[str, object] = {'damage_band': damage_band}
-    return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
+    return resolve_rule(_BOOK, 'damage_effects', given)
 
 @inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
@@ -7048,7 +7095,7 @@ def ejection(
     Looked up by ejection.
     """
     given: dict[str, object] = {'ejection': ejection}
-    return resolve_with(_BOOK, ('ejection',), given, signature=True)
+    return resolve_rule(_BOOK, 'ejection', given)
 
 @inputs_by_name
 def sensor_ratings(
@@ -7068,7 +7115,7 @@ def sensor_ratings(
         'sensor_rating': sensor_rating,
         'range_bonus': range_bonus,
     }
-    return resolve_with(_BOOK, ('sensor_ratings',), given, signature=True)
+    return resolve_rule(_BOOK, 'sensor_ratings', given)
 
 __all__ = [
     'INPUTS',

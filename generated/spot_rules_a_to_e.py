@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1402,7 +1402,7 @@ class Book:
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
-    """The table cells looked up so far, each with its trace (`Scope.lookup`)."""
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1780,6 +1780,7 @@ class _Plan:
         "reads",
         "roll_group",
         "rules",
+        "settled",
         "stat_keys",
         "steps",
         "table_notes",
@@ -1827,6 +1828,9 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
+        """The stats settled so far, by base and the modifiers that held (additions alone are
+        summed, not kept), with what became of each modifier."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1836,7 +1840,16 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            return [(index, self._decide(index, scope, decided) < 0) for index in indexes]
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -1858,10 +1871,12 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        for at, clause in enumerate(self.clauses[index]):
-            if not clause(scope):
-                position = at
-                break
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
         decided[index] = position
         return position
 
@@ -1938,18 +1953,18 @@ class _Plan:
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=lambda x: x[0])
+            modifiers.sort(key=itemgetter(0))
         return Resolution(
             rulebook=book.info.name,
             rules=self.rules,
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple(modifier for _, modifier in modifiers),
+            modifiers=tuple([modifier for _, modifier in modifiers]),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(table_result(scope, table) for table in self.tables),
+            tables=tuple([table_result(scope, table) for table in self.tables]) if self.tables else (),
             trace=tuple(trace),
         )
 
@@ -1957,19 +1972,45 @@ class _Plan:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        added = _added(self.book, name, base, held)
+        book = self.book
+        added = _added(book, name, base, held)
         if added is not None:
             out += [
                 (index, Modifier(spec, whole(amount), "applied", None))
                 for index, (spec, amount) in zip(where, held, strict=True)
             ]
             return added
-        value, statuses = settle_stat(self.book, name, base, held)
+        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = settle_stat(book, name, base, held)
+        value, statuses = found
         out += [
             (index, Modifier(spec, whole(amount), status, reason))
             for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
         ]
         return value
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2035,7 +2076,8 @@ def _gated(
             f"`{name}` had no effect: it is read only {needed}",
             kind="input",
         )
-        out.append((name, reads, note))
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
     return tuple(out)
 
 
@@ -2183,7 +2225,11 @@ def roll_result(
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -2462,14 +2508,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2494,7 +2541,7 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    return book.plan(tuple(chosen)).resolve(values, frozenset(supplied))
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -8550,7 +8597,7 @@ def skill_roll(
         'at_one_fifth': at_one_fifth,
         'impossible': impossible,
     }
-    return resolve_with(_BOOK, ('skill_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'skill_roll', given)
 
 @inputs_by_name
 def characteristic_roll(
@@ -8593,7 +8640,7 @@ def characteristic_roll(
         'luck': luck,
         'multiplier': multiplier,
     }
-    return resolve_with(_BOOK, ('characteristic_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'characteristic_roll', given)
 
 @inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
@@ -8602,7 +8649,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     - roll resist: resist POW vs opponent_POW
     """
     given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-    return resolve_with(_BOOK, ('resistance_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'resistance_roll', given)
 
 @inputs_by_name
 def acid(
@@ -8632,7 +8679,7 @@ def acid(
         'protection_rounds': protection_rounds,
         'armor_life': armor_life,
     }
-    return resolve_with(_BOOK, ('acid',), given, signature=True)
+    return resolve_rule(_BOOK, 'acid', given)
 
 @inputs_by_name
 def aerial_combat(
@@ -8681,7 +8728,7 @@ def aerial_combat(
         'flying': flying,
         'fly_result': fly_result,
     }
-    return resolve_with(_BOOK, ('aerial_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'aerial_combat', given)
 
 @inputs_by_name
 def aimed_attacks(
@@ -8695,7 +8742,7 @@ def aimed_attacks(
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-    return resolve_with(_BOOK, ('aimed_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'aimed_attacks', given)
 
 @inputs_by_name
 def aim_bonus(
@@ -8716,7 +8763,7 @@ def aim_bonus(
         'beyond_double_range': beyond_double_range,
         'target_area': target_area,
     }
-    return resolve_with(_BOOK, ('aim_bonus',), given, signature=True)
+    return resolve_rule(_BOOK, 'aim_bonus', given)
 
 @inputs_by_name
 def taking_more_time(
@@ -8739,7 +8786,7 @@ def taking_more_time(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('taking_more_time',), given, signature=True)
+    return resolve_rule(_BOOK, 'taking_more_time', given)
 
 @inputs_by_name
 def targeting_specific_area(
@@ -8763,7 +8810,7 @@ def targeting_specific_area(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('targeting_specific_area',), given, signature=True)
+    return resolve_rule(_BOOK, 'targeting_specific_area', given)
 
 @inputs_by_name
 def ambushes(
@@ -8800,7 +8847,7 @@ def ambushes(
         'target_noticed': target_noticed,
         'after_first_round': after_first_round,
     }
-    return resolve_with(_BOOK, ('ambushes',), given, signature=True)
+    return resolve_rule(_BOOK, 'ambushes', given)
 
 @inputs_by_name
 def area_attacks(
@@ -8828,7 +8875,7 @@ def area_attacks(
         'area_response': area_response,
         'response_succeeded': response_succeeded,
     }
-    return resolve_with(_BOOK, ('area_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'area_attacks', given)
 
 @inputs_by_name
 def armor_damaged(
@@ -8853,7 +8900,7 @@ def armor_damaged(
         'armor_state': armor_state,
         'armor_cost': armor_cost,
     }
-    return resolve_with(_BOOK, ('armor_damaged',), given, signature=True)
+    return resolve_rule(_BOOK, 'armor_damaged', given)
 
 @inputs_by_name
 def aura_attacks(
@@ -8894,7 +8941,7 @@ def aura_attacks(
         'aura_circumstances': aura_circumstances,
         'opponent_pow_shift': opponent_pow_shift,
     }
-    return resolve_with(_BOOK, ('aura_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'aura_attacks', given)
 
 @inputs_by_name
 def autofire(
@@ -8918,7 +8965,7 @@ def autofire(
         'autofire_targets': autofire_targets,
         'shots': shots,
     }
-    return resolve_with(_BOOK, ('autofire',), given, signature=True)
+    return resolve_rule(_BOOK, 'autofire', given)
 
 @inputs_by_name
 def backstabs(
@@ -8948,7 +8995,7 @@ def backstabs(
         'backstab': backstab,
         'helpless': helpless,
     }
-    return resolve_with(_BOOK, ('backstabs',), given, signature=True)
+    return resolve_rule(_BOOK, 'backstabs', given)
 
 @inputs_by_name
 def big_and_little_targets(
@@ -8971,7 +9018,7 @@ def big_and_little_targets(
         'target_SIZ': target_SIZ,
         'target_kind': target_kind,
     }
-    return resolve_with(_BOOK, ('big_and_little_targets',), given, signature=True)
+    return resolve_rule(_BOOK, 'big_and_little_targets', given)
 
 @inputs_by_name
 def both_sides_surprised(
@@ -8997,7 +9044,7 @@ def both_sides_surprised(
         'opponent_perception': opponent_perception,
         'both_ideas_succeed': both_ideas_succeed,
     }
-    return resolve_with(_BOOK, ('both_sides_surprised',), given, signature=True)
+    return resolve_rule(_BOOK, 'both_sides_surprised', given)
 
 @inputs_by_name
 def broken_weapons(
@@ -9021,7 +9068,7 @@ def broken_weapons(
         'weapon_broken': weapon_broken,
         'resembles_familiar': resembles_familiar,
     }
-    return resolve_with(_BOOK, ('broken_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_weapons', given)
 
 @inputs_by_name
 def chases(
@@ -9041,7 +9088,7 @@ def chases(
         'in_chase': in_chase,
         'chase_result': chase_result,
     }
-    return resolve_with(_BOOK, ('chases',), given, signature=True)
+    return resolve_rule(_BOOK, 'chases', given)
 
 @inputs_by_name
 def range_track_attacks(
@@ -9067,7 +9114,7 @@ def range_track_attacks(
         'chase_range': chase_range,
         'chase_attack': chase_attack,
     }
-    return resolve_with(_BOOK, ('range_track_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_track_attacks', given)
 
 @inputs_by_name
 def chases_on_foot(
@@ -9094,7 +9141,7 @@ def chases_on_foot(
         'encumbered': encumbered,
         'winded_failures': winded_failures,
     }
-    return resolve_with(_BOOK, ('chases_on_foot',), given, signature=True)
+    return resolve_rule(_BOOK, 'chases_on_foot', given)
 
 @inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
@@ -9108,7 +9155,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
         'opponent_speed': opponent_speed,
         'top_speed': top_speed,
     }
-    return resolve_with(_BOOK, ('vehicular_chases',), given, signature=True)
+    return resolve_rule(_BOOK, 'vehicular_chases', given)
 
 @inputs_by_name
 def maneuvers(
@@ -9156,7 +9203,7 @@ def maneuvers(
         'vehicle_SIZ': vehicle_SIZ,
         'other_SIZ': other_SIZ,
     }
-    return resolve_with(_BOOK, ('maneuvers',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuvers', given)
 
 @inputs_by_name
 def vehicle_damage(
@@ -9181,7 +9228,7 @@ def vehicle_damage(
         'vehicle_armor': vehicle_armor,
         'impact': impact,
     }
-    return resolve_with(_BOOK, ('vehicle_damage',), given, signature=True)
+    return resolve_rule(_BOOK, 'vehicle_damage', given)
 
 @inputs_by_name
 def maneuver_penalty(
@@ -9194,7 +9241,7 @@ def maneuver_penalty(
     - skill +maneuver_modifier[maneuver]
     """
     given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_penalty',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuver_penalty', given)
 
 @inputs_by_name
 def skill_roll_modifiers(
@@ -9255,7 +9302,7 @@ def skill_roll_modifiers(
         'limbs_rocks': limbs_rocks,
         'minor_vehicle_damage': minor_vehicle_damage,
     }
-    return resolve_with(_BOOK, ('skill_roll_modifiers',), given, signature=True)
+    return resolve_rule(_BOOK, 'skill_roll_modifiers', given)
 
 @inputs_by_name
 def individual_actions(
@@ -9287,7 +9334,7 @@ def individual_actions(
         'thrown_risk': thrown_risk,
         'enclosed_vehicle': enclosed_vehicle,
     }
-    return resolve_with(_BOOK, ('individual_actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'individual_actions', given)
 
 @inputs_by_name
 def chase_trouble_effects(
@@ -9317,7 +9364,7 @@ def chase_trouble_effects(
         'fueled': fueled,
         'creature_drawn': creature_drawn,
     }
-    return resolve_with(_BOOK, ('chase_trouble_effects',), given, signature=True)
+    return resolve_rule(_BOOK, 'chase_trouble_effects', given)
 
 @inputs_by_name
 def asphyxiation(
@@ -9350,7 +9397,7 @@ def asphyxiation(
         'breath_failed': breath_failed,
         'breath_multiplier': breath_multiplier,
     }
-    return resolve_with(_BOOK, ('asphyxiation',), given, signature=True)
+    return resolve_rule(_BOOK, 'asphyxiation', given)
 
 @inputs_by_name
 def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
@@ -9360,7 +9407,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - derive choking_damage = d6 (when choked)
     """
     given: dict[str, object] = {'CON': CON, 'choked': choked}
-    return resolve_with(_BOOK, ('choking',), given, signature=True)
+    return resolve_rule(_BOOK, 'choking', given)
 
 @inputs_by_name
 def close_combat(
@@ -9387,7 +9434,7 @@ def close_combat(
         'in_close_combat': in_close_combat,
         'kept_at_bay': kept_at_bay,
     }
-    return resolve_with(_BOOK, ('close_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'close_combat', given)
 
 @inputs_by_name
 def closing(
@@ -9407,7 +9454,7 @@ def closing(
         'opponent_weapon_SIZ': opponent_weapon_SIZ,
         'closed_this_round': closed_this_round,
     }
-    return resolve_with(_BOOK, ('closing',), given, signature=True)
+    return resolve_rule(_BOOK, 'closing', given)
 
 @inputs_by_name
 def cold_exposure_hunger_thirst(
@@ -9441,7 +9488,7 @@ def cold_exposure_hunger_thirst(
         'physical_action': physical_action,
         'exposure_multiplier': exposure_multiplier,
     }
-    return resolve_with(_BOOK, ('cold_exposure_hunger_thirst',), given, signature=True)
+    return resolve_rule(_BOOK, 'cold_exposure_hunger_thirst', given)
 
 @inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
@@ -9452,7 +9499,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
     given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-    return resolve_with(_BOOK, ('cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'cover', given)
 
 @inputs_by_name
 def darkness(
@@ -9477,7 +9524,7 @@ def darkness(
         'darkness_modifier': darkness_modifier,
         'opponent_detected': opponent_detected,
     }
-    return resolve_with(_BOOK, ('darkness',), given, signature=True)
+    return resolve_rule(_BOOK, 'darkness', given)
 
 @inputs_by_name
 def desperate_actions(
@@ -9507,7 +9554,7 @@ def desperate_actions(
         'desperate_last_round': desperate_last_round,
         'fatigue_cost': fatigue_cost,
     }
-    return resolve_with(_BOOK, ('desperate_actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'desperate_actions', given)
 
 @inputs_by_name
 def disarming(
@@ -9534,7 +9581,7 @@ def disarming(
         'weapon_hit_points': weapon_hit_points,
         'disarm_suspected': disarm_suspected,
     }
-    return resolve_with(_BOOK, ('disarming',), given, signature=True)
+    return resolve_rule(_BOOK, 'disarming', given)
 
 @inputs_by_name
 def disease(
@@ -9561,7 +9608,7 @@ def disease(
         'con_failures': con_failures,
         'disease_type': disease_type,
     }
-    return resolve_with(_BOOK, ('disease',), given, signature=True)
+    return resolve_rule(_BOOK, 'disease', given)
 
 @inputs_by_name
 def disease_recovery(
@@ -9584,7 +9631,7 @@ def disease_recovery(
         'recovery_fumbles': recovery_fumbles,
         'strain': strain,
     }
-    return resolve_with(_BOOK, ('disease_recovery',), given, signature=True)
+    return resolve_rule(_BOOK, 'disease_recovery', given)
 
 @inputs_by_name
 def disengaging(
@@ -9610,7 +9657,7 @@ def disengaging(
         'disengage': disengage,
         'all_defenses_succeeded': all_defenses_succeeded,
     }
-    return resolve_with(_BOOK, ('disengaging',), given, signature=True)
+    return resolve_rule(_BOOK, 'disengaging', given)
 
 @inputs_by_name
 def drawing_weapons(
@@ -9630,7 +9677,7 @@ def drawing_weapons(
         'weapon_change': weapon_change,
         'ready_ranks': ready_ranks,
     }
-    return resolve_with(_BOOK, ('drawing_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'drawing_weapons', given)
 
 @inputs_by_name
 def enclosed_environments(
@@ -9651,7 +9698,7 @@ def enclosed_environments(
         'space': space,
         'ranged_weapon': ranged_weapon,
     }
-    return resolve_with(_BOOK, ('enclosed_environments',), given, signature=True)
+    return resolve_rule(_BOOK, 'enclosed_environments', given)
 
 @inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
@@ -9661,7 +9708,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - roll entangle_attack: d100 <= skill (when entangle)
     """
     given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-    return resolve_with(_BOOK, ('entangling',), given, signature=True)
+    return resolve_rule(_BOOK, 'entangling', given)
 
 @inputs_by_name
 def roll_bonus(
@@ -9673,7 +9720,7 @@ def roll_bonus(
     Looked up by command_roll.
     """
     given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
+    return resolve_rule(_BOOK, 'roll_bonus', given)
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -9682,7 +9729,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
     Looked up by shots.
     """
     given: dict[str, object] = {'shots': shots}
-    return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
+    return resolve_rule(_BOOK, 'autofire_hits', given)
 
 @inputs_by_name
 def chase_steps(
@@ -9694,7 +9741,7 @@ def chase_steps(
     Looked up by chase_result.
     """
     given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
+    return resolve_rule(_BOOK, 'chase_steps', given)
 
 @inputs_by_name
 def range_track(
@@ -9706,7 +9753,7 @@ def range_track(
     Looked up by chase_range.
     """
     given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_with(_BOOK, ('range_track',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_track', given)
 
 @inputs_by_name
 def maneuver_modifier(
@@ -9718,7 +9765,7 @@ def maneuver_modifier(
     Looked up by maneuver.
     """
     given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuver_modifier', given)
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -9738,7 +9785,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     Looked up by asphyxiation_round.
     """
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
+    return resolve_rule(_BOOK, 'breath_by_round', given)
 
 @inputs_by_name
 def asphyxiation_damage(
@@ -9750,7 +9797,7 @@ def asphyxiation_damage(
     Looked up by substance.
     """
     given: dict[str, object] = {'substance': substance}
-    return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
+    return resolve_rule(_BOOK, 'asphyxiation_damage', given)
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -9759,7 +9806,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
     Looked up by con_failures.
     """
     given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
+    return resolve_rule(_BOOK, 'illness_severity', given)
 
 @inputs_by_name
 def disease_types(
@@ -9771,7 +9818,7 @@ def disease_types(
     Looked up by disease_type.
     """
     given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_with(_BOOK, ('disease_types',), given, signature=True)
+    return resolve_rule(_BOOK, 'disease_types', given)
 
 __all__ = [
     'INPUTS',

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1402,7 +1402,7 @@ class Book:
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
-    """The table cells looked up so far, each with its trace (`Scope.lookup`)."""
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1780,6 +1780,7 @@ class _Plan:
         "reads",
         "roll_group",
         "rules",
+        "settled",
         "stat_keys",
         "steps",
         "table_notes",
@@ -1827,6 +1828,9 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
+        """The stats settled so far, by base and the modifiers that held (additions alone are
+        summed, not kept), with what became of each modifier."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1836,7 +1840,16 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            return [(index, self._decide(index, scope, decided) < 0) for index in indexes]
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -1858,10 +1871,12 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        for at, clause in enumerate(self.clauses[index]):
-            if not clause(scope):
-                position = at
-                break
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
         decided[index] = position
         return position
 
@@ -1938,18 +1953,18 @@ class _Plan:
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=lambda x: x[0])
+            modifiers.sort(key=itemgetter(0))
         return Resolution(
             rulebook=book.info.name,
             rules=self.rules,
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple(modifier for _, modifier in modifiers),
+            modifiers=tuple([modifier for _, modifier in modifiers]),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(table_result(scope, table) for table in self.tables),
+            tables=tuple([table_result(scope, table) for table in self.tables]) if self.tables else (),
             trace=tuple(trace),
         )
 
@@ -1957,19 +1972,45 @@ class _Plan:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        added = _added(self.book, name, base, held)
+        book = self.book
+        added = _added(book, name, base, held)
         if added is not None:
             out += [
                 (index, Modifier(spec, whole(amount), "applied", None))
                 for index, (spec, amount) in zip(where, held, strict=True)
             ]
             return added
-        value, statuses = settle_stat(self.book, name, base, held)
+        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = settle_stat(book, name, base, held)
+        value, statuses = found
         out += [
             (index, Modifier(spec, whole(amount), status, reason))
             for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
         ]
         return value
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2035,7 +2076,8 @@ def _gated(
             f"`{name}` had no effect: it is read only {needed}",
             kind="input",
         )
-        out.append((name, reads, note))
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
     return tuple(out)
 
 
@@ -2183,7 +2225,11 @@ def roll_result(
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -2462,14 +2508,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2494,7 +2541,7 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    return book.plan(tuple(chosen)).resolve(values, frozenset(supplied))
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -7487,7 +7534,7 @@ def attack(*, skill: int = 50) -> Resolution:
     - roll hit: d100 <= skill
     """
     given: dict[str, object] = {'skill': skill}
-    return resolve_with(_BOOK, ('attack',), given, signature=True)
+    return resolve_rule(_BOOK, 'attack', given)
 
 @inputs_by_name
 def explosions(
@@ -7512,7 +7559,7 @@ def explosions(
         'distance': distance,
         'demolition': demolition,
     }
-    return resolve_with(_BOOK, ('explosions',), given, signature=True)
+    return resolve_rule(_BOOK, 'explosions', given)
 
 @inputs_by_name
 def point_blank_range(
@@ -7537,7 +7584,7 @@ def point_blank_range(
         'missile_kind': missile_kind,
         'reach': reach,
     }
-    return resolve_with(_BOOK, ('point_blank_range',), given, signature=True)
+    return resolve_rule(_BOOK, 'point_blank_range', given)
 
 @inputs_by_name
 def extended_range(
@@ -7570,7 +7617,7 @@ def extended_range(
         'reach': reach,
         'hand_propelled': hand_propelled,
     }
-    return resolve_with(_BOOK, ('extended_range',), given, signature=True)
+    return resolve_rule(_BOOK, 'extended_range', given)
 
 @inputs_by_name
 def falling(
@@ -7601,7 +7648,7 @@ def falling(
         'thrown_down': thrown_down,
         'stake': stake,
     }
-    return resolve_with(_BOOK, ('falling',), given, signature=True)
+    return resolve_rule(_BOOK, 'falling', given)
 
 @inputs_by_name
 def fighting_while_down(
@@ -7627,7 +7674,7 @@ def fighting_while_down(
         'target_prone': target_prone,
         'two_handed': two_handed,
     }
-    return resolve_with(_BOOK, ('fighting_while_down',), given, signature=True)
+    return resolve_rule(_BOOK, 'fighting_while_down', given)
 
 @inputs_by_name
 def fire_and_heat(
@@ -7659,7 +7706,7 @@ def fire_and_heat(
         'burn_damage': burn_damage,
         'extinguishing': extinguishing,
     }
-    return resolve_with(_BOOK, ('fire_and_heat',), given, signature=True)
+    return resolve_rule(_BOOK, 'fire_and_heat', given)
 
 @inputs_by_name
 def firing_into_combat(
@@ -7687,7 +7734,7 @@ def firing_into_combat(
         'both_close': both_close,
         'extra_bodies': extra_bodies,
     }
-    return resolve_with(_BOOK, ('firing_into_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'firing_into_combat', given)
 
 @inputs_by_name
 def fortified_positions(
@@ -7708,7 +7755,7 @@ def fortified_positions(
         'attack_kind': attack_kind,
         'fortified': fortified,
     }
-    return resolve_with(_BOOK, ('fortified_positions',), given, signature=True)
+    return resolve_rule(_BOOK, 'fortified_positions', given)
 
 @inputs_by_name
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -7717,7 +7764,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_with(_BOOK, ('improvised_wear',), given, signature=True)
+    return resolve_rule(_BOOK, 'improvised_wear', given)
 
 @inputs_by_name
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -7726,7 +7773,7 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
     - as improvised_wear
     """
     given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_with(_BOOK, ('improvised_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'improvised_weapons', given)
 
 @inputs_by_name
 def improvised_parrying_weapons(
@@ -7748,7 +7795,7 @@ def improvised_parrying_weapons(
         'weapon_base': weapon_base,
         'weapon_enc': weapon_enc,
     }
-    return resolve_with(_BOOK, ('improvised_parrying_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'improvised_parrying_weapons', given)
 
 @inputs_by_name
 def knockback(
@@ -7785,7 +7832,7 @@ def knockback(
         'from_above': from_above,
         'half_siz_threshold': half_siz_threshold,
     }
-    return resolve_with(_BOOK, ('knockback',), given, signature=True)
+    return resolve_rule(_BOOK, 'knockback', given)
 
 @inputs_by_name
 def knockout_attacks(
@@ -7802,7 +7849,7 @@ def knockout_attacks(
     - derive knocked_out = d10 + 10 (when wound == major)
     """
     given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
-    return resolve_with(_BOOK, ('knockout_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'knockout_attacks', given)
 
 @inputs_by_name
 def light_sources(
@@ -7834,7 +7881,7 @@ def light_sources(
         'careful_light': careful_light,
         'light_dropped': light_dropped,
     }
-    return resolve_with(_BOOK, ('light_sources',), given, signature=True)
+    return resolve_rule(_BOOK, 'light_sources', given)
 
 @inputs_by_name
 def mass_combat(
@@ -7857,7 +7904,7 @@ def mass_combat(
         'side_pot': side_pot,
         'enemy_pot': enemy_pot,
     }
-    return resolve_with(_BOOK, ('mass_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'mass_combat', given)
 
 @inputs_by_name
 def missile_fire_while_moving(
@@ -7890,7 +7937,7 @@ def missile_fire_while_moving(
         'moving': moving,
         'fire_direction': fire_direction,
     }
-    return resolve_with(_BOOK, ('missile_fire_while_moving',), given, signature=True)
+    return resolve_rule(_BOOK, 'missile_fire_while_moving', given)
 
 @inputs_by_name
 def superior_position(
@@ -7914,7 +7961,7 @@ def superior_position(
         'long_weapon': long_weapon,
         'opponent_long_weapon': opponent_long_weapon,
     }
-    return resolve_with(_BOOK, ('superior_position',), given, signature=True)
+    return resolve_rule(_BOOK, 'superior_position', given)
 
 @inputs_by_name
 def mounted_combat(
@@ -7963,7 +8010,7 @@ def mounted_combat(
         'spurring': spurring,
         'mount_POW': mount_POW,
     }
-    return resolve_with(_BOOK, ('mounted_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'mounted_combat', given)
 
 @inputs_by_name
 def natural_weapons(
@@ -7986,7 +8033,7 @@ def natural_weapons(
         'natural_weapon': natural_weapon,
         'natural_damage': natural_damage,
     }
-    return resolve_with(_BOOK, ('natural_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'natural_weapons', given)
 
 @inputs_by_name
 def poisons(
@@ -8003,7 +8050,7 @@ def poisons(
     - derive poison_onset = poison_delay[poison_speed]
     """
     given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
-    return resolve_with(_BOOK, ('poisons',), given, signature=True)
+    return resolve_rule(_BOOK, 'poisons', given)
 
 @inputs_by_name
 def poison_antidotes(
@@ -8025,7 +8072,7 @@ def poison_antidotes(
         'antidote_pot': antidote_pot,
         'poison_speed': poison_speed,
     }
-    return resolve_with(_BOOK, ('poison_antidotes',), given, signature=True)
+    return resolve_rule(_BOOK, 'poison_antidotes', given)
 
 @inputs_by_name
 def prone(
@@ -8063,7 +8110,7 @@ def prone(
         'voluntarily_prone': voluntarily_prone,
         'getting_up': getting_up,
     }
-    return resolve_with(_BOOK, ('prone',), given, signature=True)
+    return resolve_rule(_BOOK, 'prone', given)
 
 @inputs_by_name
 def pulling_blows(
@@ -8082,7 +8129,7 @@ def pulling_blows(
         'pull_steps': pull_steps,
         'pull_dice': pull_dice,
     }
-    return resolve_with(_BOOK, ('pulling_blows',), given, signature=True)
+    return resolve_rule(_BOOK, 'pulling_blows', given)
 
 @inputs_by_name
 def quickdraws(
@@ -8109,7 +8156,7 @@ def quickdraws(
         'opponent_DEX': opponent_DEX,
         'after_exchange': after_exchange,
     }
-    return resolve_with(_BOOK, ('quickdraws',), given, signature=True)
+    return resolve_rule(_BOOK, 'quickdraws', given)
 
 @inputs_by_name
 def radiation(
@@ -8145,7 +8192,7 @@ def radiation(
         'mutations': mutations,
         'physical_skill': physical_skill,
     }
-    return resolve_with(_BOOK, ('radiation',), given, signature=True)
+    return resolve_rule(_BOOK, 'radiation', given)
 
 @inputs_by_name
 def shields_and_missile_fire(
@@ -8164,7 +8211,7 @@ def shields_and_missile_fire(
         'shield_use': shield_use,
         'fast_missile': fast_missile,
     }
-    return resolve_with(_BOOK, ('shields_and_missile_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'shields_and_missile_fire', given)
 
 @inputs_by_name
 def shooting_up_or_down(
@@ -8189,7 +8236,7 @@ def shooting_up_or_down(
         'shot_angle': shot_angle,
         'shot_direction': shot_direction,
     }
-    return resolve_with(_BOOK, ('shooting_up_or_down',), given, signature=True)
+    return resolve_rule(_BOOK, 'shooting_up_or_down', given)
 
 @inputs_by_name
 def slippery_surfaces(
@@ -8204,7 +8251,7 @@ def slippery_surfaces(
     - roll keep_footing: d100 <= agility
     """
     given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
-    return resolve_with(_BOOK, ('slippery_surfaces',), given, signature=True)
+    return resolve_rule(_BOOK, 'slippery_surfaces', given)
 
 @inputs_by_name
 def stunning_or_subduing(
@@ -8243,7 +8290,7 @@ def stunning_or_subduing(
         'stun_hit': stun_hit,
         'stun_damage': stun_damage,
     }
-    return resolve_with(_BOOK, ('stunning_or_subduing',), given, signature=True)
+    return resolve_rule(_BOOK, 'stunning_or_subduing', given)
 
 @inputs_by_name
 def superior_numbers(
@@ -8257,7 +8304,7 @@ def superior_numbers(
     - derive crowded_out = attackers - can_attack
     """
     given: dict[str, object] = {'attackers': attackers, 'attacker_weapons': attacker_weapons}
-    return resolve_with(_BOOK, ('superior_numbers',), given, signature=True)
+    return resolve_rule(_BOOK, 'superior_numbers', given)
 
 @inputs_by_name
 def sweep_attacks(
@@ -8287,7 +8334,7 @@ def sweep_attacks(
         'sweep_defender': sweep_defender,
         'sweep_damage': sweep_damage,
     }
-    return resolve_with(_BOOK, ('sweep_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'sweep_attacks', given)
 
 @inputs_by_name
 def thrown_weapons(
@@ -8309,7 +8356,7 @@ def thrown_weapons(
         'thrown_attack': thrown_attack,
         'unskilled_close': unskilled_close,
     }
-    return resolve_with(_BOOK, ('thrown_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'thrown_weapons', given)
 
 @inputs_by_name
 def two_weapons(
@@ -8347,7 +8394,7 @@ def two_weapons(
         'off_hand_weapon': off_hand_weapon,
         'handedness_unknown': handedness_unknown,
     }
-    return resolve_with(_BOOK, ('two_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'two_weapons', given)
 
 @inputs_by_name
 def underwater_combat(
@@ -8384,7 +8431,7 @@ def underwater_combat(
         'shield_parry': shield_parry,
         'acclimated': acclimated,
     }
-    return resolve_with(_BOOK, ('underwater_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'underwater_combat', given)
 
 @inputs_by_name
 def vacuum(
@@ -8419,7 +8466,7 @@ def vacuum(
         'abrupt': abrupt,
         'sight_roll': sight_roll,
     }
-    return resolve_with(_BOOK, ('vacuum',), given, signature=True)
+    return resolve_rule(_BOOK, 'vacuum', given)
 
 @inputs_by_name
 def volley_fire(
@@ -8443,7 +8490,7 @@ def volley_fire(
         'dex_rank': dex_rank,
         'attacks_per_round': attacks_per_round,
     }
-    return resolve_with(_BOOK, ('volley_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'volley_fire', given)
 
 @inputs_by_name
 def weapon_length(
@@ -8468,7 +8515,7 @@ def weapon_length(
         'their_length': their_length,
         'inside_guard': inside_guard,
     }
-    return resolve_with(_BOOK, ('weapon_length',), given, signature=True)
+    return resolve_rule(_BOOK, 'weapon_length', given)
 
 @inputs_by_name
 def wind(
@@ -8491,7 +8538,7 @@ def wind(
         'wind_str': wind_str,
         'wind_affected': wind_affected,
     }
-    return resolve_with(_BOOK, ('wind',), given, signature=True)
+    return resolve_rule(_BOOK, 'wind', given)
 
 @inputs_by_name
 def cloud_cover(
@@ -8507,7 +8554,7 @@ def cloud_cover(
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
     given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
-    return resolve_with(_BOOK, ('cloud_cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'cloud_cover', given)
 
 @inputs_by_name
 def rain(
@@ -8527,7 +8574,7 @@ def rain(
         'precipitation_kind': precipitation_kind,
         'weather_skill': weather_skill,
     }
-    return resolve_with(_BOOK, ('rain',), given, signature=True)
+    return resolve_rule(_BOOK, 'rain', given)
 
 @inputs_by_name
 def weather_conditions(
@@ -8557,7 +8604,7 @@ def weather_conditions(
         'precipitation_kind': precipitation_kind,
         'weather_skill': weather_skill,
     }
-    return resolve_with(_BOOK, ('weather_conditions',), given, signature=True)
+    return resolve_rule(_BOOK, 'weather_conditions', given)
 
 @inputs_by_name
 def zero_gravity_combat(
@@ -8584,7 +8631,7 @@ def zero_gravity_combat(
         'braced': braced,
         'impact_damage': impact_damage,
     }
-    return resolve_with(_BOOK, ('zero_gravity_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'zero_gravity_combat', given)
 
 @inputs_by_name
 def fire_sources(
@@ -8596,7 +8643,7 @@ def fire_sources(
     Looked up by fire.
     """
     given: dict[str, object] = {'fire': fire}
-    return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
+    return resolve_rule(_BOOK, 'fire_sources', given)
 
 @inputs_by_name
 def light_burn_time(
@@ -8608,7 +8655,7 @@ def light_burn_time(
     Looked up by light.
     """
     given: dict[str, object] = {'light': light}
-    return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
+    return resolve_rule(_BOOK, 'light_burn_time', given)
 
 @inputs_by_name
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
@@ -8617,7 +8664,7 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
     Looked up by poison_speed.
     """
     given: dict[str, object] = {'poison_speed': poison_speed}
-    return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
+    return resolve_rule(_BOOK, 'poison_delay', given)
 
 @inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
@@ -8626,7 +8673,7 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     Looked up by radiation_pot.
     """
     given: dict[str, object] = {'radiation_pot': radiation_pot}
-    return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
+    return resolve_rule(_BOOK, 'radiation_effects', given)
 
 @inputs_by_name
 def shield_block(
@@ -8639,7 +8686,7 @@ def shield_block(
     Looked up by shield, shield_use.
     """
     given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
-    return resolve_with(_BOOK, ('shield_block',), given, signature=True)
+    return resolve_rule(_BOOK, 'shield_block', given)
 
 @inputs_by_name
 def attackers_with_room(
@@ -8651,7 +8698,7 @@ def attackers_with_room(
     Looked up by attacker_weapons.
     """
     given: dict[str, object] = {'attacker_weapons': attacker_weapons}
-    return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
+    return resolve_rule(_BOOK, 'attackers_with_room', given)
 
 @inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
@@ -8671,7 +8718,7 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
     Looked up by wind_str.
     """
     given: dict[str, object] = {'wind_str': wind_str}
-    return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
+    return resolve_rule(_BOOK, 'wind_strength', given)
 
 @inputs_by_name
 def cloud_cover_levels(
@@ -8683,7 +8730,7 @@ def cloud_cover_levels(
     Looked up by clouds.
     """
     given: dict[str, object] = {'clouds': clouds}
-    return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
+    return resolve_rule(_BOOK, 'cloud_cover_levels', given)
 
 @inputs_by_name
 def precipitation(
@@ -8695,7 +8742,7 @@ def precipitation(
     Looked up by precipitation_kind.
     """
     given: dict[str, object] = {'precipitation_kind': precipitation_kind}
-    return resolve_with(_BOOK, ('precipitation',), given, signature=True)
+    return resolve_rule(_BOOK, 'precipitation', given)
 
 __all__ = [
     'INPUTS',

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1402,7 +1402,7 @@ class Book:
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
-    """The table cells looked up so far, each with its trace (`Scope.lookup`)."""
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1780,6 +1780,7 @@ class _Plan:
         "reads",
         "roll_group",
         "rules",
+        "settled",
         "stat_keys",
         "steps",
         "table_notes",
@@ -1827,6 +1828,9 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
+        """The stats settled so far, by base and the modifiers that held (additions alone are
+        summed, not kept), with what became of each modifier."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1836,7 +1840,16 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            return [(index, self._decide(index, scope, decided) < 0) for index in indexes]
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -1858,10 +1871,12 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        for at, clause in enumerate(self.clauses[index]):
-            if not clause(scope):
-                position = at
-                break
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
         decided[index] = position
         return position
 
@@ -1938,18 +1953,18 @@ class _Plan:
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=lambda x: x[0])
+            modifiers.sort(key=itemgetter(0))
         return Resolution(
             rulebook=book.info.name,
             rules=self.rules,
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple(modifier for _, modifier in modifiers),
+            modifiers=tuple([modifier for _, modifier in modifiers]),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(table_result(scope, table) for table in self.tables),
+            tables=tuple([table_result(scope, table) for table in self.tables]) if self.tables else (),
             trace=tuple(trace),
         )
 
@@ -1957,19 +1972,45 @@ class _Plan:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        added = _added(self.book, name, base, held)
+        book = self.book
+        added = _added(book, name, base, held)
         if added is not None:
             out += [
                 (index, Modifier(spec, whole(amount), "applied", None))
                 for index, (spec, amount) in zip(where, held, strict=True)
             ]
             return added
-        value, statuses = settle_stat(self.book, name, base, held)
+        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = settle_stat(book, name, base, held)
+        value, statuses = found
         out += [
             (index, Modifier(spec, whole(amount), status, reason))
             for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
         ]
         return value
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2035,7 +2076,8 @@ def _gated(
             f"`{name}` had no effect: it is read only {needed}",
             kind="input",
         )
-        out.append((name, reads, note))
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
     return tuple(out)
 
 
@@ -2183,7 +2225,11 @@ def roll_result(
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -2462,14 +2508,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2494,7 +2541,7 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    return book.plan(tuple(chosen)).resolve(values, frozenset(supplied))
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -4942,7 +4989,7 @@ def other_mods_stack(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('other_mods_stack',), given, signature=True)
+    return resolve_rule(_BOOK, 'other_mods_stack', given)
 
 @inputs_by_name
 def lof_roll(
@@ -4974,7 +5021,7 @@ def lof_roll(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('lof_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'lof_roll', given)
 
 @inputs_by_name
 def difficult(
@@ -5003,7 +5050,7 @@ def difficult(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('difficult',), given, signature=True)
+    return resolve_rule(_BOOK, 'difficult', given)
 
 @inputs_by_name
 def very_difficult(
@@ -5033,7 +5080,7 @@ def very_difficult(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('very_difficult',), given, signature=True)
+    return resolve_rule(_BOOK, 'very_difficult', given)
 
 @inputs_by_name
 def saturation(
@@ -5048,7 +5095,7 @@ def saturation(
     - burst min 1
     """
     given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_with(_BOOK, ('saturation',), given, signature=True)
+    return resolve_rule(_BOOK, 'saturation', given)
 
 @inputs_by_name
 def high_saturation(
@@ -5063,7 +5110,7 @@ def high_saturation(
     - burst min 1
     """
     given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_with(_BOOK, ('high_saturation',), given, signature=True)
+    return resolve_rule(_BOOK, 'high_saturation', given)
 
 @inputs_by_name
 def low_visibility(
@@ -5089,7 +5136,7 @@ def low_visibility(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('low_visibility',), given, signature=True)
+    return resolve_rule(_BOOK, 'low_visibility', given)
 
 @inputs_by_name
 def poor_visibility(
@@ -5115,7 +5162,7 @@ def poor_visibility(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('poor_visibility',), given, signature=True)
+    return resolve_rule(_BOOK, 'poor_visibility', given)
 
 @inputs_by_name
 def zero_visibility(
@@ -5148,7 +5195,7 @@ def zero_visibility(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('zero_visibility',), given, signature=True)
+    return resolve_rule(_BOOK, 'zero_visibility', given)
 
 @inputs_by_name
 def white_noise(
@@ -5178,7 +5225,7 @@ def white_noise(
         'facing': facing,
         'msv': msv,
     }
-    return resolve_with(_BOOK, ('white_noise',), given, signature=True)
+    return resolve_rule(_BOOK, 'white_noise', given)
 
 @inputs_by_name
 def insecure(
@@ -5191,7 +5238,7 @@ def insecure(
     - roll hostile: d20 >= 20
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('insecure',), given, signature=True)
+    return resolve_rule(_BOOK, 'insecure', given)
 
 @inputs_by_name
 def adverse(
@@ -5204,7 +5251,7 @@ def adverse(
     - roll hostile: d20 >= 19
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('adverse',), given, signature=True)
+    return resolve_rule(_BOOK, 'adverse', given)
 
 @inputs_by_name
 def dangerous(
@@ -5217,7 +5264,7 @@ def dangerous(
     - roll hostile: d20 >= 18
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('dangerous',), given, signature=True)
+    return resolve_rule(_BOOK, 'dangerous', given)
 
 @inputs_by_name
 def aggressive(
@@ -5230,7 +5277,7 @@ def aggressive(
     - roll hostile: d20 >= 17
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('aggressive',), given, signature=True)
+    return resolve_rule(_BOOK, 'aggressive', given)
 
 @inputs_by_name
 def lethal(
@@ -5243,7 +5290,7 @@ def lethal(
     - roll hostile: d20 >= 16
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('lethal',), given, signature=True)
+    return resolve_rule(_BOOK, 'lethal', given)
 
 @inputs_by_name
 def savage(
@@ -5256,7 +5303,7 @@ def savage(
     - roll hostile: d20 >= 14
     """
     given: dict[str, object] = {'hostility': hostility}
-    return resolve_with(_BOOK, ('savage',), given, signature=True)
+    return resolve_rule(_BOOK, 'savage', given)
 
 @inputs_by_name
 def woods(
@@ -5307,7 +5354,7 @@ def woods(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('woods',), given, signature=True)
+    return resolve_rule(_BOOK, 'woods', given)
 
 @inputs_by_name
 def jungle(
@@ -5358,7 +5405,7 @@ def jungle(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('jungle',), given, signature=True)
+    return resolve_rule(_BOOK, 'jungle', given)
 
 @inputs_by_name
 def steep_hills(
@@ -5387,7 +5434,7 @@ def steep_hills(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('steep_hills',), given, signature=True)
+    return resolve_rule(_BOOK, 'steep_hills', given)
 
 @inputs_by_name
 def high_mountain(
@@ -5438,7 +5485,7 @@ def high_mountain(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('high_mountain',), given, signature=True)
+    return resolve_rule(_BOOK, 'high_mountain', given)
 
 @inputs_by_name
 def primeval_forest(
@@ -5493,7 +5540,7 @@ def primeval_forest(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('primeval_forest',), given, signature=True)
+    return resolve_rule(_BOOK, 'primeval_forest', given)
 
 @inputs_by_name
 def dense_jungle(
@@ -5544,7 +5591,7 @@ def dense_jungle(
         'range_mod': range_mod,
         'other_mods': other_mods,
     }
-    return resolve_with(_BOOK, ('dense_jungle',), given, signature=True)
+    return resolve_rule(_BOOK, 'dense_jungle', given)
 
 @inputs_by_name
 def arctic_plains(
@@ -5576,7 +5623,7 @@ def arctic_plains(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('arctic_plains',), given, signature=True)
+    return resolve_rule(_BOOK, 'arctic_plains', given)
 
 @inputs_by_name
 def mid_mountain(
@@ -5605,7 +5652,7 @@ def mid_mountain(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('mid_mountain',), given, signature=True)
+    return resolve_rule(_BOOK, 'mid_mountain', given)
 
 @inputs_by_name
 def swamp(
@@ -5644,7 +5691,7 @@ def swamp(
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
     }
-    return resolve_with(_BOOK, ('swamp',), given, signature=True)
+    return resolve_rule(_BOOK, 'swamp', given)
 
 @inputs_by_name
 def open_sea(
@@ -5676,7 +5723,7 @@ def open_sea(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('open_sea',), given, signature=True)
+    return resolve_rule(_BOOK, 'open_sea', given)
 
 @inputs_by_name
 def rocky_ground(
@@ -5712,7 +5759,7 @@ def rocky_ground(
         'lof_skill': lof_skill,
         'lof_zone': lof_zone,
     }
-    return resolve_with(_BOOK, ('rocky_ground',), given, signature=True)
+    return resolve_rule(_BOOK, 'rocky_ground', given)
 
 @inputs_by_name
 def sand_dunes(
@@ -5744,7 +5791,7 @@ def sand_dunes(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('sand_dunes',), given, signature=True)
+    return resolve_rule(_BOOK, 'sand_dunes', given)
 
 @inputs_by_name
 def beach(
@@ -5773,7 +5820,7 @@ def beach(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('beach',), given, signature=True)
+    return resolve_rule(_BOOK, 'beach', given)
 
 @inputs_by_name
 def zero_g(
@@ -5802,7 +5849,7 @@ def zero_g(
         'movement': movement,
         'failed_guts': failed_guts,
     }
-    return resolve_with(_BOOK, ('zero_g',), given, signature=True)
+    return resolve_rule(_BOOK, 'zero_g', given)
 
 @inputs_by_name
 def generator_room(
@@ -5855,7 +5902,7 @@ def generator_room(
         'msv': msv,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('generator_room',), given, signature=True)
+    return resolve_rule(_BOOK, 'generator_room', given)
 
 @inputs_by_name
 def engine_room(
@@ -5905,7 +5952,7 @@ def engine_room(
         'other_mods': other_mods,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('engine_room',), given, signature=True)
+    return resolve_rule(_BOOK, 'engine_room', given)
 
 @inputs_by_name
 def energy_core_room(
@@ -5959,7 +6006,7 @@ def energy_core_room(
         'msv': msv,
         'optional_mov': optional_mov,
     }
-    return resolve_with(_BOOK, ('energy_core_room',), given, signature=True)
+    return resolve_rule(_BOOK, 'energy_core_room', given)
 
 @inputs_by_name
 def storm(
@@ -5999,7 +6046,7 @@ def storm(
         'responding': responding,
         'facing': facing,
     }
-    return resolve_with(_BOOK, ('storm',), given, signature=True)
+    return resolve_rule(_BOOK, 'storm', given)
 
 @inputs_by_name
 def hostility_level(*, roll: int | None = None) -> Resolution:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1402,7 +1402,7 @@ class Book:
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
-    """The table cells looked up so far, each with its trace (`Scope.lookup`)."""
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1780,6 +1780,7 @@ class _Plan:
         "reads",
         "roll_group",
         "rules",
+        "settled",
         "stat_keys",
         "steps",
         "table_notes",
@@ -1827,6 +1828,9 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
+        """The stats settled so far, by base and the modifiers that held (additions alone are
+        summed, not kept), with what became of each modifier."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1836,7 +1840,16 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            return [(index, self._decide(index, scope, decided) < 0) for index in indexes]
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -1858,10 +1871,12 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        for at, clause in enumerate(self.clauses[index]):
-            if not clause(scope):
-                position = at
-                break
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
         decided[index] = position
         return position
 
@@ -1938,18 +1953,18 @@ class _Plan:
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=lambda x: x[0])
+            modifiers.sort(key=itemgetter(0))
         return Resolution(
             rulebook=book.info.name,
             rules=self.rules,
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple(modifier for _, modifier in modifiers),
+            modifiers=tuple([modifier for _, modifier in modifiers]),
             rolls=tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
-            tables=tuple(table_result(scope, table) for table in self.tables),
+            tables=tuple([table_result(scope, table) for table in self.tables]) if self.tables else (),
             trace=tuple(trace),
         )
 
@@ -1957,19 +1972,45 @@ class _Plan:
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        added = _added(self.book, name, base, held)
+        book = self.book
+        added = _added(book, name, base, held)
         if added is not None:
             out += [
                 (index, Modifier(spec, whole(amount), "applied", None))
                 for index, (spec, amount) in zip(where, held, strict=True)
             ]
             return added
-        value, statuses = settle_stat(self.book, name, base, held)
+        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = settle_stat(book, name, base, held)
+        value, statuses = found
         out += [
             (index, Modifier(spec, whole(amount), status, reason))
             for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
         ]
         return value
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2035,7 +2076,8 @@ def _gated(
             f"`{name}` had no effect: it is read only {needed}",
             kind="input",
         )
-        out.append((name, reads, note))
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
     return tuple(out)
 
 
@@ -2183,7 +2225,11 @@ def roll_result(
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -2462,14 +2508,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2494,7 +2541,7 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    return book.plan(tuple(chosen)).resolve(values, frozenset(supplied))
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -8749,7 +8796,7 @@ def range_bands(
         'different_arm': different_arm,
         'scope': scope,
     }
-    return resolve_with(_BOOK, ('range_bands',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_bands', given)
 
 @inputs_by_name
 def pace_class_rule(
@@ -8764,7 +8811,7 @@ def pace_class_rule(
     - pace -2 (when pace_class == burst and not bursting)
     """
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
-    return resolve_with(_BOOK, ('pace_class_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'pace_class_rule', given)
 
 @inputs_by_name
 def zone_move(
@@ -8795,7 +8842,7 @@ def zone_move(
         'running': running,
         'second_move': second_move,
     }
-    return resolve_with(_BOOK, ('zone_move',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_move', given)
 
 @inputs_by_name
 def action_limits(
@@ -8837,7 +8884,7 @@ def action_limits(
         'width_melee': width_melee,
         'assist_successes': assist_successes,
     }
-    return resolve_with(_BOOK, ('action_limits',), given, signature=True)
+    return resolve_rule(_BOOK, 'action_limits', given)
 
 @inputs_by_name
 def flank_zones(
@@ -8859,7 +8906,7 @@ def flank_zones(
         'action': action,
         'same_flank': same_flank,
     }
-    return resolve_with(_BOOK, ('flank_zones',), given, signature=True)
+    return resolve_rule(_BOOK, 'flank_zones', given)
 
 @inputs_by_name
 def take_cover(
@@ -8890,7 +8937,7 @@ def take_cover(
         'target_cover': target_cover,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('take_cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'take_cover', given)
 
 @inputs_by_name
 def defend_dodge(
@@ -8912,7 +8959,7 @@ def defend_dodge(
         'action': action,
         'defend_moved': defend_moved,
     }
-    return resolve_with(_BOOK, ('defend_dodge',), given, signature=True)
+    return resolve_rule(_BOOK, 'defend_dodge', given)
 
 @inputs_by_name
 def stealth_mode(
@@ -8936,7 +8983,7 @@ def stealth_mode(
         'stealthy': stealthy,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('stealth_mode',), given, signature=True)
+    return resolve_rule(_BOOK, 'stealth_mode', given)
 
 @inputs_by_name
 def drop_rule(
@@ -8959,7 +9006,7 @@ def drop_rule(
         'damage': damage,
         'drop': drop,
     }
-    return resolve_with(_BOOK, ('drop_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'drop_rule', given)
 
 @inputs_by_name
 def targeting_rule(
@@ -8983,7 +9030,7 @@ def targeting_rule(
         'vulnerability': vulnerability,
         'extra_die': extra_die,
     }
-    return resolve_with(_BOOK, ('targeting_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'targeting_rule', given)
 
 @inputs_by_name
 def paralysed(
@@ -9004,7 +9051,7 @@ def paralysed(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('paralysed',), given, signature=True)
+    return resolve_rule(_BOOK, 'paralysed', given)
 
 @inputs_by_name
 def broken_arm(
@@ -9025,7 +9072,7 @@ def broken_arm(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_arm',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_arm', given)
 
 @inputs_by_name
 def bleeder(
@@ -9053,7 +9100,7 @@ def bleeder(
         'penalty_raises': penalty_raises,
         'extra_bleeds': extra_bleeds,
     }
-    return resolve_with(_BOOK, ('bleeder',), given, signature=True)
+    return resolve_rule(_BOOK, 'bleeder', given)
 
 @inputs_by_name
 def knockdown(
@@ -9078,7 +9125,7 @@ def knockdown(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('knockdown',), given, signature=True)
+    return resolve_rule(_BOOK, 'knockdown', given)
 
 @inputs_by_name
 def crippled(
@@ -9099,7 +9146,7 @@ def crippled(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('crippled',), given, signature=True)
+    return resolve_rule(_BOOK, 'crippled', given)
 
 @inputs_by_name
 def broken_leg(
@@ -9125,7 +9172,7 @@ def broken_leg(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_leg',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_leg', given)
 
 @inputs_by_name
 def winded(
@@ -9145,7 +9192,7 @@ def winded(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('winded',), given, signature=True)
+    return resolve_rule(_BOOK, 'winded', given)
 
 @inputs_by_name
 def pain(
@@ -9171,7 +9218,7 @@ def pain(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('pain',), given, signature=True)
+    return resolve_rule(_BOOK, 'pain', given)
 
 @inputs_by_name
 def guts(
@@ -9196,7 +9243,7 @@ def guts(
         'dice_raises': dice_raises,
         'duration_raises': duration_raises,
     }
-    return resolve_with(_BOOK, ('guts',), given, signature=True)
+    return resolve_rule(_BOOK, 'guts', given)
 
 @inputs_by_name
 def scarred(
@@ -9217,7 +9264,7 @@ def scarred(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('scarred',), given, signature=True)
+    return resolve_rule(_BOOK, 'scarred', given)
 
 @inputs_by_name
 def deafened(
@@ -9243,7 +9290,7 @@ def deafened(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('deafened',), given, signature=True)
+    return resolve_rule(_BOOK, 'deafened', given)
 
 @inputs_by_name
 def blinded(
@@ -9270,7 +9317,7 @@ def blinded(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('blinded',), given, signature=True)
+    return resolve_rule(_BOOK, 'blinded', given)
 
 @inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
@@ -9283,7 +9330,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
         'final_damage': final_damage,
         'tuffness': tuffness,
     }
-    return resolve_with(_BOOK, ('uncon',), given, signature=True)
+    return resolve_rule(_BOOK, 'uncon', given)
 
 @inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
@@ -9292,7 +9339,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     - cover +zone_cover_value
     """
     given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-    return resolve_with(_BOOK, ('zone_cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_cover', given)
 
 @inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
@@ -9301,7 +9348,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     - visibility +zone_light_mod
     """
     given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-    return resolve_with(_BOOK, ('zone_light',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_light', given)
 
 @inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
@@ -9313,7 +9360,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
         'visibility': visibility,
         'zone_visibility_mod': zone_visibility_mod,
     }
-    return resolve_with(_BOOK, ('zone_visibility',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_visibility', given)
 
 @inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
@@ -9322,7 +9369,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-    return resolve_with(_BOOK, ('zone_entry',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_entry', given)
 
 @inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
@@ -9334,7 +9381,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
         'zone_width_max': zone_width_max,
         'close_occupants': close_occupants,
     }
-    return resolve_with(_BOOK, ('zone_width',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_width', given)
 
 @inputs_by_name
 def zone_terrain(
@@ -9355,7 +9402,7 @@ def zone_terrain(
         'terrain_ma': terrain_ma,
         'rough': rough,
     }
-    return resolve_with(_BOOK, ('zone_terrain',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_terrain', given)
 
 @inputs_by_name
 def zone_debris(
@@ -9377,7 +9424,7 @@ def zone_debris(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('zone_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_debris', given)
 
 @inputs_by_name
 def zone_stacking(
@@ -9396,7 +9443,7 @@ def zone_stacking(
         'zone_stacking_max': zone_stacking_max,
         'target_size': target_size,
     }
-    return resolve_with(_BOOK, ('zone_stacking',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_stacking', given)
 
 @inputs_by_name
 def rain(
@@ -9436,7 +9483,7 @@ def rain(
         'stealth': stealth,
         'rain_level': rain_level,
     }
-    return resolve_with(_BOOK, ('rain',), given, signature=True)
+    return resolve_rule(_BOOK, 'rain', given)
 
 @inputs_by_name
 def fog(
@@ -9463,7 +9510,7 @@ def fog(
         'zones_away': zones_away,
         'fog_level': fog_level,
     }
-    return resolve_with(_BOOK, ('fog',), given, signature=True)
+    return resolve_rule(_BOOK, 'fog', given)
 
 @inputs_by_name
 def cover_tile(
@@ -9494,7 +9541,7 @@ def cover_tile(
         'tuff_aoe': tuff_aoe,
         'cover_level': cover_level,
     }
-    return resolve_with(_BOOK, ('cover_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'cover_tile', given)
 
 @inputs_by_name
 def debris_tile(
@@ -9526,7 +9573,7 @@ def debris_tile(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('debris_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'debris_tile', given)
 
 @inputs_by_name
 def lighting(
@@ -9548,7 +9595,7 @@ def lighting(
         'stealth': stealth,
         'light_level': light_level,
     }
-    return resolve_with(_BOOK, ('lighting',), given, signature=True)
+    return resolve_rule(_BOOK, 'lighting', given)
 
 @inputs_by_name
 def noise(
@@ -9570,7 +9617,7 @@ def noise(
         'stealth': stealth,
         'noise_level': noise_level,
     }
-    return resolve_with(_BOOK, ('noise',), given, signature=True)
+    return resolve_rule(_BOOK, 'noise', given)
 
 @inputs_by_name
 def buzz(
@@ -9585,7 +9632,7 @@ def buzz(
     - comms -4 (when buzz_level == heavy)
     """
     given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-    return resolve_with(_BOOK, ('buzz',), given, signature=True)
+    return resolve_rule(_BOOK, 'buzz', given)
 
 @inputs_by_name
 def wind(
@@ -9614,7 +9661,7 @@ def wind(
         'heavy_weapon': heavy_weapon,
         'wind_level': wind_level,
     }
-    return resolve_with(_BOOK, ('wind',), given, signature=True)
+    return resolve_rule(_BOOK, 'wind', given)
 
 @inputs_by_name
 def wall_tile(
@@ -9632,7 +9679,7 @@ def wall_tile(
     - stealth +2 (when wall_level == heavy)
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
-    return resolve_with(_BOOK, ('wall_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'wall_tile', given)
 
 @inputs_by_name
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
@@ -9643,7 +9690,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
     given: dict[str, object] = {'barrier_level': barrier_level}
-    return resolve_with(_BOOK, ('barrier',), given, signature=True)
+    return resolve_rule(_BOOK, 'barrier', given)
 
 @inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
@@ -9653,7 +9700,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - stealth -1
     """
     given: dict[str, object] = {'stealth': stealth}
-    return resolve_with(_BOOK, ('tile_slippery',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_slippery', given)
 
 @inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
@@ -9662,7 +9709,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
     - move_target / 2 round down
     """
     given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-    return resolve_with(_BOOK, ('tile_slowing',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_slowing', given)
 
 @inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
@@ -9673,7 +9720,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - stealth +1
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-    return resolve_with(_BOOK, ('tile_obstacle',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_obstacle', given)
 
 @inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
@@ -9688,7 +9735,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_open_ground',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_open_ground', given)
 
 @inputs_by_name
 def tile_exposed_ground(
@@ -9711,7 +9758,7 @@ def tile_exposed_ground(
         'default_cover': default_cover,
         'missile_against': missile_against,
     }
-    return resolve_with(_BOOK, ('tile_exposed_ground',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_exposed_ground', given)
 
 @inputs_by_name
 def tile_clatter(
@@ -9734,7 +9781,7 @@ def tile_clatter(
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_clatter',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_clatter', given)
 
 @inputs_by_name
 def tile_shortcut() -> Resolution:
@@ -9743,7 +9790,7 @@ def tile_shortcut() -> Resolution:
     - derive free_zones = 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_shortcut',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_shortcut', given)
 
 @inputs_by_name
 def tile_fire() -> Resolution:
@@ -9752,7 +9799,7 @@ def tile_fire() -> Resolution:
     - derive fire_ag = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_fire', given)
 
 @inputs_by_name
 def tile_danger() -> Resolution:
@@ -9762,7 +9809,7 @@ def tile_danger() -> Resolution:
     - derive danger_damage = 2d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_danger',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_danger', given)
 
 @inputs_by_name
 def tile_test() -> Resolution:
@@ -9771,7 +9818,7 @@ def tile_test() -> Resolution:
     - derive trait_test = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_test',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_test', given)
 
 @inputs_by_name
 def tile_pit() -> Resolution:
@@ -9782,7 +9829,7 @@ def tile_pit() -> Resolution:
     - derive pit_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_pit',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_pit', given)
 
 @inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
@@ -9793,7 +9840,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trap',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_trap', given)
 
 @inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
@@ -9803,7 +9850,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trip_wire',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_trip_wire', given)
 
 @inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
@@ -9813,7 +9860,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - noticed +4
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_alarm',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_alarm', given)
 
 @inputs_by_name
 def tile_hideyhole() -> Resolution:
@@ -9822,7 +9869,7 @@ def tile_hideyhole() -> Resolution:
     - derive surprise = yes
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_hideyhole',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_hideyhole', given)
 
 @inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
@@ -9831,7 +9878,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
     - all_actions +1
     """
     given: dict[str, object] = {'all_actions': all_actions}
-    return resolve_with(_BOOK, ('tile_advantage',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_advantage', given)
 
 @inputs_by_name
 def tile_concealment(
@@ -9854,7 +9901,7 @@ def tile_concealment(
         'tuff_aoe': tuff_aoe,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_concealment',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_concealment', given)
 
 @inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
@@ -9869,7 +9916,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
         'tuff_ranged': tuff_ranged,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_defensive',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_defensive', given)
 
 @inputs_by_name
 def sporadic_encounter(
@@ -9888,7 +9935,7 @@ def sporadic_encounter(
         'target_groups': target_groups,
         'blank_options': blank_options,
     }
-    return resolve_with(_BOOK, ('sporadic_encounter',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_encounter', given)
 
 @inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
@@ -9897,7 +9944,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_pit',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_pit', given)
 
 @inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
@@ -9907,7 +9954,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - stacking max 2 (when adopted)
     """
     given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_walls',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_walls', given)
 
 @inputs_by_name
 def sporadic_doorway(
@@ -9925,7 +9972,7 @@ def sporadic_doorway(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_doorway',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_doorway', given)
 
 @inputs_by_name
 def sporadic_window(
@@ -9943,7 +9990,7 @@ def sporadic_window(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_window',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_window', given)
 
 @inputs_by_name
 def sporadic_furniture(
@@ -9958,7 +10005,7 @@ def sporadic_furniture(
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_furniture',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_furniture', given)
 
 @inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
@@ -9968,7 +10015,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_debris', given)
 
 @inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
@@ -9977,7 +10024,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
     - stealth +vegetation_stealth
     """
     given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
-    return resolve_with(_BOOK, ('sporadic_vegetation',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_vegetation', given)
 
 @inputs_by_name
 def sporadic_traps() -> Resolution:
@@ -9986,7 +10033,7 @@ def sporadic_traps() -> Resolution:
     - derive traps_damage = 2d6 + 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_traps',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_traps', given)
 
 @inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
@@ -9995,7 +10042,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_slippery',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_slippery', given)
 
 @inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
@@ -10004,7 +10051,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     - pace -slowing_points
     """
     given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-    return resolve_with(_BOOK, ('sporadic_slowing',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_slowing', given)
 
 @inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
@@ -10013,7 +10060,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_fire', given)
 
 @inputs_by_name
 def sporadic_defensible(
@@ -10035,13 +10082,13 @@ def sporadic_defensible(
         'adopted': adopted,
         'defensible_limit': defensible_limit,
     }
-    return resolve_with(_BOOK, ('sporadic_defensible',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_defensible', given)
 
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_animals',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_animals', given)
 
 @inputs_by_name
 def sporadic_falling_debris() -> Resolution:
@@ -10050,7 +10097,7 @@ def sporadic_falling_debris() -> Resolution:
     - derive falling_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_falling_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_falling_debris', given)
 
 @inputs_by_name
 def card_draw(
@@ -10077,7 +10124,7 @@ def card_draw(
         'chosen_level': chosen_level,
         'tile_level': tile_level,
     }
-    return resolve_with(_BOOK, ('card_draw',), given, signature=True)
+    return resolve_rule(_BOOK, 'card_draw', given)
 
 @inputs_by_name
 def initiative(
@@ -10108,7 +10155,7 @@ def initiative(
         'initiative_discards': initiative_discards,
         'bonus_actions': bonus_actions,
     }
-    return resolve_with(_BOOK, ('initiative',), given, signature=True)
+    return resolve_rule(_BOOK, 'initiative', given)
 
 @inputs_by_name
 def weapons(
@@ -10136,7 +10183,7 @@ def weapons(
         'brawn_die': brawn_die,
         'bulk_tier': bulk_tier,
     }
-    return resolve_with(_BOOK, ('weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'weapons', given)
 
 @inputs_by_name
 def armour_rules(
@@ -10171,7 +10218,7 @@ def armour_rules(
         'shield_bonus': shield_bonus,
         'large_shield': large_shield,
     }
-    return resolve_with(_BOOK, ('armour_rules',), given, signature=True)
+    return resolve_rule(_BOOK, 'armour_rules', given)
 
 @inputs_by_name
 def aoe_targets(
@@ -10202,7 +10249,7 @@ def aoe_targets(
         'converted': converted,
         'cast': cast_,
     }
-    return resolve_with(_BOOK, ('aoe_targets',), given, signature=True)
+    return resolve_rule(_BOOK, 'aoe_targets', given)
 
 @inputs_by_name
 def stun(
@@ -10226,7 +10273,7 @@ def stun(
         'stun_levels': stun_levels,
         'stun_option': stun_option,
     }
-    return resolve_with(_BOOK, ('stun',), given, signature=True)
+    return resolve_rule(_BOOK, 'stun', given)
 
 @inputs_by_name
 def pace_shift(
@@ -10238,7 +10285,7 @@ def pace_shift(
     Looked up by pace_class.
     """
     given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
+    return resolve_rule(_BOOK, 'pace_shift', given)
 
 @inputs_by_name
 def suit_category(
@@ -10250,7 +10297,7 @@ def suit_category(
     Looked up by suit.
     """
     given: dict[str, object] = {'suit': suit}
-    return resolve_with(_BOOK, ('suit_category',), given, signature=True)
+    return resolve_rule(_BOOK, 'suit_category', given)
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -10259,7 +10306,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
     Looked up by bulk.
     """
     given: dict[str, object] = {'bulk': bulk}
-    return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
+    return resolve_rule(_BOOK, 'bulk_armour', given)
 
 @inputs_by_name
 def aoe_templates(
@@ -10271,7 +10318,7 @@ def aoe_templates(
     Looked up by aoe.
     """
     given: dict[str, object] = {'aoe': aoe}
-    return resolve_with(_BOOK, ('aoe_templates',), given, signature=True)
+    return resolve_rule(_BOOK, 'aoe_templates', given)
 
 __all__ = [
     'INPUTS',

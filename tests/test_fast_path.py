@@ -40,7 +40,7 @@ def test_the_plan_resolves_every_situation_as_the_rules_read_step_by_step(path: 
     names = [*book.rules, *book.tables]
     texts = texts_of(book)
     rng = random.Random(f"fast path {path.stem}")
-    compared = 0
+    compared = functions = 0
     for name in names:
         for round_ in range(2 * PER_NAME):
             chosen = [name] if round_ < PER_NAME else [name, *rng.sample(list(book.rules), rng.choice((1, 2)))]
@@ -55,9 +55,21 @@ def test_the_plan_resolves_every_situation_as_the_rules_read_step_by_step(path: 
             again = outcome(module, chosen, dict(given), signature, reference=False)  # with its chances kept
             assert fast == expected, (chosen, given)
             assert again == expected, (chosen, given)
+            function = getattr(module, name, None)
+            params = getattr(getattr(function, "__wrapped__", None), "__kwdefaults__", None) or {}
+            if signature and name in book.rules and set(given) <= set(params):  # a rule's own function
+                functions += 1
+                try:
+                    called: Any = function(**given)  # type: ignore[misc]
+                    assert (called, called.to_dict(), repr(called)) == expected, (chosen, given)
+                except module.RuleInputError as error:
+                    assert ("error", str(error)) == expected, (chosen, given)
             compared += 1
     assert compared >= 2 * PER_NAME * len(names)
-    FIGURES.append(f"fast path {path.stem}: {compared} situations, plan == reference")
+    assert functions >= len(book.rules)  # most rules' own functions, at least once each on average
+    FIGURES.append(
+        f"fast path {path.stem}: {compared} situations ({functions} by a rule's function), plan == reference"
+    )
 
 
 def test_the_plan_keeps_nothing_a_caller_can_change(skirmish: ModuleType) -> None:
