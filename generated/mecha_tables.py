@@ -1779,6 +1779,7 @@ class _Plan:
         "nodes",
         "reads",
         "roll_group",
+        "rolls",
         "rules",
         "settled",
         "stat_keys",
@@ -1828,9 +1829,10 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
-        self.settled: dict[tuple[Any, ...], tuple[Value, list[tuple[Status, str | None]]]] = {}
-        """The stats settled so far, by base and the modifiers that held (additions alone are
-        summed, not kept), with what became of each modifier."""
+        self.rolls: dict[tuple[Any, ...], Roll] = {}
+        """The rolls made so far, by what decides them (no consequence reading the scope)."""
+        self.settled: dict[tuple[Any, ...], tuple[Value, tuple[tuple[int, Modifier], ...]]] = {}
+        """The stats settled so far, by base and the modifiers that held, with the Modifiers."""
 
     def _group(self, indexes: list[int]) -> _Group:
         return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
@@ -1924,10 +1926,7 @@ class _Plan:
         for index, holds in self._count(self.roll_group, scope, decided):
             trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
             if holds:
-                step = steps[index]
-                payload = step.payload
-                changes = payload[1] if len(payload) > 1 else ()
-                rolls.append(roll_result(scope, step.spec, payload[0], changes, cached=True))
+                rolls.append(self._roll(scope, steps[index]))
         restrictions: list[Restriction] = []
         notes: list[Note] = []
         traced = self.traced
@@ -1968,31 +1967,47 @@ class _Plan:
             trace=tuple(trace),
         )
 
+    def _roll(self, scope: Scope, step: Step) -> Roll:
+        """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
+        spec = step.spec
+        values, *rest = step.payload
+        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        found = values(scope) if callable(values) else values
+        if spec.consequences:
+            return rolled(scope, spec, found, *changed, cached=True)
+        key = (id(spec), found, *changed)
+        roll = self.rolls.get(key)
+        if roll is None:
+            if len(self.rolls) >= _MAX_CACHED:
+                self.rolls.clear()
+            roll = self.rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+        return roll
+
     def _stat(
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
     ) -> Value:
-        """A stat's value from the modifiers that hold; each becomes a Modifier in `out`."""
-        book = self.book
-        added = _added(book, name, base, held)
-        if added is not None:
-            out += [
-                (index, Modifier(spec, whole(amount), "applied", None))
-                for index, (spec, amount) in zip(where, held, strict=True)
-            ]
-            return added
-        # equal values settle alike (a resolver's values are whole ints or Fractions, never both)
+        """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
+        kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
+        numbers are ints where whole, Fractions where not)."""
         key = (name, base, tuple(where), tuple([amount for _, amount in held]))
         found = self.settled.get(key)
         if found is None:
+            book = self.book
+            added = _added(book, name, base, held)
+            if added is not None:
+                value: Value = added
+                statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+            else:
+                value, statuses = settle_stat(book, name, base, held)
+            made = tuple(
+                (index, Modifier(spec, whole(amount), status, reason))
+                for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+            )
             if len(self.settled) >= _MAX_CACHED:
                 self.settled.clear()
-            found = self.settled[key] = settle_stat(book, name, base, held)
-        value, statuses = found
-        out += [
-            (index, Modifier(spec, whole(amount), status, reason))
-            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
-        ]
-        return value
+            found = self.settled[key] = (value, made)
+        out += found[1]
+        return found[0]
 
 
 def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
@@ -2219,7 +2234,19 @@ def roll_result(
 ) -> Roll:
     """A roll the situation calls for: its changes that hold (each traced), then its exact chances
     (`cached`: looked up, when a roll of the same dice and target was worked out before)."""
-    book = scope.book
+    changed = roll_changes(scope, spec, changes)
+    found = values(scope) if callable(values) else values
+    return rolled(scope, spec, found, *changed, cached=cached)
+
+
+_Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None]
+"""What a roll's changes that hold come to: its pool, dice added, target shift, automatic result."""
+
+
+def roll_changes(
+    scope: Scope, spec: RollSpec, changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...]
+) -> _Changed:
+    """The changes of a roll that hold, each traced, in order."""
     pool = spec.pool
     delta = 0
     shift: int | Fraction = 0
@@ -2241,13 +2268,28 @@ def roll_result(
             shift += amount(scope) if callable(amount) else amount
         elif automatic != "failure":
             automatic = "success" if change.success else "failure"
+    return pool, delta, shift, automatic
+
+
+def rolled(
+    scope: Scope,
+    spec: RollSpec,
+    found: Any,
+    pool: tuple[int, int, str | None] | None,
+    delta: int,
+    shift: int | Fraction,
+    automatic: str | None,
+    cached: bool = False,
+) -> Roll:
+    """A roll from its values (`found`: target, bonus, dice value and count needed; or the two
+    sides of a resistance or opposed roll) and its changes: its dice, exact chances, consequences."""
+    book = scope.book
     goal: int | Fraction | None = None
     bonus: int | Fraction = 0
     op = spec.op
     dice = ""
     value: Dice | None = None
     needed = 0
-    found = values(scope) if callable(values) else values
     if spec.kind == "resist":
         assert book.resistance is not None and book.resistance_pool is not None
         active, passive = found
