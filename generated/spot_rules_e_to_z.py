@@ -2379,12 +2379,24 @@ def _chances_of(
             book.chances.clear()
         found = book.chances[key] = (
             probability,
-            MappingProxyType(dict(outcomes)),
-            MappingProxyType(dict(margins)),
-            MappingProxyType(dict(totals)),
-            MappingProxyType(dict(successes)),
+            _ReadOnly(outcomes),
+            _ReadOnly(margins),
+            _ReadOnly(totals),
+            _ReadOnly(successes),
         )
     return found
+
+
+class _ReadOnly(dict[Any, Any]):
+    """A dict that cannot be changed (it reads and prints as one): the chances a book keeps are
+    shared by every resolution that reports them."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("the chances of a roll are shared by every resolution of it: copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
 
 
 def _roll_chances(
