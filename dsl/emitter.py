@@ -925,8 +925,10 @@ class Emitter:
             w.line(
                 f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, {self.rounds}, signature=True)"
             )
-        else:
+        elif table:
             w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
+        else:
+            w.line(f"return resolve_rule(_BOOK, {literal(name)}, given)")
         w.dedent()
 
 

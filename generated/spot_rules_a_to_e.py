@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1252,20 +1252,25 @@ class Scope:
 
     def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
         """A table cell; typed Any, as the checker has proven its type where it is used."""
-        spec = self.book.tables[table]
-        row = spec.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
-        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
-        cell = row.cells[index]
+        cell, lookup = _cell(self.book, table, keys, column)
         value = cell(self) if callable(cell) else cell
-        shown = ", ".join(show(k) for k in keys)
-        names = tuple((name,) for name in spec.inputs)
-        lookup = TraceSpec(
-            table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
-        )
         self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
         return value
+
+
+def _cell(book: Book, table: str, keys: tuple[Value, ...], column: str) -> tuple[Amount, TraceSpec]:
+    """A table cell (a value, or a function of the scope), with the trace of looking it up."""
+    spec = book.tables[table]
+    row = spec.row_for(keys)
+    if row is None:
+        raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+    index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+    shown = ", ".join(show(k) for k in keys)
+    names = tuple((name,) for name in spec.inputs)
+    lookup = TraceSpec(
+        table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
+    )
+    return row.cells[index], lookup
 
 
 Clause = Callable[[Scope], bool]
@@ -1518,6 +1523,12 @@ class Book:
     """The values each set of rules settles, in order (kept, as `steps`)."""
     chains: dict[Any, Any] = field(init=False, default_factory=dict)
     """The rows of each roll a chain makes (`_chain_draws`), worked out once."""
+    plans: dict[tuple[str, ...], _Plan] = field(init=False, default_factory=dict)
+    """How each set of rules resolved together is worked out (kept, as `steps`)."""
+    chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
+    """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
+    cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1585,6 +1596,13 @@ class Book:
                 out.append((step, clauses, texts, names))
         self.steps[rules] = out
         return out
+
+    def plan(self, rules: tuple[str, ...]) -> _Plan:
+        """How a set of rules resolved together is worked out, found once."""
+        found = self.plans.get(rules)
+        if found is None:
+            found = self.plans[rules] = _Plan(self, rules)
+        return found
 
     def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
         """The values a set of rules settles, in the order of `settle`: the stats they read or
@@ -1840,6 +1858,376 @@ class _Situation:
         return notes
 
 
+# ---------------------------------------------------------------------------- the fast path
+#
+# `_Situation.finish` is the reference: it reads the steps of the rules as they are, on every
+# call.  A plan works a situation out the same way and in the same order (so the trace is the
+# same), with what does not depend on the situation found once per set of rules: the steps by
+# the value each settles, the trace specs of composed steps, the notes and restrictions, the
+# inputs and stats a resolution reports, the words about inputs given to no effect.  A roll's
+# chances and a table's cells are looked up once worked out.  tests/test_fast_path.py holds
+# the two equal on thousands of situations.
+
+
+class _CachedScope(Scope):
+    """A Scope whose table lookups are kept: a cell, with its trace, is found once per key."""
+
+    __slots__ = ()
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        cells = self.book.cells
+        key = (table, keys, tuple(map(type, keys)), column)  # 1 and True select different rows
+        found = cells.get(key)
+        if found is None:
+            if len(cells) >= _MAX_CACHED:
+                cells.clear()
+            found = cells[key] = _cell(self.book, table, keys, column)
+        cell, lookup = found
+        value = cell(self) if callable(cell) else cell
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
+
+
+_Group = tuple[tuple[int, ...], bool]
+"""Steps of one kind, by index, and whether each has a key of its own (no composed rule met
+twice), so that each counts without looking for another of the same key."""
+
+
+class _Plan:
+    """A set of rules resolved together, as `_Situation` works it out, with everything that does
+    not depend on the situation found once."""
+
+    __slots__ = (
+        "book",
+        "chains",
+        "clauses",
+        "gated",
+        "inputs_order",
+        "keys",
+        "nodes",
+        "reads",
+        "roll_group",
+        "rolls",
+        "rules",
+        "settled",
+        "stat_keys",
+        "steps",
+        "table_notes",
+        "tables",
+        "text_group",
+        "texts",
+        "traced",
+        "traces",
+    )
+
+    def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
+        steps = book.steps_of(rules)
+        self.book = book
+        self.rules = rules
+        self.steps = tuple(step for step, _, _, _ in steps)
+        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.keys = tuple(step.spec.key for step, _, _, _ in steps)
+        self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
+        by_node: dict[str, list[int]] = {}
+        rolls: list[int] = []
+        texts_at: list[int] = []
+        for index, (step, _, _, _) in enumerate(steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+            elif step.kind == "roll":
+                rolls.append(index)
+            elif step.kind == "text":
+                texts_at.append(index)
+        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
+            (kind, name, self._group(by_node.get(node, [])))
+            for node in book.nodes_of(rules)
+            for kind, _, name in (node.partition(" "),)
+            if kind != "derive" or node in by_node
+        )
+        self.roll_group = self._group(rolls)
+        self.text_group = self._group(texts_at)
+        self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
+        self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.gated = _gated(steps)
+        self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
+        order = book.order
+        self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
+        self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
+        self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
+        """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
+        self.rolls: dict[tuple[Any, ...], Roll] = {}
+        """The rolls made so far, by what decides them (no consequence reading the scope)."""
+        self.settled: dict[tuple[Any, ...], tuple[Value, tuple[tuple[int, Modifier], ...]]] = {}
+        """The stats settled so far, by base and the modifiers that held, with the Modifiers."""
+
+    def _group(self, indexes: list[int]) -> _Group:
+        return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
+
+    def _count(self, group: _Group, scope: Scope, decided: list[int]) -> list[tuple[int, bool]]:
+        """`_Situation.count`: each step of a key of its own counts; of several steps of one key,
+        the first whose conditions hold, or the first met when none holds."""
+        indexes, unique = group
+        if unique:
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
+        out: list[tuple[int, bool] | None] = []
+        where: dict[str, int] = {}
+        for index in indexes:
+            key = self.keys[index]
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self._decide(index, scope, decided) < 0
+            if previous is not None:
+                if not holds:
+                    continue
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
+
+    def _decide(self, index: int, scope: Scope, decided: list[int]) -> int:
+        """The first clause of a step (those of the `as` around it first) that does not hold, or
+        -1; recorded in `decided`."""
+        position = -1
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
+        decided[index] = position
+        return position
+
+    def resolve(self, v: dict[str, Any], given: frozenset[str]) -> Resolution:
+        """The Resolution `_Situation(book, rules, v, given).finish()` returns."""
+        book = self.book
+        e = _Settled()
+        trace: list[TraceEntry] = []
+        scope = _CachedScope(book, v, e, trace)
+        decided = [0] * len(self.steps)
+        steps = self.steps
+        traces = self.traces
+        modifiers: list[tuple[int, Modifier]] = []
+        derived: dict[str, Value] = {}
+        for kind, name, group in self.nodes:
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(scope))
+                continue
+            counted = self._count(group, scope, decided)
+            if kind == "stat":
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index, holds in counted:
+                    trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+                    if holds:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
+                continue
+            for index, _ in counted:
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            chosen = next((index for index, holds in counted if holds), None)
+            if chosen is None:
+                first = steps[counted[0][0]].payload
+                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                continue
+            payload = steps[chosen].payload
+            e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
+        rolls = []
+        for index, holds in self._count(self.roll_group, scope, decided):
+            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                rolls.append(self._roll(scope, steps[index]))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        for name, reads, note in self.gated:
+            if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
+                notes.append(note)
+        notes += self.table_notes
+        if given <= self.reads:
+            inputs = {key: v[key] for key in self.inputs_order}
+            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+        else:
+            order = book.order
+            inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
+            specs = book.inputs
+            stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
+        if len(modifiers) > 1:
+            modifiers.sort(key=itemgetter(0))
+        tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
+        return Resolution(
+            rulebook=book.info.name,
+            rules=self.rules,
+            inputs=inputs,
+            stats=stats,
+            derived=derived,
+            modifiers=tuple([modifier for _, modifier in modifiers]),
+            rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
+            restrictions=tuple(restrictions),
+            notes=tuple(notes),
+            tables=tables,
+            trace=tuple(trace),
+            chains=chains_of(scope, rolls, tables) if self.chains else (),
+        )
+
+    def _roll(self, scope: Scope, step: Step) -> Roll:
+        """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
+        spec = step.spec
+        values, *rest = step.payload
+        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        found = values(scope) if callable(values) else values
+        if spec.consequences:
+            return rolled(scope, spec, found, *changed, cached=True)
+        key = (id(spec), found, *changed)
+        roll = self.rolls.get(key)
+        if roll is None:
+            if len(self.rolls) >= _MAX_CACHED:
+                self.rolls.clear()
+            roll = self.rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+        return roll
+
+    def _stat(
+        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
+    ) -> Value:
+        """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
+        kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
+        numbers are ints where whole, Fractions where not)."""
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            book = self.book
+            added = _added(book, name, base, held)
+            if added is not None:
+                value: Value = added
+                statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+            else:
+                value, statuses = settle_stat(book, name, base, held)
+            made = tuple(
+                (index, Modifier(spec, whole(amount), status, reason))
+                for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+            )
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = (value, made)
+        out += found[1]
+        return found[0]
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
+
+
+def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
+    """A number changed only by additions that all count (no stacking group picks one), as
+    `settle_stat` works it out: their sum on the base; None for any other case."""
+    spec_in = book.inputs[name]
+    kind = spec_in.kind
+    if kind not in ("int", "number", "percent"):
+        return None
+    for spec, _ in held:
+        if spec.op != "add" or (spec.group is not None and spec.stacking != "cumulative"):
+            return None
+    order = book.orders.get(name)
+    if order is not None and "additions" not in order.kinds:
+        return None
+    value = base + sum((amount for _, amount in held), 0)
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec | None:
+    """A step's trace spec with the clauses of the `as` statements around it first."""
+    trace = step.trace
+    if trace is None or not texts:
+        return trace
+    return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+
+
+def _text_result(spec: TextSpec) -> Restriction | Note:
+    if spec.kind == "cannot":
+        return Restriction(spec.rule, spec.source, spec.text)
+    return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
+
+
+def _gated(
+    steps: Sequence[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]],
+) -> tuple[tuple[str, tuple[tuple[int, int], ...], Note], ...]:
+    """`_Situation._unread` for every input a step reads: the steps that read it, each with the
+    first clause from which on it is read (it is, when that clause is reached or all hold), and
+    the note saying it had no effect."""
+    gated: dict[str, list[int]] = {}
+    for index, (step, _, _, _) in enumerate(steps):
+        for name, _ in step.reads:
+            gated.setdefault(name, []).append(index)
+    out = []
+    for name, indexes in gated.items():
+        reads = tuple(
+            (index, len(steps[index][1]) + min(c for n, c in steps[index][0].reads if n == name))
+            for index in dict.fromkeys(indexes)
+        )
+        step, outer, texts, _ = steps[indexes[0]]
+        clause = min(c for n, c in step.reads if n == name)
+        trace = step.trace
+        conditions = texts + (trace.clauses if trace is not None else ())
+        needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+        note = Note(
+            step.spec.rule,
+            None if trace is None else trace.source,
+            f"`{name}` had no effect: it is read only {needed}",
+            kind="input",
+        )
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
+    return tuple(out)
+
+
 def settle_stat(
     book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
 ) -> tuple[Value, list[tuple[Status, str | None]]]:
@@ -1974,15 +2362,33 @@ def roll_result(
     spec: RollSpec,
     values: Amount,
     changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+    cached: bool = False,
 ) -> Roll:
-    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
-    book = scope.book
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances
+    (`cached`: looked up, when a roll of the same dice and target was worked out before)."""
+    changed = roll_changes(scope, spec, changes)
+    found = values(scope) if callable(values) else values
+    return rolled(scope, spec, found, *changed, cached=cached)
+
+
+_Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None]
+"""What a roll's changes that hold come to: its pool, dice added, target shift, automatic result."""
+
+
+def roll_changes(
+    scope: Scope, spec: RollSpec, changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...]
+) -> _Changed:
+    """The changes of a roll that hold, each traced, in order."""
     pool = spec.pool
     delta = 0
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -1994,18 +2400,28 @@ def roll_result(
             shift += amount(scope) if callable(amount) else amount
         elif automatic != "failure":
             automatic = "success" if change.success else "failure"
-    outcomes: dict[str, Fraction] = {}
-    margins: dict[int, Fraction] = {}
-    totals: dict[int, Fraction] = {}
-    successes: dict[int, Fraction] = {}
+    return pool, delta, shift, automatic
+
+
+def rolled(
+    scope: Scope,
+    spec: RollSpec,
+    found: Any,
+    pool: tuple[int, int, str | None] | None,
+    delta: int,
+    shift: int | Fraction,
+    automatic: str | None,
+    cached: bool = False,
+) -> Roll:
+    """A roll from its values (`found`: target, bonus, dice value and count needed; or the two
+    sides of a resistance or opposed roll) and its changes: its dice, exact chances, consequences."""
+    book = scope.book
     goal: int | Fraction | None = None
     bonus: int | Fraction = 0
     op = spec.op
     dice = ""
     value: Dice | None = None
     needed = 0
-    probability: Fraction | None
-    found = values(scope) if callable(values) else values
     if spec.kind == "resist":
         assert book.resistance is not None and book.resistance_pool is not None
         active, passive = found
@@ -2024,19 +2440,127 @@ def roll_result(
         pool = (max(count + delta, 1), sides, keep)
         dice = pool_text(pool)
     if automatic is not None:
-        probability = Fraction(1 if automatic == "success" else 0)
         dice = dice or "none"
     elif spec.kind == "opposed":
         assert spec.pool is not None and spec.against is not None
-        first, second = found
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    pair = found if spec.kind == "opposed" and automatic is None else None
+    chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, cached)
+    probability, outcomes, margins, totals, successes = chances
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
+
+
+_Chances = tuple[
+    Fraction | None, Mapping[str, Fraction], Mapping[int, Fraction], Mapping[int, Fraction], Mapping[int, Fraction]
+]
+"""A roll's chance of success, and of each outcome, margin, total and number of successes."""
+
+_MAX_CACHED: Final = 4096
+"""The most roll chances (or table cells) a book keeps looked up; past it, the store starts over."""
+
+
+def _chances_of(
+    book: Book,
+    spec: RollSpec,
+    automatic: str | None,
+    pool: tuple[int, int, str | None] | None,
+    value: Dice | None,
+    goal: int | Fraction | None,
+    bonus: int | Fraction,
+    op: str | None,
+    needed: int,
+    pair: Any,
+    cached: bool,
+) -> _Chances:
+    """The chances of a roll, worked out once for what decides them (`cached`: looked up when
+    worked out before, and returned read-only, as every resolution of it shares them)."""
+    if not cached:
+        return _roll_chances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair)
+    key = (id(spec), automatic, pool, value, goal, bonus, op, needed, pair)
+    found = book.chances.get(key)
+    if found is None:
+        probability, outcomes, margins, totals, successes = _roll_chances(
+            book, spec, automatic, pool, value, goal, bonus, op, needed, pair
+        )
+        if len(book.chances) >= _MAX_CACHED:
+            book.chances.clear()
+        found = book.chances[key] = (
+            probability,
+            _ReadOnly(outcomes),
+            _ReadOnly(margins),
+            _ReadOnly(totals),
+            _ReadOnly(successes),
+        )
+    return found
+
+
+class _ReadOnly(dict[Any, Any]):
+    """A dict that cannot be changed (it reads and prints as one): the chances a book keeps are
+    shared by every resolution that reports them."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("the chances of a roll are shared by every resolution of it: copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+
+def _roll_chances(
+    book: Book,
+    spec: RollSpec,
+    automatic: str | None,
+    pool: tuple[int, int, str | None] | None,
+    value: Dice | None,
+    goal: int | Fraction | None,
+    bonus: int | Fraction,
+    op: str | None,
+    needed: int,
+    pair: Any,
+) -> _Chances:
+    """The exact chances of a roll: of success, of each outcome (tiers, win/tie/lose), margin,
+    total (a roll without a target) and number of successes (a count)."""
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    probability: Fraction | None
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = pair
         diff = book.pool_difference(spec.pool, spec.against)
         edge = Fraction(second) - Fraction(first)
         win = 1 - diff.at_most_p(edge)
         tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
         outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
         probability = win + (tie if spec.ties == "win" else 0)
-        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-        op = "vs"
     elif spec.kind == "count":
         assert goal is not None and op is not None
         if value is not None:
@@ -2069,33 +2593,7 @@ def roll_result(
             probability = chance
             if spec.margin_outcomes:
                 margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-    consequences = []
-    for consequence in spec.consequences:
-        after = None
-        if consequence.target is not None and consequence.op is not None:
-            target = consequence.target
-            current: Value = scope.e[target] if target in scope.e else scope.v[target]
-            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
-            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
-        chance = outcomes.get(consequence.outcome, Fraction(0))
-        consequences.append(
-            Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after))
-        )
-    return Roll(
-        spec=spec,
-        dice=dice,
-        bonus=whole(bonus),
-        comparison=op,
-        target=whole(goal),
-        probability=probability,
-        automatic=automatic,
-        outcomes=outcomes,
-        margins=margins,
-        totals=totals,
-        successes=successes,
-        needed=needed if spec.kind == "count" else None,
-        consequences=tuple(consequences),
-    )
+    return probability, outcomes, margins, totals, successes
 
 
 def table_result(scope: Scope, table: TableSpec) -> TableResult:
@@ -2166,12 +2664,18 @@ def table_result(scope: Scope, table: TableSpec) -> TableResult:
 
 
 def resolve_with(
-    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+    book: Book,
+    names: str | Sequence[str],
+    given: Mapping[str, object],
+    signature: bool = False,
+    reference: bool = False,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
 
     `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
-    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    at its default counts as not given (no "had no effect" note for what the caller never said).
+    `reference`: work it out step by step from the rules as written (`_Situation`), not by the
+    rules' plan; the two give the same Resolution, and the tests hold them to it."""
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
@@ -2190,14 +2694,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2220,7 +2725,9 @@ def resolve_with(
         values[key] = value = spec.coerce(raw)
         if not signature or value != book.defaults.get(key):
             supplied.add(key)
-    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    if reference:
+        return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -3100,16 +3607,15 @@ def _sends_on(table: TableSpec) -> bool:
     return table.overflow_step is not None or any(row.steps for row in table.rows)
 
 
-
 __all__ = [
     "CHAIN_DEPTH",
     "IMPASSABLE",
     "NOT_APPLICABLE",
-    "Chances",
-    "Clamped",
     "Chain",
     "ChainOutcome",
     "ChainStep",
+    "Chances",
+    "Clamped",
     "Consequence",
     "Dice",
     "Distribution",
@@ -9259,7 +9765,7 @@ def skill_roll(
         'at_one_fifth': at_one_fifth,
         'impossible': impossible,
     }
-    return resolve_with(_BOOK, ('skill_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'skill_roll', given)
 
 @inputs_by_name
 def characteristic_roll(
@@ -9302,7 +9808,7 @@ def characteristic_roll(
         'luck': luck,
         'multiplier': multiplier,
     }
-    return resolve_with(_BOOK, ('characteristic_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'characteristic_roll', given)
 
 @inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
@@ -9311,7 +9817,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     - roll resist: resist POW vs opponent_POW
     """
     given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-    return resolve_with(_BOOK, ('resistance_roll',), given, signature=True)
+    return resolve_rule(_BOOK, 'resistance_roll', given)
 
 @inputs_by_name
 def acid(
@@ -9341,7 +9847,7 @@ def acid(
         'protection_rounds': protection_rounds,
         'armor_life': armor_life,
     }
-    return resolve_with(_BOOK, ('acid',), given, signature=True)
+    return resolve_rule(_BOOK, 'acid', given)
 
 @inputs_by_name
 def aerial_combat(
@@ -9390,7 +9896,7 @@ def aerial_combat(
         'flying': flying,
         'fly_result': fly_result,
     }
-    return resolve_with(_BOOK, ('aerial_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'aerial_combat', given)
 
 @inputs_by_name
 def aimed_attacks(
@@ -9404,7 +9910,7 @@ def aimed_attacks(
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-    return resolve_with(_BOOK, ('aimed_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'aimed_attacks', given)
 
 @inputs_by_name
 def aim_bonus(
@@ -9425,7 +9931,7 @@ def aim_bonus(
         'beyond_double_range': beyond_double_range,
         'target_area': target_area,
     }
-    return resolve_with(_BOOK, ('aim_bonus',), given, signature=True)
+    return resolve_rule(_BOOK, 'aim_bonus', given)
 
 @inputs_by_name
 def taking_more_time(
@@ -9448,7 +9954,7 @@ def taking_more_time(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('taking_more_time',), given, signature=True)
+    return resolve_rule(_BOOK, 'taking_more_time', given)
 
 @inputs_by_name
 def targeting_specific_area(
@@ -9472,7 +9978,7 @@ def targeting_specific_area(
         'target_area': target_area,
         'unarmored_area': unarmored_area,
     }
-    return resolve_with(_BOOK, ('targeting_specific_area',), given, signature=True)
+    return resolve_rule(_BOOK, 'targeting_specific_area', given)
 
 @inputs_by_name
 def ambushes(
@@ -9509,7 +10015,7 @@ def ambushes(
         'target_noticed': target_noticed,
         'after_first_round': after_first_round,
     }
-    return resolve_with(_BOOK, ('ambushes',), given, signature=True)
+    return resolve_rule(_BOOK, 'ambushes', given)
 
 @inputs_by_name
 def area_attacks(
@@ -9537,7 +10043,7 @@ def area_attacks(
         'area_response': area_response,
         'response_succeeded': response_succeeded,
     }
-    return resolve_with(_BOOK, ('area_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'area_attacks', given)
 
 @inputs_by_name
 def armor_damaged(
@@ -9562,7 +10068,7 @@ def armor_damaged(
         'armor_state': armor_state,
         'armor_cost': armor_cost,
     }
-    return resolve_with(_BOOK, ('armor_damaged',), given, signature=True)
+    return resolve_rule(_BOOK, 'armor_damaged', given)
 
 @inputs_by_name
 def aura_attacks(
@@ -9603,7 +10109,7 @@ def aura_attacks(
         'aura_circumstances': aura_circumstances,
         'opponent_pow_shift': opponent_pow_shift,
     }
-    return resolve_with(_BOOK, ('aura_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'aura_attacks', given)
 
 @inputs_by_name
 def autofire(
@@ -9627,7 +10133,7 @@ def autofire(
         'autofire_targets': autofire_targets,
         'shots': shots,
     }
-    return resolve_with(_BOOK, ('autofire',), given, signature=True)
+    return resolve_rule(_BOOK, 'autofire', given)
 
 @inputs_by_name
 def backstabs(
@@ -9657,7 +10163,7 @@ def backstabs(
         'backstab': backstab,
         'helpless': helpless,
     }
-    return resolve_with(_BOOK, ('backstabs',), given, signature=True)
+    return resolve_rule(_BOOK, 'backstabs', given)
 
 @inputs_by_name
 def big_and_little_targets(
@@ -9680,7 +10186,7 @@ def big_and_little_targets(
         'target_SIZ': target_SIZ,
         'target_kind': target_kind,
     }
-    return resolve_with(_BOOK, ('big_and_little_targets',), given, signature=True)
+    return resolve_rule(_BOOK, 'big_and_little_targets', given)
 
 @inputs_by_name
 def both_sides_surprised(
@@ -9706,7 +10212,7 @@ def both_sides_surprised(
         'opponent_perception': opponent_perception,
         'both_ideas_succeed': both_ideas_succeed,
     }
-    return resolve_with(_BOOK, ('both_sides_surprised',), given, signature=True)
+    return resolve_rule(_BOOK, 'both_sides_surprised', given)
 
 @inputs_by_name
 def broken_weapons(
@@ -9730,7 +10236,7 @@ def broken_weapons(
         'weapon_broken': weapon_broken,
         'resembles_familiar': resembles_familiar,
     }
-    return resolve_with(_BOOK, ('broken_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_weapons', given)
 
 @inputs_by_name
 def chases(
@@ -9750,7 +10256,7 @@ def chases(
         'in_chase': in_chase,
         'chase_result': chase_result,
     }
-    return resolve_with(_BOOK, ('chases',), given, signature=True)
+    return resolve_rule(_BOOK, 'chases', given)
 
 @inputs_by_name
 def range_track_attacks(
@@ -9776,7 +10282,7 @@ def range_track_attacks(
         'chase_range': chase_range,
         'chase_attack': chase_attack,
     }
-    return resolve_with(_BOOK, ('range_track_attacks',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_track_attacks', given)
 
 @inputs_by_name
 def chases_on_foot(
@@ -9803,7 +10309,7 @@ def chases_on_foot(
         'encumbered': encumbered,
         'winded_failures': winded_failures,
     }
-    return resolve_with(_BOOK, ('chases_on_foot',), given, signature=True)
+    return resolve_rule(_BOOK, 'chases_on_foot', given)
 
 @inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
@@ -9817,7 +10323,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
         'opponent_speed': opponent_speed,
         'top_speed': top_speed,
     }
-    return resolve_with(_BOOK, ('vehicular_chases',), given, signature=True)
+    return resolve_rule(_BOOK, 'vehicular_chases', given)
 
 @inputs_by_name
 def maneuvers(
@@ -9865,7 +10371,7 @@ def maneuvers(
         'vehicle_SIZ': vehicle_SIZ,
         'other_SIZ': other_SIZ,
     }
-    return resolve_with(_BOOK, ('maneuvers',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuvers', given)
 
 @inputs_by_name
 def vehicle_damage(
@@ -9890,7 +10396,7 @@ def vehicle_damage(
         'vehicle_armor': vehicle_armor,
         'impact': impact,
     }
-    return resolve_with(_BOOK, ('vehicle_damage',), given, signature=True)
+    return resolve_rule(_BOOK, 'vehicle_damage', given)
 
 @inputs_by_name
 def maneuver_penalty(
@@ -9903,7 +10409,7 @@ def maneuver_penalty(
     - skill +maneuver_modifier[maneuver]
     """
     given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_penalty',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuver_penalty', given)
 
 @inputs_by_name
 def skill_roll_modifiers(
@@ -9964,7 +10470,7 @@ def skill_roll_modifiers(
         'limbs_rocks': limbs_rocks,
         'minor_vehicle_damage': minor_vehicle_damage,
     }
-    return resolve_with(_BOOK, ('skill_roll_modifiers',), given, signature=True)
+    return resolve_rule(_BOOK, 'skill_roll_modifiers', given)
 
 @inputs_by_name
 def individual_actions(
@@ -9996,7 +10502,7 @@ def individual_actions(
         'thrown_risk': thrown_risk,
         'enclosed_vehicle': enclosed_vehicle,
     }
-    return resolve_with(_BOOK, ('individual_actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'individual_actions', given)
 
 @inputs_by_name
 def chase_trouble_effects(
@@ -10026,7 +10532,7 @@ def chase_trouble_effects(
         'fueled': fueled,
         'creature_drawn': creature_drawn,
     }
-    return resolve_with(_BOOK, ('chase_trouble_effects',), given, signature=True)
+    return resolve_rule(_BOOK, 'chase_trouble_effects', given)
 
 @inputs_by_name
 def asphyxiation(
@@ -10070,7 +10576,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - derive choking_damage = d6 (when choked)
     """
     given: dict[str, object] = {'CON': CON, 'choked': choked}
-    return resolve_with(_BOOK, ('choking',), given, signature=True)
+    return resolve_rule(_BOOK, 'choking', given)
 
 @inputs_by_name
 def close_combat(
@@ -10097,7 +10603,7 @@ def close_combat(
         'in_close_combat': in_close_combat,
         'kept_at_bay': kept_at_bay,
     }
-    return resolve_with(_BOOK, ('close_combat',), given, signature=True)
+    return resolve_rule(_BOOK, 'close_combat', given)
 
 @inputs_by_name
 def closing(
@@ -10117,7 +10623,7 @@ def closing(
         'opponent_weapon_SIZ': opponent_weapon_SIZ,
         'closed_this_round': closed_this_round,
     }
-    return resolve_with(_BOOK, ('closing',), given, signature=True)
+    return resolve_rule(_BOOK, 'closing', given)
 
 @inputs_by_name
 def cold_exposure_hunger_thirst(
@@ -10151,7 +10657,7 @@ def cold_exposure_hunger_thirst(
         'physical_action': physical_action,
         'exposure_multiplier': exposure_multiplier,
     }
-    return resolve_with(_BOOK, ('cold_exposure_hunger_thirst',), given, signature=True)
+    return resolve_rule(_BOOK, 'cold_exposure_hunger_thirst', given)
 
 @inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
@@ -10162,7 +10668,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
     given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-    return resolve_with(_BOOK, ('cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'cover', given)
 
 @inputs_by_name
 def darkness(
@@ -10187,7 +10693,7 @@ def darkness(
         'darkness_modifier': darkness_modifier,
         'opponent_detected': opponent_detected,
     }
-    return resolve_with(_BOOK, ('darkness',), given, signature=True)
+    return resolve_rule(_BOOK, 'darkness', given)
 
 @inputs_by_name
 def desperate_actions(
@@ -10217,7 +10723,7 @@ def desperate_actions(
         'desperate_last_round': desperate_last_round,
         'fatigue_cost': fatigue_cost,
     }
-    return resolve_with(_BOOK, ('desperate_actions',), given, signature=True)
+    return resolve_rule(_BOOK, 'desperate_actions', given)
 
 @inputs_by_name
 def disarming(
@@ -10244,7 +10750,7 @@ def disarming(
         'weapon_hit_points': weapon_hit_points,
         'disarm_suspected': disarm_suspected,
     }
-    return resolve_with(_BOOK, ('disarming',), given, signature=True)
+    return resolve_rule(_BOOK, 'disarming', given)
 
 @inputs_by_name
 def disease(
@@ -10271,7 +10777,7 @@ def disease(
         'con_failures': con_failures,
         'disease_type': disease_type,
     }
-    return resolve_with(_BOOK, ('disease',), given, signature=True)
+    return resolve_rule(_BOOK, 'disease', given)
 
 @inputs_by_name
 def disease_recovery(
@@ -10321,7 +10827,7 @@ def disengaging(
         'disengage': disengage,
         'all_defenses_succeeded': all_defenses_succeeded,
     }
-    return resolve_with(_BOOK, ('disengaging',), given, signature=True)
+    return resolve_rule(_BOOK, 'disengaging', given)
 
 @inputs_by_name
 def drawing_weapons(
@@ -10341,7 +10847,7 @@ def drawing_weapons(
         'weapon_change': weapon_change,
         'ready_ranks': ready_ranks,
     }
-    return resolve_with(_BOOK, ('drawing_weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'drawing_weapons', given)
 
 @inputs_by_name
 def enclosed_environments(
@@ -10362,7 +10868,7 @@ def enclosed_environments(
         'space': space,
         'ranged_weapon': ranged_weapon,
     }
-    return resolve_with(_BOOK, ('enclosed_environments',), given, signature=True)
+    return resolve_rule(_BOOK, 'enclosed_environments', given)
 
 @inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
@@ -10372,7 +10878,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - roll entangle_attack: d100 <= skill (when entangle)
     """
     given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-    return resolve_with(_BOOK, ('entangling',), given, signature=True)
+    return resolve_rule(_BOOK, 'entangling', given)
 
 @inputs_by_name
 def roll_bonus(
@@ -10384,7 +10890,7 @@ def roll_bonus(
     Looked up by command_roll.
     """
     given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
+    return resolve_rule(_BOOK, 'roll_bonus', given)
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -10393,7 +10899,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
     Looked up by shots.
     """
     given: dict[str, object] = {'shots': shots}
-    return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
+    return resolve_rule(_BOOK, 'autofire_hits', given)
 
 @inputs_by_name
 def chase_steps(
@@ -10405,7 +10911,7 @@ def chase_steps(
     Looked up by chase_result.
     """
     given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
+    return resolve_rule(_BOOK, 'chase_steps', given)
 
 @inputs_by_name
 def range_track(
@@ -10417,7 +10923,7 @@ def range_track(
     Looked up by chase_range.
     """
     given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_with(_BOOK, ('range_track',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_track', given)
 
 @inputs_by_name
 def maneuver_modifier(
@@ -10429,7 +10935,7 @@ def maneuver_modifier(
     Looked up by maneuver.
     """
     given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
+    return resolve_rule(_BOOK, 'maneuver_modifier', given)
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -10449,7 +10955,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     Looked up by asphyxiation_round.
     """
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
+    return resolve_rule(_BOOK, 'breath_by_round', given)
 
 @inputs_by_name
 def asphyxiation_damage(
@@ -10461,7 +10967,7 @@ def asphyxiation_damage(
     Looked up by substance.
     """
     given: dict[str, object] = {'substance': substance}
-    return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
+    return resolve_rule(_BOOK, 'asphyxiation_damage', given)
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -10470,7 +10976,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
     Looked up by con_failures.
     """
     given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
+    return resolve_rule(_BOOK, 'illness_severity', given)
 
 @inputs_by_name
 def disease_types(
@@ -10482,7 +10988,7 @@ def disease_types(
     Looked up by disease_type.
     """
     given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_with(_BOOK, ('disease_types',), given, signature=True)
+    return resolve_rule(_BOOK, 'disease_types', given)
 
 __all__ = [
     'INPUTS',

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
-from operator import add, sub
+from operator import add, itemgetter, sub
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -1252,20 +1252,25 @@ class Scope:
 
     def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
         """A table cell; typed Any, as the checker has proven its type where it is used."""
-        spec = self.book.tables[table]
-        row = spec.row_for(keys)
-        if row is None:
-            raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
-        index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
-        cell = row.cells[index]
+        cell, lookup = _cell(self.book, table, keys, column)
         value = cell(self) if callable(cell) else cell
-        shown = ", ".join(show(k) for k in keys)
-        names = tuple((name,) for name in spec.inputs)
-        lookup = TraceSpec(
-            table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
-        )
         self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
         return value
+
+
+def _cell(book: Book, table: str, keys: tuple[Value, ...], column: str) -> tuple[Amount, TraceSpec]:
+    """A table cell (a value, or a function of the scope), with the trace of looking it up."""
+    spec = book.tables[table]
+    row = spec.row_for(keys)
+    if row is None:
+        raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+    index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+    shown = ", ".join(show(k) for k in keys)
+    names = tuple((name,) for name in spec.inputs)
+    lookup = TraceSpec(
+        table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
+    )
+    return row.cells[index], lookup
 
 
 Clause = Callable[[Scope], bool]
@@ -1518,6 +1523,12 @@ class Book:
     """The values each set of rules settles, in order (kept, as `steps`)."""
     chains: dict[Any, Any] = field(init=False, default_factory=dict)
     """The rows of each roll a chain makes (`_chain_draws`), worked out once."""
+    plans: dict[tuple[str, ...], _Plan] = field(init=False, default_factory=dict)
+    """How each set of rules resolved together is worked out (kept, as `steps`)."""
+    chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
+    """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
+    cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
+    """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -1585,6 +1596,13 @@ class Book:
                 out.append((step, clauses, texts, names))
         self.steps[rules] = out
         return out
+
+    def plan(self, rules: tuple[str, ...]) -> _Plan:
+        """How a set of rules resolved together is worked out, found once."""
+        found = self.plans.get(rules)
+        if found is None:
+            found = self.plans[rules] = _Plan(self, rules)
+        return found
 
     def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
         """The values a set of rules settles, in the order of `settle`: the stats they read or
@@ -1840,6 +1858,376 @@ class _Situation:
         return notes
 
 
+# ---------------------------------------------------------------------------- the fast path
+#
+# `_Situation.finish` is the reference: it reads the steps of the rules as they are, on every
+# call.  A plan works a situation out the same way and in the same order (so the trace is the
+# same), with what does not depend on the situation found once per set of rules: the steps by
+# the value each settles, the trace specs of composed steps, the notes and restrictions, the
+# inputs and stats a resolution reports, the words about inputs given to no effect.  A roll's
+# chances and a table's cells are looked up once worked out.  tests/test_fast_path.py holds
+# the two equal on thousands of situations.
+
+
+class _CachedScope(Scope):
+    """A Scope whose table lookups are kept: a cell, with its trace, is found once per key."""
+
+    __slots__ = ()
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        cells = self.book.cells
+        key = (table, keys, tuple(map(type, keys)), column)  # 1 and True select different rows
+        found = cells.get(key)
+        if found is None:
+            if len(cells) >= _MAX_CACHED:
+                cells.clear()
+            found = cells[key] = _cell(self.book, table, keys, column)
+        cell, lookup = found
+        value = cell(self) if callable(cell) else cell
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
+
+
+_Group = tuple[tuple[int, ...], bool]
+"""Steps of one kind, by index, and whether each has a key of its own (no composed rule met
+twice), so that each counts without looking for another of the same key."""
+
+
+class _Plan:
+    """A set of rules resolved together, as `_Situation` works it out, with everything that does
+    not depend on the situation found once."""
+
+    __slots__ = (
+        "book",
+        "chains",
+        "clauses",
+        "gated",
+        "inputs_order",
+        "keys",
+        "nodes",
+        "reads",
+        "roll_group",
+        "rolls",
+        "rules",
+        "settled",
+        "stat_keys",
+        "steps",
+        "table_notes",
+        "tables",
+        "text_group",
+        "texts",
+        "traced",
+        "traces",
+    )
+
+    def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
+        steps = book.steps_of(rules)
+        self.book = book
+        self.rules = rules
+        self.steps = tuple(step for step, _, _, _ in steps)
+        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.keys = tuple(step.spec.key for step, _, _, _ in steps)
+        self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
+        by_node: dict[str, list[int]] = {}
+        rolls: list[int] = []
+        texts_at: list[int] = []
+        for index, (step, _, _, _) in enumerate(steps):
+            if step.kind == "mod":
+                by_node.setdefault("stat " + step.spec.target, []).append(index)
+            elif step.kind == "derive":
+                by_node.setdefault("derive " + step.spec.name, []).append(index)
+            elif step.kind == "roll":
+                rolls.append(index)
+            elif step.kind == "text":
+                texts_at.append(index)
+        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
+            (kind, name, self._group(by_node.get(node, [])))
+            for node in book.nodes_of(rules)
+            for kind, _, name in (node.partition(" "),)
+            if kind != "derive" or node in by_node
+        )
+        self.roll_group = self._group(rolls)
+        self.text_group = self._group(texts_at)
+        self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
+        self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.gated = _gated(steps)
+        self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
+        order = book.order
+        self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
+        self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
+        self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
+        self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
+        """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
+        self.rolls: dict[tuple[Any, ...], Roll] = {}
+        """The rolls made so far, by what decides them (no consequence reading the scope)."""
+        self.settled: dict[tuple[Any, ...], tuple[Value, tuple[tuple[int, Modifier], ...]]] = {}
+        """The stats settled so far, by base and the modifiers that held, with the Modifiers."""
+
+    def _group(self, indexes: list[int]) -> _Group:
+        return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
+
+    def _count(self, group: _Group, scope: Scope, decided: list[int]) -> list[tuple[int, bool]]:
+        """`_Situation.count`: each step of a key of its own counts; of several steps of one key,
+        the first whose conditions hold, or the first met when none holds."""
+        indexes, unique = group
+        if unique:
+            found = []
+            for index in indexes:
+                position = -1
+                for at, clause in enumerate(self.clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                found.append((index, position < 0))
+            return found
+        out: list[tuple[int, bool] | None] = []
+        where: dict[str, int] = {}
+        for index in indexes:
+            key = self.keys[index]
+            earlier = where.get(key)
+            previous = out[earlier] if earlier is not None else None
+            if previous is not None and previous[1]:
+                continue
+            holds = self._decide(index, scope, decided) < 0
+            if previous is not None:
+                if not holds:
+                    continue
+                out[where[key]] = None
+            where[key] = len(out)
+            out.append((index, holds))
+        return [x for x in out if x is not None]
+
+    def _decide(self, index: int, scope: Scope, decided: list[int]) -> int:
+        """The first clause of a step (those of the `as` around it first) that does not hold, or
+        -1; recorded in `decided`."""
+        position = -1
+        clauses = self.clauses[index]
+        if clauses:
+            for at, clause in enumerate(clauses):
+                if not clause(scope):
+                    position = at
+                    break
+        decided[index] = position
+        return position
+
+    def resolve(self, v: dict[str, Any], given: frozenset[str]) -> Resolution:
+        """The Resolution `_Situation(book, rules, v, given).finish()` returns."""
+        book = self.book
+        e = _Settled()
+        trace: list[TraceEntry] = []
+        scope = _CachedScope(book, v, e, trace)
+        decided = [0] * len(self.steps)
+        steps = self.steps
+        traces = self.traces
+        modifiers: list[tuple[int, Modifier]] = []
+        derived: dict[str, Value] = {}
+        for kind, name, group in self.nodes:
+            if kind == "base":
+                if v.get(name) is None:
+                    formula = book.inputs[name].derived
+                    assert formula is not None
+                    v[name] = whole(formula(scope))
+                continue
+            counted = self._count(group, scope, decided)
+            if kind == "stat":
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index, holds in counted:
+                    trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+                    if holds:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
+                continue
+            for index, _ in counted:
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            chosen = next((index for index, holds in counted if holds), None)
+            if chosen is None:
+                first = steps[counted[0][0]].payload
+                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                continue
+            payload = steps[chosen].payload
+            e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
+        rolls = []
+        for index, holds in self._count(self.roll_group, scope, decided):
+            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                rolls.append(self._roll(scope, steps[index]))
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        for name, reads, note in self.gated:
+            if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
+                notes.append(note)
+        notes += self.table_notes
+        if given <= self.reads:
+            inputs = {key: v[key] for key in self.inputs_order}
+            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+        else:
+            order = book.order
+            inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
+            specs = book.inputs
+            stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
+        if len(modifiers) > 1:
+            modifiers.sort(key=itemgetter(0))
+        tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
+        return Resolution(
+            rulebook=book.info.name,
+            rules=self.rules,
+            inputs=inputs,
+            stats=stats,
+            derived=derived,
+            modifiers=tuple([modifier for _, modifier in modifiers]),
+            rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
+            restrictions=tuple(restrictions),
+            notes=tuple(notes),
+            tables=tables,
+            trace=tuple(trace),
+            chains=chains_of(scope, rolls, tables) if self.chains else (),
+        )
+
+    def _roll(self, scope: Scope, step: Step) -> Roll:
+        """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
+        spec = step.spec
+        values, *rest = step.payload
+        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        found = values(scope) if callable(values) else values
+        if spec.consequences:
+            return rolled(scope, spec, found, *changed, cached=True)
+        key = (id(spec), found, *changed)
+        roll = self.rolls.get(key)
+        if roll is None:
+            if len(self.rolls) >= _MAX_CACHED:
+                self.rolls.clear()
+            roll = self.rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+        return roll
+
+    def _stat(
+        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
+    ) -> Value:
+        """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
+        kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
+        numbers are ints where whole, Fractions where not)."""
+        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        found = self.settled.get(key)
+        if found is None:
+            book = self.book
+            added = _added(book, name, base, held)
+            if added is not None:
+                value: Value = added
+                statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+            else:
+                value, statuses = settle_stat(book, name, base, held)
+            made = tuple(
+                (index, Modifier(spec, whole(amount), status, reason))
+                for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
+            )
+            if len(self.settled) >= _MAX_CACHED:
+                self.settled.clear()
+            found = self.settled[key] = (value, made)
+        out += found[1]
+        return found[0]
+
+
+def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+    """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
+    `given` holding every input the rule reads (None for a default worked out from others)."""
+    plan = book.plans.get((name,)) or book.plan((name,))
+    values: dict[str, Any] = dict(book.defaults)
+    supplied = []
+    specs = book.inputs
+    defaults = book.defaults
+    for key, raw in given.items():
+        spec = specs[key]
+        if raw is None and spec.derived is not None:
+            continue  # None asks for the computed default
+        values[key] = value = spec.coerce(raw)
+        if value != defaults[key]:
+            supplied.append(key)
+    return plan.resolve(values, frozenset(supplied))
+
+
+def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
+    """A number changed only by additions that all count (no stacking group picks one), as
+    `settle_stat` works it out: their sum on the base; None for any other case."""
+    spec_in = book.inputs[name]
+    kind = spec_in.kind
+    if kind not in ("int", "number", "percent"):
+        return None
+    for spec, _ in held:
+        if spec.op != "add" or (spec.group is not None and spec.stacking != "cumulative"):
+            return None
+    order = book.orders.get(name)
+    if order is not None and "additions" not in order.kinds:
+        return None
+    value = base + sum((amount for _, amount in held), 0)
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec | None:
+    """A step's trace spec with the clauses of the `as` statements around it first."""
+    trace = step.trace
+    if trace is None or not texts:
+        return trace
+    return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
+
+
+def _text_result(spec: TextSpec) -> Restriction | Note:
+    if spec.kind == "cannot":
+        return Restriction(spec.rule, spec.source, spec.text)
+    return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
+
+
+def _gated(
+    steps: Sequence[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]],
+) -> tuple[tuple[str, tuple[tuple[int, int], ...], Note], ...]:
+    """`_Situation._unread` for every input a step reads: the steps that read it, each with the
+    first clause from which on it is read (it is, when that clause is reached or all hold), and
+    the note saying it had no effect."""
+    gated: dict[str, list[int]] = {}
+    for index, (step, _, _, _) in enumerate(steps):
+        for name, _ in step.reads:
+            gated.setdefault(name, []).append(index)
+    out = []
+    for name, indexes in gated.items():
+        reads = tuple(
+            (index, len(steps[index][1]) + min(c for n, c in steps[index][0].reads if n == name))
+            for index in dict.fromkeys(indexes)
+        )
+        step, outer, texts, _ = steps[indexes[0]]
+        clause = min(c for n, c in step.reads if n == name)
+        trace = step.trace
+        conditions = texts + (trace.clauses if trace is not None else ())
+        needed = "; ".join(conditions[: len(outer) + clause] or conditions)
+        note = Note(
+            step.spec.rule,
+            None if trace is None else trace.source,
+            f"`{name}` had no effect: it is read only {needed}",
+            kind="input",
+        )
+        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
+            out.append((name, reads, note))
+    return tuple(out)
+
+
 def settle_stat(
     book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
 ) -> tuple[Value, list[tuple[Status, str | None]]]:
@@ -1974,15 +2362,33 @@ def roll_result(
     spec: RollSpec,
     values: Amount,
     changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
+    cached: bool = False,
 ) -> Roll:
-    """A roll the situation calls for: its changes that hold (each traced), then its exact chances."""
-    book = scope.book
+    """A roll the situation calls for: its changes that hold (each traced), then its exact chances
+    (`cached`: looked up, when a roll of the same dice and target was worked out before)."""
+    changed = roll_changes(scope, spec, changes)
+    found = values(scope) if callable(values) else values
+    return rolled(scope, spec, found, *changed, cached=cached)
+
+
+_Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None]
+"""What a roll's changes that hold come to: its pool, dice added, target shift, automatic result."""
+
+
+def roll_changes(
+    scope: Scope, spec: RollSpec, changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...]
+) -> _Changed:
+    """The changes of a roll that hold, each traced, in order."""
     pool = spec.pool
     delta = 0
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
     for change, clauses, amount, trace in changes:
-        decided = next((i for i, clause in enumerate(clauses) if not clause(scope)), -1)
+        decided = -1
+        for position, clause in enumerate(clauses):
+            if not clause(scope):
+                decided = position
+                break
         scope.trace.append(TraceEntry(trace, decided, scope.v, scope.e))
         if decided >= 0:
             continue
@@ -1994,18 +2400,28 @@ def roll_result(
             shift += amount(scope) if callable(amount) else amount
         elif automatic != "failure":
             automatic = "success" if change.success else "failure"
-    outcomes: dict[str, Fraction] = {}
-    margins: dict[int, Fraction] = {}
-    totals: dict[int, Fraction] = {}
-    successes: dict[int, Fraction] = {}
+    return pool, delta, shift, automatic
+
+
+def rolled(
+    scope: Scope,
+    spec: RollSpec,
+    found: Any,
+    pool: tuple[int, int, str | None] | None,
+    delta: int,
+    shift: int | Fraction,
+    automatic: str | None,
+    cached: bool = False,
+) -> Roll:
+    """A roll from its values (`found`: target, bonus, dice value and count needed; or the two
+    sides of a resistance or opposed roll) and its changes: its dice, exact chances, consequences."""
+    book = scope.book
     goal: int | Fraction | None = None
     bonus: int | Fraction = 0
     op = spec.op
     dice = ""
     value: Dice | None = None
     needed = 0
-    probability: Fraction | None
-    found = values(scope) if callable(values) else values
     if spec.kind == "resist":
         assert book.resistance is not None and book.resistance_pool is not None
         active, passive = found
@@ -2024,19 +2440,127 @@ def roll_result(
         pool = (max(count + delta, 1), sides, keep)
         dice = pool_text(pool)
     if automatic is not None:
-        probability = Fraction(1 if automatic == "success" else 0)
         dice = dice or "none"
     elif spec.kind == "opposed":
         assert spec.pool is not None and spec.against is not None
-        first, second = found
+        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        op = "vs"
+    pair = found if spec.kind == "opposed" and automatic is None else None
+    chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, cached)
+    probability, outcomes, margins, totals, successes = chances
+    consequences = []
+    for consequence in spec.consequences:
+        after = None
+        if consequence.target is not None and consequence.op is not None:
+            target = consequence.target
+            current: Value = scope.e[target] if target in scope.e else scope.v[target]
+            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
+            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
+        chance = outcomes.get(consequence.outcome, Fraction(0))
+        consequences.append(Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after)))
+    return Roll(
+        spec=spec,
+        dice=dice,
+        bonus=whole(bonus),
+        comparison=op,
+        target=whole(goal),
+        probability=probability,
+        automatic=automatic,
+        outcomes=outcomes,
+        margins=margins,
+        totals=totals,
+        successes=successes,
+        needed=needed if spec.kind == "count" else None,
+        consequences=tuple(consequences),
+    )
+
+
+_Chances = tuple[
+    Fraction | None, Mapping[str, Fraction], Mapping[int, Fraction], Mapping[int, Fraction], Mapping[int, Fraction]
+]
+"""A roll's chance of success, and of each outcome, margin, total and number of successes."""
+
+_MAX_CACHED: Final = 4096
+"""The most roll chances (or table cells) a book keeps looked up; past it, the store starts over."""
+
+
+def _chances_of(
+    book: Book,
+    spec: RollSpec,
+    automatic: str | None,
+    pool: tuple[int, int, str | None] | None,
+    value: Dice | None,
+    goal: int | Fraction | None,
+    bonus: int | Fraction,
+    op: str | None,
+    needed: int,
+    pair: Any,
+    cached: bool,
+) -> _Chances:
+    """The chances of a roll, worked out once for what decides them (`cached`: looked up when
+    worked out before, and returned read-only, as every resolution of it shares them)."""
+    if not cached:
+        return _roll_chances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair)
+    key = (id(spec), automatic, pool, value, goal, bonus, op, needed, pair)
+    found = book.chances.get(key)
+    if found is None:
+        probability, outcomes, margins, totals, successes = _roll_chances(
+            book, spec, automatic, pool, value, goal, bonus, op, needed, pair
+        )
+        if len(book.chances) >= _MAX_CACHED:
+            book.chances.clear()
+        found = book.chances[key] = (
+            probability,
+            _ReadOnly(outcomes),
+            _ReadOnly(margins),
+            _ReadOnly(totals),
+            _ReadOnly(successes),
+        )
+    return found
+
+
+class _ReadOnly(dict[Any, Any]):
+    """A dict that cannot be changed (it reads and prints as one): the chances a book keeps are
+    shared by every resolution that reports them."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("the chances of a roll are shared by every resolution of it: copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+
+def _roll_chances(
+    book: Book,
+    spec: RollSpec,
+    automatic: str | None,
+    pool: tuple[int, int, str | None] | None,
+    value: Dice | None,
+    goal: int | Fraction | None,
+    bonus: int | Fraction,
+    op: str | None,
+    needed: int,
+    pair: Any,
+) -> _Chances:
+    """The exact chances of a roll: of success, of each outcome (tiers, win/tie/lose), margin,
+    total (a roll without a target) and number of successes (a count)."""
+    outcomes: dict[str, Fraction] = {}
+    margins: dict[int, Fraction] = {}
+    totals: dict[int, Fraction] = {}
+    successes: dict[int, Fraction] = {}
+    probability: Fraction | None
+    if automatic is not None:
+        probability = Fraction(1 if automatic == "success" else 0)
+    elif spec.kind == "opposed":
+        assert spec.pool is not None and spec.against is not None
+        first, second = pair
         diff = book.pool_difference(spec.pool, spec.against)
         edge = Fraction(second) - Fraction(first)
         win = 1 - diff.at_most_p(edge)
         tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
         outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
         probability = win + (tie if spec.ties == "win" else 0)
-        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
-        op = "vs"
     elif spec.kind == "count":
         assert goal is not None and op is not None
         if value is not None:
@@ -2069,33 +2593,7 @@ def roll_result(
             probability = chance
             if spec.margin_outcomes:
                 margins = _margins(dist, op, Fraction(goal) - bonus, "success" in spec.margin_outcomes)
-    consequences = []
-    for consequence in spec.consequences:
-        after = None
-        if consequence.target is not None and consequence.op is not None:
-            target = consequence.target
-            current: Value = scope.e[target] if target in scope.e else scope.v[target]
-            amount = consequence.value(scope) if callable(consequence.value) else consequence.value
-            after = _apply_one(book.inputs[consequence.target], current, consequence.op, amount, consequence.rounding)
-        chance = outcomes.get(consequence.outcome, Fraction(0))
-        consequences.append(
-            Consequence(consequence.outcome, consequence.text, chance, consequence.target, whole(after))
-        )
-    return Roll(
-        spec=spec,
-        dice=dice,
-        bonus=whole(bonus),
-        comparison=op,
-        target=whole(goal),
-        probability=probability,
-        automatic=automatic,
-        outcomes=outcomes,
-        margins=margins,
-        totals=totals,
-        successes=successes,
-        needed=needed if spec.kind == "count" else None,
-        consequences=tuple(consequences),
-    )
+    return probability, outcomes, margins, totals, successes
 
 
 def table_result(scope: Scope, table: TableSpec) -> TableResult:
@@ -2166,12 +2664,18 @@ def table_result(scope: Scope, table: TableSpec) -> TableResult:
 
 
 def resolve_with(
-    book: Book, names: str | Sequence[str], given: Mapping[str, object], signature: bool = False
+    book: Book,
+    names: str | Sequence[str],
+    given: Mapping[str, object],
+    signature: bool = False,
+    reference: bool = False,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
 
     `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
-    at its default counts as not given (no "had no effect" note for what the caller never said)."""
+    at its default counts as not given (no "had no effect" note for what the caller never said).
+    `reference`: work it out step by step from the rules as written (`_Situation`), not by the
+    rules' plan; the two give the same Resolution, and the tests hold them to it."""
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
@@ -2190,14 +2694,15 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    rolled = [book.tables[name] for name in chosen if name in book.tables and book.tables[name].pool is not None]
-    read = {key for name in chosen for key in book.rules[name].reads}
+    plan = book.plan(tuple(chosen))
+    read = plan.reads
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
         if spec is not None and raw is None and spec.derived is not None:
             continue  # None asks for the computed default
         if spec is None:
+            rolled = [book.tables[x] for x in chosen if x in book.tables and book.tables[x].pool is not None]
             if key == "roll" and rolled:
                 values["roll"] = _roll_input(raw, book, chosen)
                 supplied.add(key)
@@ -2220,7 +2725,9 @@ def resolve_with(
         values[key] = value = spec.coerce(raw)
         if not signature or value != book.defaults.get(key):
             supplied.add(key)
-    return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    if reference:
+        return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    return plan.resolve(values, frozenset(supplied))
 
 
 _MAX_HORIZON = 100_000
@@ -3100,16 +3607,15 @@ def _sends_on(table: TableSpec) -> bool:
     return table.overflow_step is not None or any(row.steps for row in table.rows)
 
 
-
 __all__ = [
     "CHAIN_DEPTH",
     "IMPASSABLE",
     "NOT_APPLICABLE",
-    "Chances",
-    "Clamped",
     "Chain",
     "ChainOutcome",
     "ChainStep",
+    "Chances",
+    "Clamped",
     "Consequence",
     "Dice",
     "Distribution",
@@ -9439,7 +9945,7 @@ def range_bands(
         'different_arm': different_arm,
         'scope': scope,
     }
-    return resolve_with(_BOOK, ('range_bands',), given, signature=True)
+    return resolve_rule(_BOOK, 'range_bands', given)
 
 @inputs_by_name
 def pace_class_rule(
@@ -9454,7 +9960,7 @@ def pace_class_rule(
     - pace -2 (when pace_class == burst and not bursting)
     """
     given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
-    return resolve_with(_BOOK, ('pace_class_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'pace_class_rule', given)
 
 @inputs_by_name
 def zone_move(
@@ -9485,7 +9991,7 @@ def zone_move(
         'running': running,
         'second_move': second_move,
     }
-    return resolve_with(_BOOK, ('zone_move',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_move', given)
 
 @inputs_by_name
 def action_limits(
@@ -9527,7 +10033,7 @@ def action_limits(
         'width_melee': width_melee,
         'assist_successes': assist_successes,
     }
-    return resolve_with(_BOOK, ('action_limits',), given, signature=True)
+    return resolve_rule(_BOOK, 'action_limits', given)
 
 @inputs_by_name
 def flank_zones(
@@ -9549,7 +10055,7 @@ def flank_zones(
         'action': action,
         'same_flank': same_flank,
     }
-    return resolve_with(_BOOK, ('flank_zones',), given, signature=True)
+    return resolve_rule(_BOOK, 'flank_zones', given)
 
 @inputs_by_name
 def take_cover(
@@ -9580,7 +10086,7 @@ def take_cover(
         'target_cover': target_cover,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('take_cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'take_cover', given)
 
 @inputs_by_name
 def defend_dodge(
@@ -9602,7 +10108,7 @@ def defend_dodge(
         'action': action,
         'defend_moved': defend_moved,
     }
-    return resolve_with(_BOOK, ('defend_dodge',), given, signature=True)
+    return resolve_rule(_BOOK, 'defend_dodge', given)
 
 @inputs_by_name
 def stealth_mode(
@@ -9626,7 +10132,7 @@ def stealth_mode(
         'stealthy': stealthy,
         'own_cover': own_cover,
     }
-    return resolve_with(_BOOK, ('stealth_mode',), given, signature=True)
+    return resolve_rule(_BOOK, 'stealth_mode', given)
 
 @inputs_by_name
 def drop_rule(
@@ -9649,7 +10155,7 @@ def drop_rule(
         'damage': damage,
         'drop': drop,
     }
-    return resolve_with(_BOOK, ('drop_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'drop_rule', given)
 
 @inputs_by_name
 def targeting_rule(
@@ -9673,7 +10179,7 @@ def targeting_rule(
         'vulnerability': vulnerability,
         'extra_die': extra_die,
     }
-    return resolve_with(_BOOK, ('targeting_rule',), given, signature=True)
+    return resolve_rule(_BOOK, 'targeting_rule', given)
 
 @inputs_by_name
 def paralysed(
@@ -9694,7 +10200,7 @@ def paralysed(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('paralysed',), given, signature=True)
+    return resolve_rule(_BOOK, 'paralysed', given)
 
 @inputs_by_name
 def broken_arm(
@@ -9715,7 +10221,7 @@ def broken_arm(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_arm',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_arm', given)
 
 @inputs_by_name
 def bleeder(
@@ -9743,7 +10249,7 @@ def bleeder(
         'penalty_raises': penalty_raises,
         'extra_bleeds': extra_bleeds,
     }
-    return resolve_with(_BOOK, ('bleeder',), given, signature=True)
+    return resolve_rule(_BOOK, 'bleeder', given)
 
 @inputs_by_name
 def knockdown(
@@ -9768,7 +10274,7 @@ def knockdown(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('knockdown',), given, signature=True)
+    return resolve_rule(_BOOK, 'knockdown', given)
 
 @inputs_by_name
 def crippled(
@@ -9789,7 +10295,7 @@ def crippled(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('crippled',), given, signature=True)
+    return resolve_rule(_BOOK, 'crippled', given)
 
 @inputs_by_name
 def broken_leg(
@@ -9815,7 +10321,7 @@ def broken_leg(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('broken_leg',), given, signature=True)
+    return resolve_rule(_BOOK, 'broken_leg', given)
 
 @inputs_by_name
 def winded(
@@ -9835,7 +10341,7 @@ def winded(
         'tuffness': tuffness,
         'dice_raises': dice_raises,
     }
-    return resolve_with(_BOOK, ('winded',), given, signature=True)
+    return resolve_rule(_BOOK, 'winded', given)
 
 @inputs_by_name
 def pain(
@@ -9861,7 +10367,7 @@ def pain(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('pain',), given, signature=True)
+    return resolve_rule(_BOOK, 'pain', given)
 
 @inputs_by_name
 def guts(
@@ -9886,7 +10392,7 @@ def guts(
         'dice_raises': dice_raises,
         'duration_raises': duration_raises,
     }
-    return resolve_with(_BOOK, ('guts',), given, signature=True)
+    return resolve_rule(_BOOK, 'guts', given)
 
 @inputs_by_name
 def scarred(
@@ -9907,7 +10413,7 @@ def scarred(
         'tuffness': tuffness,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('scarred',), given, signature=True)
+    return resolve_rule(_BOOK, 'scarred', given)
 
 @inputs_by_name
 def deafened(
@@ -9933,7 +10439,7 @@ def deafened(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('deafened',), given, signature=True)
+    return resolve_rule(_BOOK, 'deafened', given)
 
 @inputs_by_name
 def blinded(
@@ -9960,7 +10466,7 @@ def blinded(
         'dice_raises': dice_raises,
         'penalty_raises': penalty_raises,
     }
-    return resolve_with(_BOOK, ('blinded',), given, signature=True)
+    return resolve_rule(_BOOK, 'blinded', given)
 
 @inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
@@ -9973,7 +10479,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
         'final_damage': final_damage,
         'tuffness': tuffness,
     }
-    return resolve_with(_BOOK, ('uncon',), given, signature=True)
+    return resolve_rule(_BOOK, 'uncon', given)
 
 @inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
@@ -9982,7 +10488,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     - cover +zone_cover_value
     """
     given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-    return resolve_with(_BOOK, ('zone_cover',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_cover', given)
 
 @inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
@@ -9991,7 +10497,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     - visibility +zone_light_mod
     """
     given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-    return resolve_with(_BOOK, ('zone_light',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_light', given)
 
 @inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
@@ -10003,7 +10509,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
         'visibility': visibility,
         'zone_visibility_mod': zone_visibility_mod,
     }
-    return resolve_with(_BOOK, ('zone_visibility',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_visibility', given)
 
 @inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
@@ -10012,7 +10518,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-    return resolve_with(_BOOK, ('zone_entry',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_entry', given)
 
 @inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
@@ -10024,7 +10530,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
         'zone_width_max': zone_width_max,
         'close_occupants': close_occupants,
     }
-    return resolve_with(_BOOK, ('zone_width',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_width', given)
 
 @inputs_by_name
 def zone_terrain(
@@ -10045,7 +10551,7 @@ def zone_terrain(
         'terrain_ma': terrain_ma,
         'rough': rough,
     }
-    return resolve_with(_BOOK, ('zone_terrain',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_terrain', given)
 
 @inputs_by_name
 def zone_debris(
@@ -10067,7 +10573,7 @@ def zone_debris(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('zone_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_debris', given)
 
 @inputs_by_name
 def zone_stacking(
@@ -10086,7 +10592,7 @@ def zone_stacking(
         'zone_stacking_max': zone_stacking_max,
         'target_size': target_size,
     }
-    return resolve_with(_BOOK, ('zone_stacking',), given, signature=True)
+    return resolve_rule(_BOOK, 'zone_stacking', given)
 
 @inputs_by_name
 def rain(
@@ -10126,7 +10632,7 @@ def rain(
         'stealth': stealth,
         'rain_level': rain_level,
     }
-    return resolve_with(_BOOK, ('rain',), given, signature=True)
+    return resolve_rule(_BOOK, 'rain', given)
 
 @inputs_by_name
 def fog(
@@ -10153,7 +10659,7 @@ def fog(
         'zones_away': zones_away,
         'fog_level': fog_level,
     }
-    return resolve_with(_BOOK, ('fog',), given, signature=True)
+    return resolve_rule(_BOOK, 'fog', given)
 
 @inputs_by_name
 def cover_tile(
@@ -10184,7 +10690,7 @@ def cover_tile(
         'tuff_aoe': tuff_aoe,
         'cover_level': cover_level,
     }
-    return resolve_with(_BOOK, ('cover_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'cover_tile', given)
 
 @inputs_by_name
 def debris_tile(
@@ -10216,7 +10722,7 @@ def debris_tile(
         'debris_level': debris_level,
         'debris_choice': debris_choice,
     }
-    return resolve_with(_BOOK, ('debris_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'debris_tile', given)
 
 @inputs_by_name
 def lighting(
@@ -10238,7 +10744,7 @@ def lighting(
         'stealth': stealth,
         'light_level': light_level,
     }
-    return resolve_with(_BOOK, ('lighting',), given, signature=True)
+    return resolve_rule(_BOOK, 'lighting', given)
 
 @inputs_by_name
 def noise(
@@ -10260,7 +10766,7 @@ def noise(
         'stealth': stealth,
         'noise_level': noise_level,
     }
-    return resolve_with(_BOOK, ('noise',), given, signature=True)
+    return resolve_rule(_BOOK, 'noise', given)
 
 @inputs_by_name
 def buzz(
@@ -10275,7 +10781,7 @@ def buzz(
     - comms -4 (when buzz_level == heavy)
     """
     given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-    return resolve_with(_BOOK, ('buzz',), given, signature=True)
+    return resolve_rule(_BOOK, 'buzz', given)
 
 @inputs_by_name
 def wind(
@@ -10304,7 +10810,7 @@ def wind(
         'heavy_weapon': heavy_weapon,
         'wind_level': wind_level,
     }
-    return resolve_with(_BOOK, ('wind',), given, signature=True)
+    return resolve_rule(_BOOK, 'wind', given)
 
 @inputs_by_name
 def wall_tile(
@@ -10322,7 +10828,7 @@ def wall_tile(
     - stealth +2 (when wall_level == heavy)
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
-    return resolve_with(_BOOK, ('wall_tile',), given, signature=True)
+    return resolve_rule(_BOOK, 'wall_tile', given)
 
 @inputs_by_name
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
@@ -10333,7 +10839,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
     given: dict[str, object] = {'barrier_level': barrier_level}
-    return resolve_with(_BOOK, ('barrier',), given, signature=True)
+    return resolve_rule(_BOOK, 'barrier', given)
 
 @inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
@@ -10343,7 +10849,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - stealth -1
     """
     given: dict[str, object] = {'stealth': stealth}
-    return resolve_with(_BOOK, ('tile_slippery',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_slippery', given)
 
 @inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
@@ -10352,7 +10858,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
     - move_target / 2 round down
     """
     given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-    return resolve_with(_BOOK, ('tile_slowing',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_slowing', given)
 
 @inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
@@ -10363,7 +10869,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - stealth +1
     """
     given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-    return resolve_with(_BOOK, ('tile_obstacle',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_obstacle', given)
 
 @inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
@@ -10378,7 +10884,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_open_ground',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_open_ground', given)
 
 @inputs_by_name
 def tile_exposed_ground(
@@ -10401,7 +10907,7 @@ def tile_exposed_ground(
         'default_cover': default_cover,
         'missile_against': missile_against,
     }
-    return resolve_with(_BOOK, ('tile_exposed_ground',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_exposed_ground', given)
 
 @inputs_by_name
 def tile_clatter(
@@ -10424,7 +10930,7 @@ def tile_clatter(
         'cover': cover,
         'default_cover': default_cover,
     }
-    return resolve_with(_BOOK, ('tile_clatter',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_clatter', given)
 
 @inputs_by_name
 def tile_shortcut() -> Resolution:
@@ -10433,7 +10939,7 @@ def tile_shortcut() -> Resolution:
     - derive free_zones = 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_shortcut',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_shortcut', given)
 
 @inputs_by_name
 def tile_fire() -> Resolution:
@@ -10442,7 +10948,7 @@ def tile_fire() -> Resolution:
     - derive fire_ag = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_fire', given)
 
 @inputs_by_name
 def tile_danger() -> Resolution:
@@ -10452,7 +10958,7 @@ def tile_danger() -> Resolution:
     - derive danger_damage = 2d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_danger',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_danger', given)
 
 @inputs_by_name
 def tile_test() -> Resolution:
@@ -10461,7 +10967,7 @@ def tile_test() -> Resolution:
     - derive trait_test = 4
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_test',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_test', given)
 
 @inputs_by_name
 def tile_pit() -> Resolution:
@@ -10472,7 +10978,7 @@ def tile_pit() -> Resolution:
     - derive pit_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_pit',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_pit', given)
 
 @inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
@@ -10483,7 +10989,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trap',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_trap', given)
 
 @inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
@@ -10493,7 +10999,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - noticed +2
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_trip_wire',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_trip_wire', given)
 
 @inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
@@ -10503,7 +11009,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - noticed +4
     """
     given: dict[str, object] = {'noticed': noticed}
-    return resolve_with(_BOOK, ('tile_alarm',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_alarm', given)
 
 @inputs_by_name
 def tile_hideyhole() -> Resolution:
@@ -10512,7 +11018,7 @@ def tile_hideyhole() -> Resolution:
     - derive surprise = yes
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('tile_hideyhole',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_hideyhole', given)
 
 @inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
@@ -10521,7 +11027,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
     - all_actions +1
     """
     given: dict[str, object] = {'all_actions': all_actions}
-    return resolve_with(_BOOK, ('tile_advantage',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_advantage', given)
 
 @inputs_by_name
 def tile_concealment(
@@ -10544,7 +11050,7 @@ def tile_concealment(
         'tuff_aoe': tuff_aoe,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_concealment',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_concealment', given)
 
 @inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
@@ -10559,7 +11065,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
         'tuff_ranged': tuff_ranged,
         'drag_resist': drag_resist,
     }
-    return resolve_with(_BOOK, ('tile_defensive',), given, signature=True)
+    return resolve_rule(_BOOK, 'tile_defensive', given)
 
 @inputs_by_name
 def sporadic_encounter(
@@ -10578,7 +11084,7 @@ def sporadic_encounter(
         'target_groups': target_groups,
         'blank_options': blank_options,
     }
-    return resolve_with(_BOOK, ('sporadic_encounter',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_encounter', given)
 
 @inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
@@ -10587,7 +11093,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_pit',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_pit', given)
 
 @inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
@@ -10597,7 +11103,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - stacking max 2 (when adopted)
     """
     given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_walls',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_walls', given)
 
 @inputs_by_name
 def sporadic_doorway(
@@ -10615,7 +11121,7 @@ def sporadic_doorway(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_doorway',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_doorway', given)
 
 @inputs_by_name
 def sporadic_window(
@@ -10633,7 +11139,7 @@ def sporadic_window(
         'adopted': adopted,
         'door_open': door_open,
     }
-    return resolve_with(_BOOK, ('sporadic_window',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_window', given)
 
 @inputs_by_name
 def sporadic_furniture(
@@ -10648,7 +11154,7 @@ def sporadic_furniture(
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-    return resolve_with(_BOOK, ('sporadic_furniture',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_furniture', given)
 
 @inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
@@ -10658,7 +11164,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
     given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_debris', given)
 
 @inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
@@ -10667,7 +11173,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
     - stealth +vegetation_stealth
     """
     given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
-    return resolve_with(_BOOK, ('sporadic_vegetation',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_vegetation', given)
 
 @inputs_by_name
 def sporadic_traps() -> Resolution:
@@ -10676,7 +11182,7 @@ def sporadic_traps() -> Resolution:
     - derive traps_damage = 2d6 + 1
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_traps',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_traps', given)
 
 @inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
@@ -10685,7 +11191,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_slippery',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_slippery', given)
 
 @inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
@@ -10694,7 +11200,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
     - pace -slowing_points
     """
     given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-    return resolve_with(_BOOK, ('sporadic_slowing',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_slowing', given)
 
 @inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
@@ -10703,7 +11209,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
     given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_with(_BOOK, ('sporadic_fire',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_fire', given)
 
 @inputs_by_name
 def sporadic_defensible(
@@ -10725,13 +11231,13 @@ def sporadic_defensible(
         'adopted': adopted,
         'defensible_limit': defensible_limit,
     }
-    return resolve_with(_BOOK, ('sporadic_defensible',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_defensible', given)
 
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_animals',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_animals', given)
 
 @inputs_by_name
 def sporadic_falling_debris() -> Resolution:
@@ -10740,7 +11246,7 @@ def sporadic_falling_debris() -> Resolution:
     - derive falling_damage = 3d6
     """
     given: dict[str, object] = {}
-    return resolve_with(_BOOK, ('sporadic_falling_debris',), given, signature=True)
+    return resolve_rule(_BOOK, 'sporadic_falling_debris', given)
 
 @inputs_by_name
 def card_draw(
@@ -10767,7 +11273,7 @@ def card_draw(
         'chosen_level': chosen_level,
         'tile_level': tile_level,
     }
-    return resolve_with(_BOOK, ('card_draw',), given, signature=True)
+    return resolve_rule(_BOOK, 'card_draw', given)
 
 @inputs_by_name
 def initiative(
@@ -10798,7 +11304,7 @@ def initiative(
         'initiative_discards': initiative_discards,
         'bonus_actions': bonus_actions,
     }
-    return resolve_with(_BOOK, ('initiative',), given, signature=True)
+    return resolve_rule(_BOOK, 'initiative', given)
 
 @inputs_by_name
 def weapons(
@@ -10826,7 +11332,7 @@ def weapons(
         'brawn_die': brawn_die,
         'bulk_tier': bulk_tier,
     }
-    return resolve_with(_BOOK, ('weapons',), given, signature=True)
+    return resolve_rule(_BOOK, 'weapons', given)
 
 @inputs_by_name
 def armour_rules(
@@ -10861,7 +11367,7 @@ def armour_rules(
         'shield_bonus': shield_bonus,
         'large_shield': large_shield,
     }
-    return resolve_with(_BOOK, ('armour_rules',), given, signature=True)
+    return resolve_rule(_BOOK, 'armour_rules', given)
 
 @inputs_by_name
 def aoe_targets(
@@ -10892,7 +11398,7 @@ def aoe_targets(
         'converted': converted,
         'cast': cast_,
     }
-    return resolve_with(_BOOK, ('aoe_targets',), given, signature=True)
+    return resolve_rule(_BOOK, 'aoe_targets', given)
 
 @inputs_by_name
 def stun(
@@ -10916,7 +11422,7 @@ def stun(
         'stun_levels': stun_levels,
         'stun_option': stun_option,
     }
-    return resolve_with(_BOOK, ('stun',), given, signature=True)
+    return resolve_rule(_BOOK, 'stun', given)
 
 @inputs_by_name
 def pace_shift(
@@ -10928,7 +11434,7 @@ def pace_shift(
     Looked up by pace_class.
     """
     given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
+    return resolve_rule(_BOOK, 'pace_shift', given)
 
 @inputs_by_name
 def suit_category(
@@ -10940,7 +11446,7 @@ def suit_category(
     Looked up by suit.
     """
     given: dict[str, object] = {'suit': suit}
-    return resolve_with(_BOOK, ('suit_category',), given, signature=True)
+    return resolve_rule(_BOOK, 'suit_category', given)
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -10949,7 +11455,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
     Looked up by bulk.
     """
     given: dict[str, object] = {'bulk': bulk}
-    return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
+    return resolve_rule(_BOOK, 'bulk_armour', given)
 
 @inputs_by_name
 def aoe_templates(
@@ -10961,7 +11467,7 @@ def aoe_templates(
     Looked up by aoe.
     """
     given: dict[str, object] = {'aoe': aoe}
-    return resolve_with(_BOOK, ('aoe_templates',), given, signature=True)
+    return resolve_rule(_BOOK, 'aoe_templates', given)
 
 __all__ = [
     'INPUTS',

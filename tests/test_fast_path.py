@@ -1,0 +1,82 @@
+"""A resolver works a situation out by its rules' plan (everything that does not depend on the
+situation found once); the step-by-step reading of the rules (`reference=True`) is kept as the
+reference.  The two must give the same Resolution for every situation: here, random situations
+for every rule and table of every bundled book, alone and together with others of its book,
+through `resolve` and through the per-rule functions' path (`signature=True`)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIGURES, RULEBOOKS, compiled, module_for
+from tests.differential import random_situation, texts_of
+
+BOOKS = sorted(RULEBOOKS.glob("*.rules"))
+PER_NAME = 7
+"""Situations per rule or table alone (and as many again with other rules): with 145 rules and
+the tables of six books, a few thousand situations in all."""
+
+
+def outcome(module: ModuleType, names: list[str], given: dict[str, Any], signature: bool, reference: bool) -> Any:
+    """What resolving gives: the Resolution, its to_dict() and repr; or the error raised."""
+    try:
+        resolution = module.resolve_with(module._BOOK, names, given, signature=signature, reference=reference)
+    except module.RuleInputError as error:
+        return ("error", str(error))
+    return resolution, resolution.to_dict(), repr(resolution)
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.stem)
+def test_the_plan_resolves_every_situation_as_the_rules_read_step_by_step(path: Path) -> None:
+    result = compiled(path)
+    book = result.book
+    assert book is not None
+    module = module_for(path)
+    names = [*book.rules, *book.tables]
+    texts = texts_of(book)
+    rng = random.Random(f"fast path {path.stem}")
+    compared = functions = 0
+    for name in names:
+        for round_ in range(2 * PER_NAME):
+            chosen = [name] if round_ < PER_NAME else [name, *rng.sample(list(book.rules), rng.choice((1, 2)))]
+            chosen = list(dict.fromkeys(chosen))
+            given = random_situation(book, chosen, rng, texts)
+            signature = round_ % 3 == 0 and len(chosen) == 1
+            if signature:  # a per-rule function passes every input it takes
+                reads = book.rules[name].reads if name in book.rules else book.tables[name].reads
+                given = {**{key: module._BOOK.defaults[key] for key in reads}, **given}
+            expected = outcome(module, chosen, dict(given), signature, reference=True)
+            fast = outcome(module, chosen, dict(given), signature, reference=False)
+            again = outcome(module, chosen, dict(given), signature, reference=False)  # with its chances kept
+            assert fast == expected, (chosen, given)
+            assert again == expected, (chosen, given)
+            function = getattr(module, name, None)
+            params = getattr(getattr(function, "__wrapped__", None), "__kwdefaults__", None) or {}
+            if signature and name in book.rules and set(given) <= set(params):  # a rule's own function
+                functions += 1
+                try:
+                    called: Any = function(**given)  # type: ignore[misc]
+                    assert (called, called.to_dict(), repr(called)) == expected, (chosen, given)
+                except module.RuleInputError as error:
+                    assert ("error", str(error)) == expected, (chosen, given)
+            compared += 1
+    assert compared >= 2 * PER_NAME * len(names)
+    assert functions >= len(book.rules)  # most rules' own functions, at least once each on average
+    FIGURES.append(
+        f"fast path {path.stem}: {compared} situations ({functions} by a rule's function), plan == reference"
+    )
+
+
+def test_the_plan_keeps_nothing_a_caller_can_change(skirmish: ModuleType) -> None:
+    """Chances are kept from call to call: what a resolution hands out of them is read-only."""
+    situation = {"DEX": 12, "MOV": 10, "moved": 6}
+    first = skirmish.broken_ground(**situation).roll("fall")
+    with pytest.raises(TypeError):
+        first.outcomes["success"] = 1
+    # 3d6 <= 10 (DEX 12 - 2 for bad footing): 108 of 216 totals, 1/2
+    assert skirmish.broken_ground(**situation).roll("fall").outcomes["success"] == first.probability == 0.5
