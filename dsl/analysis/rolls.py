@@ -339,6 +339,14 @@ def _roll_change(
                 "E203", "successes are counted on plain dice (`6d6`), not kept or exploding ones", change.pool.span
             )
             return None
+        if kind == "total" and change.pool.keep == "exploding":
+            cx.reporter.report(
+                "E203",
+                "exploding dice have no highest total: a roll of them needs a target",
+                change.pool.span,
+                "roll them against a target, e.g. `exploding d6 >= 8`",
+            )
+            return None
         return m.RollChange(guard, "pool", change.pool, 0, None, False, change.span)
     if isinstance(change, n.DiceChange):
         return m.RollChange(guard, "dice", None, change.delta, None, False, change.span)
