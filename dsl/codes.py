@@ -68,6 +68,7 @@ _ALL = [
     Code("W504", "rules contradict each other when applied together"),
     Code("W505", "modifiers whose order decides the result"),
     Code("E506", "an order of modifiers that cannot apply"),
+    Code("E507", "a chain depth that cannot apply"),
     # dependencies
     Code("E601", "circular dependency"),
     # worked examples

@@ -78,6 +78,37 @@ def describe_data(
         "tables": [_table_head(book.tables[t]) for t in describer.tables if t in book.tables],
         "inputs": [_input(spec) for spec in inputs],
         "chains": _chains(resolver, _outcome_chains(effects)),
+        "sequence": _sequence(rule.sequence),
+    }
+
+
+_UNTIL_WORDS = {"success": "succeeds", "failure": "fails"}
+"""An `until` outcome as the rulebook writes it (`until hold_breath fails`); a tier is its name."""
+
+
+def _sequence(sequence: m.Sequence | None) -> dict[str, Any] | None:
+    """`each UNIT COUNTER from N: until ROLL OUTCOME then INPUT = VALUE; total ...`: how the rule
+    is resolved over rounds.  `until.outcome` as a resolution names it (`failure`), `text` as the
+    rulebook writes the line."""
+    if sequence is None:
+        return None
+    until = None
+    if sequence.until is not None:
+        roll, outcome = sequence.until
+        until = {"roll": roll, "outcome": outcome, "text": f"{roll} {_UNTIL_WORDS.get(outcome, outcome)}"}
+    then = None
+    if sequence.then is not None:
+        name, value = sequence.then
+        then = {"input": name, "value": printer.expr_text(value)}
+    head = f"each {sequence.unit} {sequence.counter} from {sequence.start}"
+    return {
+        "unit": sequence.unit,
+        "counter": sequence.counter,
+        "start": sequence.start,
+        "until": until,
+        "then": then,
+        "totals": list(sequence.totals),
+        "text": head,
     }
 
 
@@ -415,6 +446,8 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
         lines += _table_lines(data)
         lines += chain_lines(data["chains"])
     else:
+        if data.get("sequence"):
+            lines += _sequence_lines(data["sequence"])
         if data["effects"]:
             lines += ["", "effects:"]
             lines += _effect_lines(data["effects"], 1)
@@ -438,6 +471,21 @@ def describe_lines(data: dict[str, Any], inputs: Sequence[InputSpec]) -> list[st
         lines.append(
             f"  roll (input): int {low}..{high}, optional  The die result; without it, the chance of every row"
         )
+    return lines
+
+
+def _sequence_lines(sequence: dict[str, Any]) -> list[str]:
+    """`sequence: each round asphyxiation_round from 1`, then what ends or changes it and its totals."""
+    lines = ["", f"sequence: {sequence['text']} (resolved over rounds: --rounds N)"]
+    until, then = sequence["until"], sequence["then"]
+    if until is not None:
+        after = ""
+        if then is not None:
+            after = f", then {then['input']} = {then['value']} from the next {sequence['unit']} on"
+        end = "" if then is not None else f" (the {sequence['unit']} it ends in counts)"
+        lines.append(f"  until {until['text']}{after}{end}")
+    if sequence["totals"]:
+        lines.append(f"  total over the {sequence['unit']}s: {', '.join(sequence['totals'])}")
     return lines
 
 

@@ -694,6 +694,8 @@ class Emitter:
                     )
                 w.dedent()
                 w.line("),")
+            if table.chain_depth is not None:
+                w.line(f"depth={table.chain_depth},")
             w.dedent()
             w.line(")")
 

@@ -60,7 +60,7 @@ KEYWORDS = (
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
     "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase", "before",
-    "each", "from", "until", "total", "over", "chance", "lasting", "separate", "chain",
+    "each", "from", "until", "total", "over", "chance", "lasting", "separate", "chain", "depth",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")

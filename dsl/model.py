@@ -329,6 +329,8 @@ class Table:
     notes: tuple[tuple[str, str | None], ...]
     span: Span
     reads: tuple[str, ...] = ()  # its keys and modifier, and what their values start from
+    chain_depth: int | None = None  # `chain depth N`: rolls in a row a repeating chain lists
+    chain_depth_span: Span | None = None
 
     @property
     def two_dimensional(self) -> bool:

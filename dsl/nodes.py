@@ -746,6 +746,13 @@ class Overflow(TableItem):
 
 
 @dataclass(frozen=True, slots=True)
+class ChainDepth(TableItem):
+    """`chain depth N`: how many rolls in a row a chain that can repeat is listed to."""
+
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
 class TableStmt(TableItem):
     statement: NoteStmt | ErratumStmt | CategoryStmt
 

@@ -1209,6 +1209,9 @@ class Builder(Transformer[Token, Any]):
     def overflow(self, meta: Any, above: Token, becomes: Token, step: n.Step | None = None) -> n.Overflow:
         return n.Overflow(span=self._span(meta), above=self._int(above), becomes=self._int(becomes), step=step)
 
+    def chain_depth(self, meta: Any, depth: Token) -> n.ChainDepth:
+        return n.ChainDepth(span=self._span(meta), depth=self._int(depth))
+
     def row_number(self, meta: Any, *tokens: Token) -> int:
         number = self._int(tokens[-1])
         return -number if len(tokens) > 1 or str(tokens[0]) == "-" else number

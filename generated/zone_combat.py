@@ -1465,6 +1465,7 @@ class TableSpec:
     becomes: int | None
     overflow_step: str | None
     notes: tuple[Note, ...] = ()
+    depth: int | None = None  # `chain depth N`: rolls in a row a repeating chain is listed to
 
     def row_for(self, keys: tuple[Value, ...]) -> RowSpec | None:
         """The row a key selects (a number, a member, or a member pair for a two-way table)."""
@@ -3441,7 +3442,7 @@ def _chain_from(
             if applies and isinstance(v, (int, Fraction)) and not isinstance(v, bool)
         }
         order, cyclic = _chain_states(scope, children)
-        limit = CHAIN_DEPTH if cyclic else None
+        limit = _chain_depth(scope, order) if cyclic else None
         found: dict[tuple[ChainStep, ...], _Way] = {}
         beyond_all = _branch(scope, Fraction(1), head, numbers, tuple(children), limit, found)
         ways = list(found.values())
@@ -3451,7 +3452,7 @@ def _chain_from(
         lead = []
         children = [state]
         order, cyclic = _chain_states(scope, children)
-        limit = CHAIN_DEPTH if cyclic else None
+        limit = _chain_depth(scope, order) if cyclic else None
         ways, beyond_all = _ways(scope, state, 0, limit)
     rolls: Fraction | None = Fraction(0)
     visits: dict[str, Fraction] = {}
@@ -3484,6 +3485,13 @@ def _chain_from(
         flow=tuple(_flow(scope, children, len(lead), Fraction(1), (), lead)),
     )
     return chain, all(s in scope.book.chains for s in order)
+
+
+def _chain_depth(scope: Scope, order: Sequence[_ChainState]) -> int:
+    """How many rolls in a row a chain that can repeat is listed to: the deepest a table it comes
+    to states (`chain depth N`), else CHAIN_DEPTH."""
+    stated = [d for d in (scope.book.tables[s[0]].depth for s in order) if d is not None]
+    return max(stated, default=CHAIN_DEPTH)
 
 
 def _flow(

@@ -6,8 +6,8 @@ from the checked model (not the generated module), every sequence of die faces i
 enumerates its two rolls among the face tuples that do not give a roll-twice row (rolled again:
 each remaining tuple is equally likely).  The outcome of a sequence is its tree of rows, the two
 rolls of a roll twice unordered.  Complete chains must agree exactly; a chain that can repeat must
-agree on every way of at most CHAIN_DEPTH rolls in a row and on the chance of the rest, and its
-closed-form expected number of rolls must lie between the enumerated sum and that sum plus a
+agree on every way of at most its depth (CHAIN_DEPTH, or the `chain depth` its table states)
+rolls in a row and on the chance of the rest, and its closed-form expected number of rolls must lie between the enumerated sum and that sum plus a
 geometric bound on the tail.
 """
 
@@ -22,6 +22,7 @@ from types import ModuleType
 import pytest
 
 from dsl import model as m
+from dsl.compiler import compile_text
 from tests.conftest import RULEBOOKS, compiled, module_for, module_from_text, run_cli
 
 BOOKS = sorted(RULEBOOKS.glob("*.rules"))
@@ -313,7 +314,8 @@ def test_describe_shows_the_flow() -> None:
     (chain,) = _module("mecha_tables.rules").resolve("heavy_damage").chains
     assert chain.rolls == Fraction(1739, 900)
     chase = run_cli("describe", "spot_rules_a_to_e", "chase_trouble").output
-    assert "  expected rolls 50/37; expected penalty -565/37; more than 4 rolls in a row: 31/2500" in chase
+    # `chain depth 6`: the chance of a 7th roll, 203/125000 (worked out below).
+    assert "  expected rolls 50/37; expected penalty -565/37; more than 6 rolls in a row: 203/125000" in chase
     # A rule whose roll's outcome sends on: the chain after the outcome.
     maneuvers = run_cli("describe", "spot_rules_a_to_e", "maneuvers", "--json")
     data = __import__("json").loads(maneuvers.output)
@@ -412,3 +414,63 @@ def test_separate_keeps_a_roll_apart() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_chase_trouble_is_listed_to_the_depth_the_book_states() -> None:
+    # `chain depth 6`: ways of up to 6 rolls in a row are listed, the rest is one chance.  With
+    # s_k the chance of a k-th roll: a re-roll at +2 (B) or +4 (C) comes from an 8 or a 9 on any
+    # roll, b_k = c_k = s_(k-1)/10, and a plain re-roll from a fold, 2/10 after B and 4/10 after
+    # C: a_k = 6 s_(k-2)/100.  So s_k = 2 s_(k-1)/10 + 6 s_(k-2)/100, s_1 = 1, s_2 = 1/5:
+    # s_3 = 1/25 + 6/100 = 1/10, s_4 = 1/50 + 6/500 = 4/125, s_5 = 8/1250 + 6/1000 = 31/2500,
+    # s_6 = 62/25000 + 24/12500 = 11/2500, s_7 = 22/25000 + 186/250000 = 203/125000 (beyond).
+    (chain,) = _module("spot_rules_a_to_e.rules").resolve("chase_trouble").chains
+    assert chain.depth == 6
+    assert max(len(o.path) for o in chain.outcomes) == 6
+    assert chain.beyond == Fraction(203, 125000)
+    # The closed form does not depend on the depth listed.
+    assert chain.rolls == Fraction(50, 37)
+
+
+MISHAPS = """\
+rulebook mishaps "Mishaps":
+    source "docs"
+
+table mishap "Mishap" cites "4.1" roll d6:
+    1..5: "Stumble"
+    6: "Fall" then roll again
+{depth}
+"""
+
+
+@pytest.mark.parametrize(("statement", "depth"), [("", 4), ("    chain depth 1", 1), ("    chain depth 3", 3), ("    chain depth 12", 12)])
+def test_stated_chain_depth_against_enumeration(statement: str, depth: int) -> None:
+    # A 6 rolls again: a way of k rolls is k - 1 sixes then 1..5, (1/6)^(k-1) x 5/6; beyond the
+    # depth d, d sixes in a row: (1/6)^d (no statement: the default, 4, 1/1296).
+    text = MISHAPS.format(depth=statement)
+    (chain,) = module_from_text(text).resolve("mishap").chains
+    assert chain.depth == depth
+    assert chain.beyond == Fraction(1, 6**depth)
+    assert sorted((len(o.path), o.probability) for o in chain.outcomes) == [
+        (k, Fraction(1, 6 ** (k - 1)) * Fraction(5, 6)) for k in range(1, depth + 1)
+    ]
+    # Expected rolls, whatever the depth: R = 1 + R/6, R = 6/5.
+    assert chain.rolls == Fraction(6, 5)
+    book = compile_text(text, "inline.rules").book
+    assert book is not None
+    expected = brute(book, "mishap", 0, 0, depth)
+    assert expected[None] == chain.beyond
+    assert sum(p for t, p in expected.items() if t is not None) == 1 - chain.beyond
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("    chain depth 0", "a chain is listed to 1 to 12 rolls in a row, not 0"),
+        ("    chain depth 13", "a chain is listed to 1 to 12 rolls in a row, not 13"),
+        ("    chain depth 3\n    chain depth 4", "a table states its chain depth once"),
+    ],
+)
+def test_chain_depth_out_of_bounds_is_refused(statement: str, message: str) -> None:
+    result = compile_text(MISHAPS.format(depth=statement), "inline.rules")
+    assert not result.ok
+    assert message in result.render()

@@ -208,3 +208,39 @@ def test_list_says_tables_resolve_by_name() -> None:
     # ... and so they do.
     table = resolved("mecha_tables", "forest_costs", "--set", "forest=open", "--set", "unit=wheel")["tables"][0]
     assert table["selected"]["values"]["wheel"] == 4
+
+
+def test_describe_shows_a_rules_sequence() -> None:
+    # `each round asphyxiation_round:` counts from 1 (no `from`); a failed hold_breath roll sets
+    # breath_failed = yes from the next round, and the damage of each round adds up.
+    text, data = describe("spot_rules_a_to_e", "asphyxiation")
+    assert data["sequence"] == {
+        "unit": "round",
+        "counter": "asphyxiation_round",
+        "start": 1,
+        "until": {"roll": "hold_breath", "outcome": "failure", "text": "hold_breath fails"},
+        "then": {"input": "breath_failed", "value": "yes"},
+        "totals": ["damage_per_round"],
+        "text": "each round asphyxiation_round from 1",
+    }
+    lines = text.splitlines()
+    start = lines.index("sequence: each round asphyxiation_round from 1 (resolved over rounds: --rounds N)")
+    assert lines[start + 1] == "  until hold_breath fails, then breath_failed = yes from the next round on"
+    assert lines[start + 2] == "  total over the rounds: damage_per_round"
+    assert lines.index("effects:") > start
+
+
+def test_describe_shows_a_sequence_that_ends_and_none_where_there_is_none() -> None:
+    # `each day disease_day from 2: until recover succeeds`: no `then`, no total.
+    text, data = describe("spot_rules_a_to_e", "disease_recovery")
+    sequence = data["sequence"]
+    assert (sequence["unit"], sequence["counter"], sequence["start"]) == ("day", "disease_day", 2)
+    assert sequence["until"] == {"roll": "recover", "outcome": "success", "text": "recover succeeds"}
+    assert sequence["then"] is None
+    assert sequence["totals"] == []
+    assert "sequence: each day disease_day from 2 (resolved over rounds: --rounds N)" in text
+    assert "  until recover succeeds (the day it ends in counts)" in text
+    # A rule without `each` has none, in the text and the JSON.
+    text, data = describe("spot_rules_a_to_e", "chase_trouble_effects")
+    assert data["sequence"] is None
+    assert "sequence:" not in text

@@ -58,4 +58,5 @@ def _spec(table: m.Table, book: m.Book, text: Callable[[m.TableCell], str]) -> r
         above=overflow.above if overflow else None,
         becomes=overflow.becomes if overflow else None,
         overflow_step=printer.step_text(overflow.step) if overflow and overflow.step else None,
+        depth=table.chain_depth,
     )

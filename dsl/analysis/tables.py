@@ -101,8 +101,11 @@ def analyze_table(cx: Context, decl: n.TableDecl) -> None:
     overflow = None
     notes: list[tuple[str, str | None]] = []
     category = None
+    depth: n.ChainDepth | None = None
     for item in decl.items:
-        if isinstance(item, n.Overflow):
+        if isinstance(item, n.ChainDepth):
+            depth = _chain_depth(cx, item, depth, pool is not None)
+        elif isinstance(item, n.Overflow):
             if pool is None:
                 cx.reporter.report("E203", "`above N: as M` belongs to tables rolled with dice", item.span)
                 continue
@@ -130,7 +133,33 @@ def analyze_table(cx: Context, decl: n.TableDecl) -> None:
         overflow=overflow,
         notes=tuple(notes),
         span=decl.span,
+        chain_depth=depth.depth if depth else None,
+        chain_depth_span=depth.span if depth else None,
     )
+
+
+MAX_CHAIN_DEPTH = 12
+"""The deepest listing a book may state: a roll again on a d10 lists up to 10**12 ways."""
+
+
+def _chain_depth(cx: Context, item: n.ChainDepth, before: n.ChainDepth | None, rolled: bool) -> n.ChainDepth | None:
+    """`chain depth N` once, on a table rolled with dice, with N from 1 to MAX_CHAIN_DEPTH.
+    Whether the table can repeat at all is judged on the finished book (dsl/checks/tables.py)."""
+    if before is not None:
+        cx.reporter.report("E102", "a table states its chain depth once", item.span)
+        return before
+    if not rolled:
+        cx.reporter.report("E507", "`chain depth` belongs to tables rolled with dice", item.span)
+        return None
+    if not 1 <= item.depth <= MAX_CHAIN_DEPTH:
+        cx.reporter.report(
+            "E507",
+            f"a chain is listed to 1 to {MAX_CHAIN_DEPTH} rolls in a row, not {item.depth}",
+            item.span,
+            "the chance of the longer ways is reported in one figure (`beyond`) whatever the depth",
+        )
+        return None
+    return item
 
 
 def _two_d_columns(cx: Context, decl: n.TableDecl, shape: TableShape, column_decls: list[n.Columns]) -> None:

@@ -14,7 +14,7 @@ from dsl.checks.division import check_division
 from dsl.checks.examples import check_examples
 from dsl.checks.order import check_order
 from dsl.checks.reachability import check_reachability
-from dsl.checks.tables import check_tables
+from dsl.checks.tables import check_chain_depths, check_tables
 from dsl.checks.usage import check_usage
 from dsl.codes import Level
 from dsl.diagnostics import Reporter, Span
@@ -23,6 +23,7 @@ Check = Callable[[m.Book, Reporter], None]
 
 CHECKS: tuple[Check, ...] = (
     check_tables,
+    check_chain_depths,
     check_dice_sizes,
     check_reachability,
     check_division,

@@ -11,7 +11,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import model as m
+from dsl import runtime as rt
 from dsl import types as t
+from dsl.analysis.chains import runtime_tables
 from dsl.diagnostics import Reporter, Span
 
 
@@ -26,6 +28,26 @@ def check_tables(book: m.Book, reporter: Reporter) -> None:
                 _member_table(table, key_type, reporter)
             elif isinstance(key_type, t.Numeric):
                 _number_table(table, key_type, reporter)
+
+
+def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
+    """E507: `chain depth N` on a table no chain can come back to (nothing to bound).  Judged on a
+    book whose tables cover their rolls: the chains are followed as the runtime follows them."""
+    stated = [table for table in book.tables.values() if table.chain_depth is not None]
+    if not stated or reporter.has_errors:
+        return
+    scope = rt.Scope(runtime_tables(book), {}, {}, [])
+    offsets = _offsets(book)
+    for table in stated:
+        starts = [(table.name, offset, False) for offset in sorted(offsets.get(table.name, {0}))]
+        _, cyclic = rt._chain_states(scope, starts)
+        if not cyclic:
+            reporter.report(
+                "E507",
+                f"no roll on `{table.name}` can come back to a table it left: its chains are listed completely",
+                table.chain_depth_span or table.span,
+                "remove `chain depth`: it bounds chains that `roll again`",
+            )
 
 
 def _offsets(book: m.Book) -> dict[str, set[int]]:
