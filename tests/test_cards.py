@@ -818,3 +818,26 @@ def test_odds_list_a_plain_pool_and_the_highest_die_of_the_same_dice() -> None:
     grid = odds[0].blocks[0]
     assert isinstance(grid, Grid)
     assert grid.header == ("Target", "highest of d6", "2d6", "highest of 2d6")
+
+
+def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) -> None:
+    """A sheet's odds grid with plain 2d6 and exploding 2d6 (a change makes the dice explode)
+    runs to the plain pool's highest and past it, where only the exploding dice reach.  It used
+    to stop the sheet with an error: the exploding dice were worked out to a total of 2 only.
+
+    Exploding 2d6 >= 9, by hand: a die shows 1-5 (1/6 each) or 6 + another roll.  Totals of 9 or
+    more out of 108ths: the resolver's 41/108 (38.0%); plain 2d6 >= 9: 10/36 (28%)."""
+    from dsl.cards.sheet import build_sheet
+    from dsl.compiler import compile_file
+
+    fixture = Path(__file__).parent / "fixtures" / "valid" / "E203_exploding_change_on_a_roll_without_target.rules"
+    compiled = compile_file(fixture)
+    assert compiled.book is not None
+    sheet = build_sheet(compiled.book)
+    (odds,) = [entry for section in sheet.sections for entry in section.entries if entry.kind == "Odds"]
+    (grid,) = odds.blocks
+    assert isinstance(grid, Grid)
+    assert grid.header == ("Target", "2d6", "exploding 2d6")
+    rows = {row[0]: row[1:] for row in grid.rows}
+    assert rows["9"] == ("28%", "38%")
+    assert rows["13"] == ("–", "17%")  # past the plain dice: only the exploding ones get there

@@ -482,10 +482,10 @@ def _distribution(pool: n.Pool) -> runtime.Distribution:
 
 
 @functools.lru_cache(maxsize=256)
-def distribution(count: int, sides: int, keep: str | None = None) -> runtime.Distribution:
-    """`runtime.distribution`, computed once per pool: a table asks for it once per row.  The
-    result is immutable, so sharing it is safe."""
-    return runtime.distribution(count, sides, keep)
+def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> runtime.Distribution:
+    """`runtime.distribution`, computed once per pool (and `horizon`, for exploding dice): a table
+    asks for it once per row.  The result is immutable, so sharing it is safe."""
+    return runtime.distribution(count, sides, keep, horizon)
 
 
 # ---------------------------------------------------------------- evaluating constant formulas

@@ -14,7 +14,7 @@ from dsl.cards.effects import EffectWriter
 from dsl.cards.notation import Notation
 from dsl.cards.text import DASH, NBSP, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
-from dsl.runtime import Dice
+from dsl.runtime import Dice, pool_text
 
 _ROLL_UNDER = ("<=", "<")
 
@@ -95,7 +95,15 @@ def _pool_order(key: tuple[int, int, str | None]) -> tuple[int, int, str]:
 
 
 def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
-    dists = [distribution(*key) for key in keys]
+    # exploding dice have no highest total: they are worked out as far as the other pools of the
+    # grid go, and at least to twice their plain highest (as a resolver lists them)
+    reach = max((count * sides for count, sides, keep in keys if keep != "exploding"), default=0)
+    dists = [
+        distribution(count, sides, keep, horizon=max(reach, 2 * count * sides)) if keep == "exploding"
+        # a plain pool's distribution, every total listed
+        else distribution(count, sides, keep)
+        for count, sides, keep in keys
+    ]
     op = "<=" if at_most else ">="
     low = min(d.low for d in dists)
     high = max(d.high for d in dists)
@@ -110,9 +118,7 @@ def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
 
 
 def _pool_name(key: tuple[int, int, str | None]) -> str:
-    count, sides, keep = key
-    dice = f"{count if count != 1 else ''}d{sides}"
-    return f"{keep} of {dice}" if keep else dice
+    return pool_text(key, short=True)
 
 
 def _terms(book: m.Book, notation: Notation) -> SheetEntry | None:
