@@ -828,6 +828,7 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     Exploding 2d6 >= 9, by hand: a die shows 1-5 (1/6 each) or 6 + another roll.  Totals of 9 or
     more out of 108ths: the resolver's 41/108 (38.0%); plain 2d6 >= 9: 10/36 (28%)."""
     from dsl.cards.sheet import build_sheet
+    from dsl.cards.text import DASH
     from dsl.compiler import compile_file
 
     fixture = Path(__file__).parent / "fixtures" / "valid" / "E203_exploding_change_on_a_roll_without_target.rules"
@@ -840,4 +841,4 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     assert grid.header == ("Target", "2d6", "exploding 2d6")
     rows = {row[0]: row[1:] for row in grid.rows}
     assert rows["9"] == ("28%", "38%")
-    assert rows["13"] == ("–", "17%")  # past the plain dice: only the exploding ones get there
+    assert rows["13"] == (DASH, "17%")  # past the plain dice: only the exploding ones get there
