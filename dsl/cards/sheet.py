@@ -95,11 +95,12 @@ def _pool_order(key: tuple[int, int, str | None]) -> tuple[int, int, str]:
 
 
 def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
-    # exploding dice have no highest total: they are worked out as far as the other pools of the
-    # grid go, and at least to twice their plain highest (as a resolver lists them)
-    reach = max((count * sides for count, sides, keep in keys if keep != "exploding"), default=0)
+    # exploding dice have no highest total: all of them are worked out to one horizon, as far as
+    # the plain pools of the grid go and to twice the highest face total of each exploding pool
+    # (as a resolver lists them), so every pool has a chance for every target of the grid
+    reach = max((count * sides * (2 if keep == "exploding" else 1) for count, sides, keep in keys), default=0)
     dists = [
-        distribution(count, sides, keep, horizon=max(reach, 2 * count * sides)) if keep == "exploding"
+        distribution(count, sides, keep, horizon=reach) if keep == "exploding"
         # a plain pool's distribution, every total listed
         else distribution(count, sides, keep)
         for count, sides, keep in keys
