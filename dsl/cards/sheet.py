@@ -114,12 +114,8 @@ def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
         if all(p < Fraction(1, 100) or p > Fraction(99, 100) for p in chances):
             continue  # nothing to look up: every pool (almost) always or never makes it
         rows.append((str(target), *(percent(p) if 0 < p < 1 else (DASH if p == 0 else "100%") for p in chances)))
-    header = ("Target", *(_pool_name(key) for key in keys))
+    header = ("Target", *(pool_text(key, short=True) for key in keys))
     return Grid(header, tuple(rows))
-
-
-def _pool_name(key: tuple[int, int, str | None]) -> str:
-    return pool_text(key, short=True)
 
 
 def _terms(book: m.Book, notation: Notation) -> SheetEntry | None:
