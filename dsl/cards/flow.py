@@ -38,12 +38,18 @@ def tint(colour: colors.Color, amount: float) -> colors.Color:
 
 
 class Para(Paragraph):  # type: ignore[misc]
-    """A paragraph that remembers its lines at the last width it was broken to.  Laying out a
-    card asks a paragraph its height many times at the same width (each card it is tried on, the
-    compact step, the parts, then drawing); reportlab breaks the lines again every time, and line
-    breaking is most of the work of a deck."""
+    """A paragraph that remembers how its lines broke.  Laying out a card asks a paragraph its
+    height many times at the same width (each card it is tried on, the compact step, the parts,
+    then drawing), and a deck makes the same paragraph again and again (a card tried without its
+    notes, a title tried in each size, the sheet): reportlab parses the markup and breaks the
+    lines every time, and that is most of the work of a deck.
+
+    A paragraph made from markup is parsed once per text and style (each paragraph gets its own
+    copies of the fragments), and broken once per text, style and width: the broken lines are
+    shared by every such paragraph, which reportlab only reads when it splits or draws one."""
 
     _wrapped: tuple[float, float, float, Any, Any] | None = None
+    _source: tuple[str, ParagraphStyle, str | None] | None = None  # made from markup, not yet broken
 
     def __init__(
         self, text: str, style: ParagraphStyle, bulletText: str | None = None, frags: Any = None, **options: Any
@@ -51,9 +57,7 @@ class Para(Paragraph):  # type: ignore[misc]
         if frags is not None or options:  # reportlab's own copies (a split paragraph's parts)
             super().__init__(text, style, bulletText, frags, **options)
             return
-        # Parsing the markup is a third of making a paragraph, and a deck makes the same ones
-        # again (a card set compact, the sheet, the screen deck): the parsed fragments are
-        # remembered by text and style, and each paragraph gets its own copies.
+        self._source = (text, style, bulletText)
         key = (text, id(style), bulletText)
         known = _PARSED.get(key)
         if known is not None and known[0] is style:
@@ -64,20 +68,36 @@ class Para(Paragraph):  # type: ignore[misc]
             if len(_PARSED) >= _PARSED_KEPT:
                 _PARSED.clear()
             _PARSED[key] = (style, [frag.clone() for frag in self.frags])
+        else:
+            self._source = None
 
     def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
         known = self._wrapped
         if known is not None and known[0] == availWidth:
             _, self.width, self.height, self.blPara, self._wrapWidths = known
             return self.width, self.height
+        source, self._source = self._source, None
+        key = None if source is None else (source[0], id(source[1]), source[2], availWidth)
+        if key is not None:
+            broken = _BROKEN.get(key)
+            if broken is not None and broken[0] is self.style:
+                _, self.width, self.height, self.blPara, self._wrapWidths, self.frags = broken
+                self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
+                return self.width, self.height
         width, height = super().wrap(availWidth, availHeight)
         if hasattr(self, "blPara"):
             self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
+            if key is not None:
+                if len(_BROKEN) >= _BROKEN_KEPT:
+                    _BROKEN.clear()
+                _BROKEN[key] = (self.style, self.width, self.height, self.blPara, self._wrapWidths, self.frags)
         return float(width), float(height)
 
 
 _PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
 _PARSED_KEPT = 1 << 14
+_BROKEN: dict[tuple[str, int, str | None, float], tuple[ParagraphStyle, float, float, Any, Any, Any]] = {}
+_BROKEN_KEPT = 1 << 15
 
 
 def _style(name: str, **values: Any) -> ParagraphStyle:
@@ -202,10 +222,10 @@ def runs_markup(runs: Inline, muted_size: float | None = None) -> str:
 def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
     if not indent:
         return style
-    return _derived(style, "_in", leftIndent=style.leftIndent + INDENT)
+    return derived(style, "_in", leftIndent=style.leftIndent + INDENT)
 
 
-def _derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
+def derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
     """A style made from another, the same object every time it is asked for (a paragraph's
     parsed markup is remembered by its style, see `Para`)."""
     key = (id(parent), suffix, tuple(sorted((k, repr(v)) for k, v in values.items())))
@@ -332,7 +352,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         text = markup(block.text)
         if block.detail:
             text += f'\u2002<font name="{REGULAR}" color="#5c5c5c">{markup(block.detail)}</font>'
-        style = _derived(HEADING, "_accent", textColor=accent)
+        style = derived(HEADING, "_accent", textColor=accent)
         return [Item(RuledHeading(text, style), keep=True)]
     room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
@@ -341,7 +361,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         style = _indented(ENTRY, block.indent)
         text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
         if block.mark:
-            style = _derived(style, "_mark", bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9)
+            style = derived(style, "_mark", bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9)
             return [Item(Para(text, style, bulletText=block.mark), whole=True)]
         # An effect moves whole to the next card rather than break mid-sentence there.
         return [Item(Para(text, style), whole=True)]

@@ -19,12 +19,11 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
 from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
-from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
+from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
 
@@ -59,9 +58,9 @@ class Face:
 
 @dataclass
 class Header:
-    title: Paragraph
+    title: Para
     title_height: float
-    cites: Paragraph | None
+    cites: Para | None
     cites_height: float
 
     @property
@@ -97,25 +96,25 @@ def _header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
     extra: list[Item] = []
     for size in TITLE_SIZES:
         style = _title_style(size)
-        paragraph = Paragraph(markup(title), style)
+        paragraph = Para(markup(title), style)
         _, height = paragraph.wrapOn(canvas, BODY_WIDTH, 1000)
         if height <= style.leading * TITLE_LINES + 0.1:
             break
     else:
         style = _title_style(TITLE_SIZES[-1])
         short = _shorten(title, style, BODY_WIDTH * TITLE_LINES * 0.9)
-        paragraph = Paragraph(markup(short), style)
+        paragraph = Para(markup(short), style)
         _, height = paragraph.wrapOn(canvas, BODY_WIDTH, 1000)
         extra = flowables([Text((TextRun(card.title, "strong"),))], BODY_WIDTH, INK)
     cites = None
     cites_height = 0.0
     if card.cites and not _cites_in_band(card):
-        cites = Paragraph(markup(card.cites), CITES)
+        cites = Para(markup(card.cites), CITES)
         _, cites_height = cites.wrapOn(canvas, BODY_WIDTH, 1000)
         if cites_height > CITES.leading * CITES_LINES + 0.1:
             # A citation as long as a paragraph would crowd out the card: the band gets its
             # start, the body all of it.
-            cites = Paragraph(markup(_shorten(card.cites, CITES, BODY_WIDTH * CITES_LINES * 0.9)), CITES)
+            cites = Para(markup(_shorten(card.cites, CITES, BODY_WIDTH * CITES_LINES * 0.9)), CITES)
             _, cites_height = cites.wrapOn(canvas, BODY_WIDTH, 1000)
             if not continued:
                 extra += flowables([Detail((TextRun("Cites: ", "strong"), TextRun(card.cites)))], BODY_WIDTH, INK)

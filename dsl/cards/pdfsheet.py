@@ -12,11 +12,10 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Paragraph
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
 from dsl.cards.canvas import Recording, measuring_canvas, save
-from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, flowables, markup
+from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, derived, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
 from dsl.cards.pdfcards import PAPERS, document
@@ -143,23 +142,23 @@ def _section(section: SheetSection, width: float) -> list[Item]:
     return out
 
 
-def _band(section: SheetSection, accent: colors.Color, *, continued: bool) -> Paragraph:
+def _band(section: SheetSection, accent: colors.Color, *, continued: bool) -> Para:
     title = markup(section.title + (CONTINUED if continued else ""))
     if section.category is not None:
         title = f"{markup(section.category.glyph)} · {title}"
-    return Paragraph(title, ParagraphStyle("sheet_section_c", parent=SECTION, backColor=accent))
+    return Para(title, derived(SECTION, "_c", backColor=accent))
 
 
-def _title(entry: SheetEntry, *, continued: bool = False) -> Paragraph:
+def _title(entry: SheetEntry, *, continued: bool = False) -> Para:
     if continued:
-        return Paragraph(markup(entry.title + CONTINUED), ENTRY_TITLE)
+        return Para(markup(entry.title + CONTINUED), ENTRY_TITLE)
     head = markup(entry.title)
     detail = " · ".join(
         x for x in (entry.kind if entry.kind not in ("Table", "Odds", "Terms") else "", entry.cites) if x
     )
     if detail:
         head += f'\u2002<font name="{REGULAR}" size="7.5" color="#5c5c5c">{markup(detail)}</font>'
-    return Paragraph(head, ENTRY_TITLE)
+    return Para(head, ENTRY_TITLE)
 
 
 def _height(items: list[Item], width: float) -> float:
