@@ -739,6 +739,17 @@ def test_a_nearly_empty_last_card_is_balanced_with_the_one_before() -> None:
     assert heights(paginate(items, lambda _: 100, BODY, balance=True)) == [[50], [45, 10]]
 
 
+def test_a_trial_stops_once_the_items_take_more_frames_than_asked() -> None:
+    """Five boxes of 40 in frames of 100: [40, 40], [40, 40], [40] in full; a trial asking
+    whether they fit on one frame stops when the second starts (it holds no box yet)."""
+    items = [box(40) for _ in range(5)]
+    whole = paginate(items, lambda _: 100, BODY)
+    assert heights(whole) == [[40, 40], [40, 40], [40]]
+    trial = paginate(items, lambda _: 100, BODY, most=1)
+    assert heights(trial) == [[40, 40], []]
+    assert heights(paginate(items[:2], lambda _: 100, BODY, most=1)) == [[40, 40]]
+
+
 def test_a_continued_card_repeats_its_heading() -> None:
     notes = "".join(f'    note "Note {i}: {LONG_NOTE[:150]}"\n' for i in range(8))
     book = compile_book(BOOK + f'\nrule quarry "Quarry":\n    DEX -1\n{notes}')

@@ -94,14 +94,17 @@ def paginate(
     *,
     space_after: bool = False,
     balance: bool = False,
+    most: int | None = None,
 ) -> list[list[Placed]]:
     """The frames that `items` fill, in order; frame `i` is `rooms(i)` high and `width` wide.
 
     `space_after`: the space between two items is the larger of the first's space after and the
     second's space before (as in reportlab's frames); otherwise only the space before counts.
     `balance`: a last frame left nearly empty (less than `BALANCE` of it used) takes whole items
-    from the one before it, until the two are as evenly filled as they can be."""
-    paginator = _Paginator(rooms, width, space_after, record=balance)
+    from the one before it, until the two are as evenly filled as they can be.
+    `most`: a trial that only asks whether the items take more than `most` frames stops when they
+    do (the frames after the first `most` are left unfilled)."""
+    paginator = _Paginator(rooms, width, space_after, record=balance, most=most)
     frames = paginator.run(items)
     if balance and len(frames) > 1:
         frames = paginator.balanced()
@@ -128,6 +131,7 @@ class _Paginator:
         space_after: bool,
         cap: float | None = None,
         record: bool = False,
+        most: int | None = None,
     ) -> None:
         self.rooms = rooms
         self.width = width
@@ -141,6 +145,7 @@ class _Paginator:
         self.queue: deque[Item] = deque()
         self.record = record  # whether to keep `starts`, for balancing
         self.starts: list[tuple[list[Item], set[int]]] = []  # what is left as each frame starts
+        self.most = most  # stop once there are more frames than this
 
     def balanced(self) -> list[list[Placed]]:
         """The frames, with the last two filled as evenly as whole items allow."""
@@ -177,6 +182,8 @@ class _Paginator:
         if self.record:
             self.starts.append((list(queue), set(self.resumed)))
         while queue:
+            if self.most is not None and len(self.frames) > self.most:
+                break
             started = bool(self.frames[-1])
             if started and queue[0].need > self.room:
                 self.new_frame()

@@ -163,13 +163,16 @@ def layout(card: Card) -> list[Face]:
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
-    # Balancing the last two faces matters only to the layout kept: not to these trials.
-    pages = paginate(items, room, BODY_WIDTH, balance=card.pages)
-    if len(pages) == 1 or card.pages:
+    if card.pages:
+        pages = paginate(items, room, BODY_WIDTH, balance=True)
         return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
+    # The trials only ask whether the card takes one face (and are not balanced).
+    pages = paginate(items, room, BODY_WIDTH, most=1)
+    if len(pages) == 1:
+        return [Face(card, 1, 1, first, pages[0])]
     # The compact step: a little too long for a face, set a little tighter.
     items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
-    pages = paginate(items, room, BODY_WIDTH)
+    pages = paginate(items, room, BODY_WIDTH, most=1)
     if len(pages) == 1:
         return [Face(card, 1, 1, first, pages[0])]
     titled = {id(item.flowable): item.part for item in items if item.part}
