@@ -70,7 +70,8 @@ def build_deck(
                 number=numbers[item.name],
             )
         else:
-            made = replace(table_card(item, notation, footer, errata=errata == "card"), number=numbers[item.name])
+            blocks = _table_blocks(book, item, notation, errata == "card")
+            made = replace(table_card(item, notation, footer, blocks=blocks), number=numbers[item.name])
         if faces is not None:
             made, notes = _fit(made, faces)
             if notes:
@@ -103,19 +104,35 @@ def _fit_book(card: Card, faces: Callable[[Card], int], appendix: int) -> tuple[
 def _rule_blocks(book: m.Book, writer: EffectWriter, rule: m.Rule, errata: bool) -> tuple[Block, ...]:
     """What a rule's card says, worked out once per book: the deck for print and the one for
     screens say the same of every rule."""
-    key = (id(book), rule.name, errata)
-    known = _RULES.get(key)
+    key = (id(book), "rule", rule.name, errata)
+    known = _SAID.get(key)
     if known is not None and known[0] is book:
         return known[1]
-    if len(_RULES) >= _RULES_KEPT:
-        _RULES.clear()
     blocks = tuple(writer.rule(rule))
-    _RULES[key] = (book, blocks)  # holding the book keeps its id from being reused
+    _remember(key, book, blocks)
     return blocks
 
 
-_RULES: dict[tuple[int, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
-_RULES_KEPT = 4096
+def _table_blocks(book: m.Book, table: m.Table, notation: Notation, errata: bool) -> tuple[Block, ...]:
+    """What a table's card says, worked out once per book, as a rule's is (a chained table's
+    flow is worked out exactly, which takes time)."""
+    key = (id(book), "table", table.name, errata)
+    known = _SAID.get(key)
+    if known is not None and known[0] is book:
+        return known[1]
+    blocks = _table_card_blocks(table, notation, errata)
+    _remember(key, book, blocks)
+    return blocks
+
+
+def _remember(key: tuple[int, str, str, bool], book: m.Book, blocks: tuple[Block, ...]) -> None:
+    if len(_SAID) >= _SAID_KEPT:
+        _SAID.clear()
+    _SAID[key] = (book, blocks)  # holding the book keeps its id from being reused
+
+
+_SAID: dict[tuple[int, str, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
+_SAID_KEPT = 4096
 
 
 def _fit(card: Card, faces: Callable[[Card], int]) -> tuple[Card, list[Block]]:
@@ -369,7 +386,24 @@ def table_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return blocks
 
 
-def table_card(table: m.Table, notation: Notation, footer: str, *, errata: bool = True) -> Card:
+def table_card(
+    table: m.Table, notation: Notation, footer: str, *, errata: bool = True, blocks: tuple[Block, ...] | None = None
+) -> Card:
+    """A table's card; `blocks`: what it says, worked out before (see `_table_blocks`)."""
+    if blocks is None:
+        blocks = _table_card_blocks(table, notation, errata)
+    return Card(
+        key=table.name,
+        kind="Table",
+        title=clean(table.title),
+        cites=clean(table.cites or ""),
+        category=category(table.category),
+        blocks=blocks,
+        footer=footer,
+    )
+
+
+def _table_card_blocks(table: m.Table, notation: Notation, errata: bool) -> tuple[Block, ...]:
     blocks = table_blocks(table, notation) + chain_blocks(table, notation)
     plain = [Note(clean(text)) for text, quote in table.notes if quote is None]
     errata_notes = [Note(clean(text), clean(quote or "")) for text, quote in table.notes if quote is not None]
@@ -378,15 +412,7 @@ def table_card(table: m.Table, notation: Notation, footer: str, *, errata: bool 
         blocks += [Heading("Notes"), *plain]
     if errata_notes:
         blocks += [Heading("Errata"), *errata_notes]
-    return Card(
-        key=table.name,
-        kind="Table",
-        title=clean(table.title),
-        cites=clean(table.cites or ""),
-        category=category(table.category),
-        blocks=tuple(blocks),
-        footer=footer,
-    )
+    return tuple(blocks)
 
 
 def table_key(table: m.Table, notation: Notation) -> tuple[Run, ...]:
