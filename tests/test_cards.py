@@ -853,3 +853,74 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     rows = {row[0]: row[1:] for row in grid.rows}
     assert rows["9"] == ("28%", "38%")
     assert rows["13"] == (DASH, "17%")  # past the plain dice: only the exploding ones get there
+
+
+# ---------------------------------------------------------------- paragraph markup
+
+
+def _same_fragments(ours: list[object], theirs: list[object]) -> bool:
+    return len(ours) == len(theirs) and all(
+        type(a) is type(b) and vars(a) == vars(b) for a, b in zip(ours, theirs, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain words",
+        "Trap &amp; <i>Snare</i> &lt;1&gt;",
+        "<b>Roll</b> · Keep footing: <b>3d6\u00a0\u2264\u00a0DEX</b>",
+        '<b>skill</b> <font size="7" color="#5c5c5c">chance %</font>',
+        'A\u2002<font name="RulecraftSans" color="#5c5c5c">No. 5 · 17.1</font>',
+        "<i>\u201cquoted\u201d</i> \u2014 <b><i>both</i></b>",
+        "  several   spaces\nand a newline  ",
+    ],
+)
+def test_markup_is_read_into_reportlabs_own_fragments(text: str) -> None:
+    from reportlab.platypus import Paragraph
+
+    from dsl.cards.flow import DETAIL, HEADING
+    from dsl.cards.fonts import register_fonts
+    from dsl.cards.fragments import fragments
+
+    register_fonts()
+    for style in (DETAIL, HEADING):  # HEADING is set in capitals
+        ours = fragments(text, style)
+        assert ours is not None
+        assert _same_fragments(ours, Paragraph(text, style).frags)
+
+
+@pytest.mark.parametrize("text", ["a<br/>b", "<para>x</para>", "&#60;", "a & b", "<font size=2>x</font>", "<b>open"])
+def test_markup_outside_what_cards_write_is_left_to_reportlab(text: str) -> None:
+    from dsl.cards.flow import DETAIL
+    from dsl.cards.fragments import fragments
+
+    assert fragments(text, DETAIL) is None
+
+
+def test_every_paragraph_of_a_deck_holds_reportlabs_own_fragments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every paragraph of a bundled book's cards and sheet, and of the hostile book, read here
+    and by reportlab: the same fragments."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph
+
+    from dsl.cards import pdfcards
+    from dsl.cards.fragments import fragments
+    from dsl.compiler import compile_file
+
+    checked: list[bool] = []
+
+    def compared(text: str, style: ParagraphStyle) -> list[object] | None:
+        ours = fragments(text, style)
+        assert ours is not None, text
+        checked.append(_same_fragments(ours, Paragraph(text, style).frags))
+        return ours
+
+    monkeypatch.setattr("dsl.cards.flow.fragments", compared)
+    monkeypatch.setattr("dsl.cards.flow._PARSED", {})
+    monkeypatch.setattr(pdfcards, "_LAYOUTS", {})
+    compiled = compile_file(bundled_rulebooks_dir() / "skirmish_terrain.rules")
+    assert compiled.book is not None
+    card_files(compiled.book)
+    card_files(compile_book(HOSTILE))
+    assert len(checked) > 500 and all(checked)

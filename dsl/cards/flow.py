@@ -21,6 +21,7 @@ from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
+from dsl.cards.fragments import fragments
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -63,7 +64,11 @@ class Para(Paragraph):  # type: ignore[misc]
         if known is not None and known[0] is style:
             super().__init__(text, style, bulletText=bulletText, frags=[frag.clone() for frag in known[1]])
             return
-        super().__init__(text, style, bulletText=bulletText)
+        frags = fragments(text, style)
+        if frags is not None:
+            super().__init__(text, style, bulletText=bulletText, frags=frags)
+        else:  # markup cards do not write: reportlab reads it
+            super().__init__(text, style, bulletText=bulletText)
         if self.style is style and all(isinstance(frag, ABag) for frag in self.frags):
             if len(_PARSED) >= _PARSED_KEPT:
                 _PARSED.clear()
