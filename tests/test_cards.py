@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -748,6 +749,20 @@ def test_a_trial_stops_once_the_items_take_more_frames_than_asked() -> None:
     trial = paginate(items, lambda _: 100, BODY, most=1)
     assert heights(trial) == [[40, 40], []]
     assert heights(paginate(items[:2], lambda _: 100, BODY, most=1)) == [[40, 40]]
+
+
+def test_a_trial_takes_only_the_items_it_places() -> None:
+    """Ten boxes of 40 in frames of 100, made as they are asked for: the trial places two, tries
+    the third on the first frame, and stops as the second frame starts."""
+    taken: list[int] = []
+
+    def boxes() -> Iterator[Item]:
+        for index in range(10):
+            taken.append(index)
+            yield box(40)
+
+    assert heights(paginate(boxes(), lambda _: 100, BODY, most=1)) == [[40, 40], []]
+    assert taken == [0, 1, 2]
 
 
 def test_a_continued_card_repeats_its_heading() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
@@ -300,13 +300,25 @@ def flowables(
     *,
     compact: bool = False,
 ) -> list[Item]:
+    """The flowables of `blocks` (see `flowables_of`)."""
+    return list(flowables_of(blocks, width, accent, resume, compact=compact))
+
+
+def flowables_of(
+    blocks: tuple[Block, ...] | list[Block],
+    width: float,
+    accent: colors.Color,
+    resume: tuple[Item, ...] = (),
+    *,
+    compact: bool = False,
+) -> Iterator[Item]:
     """Flowables for blocks.  A roll (its heading, the lines under it and its chances) is kept on
     one card when it fits on one, a heading or a condition with what follows it.  Each item knows
     what to repeat above it when it starts a card: the heading it is under ("Errata (cont.)"), the
     condition of an indented line, the roll of a chance table; `resume` comes first (the sheet's
-    section and entry).  `compact`: set in the compact step (`COMPACT`)."""
+    section and entry).  `compact`: set in the compact step (`COMPACT`).  Made block by block, as
+    they are asked for: a trial of whether a card fits on one face makes only what it places."""
     styles = COMPACT if compact else REGULAR_STYLES
-    items: list[Item] = []
     in_roll = False
     section: tuple[Item, ...] = ()  # the heading the blocks are under, continued
     condition: tuple[Item, ...] = ()  # the condition of indented lines, repeated
@@ -338,8 +350,7 @@ def flowables(
             made[0].part = block.text
         for item in made:
             item.resume = context
-        items += made
-    return items
+        yield from made
 
 
 CONTINUED = " (cont.)"

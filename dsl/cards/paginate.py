@@ -23,7 +23,7 @@ Everything is measured on a throwaway canvas: the same items give the same frame
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from reportlab.platypus import Flowable
@@ -88,7 +88,7 @@ class Shrunk(Flowable):  # type: ignore[misc]
 
 
 def paginate(
-    items: list[Item],
+    items: Iterable[Item],
     rooms: Callable[[int], float],
     width: float,
     *,
@@ -103,7 +103,8 @@ def paginate(
     `balance`: a last frame left nearly empty (less than `BALANCE` of it used) takes whole items
     from the one before it, until the two are as evenly filled as they can be.
     `most`: a trial that only asks whether the items take more than `most` frames stops when they
-    do (the frames after the first `most` are left unfilled)."""
+    do (the frames after the first `most` are left unfilled).  `items` are taken as they are
+    needed: a trial given a generator makes only the items it places."""
     paginator = _Paginator(rooms, width, space_after, record=balance, most=most)
     frames = paginator.run(items)
     if balance and len(frames) > 1:
@@ -143,6 +144,7 @@ class _Paginator:
         self.after = 0.0  # the space after the last item placed
         self.resumed: set[int] = set()  # the items repeated at the top of the current frame
         self.queue: deque[Item] = deque()
+        self.source: Iterator[Item] | None = None  # items not yet taken into the queue
         self.record = record  # whether to keep `starts`, for balancing
         self.starts: list[tuple[list[Item], set[int]]] = []  # what is left as each frame starts
         self.most = most  # stop once there are more frames than this
@@ -176,12 +178,15 @@ class _Paginator:
     def capped(self) -> bool:
         return self.cap is not None and len(self.frames) == 1
 
-    def run(self, items: list[Item]) -> list[list[Placed]]:
+    def run(self, items: Iterable[Item]) -> list[list[Placed]]:
         queue = self.queue
-        queue.extend(items)
+        if self.record or isinstance(items, list):
+            queue.extend(items)
+        else:
+            self.source = iter(items)
         if self.record:
             self.starts.append((list(queue), set(self.resumed)))
-        while queue:
+        while self.more():
             if self.most is not None and len(self.frames) > self.most:
                 break
             started = bool(self.frames[-1])
@@ -189,7 +194,7 @@ class _Paginator:
                 self.new_frame()
                 continue
             group = [queue.popleft()]
-            while group[-1].keep and queue:
+            while group[-1].keep and self.more():
                 group.append(queue.popleft())
             result = self.fill(group, started)
             if result is None:
@@ -231,12 +236,22 @@ class _Paginator:
                 return [replace(item, flowable=part, split=True, keep=False, resume=()) for part in parts]
         return [replace(item, flowable=Shrunk(flowable, self.width, self.room), split=False, keep=False)]
 
+    def more(self) -> bool:
+        """Whether there are items left, taking the next from the source when the queue is empty."""
+        if not self.queue and self.source is not None:
+            item = next(self.source, None)
+            if item is None:
+                self.source = None
+                return False
+            self.queue.append(item)
+        return bool(self.queue)
+
     def new_frame(self) -> None:
         self.frames.append([])
         self.room = self.rooms(len(self.frames) - 1)
         self.after = 0.0
         self.resumed = set()
-        if self.queue:
+        if self.more():
             resume = self.queue[0].resume
             self.resumed = {id(item) for item in resume}
             self.queue.extendleft(reversed(resume))

@@ -23,7 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
 from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
-from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, markup
+from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, flowables_of, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
 
@@ -157,17 +157,18 @@ def layout(card: Card) -> list[Face]:
     first, first_extra = _header(card, continued=False)
     following, _ = _header(card, continued=not card.pages)
     accent = colors.HexColor(card.category.colour)
-    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent)
     headers = [first, following]
 
     def room(index: int) -> float:
         return body_height(headers[min(index, 1)])
 
     if card.pages:
-        pages = paginate(items, room, BODY_WIDTH, balance=True)
+        pages = paginate(first_extra + flowables(card.blocks, BODY_WIDTH, accent), room, BODY_WIDTH, balance=True)
         return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
-    # The trials only ask whether the card takes one face (and are not balanced).
-    pages = paginate(items, room, BODY_WIDTH, most=1)
+    # The trials only ask whether the card takes one face (and are not balanced): they make and
+    # place the card's items until one does not fit.
+    trial = itertools.chain(first_extra, flowables_of(card.blocks, BODY_WIDTH, accent))
+    pages = paginate(trial, room, BODY_WIDTH, most=1)
     if len(pages) == 1:
         return [Face(card, 1, 1, first, pages[0])]
     # The compact step: a little too long for a face, set a little tighter.
