@@ -7,8 +7,9 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
@@ -601,7 +602,23 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
     """Whether `guard` holds in every situation where `by` holds, as far as a fixed sample of
     situations shows (`moved > 0` holds whenever `moved > MOV / 2` does).  The same sample every
     time, so cards do not change between builds; a guard that reads what a sample cannot give
-    (a derived value, a table) is not implied."""
+    (a derived value, a table) is not implied.  Remembered: a roll's card, and each card built
+    `as` it, ask the same again."""
+    key = (id(book), tuple(map(id, guard)), tuple(map(id, by)))
+    known = _IMPLIED.get(key)
+    if known is not None and known[0] is book:
+        return known[1]
+    if len(_IMPLIED) >= 4096:
+        _IMPLIED.clear()
+    found = _implied(book, guard, by)
+    _IMPLIED[key] = (book, found, guard, by)  # holding what the key names keeps the ids from being reused
+    return found
+
+
+_IMPLIED: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[m.Book, bool, object, object]] = {}
+
+
+def _implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition, ...]) -> bool:
     seen = 0
     for env in _situations(book):
         try:
@@ -622,11 +639,10 @@ def _situations(book: m.Book) -> list[_Situation]:
     if known is not None and known[0] is book:
         return known[1]
     rng = random.Random(0)
-    names = sorted(book.vars)
-    drawn = []
-    for _ in range(_SAMPLES):
-        values = {name: _sample(book.vars[name].type, rng) for name in names}
-        drawn.append(_Situation({k: v for k, v in values.items() if v is not None}))
+    # One draw a name, in the order of the names, situation after situation; a name that is not
+    # sampled (text, dice) draws nothing.
+    draws = [(name, draw) for name in sorted(book.vars) if (draw := _sampler(book.vars[name].type, rng))]
+    drawn = [_Situation({name: draw() for name, draw in draws}) for _ in range(_SAMPLES)]
     if len(_DRAWN) >= 16:
         _DRAWN.clear()
     _DRAWN[id(book)] = (book, drawn)  # holding the book keeps its id from being reused
@@ -640,15 +656,16 @@ def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:
     return bool(evaluate(condition.expr, book, env)) != condition.negated
 
 
-def _sample(kind: t.Type, rng: random.Random) -> Value | None:
+def _sampler(kind: t.Type, rng: random.Random) -> Callable[[], Value] | None:
+    """What draws a value of `kind` from `rng`: a flag, a member, a number in range."""
     if isinstance(kind, t.Flag):
-        return rng.random() < 0.5
+        return lambda: rng.random() < 0.5
     if isinstance(kind, t.Enum):
-        return rng.choice(kind.members)
+        return functools.partial(rng.choice, kind.members)
     if isinstance(kind, t.Numeric):
         low = int(kind.low) if kind.low is not None else 0
         high = int(kind.high) if kind.high is not None else low + 30
-        return rng.randint(low, max(low, high))
+        return functools.partial(rng.randint, low, max(low, high))
     return None  # text and dice: a guard that reads one is not judged
 
 

@@ -75,6 +75,8 @@ def clean(text: str) -> str:
     right-to-left marks and markup-like text, is kept as is, to be shown literally.
     """
     text = repair(text)
+    if text.isprintable():  # no control character, line break or tab: nearly every text
+        return text
     out = []
     for ch in text:
         if ch in "\n\t\r":
