@@ -45,12 +45,14 @@ class Para(Paragraph):  # type: ignore[misc]
     notes, a title tried in each size, the sheet): reportlab parses the markup and breaks the
     lines every time, and that is most of the work of a deck.
 
-    A paragraph made from markup is parsed once per text and style (each paragraph gets its own
-    copies of the fragments), and broken once per text, style and width: the broken lines are
-    shared by every such paragraph, which reportlab only reads when it splits or draws one."""
+    A paragraph made from markup is parsed once per text and style, and broken once per text,
+    style and width: the broken lines are shared by every such paragraph, which reportlab only
+    reads when it splits or draws one.  The parsed fragments are shared too until a paragraph is
+    broken afresh (breaking changes them): then it takes its own copies."""
 
     _wrapped: tuple[float, float, float, Any, Any] | None = None
     _source: tuple[str, ParagraphStyle, str | None] | None = None  # made from markup, not yet broken
+    _shared = False  # its fragments are the remembered ones, to be copied before it is broken
 
     def __init__(
         self, text: str, style: ParagraphStyle, bulletText: str | None = None, frags: Any = None, **options: Any
@@ -62,7 +64,8 @@ class Para(Paragraph):  # type: ignore[misc]
         key = (text, id(style), bulletText)
         known = _PARSED.get(key)
         if known is not None and known[0] is style:
-            super().__init__(text, style, bulletText=bulletText, frags=[frag.clone() for frag in known[1]])
+            super().__init__(text, style, bulletText=bulletText, frags=known[1])
+            self._shared = True
             return
         frags = fragments(text, style)
         if frags is not None:
@@ -88,7 +91,11 @@ class Para(Paragraph):  # type: ignore[misc]
             if broken is not None and broken[0] is self.style:
                 _, self.width, self.height, self.blPara, self._wrapWidths, self.frags = broken
                 self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
+                self._shared = False
                 return self.width, self.height
+        if self._shared:
+            self.frags = [frag.clone() for frag in self.frags]
+            self._shared = False
         width, height = super().wrap(availWidth, availHeight)
         if hasattr(self, "blPara"):
             self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
