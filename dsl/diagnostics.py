@@ -14,6 +14,7 @@ and CI logs already understand:
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,38 @@ class Span:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
+
+
+class Source:
+    """A parsed text's path and where each of its lines starts: what turns the compact position of
+    an AST node (dsl/nodes.py, `at`) into its Span, on demand.  One per parse, shared by its nodes."""
+
+    __slots__ = ("path", "starts")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        starts = [0]
+        find = text.find
+        index = find("\n")
+        while index >= 0:
+            starts.append(index + 1)
+            index = find("\n", index + 1)
+        starts.append(len(text) + 1)  # the parser reads each block with a newline added after it
+        self.starts = starts
+        """0-based offset of the first character of each line; line 1 starts at 0."""
+
+    def span(self, at: int) -> Span:
+        """The span of the characters `at >> 32` (first) to `at & 0xFFFFFFFF` (one past the last)."""
+        start, end = at >> 32, at & 0xFFFFFFFF
+        starts = self.starts
+        line = bisect_right(starts, start)
+        end_line = bisect_right(starts, end, line - 1)
+        return Span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+
+
+def at(start: int, end: int) -> int:
+    """The compact position of the characters start..end (0-based, end exclusive) of a text."""
+    return start << 32 | end
 
 
 @dataclass(frozen=True, slots=True)
