@@ -37,7 +37,7 @@ _placed_at = _Placed._at.__get__  # type: ignore[attr-defined]
 def _span(node: Node) -> Span:
     held = _SPAN_SLOT.__get__(node, Node)
     if held.__class__ is Source:
-        return held.span(_placed_at(node))  # type: ignore[no-any-return]
+        return held.span(_placed_at(node))
     return held  # type: ignore[no-any-return]
 
 

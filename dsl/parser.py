@@ -92,8 +92,18 @@ def _saved_parser_path(grammar: str) -> Path | None:
     return root / f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
 
 
-def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
-    """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything."""
+SHALLOW = 20
+"""A parse tree at most this deep builds declarations whose expressions nest at most 2 x SHALLOW
+deep (each node of an expression comes from a node of the tree, or wraps one as `-x` does) and
+whose `when` blocks nest at most SHALLOW deep: nothing there for the compiler's depth limits."""
+
+
+def parse(
+    text: str, path: str, reporter: Reporter, nested: list[n.Declaration] | None = None
+) -> n.Rulebook | None:
+    """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything.
+    `nested`, when given, receives the declarations of blocks whose parse trees were deeper than
+    SHALLOW: the only ones whose depth is worth measuring."""
     lines = text.split("\n")
     tabbed = _check_indentation(lines, path, reporter)
     starts = _blocks(lines)
@@ -113,6 +123,8 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
             broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
             continue
         block_header, block_declarations = parsed
+        if nested is not None and builder.deepest > SHALLOW:
+            nested += block_declarations
         header = header or block_header
         declarations += block_declarations
     if header is None:
@@ -185,6 +197,7 @@ def _parse_block(
         return None
     builder.offset = start  # lark counts lines and characters from the start of the block
     builder.base = builder.source.starts[start]
+    builder.deepest = 0
     try:
         built: tuple[n.Header | None, list[n.Declaration]] = builder._build(tree)
     except _BuildError as failed:
@@ -554,27 +567,34 @@ class Builder(Transformer[Token, Any]):
         """Lines above the block being built: its trees count lines from its start."""
         self.base = 0
         """Characters above the block being built: its trees count them from its start too."""
+        self.deepest = 0
+        """How deep the trees built since it was last set to 0 went."""
 
     _METHODS: ClassVar[dict[str, Any]] = {}
     """The plain function of every rule and token method, by the rule's or token's name."""
 
-    def _build(self, tree: Tree[Token]) -> Any:
+    def _build(self, tree: Tree[Token], depth: int = 1) -> Any:
         """What lark's `transform` makes of a tree (children first, then the method of the
         node's rule, with its meta; a token through the method of its type, if any), with a
         direct call per node: lark's generic dispatch (a bound wrapper rebuilt per node, a
         generator per list of children) cost more than the methods themselves."""
+        if depth > self.deepest:
+            self.deepest = depth
         methods = self._METHODS
-        children = [
-            self._build(child) if isinstance(child, Tree) else self._token(child, methods) for child in tree.children
-        ]
+        children: list[Any] = []
+        add = children.append
+        for child in tree.children:
+            if isinstance(child, Tree):
+                add(self._build(child, depth + 1))
+            elif isinstance(child, Token):
+                token_method = methods.get(child.type)
+                add(child if token_method is None else token_method(self, child))
+            else:
+                add(child)
         method = methods.get(tree.data)
         if method is None:
             return Tree(tree.data, children, tree.meta)
         return method(self, tree.meta, *children)
-
-    def _token(self, token: Any, methods: dict[str, Any]) -> Any:
-        method = methods.get(token.type) if isinstance(token, Token) else None
-        return token if method is None else method(self, token)
 
     # -- tokens: every number and die passes here before any method turns it into a value
 
@@ -588,6 +608,8 @@ class Builder(Transformer[Token, Any]):
         return self._short(token)
 
     def _short(self, token: Token) -> Token:
+        if len(token) <= _MAX_DIGITS:
+            return token  # no run of digits longer than the token
         digits = max(len(run) for run in re.findall(r"[0-9]+", str(token)))
         if digits > _MAX_DIGITS:
             raise _BuildError(
