@@ -552,6 +552,13 @@ def _unquote(token: Token) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _fraction(literal: str) -> Fraction:
+    """The value of a number as written: a rulebook writes the same few numbers again and again,
+    and reading a Fraction from text costs more than looking it up (Fractions do not change)."""
+    return Fraction(literal)
+
+
 @v_args(meta=True, inline=True)
 class Builder(Transformer[Token, Any]):
     """One method per grammar rule or alias; each returns the matching dsl.nodes class."""
@@ -791,8 +798,8 @@ class Builder(Transformer[Token, Any]):
 
     def _bound(self, value: Any) -> Fraction:
         if isinstance(value, tuple):
-            return -Fraction(str(value[1]))
-        return Fraction(str(value))
+            return -_fraction(str(value[1]))
+        return _fraction(str(value))
 
     def negative(self, meta: Any, value: Token) -> tuple[str, Token]:
         return ("negative", value)
@@ -1451,10 +1458,13 @@ class Builder(Transformer[Token, Any]):
         return self._placed(meta, n.DiceCount(span=self.here, count=count, sides=sides))
 
     def number(self, meta: Any, token: Token) -> n.Number:
-        return self._placed(meta, n.Number(span=self.here, value=Fraction(str(token)), literal=str(token)))
+        literal = str(token)
+        return self._placed(meta, n.Number(span=self.here, value=_fraction(literal), literal=literal))
 
     def quantity(self, meta: Any, token: Token, unit: Token) -> n.Number:
-        return self._placed(meta, n.Number(span=self.here, value=Fraction(str(token)), literal=str(token), unit=self._name(unit)))
+        literal = str(token)
+        number = n.Number(span=self.here, value=_fraction(literal), literal=literal, unit=self._name(unit))
+        return self._placed(meta, number)
 
     def dice_literal(self, meta: Any, token: Token) -> n.DiceLiteral:
         text = str(token).lower()
