@@ -12,12 +12,11 @@ them when asked (few are: diagnostics, the editor).  A node made with a `Span` k
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
-from dsl.diagnostics import Source, Span
+from dsl.diagnostics import Source, Span, slots_init
 
 
 class _Placed:
@@ -907,37 +906,5 @@ class Rulebook(Node):
 
 # ------------------------------------------------------------------ construction
 
-
-def _slot_setter(cls: type, name: str) -> Any:
-    if name == "span":
-        return _SPAN_SLOT.__set__
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__dict__[name].__set__
-    raise AttributeError(name)
-
-
-def _quick_init(cls: type[Node]) -> None:
-    """Give a node class an `__init__` that fills its slots directly.  It takes the same
-    arguments as the one @dataclass writes; that one goes through `object.__setattr__` once
-    per field (the price of `frozen`), a good part of building the AST of a large rulebook."""
-    params: list[str] = []
-    body: list[str] = []
-    env: dict[str, Any] = {}
-    for index, spec in enumerate(dataclasses.fields(cls)):
-        env[f"_set{index}"] = _slot_setter(cls, spec.name)
-        if spec.default is dataclasses.MISSING:
-            params.append(spec.name)
-        else:
-            env[f"_default{index}"] = spec.default
-            params.append(f"{spec.name}=_default{index}")
-        body.append(f"    _set{index}(self, {spec.name})")
-    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body), env)  # text made here, of field names
-    init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    setattr(cls, "__init__", init)  # noqa: B010 - the same signature as the dataclass's
-
-
 for _class in [v for v in tuple(globals().values()) if isinstance(v, type) and issubclass(v, Node)]:
-    _quick_init(_class)
+    slots_init(_class, {"span": _SPAN_SLOT.__set__})
