@@ -592,6 +592,16 @@ class Builder(Transformer[Token, Any]):
         add = children.append
         for child in tree.children:
             if isinstance(child, Tree):
+                below = child.children
+                if len(below) == 1 and below[0].__class__ is Token:  # a rule of one token: no list, no recursion
+                    method = methods.get(child.data)
+                    if method is not None:
+                        token = below[0]
+                        token_method = methods.get(token.type)
+                        add(method(self, child.meta, token if token_method is None else token_method(self, token)))
+                        if depth >= self.deepest:
+                            self.deepest = depth + 1
+                        continue
                 add(self._build(child, depth + 1))
             elif isinstance(child, Token):
                 token_method = methods.get(child.type)
