@@ -282,10 +282,43 @@ def compile_scaling(quick: bool) -> list[Target]:
         f" lines/s with the collector tuned, {1 / lark_default:,.0f} with Python's default"
     )
     print(f"  rulecraft / lark alone (tuned): {lark_tuned / large:5.0%}")
+    nodes, retained = ast_size(small_text)
+    print(f"  the AST of {small_lines:,} lines: {nodes:,} nodes, {retained / nodes:.0f} bytes per node retained")
     return [
         Target(f"compile per-line cost, {large_lines:,} / {small_lines:,} lines", large / small, 1.2, "x"),
         Target("lark's throughput / rulecraft's (>= 50% means <= 2.0x)", large / lark_tuned, 2.0, "x"),
     ]
+
+
+def ast_size(text: str) -> tuple[int, int]:
+    """The nodes of a rulebook's AST, and the bytes it keeps allocated (nodes, their positions,
+    values and tuples), measured with tracemalloc."""
+    import dataclasses
+    import tracemalloc
+
+    from dsl import nodes
+    from dsl.diagnostics import Reporter
+    from dsl.parser import parse
+
+    parse(synthetic_rulebook(2), "warm.rules", Reporter())  # the parser's tables, made once
+    gc.collect()
+    tracemalloc.start()
+    try:
+        tree = parse(text, "synthetic.rules", Reporter())
+        gc.collect()
+        retained = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    count = 0
+    stack: list[object] = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, nodes.Node):
+            count += 1
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item) if f.name != "span")
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+    return count, retained
 
 
 def cards_ratio(quick: bool) -> list[Target]:

@@ -28,7 +28,7 @@ from dsl.emitter import emit
 from dsl.files import RECURSION_LIMIT, collector_tuned, limit_lock, recursion_room
 from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
 from dsl.files import rulebook_files as rulebook_files
-from dsl.parser import parse, reserved_words
+from dsl.parser import SHALLOW, parse, reserved_words
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """The largest rulebook read: ten times the biggest real one, and enough to stop a device or a
@@ -45,6 +45,8 @@ _TRIAL_DEPTH = 50
 """Expressions nested deeper than this (real rulebooks stay near 10) are compiled to Python once
 while checking, so `check` reports what `build` would stumble on (Python reads at most 200 nested
 brackets)."""
+
+assert 2 * SHALLOW + 1 <= _TRIAL_DEPTH and SHALLOW < MAX_BLOCK_DEPTH  # what `parse` leaves unmeasured is within both
 
 _RECURSION_LIMIT = RECURSION_LIMIT
 _STACK_BYTES = 256 * 1024 * 1024
@@ -98,14 +100,15 @@ def compile_text(text: str, path: str) -> Compiled:
 def _compile(text: str, path: str) -> Compiled:
     reporter = Reporter()
     try:
-        tree = parse(text, path, reporter)
+        nested: list[n.Declaration] = []
+        tree = parse(text, path, reporter, nested)
         book = None
         name_span = None
         analyzed: n.Rulebook | None = None
         if tree is not None:
             name_span = tree.header.name.span
             _check_module_name(tree.header.name, reporter)
-            analyzed, deepest = _within_depth(tree, reporter)
+            analyzed, deepest = _within_depth(tree, reporter, nested)
             book = analyze(analyzed, reporter)
             run_checks(book, reporter)
             if deepest is not None and not reporter.has_errors:
@@ -362,14 +365,21 @@ def _nesting(declaration: n.Node) -> _Nesting:
     return found
 
 
-def _within_depth(tree: n.Rulebook, reporter: Reporter) -> tuple[n.Rulebook, n.Expr | None]:
+def _within_depth(
+    tree: n.Rulebook, reporter: Reporter, nested: list[n.Declaration] | None = None
+) -> tuple[n.Rulebook, n.Expr | None]:
     """The rulebook without the declarations that nest too deeply (each reported, E001; their
     names count as declared, so their uses are not reported as unknown), and its deepest
-    expression when that is deeper than _TRIAL_DEPTH."""
+    expression when that is deeper than _TRIAL_DEPTH.  With `nested` (from `parse`), only those
+    declarations are measured: the others were built from shallow trees (dsl.parser.SHALLOW)."""
     kept: list[n.Declaration] = []
     dropped: set[str] = set()
     deepest: tuple[int, n.Expr | None] = (_TRIAL_DEPTH, None)
+    measured = None if nested is None else {id(declaration) for declaration in nested}
     for declaration in tree.declarations:
+        if measured is not None and id(declaration) not in measured:
+            kept.append(declaration)
+            continue
         nesting = _nesting(declaration)
         if nesting.too_deep_block is not None:
             message = f"this block is nested too deeply to compile (more than {MAX_BLOCK_DEPTH} blocks deep)"

@@ -13,9 +13,12 @@ and CI logs already understand:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dsl.codes import CODES
 from dsl.codes import Level as Severity
@@ -33,6 +36,67 @@ class Span:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
+
+
+def slots_init(cls: type, setters: dict[str, Any] | None = None) -> None:
+    """Give a frozen dataclass with slots an `__init__` that fills its slots directly, taking the
+    same arguments as the one @dataclass writes.  That one goes through `object.__setattr__` once
+    per field (the price of `frozen`): a good part of building the AST of a large rulebook, and
+    of working out its spans.  `setters` overrides how a field is stored."""
+    params: list[str] = []
+    body: list[str] = []
+    env: dict[str, Any] = {}
+    for index, spec in enumerate(dataclasses.fields(cls)):
+        setter = (setters or {}).get(spec.name)
+        if setter is None:
+            setter = next(k.__dict__[spec.name] for k in cls.__mro__ if spec.name in k.__dict__).__set__
+        env[f"_set{index}"] = setter
+        if spec.default is dataclasses.MISSING:
+            params.append(spec.name)
+        else:
+            env[f"_default{index}"] = spec.default
+            params.append(f"{spec.name}=_default{index}")
+        body.append(f"    _set{index}(self, {spec.name})")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body), env)  # text made here, of field names
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    setattr(cls, "__init__", init)  # noqa: B010 - the same signature as the dataclass's
+
+
+class Source:
+    """A parsed text's path and where each of its lines starts: what turns the compact position of
+    an AST node (dsl/nodes.py, `at`) into its Span, on demand.  One per parse, shared by its nodes."""
+
+    __slots__ = ("path", "starts")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        starts = [0]
+        find = text.find
+        index = find("\n")
+        while index >= 0:
+            starts.append(index + 1)
+            index = find("\n", index + 1)
+        starts.append(len(text) + 1)  # the parser reads each block with a newline added after it
+        self.starts = starts
+        """0-based offset of the first character of each line; line 1 starts at 0."""
+
+    def span(self, at: int) -> Span:
+        """The span of the characters `at >> 32` (first) to `at & 0xFFFFFFFF` (one past the last)."""
+        start, end = at >> 32, at & 0xFFFFFFFF
+        starts = self.starts
+        line = bisect_right(starts, start)
+        end_line = bisect_right(starts, end, line - 1)
+        return Span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+
+
+def at(start: int, end: int) -> int:
+    """The compact position of the characters start..end (0-based, end exclusive) of a text."""
+    return start << 32 | end
+
+
+slots_init(Span)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,11 @@
 One frozen dataclass per construct, named after its grammar rule or alias in
 grammars/rulecraft.lark (`when_block` -> WhenBlock, `-> add_mod` -> AddMod).  Every node carries
 the span of the text it came from, so any later stage can point at it.
+
+Positions are kept compactly: a node the parser builds holds the parse's shared `Source` (path and
+line starts) where its span goes, and one int, the character offsets of its start and end
+(`dsl.diagnostics.at`), in a slot of its own; `node.span` works its line and columns out from
+them when asked (few are: diagnostics, the editor).  A node made with a `Span` keeps that Span.
 """
 
 from __future__ import annotations
@@ -11,12 +16,34 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from dsl.diagnostics import Span
+from dsl.diagnostics import Source, Span, slots_init
+
+
+class _Placed:
+    __slots__ = ("_at",)
 
 
 @dataclass(frozen=True, slots=True)
-class Node:
+class Node(_Placed):
     span: Span = field(compare=False, repr=False)
+
+
+_SPAN_SLOT = Node.__dict__["span"]
+place = _Placed._at.__set__  # type: ignore[attr-defined]
+"""`place(node, at)`: give a node the parser made with its `Source` as `span` its compact position."""
+_placed_at = _Placed._at.__get__  # type: ignore[attr-defined]
+
+
+def _span(node: Node) -> Span:
+    held = _SPAN_SLOT.__get__(node, Node)
+    if held.__class__ is Source:
+        return held.span(_placed_at(node))
+    return held  # type: ignore[no-any-return]
+
+
+# `span` reads through a property (the dataclass field stays, so `Node(span=...)`, `replace` and
+# pickling work as before); stored values go straight to the slot
+setattr(Node, "span", property(_span, _SPAN_SLOT.__set__))  # noqa: B010 - hidden from type checkers: a field to them
 
 
 @dataclass(frozen=True, slots=True)
@@ -875,3 +902,9 @@ class Rulebook(Node):
     declarations: tuple[Declaration, ...]
     unparsed: frozenset[str] = frozenset()
     """Names declared in blocks skipped for a syntax error; their uses are not reported as unknown."""
+
+
+# ------------------------------------------------------------------ construction
+
+for _class in [v for v in tuple(globals().values()) if isinstance(v, type) and issubclass(v, Node)]:
+    slots_init(_class, {"span": _SPAN_SLOT.__set__})

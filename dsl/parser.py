@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -33,8 +33,10 @@ from lark.exceptions import (
 from lark.indenter import DedentError, Indenter
 
 from dsl import nodes as n
-from dsl.diagnostics import Reporter, Span
+from dsl.diagnostics import Reporter, Source, Span
 from dsl.resources import grammar_text
+
+_N = TypeVar("_N", bound=n.Node)
 
 _MAX_DIGITS = 100
 """The longest number (in digits) a rulebook may write: far beyond any game value, far below
@@ -90,8 +92,18 @@ def _saved_parser_path(grammar: str) -> Path | None:
     return root / f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
 
 
-def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
-    """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything."""
+SHALLOW = 20
+"""A parse tree at most this deep builds declarations whose expressions nest at most 2 x SHALLOW
+deep (each node of an expression comes from a node of the tree, or wraps one as `-x` does) and
+whose `when` blocks nest at most SHALLOW deep: nothing there for the compiler's depth limits."""
+
+
+def parse(
+    text: str, path: str, reporter: Reporter, nested: list[n.Declaration] | None = None
+) -> n.Rulebook | None:
+    """Parse a rulebook; report every syntax error; return the AST of what parsed, if anything.
+    `nested`, when given, receives the declarations of blocks whose parse trees were deeper than
+    SHALLOW: the only ones whose depth is worth measuring."""
     lines = text.split("\n")
     tabbed = _check_indentation(lines, path, reporter)
     starts = _blocks(lines)
@@ -99,7 +111,8 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
     declarations: list[n.Declaration] = []
     unparsed: set[str] = set()
     broken_header = False
-    builder = Builder(path)
+    source = Source(path, text)
+    builder = Builder(path, source)
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
         # in a block indented with a tab, the tab (reported already) is the mistake
@@ -110,6 +123,8 @@ def parse(text: str, path: str, reporter: Reporter) -> n.Rulebook | None:
             broken_header = broken_header or (index == 0 and any(_HEADER.match(x) for x in lines[start:end]))
             continue
         block_header, block_declarations = parsed
+        if nested is not None and builder.deepest > SHALLOW:
+            nested += block_declarations
         header = header or block_header
         declarations += block_declarations
     if header is None:
@@ -180,7 +195,9 @@ def _parse_block(
         for diagnostic in [] if quiet else found.diagnostics:
             reporter.report(diagnostic.code, diagnostic.message, _shifted(diagnostic.span, start), diagnostic.hint)
         return None
-    builder.offset = start  # lark counts lines from the start of the block
+    builder.offset = start  # lark counts lines and characters from the start of the block
+    builder.base = builder.source.starts[start]
+    builder.deepest = 0
     try:
         built: tuple[n.Header | None, list[n.Declaration]] = builder._build(tree)
     except _BuildError as failed:
@@ -535,36 +552,66 @@ def _unquote(token: Token) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _fraction(literal: str) -> Fraction:
+    """The value of a number as written: a rulebook writes the same few numbers again and again,
+    and reading a Fraction from text costs more than looking it up (Fractions do not change)."""
+    return Fraction(literal)
+
+
 @v_args(meta=True, inline=True)
 class Builder(Transformer[Token, Any]):
     """One method per grammar rule or alias; each returns the matching dsl.nodes class."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, source: Source | None = None) -> None:
         super().__init__()
         self.path = path
+        self.source = Source(path, "") if source is None else source
+        self.here = cast(Span, self.source)
+        """What a node's `span` holds when the builder makes it: the shared Source, with the node's
+        compact position beside it (`_placed`); dsl/nodes.py reads the two together."""
         self.offset = 0
         """Lines above the block being built: its trees count lines from its start."""
+        self.base = 0
+        """Characters above the block being built: its trees count them from its start too."""
+        self.deepest = 0
+        """How deep the trees built since it was last set to 0 went."""
 
     _METHODS: ClassVar[dict[str, Any]] = {}
     """The plain function of every rule and token method, by the rule's or token's name."""
 
-    def _build(self, tree: Tree[Token]) -> Any:
+    def _build(self, tree: Tree[Token], depth: int = 1) -> Any:
         """What lark's `transform` makes of a tree (children first, then the method of the
         node's rule, with its meta; a token through the method of its type, if any), with a
         direct call per node: lark's generic dispatch (a bound wrapper rebuilt per node, a
         generator per list of children) cost more than the methods themselves."""
+        if depth > self.deepest:
+            self.deepest = depth
         methods = self._METHODS
-        children = [
-            self._build(child) if isinstance(child, Tree) else self._token(child, methods) for child in tree.children
-        ]
+        children: list[Any] = []
+        add = children.append
+        for child in tree.children:
+            if isinstance(child, Tree):
+                below = child.children
+                if len(below) == 1 and below[0].__class__ is Token:  # a rule of one token: no list, no recursion
+                    method = methods.get(child.data)
+                    if method is not None:
+                        token = below[0]
+                        token_method = methods.get(token.type)
+                        add(method(self, child.meta, token if token_method is None else token_method(self, token)))
+                        if depth >= self.deepest:
+                            self.deepest = depth + 1
+                        continue
+                add(self._build(child, depth + 1))
+            elif isinstance(child, Token):
+                token_method = methods.get(child.type)
+                add(child if token_method is None else token_method(self, child))
+            else:
+                add(child)
         method = methods.get(tree.data)
         if method is None:
             return Tree(tree.data, children, tree.meta)
         return method(self, tree.meta, *children)
-
-    def _token(self, token: Any, methods: dict[str, Any]) -> Any:
-        method = methods.get(token.type) if isinstance(token, Token) else None
-        return token if method is None else method(self, token)
 
     # -- tokens: every number and die passes here before any method turns it into a value
 
@@ -578,6 +625,8 @@ class Builder(Transformer[Token, Any]):
         return self._short(token)
 
     def _short(self, token: Token) -> Token:
+        if len(token) <= _MAX_DIGITS:
+            return token  # no run of digits longer than the token
         digits = max(len(run) for run in re.findall(r"[0-9]+", str(token)))
         if digits > _MAX_DIGITS:
             raise _BuildError(
@@ -590,28 +639,38 @@ class Builder(Transformer[Token, Any]):
 
     # -- helpers
 
-    def _span(self, meta: Any) -> Span:
+    def _placed(self, meta: Any, node: _N) -> _N:
+        """`node`, made with `span=self.here`, given the position of the text `meta` covers."""
         if getattr(meta, "empty", True):
-            return Span(self.path, 1, 1, 1, 1)
-        offset = self.offset
-        return Span(self.path, meta.line + offset, meta.column, meta.end_line + offset, meta.end_column)
+            n.place(node, 0)  # line 1, column 1, and nothing covered
+        else:
+            base = self.base
+            n.place(node, (meta.start_pos + base) << 32 | (meta.end_pos + base))
+        return node
+
+    def _span(self, meta: Any) -> Span:
+        return self._placed(meta, n.Node(self.here)).span
+
+    def _token_at(self, token: Token) -> int:
+        base = self.base
+        start = token.start_pos
+        if start is None:  # a token made without a position: the start of the file
+            return 0
+        end = token.end_pos if token.end_pos is not None else start + len(token.value)
+        return (start + base) << 32 | (end + base)
 
     def _token_span(self, token: Token) -> Span:
-        offset = self.offset
-        line = token.line + offset if token.line else 1
-        return Span(
-            self.path,
-            line,
-            token.column or 1,
-            token.end_line + offset if token.end_line else line,
-            token.end_column or (token.column or 1) + len(token.value),
-        )
+        return self.source.span(self._token_at(token))
 
     def _name(self, token: Token) -> n.Name:
-        return n.Name(span=self._token_span(token), text=str(token))
+        node = n.Name(self.here, str(token))
+        n.place(node, self._token_at(token))
+        return node
 
     def _text(self, token: Token) -> n.Text:
-        return n.Text(span=self._token_span(token), value=_unquote(token))
+        node = n.Text(self.here, _unquote(token))
+        n.place(node, self._token_at(token))
+        return node
 
     def _int(self, token: Token) -> int:
         if token.isdigit() and token.isascii():
@@ -645,14 +704,14 @@ class Builder(Transformer[Token, Any]):
         source = next((i for i in items if isinstance(i, tuple) and i[0] == "source"), None)
         version = next((i for i in items if isinstance(i, tuple) and i[0] == "version"), None)
         notes = tuple(i for i in items if isinstance(i, (n.NoteStmt, n.ErratumStmt)))
-        return n.Header(
-            span=self._span(meta),
+        return self._placed(meta, n.Header(
+            span=self.here,
             name=self._name(name),
             title=self._text(title),
             source=source[1] if source else None,
             version=version[1] if version else None,
             notes=notes,
-        )
+        ))
 
     def source_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
         return ("source", self._text(value))
@@ -663,17 +722,17 @@ class Builder(Transformer[Token, Any]):
     # -- vocabulary
 
     def unit_decl(self, meta: Any, name: Token, *rest: Token) -> n.UnitDecl:
-        return n.UnitDecl(span=self._span(meta), name=self._name(name), label=self._optional_text(rest))
+        return self._placed(meta, n.UnitDecl(span=self.here, name=self._name(name), label=self._optional_text(rest)))
 
     def type_decl(self, meta: Any, name: Token, type_: n.TypeExpr) -> n.TypeDecl:
-        return n.TypeDecl(span=self._span(meta), name=self._name(name), type=type_)
+        return self._placed(meta, n.TypeDecl(span=self.here, name=self._name(name), type=type_))
 
     def _var(self, meta: Any, children: tuple[Any, ...]) -> dict[str, Any]:
         name = self._name(children[0])
         type_ = next(self._split(children, n.TypeExpr))
         default = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "default"), None)
         return {
-            "span": self._span(meta),
+            "span": self.here,
             "name": name,
             "label": self._optional_text(children[1:]),
             "type": type_,
@@ -682,10 +741,10 @@ class Builder(Transformer[Token, Any]):
         }
 
     def input_decl(self, meta: Any, *children: Any) -> n.InputDecl:
-        return n.InputDecl(**self._var(meta, children))
+        return self._placed(meta, n.InputDecl(**self._var(meta, children)))
 
     def stat_decl(self, meta: Any, *children: Any) -> n.StatDecl:
-        return n.StatDecl(**self._var(meta, children))
+        return self._placed(meta, n.StatDecl(**self._var(meta, children)))
 
     def default(self, meta: Any, value: n.Expr) -> tuple[str, n.Expr]:
         return ("default", value)
@@ -693,41 +752,41 @@ class Builder(Transformer[Token, Any]):
     def int_type(self, meta: Any, *children: Any) -> n.IntType:
         bounds = next(self._split(children, n.Bounds), None)
         unit = next(self._split(children, n.Name), None)
-        return n.IntType(span=self._span(meta), bounds=bounds, unit=unit)
+        return self._placed(meta, n.IntType(span=self.here, bounds=bounds, unit=unit))
 
     def number_type(self, meta: Any, *children: Any) -> n.NumberType:
         bounds = next(self._split(children, n.Bounds), None)
         unit = next(self._split(children, n.Name), None)
-        return n.NumberType(span=self._span(meta), bounds=bounds, unit=unit)
+        return self._placed(meta, n.NumberType(span=self.here, bounds=bounds, unit=unit))
 
     def percent_type(self, meta: Any, *children: Any) -> n.PercentType:
-        return n.PercentType(span=self._span(meta), bounds=next(self._split(children, n.Bounds), None))
+        return self._placed(meta, n.PercentType(span=self.here, bounds=next(self._split(children, n.Bounds), None)))
 
     def flag_type(self, meta: Any) -> n.FlagType:
-        return n.FlagType(span=self._span(meta))
+        return self._placed(meta, n.FlagType(span=self.here))
 
     def dice_type(self, meta: Any) -> n.DiceType:
-        return n.DiceType(span=self._span(meta))
+        return self._placed(meta, n.DiceType(span=self.here))
 
     def text_type(self, meta: Any) -> n.TextType:
-        return n.TextType(span=self._span(meta))
+        return self._placed(meta, n.TextType(span=self.here))
 
     def phrase(self, meta: Any, text: Token, negative: Token | None = None) -> n.Phrase:
-        return n.Phrase(
-            span=self._span(meta),
+        return self._placed(meta, n.Phrase(
+            span=self.here,
             text=self._text(text),
             negative=None if negative is None else self._text(negative),
-        )
+        ))
 
     def enum_type(self, meta: Any, members: tuple[tuple[n.Name, n.Text | None], ...]) -> n.EnumType:
-        return n.EnumType(
-            span=self._span(meta), members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
-        )
+        return self._placed(meta, n.EnumType(
+            span=self.here, members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
+        ))
 
     def levels_type(self, meta: Any, *members: tuple[n.Name, n.Text | None]) -> n.LevelsType:
-        return n.LevelsType(
-            span=self._span(meta), members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
-        )
+        return self._placed(meta, n.LevelsType(
+            span=self.here, members=tuple(m[0] for m in members), phrases=tuple(m[1] for m in members)
+        ))
 
     def choice_list(
         self, meta: Any, *members: tuple[n.Name, n.Text | None]
@@ -738,19 +797,19 @@ class Builder(Transformer[Token, Any]):
         return self._name(name), None if phrase is None else self._text(phrase)
 
     def named_type(self, meta: Any, name: Token) -> n.NamedType:
-        return n.NamedType(span=self._span(meta), name=self._name(name))
+        return self._placed(meta, n.NamedType(span=self.here, name=self._name(name)))
 
     def bounds(self, meta: Any, low: Any, high: Any = None) -> n.Bounds:
-        return n.Bounds(
-            span=self._span(meta),
+        return self._placed(meta, n.Bounds(
+            span=self.here,
             low=self._bound(low),
             high=None if high is None else self._bound(high),
-        )
+        ))
 
     def _bound(self, value: Any) -> Fraction:
         if isinstance(value, tuple):
-            return -Fraction(str(value[1]))
-        return Fraction(str(value))
+            return -_fraction(str(value[1]))
+        return _fraction(str(value))
 
     def negative(self, meta: Any, value: Token) -> tuple[str, Token]:
         return ("negative", value)
@@ -763,69 +822,69 @@ class Builder(Transformer[Token, Any]):
 
     def group_decl(self, meta: Any, name: Token, *rest: Any) -> n.GroupDecl:
         stacking = str(rest[-1])
-        return n.GroupDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.GroupDecl(
+            span=self.here,
             name=self._name(name),
             label=self._optional_text(rest),
             stacking=stacking,  # type: ignore[arg-type]
-        )
+        ))
 
     def stacking(self, meta: Any, word: Token) -> Token:
         return word
 
     def grades_decl(self, meta: Any, *children: Any) -> n.GradesDecl:
-        return n.GradesDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.GradesDecl(
+            span=self.here,
             label=self._optional_text(children),
             grades=tuple(self._split(children, n.GradeItem)),
-        )
+        ))
 
     def grade_item(self, meta: Any, name: Token, *rest: Any) -> n.GradeItem:
         step = next((r for r in rest if isinstance(r, int)), None)
         effect = next(self._split(rest, n.ModOp))
-        return n.GradeItem(span=self._span(meta), name=self._name(name), step=step, effect=effect)
+        return self._placed(meta, n.GradeItem(span=self.here, name=self._name(name), step=step, effect=effect))
 
     def grade_step(self, meta: Any, sign: str, number: Token) -> int:
         value = self._int(number)
         return -value if sign == "-" else value
 
     def tiers_decl(self, meta: Any, name: Token, *children: Any) -> n.TiersDecl:
-        return n.TiersDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.TiersDecl(
+            span=self.here,
             name=self._name(name),
             label=self._optional_text(children),
             tiers=tuple(self._split(children, n.TierItem)),
-        )
+        ))
 
     def tier_bound(self, meta: Any, name: Token, op: str, bound: n.Expr, *always: str) -> n.TierItem:
-        return n.TierItem(
-            span=self._span(meta),
+        return self._placed(meta, n.TierItem(
+            span=self.here,
             name=self._name(name),
             op=op,  # type: ignore[arg-type]
             bound=bound,
             always=always[0] if always else None,  # type: ignore[arg-type]
-        )
+        ))
 
     def tier_natural(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
         numbers = [x for x in rest if isinstance(x, int)]
         always = next((x for x in rest if isinstance(x, str)), None)
-        return n.TierItem(
-            span=self._span(meta),
+        return self._placed(meta, n.TierItem(
+            span=self.here,
             name=self._name(name),
             op=None,
             bound=None,
             natural=(numbers[0], numbers[-1]),
             always=always,  # type: ignore[arg-type]
-        )
+        ))
 
     def tier_otherwise(self, meta: Any, name: Token, *always: str) -> n.TierItem:
-        return n.TierItem(
-            span=self._span(meta),
+        return self._placed(meta, n.TierItem(
+            span=self.here,
             name=self._name(name),
             op=None,
             bound=None,
             always=always[0] if always else None,  # type: ignore[arg-type]
-        )
+        ))
 
     def always(self, meta: Any, word: Token, verb: Token) -> str:
         return "success" if str(verb) == "succeeds" else "failure"
@@ -834,33 +893,33 @@ class Builder(Transformer[Token, Any]):
         pool = next(self._split(children, n.Pool))
         op = next(c for c in children if isinstance(c, str) and not isinstance(c, Token))
         target = children[-1]
-        return n.ResistanceDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.ResistanceDecl(
+            span=self.here,
             label=self._optional_text(children),
             pool=pool,
             op=op,  # type: ignore[arg-type]
             target=target,
-        )
+        ))
 
     def statblock_decl(self, meta: Any, name: Token, *children: Any) -> n.StatBlockDecl:
-        return n.StatBlockDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.StatBlockDecl(
+            span=self.here,
             name=self._name(name),
             label=self._optional_text(children),
             kinds=tuple(c for c in children if isinstance(c, str) and not isinstance(c, Token)),
             rows=tuple(self._split(children, n.StatBlockRow)),
-        )
+        ))
 
     def statblock_row(self, meta: Any, label: Token, *names: Token) -> n.StatBlockRow:
-        return n.StatBlockRow(span=self._span(meta), label=self._text(label), names=tuple(self._name(x) for x in names))
+        return self._placed(meta, n.StatBlockRow(span=self.here, label=self._text(label), names=tuple(self._name(x) for x in names)))
 
     def order_decl(self, meta: Any, stat: Token, *children: Any) -> n.OrderDecl:
-        return n.OrderDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.OrderDecl(
+            span=self.here,
             stat=self._name(stat),
             items=tuple(self._name(c) for c in children if isinstance(c, Token)),
             notes=tuple(self._split(children, n.NoteStmt, n.ErratumStmt)),
-        )
+        ))
 
     def order_name(self, meta: Any, token: Token) -> Token:
         return token
@@ -869,15 +928,15 @@ class Builder(Transformer[Token, Any]):
 
     def rule_decl(self, meta: Any, kind: str, name: Token, *children: Any) -> n.RuleDecl:
         cites = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "cites"), None)
-        return n.RuleDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.RuleDecl(
+            span=self.here,
             kind=kind,  # type: ignore[arg-type]
             name=self._name(name),
             title=self._optional_text(children),
             cites=cites,
             body=tuple(self._split(children, n.Statement)),
             examples=tuple(self._split(children, n.ExampleDecl)),
-        )
+        ))
 
     def rule_kind(self, meta: Any, word: Token) -> str:
         return str(word)
@@ -886,13 +945,13 @@ class Builder(Transformer[Token, Any]):
         return ("cites", self._text(value))
 
     def when_block(self, meta: Any, guard: str, condition: n.Expr, body: Any, orelse: Any = ()) -> n.WhenBlock:
-        return n.WhenBlock(
-            span=self._span(meta),
+        return self._placed(meta, n.WhenBlock(
+            span=self.here,
             negated=guard == "unless",
             condition=condition,
             body=tuple(body),
             orelse=tuple(orelse),
-        )
+        ))
 
     def guard(self, meta: Any, word: Token) -> str:
         return str(word)
@@ -904,45 +963,45 @@ class Builder(Transformer[Token, Any]):
         return statements
 
     def text(self, meta: Any, *strings: Token) -> n.Text:
-        return n.Text(span=self._span(meta), value="".join(_unquote(s) for s in strings))
+        return self._placed(meta, n.Text(span=self.here, value="".join(_unquote(s) for s in strings)))
 
     def cannot_stmt(self, meta: Any, text: n.Text) -> n.CannotStmt:
-        return n.CannotStmt(span=self._span(meta), text=text)
+        return self._placed(meta, n.CannotStmt(span=self.here, text=text))
 
     def note_stmt(self, meta: Any, text: n.Text) -> n.NoteStmt:
-        return n.NoteStmt(span=self._span(meta), text=text)
+        return self._placed(meta, n.NoteStmt(span=self.here, text=text))
 
     def erratum_stmt(self, meta: Any, quote: n.Text, text: n.Text) -> n.ErratumStmt:
-        return n.ErratumStmt(span=self._span(meta), quote=quote, text=text)
+        return self._placed(meta, n.ErratumStmt(span=self.here, quote=quote, text=text))
 
     def category_stmt(self, meta: Any, name: Token) -> n.CategoryStmt:
-        return n.CategoryStmt(span=self._span(meta), name=self._name(name))
+        return self._placed(meta, n.CategoryStmt(span=self.here, name=self._name(name)))
 
     def derive_stmt(self, meta: Any, name: Token, *rest: Any) -> n.DeriveStmt:
         unit = next(self._split(rest, n.Name), None)
-        return n.DeriveStmt(
-            span=self._span(meta),
+        return self._placed(meta, n.DeriveStmt(
+            span=self.here,
             name=self._name(name),
             label=self._optional_text(rest),
             unit=unit,
             value=rest[-1],
-        )
+        ))
 
     def as_stmt(self, meta: Any, *names: Token) -> n.AsStmt:
-        return n.AsStmt(span=self._span(meta), rules=tuple(self._name(t) for t in names), bindings=())
+        return self._placed(meta, n.AsStmt(span=self.here, rules=tuple(self._name(t) for t in names), bindings=()))
 
     def as_with(self, meta: Any, name: Token, *bindings: n.Binding) -> n.AsStmt:
-        return n.AsStmt(span=self._span(meta), rules=(self._name(name),), bindings=bindings)
+        return self._placed(meta, n.AsStmt(span=self.here, rules=(self._name(name),), bindings=bindings))
 
     def binding(self, meta: Any, name: Token, value: n.Expr) -> n.Binding:
-        return n.Binding(span=self._span(meta), name=self._name(name), value=value)
+        return self._placed(meta, n.Binding(span=self.here, name=self._name(name), value=value))
 
     # -- modifiers
 
     def modifier(self, meta: Any, target: Token, op: n.ModOp, *rest: Any) -> n.Modifier:
         group = next(self._split(rest, n.Name), None)
         label = next(self._split(rest, n.Text), None)
-        return n.Modifier(span=self._span(meta), target=self._name(target), op=op, group=group, label=label)
+        return self._placed(meta, n.Modifier(span=self.here, target=self._name(target), op=op, group=group, label=label))
 
     def group_ref(self, meta: Any, name: Token) -> n.Name:
         return self._name(name)
@@ -961,7 +1020,7 @@ class Builder(Transformer[Token, Any]):
                 value = n.Number(span=value.span, value=-value.value, literal="-" + value.literal)
             else:
                 value = n.Negate(span=value.span, operand=value)
-        return n.AddMod(span=self._span(meta), value=value, percent=percent, per=per)
+        return self._placed(meta, n.AddMod(span=self.here, value=value, percent=percent, per=per))
 
     def percent(self, meta: Any) -> str:
         return "%"
@@ -970,25 +1029,25 @@ class Builder(Transformer[Token, Any]):
         return ("per", value)
 
     def mul_mod(self, meta: Any, factor: n.Expr, rounding: Any = None) -> n.MulMod:
-        return n.MulMod(span=self._span(meta), factor=factor, rounding=rounding)
+        return self._placed(meta, n.MulMod(span=self.here, factor=factor, rounding=rounding))
 
     def div_mod(self, meta: Any, divisor: n.Expr, rounding: Any = None) -> n.DivMod:
-        return n.DivMod(span=self._span(meta), divisor=divisor, rounding=rounding)
+        return self._placed(meta, n.DivMod(span=self.here, divisor=divisor, rounding=rounding))
 
     def rounding(self, meta: Any, _round: Token, mode: Token) -> str:
         return str(mode)
 
     def set_mod(self, meta: Any, value: n.Expr) -> n.SetMod:
-        return n.SetMod(span=self._span(meta), value=value)
+        return self._placed(meta, n.SetMod(span=self.here, value=value))
 
     def min_mod(self, meta: Any, value: n.Expr) -> n.MinMod:
-        return n.MinMod(span=self._span(meta), value=value)
+        return self._placed(meta, n.MinMod(span=self.here, value=value))
 
     def max_mod(self, meta: Any, value: n.Expr) -> n.MaxMod:
-        return n.MaxMod(span=self._span(meta), value=value)
+        return self._placed(meta, n.MaxMod(span=self.here, value=value))
 
     def grade_mod(self, meta: Any, name: Token) -> n.GradeMod:
-        return n.GradeMod(span=self._span(meta), grade=self._name(name))
+        return self._placed(meta, n.GradeMod(span=self.here, grade=self._name(name)))
 
     def _delta(self, sign: str, number: Token) -> int:
         value = self._int(number)
@@ -1003,26 +1062,26 @@ class Builder(Transformer[Token, Any]):
         return n.Negate(span=value.span, operand=value)
 
     def dice_mod(self, meta: Any, sign: str, count: n.Expr) -> n.DiceMod:
-        return n.DiceMod(span=self._span(meta), delta=self._signed(sign, count))
+        return self._placed(meta, n.DiceMod(span=self.here, delta=self._signed(sign, count)))
 
     def step_mod(self, meta: Any, sign: str, count: n.Expr) -> n.StepMod:
-        return n.StepMod(span=self._span(meta), delta=self._signed(sign, count))
+        return self._placed(meta, n.StepMod(span=self.here, delta=self._signed(sign, count)))
 
     def shift_mod(self, meta: Any, sign: str, count: n.Expr) -> n.ShiftMod:
-        return n.ShiftMod(span=self._span(meta), delta=self._signed(sign, count))
+        return self._placed(meta, n.ShiftMod(span=self.here, delta=self._signed(sign, count)))
 
     # -- rolls
 
     def roll_decl(self, meta: Any, name: Token, *children: Any) -> n.RollDecl:
         spec = next(self._split(children, n.RollSpec))
         items = next((c for c in children if isinstance(c, list)), [])
-        return n.RollDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.RollDecl(
+            span=self.here,
             name=self._name(name),
             label=self._optional_text(children),
             spec=spec,
             items=tuple(items),
-        )
+        ))
 
     def roll_body(self, meta: Any, *items: Any) -> list[n.RollItem]:
         return [
@@ -1032,22 +1091,22 @@ class Builder(Transformer[Token, Any]):
 
     def check_spec(self, meta: Any, pool: n.Pool | n.DicePool, *rest: Any) -> n.CheckSpec:
         *bonus, op, target = rest
-        return n.CheckSpec(span=self._span(meta), pool=pool, bonus=tuple(bonus), op=op, target=target)
+        return self._placed(meta, n.CheckSpec(span=self.here, pool=pool, bonus=tuple(bonus), op=op, target=target))
 
     def total_spec(self, meta: Any, pool: n.Pool | n.DicePool, *bonus: n.Expr) -> n.TotalSpec:
-        return n.TotalSpec(span=self._span(meta), pool=pool, bonus=bonus)
+        return self._placed(meta, n.TotalSpec(span=self.here, pool=pool, bonus=bonus))
 
     def count_spec(self, meta: Any, needed: n.Expr, pool: n.Pool | n.DicePool, op: str, target: n.Expr) -> n.CountSpec:
-        return n.CountSpec(span=self._span(meta), needed=needed, pool=pool, op=op, target=target)  # type: ignore[arg-type]
+        return self._placed(meta, n.CountSpec(span=self.here, needed=needed, pool=pool, op=op, target=target))  # type: ignore[arg-type]
 
     def counted_pool(self, meta: Any, count: n.Expr, die: Token) -> n.DicePool:
-        return n.DicePool(span=self._span(meta), value=self.dice_count(meta, count, die))
+        return self._placed(meta, n.DicePool(span=self.here, value=self.dice_count(meta, count, die)))
 
     def value_pool(self, meta: Any, value: n.Expr) -> n.DicePool:
-        return n.DicePool(span=self._span(meta), value=value)
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
 
     def resist_spec(self, meta: Any, active: n.Expr, passive: n.Expr) -> n.ResistSpec:
-        return n.ResistSpec(span=self._span(meta), active=active, passive=passive)
+        return self._placed(meta, n.ResistSpec(span=self.here, active=active, passive=passive))
 
     def opposed_spec(self, meta: Any, *children: Any) -> n.OpposedSpec:
         pools: list[n.Pool] = []
@@ -1057,19 +1116,19 @@ class Builder(Transformer[Token, Any]):
                 pools.append(child)
             else:
                 bonuses[len(pools) - 1] = child
-        return n.OpposedSpec(
-            span=self._span(meta),
+        return self._placed(meta, n.OpposedSpec(
+            span=self.here,
             pool=pools[0],
             bonus=bonuses[0],
             against=pools[1],
             against_bonus=bonuses[1],
-        )
+        ))
 
     def bonus(self, meta: Any, sign: str, value: n.Expr) -> n.Expr:
-        return value if sign == "+" else n.Negate(span=self._span(meta), operand=value)
+        return value if sign == "+" else self._placed(meta, n.Negate(span=self.here, operand=value))
 
     def automatic_spec(self, meta: Any, kind: str) -> n.AutomaticSpec:
-        return n.AutomaticSpec(span=self._span(meta), success=kind == "success")
+        return self._placed(meta, n.AutomaticSpec(span=self.here, success=kind == "success"))
 
     def outcome_kind(self, meta: Any, word: Token) -> str:
         return str(word)
@@ -1078,7 +1137,7 @@ class Builder(Transformer[Token, Any]):
         text = str(token).lower()
         count_text, _, sides_text = text.partition("d")
         count = int(count_text) if count_text else 1
-        return n.Pool(span=self._span(meta), count=count, sides=int(sides_text), keep=keep)
+        return self._placed(meta, n.Pool(span=self.here, count=count, sides=int(sides_text), keep=keep))
 
     def sum_pool(self, meta: Any, token: Token) -> n.Pool:
         return self._pool(meta, token, None)
@@ -1093,7 +1152,7 @@ class Builder(Transformer[Token, Any]):
 
     def fate_pool(self, meta: Any, token: Token) -> n.Pool:
         count_text = str(token)[:-2]
-        return n.Pool(span=self._span(meta), count=int(count_text) if count_text else 1, sides=3, keep="fate")
+        return self._placed(meta, n.Pool(span=self.here, count=int(count_text) if count_text else 1, sides=3, keep="fate"))
 
     def exploding_pool(self, meta: Any, token: Token) -> n.Pool:
         return self._pool(meta, token, "exploding")
@@ -1102,26 +1161,26 @@ class Builder(Transformer[Token, Any]):
         return str(word)
 
     def guarded_change(self, meta: Any, guard: str, condition: n.Expr, change: n.GuardedChange) -> n.GuardedChange:
-        return n.GuardedChange(
-            span=self._span(meta), negated=guard == "unless", condition=condition, change=change.change
-        )
+        return self._placed(meta, n.GuardedChange(
+            span=self.here, negated=guard == "unless", condition=condition, change=change.change
+        ))
 
     def pool_change(self, meta: Any, pool: n.Pool) -> n.GuardedChange:
-        return self._unguarded(meta, n.PoolChange(span=self._span(meta), pool=pool))
+        return self._unguarded(meta, self._placed(meta, n.PoolChange(span=self.here, pool=pool)))
 
     def dice_change(self, meta: Any, sign: str, number: Token) -> n.GuardedChange:
-        return self._unguarded(meta, n.DiceChange(span=self._span(meta), delta=self._delta(sign, number)))
+        return self._unguarded(meta, self._placed(meta, n.DiceChange(span=self.here, delta=self._delta(sign, number))))
 
     def target_change(self, meta: Any, sign: str, value: n.Expr) -> n.GuardedChange:
         if sign == "-":
             value = n.Negate(span=value.span, operand=value)
-        return self._unguarded(meta, n.TargetChange(span=self._span(meta), delta=value))
+        return self._unguarded(meta, self._placed(meta, n.TargetChange(span=self.here, delta=value)))
 
     def automatic_change(self, meta: Any, kind: str) -> n.GuardedChange:
-        return self._unguarded(meta, n.AutomaticChange(span=self._span(meta), success=kind == "success"))
+        return self._unguarded(meta, self._placed(meta, n.AutomaticChange(span=self.here, success=kind == "success")))
 
     def _unguarded(self, meta: Any, change: n.RollChange) -> n.GuardedChange:
-        return n.GuardedChange(span=self._span(meta), negated=False, condition=None, change=change)
+        return self._placed(meta, n.GuardedChange(span=self.here, negated=False, condition=None, change=change))
 
     def outcome_item(self, meta: Any, name: Token, *rest: Any) -> n.OutcomeItem:
         by_margin = any(r == "margin" for r in rest if isinstance(r, str))
@@ -1130,17 +1189,17 @@ class Builder(Transformer[Token, Any]):
             where = extra[0].span if extra[0] is not None else extra[1].span
             raise _BuildError("an outcome says one text (and sends to one table)", where, "E205")
         consequences = tuple(r for r in rest if isinstance(r, (n.Modifier, n.AsStmt)))
-        return n.OutcomeItem(
-            span=self._span(meta),
+        return self._placed(meta, n.OutcomeItem(
+            span=self.here,
             outcome=self._name(name),
             by_margin=by_margin,
             text=said[0][0] if said else None,
             step=said[0][1] if said else None,
             consequences=consequences,
-        )
+        ))
 
     def outcome_as(self, meta: Any, name: Token) -> n.AsStmt:
-        return n.AsStmt(span=self._span(meta), rules=(self._name(name),), bindings=())
+        return self._placed(meta, n.AsStmt(span=self.here, rules=(self._name(name),), bindings=()))
 
     def margin(self, meta: Any) -> str:
         return "margin"
@@ -1151,13 +1210,13 @@ class Builder(Transformer[Token, Any]):
         return (text, step)
 
     def tiers_ref(self, meta: Any, name: Token) -> n.TiersRef:
-        return n.TiersRef(span=self._span(meta), name=self._name(name))
+        return self._placed(meta, n.TiersRef(span=self.here, name=self._name(name)))
 
     def ties_item(self, meta: Any, name: Token) -> n.TiesItem:
-        return n.TiesItem(span=self._span(meta), winner=self._name(name))
+        return self._placed(meta, n.TiesItem(span=self.here, winner=self._name(name)))
 
     def separate_item(self, meta: Any) -> n.SeparateItem:
-        return n.SeparateItem(span=self._span(meta))
+        return self._placed(meta, n.SeparateItem(span=self.here))
 
     # -- tables
 
@@ -1169,88 +1228,88 @@ class Builder(Transformer[Token, Any]):
                 items.append(child)
             elif isinstance(child, (n.NoteStmt, n.ErratumStmt, n.CategoryStmt)):
                 items.append(n.TableStmt(span=child.span, statement=child))
-        return n.TableDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.TableDecl(
+            span=self.here,
             name=self._name(name),
             title=self._optional_text(children),
             cites=cites,
             key=next(self._split(children, n.TableKey)),
             items=tuple(items),
-        )
+        ))
 
     def roll_key(self, meta: Any, pool: n.Pool, modifier: Any = None) -> n.RollKey:
         sign, name = modifier if modifier else ("+", None)
-        return n.RollKey(
-            span=self._span(meta),
+        return self._placed(meta, n.RollKey(
+            span=self.here,
             pool=pool,
             modifier=self._name(name) if name is not None else None,
             modifier_sign=-1 if sign == "-" else 1,
-        )
+        ))
 
     def roll_mod(self, meta: Any, sign: str, name: Token) -> tuple[str, Token]:
         return (sign, name)
 
     def input_key(self, meta: Any, *names: Token) -> n.InputKey:
-        return n.InputKey(span=self._span(meta), inputs=tuple(self._name(t) for t in names))
+        return self._placed(meta, n.InputKey(span=self.here, inputs=tuple(self._name(t) for t in names)))
 
     def columns(self, meta: Any, *columns: n.Column) -> n.Columns:
-        return n.Columns(span=self._span(meta), columns=columns)
+        return self._placed(meta, n.Columns(span=self.here, columns=columns))
 
     def column(self, meta: Any, name: Token, label: Token | None = None) -> n.Column:
-        return n.Column(
-            span=self._span(meta),
+        return self._placed(meta, n.Column(
+            span=self.here,
             name=self._name(name),
             label=self._text(label) if label is not None else None,
-        )
+        ))
 
     def row(self, meta: Any, key: n.RowKey, *cells: n.Cell) -> n.Row:
-        return n.Row(span=self._span(meta), key=key, cells=cells)
+        return self._placed(meta, n.Row(span=self.here, key=key, cells=cells))
 
     def overflow(self, meta: Any, above: Token, becomes: Token, step: n.Step | None = None) -> n.Overflow:
-        return n.Overflow(span=self._span(meta), above=self._int(above), becomes=self._int(becomes), step=step)
+        return self._placed(meta, n.Overflow(span=self.here, above=self._int(above), becomes=self._int(becomes), step=step))
 
     def chain_depth(self, meta: Any, depth: Token) -> n.ChainDepth:
-        return n.ChainDepth(span=self._span(meta), depth=self._int(depth))
+        return self._placed(meta, n.ChainDepth(span=self.here, depth=self._int(depth)))
 
     def row_number(self, meta: Any, *tokens: Token) -> int:
         number = self._int(tokens[-1])
         return -number if len(tokens) > 1 or str(tokens[0]) == "-" else number
 
     def key_single(self, meta: Any, value: int) -> n.KeyRange:
-        return n.KeyRange(span=self._span(meta), low=value, high=value, open=False)
+        return self._placed(meta, n.KeyRange(span=self.here, low=value, high=value, open=False))
 
     def key_range(self, meta: Any, low: int, high: int) -> n.KeyRange:
-        return n.KeyRange(span=self._span(meta), low=low, high=high, open=False)
+        return self._placed(meta, n.KeyRange(span=self.here, low=low, high=high, open=False))
 
     def key_open(self, meta: Any, low: int) -> n.KeyRange:
-        return n.KeyRange(span=self._span(meta), low=low, high=None, open=True)
+        return self._placed(meta, n.KeyRange(span=self.here, low=low, high=None, open=True))
 
     def key_name(self, meta: Any, name: Token) -> n.KeyName:
-        return n.KeyName(span=self._span(meta), name=self._name(name))
+        return self._placed(meta, n.KeyName(span=self.here, name=self._name(name)))
 
     def key_else(self, meta: Any) -> n.KeyElse:
-        return n.KeyElse(span=self._span(meta))
+        return self._placed(meta, n.KeyElse(span=self.here))
 
     def value_cell(self, meta: Any, value: n.Expr, step: n.Step | None = None) -> n.ValueCell:
-        return n.ValueCell(span=self._span(meta), value=value, step=step)
+        return self._placed(meta, n.ValueCell(span=self.here, value=value, step=step))
 
     def impassable_cell(self, meta: Any) -> n.ImpassableCell:
-        return n.ImpassableCell(span=self._span(meta))
+        return self._placed(meta, n.ImpassableCell(span=self.here))
 
     def na_cell(self, meta: Any, _token: Token) -> n.NACell:
-        return n.NACell(span=self._span(meta))
+        return self._placed(meta, n.NACell(span=self.here))
 
     def step_cell(self, meta: Any, step: n.Step) -> n.StepCell:
-        return n.StepCell(span=self._span(meta), step=step)
+        return self._placed(meta, n.StepCell(span=self.here, step=step))
 
     def roll_on(self, meta: Any, table: Token, offset: int = 0) -> n.RollOn:
-        return n.RollOn(span=self._span(meta), table=self._name(table), offset=offset)
+        return self._placed(meta, n.RollOn(span=self.here, table=self._name(table), offset=offset))
 
     def roll_twice(self, meta: Any) -> n.RollTwice:
-        return n.RollTwice(span=self._span(meta))
+        return self._placed(meta, n.RollTwice(span=self.here))
 
     def roll_again(self, meta: Any, offset: int = 0) -> n.RollAgain:
-        return n.RollAgain(span=self._span(meta), offset=offset)
+        return self._placed(meta, n.RollAgain(span=self.here, offset=offset))
 
     def roll_offset(self, meta: Any, sign: str, number: Token) -> int:
         return self._delta(sign, number)
@@ -1266,14 +1325,14 @@ class Builder(Transformer[Token, Any]):
                 for item in child:
                     (givens if isinstance(item, n.Binding) else expectations).append(item)
         over = [c for c in children if isinstance(c, tuple) and c and c[0] == "over"]
-        return n.ExampleDecl(
-            span=self._span(meta),
+        return self._placed(meta, n.ExampleDecl(
+            span=self.here,
             title=self._text(title),
             rules=tuple(rules[1:]),
             rounds=over[-1][1] if over else None,
             givens=tuple(givens),
             expectations=tuple(expectations),
-        )
+        ))
 
     def for_rules(self, meta: Any, *names: Token) -> tuple[Any, ...]:
         return ("for", *(self._name(t) for t in names))
@@ -1285,37 +1344,37 @@ class Builder(Transformer[Token, Any]):
         return list(expectations)
 
     def expect_value(self, meta: Any, name: Token, value: n.Expr) -> n.ExpectValue:
-        return n.ExpectValue(span=self._span(meta), name=self._name(name), value=value)
+        return self._placed(meta, n.ExpectValue(span=self.here, name=self._name(name), value=value))
 
     def expect_column(self, meta: Any, table: Token, column: Token, value: n.Expr) -> n.ExpectColumn:
-        return n.ExpectColumn(span=self._span(meta), table=self._name(table), column=self._name(column), value=value)
+        return self._placed(meta, n.ExpectColumn(span=self.here, table=self._name(table), column=self._name(column), value=value))
 
     def expect_roll(self, meta: Any, name: Token, value: n.Expr) -> n.ExpectRoll:
-        return n.ExpectRoll(span=self._span(meta), roll=self._name(name), tier=None, value=value)
+        return self._placed(meta, n.ExpectRoll(span=self.here, roll=self._name(name), tier=None, value=value))
 
     def expect_tier(self, meta: Any, name: Token, tier: Token, value: n.Expr) -> n.ExpectRoll:
-        return n.ExpectRoll(span=self._span(meta), roll=self._name(name), tier=self._name(tier), value=value)
+        return self._placed(meta, n.ExpectRoll(span=self.here, roll=self._name(name), tier=self._name(tier), value=value))
 
     def expect_no_roll(self, meta: Any, name: Token) -> n.ExpectNoRoll:
-        return n.ExpectNoRoll(span=self._span(meta), roll=self._name(name))
+        return self._placed(meta, n.ExpectNoRoll(span=self.here, roll=self._name(name)))
 
     def expect_chain(self, meta: Any, row: Token, value: n.Expr) -> n.ExpectChain:
-        return n.ExpectChain(span=self._span(meta), row=self._text(row), value=value)
+        return self._placed(meta, n.ExpectChain(span=self.here, row=self._text(row), value=value))
 
     def expect_cannot(self, meta: Any, text: Token) -> n.ExpectCannot:
-        return n.ExpectCannot(span=self._span(meta), text=self._text(text))
+        return self._placed(meta, n.ExpectCannot(span=self.here, text=self._text(text)))
 
     def expect_suppressed(self, meta: Any, name: Token) -> n.ExpectSuppressed:
-        return n.ExpectSuppressed(span=self._span(meta), rule=self._name(name))
+        return self._placed(meta, n.ExpectSuppressed(span=self.here, rule=self._name(name)))
 
     def expect_chance(self, meta: Any, name: Token, op: str, bound: int, value: n.Expr) -> n.ExpectChance:
         # the bound is a whole number: `chance NAME >= 6 = ...` (an expression there would leave `=`
         # after one, and blur the parser's account of `when x = 1`)
-        number = n.Number(span=self._span(meta), value=Fraction(bound), literal=str(bound))
-        return n.ExpectChance(span=self._span(meta), name=self._name(name), op=op, bound=number, value=value)
+        number = self._placed(meta, n.Number(span=self.here, value=Fraction(bound), literal=str(bound)))
+        return self._placed(meta, n.ExpectChance(span=self.here, name=self._name(name), op=op, bound=number, value=value))
 
     def expect_lasting(self, meta: Any, value: n.Expr) -> n.ExpectLasting:
-        return n.ExpectLasting(span=self._span(meta), value=value)
+        return self._placed(meta, n.ExpectLasting(span=self.here, value=value))
 
     def over_rounds(self, meta: Any, count: Token, unit: Token) -> tuple[str, int]:
         return ("over", self._int(count))
@@ -1329,8 +1388,8 @@ class Builder(Transformer[Token, Any]):
             raise _BuildError("a sequence has one `until`: the outcome that ends it", untils[1][4], "E001")
         until = untils[0] if untils else None
         totals = tuple(name for c in children if isinstance(c, tuple) and c[0] == "total" for name in c[1])
-        return n.SequenceBlock(
-            span=self._span(meta),
+        return self._placed(meta, n.SequenceBlock(
+            span=self.here,
             unit=self._name(unit),
             counter=self._name(counter),
             start=start,
@@ -1338,7 +1397,7 @@ class Builder(Transformer[Token, Any]):
             until_outcome=until[2] if until else None,
             then=until[3] if until else None,
             totals=totals,
-        )
+        ))
 
     def sequence_start(self, meta: Any, number: Token) -> tuple[str, int]:
         return ("from", self._int(number))
@@ -1350,39 +1409,39 @@ class Builder(Transformer[Token, Any]):
         return ("total", tuple(self._name(name) for name in names))
 
     def sequence_then(self, meta: Any, name: Token, value: n.Expr) -> n.Binding:
-        return n.Binding(span=self._span(meta), name=self._name(name), value=value)
+        return self._placed(meta, n.Binding(span=self.here, name=self._name(name), value=value))
 
     # -- expressions
 
     def or_op(self, meta: Any, left: n.Expr, right: n.Expr) -> n.BoolOp:
-        return n.BoolOp(span=self._span(meta), op="or", left=left, right=right)
+        return self._placed(meta, n.BoolOp(span=self.here, op="or", left=left, right=right))
 
     def and_op(self, meta: Any, left: n.Expr, right: n.Expr) -> n.BoolOp:
-        return n.BoolOp(span=self._span(meta), op="and", left=left, right=right)
+        return self._placed(meta, n.BoolOp(span=self.here, op="and", left=left, right=right))
 
     def not_op(self, meta: Any, operand: n.Expr) -> n.Not:
-        return n.Not(span=self._span(meta), operand=operand)
+        return self._placed(meta, n.Not(span=self.here, operand=operand))
 
     def cmp(self, meta: Any, token: Token) -> str:
         return str(token)
 
     def compare(self, meta: Any, left: n.Expr, op: str, right: n.Expr) -> n.Compare:
-        return n.Compare(span=self._span(meta), op=op, left=left, right=right)  # type: ignore[arg-type]
+        return self._placed(meta, n.Compare(span=self.here, op=op, left=left, right=right))  # type: ignore[arg-type]
 
     def member(self, meta: Any, operand: n.Expr, members: tuple[n.Name, ...]) -> n.Member:
-        return n.Member(span=self._span(meta), operand=operand, members=members, negated=False)
+        return self._placed(meta, n.Member(span=self.here, operand=operand, members=members, negated=False))
 
     def not_member(self, meta: Any, operand: n.Expr, members: tuple[n.Name, ...]) -> n.Member:
-        return n.Member(span=self._span(meta), operand=operand, members=members, negated=True)
+        return self._placed(meta, n.Member(span=self.here, operand=operand, members=members, negated=True))
 
     def set_literal(self, meta: Any, members: tuple[n.Name, ...]) -> tuple[n.Name, ...]:
         return members
 
     def rounded(self, meta: Any, operand: n.Expr, mode: str) -> n.Rounded:
-        return n.Rounded(span=self._span(meta), operand=operand, mode=mode)  # type: ignore[arg-type]
+        return self._placed(meta, n.Rounded(span=self.here, operand=operand, mode=mode))  # type: ignore[arg-type]
 
     def _binary(self, meta: Any, op: str, left: n.Expr, right: n.Expr) -> n.Binary:
-        return n.Binary(span=self._span(meta), op=op, left=left, right=right)  # type: ignore[arg-type]
+        return self._placed(meta, n.Binary(span=self.here, op=op, left=left, right=right))  # type: ignore[arg-type]
 
     def add(self, meta: Any, left: n.Expr, right: n.Expr) -> n.Binary:
         return self._binary(meta, "+", left, right)
@@ -1401,56 +1460,59 @@ class Builder(Transformer[Token, Any]):
 
     def neg(self, meta: Any, operand: n.Expr) -> n.Expr:
         if isinstance(operand, n.Number):
-            return n.Number(span=self._span(meta), value=-operand.value, literal="-" + operand.literal)
-        return n.Negate(span=self._span(meta), operand=operand)
+            return self._placed(meta, n.Number(span=self.here, value=-operand.value, literal="-" + operand.literal))
+        return self._placed(meta, n.Negate(span=self.here, operand=operand))
 
     def dice_count(self, meta: Any, count: n.Expr, die: Token) -> n.DiceCount:
         sides = int(str(die)[1:])
-        return n.DiceCount(span=self._span(meta), count=count, sides=sides)
+        return self._placed(meta, n.DiceCount(span=self.here, count=count, sides=sides))
 
     def number(self, meta: Any, token: Token) -> n.Number:
-        return n.Number(span=self._span(meta), value=Fraction(str(token)), literal=str(token))
+        literal = str(token)
+        return self._placed(meta, n.Number(span=self.here, value=_fraction(literal), literal=literal))
 
     def quantity(self, meta: Any, token: Token, unit: Token) -> n.Number:
-        return n.Number(span=self._span(meta), value=Fraction(str(token)), literal=str(token), unit=self._name(unit))
+        literal = str(token)
+        number = n.Number(span=self.here, value=_fraction(literal), literal=literal, unit=self._name(unit))
+        return self._placed(meta, number)
 
     def dice_literal(self, meta: Any, token: Token) -> n.DiceLiteral:
         text = str(token).lower()
         count_text, _, sides_text = text.partition("d")
-        return n.DiceLiteral(span=self._span(meta), count=int(count_text) if count_text else 1, sides=int(sides_text))
+        return self._placed(meta, n.DiceLiteral(span=self.here, count=int(count_text) if count_text else 1, sides=int(sides_text)))
 
     def text_literal(self, meta: Any, token: Token) -> n.TextLiteral:
-        return n.TextLiteral(span=self._span(meta), value=_unquote(token))
+        return self._placed(meta, n.TextLiteral(span=self.here, value=_unquote(token)))
 
     def true(self, meta: Any) -> n.Boolean:
-        return n.Boolean(span=self._span(meta), value=True)
+        return self._placed(meta, n.Boolean(span=self.here, value=True))
 
     def false(self, meta: Any) -> n.Boolean:
-        return n.Boolean(span=self._span(meta), value=False)
+        return self._placed(meta, n.Boolean(span=self.here, value=False))
 
     def impassable_literal(self, meta: Any) -> n.SpecialLiteral:
-        return n.SpecialLiteral(span=self._span(meta), text="X")
+        return self._placed(meta, n.SpecialLiteral(span=self.here, text="X"))
 
     def na_literal(self, meta: Any, _token: Token) -> n.SpecialLiteral:
-        return n.SpecialLiteral(span=self._span(meta), text="N/A")
+        return self._placed(meta, n.SpecialLiteral(span=self.here, text="N/A"))
 
     def name(self, meta: Any, token: Token) -> n.NameRef:
-        return n.NameRef(span=self._span(meta), name=str(token))
+        return self._placed(meta, n.NameRef(span=self.here, name=str(token)))
 
     def base_ref(self, meta: Any, token: Token) -> n.BaseRef:
-        return n.BaseRef(span=self._span(meta), name=str(token))
+        return self._placed(meta, n.BaseRef(span=self.here, name=str(token)))
 
     def call(self, meta: Any, function: Token, *args: n.Expr) -> n.Call:
-        return n.Call(span=self._span(meta), function=self._name(function), args=args)
+        return self._placed(meta, n.Call(span=self.here, function=self._name(function), args=args))
 
     def lookup(self, meta: Any, table: Token, *keys: n.Expr) -> n.Lookup:
-        return n.Lookup(span=self._span(meta), table=self._name(table), keys=keys, column=None)
+        return self._placed(meta, n.Lookup(span=self.here, table=self._name(table), keys=keys, column=None))
 
     def lookup_column(self, meta: Any, table: Token, *rest: Any) -> n.Lookup:
         column = rest[-1]
-        return n.Lookup(
-            span=self._span(meta), table=self._name(table), keys=tuple(rest[:-1]), column=self._name(column)
-        )
+        return self._placed(meta, n.Lookup(
+            span=self.here, table=self._name(table), keys=tuple(rest[:-1]), column=self._name(column)
+        ))
 
 
 _ALWAYS_RESERVED = frozenset({"and", "or", "not", "in", "is", "yes", "no", "vs"})

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from dsl import model as m
 from dsl import nodes as n
@@ -15,27 +17,55 @@ def walk(expr: n.Expr) -> Iterator[n.Expr]:
     """Every node of an expression, parents before children (an explicit stack, so a long sum
     costs time in proportion to its length, not to the square of its depth)."""
     stack = [expr]
+    pop = stack.pop
+    push = stack.append
+    backwards = _BACKWARDS
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        children: list[n.Expr] = []
-        for f in _fields(node):
+        names = backwards.get(node.__class__)
+        if names is None:
+            names = _backwards(node)
+        for f in names:  # the last child pushed first: the first comes off the stack next
             value = getattr(node, f)
             if isinstance(value, n.Expr):
-                children.append(value)
+                push(value)
             elif isinstance(value, tuple):
-                children.extend(item for item in value if isinstance(item, n.Expr))
-        stack.extend(reversed(children))
+                for item in reversed(value):
+                    if isinstance(item, n.Expr):
+                        push(item)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_BACKWARDS: dict[type, tuple[str, ...]] = {}
 
 
 def _fields(node: n.Node) -> tuple[str, ...]:
+    """The fields of a node that may hold an expression, or a tuple of them (by their types:
+    `Compare.op`, a string, and `Call.function`, a Name, never do), in order."""
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
+        hints = typing.get_type_hints(type(node), vars(n))
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node) if f.name != "span" and _may_hold_expr(hints[f.name])
+        )
     return names
+
+
+def _backwards(node: n.Node) -> tuple[str, ...]:
+    names = _BACKWARDS[type(node)] = tuple(reversed(_fields(node)))
+    return names
+
+
+def _may_hold_expr(hint: Any) -> bool:
+    if hint is Any or hint is object:
+        return True
+    if typing.get_origin(hint) is typing.Literal:
+        return False
+    args = typing.get_args(hint)
+    if args:
+        return any(_may_hold_expr(a) for a in args if a is not Ellipsis)
+    return isinstance(hint, type) and (issubclass(hint, n.Expr) or issubclass(n.Expr, hint))
 
 
 def substitute(expr: n.Expr, bindings: dict[str, n.Expr]) -> n.Expr:

@@ -49,9 +49,11 @@ def analyze_rule(cx: Context, decl: n.RuleDecl) -> m.Rule:
         reads=_reads(cx, part.key),
         span=decl.span,
     )
-    rule = dataclasses.replace(rule, sequence=analyze_sequence(cx, decl, rule))
+    sequence = analyze_sequence(cx, decl, rule)
+    if sequence is not None:
+        rule = dataclasses.replace(rule, sequence=sequence)
     examples = tuple(x for x in (analyze_example(cx, e, rule) for e in decl.examples) if x is not None)
-    return dataclasses.replace(rule, examples=examples)
+    return dataclasses.replace(rule, examples=examples) if examples else rule
 
 
 def analyze_part(cx: Context, decl: n.RuleDecl, bindings: dict[str, n.Expr]) -> m.Part:
