@@ -47,6 +47,8 @@ def slots_init(cls: type, setters: dict[str, Any] | None = None) -> None:
     body: list[str] = []
     env: dict[str, Any] = {}
     for index, spec in enumerate(dataclasses.fields(cls)):
+        if spec.default_factory is not dataclasses.MISSING or spec.kw_only or not spec.init:
+            raise TypeError(f"slots_init: {cls.__name__}.{spec.name} needs the dataclass's own __init__")
         setter = (setters or {}).get(spec.name)
         if setter is None:
             setter = next(k.__dict__[spec.name] for k in cls.__mro__ if spec.name in k.__dict__).__set__

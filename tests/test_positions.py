@@ -133,3 +133,20 @@ def test_declarations_left_unmeasured_nest_within_the_bound(path: Path) -> None:
     for declaration in tree.declarations:
         if id(declaration) not in measured:
             assert _nesting(declaration).height <= 2 * SHALLOW + 1
+
+
+def test_slots_init_refuses_fields_it_cannot_fill_like_the_dataclass() -> None:
+    """A field with a default factory (or keyword-only, or left out of __init__) would be filled
+    wrongly by the direct __init__: it is refused at import time instead of misbehaving later."""
+    import dataclasses
+
+    import pytest
+
+    from dsl.diagnostics import slots_init
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Listed:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match=r"Listed\.items"):
+        slots_init(Listed)
