@@ -4,7 +4,9 @@ its licence and embedded (subset) in each PDF, so a print shop sees exactly what
 from __future__ import annotations
 
 import functools
+import weakref
 from pathlib import Path
+from typing import Any
 
 from reportlab.lib.fonts import addMapping
 from reportlab.lib.units import mm
@@ -35,6 +37,20 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
     def __init__(self, name: str, filename: str) -> None:
         super().__init__(name, filename)
         self._widths: dict[tuple[str, float], float] = {}
+        self._split: weakref.WeakKeyDictionary[Any, dict[str | bytes, Any]] = weakref.WeakKeyDictionary()
+
+    def splitString(self, text: str | bytes, doc: Any, encoding: str = "utf-8") -> Any:
+        """The codes of `text` in the font's subsets of document `doc`, remembered per document.
+        A document gives a character its code when it first meets it and never changes it, so
+        text split once splits alike ever after; a deck draws the same labels and words on
+        face after face."""
+        known = self._split.get(doc)
+        if known is None:
+            known = self._split[doc] = {}
+        split = known.get(text)
+        if split is None:
+            split = known[text] = super().splitString(text, doc, encoding)
+        return split
 
     def stringWidth(self, text: str, size: float, encoding: str = "utf8") -> float:
         key = (text, size)
