@@ -458,9 +458,7 @@ def test_errata_quote_the_source_in_the_appendix_by_default(book: m.Book) -> Non
     assert rough.cites == "17.1"  # the citation stays on the card
     appendix = deck[-1]
     assert (appendix.kind, appendix.title) == ("Appendix", "Errata")
-    assert [(b.text, b.detail) for b in appendix.blocks if isinstance(b, Heading)] == [
-        ("Rough Ground", f"No.{NB}4 · 17.1")
-    ]
+    assert [(b.text, b.detail) for b in appendix.blocks if isinstance(b, Heading)] == [("Rough Ground", f"No.{NB}4 · 17.1")]
     assert [(n.quote, n.text) for n in appendix.blocks if isinstance(n, Note)] == ERRATUM
 
 
