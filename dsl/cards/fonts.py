@@ -38,6 +38,22 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
         super().__init__(name, filename)
         self._widths: dict[tuple[str, float], float] = {}
         self._split: weakref.WeakKeyDictionary[Any, dict[str | bytes, Any]] = weakref.WeakKeyDictionary()
+        # The subsets a document embeds, made once each: a deck's print-shop file and its A4 and
+        # Letter files embed the same subsets (the imposed files take over the press file's codes),
+        # and so do a sheet's two papers.  A subset is the font file cut to its characters: it
+        # depends on the characters alone.
+        make, made = self.face.makeSubset, dict[tuple[int, ...], bytes]()
+
+        def make_subset(subset: list[int]) -> bytes:
+            key = tuple(subset)
+            found = made.get(key)
+            if found is None:
+                if len(made) >= _SUBSETS_KEPT:
+                    made.clear()
+                found = made[key] = make(subset)
+            return found
+
+        self.face.makeSubset = make_subset
 
     def splitString(self, text: str | bytes, doc: Any, encoding: str = "utf-8") -> Any:
         """The codes of `text` in the font's subsets of document `doc`, remembered per document.
@@ -61,6 +77,9 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
             width = self._widths[key] = float(super().stringWidth(text, size, encoding))
         return width
 
+
+_SUBSETS_KEPT = 64
+"""Subsets a font remembers (each some tens of kilobytes) before it starts afresh."""
 
 _WIDTHS_KEPT = 1 << 17
 """Widths a font remembers before it starts afresh (a few megabytes: the words of many decks)."""
