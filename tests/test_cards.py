@@ -940,3 +940,36 @@ def test_every_paragraph_of_a_deck_holds_reportlabs_own_fragments(monkeypatch: p
     card_files(compiled.book)
     card_files(compile_book(HOSTILE))
     assert len(checked) > 400 and all(checked)
+
+
+def test_remembered_number_formatting_writes_what_reportlab_writes() -> None:
+    """PDF operators' numbers are formatted once per arguments (dsl/cards/canvas.py); the text
+    must be reportlab's own, whatever was formatted before: 1, 1.0 and True are one key and
+    reportlab writes all three as "1"; a list argument is read as reportlab reads it."""
+    import reportlab.pdfgen.textobject
+    from reportlab.lib import rl_accel
+
+    from dsl.cards import canvas
+
+    remembered = reportlab.pdfgen.textobject.fp_str
+    assert remembered is canvas._remembered_fp_str
+    cases: list[tuple[object, ...]] = [
+        (1,),
+        (1.0,),
+        (True,),
+        (0.0,),
+        (-0.0,),
+        (1e-8,),
+        (-2.5,),
+        (0.333333333,),
+        (123.456789,),
+        (72.0, 841.8897637795277),
+        (8.5, 10.0, -3.25),
+        ([1.5, 2.25],),
+        ((0.1, 0.2),),
+        (1e9,),
+    ]
+    for numbers in cases + cases:  # the second time from memory
+        assert remembered(*numbers) == rl_accel._py_fp_str(*numbers), numbers
+    # Reportlab drops a leading zero and trailing zeros: 0.5 -> ".5", 2 -> "2", 8.50 -> "8.5".
+    assert remembered(0.5, 2, 8.50) == ".5 2 8.5"

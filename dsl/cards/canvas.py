@@ -16,11 +16,54 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import reportlab.lib.colors
+import reportlab.pdfbase.pdfdoc
+import reportlab.pdfgen.canvas
+import reportlab.pdfgen.pathobject
+import reportlab.pdfgen.textobject
+import reportlab.platypus.flowables
+import reportlab.platypus.tables
 from reportlab import rl_config
+from reportlab.lib import rl_accel
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 _ENVIRONMENT = threading.Lock()
+
+_FP_STR: Callable[..., str] = rl_accel.fp_str
+_NUMBERS: dict[tuple[object, ...], str] = {}
+_NUMBERS_KEPT = 1 << 16
+
+
+def _remembered_fp_str(*numbers: object) -> str:
+    """reportlab's `fp_str` (the numbers of PDF operators as text), remembered per arguments.
+    Without its C accelerator reportlab formats every coordinate, font size and colour in Python,
+    a tenth of a deck's build, and a deck writes the same few thousand numbers over and over
+    (138,000 calls, 12,600 different, for the six bundled books).  Arguments equal as keys are
+    equal numbers, which fp_str writes alike: the text is the same, byte for byte."""
+    try:
+        text = _NUMBERS.get(numbers)
+    except TypeError:  # a list: reportlab's own reading
+        return _FP_STR(*numbers)
+    if text is None:
+        if len(_NUMBERS) >= _NUMBERS_KEPT:
+            _NUMBERS.clear()
+        text = _NUMBERS[numbers] = _FP_STR(*numbers)
+    return text
+
+
+if getattr(_FP_STR, "__module__", "") == rl_accel.__name__:  # the pure-Python one, not the C accelerator's
+    for _module in (
+        reportlab.pdfgen.canvas,
+        reportlab.pdfgen.textobject,
+        reportlab.pdfgen.pathobject,
+        reportlab.pdfbase.pdfdoc,
+        reportlab.lib.colors,
+        reportlab.platypus.tables,
+        reportlab.platypus.flowables,
+    ):
+        if getattr(_module, "fp_str", None) is _FP_STR:
+            _module.fp_str = _remembered_fp_str
 
 
 def new_canvas(buffer: io.BytesIO | None = None, **options: Any) -> Canvas:

@@ -4,7 +4,9 @@ its licence and embedded (subset) in each PDF, so a print shop sees exactly what
 from __future__ import annotations
 
 import functools
+import weakref
 from pathlib import Path
+from typing import Any
 
 from reportlab.lib.fonts import addMapping
 from reportlab.lib.units import mm
@@ -35,6 +37,36 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
     def __init__(self, name: str, filename: str) -> None:
         super().__init__(name, filename)
         self._widths: dict[tuple[str, float], float] = {}
+        self._split: weakref.WeakKeyDictionary[Any, dict[str | bytes, Any]] = weakref.WeakKeyDictionary()
+        # The subsets a document embeds, made once each: a deck's print-shop file and its A4 and
+        # Letter files embed the same subsets (the imposed files take over the press file's codes),
+        # and so do a sheet's two papers.  A subset is the font file cut to its characters: it
+        # depends on the characters alone.
+        make, made = self.face.makeSubset, dict[tuple[int, ...], bytes]()
+
+        def make_subset(subset: list[int]) -> bytes:
+            key = tuple(subset)
+            found = made.get(key)
+            if found is None:
+                if len(made) >= _SUBSETS_KEPT:
+                    made.clear()
+                found = made[key] = make(subset)
+            return found
+
+        self.face.makeSubset = make_subset
+
+    def splitString(self, text: str | bytes, doc: Any, encoding: str = "utf-8") -> Any:
+        """The codes of `text` in the font's subsets of document `doc`, remembered per document.
+        A document gives a character its code when it first meets it and never changes it, so
+        text split once splits alike ever after; a deck draws the same labels and words on
+        face after face."""
+        known = self._split.get(doc)
+        if known is None:
+            known = self._split[doc] = {}
+        split = known.get(text)
+        if split is None:
+            split = known[text] = super().splitString(text, doc, encoding)
+        return split
 
     def stringWidth(self, text: str, size: float, encoding: str = "utf8") -> float:
         key = (text, size)
@@ -45,6 +77,9 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
             width = self._widths[key] = float(super().stringWidth(text, size, encoding))
         return width
 
+
+_SUBSETS_KEPT = 64
+"""Subsets a font remembers (each some tens of kilobytes) before it starts afresh."""
 
 _WIDTHS_KEPT = 1 << 17
 """Widths a font remembers before it starts afresh (a few megabytes: the words of many decks)."""

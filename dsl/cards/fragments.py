@@ -46,7 +46,7 @@ def fragments(text: str, style: ParagraphStyle) -> list[Any] | None:
             elif entity is not None:
                 frags.append(_text(stack[-1], known_entities.get(entity, f"&{entity};")))
             elif start is not None:
-                attributes = _tag(start, _ATTRIBUTE.findall(token.group("attrs")))
+                attributes = _tag_of(start, token.group("attrs"))
                 if attributes is None:
                     return None
                 frag = _copy(stack[-1])
@@ -77,6 +77,24 @@ def _paragraph(style: ParagraphStyle) -> Any:
     frag.us_lines = []
     frag.__tag__ = "para"
     return frag
+
+
+def _tag_of(name: str, written: str) -> dict[str, Any] | None:
+    """`_tag` of a start tag as written, remembered: a deck writes the same few tags thousands
+    of times, and reading a colour or a size is most of the cost of reading one.  The attributes
+    are only read (`_applyAttributes` sets them on a fragment), so one dict serves every tag
+    written alike."""
+    key = (name, written)
+    if key in _TAGS:
+        return _TAGS[key]
+    attributes = _tag(name, _ATTRIBUTE.findall(written))
+    if len(_TAGS) >= 1024:
+        _TAGS.clear()
+    _TAGS[key] = attributes
+    return attributes
+
+
+_TAGS: dict[tuple[str, str], dict[str, Any] | None] = {}
 
 
 def _tag(name: str, pairs: list[tuple[str, str]]) -> dict[str, Any] | None:
