@@ -1633,12 +1633,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1771,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1902,6 +1912,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1951,6 +1962,14 @@ class _Plan:
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
@@ -2022,6 +2041,7 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
@@ -2031,10 +2051,29 @@ class _Plan:
                     assert formula is not None
                     v[name] = whole(formula(scope))
                 continue
-            counted = self._count(group, scope, decided)
-            if kind == "stat":
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
                 held: list[tuple[ModSpec, Any]] = []
                 where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in enumerate(clauses[index]):
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
+                continue
+            counted = self._count(group, scope, decided)
+            if kind == "stat":
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2049,7 +2088,7 @@ class _Plan:
             chosen = next((index for index, holds in counted if holds), None)
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
@@ -2058,18 +2097,12 @@ class _Plan:
             trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
             if holds:
                 rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
-                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
@@ -2099,6 +2132,25 @@ class _Plan:
             trace=tuple(trace),
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
+
+    def _texts(
+        self, scope: Scope, decided: list[int], trace: list[TraceEntry]
+    ) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
 
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""

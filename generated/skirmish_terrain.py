@@ -1633,12 +1633,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1771,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1902,6 +1912,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1951,6 +1962,14 @@ class _Plan:
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
@@ -2022,6 +2041,7 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
@@ -2031,10 +2051,29 @@ class _Plan:
                     assert formula is not None
                     v[name] = whole(formula(scope))
                 continue
-            counted = self._count(group, scope, decided)
-            if kind == "stat":
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
                 held: list[tuple[ModSpec, Any]] = []
                 where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in enumerate(clauses[index]):
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
+                continue
+            counted = self._count(group, scope, decided)
+            if kind == "stat":
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2049,7 +2088,7 @@ class _Plan:
             chosen = next((index for index, holds in counted if holds), None)
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
@@ -2058,18 +2097,12 @@ class _Plan:
             trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
             if holds:
                 rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
-                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
@@ -2099,6 +2132,25 @@ class _Plan:
             trace=tuple(trace),
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
+
+    def _texts(
+        self, scope: Scope, decided: list[int], trace: list[TraceEntry]
+    ) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
 
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
@@ -4143,7 +4195,7 @@ _broken_ground__text3: Final = TextSpec(
 
 _rule_broken_ground: Final[tuple[Step, ...]] = (
     Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
-    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2,), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
+    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
     Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
     Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
     Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
@@ -4558,7 +4610,7 @@ _darkness__text3: Final = TextSpec(
 
 _rule_darkness: Final[tuple[Step, ...]] = (
     Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),)), -8, (('lit', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
+    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
     Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'to_hit = 5', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), 5, (('lit', 0), ('weapon', 1))),
     Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'roll hit', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
     Step('text', _darkness__text1, (), TraceSpec('darkness', '17.5', 'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.', (), ()), None, ()),
