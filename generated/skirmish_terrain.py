@@ -2117,10 +2117,22 @@ class _Plan:
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in enumerate(clauses[index]):
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
         restrictions: Sequence[Restriction]
         if self.fixed_texts is not None:  # no text has a condition: the same every time
             restrictions, fixed = self.fixed_texts
@@ -2165,6 +2177,24 @@ class _Plan:
         notes: list[Note] = []
         traced = self.traced
         v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            clauses = self.clauses
+            for index in self.text_group[0]:
+                position = -1
+                if index in traced:
+                    for at, clause in enumerate(clauses[index]):
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(self.traces[index], position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    text = self.texts[index]
+                    if isinstance(text, Restriction):
+                        restrictions.append(text)
+                    else:
+                        notes.append(text)
+            return restrictions, notes
         for index, holds in self._count(self.text_group, scope, decided):
             if index in traced:
                 trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
