@@ -1632,9 +1632,13 @@ def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
     """The values of an input `coerce` returns as they are, when they are simply told: whole
     numbers between bounds (a range), flags, members; None for any other kind."""
     low, high = spec.low, spec.high
-    if spec.kind in ("int", "percent") and type(low) is int and type(high) is int:
-        if max(abs(low), abs(high)).bit_length() <= _MAX_BITS:
-            return int, range(low, high + 1)
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
     if spec.kind == "flag":
         return bool, (False, True)
     if spec.kind in ("one of", "levels"):
@@ -2169,9 +2173,7 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
-    def _texts(
-        self, scope: Scope, decided: list[int], trace: list[TraceEntry]
-    ) -> tuple[list[Restriction], list[Note]]:
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
         """The restrictions and notes whose conditions hold, the conditional ones traced."""
         restrictions: list[Restriction] = []
         notes: list[Note] = []
