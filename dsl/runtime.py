@@ -1944,6 +1944,7 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
         "traced",
         "traces",
@@ -1970,15 +1971,22 @@ class _Plan:
             elif step.kind == "text":
                 texts_at.append(index)
         self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+            ("unmodified" if kind == "stat" and node not in by_node else kind, name, self._group(by_node.get(node, [])))
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out), `stat X`, `unmodified X` (a
+        stat no modifier of these rules changes), `derive X`; with the steps of each."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
         self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
         """The restrictions and notes when no text has a condition (and none is met twice)."""
         if self.text_group[1] and not self.traced:
@@ -2062,6 +2070,9 @@ class _Plan:
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            if kind == "unmodified":
+                e[name] = whole(v[name])
+                continue
             if kind == "base":
                 if v.get(name) is None:
                     formula = book.inputs[name].derived
@@ -2173,22 +2184,20 @@ class _Plan:
         traced = self.traced
         v, e = scope.v, scope.e
         if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
-            clauses = self.clauses
-            for index in self.text_group[0]:
+            for index, clauses, spec, text, restricts in self.text_steps:
                 position = -1
-                if index in traced:
-                    for at, clause in enumerate(clauses[index]):
+                if clauses:
+                    for at, clause in enumerate(clauses):
                         if not clause(scope):
                             position = at
                             break
-                    trace.append(TraceEntry(self.traces[index], position, v, e))  # type: ignore[arg-type]
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
                 decided[index] = position
                 if position < 0:
-                    text = self.texts[index]
-                    if isinstance(text, Restriction):
-                        restrictions.append(text)
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
                     else:
-                        notes.append(text)
+                        notes.append(text)  # type: ignore[arg-type]
             return restrictions, notes
         for index, holds in self._count(self.text_group, scope, decided):
             if index in traced:
