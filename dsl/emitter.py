@@ -902,6 +902,7 @@ class Emitter:
         w = self.w
         params = []
         arguments = []
+        told: list[str] = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
         taken = set(self.reserved) | ({self.rounds} if sequence else set())
         for var_name in reads:
@@ -913,6 +914,7 @@ class Emitter:
             else:
                 params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
             arguments.append(f"{literal(var_name)}: {param}")
+            told.append(param)
         if table:
             param = python_name("roll", taken)
             params.append(f"{param}: int | None = None")
@@ -924,6 +926,10 @@ class Emitter:
         w.call(f"def {self.public[name]}", ["*", *params] if params else [], " -> Resolution:")
         w.indent()
         w.docstring(doc)
+        if not (table or sequence):  # the values in the order of the rule's reads, as the runtime takes them
+            self._resolve_rule(name, told)
+            w.dedent()
+            return
         one_line = "given: dict[str, object] = {" + ", ".join(arguments) + "}"
         if len(one_line) + 8 <= 99:
             w.line(one_line)
@@ -943,11 +949,25 @@ class Emitter:
             w.line(
                 f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, {self.rounds}, signature=True)"
             )
-        elif table:
-            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         else:
-            w.line(f"return resolve_rule(_BOOK, {literal(name)}, given)")
+            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         w.dedent()
+
+    def _resolve_rule(self, name: str, told: list[str]) -> None:
+        """`return resolve_rule(_BOOK, 'name', (a, b, ...))` in a function's body (indented once),
+        the values a line each if long."""
+        w = self.w
+        one = f"return resolve_rule(_BOOK, {literal(name)}, {_tuple(told)})"
+        if len(one) + 4 <= 99:
+            w.line(one)
+            return
+        w.line("return resolve_rule(")
+        w.indent()
+        w.line("_BOOK,")
+        w.line(f"{literal(name)},")
+        w.call("", told, ",")
+        w.dedent()
+        w.line(")")
 
 
 # ---------------------------------------------------------------------- helpers

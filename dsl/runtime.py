@@ -1946,6 +1946,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2001,6 +2002,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2254,24 +2260,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 

@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -7496,13 +7501,7 @@ def forest_adjustment(
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'forest': forest,
-        'forest_entry': forest_entry,
-    }
-    return resolve_rule(_BOOK, 'forest_adjustment', given)
+    return resolve_rule(_BOOK, 'forest_adjustment', (unit, vehicle_size, forest, forest_entry))
 
 @inputs_by_name
 def terrain_movement(
@@ -7530,18 +7529,21 @@ def terrain_movement(
     - cannot enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'terrain': terrain,
-        'forest': forest,
-        'forest_entry': forest_entry,
-        'forest_column': forest_column,
-        'vegetation': vegetation,
-        'surface': surface,
-        'elevation': elevation,
-    }
-    return resolve_rule(_BOOK, 'terrain_movement', given)
+    return resolve_rule(
+        _BOOK,
+        'terrain_movement',
+        (
+            unit,
+            vehicle_size,
+            terrain,
+            forest,
+            forest_entry,
+            forest_column,
+            vegetation,
+            surface,
+            elevation,
+        ),
+    )
 
 @inputs_by_name
 def hex_obscurement(
@@ -7562,16 +7564,11 @@ def hex_obscurement(
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'terrain': terrain,
-        'forest': forest,
-        'vegetation': vegetation,
-        'surface': surface,
-        'obscurement': obscurement,
-    }
-    return resolve_rule(_BOOK, 'hex_obscurement', given)
+    return resolve_rule(
+        _BOOK,
+        'hex_obscurement',
+        (unit, vehicle_size, terrain, forest, vegetation, surface, obscurement),
+    )
 
 @inputs_by_name
 def hull_down(
@@ -7591,14 +7588,7 @@ def hull_down(
     - derive elevation_hull_down = elevation_features[elevation].hull_down
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
-    given: dict[str, object] = {
-        'terrain': terrain,
-        'forest': forest,
-        'vegetation': vegetation,
-        'surface': surface,
-        'elevation': elevation,
-    }
-    return resolve_rule(_BOOK, 'hull_down', given)
+    return resolve_rule(_BOOK, 'hull_down', (terrain, forest, vegetation, surface, elevation))
 
 @inputs_by_name
 def weather(
@@ -7617,14 +7607,7 @@ def weather(
     - attack -1 (when weather == high_wind; unless weapon == missile)
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
-    given: dict[str, object] = {
-        'weather': weather,
-        'weather_hexes': weather_hexes,
-        'weapon': weapon,
-        'MP': MP,
-        'attack': attack,
-    }
-    return resolve_rule(_BOOK, 'weather', given)
+    return resolve_rule(_BOOK, 'weather', (weather, weather_hexes, weapon, MP, attack))
 
 @inputs_by_name
 def night(
@@ -7639,13 +7622,7 @@ def night(
     - MP / 2 round down (when night and not has_sensors)
     - obscurement +1 (when night and not has_sensors)
     """
-    given: dict[str, object] = {
-        'night': night,
-        'has_sensors': has_sensors,
-        'MP': MP,
-        'obscurement': obscurement,
-    }
-    return resolve_rule(_BOOK, 'night', given)
+    return resolve_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement))
 
 @inputs_by_name
 def skidding(
@@ -7675,18 +7652,21 @@ def skidding(
     - derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'terrain': terrain,
-        'surface': surface,
-        'speed': speed,
-        'pilot_skill': pilot_skill,
-        'turning': turning,
-        'off_road': off_road,
-        'wet_pavement': wet_pavement,
-        'skid_threshold': skid_threshold,
-    }
-    return resolve_rule(_BOOK, 'skidding', given)
+    return resolve_rule(
+        _BOOK,
+        'skidding',
+        (
+            unit,
+            terrain,
+            surface,
+            speed,
+            pilot_skill,
+            turning,
+            off_road,
+            wet_pavement,
+            skid_threshold,
+        ),
+    )
 
 @inputs_by_name
 def crew_actions(*, crew: int = 1) -> Resolution:
@@ -7694,8 +7674,7 @@ def crew_actions(*, crew: int = 1) -> Resolution:
 
     - derive total_actions = actions[crew].total
     """
-    given: dict[str, object] = {'crew': crew}
-    return resolve_rule(_BOOK, 'crew_actions', given)
+    return resolve_rule(_BOOK, 'crew_actions', (crew,))
 
 @inputs_by_name
 def firing(
@@ -7723,20 +7702,23 @@ def firing(
     - attack -2 (when turret_locked)
     - attack -2 (when different_environment)
     """
-    given: dict[str, object] = {
-        'speed': speed,
-        'range_band': range_band,
-        'aim': aim,
-        'target_speed': target_speed,
-        'arc': arc,
-        'obscurement_points': obscurement_points,
-        'turret_locked': turret_locked,
-        'different_environment': different_environment,
-        'attack': attack,
-        'attack_dice': attack_dice,
-        'defense': defense,
-    }
-    return resolve_rule(_BOOK, 'firing', given)
+    return resolve_rule(
+        _BOOK,
+        'firing',
+        (
+            speed,
+            range_band,
+            aim,
+            target_speed,
+            arc,
+            obscurement_points,
+            turret_locked,
+            different_environment,
+            attack,
+            attack_dice,
+            defense,
+        ),
+    )
 
 @inputs_by_name
 def burst_fire(
@@ -7752,13 +7734,7 @@ def burst_fire(
     - MoS +rof (unless armored_target)
     - derive rounds = 5 * rof
     """
-    given: dict[str, object] = {
-        'rof': rof,
-        'armored_target': armored_target,
-        'DM': DM,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'burst_fire', given)
+    return resolve_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS))
 
 @inputs_by_name
 def walking_fire(
@@ -7778,14 +7754,7 @@ def walking_fire(
     - MoS +damage_rof (unless armored_target)
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
-    given: dict[str, object] = {
-        'rof': rof,
-        'armored_target': armored_target,
-        'targets': targets,
-        'DM': DM,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'walking_fire', given)
+    return resolve_rule(_BOOK, 'walking_fire', (rof, armored_target, targets, DM, MoS))
 
 @inputs_by_name
 def saturation_fire(
@@ -7805,15 +7774,11 @@ def saturation_fire(
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
-    given: dict[str, object] = {
-        'weapon': weapon,
-        'range_band': range_band,
-        'rof': rof,
-        'attack_total': attack_total,
-        'defense_total': defense_total,
-        'DM': DM,
-    }
-    return resolve_rule(_BOOK, 'saturation_fire', given)
+    return resolve_rule(
+        _BOOK,
+        'saturation_fire',
+        (weapon, range_band, rof, attack_total, defense_total, DM),
+    )
 
 @inputs_by_name
 def area_of_effect(
@@ -7828,8 +7793,7 @@ def area_of_effect(
     - derive concussion = DM / 2 round down (when in_space)
     - derive concussion_atmosphere = DM (unless in_space)
     """
-    given: dict[str, object] = {'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
-    return resolve_rule(_BOOK, 'area_of_effect', given)
+    return resolve_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM))
 
 @inputs_by_name
 def indirect_fire(
@@ -7843,12 +7807,7 @@ def indirect_fire(
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
-    given: dict[str, object] = {
-        'observer': observer,
-        'observer_obscurement': observer_obscurement,
-        'attack': attack,
-    }
-    return resolve_rule(_BOOK, 'indirect_fire', given)
+    return resolve_rule(_BOOK, 'indirect_fire', (observer, observer_obscurement, attack))
 
 @inputs_by_name
 def anti_missile_fire(
@@ -7869,14 +7828,7 @@ def anti_missile_fire(
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
-    given: dict[str, object] = {
-        'weapon': weapon,
-        'rof': rof,
-        'missile_rof': missile_rof,
-        'attack': attack,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'anti_missile_fire', given)
+    return resolve_rule(_BOOK, 'anti_missile_fire', (weapon, rof, missile_rof, attack, MoS))
 
 @inputs_by_name
 def ramming(
@@ -7897,16 +7849,11 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
-    given: dict[str, object] = {
-        'vehicle_size': vehicle_size,
-        'ram_direction': ram_direction,
-        'own_speed': own_speed,
-        'other_speed': other_speed,
-        'air_space': air_space,
-        'impact_speed': impact_speed,
-        'ram_dm': ram_dm,
-    }
-    return resolve_rule(_BOOK, 'ramming', given)
+    return resolve_rule(
+        _BOOK,
+        'ramming',
+        (vehicle_size, ram_direction, own_speed, other_speed, air_space, impact_speed, ram_dm),
+    )
 
 @inputs_by_name
 def ecm_jam(
@@ -7919,12 +7866,7 @@ def ecm_jam(
 
     - derive jam_threshold = ecm_threshold
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'ecm_jam', given)
+    return resolve_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
 def ecm_degrade_sensors(
@@ -7937,12 +7879,7 @@ def ecm_degrade_sensors(
 
     - derive sensor_threshold = ecm_threshold
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'ecm_degrade_sensors', given)
+    return resolve_rule(_BOOK, 'ecm_degrade_sensors', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
@@ -7950,8 +7887,7 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
-    given: dict[str, object] = {'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
-    return resolve_rule(_BOOK, 'ecm_spoof', given)
+    return resolve_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided))
 
 @inputs_by_name
 def eecm_counteract(
@@ -7966,13 +7902,7 @@ def eecm_counteract(
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'eecm_mos': eecm_mos,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'eecm_counteract', given)
+    return resolve_rule(_BOOK, 'eecm_counteract', (ecm_iw, ecm_rating, eecm_mos, ecm_threshold))
 
 @inputs_by_name
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
@@ -7981,8 +7911,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
-    given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
-    return resolve_rule(_BOOK, 'eecm_degrade_range', given)
+    return resolve_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range))
 
 @inputs_by_name
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
@@ -7993,8 +7922,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
-    given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
-    return resolve_rule(_BOOK, 'damage', given)
+    return resolve_rule(_BOOK, 'damage', (damage_band, armor))
 
 @inputs_by_name
 def overkill_ejecting(
@@ -8005,8 +7933,7 @@ def overkill_ejecting(
 
     - roll eject: d6 >= ejection[ejection]
     """
-    given: dict[str, object] = {'ejection': ejection}
-    return resolve_rule(_BOOK, 'overkill_ejecting', given)
+    return resolve_rule(_BOOK, 'overkill_ejecting', (ejection,))
 
 @inputs_by_name
 def walker_knockdown(
@@ -8023,14 +7950,11 @@ def walker_knockdown(
     - derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'pilot_skill': pilot_skill,
-        'damage_taken': damage_taken,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'walker_knockdown', given)
+    return resolve_rule(
+        _BOOK,
+        'walker_knockdown',
+        (unit, vehicle_size, pilot_skill, damage_taken, MoS),
+    )
 
 @inputs_by_name
 def detection(
@@ -8068,26 +7992,29 @@ def detection(
     - stealth -1 per weapons_fired
     - stealth -1 per rof_points
     """
-    given: dict[str, object] = {
-        'obscurement_points': obscurement_points,
-        'sensor': sensor,
-        'iw_skill': iw_skill,
-        'sensor_rating': sensor_rating,
-        'range_bonus': range_bonus,
-        'extra_range_bands': extra_range_bands,
-        'defender_active': defender_active,
-        'defender_range_bands': defender_range_bands,
-        'stealth_rating': stealth_rating,
-        'sensor_profile': sensor_profile,
-        'hexes_moved': hexes_moved,
-        'thrust_spent': thrust_spent,
-        'weapons_fired': weapons_fired,
-        'rof_points': rof_points,
-        'concealment_points': concealment_points,
-        'detection': detection,
-        'stealth': stealth,
-    }
-    return resolve_rule(_BOOK, 'detection', given)
+    return resolve_rule(
+        _BOOK,
+        'detection',
+        (
+            obscurement_points,
+            sensor,
+            iw_skill,
+            sensor_rating,
+            range_bonus,
+            extra_range_bands,
+            defender_active,
+            defender_range_bands,
+            stealth_rating,
+            sensor_profile,
+            hexes_moved,
+            thrust_spent,
+            weapons_fired,
+            rof_points,
+            concealment_points,
+            detection,
+            stealth,
+        ),
+    )
 
 @inputs_by_name
 def terrain_costs(
@@ -8099,8 +8026,7 @@ def terrain_costs(
 
     Looked up by terrain, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'terrain': terrain}
-    return resolve_rule(_BOOK, 'terrain_costs', given)
+    return resolve_rule(_BOOK, 'terrain_costs', (unit, terrain))
 
 @inputs_by_name
 def terrain_features(
@@ -8111,8 +8037,7 @@ def terrain_features(
 
     Looked up by terrain.
     """
-    given: dict[str, object] = {'terrain': terrain}
-    return resolve_rule(_BOOK, 'terrain_features', given)
+    return resolve_rule(_BOOK, 'terrain_features', (terrain,))
 
 @inputs_by_name
 def forest_costs(
@@ -8124,8 +8049,7 @@ def forest_costs(
 
     Looked up by forest, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'forest': forest}
-    return resolve_rule(_BOOK, 'forest_costs', given)
+    return resolve_rule(_BOOK, 'forest_costs', (unit, forest))
 
 @inputs_by_name
 def forest_features(
@@ -8136,8 +8060,7 @@ def forest_features(
 
     Looked up by forest.
     """
-    given: dict[str, object] = {'forest': forest}
-    return resolve_rule(_BOOK, 'forest_features', given)
+    return resolve_rule(_BOOK, 'forest_features', (forest,))
 
 @inputs_by_name
 def vegetation_costs(
@@ -8149,8 +8072,7 @@ def vegetation_costs(
 
     Looked up by vegetation, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
-    return resolve_rule(_BOOK, 'vegetation_costs', given)
+    return resolve_rule(_BOOK, 'vegetation_costs', (unit, vegetation))
 
 @inputs_by_name
 def vegetation_features(
@@ -8161,8 +8083,7 @@ def vegetation_features(
 
     Looked up by vegetation.
     """
-    given: dict[str, object] = {'vegetation': vegetation}
-    return resolve_rule(_BOOK, 'vegetation_features', given)
+    return resolve_rule(_BOOK, 'vegetation_features', (vegetation,))
 
 @inputs_by_name
 def surface_costs(
@@ -8174,8 +8095,7 @@ def surface_costs(
 
     Looked up by surface, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'surface': surface}
-    return resolve_rule(_BOOK, 'surface_costs', given)
+    return resolve_rule(_BOOK, 'surface_costs', (unit, surface))
 
 @inputs_by_name
 def surface_features(
@@ -8186,8 +8106,7 @@ def surface_features(
 
     Looked up by surface.
     """
-    given: dict[str, object] = {'surface': surface}
-    return resolve_rule(_BOOK, 'surface_features', given)
+    return resolve_rule(_BOOK, 'surface_features', (surface,))
 
 @inputs_by_name
 def elevation_costs(
@@ -8199,8 +8118,7 @@ def elevation_costs(
 
     Looked up by elevation, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'elevation': elevation}
-    return resolve_rule(_BOOK, 'elevation_costs', given)
+    return resolve_rule(_BOOK, 'elevation_costs', (unit, elevation))
 
 @inputs_by_name
 def elevation_features(
@@ -8211,8 +8129,7 @@ def elevation_features(
 
     Looked up by elevation.
     """
-    given: dict[str, object] = {'elevation': elevation}
-    return resolve_rule(_BOOK, 'elevation_features', given)
+    return resolve_rule(_BOOK, 'elevation_features', (elevation,))
 
 @inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
@@ -8220,8 +8137,7 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
 
     Looked up by vehicle_size.
     """
-    given: dict[str, object] = {'vehicle_size': vehicle_size}
-    return resolve_rule(_BOOK, 'forest_shift', given)
+    return resolve_rule(_BOOK, 'forest_shift', (vehicle_size,))
 
 @inputs_by_name
 def weather_effects(
@@ -8232,8 +8148,7 @@ def weather_effects(
 
     Looked up by weather.
     """
-    given: dict[str, object] = {'weather': weather}
-    return resolve_rule(_BOOK, 'weather_effects', given)
+    return resolve_rule(_BOOK, 'weather_effects', (weather,))
 
 @inputs_by_name
 def attacker_movement(
@@ -8244,8 +8159,7 @@ def attacker_movement(
 
     Looked up by speed.
     """
-    given: dict[str, object] = {'speed': speed}
-    return resolve_rule(_BOOK, 'attacker_movement', given)
+    return resolve_rule(_BOOK, 'attacker_movement', (speed,))
 
 @inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
@@ -8264,8 +8178,7 @@ def actions(*, crew: int = 1) -> Resolution:
 
     Looked up by crew.
     """
-    given: dict[str, object] = {'crew': crew}
-    return resolve_rule(_BOOK, 'actions', given)
+    return resolve_rule(_BOOK, 'actions', (crew,))
 
 @inputs_by_name
 def range_modifiers(
@@ -8276,8 +8189,7 @@ def range_modifiers(
 
     Looked up by range_band.
     """
-    given: dict[str, object] = {'range_band': range_band}
-    return resolve_rule(_BOOK, 'range_modifiers', given)
+    return resolve_rule(_BOOK, 'range_modifiers', (range_band,))
 
 @inputs_by_name
 def aiming(
@@ -8288,8 +8200,7 @@ def aiming(
 
     Looked up by aim.
     """
-    given: dict[str, object] = {'aim': aim}
-    return resolve_rule(_BOOK, 'aiming', given)
+    return resolve_rule(_BOOK, 'aiming', (aim,))
 
 @inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
@@ -8297,8 +8208,7 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
 
     Looked up by target_speed.
     """
-    given: dict[str, object] = {'target_speed': target_speed}
-    return resolve_rule(_BOOK, 'target_movement', given)
+    return resolve_rule(_BOOK, 'target_movement', (target_speed,))
 
 @inputs_by_name
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
@@ -8306,8 +8216,7 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
 
     Looked up by arc.
     """
-    given: dict[str, object] = {'arc': arc}
-    return resolve_rule(_BOOK, 'defensive_arc', given)
+    return resolve_rule(_BOOK, 'defensive_arc', (arc,))
 
 @inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
@@ -8315,8 +8224,7 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
 
     Looked up by impact_speed.
     """
-    given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
-    return resolve_rule(_BOOK, 'impact_dm', given)
+    return resolve_rule(_BOOK, 'impact_dm', (own_speed, impact_speed))
 
 @inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
@@ -8324,8 +8232,7 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
 
     Looked up by damage_band.
     """
-    given: dict[str, object] = {'damage_band': damage_band}
-    return resolve_rule(_BOOK, 'damage_effects', given)
+    return resolve_rule(_BOOK, 'damage_effects', (damage_band,))
 
 @inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
@@ -8391,8 +8298,7 @@ def ejection(
 
     Looked up by ejection.
     """
-    given: dict[str, object] = {'ejection': ejection}
-    return resolve_rule(_BOOK, 'ejection', given)
+    return resolve_rule(_BOOK, 'ejection', (ejection,))
 
 @inputs_by_name
 def sensor_ratings(
@@ -8406,13 +8312,7 @@ def sensor_ratings(
 
     Looked up by sensor.
     """
-    given: dict[str, object] = {
-        'sensor': sensor,
-        'iw_skill': iw_skill,
-        'sensor_rating': sensor_rating,
-        'range_bonus': range_bonus,
-    }
-    return resolve_rule(_BOOK, 'sensor_ratings', given)
+    return resolve_rule(_BOOK, 'sensor_ratings', (sensor, iw_skill, sensor_rating, range_bonus))
 
 __all__ = [
     'INPUTS',

@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -5640,14 +5645,7 @@ def broken_ground(
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-    }
-    return resolve_rule(_BOOK, 'broken_ground', given)
+    return resolve_rule(_BOOK, 'broken_ground', (DEX, MOV, moved, weapon, acrobatics))
 
 @inputs_by_name
 def water(
@@ -5666,15 +5664,7 @@ def water(
     - MOV / 2 round up (when water_depth == knee)
     - cannot fight effectively in deep water (when water_depth == deep)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'water_depth': water_depth,
-    }
-    return resolve_rule(_BOOK, 'water', given)
+    return resolve_rule(_BOOK, 'water', (DEX, MOV, moved, weapon, acrobatics, water_depth))
 
 @inputs_by_name
 def mud(
@@ -5693,15 +5683,7 @@ def mud(
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'ground_depth': ground_depth,
-    }
-    return resolve_rule(_BOOK, 'mud', given)
+    return resolve_rule(_BOOK, 'mud', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
 def snow(
@@ -5720,15 +5702,7 @@ def snow(
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'ground_depth': ground_depth,
-    }
-    return resolve_rule(_BOOK, 'snow', given)
+    return resolve_rule(_BOOK, 'snow', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
 def smoke(
@@ -5750,17 +5724,11 @@ def smoke(
     - laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
     - DEX -2 (when in_smoke and not gas_mask)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'laser_damage': laser_damage,
-        'weapon': weapon,
-        'smoke_hexes': smoke_hexes,
-        'in_smoke': in_smoke,
-        'gas_mask': gas_mask,
-        'anti_laser': anti_laser,
-    }
-    return resolve_rule(_BOOK, 'smoke', given)
+    return resolve_rule(
+        _BOOK,
+        'smoke',
+        (DEX, to_hit, laser_damage, weapon, smoke_hexes, in_smoke, gas_mask, anti_laser),
+    )
 
 @inputs_by_name
 def darkness(
@@ -5779,15 +5747,7 @@ def darkness(
     - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'lit': lit,
-    }
-    return resolve_rule(_BOOK, 'darkness', given)
+    return resolve_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit))
 
 @inputs_by_name
 def ice(
@@ -5800,8 +5760,7 @@ def ice(
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
-    given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
-    return resolve_rule(_BOOK, 'ice', given)
+    return resolve_rule(_BOOK, 'ice', (DEX, moved, stance))
 
 @inputs_by_name
 def wall_cover(
@@ -5823,17 +5782,11 @@ def wall_cover(
     - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'stance': stance,
-        'wall': wall,
-        'attacker': attacker,
-        'attacker_distance': attacker_distance,
-        'throwing_grenade': throwing_grenade,
-        'firing_over': firing_over,
-    }
-    return resolve_rule(_BOOK, 'wall_cover', given)
+    return resolve_rule(
+        _BOOK,
+        'wall_cover',
+        (DEX, to_hit, stance, wall, attacker, attacker_distance, throwing_grenade, firing_over),
+    )
 
 @inputs_by_name
 def wall_crossing(
@@ -5846,8 +5799,7 @@ def wall_crossing(
     - cannot move over the wall (when wall in {two_meters, over_two_meters})
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
-    given: dict[str, object] = {'wall': wall}
-    return resolve_rule(_BOOK, 'wall_crossing', given)
+    return resolve_rule(_BOOK, 'wall_crossing', (wall,))
 
 @inputs_by_name
 def pits(
@@ -5866,17 +5818,11 @@ def pits(
     - as wall_cover with wall=pit
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'stance': stance,
-        'attacker': attacker,
-        'attacker_distance': attacker_distance,
-        'throwing_grenade': throwing_grenade,
-        'firing_over': firing_over,
-        'pit': pit,
-    }
-    return resolve_rule(_BOOK, 'pits', given)
+    return resolve_rule(
+        _BOOK,
+        'pits',
+        (DEX, to_hit, stance, attacker, attacker_distance, throwing_grenade, firing_over, pit),
+    )
 
 @inputs_by_name
 def gravity(
@@ -5890,8 +5836,7 @@ def gravity(
     - derive load = carried * gravity + (gravity - 1) * 70
     - derive jump_width = hole * gravity
     """
-    given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
-    return resolve_rule(_BOOK, 'gravity', given)
+    return resolve_rule(_BOOK, 'gravity', (gravity, carried, hole))
 
 @inputs_by_name
 def microgravity(
@@ -5921,25 +5866,28 @@ def microgravity(
     - derive collision_speed = floating_speed / 2
     - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'STR': STR,
-        'moved': moved,
-        'running': running,
-        'weapon': weapon,
-        'astrobatics': astrobatics,
-        'stance': stance,
-        'fired_recoil': fired_recoil,
-        'hit_by_recoil': hit_by_recoil,
-        'holding_on': holding_on,
-        'recovering': recovering,
-        'recoil_st': recoil_st,
-        'shots': shots,
-        'floating_speed': floating_speed,
-        'at_tether': at_tether,
-    }
-    return resolve_rule(_BOOK, 'microgravity', given)
+    return resolve_rule(
+        _BOOK,
+        'microgravity',
+        (
+            DEX,
+            to_hit,
+            STR,
+            moved,
+            running,
+            weapon,
+            astrobatics,
+            stance,
+            fired_recoil,
+            hit_by_recoil,
+            holding_on,
+            recovering,
+            recoil_st,
+            shots,
+            floating_speed,
+            at_tether,
+        ),
+    )
 
 @inputs_by_name
 def spacesuit(
@@ -5966,8 +5914,7 @@ def recoil_push(*, recoil_st: int = 0) -> Resolution:
 
     Looked up by recoil_st.
     """
-    given: dict[str, object] = {'recoil_st': recoil_st}
-    return resolve_rule(_BOOK, 'recoil_push', given)
+    return resolve_rule(_BOOK, 'recoil_push', (recoil_st,))
 
 __all__ = [
     'INPUTS',

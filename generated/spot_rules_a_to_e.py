@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -9889,14 +9894,7 @@ def skill_roll(
     - skill is impossible (when impossible)
     - roll skill_check: d100 <= skill
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'easy': easy,
-        'difficult': difficult,
-        'at_one_fifth': at_one_fifth,
-        'impossible': impossible,
-    }
-    return resolve_rule(_BOOK, 'skill_roll', given)
+    return resolve_rule(_BOOK, 'skill_roll', (skill, easy, difficult, at_one_fifth, impossible))
 
 @inputs_by_name
 def characteristic_roll(
@@ -9926,20 +9924,11 @@ def characteristic_roll(
     - roll idea_roll: d100 <= idea
     - roll luck_roll: d100 <= luck
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'CON': CON,
-        'INT': INT,
-        'POW': POW,
-        'DEX': DEX,
-        'CHA': CHA,
-        'stamina': stamina,
-        'agility': agility,
-        'idea': idea,
-        'luck': luck,
-        'multiplier': multiplier,
-    }
-    return resolve_rule(_BOOK, 'characteristic_roll', given)
+    return resolve_rule(
+        _BOOK,
+        'characteristic_roll',
+        (STR, CON, INT, POW, DEX, CHA, stamina, agility, idea, luck, multiplier),
+    )
 
 @inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
@@ -9947,8 +9936,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
 
     - roll resist: resist POW vs opponent_POW
     """
-    given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-    return resolve_rule(_BOOK, 'resistance_roll', given)
+    return resolve_rule(_BOOK, 'resistance_roll', (POW, opponent_POW))
 
 @inputs_by_name
 def acid(
@@ -9970,15 +9958,11 @@ def acid(
     - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
     - cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
-    given: dict[str, object] = {
-        'acid_damage': acid_damage,
-        'acid': acid,
-        'armored': armored,
-        'acid_round': acid_round,
-        'protection_rounds': protection_rounds,
-        'armor_life': armor_life,
-    }
-    return resolve_rule(_BOOK, 'acid', given)
+    return resolve_rule(
+        _BOOK,
+        'acid',
+        (acid_damage, acid, armored, acid_round, protection_rounds, armor_life),
+    )
 
 @inputs_by_name
 def aerial_combat(
@@ -10016,18 +10000,11 @@ def aerial_combat(
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'fly': fly,
-        'stunt': stunt,
-        'wind': wind,
-        'tail_wind': tail_wind,
-        'thin_air': thin_air,
-        'armor_worn': armor_worn,
-        'flying': flying,
-        'fly_result': fly_result,
-    }
-    return resolve_rule(_BOOK, 'aerial_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'aerial_combat',
+        (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
+    )
 
 @inputs_by_name
 def aimed_attacks(
@@ -10040,8 +10017,7 @@ def aimed_attacks(
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
-    given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-    return resolve_rule(_BOOK, 'aimed_attacks', given)
+    return resolve_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted))
 
 @inputs_by_name
 def aim_bonus(
@@ -10056,13 +10032,7 @@ def aim_bonus(
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-    }
-    return resolve_rule(_BOOK, 'aim_bonus', given)
+    return resolve_rule(_BOOK, 'aim_bonus', (skill, aim_ranks, beyond_double_range, target_area))
 
 @inputs_by_name
 def taking_more_time(
@@ -10078,14 +10048,11 @@ def taking_more_time(
     - as aim_bonus
     - as targeting_specific_area
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-        'unarmored_area': unarmored_area,
-    }
-    return resolve_rule(_BOOK, 'taking_more_time', given)
+    return resolve_rule(
+        _BOOK,
+        'taking_more_time',
+        (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+    )
 
 @inputs_by_name
 def targeting_specific_area(
@@ -10102,14 +10069,11 @@ def targeting_specific_area(
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-        'unarmored_area': unarmored_area,
-    }
-    return resolve_rule(_BOOK, 'targeting_specific_area', given)
+    return resolve_rule(
+        _BOOK,
+        'targeting_specific_area',
+        (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+    )
 
 @inputs_by_name
 def ambushes(
@@ -10135,18 +10099,21 @@ def ambushes(
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'perception': perception,
-        'ambush': ambush,
-        'stealth': stealth,
-        'attackers_seen': attackers_seen,
-        'stealth_succeeded': stealth_succeeded,
-        'target_noticed': target_noticed,
-        'after_first_round': after_first_round,
-    }
-    return resolve_rule(_BOOK, 'ambushes', given)
+    return resolve_rule(
+        _BOOK,
+        'ambushes',
+        (
+            skill,
+            defense,
+            perception,
+            ambush,
+            stealth,
+            attackers_seen,
+            stealth_succeeded,
+            target_noticed,
+            after_first_round,
+        ),
+    )
 
 @inputs_by_name
 def area_attacks(
@@ -10166,15 +10133,11 @@ def area_attacks(
     - derive struck = not (area_response == dodge_area and response_succeeded)
     - derive stand_up = 5 (when area_response != no_response)
     """
-    given: dict[str, object] = {
-        'defense': defense,
-        'DEX': DEX,
-        'agility': agility,
-        'damage': damage,
-        'area_response': area_response,
-        'response_succeeded': response_succeeded,
-    }
-    return resolve_rule(_BOOK, 'area_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'area_attacks',
+        (defense, DEX, agility, damage, area_response, response_succeeded),
+    )
 
 @inputs_by_name
 def armor_damaged(
@@ -10193,13 +10156,7 @@ def armor_damaged(
     - derive rebuild_cost = armor_cost (when armor_state == destroyed)
     - armor -1 (when armor_state == repaired_after_destruction)
     """
-    given: dict[str, object] = {
-        'armor': armor,
-        'armor_roll': armor_roll,
-        'armor_state': armor_state,
-        'armor_cost': armor_cost,
-    }
-    return resolve_rule(_BOOK, 'armor_damaged', given)
+    return resolve_rule(_BOOK, 'armor_damaged', (armor, armor_roll, armor_state, armor_cost))
 
 @inputs_by_name
 def aura_attacks(
@@ -10227,20 +10184,23 @@ def aura_attacks(
     - aura +aura_circumstances
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'POW': POW,
-        'CHA': CHA,
-        'opponent_POW': opponent_POW,
-        'aura': aura,
-        'command_roll': command_roll,
-        'passion_roll': passion_roll,
-        'previous_aura_success': previous_aura_success,
-        'experience': experience,
-        'aura_circumstances': aura_circumstances,
-        'opponent_pow_shift': opponent_pow_shift,
-    }
-    return resolve_rule(_BOOK, 'aura_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'aura_attacks',
+        (
+            SIZ,
+            POW,
+            CHA,
+            opponent_POW,
+            aura,
+            command_roll,
+            passion_roll,
+            previous_aura_success,
+            experience,
+            aura_circumstances,
+            opponent_pow_shift,
+        ),
+    )
 
 @inputs_by_name
 def autofire(
@@ -10258,13 +10218,7 @@ def autofire(
     - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'fire_mode': fire_mode,
-        'autofire_targets': autofire_targets,
-        'shots': shots,
-    }
-    return resolve_rule(_BOOK, 'autofire', given)
+    return resolve_rule(_BOOK, 'autofire', (skill, fire_mode, autofire_targets, shots))
 
 @inputs_by_name
 def backstabs(
@@ -10286,15 +10240,11 @@ def backstabs(
     - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'perception': perception,
-        'opponent_POW': opponent_POW,
-        'backstab': backstab,
-        'helpless': helpless,
-    }
-    return resolve_rule(_BOOK, 'backstabs', given)
+    return resolve_rule(
+        _BOOK,
+        'backstabs',
+        (skill, defense, perception, opponent_POW, backstab, helpless),
+    )
 
 @inputs_by_name
 def big_and_little_targets(
@@ -10311,13 +10261,7 @@ def big_and_little_targets(
     - skill is easy (when target_kind == large_object)
     - skill is difficult (when target_kind == tiny_object)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'SIZ': SIZ,
-        'target_SIZ': target_SIZ,
-        'target_kind': target_kind,
-    }
-    return resolve_rule(_BOOK, 'big_and_little_targets', given)
+    return resolve_rule(_BOOK, 'big_and_little_targets', (skill, SIZ, target_SIZ, target_kind))
 
 @inputs_by_name
 def both_sides_surprised(
@@ -10335,15 +10279,11 @@ def both_sides_surprised(
     - roll other_detects: d100 <= opponent_perception (when both_surprised)
     - roll act_first: d100 <= idea (when both_surprised)
     """
-    given: dict[str, object] = {
-        'perception': perception,
-        'INT': INT,
-        'idea': idea,
-        'both_surprised': both_surprised,
-        'opponent_perception': opponent_perception,
-        'both_ideas_succeed': both_ideas_succeed,
-    }
-    return resolve_rule(_BOOK, 'both_sides_surprised', given)
+    return resolve_rule(
+        _BOOK,
+        'both_sides_surprised',
+        (perception, INT, idea, both_surprised, opponent_perception, both_ideas_succeed),
+    )
 
 @inputs_by_name
 def broken_weapons(
@@ -10360,14 +10300,11 @@ def broken_weapons(
     - skill is difficult (when weapon_broken; unless resembles_familiar)
     - defense is difficult (when weapon_broken; unless resembles_familiar)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'damage': damage,
-        'weapon_broken': weapon_broken,
-        'resembles_familiar': resembles_familiar,
-    }
-    return resolve_rule(_BOOK, 'broken_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_weapons',
+        (skill, defense, damage, weapon_broken, resembles_familiar),
+    )
 
 @inputs_by_name
 def chases(
@@ -10382,12 +10319,7 @@ def chases(
     - derive moves = chase_steps[chase_result].mover (when in_chase)
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'in_chase': in_chase,
-        'chase_result': chase_result,
-    }
-    return resolve_rule(_BOOK, 'chases', given)
+    return resolve_rule(_BOOK, 'chases', (skill, in_chase, chase_result))
 
 @inputs_by_name
 def range_track_attacks(
@@ -10407,13 +10339,7 @@ def range_track_attacks(
     - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
     - roll chase_shot: d100 <= skill (when in_chase)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'in_chase': in_chase,
-        'chase_range': chase_range,
-        'chase_attack': chase_attack,
-    }
-    return resolve_rule(_BOOK, 'range_track_attacks', given)
+    return resolve_rule(_BOOK, 'range_track_attacks', (skill, in_chase, chase_range, chase_attack))
 
 @inputs_by_name
 def chases_on_foot(
@@ -10432,15 +10358,11 @@ def chases_on_foot(
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'stamina': stamina,
-        'opponent_CON': opponent_CON,
-        'on_foot': on_foot,
-        'encumbered': encumbered,
-        'winded_failures': winded_failures,
-    }
-    return resolve_rule(_BOOK, 'chases_on_foot', given)
+    return resolve_rule(
+        _BOOK,
+        'chases_on_foot',
+        (CON, stamina, opponent_CON, on_foot, encumbered, winded_failures),
+    )
 
 @inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
@@ -10449,12 +10371,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
-    given: dict[str, object] = {
-        'speed': speed,
-        'opponent_speed': opponent_speed,
-        'top_speed': top_speed,
-    }
-    return resolve_rule(_BOOK, 'vehicular_chases', given)
+    return resolve_rule(_BOOK, 'vehicular_chases', (speed, opponent_speed, top_speed))
 
 @inputs_by_name
 def maneuvers(
@@ -10489,20 +10406,23 @@ def maneuvers(
     - passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'crash_damage': crash_damage,
-        'passenger_damage': passenger_damage,
-        'rebound_damage': rebound_damage,
-        'maneuver': maneuver,
-        'horse_drawn': horse_drawn,
-        'protection': protection,
-        'target_destroyed': target_destroyed,
-        'vehicle_SIZ': vehicle_SIZ,
-        'other_SIZ': other_SIZ,
-    }
-    return resolve_rule(_BOOK, 'maneuvers', given)
+    return resolve_rule(
+        _BOOK,
+        'maneuvers',
+        (
+            skill,
+            speed,
+            crash_damage,
+            passenger_damage,
+            rebound_damage,
+            maneuver,
+            horse_drawn,
+            protection,
+            target_destroyed,
+            vehicle_SIZ,
+            other_SIZ,
+        ),
+    )
 
 @inputs_by_name
 def vehicle_damage(
@@ -10520,14 +10440,11 @@ def vehicle_damage(
     - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
-    given: dict[str, object] = {
-        'top_speed': top_speed,
-        'vehicle_hit_points': vehicle_hit_points,
-        'vehicle_max_hit_points': vehicle_max_hit_points,
-        'vehicle_armor': vehicle_armor,
-        'impact': impact,
-    }
-    return resolve_rule(_BOOK, 'vehicle_damage', given)
+    return resolve_rule(
+        _BOOK,
+        'vehicle_damage',
+        (top_speed, vehicle_hit_points, vehicle_max_hit_points, vehicle_armor, impact),
+    )
 
 @inputs_by_name
 def maneuver_penalty(
@@ -10539,8 +10456,7 @@ def maneuver_penalty(
 
     - skill +maneuver_modifier[maneuver]
     """
-    given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-    return resolve_rule(_BOOK, 'maneuver_penalty', given)
+    return resolve_rule(_BOOK, 'maneuver_penalty', (skill, maneuver))
 
 @inputs_by_name
 def skill_roll_modifiers(
@@ -10582,26 +10498,29 @@ def skill_roll_modifiers(
     - skill -10% (when minor_vehicle_damage)
     - skill +handling
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'top_speed': top_speed,
-        'handling': handling,
-        'maneuver': maneuver,
-        'fog': fog,
-        'night': night,
-        'rain': rain,
-        'chase_wind': chase_wind,
-        'heavy_rain': heavy_rain,
-        'oily_or_icy': oily_or_icy,
-        'snow': snow,
-        'gravel_road': gravel_road,
-        'downhill_grade': downhill_grade,
-        'dirt_road': dirt_road,
-        'limbs_rocks': limbs_rocks,
-        'minor_vehicle_damage': minor_vehicle_damage,
-    }
-    return resolve_rule(_BOOK, 'skill_roll_modifiers', given)
+    return resolve_rule(
+        _BOOK,
+        'skill_roll_modifiers',
+        (
+            skill,
+            speed,
+            top_speed,
+            handling,
+            maneuver,
+            fog,
+            night,
+            rain,
+            chase_wind,
+            heavy_rain,
+            oily_or_icy,
+            snow,
+            gravel_road,
+            downhill_grade,
+            dirt_road,
+            limbs_rocks,
+            minor_vehicle_damage,
+        ),
+    )
 
 @inputs_by_name
 def individual_actions(
@@ -10623,17 +10542,11 @@ def individual_actions(
     - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'POW': POW,
-        'DEX': DEX,
-        'agility': agility,
-        'luck': luck,
-        'moving_in_vehicle': moving_in_vehicle,
-        'thrown_risk': thrown_risk,
-        'enclosed_vehicle': enclosed_vehicle,
-    }
-    return resolve_rule(_BOOK, 'individual_actions', given)
+    return resolve_rule(
+        _BOOK,
+        'individual_actions',
+        (skill, POW, DEX, agility, luck, moving_in_vehicle, thrown_risk, enclosed_vehicle),
+    )
 
 @inputs_by_name
 def chase_trouble_effects(
@@ -10656,14 +10569,11 @@ def chase_trouble_effects(
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'trouble': trouble,
-        'fueled': fueled,
-        'creature_drawn': creature_drawn,
-    }
-    return resolve_rule(_BOOK, 'chase_trouble_effects', given)
+    return resolve_rule(
+        _BOOK,
+        'chase_trouble_effects',
+        (skill, speed, trouble, fueled, creature_drawn),
+    )
 
 @inputs_by_name
 def asphyxiation(
@@ -10706,8 +10616,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
-    given: dict[str, object] = {'CON': CON, 'choked': choked}
-    return resolve_rule(_BOOK, 'choking', given)
+    return resolve_rule(_BOOK, 'choking', (CON, choked))
 
 @inputs_by_name
 def close_combat(
@@ -10726,15 +10635,11 @@ def close_combat(
     - roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
     - roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'weapon_SIZ': weapon_SIZ,
-        'opponent_weapon_SIZ': opponent_weapon_SIZ,
-        'in_close_combat': in_close_combat,
-        'kept_at_bay': kept_at_bay,
-    }
-    return resolve_rule(_BOOK, 'close_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'close_combat',
+        (skill, defense, weapon_SIZ, opponent_weapon_SIZ, in_close_combat, kept_at_bay),
+    )
 
 @inputs_by_name
 def closing(
@@ -10749,12 +10654,7 @@ def closing(
     - cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
     - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
-    given: dict[str, object] = {
-        'weapon_SIZ': weapon_SIZ,
-        'opponent_weapon_SIZ': opponent_weapon_SIZ,
-        'closed_this_round': closed_this_round,
-    }
-    return resolve_rule(_BOOK, 'closing', given)
+    return resolve_rule(_BOOK, 'closing', (weapon_SIZ, opponent_weapon_SIZ, closed_this_round))
 
 @inputs_by_name
 def cold_exposure_hunger_thirst(
@@ -10777,18 +10677,21 @@ def cold_exposure_hunger_thirst(
     - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
     - skill is difficult (when days_deprived >= CON)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'CON': CON,
-        'stamina': stamina,
-        'days_without_food': days_without_food,
-        'days_without_water': days_without_water,
-        'days_exposed': days_exposed,
-        'fatigue_points_used': fatigue_points_used,
-        'physical_action': physical_action,
-        'exposure_multiplier': exposure_multiplier,
-    }
-    return resolve_rule(_BOOK, 'cold_exposure_hunger_thirst', given)
+    return resolve_rule(
+        _BOOK,
+        'cold_exposure_hunger_thirst',
+        (
+            skill,
+            CON,
+            stamina,
+            days_without_food,
+            days_without_water,
+            days_exposed,
+            fatigue_points_used,
+            physical_action,
+            exposure_multiplier,
+        ),
+    )
 
 @inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
@@ -10798,8 +10701,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target: d100 <= skill (when partial_cover)
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
-    given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-    return resolve_rule(_BOOK, 'cover', given)
+    return resolve_rule(_BOOK, 'cover', (skill, partial_cover))
 
 @inputs_by_name
 def darkness(
@@ -10817,14 +10719,11 @@ def darkness(
     - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'perception': perception,
-        'darkness': darkness,
-        'darkness_modifier': darkness_modifier,
-        'opponent_detected': opponent_detected,
-    }
-    return resolve_rule(_BOOK, 'darkness', given)
+    return resolve_rule(
+        _BOOK,
+        'darkness',
+        (skill, perception, darkness, darkness_modifier, opponent_detected),
+    )
 
 @inputs_by_name
 def desperate_actions(
@@ -10845,16 +10744,11 @@ def desperate_actions(
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'DEX': DEX,
-        'agility': agility,
-        'fatigue_points_used': fatigue_points_used,
-        'desperate': desperate,
-        'desperate_last_round': desperate_last_round,
-        'fatigue_cost': fatigue_cost,
-    }
-    return resolve_rule(_BOOK, 'desperate_actions', given)
+    return resolve_rule(
+        _BOOK,
+        'desperate_actions',
+        (skill, DEX, agility, fatigue_points_used, desperate, desperate_last_round, fatigue_cost),
+    )
 
 @inputs_by_name
 def disarming(
@@ -10873,15 +10767,11 @@ def disarming(
     - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'opponent_STR': opponent_STR,
-        'disarm': disarm,
-        'disarm_damage': disarm_damage,
-        'weapon_hit_points': weapon_hit_points,
-        'disarm_suspected': disarm_suspected,
-    }
-    return resolve_rule(_BOOK, 'disarming', given)
+    return resolve_rule(
+        _BOOK,
+        'disarming',
+        (skill, opponent_STR, disarm, disarm_damage, weapon_hit_points, disarm_suspected),
+    )
 
 @inputs_by_name
 def disease(
@@ -10900,15 +10790,11 @@ def disease(
     - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'stamina': stamina,
-        'exposed_to_disease': exposed_to_disease,
-        'diseased': diseased,
-        'con_failures': con_failures,
-        'disease_type': disease_type,
-    }
-    return resolve_rule(_BOOK, 'disease', given)
+    return resolve_rule(
+        _BOOK,
+        'disease',
+        (CON, stamina, exposed_to_disease, diseased, con_failures, disease_type),
+    )
 
 @inputs_by_name
 def disease_recovery(
@@ -10952,13 +10838,7 @@ def disengaging(
     - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'disengage': disengage,
-        'all_defenses_succeeded': all_defenses_succeeded,
-    }
-    return resolve_rule(_BOOK, 'disengaging', given)
+    return resolve_rule(_BOOK, 'disengaging', (skill, defense, disengage, all_defenses_succeeded))
 
 @inputs_by_name
 def drawing_weapons(
@@ -10973,12 +10853,7 @@ def drawing_weapons(
     - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'weapon_change': weapon_change,
-        'ready_ranks': ready_ranks,
-    }
-    return resolve_rule(_BOOK, 'drawing_weapons', given)
+    return resolve_rule(_BOOK, 'drawing_weapons', (skill, weapon_change, ready_ranks))
 
 @inputs_by_name
 def enclosed_environments(
@@ -10993,13 +10868,7 @@ def enclosed_environments(
     - skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
     - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'weapon_SIZ': weapon_SIZ,
-        'space': space,
-        'ranged_weapon': ranged_weapon,
-    }
-    return resolve_rule(_BOOK, 'enclosed_environments', given)
+    return resolve_rule(_BOOK, 'enclosed_environments', (skill, weapon_SIZ, space, ranged_weapon))
 
 @inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
@@ -11008,8 +10877,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
-    given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-    return resolve_rule(_BOOK, 'entangling', given)
+    return resolve_rule(_BOOK, 'entangling', (skill, entangle))
 
 @inputs_by_name
 def roll_bonus(
@@ -11020,8 +10888,7 @@ def roll_bonus(
 
     Looked up by command_roll.
     """
-    given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_rule(_BOOK, 'roll_bonus', given)
+    return resolve_rule(_BOOK, 'roll_bonus', (command_roll,))
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -11029,8 +10896,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
 
     Looked up by shots.
     """
-    given: dict[str, object] = {'shots': shots}
-    return resolve_rule(_BOOK, 'autofire_hits', given)
+    return resolve_rule(_BOOK, 'autofire_hits', (shots,))
 
 @inputs_by_name
 def chase_steps(
@@ -11041,8 +10907,7 @@ def chase_steps(
 
     Looked up by chase_result.
     """
-    given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_rule(_BOOK, 'chase_steps', given)
+    return resolve_rule(_BOOK, 'chase_steps', (chase_result,))
 
 @inputs_by_name
 def range_track(
@@ -11053,8 +10918,7 @@ def range_track(
 
     Looked up by chase_range.
     """
-    given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_rule(_BOOK, 'range_track', given)
+    return resolve_rule(_BOOK, 'range_track', (chase_range,))
 
 @inputs_by_name
 def maneuver_modifier(
@@ -11065,8 +10929,7 @@ def maneuver_modifier(
 
     Looked up by maneuver.
     """
-    given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_rule(_BOOK, 'maneuver_modifier', given)
+    return resolve_rule(_BOOK, 'maneuver_modifier', (maneuver,))
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -11085,8 +10948,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
 
     Looked up by asphyxiation_round.
     """
-    given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_rule(_BOOK, 'breath_by_round', given)
+    return resolve_rule(_BOOK, 'breath_by_round', (asphyxiation_round,))
 
 @inputs_by_name
 def asphyxiation_damage(
@@ -11097,8 +10959,7 @@ def asphyxiation_damage(
 
     Looked up by substance.
     """
-    given: dict[str, object] = {'substance': substance}
-    return resolve_rule(_BOOK, 'asphyxiation_damage', given)
+    return resolve_rule(_BOOK, 'asphyxiation_damage', (substance,))
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -11106,8 +10967,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
 
     Looked up by con_failures.
     """
-    given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_rule(_BOOK, 'illness_severity', given)
+    return resolve_rule(_BOOK, 'illness_severity', (con_failures,))
 
 @inputs_by_name
 def disease_types(
@@ -11118,8 +10978,7 @@ def disease_types(
 
     Looked up by disease_type.
     """
-    given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_rule(_BOOK, 'disease_types', given)
+    return resolve_rule(_BOOK, 'disease_types', (disease_type,))
 
 __all__ = [
     'INPUTS',

@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -8823,8 +8828,7 @@ def attack(*, skill: int = 50) -> Resolution:
 
     - roll hit: d100 <= skill
     """
-    given: dict[str, object] = {'skill': skill}
-    return resolve_rule(_BOOK, 'attack', given)
+    return resolve_rule(_BOOK, 'attack', (skill,))
 
 @inputs_by_name
 def explosions(
@@ -8843,13 +8847,7 @@ def explosions(
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
     """
-    given: dict[str, object] = {
-        'blast_dice': blast_dice,
-        'blast_radius': blast_radius,
-        'distance': distance,
-        'demolition': demolition,
-    }
-    return resolve_rule(_BOOK, 'explosions', given)
+    return resolve_rule(_BOOK, 'explosions', (blast_dice, blast_radius, distance, demolition))
 
 @inputs_by_name
 def point_blank_range(
@@ -8867,14 +8865,11 @@ def point_blank_range(
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'reach': reach,
-    }
-    return resolve_rule(_BOOK, 'point_blank_range', given)
+    return resolve_rule(
+        _BOOK,
+        'point_blank_range',
+        (DEX, skill, target_range, missile_kind, reach),
+    )
 
 @inputs_by_name
 def extended_range(
@@ -8898,16 +8893,11 @@ def extended_range(
     - cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'base_range': base_range,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'reach': reach,
-        'hand_propelled': hand_propelled,
-    }
-    return resolve_rule(_BOOK, 'extended_range', given)
+    return resolve_rule(
+        _BOOK,
+        'extended_range',
+        (DEX, skill, base_range, target_range, missile_kind, reach, hand_propelled),
+    )
 
 @inputs_by_name
 def falling(
@@ -8931,15 +8921,11 @@ def falling(
     - derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
     - derive stake_damage = d10 + 1 (when stake)
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'armor': armor,
-        'fall_dice': fall_dice,
-        'fall_distance': fall_distance,
-        'thrown_down': thrown_down,
-        'stake': stake,
-    }
-    return resolve_rule(_BOOK, 'falling', given)
+    return resolve_rule(
+        _BOOK,
+        'falling',
+        (SIZ, armor, fall_dice, fall_distance, thrown_down, stake),
+    )
 
 @inputs_by_name
 def fighting_while_down(
@@ -8958,14 +8944,11 @@ def fighting_while_down(
     - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'actor_prone': actor_prone,
-        'target_prone': target_prone,
-        'two_handed': two_handed,
-    }
-    return resolve_rule(_BOOK, 'fighting_while_down', given)
+    return resolve_rule(
+        _BOOK,
+        'fighting_while_down',
+        (skill, action, actor_prone, target_prone, two_handed),
+    )
 
 @inputs_by_name
 def fire_and_heat(
@@ -8988,16 +8971,11 @@ def fire_and_heat(
     - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
     - roll extinguish: d100 <= luck (when extinguishing)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'luck': luck,
-        'hit_points': hit_points,
-        'fire': fire,
-        'clothed_unarmored': clothed_unarmored,
-        'burn_damage': burn_damage,
-        'extinguishing': extinguishing,
-    }
-    return resolve_rule(_BOOK, 'fire_and_heat', given)
+    return resolve_rule(
+        _BOOK,
+        'fire_and_heat',
+        (POW, luck, hit_points, fire, clothed_unarmored, burn_damage, extinguishing),
+    )
 
 @inputs_by_name
 def firing_into_combat(
@@ -9018,14 +8996,11 @@ def firing_into_combat(
     - skill +5% per extra_bodies (when extra_bodies > 0)
     - skill min 0
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'into_combat': into_combat,
-        'engaged': engaged,
-        'both_close': both_close,
-        'extra_bodies': extra_bodies,
-    }
-    return resolve_rule(_BOOK, 'firing_into_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'firing_into_combat',
+        (skill, into_combat, engaged, both_close, extra_bodies),
+    )
 
 @inputs_by_name
 def fortified_positions(
@@ -9041,12 +9016,7 @@ def fortified_positions(
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'attack_kind': attack_kind,
-        'fortified': fortified,
-    }
-    return resolve_rule(_BOOK, 'fortified_positions', given)
+    return resolve_rule(_BOOK, 'fortified_positions', (skill, attack_kind, fortified))
 
 @inputs_by_name
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -9054,8 +9024,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
-    given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_rule(_BOOK, 'improvised_wear', given)
+    return resolve_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage))
 
 @inputs_by_name
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -9063,8 +9032,7 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
 
     - as improvised_wear
     """
-    given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_rule(_BOOK, 'improvised_weapons', given)
+    return resolve_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage))
 
 @inputs_by_name
 def improvised_parrying_weapons(
@@ -9080,13 +9048,11 @@ def improvised_parrying_weapons(
     - derive parry_base = max(weapon_base / 2 round up, 20)
     - cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
-    given: dict[str, object] = {
-        'weapon_hp': weapon_hp,
-        'parried_damage': parried_damage,
-        'weapon_base': weapon_base,
-        'weapon_enc': weapon_enc,
-    }
-    return resolve_rule(_BOOK, 'improvised_parrying_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'improvised_parrying_weapons',
+        (weapon_hp, parried_damage, weapon_base, weapon_enc),
+    )
 
 @inputs_by_name
 def knockback(
@@ -9111,19 +9077,22 @@ def knockback(
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'DEX': DEX,
-        'agility': agility,
-        'ride': ride,
-        'knock_siz': knock_siz,
-        'knockback_damage': knockback_damage,
-        'mount_siz': mount_siz,
-        'kept_seat': kept_seat,
-        'from_above': from_above,
-        'half_siz_threshold': half_siz_threshold,
-    }
-    return resolve_rule(_BOOK, 'knockback', given)
+    return resolve_rule(
+        _BOOK,
+        'knockback',
+        (
+            SIZ,
+            DEX,
+            agility,
+            ride,
+            knock_siz,
+            knockback_damage,
+            mount_siz,
+            kept_seat,
+            from_above,
+            half_siz_threshold,
+        ),
+    )
 
 @inputs_by_name
 def knockout_attacks(
@@ -9139,8 +9108,7 @@ def knockout_attacks(
     - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
-    given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
-    return resolve_rule(_BOOK, 'knockout_attacks', given)
+    return resolve_rule(_BOOK, 'knockout_attacks', (skill, wound, headed))
 
 @inputs_by_name
 def light_sources(
@@ -9162,17 +9130,11 @@ def light_sources(
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'skill': skill,
-        'luck': luck,
-        'spot': spot,
-        'light': light,
-        'light_distance': light_distance,
-        'careful_light': careful_light,
-        'light_dropped': light_dropped,
-    }
-    return resolve_rule(_BOOK, 'light_sources', given)
+    return resolve_rule(
+        _BOOK,
+        'light_sources',
+        (POW, skill, luck, spot, light, light_distance, careful_light, light_dropped),
+    )
 
 @inputs_by_name
 def mass_combat(
@@ -9188,14 +9150,7 @@ def mass_combat(
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'luck': luck,
-        'immersed': immersed,
-        'side_pot': side_pot,
-        'enemy_pot': enemy_pot,
-    }
-    return resolve_rule(_BOOK, 'mass_combat', given)
+    return resolve_rule(_BOOK, 'mass_combat', (POW, luck, immersed, side_pot, enemy_pot))
 
 @inputs_by_name
 def missile_fire_while_moving(
@@ -9218,17 +9173,11 @@ def missile_fire_while_moving(
     - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'jump': jump,
-        'ride': ride,
-        'missile_kind': missile_kind,
-        'moving': moving,
-        'fire_direction': fire_direction,
-    }
-    return resolve_rule(_BOOK, 'missile_fire_while_moving', given)
+    return resolve_rule(
+        _BOOK,
+        'missile_fire_while_moving',
+        (DEX, skill, agility, jump, ride, missile_kind, moving, fire_direction),
+    )
 
 @inputs_by_name
 def superior_position(
@@ -9245,14 +9194,11 @@ def superior_position(
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'superior': superior,
-        'long_weapon': long_weapon,
-        'opponent_long_weapon': opponent_long_weapon,
-    }
-    return resolve_rule(_BOOK, 'superior_position', given)
+    return resolve_rule(
+        _BOOK,
+        'superior_position',
+        (skill, action, superior, long_weapon, opponent_long_weapon),
+    )
 
 @inputs_by_name
 def mounted_combat(
@@ -9285,23 +9231,26 @@ def mounted_combat(
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POW': POW,
-        'skill': skill,
-        'luck': luck,
-        'stamina': stamina,
-        'ride': ride,
-        'action': action,
-        'long_weapon': long_weapon,
-        'opponent_long_weapon': opponent_long_weapon,
-        'mounted': mounted,
-        'target_on_foot': target_on_foot,
-        'falling_from_mount': falling_from_mount,
-        'spurring': spurring,
-        'mount_POW': mount_POW,
-    }
-    return resolve_rule(_BOOK, 'mounted_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'mounted_combat',
+        (
+            CON,
+            POW,
+            skill,
+            luck,
+            stamina,
+            ride,
+            action,
+            long_weapon,
+            opponent_long_weapon,
+            mounted,
+            target_on_foot,
+            falling_from_mount,
+            spurring,
+            mount_POW,
+        ),
+    )
 
 @inputs_by_name
 def natural_weapons(
@@ -9318,13 +9267,11 @@ def natural_weapons(
     - natural_damage = d6 (unless natural_weapon in {bite, horn})
     - derive natural_total = natural_damage + damage_bonus
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage_bonus': damage_bonus,
-        'natural_weapon': natural_weapon,
-        'natural_damage': natural_damage,
-    }
-    return resolve_rule(_BOOK, 'natural_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'natural_weapons',
+        (skill, damage_bonus, natural_weapon, natural_damage),
+    )
 
 @inputs_by_name
 def poisons(
@@ -9340,8 +9287,7 @@ def poisons(
     - derive poison_damage_resisted = POT / 2 round up
     - derive poison_onset = poison_delay[poison_speed]
     """
-    given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
-    return resolve_rule(_BOOK, 'poisons', given)
+    return resolve_rule(_BOOK, 'poisons', (CON, POT, poison_speed))
 
 @inputs_by_name
 def poison_antidotes(
@@ -9357,13 +9303,7 @@ def poison_antidotes(
     - POT min 0
     - as poisons
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POT': POT,
-        'antidote_pot': antidote_pot,
-        'poison_speed': poison_speed,
-    }
-    return resolve_rule(_BOOK, 'poison_antidotes', given)
+    return resolve_rule(_BOOK, 'poison_antidotes', (CON, POT, antidote_pot, poison_speed))
 
 @inputs_by_name
 def prone(
@@ -9389,19 +9329,22 @@ def prone(
     - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'base_range': base_range,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
-        'actor_prone': actor_prone,
-        'target_prone': target_prone,
-        'voluntarily_prone': voluntarily_prone,
-        'getting_up': getting_up,
-    }
-    return resolve_rule(_BOOK, 'prone', given)
+    return resolve_rule(
+        _BOOK,
+        'prone',
+        (
+            skill,
+            action,
+            base_range,
+            target_range,
+            missile_kind,
+            attack_kind,
+            actor_prone,
+            target_prone,
+            voluntarily_prone,
+            getting_up,
+        ),
+    )
 
 @inputs_by_name
 def pulling_blows(
@@ -9415,12 +9358,7 @@ def pulling_blows(
     - damage -pull_steps steps
     - damage -pull_dice dice
     """
-    given: dict[str, object] = {
-        'damage': damage,
-        'pull_steps': pull_steps,
-        'pull_dice': pull_dice,
-    }
-    return resolve_rule(_BOOK, 'pulling_blows', given)
+    return resolve_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice))
 
 @inputs_by_name
 def quickdraws(
@@ -9439,15 +9377,11 @@ def quickdraws(
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'spot': spot,
-        'action': action,
-        'opponent_DEX': opponent_DEX,
-        'after_exchange': after_exchange,
-    }
-    return resolve_rule(_BOOK, 'quickdraws', given)
+    return resolve_rule(
+        _BOOK,
+        'quickdraws',
+        (DEX, skill, spot, action, opponent_DEX, after_exchange),
+    )
 
 @inputs_by_name
 def radiation(
@@ -9474,16 +9408,11 @@ def radiation(
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POW': POW,
-        'skill': skill,
-        'stamina': stamina,
-        'radiation_pot': radiation_pot,
-        'mutations': mutations,
-        'physical_skill': physical_skill,
-    }
-    return resolve_rule(_BOOK, 'radiation', given)
+    return resolve_rule(
+        _BOOK,
+        'radiation',
+        (CON, POW, skill, stamina, radiation_pot, mutations, physical_skill),
+    )
 
 @inputs_by_name
 def shields_and_missile_fire(
@@ -9497,12 +9426,7 @@ def shields_and_missile_fire(
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
-    given: dict[str, object] = {
-        'shield': shield,
-        'shield_use': shield_use,
-        'fast_missile': fast_missile,
-    }
-    return resolve_rule(_BOOK, 'shields_and_missile_fire', given)
+    return resolve_rule(_BOOK, 'shields_and_missile_fire', (shield, shield_use, fast_missile))
 
 @inputs_by_name
 def shooting_up_or_down(
@@ -9521,13 +9445,11 @@ def shooting_up_or_down(
     - skill +10% (when shot_direction == downward)
     - skill min 0
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'base_range': base_range,
-        'shot_angle': shot_angle,
-        'shot_direction': shot_direction,
-    }
-    return resolve_rule(_BOOK, 'shooting_up_or_down', given)
+    return resolve_rule(
+        _BOOK,
+        'shooting_up_or_down',
+        (skill, base_range, shot_angle, shot_direction),
+    )
 
 @inputs_by_name
 def slippery_surfaces(
@@ -9541,8 +9463,7 @@ def slippery_surfaces(
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
-    given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
-    return resolve_rule(_BOOK, 'slippery_surfaces', given)
+    return resolve_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick))
 
 @inputs_by_name
 def stunning_or_subduing(
@@ -9569,19 +9490,22 @@ def stunning_or_subduing(
     - roll stun: resist stun_damage vs hit_points (when stun_hit)
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
-    given: dict[str, object] = {
-        'INT': INT,
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'hit_points': hit_points,
-        'action': action,
-        'target_stunned': target_stunned,
-        'actor_stunned': actor_stunned,
-        'stun_hit': stun_hit,
-        'stun_damage': stun_damage,
-    }
-    return resolve_rule(_BOOK, 'stunning_or_subduing', given)
+    return resolve_rule(
+        _BOOK,
+        'stunning_or_subduing',
+        (
+            INT,
+            DEX,
+            skill,
+            agility,
+            hit_points,
+            action,
+            target_stunned,
+            actor_stunned,
+            stun_hit,
+            stun_damage,
+        ),
+    )
 
 @inputs_by_name
 def superior_numbers(
@@ -9594,8 +9518,7 @@ def superior_numbers(
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
     - derive crowded_out = attackers - can_attack
     """
-    given: dict[str, object] = {'attackers': attackers, 'attacker_weapons': attacker_weapons}
-    return resolve_rule(_BOOK, 'superior_numbers', given)
+    return resolve_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons))
 
 @inputs_by_name
 def sweep_attacks(
@@ -9616,16 +9539,11 @@ def sweep_attacks(
     - cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'damage': damage,
-        'action': action,
-        'natural_sweep': natural_sweep,
-        'sweep_defender': sweep_defender,
-        'sweep_damage': sweep_damage,
-    }
-    return resolve_rule(_BOOK, 'sweep_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'sweep_attacks',
+        (STR, skill, damage, action, natural_sweep, sweep_defender, sweep_damage),
+    )
 
 @inputs_by_name
 def thrown_weapons(
@@ -9641,13 +9559,11 @@ def thrown_weapons(
     - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage_bonus': damage_bonus,
-        'thrown_attack': thrown_attack,
-        'unskilled_close': unskilled_close,
-    }
-    return resolve_rule(_BOOK, 'thrown_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'thrown_weapons',
+        (skill, damage_bonus, thrown_attack, unskilled_close),
+    )
 
 @inputs_by_name
 def two_weapons(
@@ -9673,19 +9589,22 @@ def two_weapons(
     - derive may_be_ambidextrous = DEX >= 16
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'DEX': DEX,
-        'skill': skill,
-        'luck': luck,
-        'dex_rank': dex_rank,
-        'split_attack': split_attack,
-        'off_hand': off_hand,
-        'off_hand_trained': off_hand_trained,
-        'off_hand_weapon': off_hand_weapon,
-        'handedness_unknown': handedness_unknown,
-    }
-    return resolve_rule(_BOOK, 'two_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'two_weapons',
+        (
+            POW,
+            DEX,
+            skill,
+            luck,
+            dex_rank,
+            split_attack,
+            off_hand,
+            off_hand_trained,
+            off_hand_weapon,
+            handedness_unknown,
+        ),
+    )
 
 @inputs_by_name
 def underwater_combat(
@@ -9711,18 +9630,21 @@ def underwater_combat(
     - cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage': damage,
-        'swim': swim,
-        'underwater': underwater,
-        'swimming': swimming,
-        'damage_type': damage_type,
-        'close_or_small': close_or_small,
-        'shield_parry': shield_parry,
-        'acclimated': acclimated,
-    }
-    return resolve_rule(_BOOK, 'underwater_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'underwater_combat',
+        (
+            skill,
+            damage,
+            swim,
+            underwater,
+            swimming,
+            damage_type,
+            close_or_small,
+            shield_parry,
+            acclimated,
+        ),
+    )
 
 @inputs_by_name
 def vacuum(
@@ -9746,18 +9668,11 @@ def vacuum(
     - roll eardrums: d100 <= stamina (when abrupt)
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'INT': INT,
-        'skill': skill,
-        'stamina': stamina,
-        'vacuum_round': vacuum_round,
-        'exhaled': exhaled,
-        'suit_armor': suit_armor,
-        'abrupt': abrupt,
-        'sight_roll': sight_roll,
-    }
-    return resolve_rule(_BOOK, 'vacuum', given)
+    return resolve_rule(
+        _BOOK,
+        'vacuum',
+        (CON, INT, skill, stamina, vacuum_round, exhaled, suit_armor, abrupt, sight_roll),
+    )
 
 @inputs_by_name
 def volley_fire(
@@ -9775,13 +9690,7 @@ def volley_fire(
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
     - cannot parry or Dodge while launching volley attacks
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'dex_rank': dex_rank,
-        'attacks_per_round': attacks_per_round,
-    }
-    return resolve_rule(_BOOK, 'volley_fire', given)
+    return resolve_rule(_BOOK, 'volley_fire', (DEX, skill, dex_rank, attacks_per_round))
 
 @inputs_by_name
 def weapon_length(
@@ -9799,14 +9708,11 @@ def weapon_length(
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'my_length': my_length,
-        'their_length': their_length,
-        'inside_guard': inside_guard,
-    }
-    return resolve_rule(_BOOK, 'weapon_length', given)
+    return resolve_rule(
+        _BOOK,
+        'weapon_length',
+        (skill, action, my_length, their_length, inside_guard),
+    )
 
 @inputs_by_name
 def wind(
@@ -9823,13 +9729,7 @@ def wind(
     - skill min 0 (when wind_affected)
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'wind_str': wind_str,
-        'wind_affected': wind_affected,
-    }
-    return resolve_rule(_BOOK, 'wind', given)
+    return resolve_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected))
 
 @inputs_by_name
 def cloud_cover(
@@ -9844,8 +9744,7 @@ def cloud_cover(
     - skill min 0 (when sky_skill)
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
-    given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
-    return resolve_rule(_BOOK, 'cloud_cover', given)
+    return resolve_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill))
 
 @inputs_by_name
 def rain(
@@ -9860,12 +9759,7 @@ def rain(
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'precipitation_kind': precipitation_kind,
-        'weather_skill': weather_skill,
-    }
-    return resolve_rule(_BOOK, 'rain', given)
+    return resolve_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill))
 
 @inputs_by_name
 def weather_conditions(
@@ -9885,17 +9779,20 @@ def weather_conditions(
     - as cloud_cover
     - as rain
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'wind_str': wind_str,
-        'wind_affected': wind_affected,
-        'clouds': clouds,
-        'sky_skill': sky_skill,
-        'precipitation_kind': precipitation_kind,
-        'weather_skill': weather_skill,
-    }
-    return resolve_rule(_BOOK, 'weather_conditions', given)
+    return resolve_rule(
+        _BOOK,
+        'weather_conditions',
+        (
+            STR,
+            skill,
+            wind_str,
+            wind_affected,
+            clouds,
+            sky_skill,
+            precipitation_kind,
+            weather_skill,
+        ),
+    )
 
 @inputs_by_name
 def zero_gravity_combat(
@@ -9914,15 +9811,11 @@ def zero_gravity_combat(
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'zero_g_failed': zero_g_failed,
-        'braced': braced,
-        'impact_damage': impact_damage,
-    }
-    return resolve_rule(_BOOK, 'zero_gravity_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_gravity_combat',
+        (DEX, skill, agility, zero_g_failed, braced, impact_damage),
+    )
 
 @inputs_by_name
 def fire_sources(
@@ -9933,8 +9826,7 @@ def fire_sources(
 
     Looked up by fire.
     """
-    given: dict[str, object] = {'fire': fire}
-    return resolve_rule(_BOOK, 'fire_sources', given)
+    return resolve_rule(_BOOK, 'fire_sources', (fire,))
 
 @inputs_by_name
 def light_burn_time(
@@ -9945,8 +9837,7 @@ def light_burn_time(
 
     Looked up by light.
     """
-    given: dict[str, object] = {'light': light}
-    return resolve_rule(_BOOK, 'light_burn_time', given)
+    return resolve_rule(_BOOK, 'light_burn_time', (light,))
 
 @inputs_by_name
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
@@ -9954,8 +9845,7 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
 
     Looked up by poison_speed.
     """
-    given: dict[str, object] = {'poison_speed': poison_speed}
-    return resolve_rule(_BOOK, 'poison_delay', given)
+    return resolve_rule(_BOOK, 'poison_delay', (poison_speed,))
 
 @inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
@@ -9963,8 +9853,7 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
 
     Looked up by radiation_pot.
     """
-    given: dict[str, object] = {'radiation_pot': radiation_pot}
-    return resolve_rule(_BOOK, 'radiation_effects', given)
+    return resolve_rule(_BOOK, 'radiation_effects', (radiation_pot,))
 
 @inputs_by_name
 def shield_block(
@@ -9976,8 +9865,7 @@ def shield_block(
 
     Looked up by shield, shield_use.
     """
-    given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
-    return resolve_rule(_BOOK, 'shield_block', given)
+    return resolve_rule(_BOOK, 'shield_block', (shield, shield_use))
 
 @inputs_by_name
 def attackers_with_room(
@@ -9988,8 +9876,7 @@ def attackers_with_room(
 
     Looked up by attacker_weapons.
     """
-    given: dict[str, object] = {'attacker_weapons': attacker_weapons}
-    return resolve_rule(_BOOK, 'attackers_with_room', given)
+    return resolve_rule(_BOOK, 'attackers_with_room', (attacker_weapons,))
 
 @inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
@@ -10008,8 +9895,7 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
 
     Looked up by wind_str.
     """
-    given: dict[str, object] = {'wind_str': wind_str}
-    return resolve_rule(_BOOK, 'wind_strength', given)
+    return resolve_rule(_BOOK, 'wind_strength', (wind_str,))
 
 @inputs_by_name
 def cloud_cover_levels(
@@ -10020,8 +9906,7 @@ def cloud_cover_levels(
 
     Looked up by clouds.
     """
-    given: dict[str, object] = {'clouds': clouds}
-    return resolve_rule(_BOOK, 'cloud_cover_levels', given)
+    return resolve_rule(_BOOK, 'cloud_cover_levels', (clouds,))
 
 @inputs_by_name
 def precipitation(
@@ -10032,8 +9917,7 @@ def precipitation(
 
     Looked up by precipitation_kind.
     """
-    given: dict[str, object] = {'precipitation_kind': precipitation_kind}
-    return resolve_rule(_BOOK, 'precipitation', given)
+    return resolve_rule(_BOOK, 'precipitation', (precipitation_kind,))
 
 __all__ = [
     'INPUTS',

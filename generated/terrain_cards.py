@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -6298,13 +6303,7 @@ def other_mods_stack(
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'lof_skill': lof_skill,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'other_mods_stack', given)
+    return resolve_rule(_BOOK, 'other_mods_stack', (attribute, lof_skill, range_mod, other_mods))
 
 @inputs_by_name
 def lof_roll(
@@ -6325,18 +6324,11 @@ def lof_roll(
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'burst': burst,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'lof_roll', given)
+    return resolve_rule(
+        _BOOK,
+        'lof_roll',
+        (attribute, burst, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
+    )
 
 @inputs_by_name
 def difficult(
@@ -6356,16 +6348,11 @@ def difficult(
     - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'difficult', given)
+    return resolve_rule(
+        _BOOK,
+        'difficult',
+        (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def very_difficult(
@@ -6386,16 +6373,11 @@ def very_difficult(
     - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'very_difficult', given)
+    return resolve_rule(
+        _BOOK,
+        'very_difficult',
+        (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def saturation(
@@ -6409,8 +6391,7 @@ def saturation(
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
-    given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_rule(_BOOK, 'saturation', given)
+    return resolve_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
 def high_saturation(
@@ -6424,8 +6405,7 @@ def high_saturation(
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
-    given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_rule(_BOOK, 'high_saturation', given)
+    return resolve_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
 def low_visibility(
@@ -6443,15 +6423,11 @@ def low_visibility(
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'low_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'low_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+    )
 
 @inputs_by_name
 def poor_visibility(
@@ -6469,15 +6445,11 @@ def poor_visibility(
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'poor_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'poor_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+    )
 
 @inputs_by_name
 def zero_visibility(
@@ -6500,17 +6472,11 @@ def zero_visibility(
     - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'zero_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
+    )
 
 @inputs_by_name
 def white_noise(
@@ -6529,18 +6495,11 @@ def white_noise(
 
     - as zero_visibility (when msv)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-    }
-    return resolve_rule(_BOOK, 'white_noise', given)
+    return resolve_rule(
+        _BOOK,
+        'white_noise',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing, msv),
+    )
 
 @inputs_by_name
 def insecure(
@@ -6552,8 +6511,7 @@ def insecure(
     - hostility min insecure
     - roll hostile: d20 >= 20
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'insecure', given)
+    return resolve_rule(_BOOK, 'insecure', (hostility,))
 
 @inputs_by_name
 def adverse(
@@ -6565,8 +6523,7 @@ def adverse(
     - hostility min adverse
     - roll hostile: d20 >= 19
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'adverse', given)
+    return resolve_rule(_BOOK, 'adverse', (hostility,))
 
 @inputs_by_name
 def dangerous(
@@ -6578,8 +6535,7 @@ def dangerous(
     - hostility min dangerous
     - roll hostile: d20 >= 18
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'dangerous', given)
+    return resolve_rule(_BOOK, 'dangerous', (hostility,))
 
 @inputs_by_name
 def aggressive(
@@ -6591,8 +6547,7 @@ def aggressive(
     - hostility min aggressive
     - roll hostile: d20 >= 17
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'aggressive', given)
+    return resolve_rule(_BOOK, 'aggressive', (hostility,))
 
 @inputs_by_name
 def lethal(
@@ -6604,8 +6559,7 @@ def lethal(
     - hostility min lethal
     - roll hostile: d20 >= 16
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'lethal', given)
+    return resolve_rule(_BOOK, 'lethal', (hostility,))
 
 @inputs_by_name
 def savage(
@@ -6617,8 +6571,7 @@ def savage(
     - hostility min savage
     - roll hostile: d20 >= 14
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'savage', given)
+    return resolve_rule(_BOOK, 'savage', (hostility,))
 
 @inputs_by_name
 def woods(
@@ -6650,26 +6603,29 @@ def woods(
     - as saturation
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'woods', given)
+    return resolve_rule(
+        _BOOK,
+        'woods',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def jungle(
@@ -6701,26 +6657,29 @@ def jungle(
     - as saturation
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'jungle', given)
+    return resolve_rule(
+        _BOOK,
+        'jungle',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def steep_hills(
@@ -6739,17 +6698,11 @@ def steep_hills(
     - mountains_type = yes
     - as difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'steep_hills', given)
+    return resolve_rule(
+        _BOOK,
+        'steep_hills',
+        (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def high_mountain(
@@ -6781,26 +6734,29 @@ def high_mountain(
     - as saturation
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'high_mountain', given)
+    return resolve_rule(
+        _BOOK,
+        'high_mountain',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            mountains_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def primeval_forest(
@@ -6834,28 +6790,31 @@ def primeval_forest(
     - as high_saturation
     - as dangerous
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'primeval_forest', given)
+    return resolve_rule(
+        _BOOK,
+        'primeval_forest',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+        ),
+    )
 
 @inputs_by_name
 def dense_jungle(
@@ -6887,26 +6846,29 @@ def dense_jungle(
     - as high_saturation
     - as dangerous
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'dense_jungle', given)
+    return resolve_rule(
+        _BOOK,
+        'dense_jungle',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def arctic_plains(
@@ -6927,18 +6889,21 @@ def arctic_plains(
     - as difficult
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'arctic_plains', given)
+    return resolve_rule(
+        _BOOK,
+        'arctic_plains',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            mountains_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def mid_mountain(
@@ -6957,17 +6922,11 @@ def mid_mountain(
     - mountains_type = yes
     - as very_difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'mid_mountain', given)
+    return resolve_rule(
+        _BOOK,
+        'mid_mountain',
+        (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def swamp(
@@ -6992,21 +6951,24 @@ def swamp(
     - as saturation
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'burst': burst,
-        'hostility': hostility,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-    }
-    return resolve_rule(_BOOK, 'swamp', given)
+    return resolve_rule(
+        _BOOK,
+        'swamp',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            burst,
+            hostility,
+            aquatic_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+        ),
+    )
 
 @inputs_by_name
 def open_sea(
@@ -7027,18 +6989,21 @@ def open_sea(
     - as very_difficult
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'open_sea', given)
+    return resolve_rule(
+        _BOOK,
+        'open_sea',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            aquatic_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def rocky_ground(
@@ -7061,20 +7026,23 @@ def rocky_ground(
     - as difficult
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'burst': burst,
-        'desert_type': desert_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-    }
-    return resolve_rule(_BOOK, 'rocky_ground', given)
+    return resolve_rule(
+        _BOOK,
+        'rocky_ground',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            burst,
+            desert_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+        ),
+    )
 
 @inputs_by_name
 def sand_dunes(
@@ -7095,18 +7063,21 @@ def sand_dunes(
     - as very_difficult
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'desert_type': desert_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'sand_dunes', given)
+    return resolve_rule(
+        _BOOK,
+        'sand_dunes',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            desert_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def beach(
@@ -7125,17 +7096,11 @@ def beach(
     - aquatic_type = yes
     - as difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'beach', given)
+    return resolve_rule(
+        _BOOK,
+        'beach',
+        (MOV_1, MOV_2, order_move, reaction_move, aquatic_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def zero_g(
@@ -7154,17 +7119,11 @@ def zero_g(
     - zero_g_type = yes
     - as very_difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'zero_g', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_g',
+        (MOV_1, MOV_2, order_move, reaction_move, zero_g_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def generator_room(
@@ -7196,28 +7155,31 @@ def generator_room(
     - as white_noise
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'generator_room', given)
+    return resolve_rule(
+        _BOOK,
+        'generator_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+            msv,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def engine_room(
@@ -7248,26 +7210,29 @@ def engine_room(
     - as low_visibility
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'engine_room', given)
+    return resolve_rule(
+        _BOOK,
+        'engine_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def energy_core_room(
@@ -7300,28 +7265,31 @@ def energy_core_room(
     - as low_visibility
     - as white_noise
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'energy_core_room', given)
+    return resolve_rule(
+        _BOOK,
+        'energy_core_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            zone_vis,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+            msv,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def storm(
@@ -7346,22 +7314,25 @@ def storm(
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'jungle_type': jungle_type,
-        'mountains_type': mountains_type,
-        'aquatic_type': aquatic_type,
-        'desert_type': desert_type,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'storm', given)
+    return resolve_rule(
+        _BOOK,
+        'storm',
+        (
+            attribute,
+            zone_vis,
+            vis,
+            jungle_type,
+            mountains_type,
+            aquatic_type,
+            desert_type,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+        ),
+    )
 
 @inputs_by_name
 def hostility_level(*, roll: int | None = None) -> Resolution:

@@ -1953,6 +1953,7 @@ class _Plan:
         "text_group",
         "text_steps",
         "texts",
+        "told",
         "traced",
         "traces",
     )
@@ -2008,6 +2009,11 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told = tuple(
+            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+        )
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
+        each with the values taken as they are (`Book.accepted`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2261,24 +2267,23 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
-    defaults = book.defaults
-    accepted = book.accepted
-    for key, raw in given.items():
-        found = accepted.get(key)
-        if found is not None and type(raw) is found[0] and raw in found[1]:
+    derived = book.derived_inputs
+    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
+        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
             value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in book.derived_inputs:
+        elif raw is None and key in derived:
             continue  # None asks for the computed default
         else:
             value = book.inputs[key].coerce(raw)
         values[key] = value
-        if value != defaults[key]:
+        if value != default:
             supplied.append(key)
     return plan.resolve(values, frozenset(supplied))
 
@@ -10067,15 +10072,11 @@ def range_bands(
     - shot -4 (when range == long)
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'range': range_,
-        'different_arm': different_arm,
-        'scope': scope,
-    }
-    return resolve_rule(_BOOK, 'range_bands', given)
+    return resolve_rule(
+        _BOOK,
+        'range_bands',
+        (all_actions, visibility, shot, range_, different_arm, scope),
+    )
 
 @inputs_by_name
 def pace_class_rule(
@@ -10089,8 +10090,7 @@ def pace_class_rule(
     - pace +pace_shift[pace_class].shift
     - pace -2 (when pace_class == burst and not bursting)
     """
-    given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
-    return resolve_rule(_BOOK, 'pace_class_rule', given)
+    return resolve_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting))
 
 @inputs_by_name
 def zone_move(
@@ -10111,17 +10111,11 @@ def zone_move(
     - missile_against -1 (when running)
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'move_target': move_target,
-        'all_actions': all_actions,
-        'missile_against': missile_against,
-        'zone': zone,
-        'destination': destination,
-        'running': running,
-        'second_move': second_move,
-    }
-    return resolve_rule(_BOOK, 'zone_move', given)
+    return resolve_rule(
+        _BOOK,
+        'zone_move',
+        (pace, move_target, all_actions, missile_against, zone, destination, running, second_move),
+    )
 
 @inputs_by_name
 def action_limits(
@@ -10151,19 +10145,22 @@ def action_limits(
     - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'range': range_,
-        'zone': zone,
-        'engaged': engaged,
-        'action': action,
-        'target_in_flank': target_in_flank,
-        'same_flank': same_flank,
-        'guarded': guarded,
-        'width_melee': width_melee,
-        'assist_successes': assist_successes,
-    }
-    return resolve_rule(_BOOK, 'action_limits', given)
+    return resolve_rule(
+        _BOOK,
+        'action_limits',
+        (
+            all_actions,
+            range_,
+            zone,
+            engaged,
+            action,
+            target_in_flank,
+            same_flank,
+            guarded,
+            width_melee,
+            assist_successes,
+        ),
+    )
 
 @inputs_by_name
 def flank_zones(
@@ -10179,13 +10176,7 @@ def flank_zones(
     - range max short (when same_flank)
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
-    given: dict[str, object] = {
-        'range': range_,
-        'zones_away': zones_away,
-        'action': action,
-        'same_flank': same_flank,
-    }
-    return resolve_rule(_BOOK, 'flank_zones', given)
+    return resolve_rule(_BOOK, 'flank_zones', (range_, zones_away, action, same_flank))
 
 @inputs_by_name
 def take_cover(
@@ -10206,17 +10197,11 @@ def take_cover(
     - shot -(own_cover / 2 round down)
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'defence': defence,
-        'cover': cover,
-        'default_cover': default_cover,
-        'target_cover': target_cover,
-        'own_cover': own_cover,
-    }
-    return resolve_rule(_BOOK, 'take_cover', given)
+    return resolve_rule(
+        _BOOK,
+        'take_cover',
+        (all_actions, visibility, shot, defence, cover, default_cover, target_cover, own_cover),
+    )
 
 @inputs_by_name
 def defend_dodge(
@@ -10232,13 +10217,11 @@ def defend_dodge(
     - melee_against -4 (when action == defend; unless defend_moved)
     - missile_against -2 (when action == dodge)
     """
-    given: dict[str, object] = {
-        'missile_against': missile_against,
-        'melee_against': melee_against,
-        'action': action,
-        'defend_moved': defend_moved,
-    }
-    return resolve_rule(_BOOK, 'defend_dodge', given)
+    return resolve_rule(
+        _BOOK,
+        'defend_dodge',
+        (missile_against, melee_against, action, defend_moved),
+    )
 
 @inputs_by_name
 def stealth_mode(
@@ -10255,14 +10238,7 @@ def stealth_mode(
     - stealth +own_cover (when stealthy)
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'engaged': engaged,
-        'stealthy': stealthy,
-        'own_cover': own_cover,
-    }
-    return resolve_rule(_BOOK, 'stealth_mode', given)
+    return resolve_rule(_BOOK, 'stealth_mode', (pace, stealth, engaged, stealthy, own_cover))
 
 @inputs_by_name
 def drop_rule(
@@ -10278,14 +10254,7 @@ def drop_rule(
     - shot +4 (when drop)
     - damage +4 (when drop)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'damage': damage,
-        'drop': drop,
-    }
-    return resolve_rule(_BOOK, 'drop_rule', given)
+    return resolve_rule(_BOOK, 'drop_rule', (all_actions, visibility, shot, damage, drop))
 
 @inputs_by_name
 def targeting_rule(
@@ -10302,14 +10271,11 @@ def targeting_rule(
     - damage +extra_die (when targeting == 3; when vulnerability)
     - cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'damage': damage,
-        'targeting': targeting,
-        'vulnerability': vulnerability,
-        'extra_die': extra_die,
-    }
-    return resolve_rule(_BOOK, 'targeting_rule', given)
+    return resolve_rule(
+        _BOOK,
+        'targeting_rule',
+        (defence, damage, targeting, vulnerability, extra_die),
+    )
 
 @inputs_by_name
 def paralysed(
@@ -10324,13 +10290,7 @@ def paralysed(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'paralysed', given)
+    return resolve_rule(_BOOK, 'paralysed', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def broken_arm(
@@ -10345,13 +10305,11 @@ def broken_arm(
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'broken_arm', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_arm',
+        (wound_penalty, final_damage, tuffness, penalty_raises),
+    )
 
 @inputs_by_name
 def bleeder(
@@ -10370,16 +10328,19 @@ def bleeder(
     - wound_target +2 per extra_bleeds (when final_damage >= tuffness)
     - wound_target +penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_damage': wound_damage,
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-        'extra_bleeds': extra_bleeds,
-    }
-    return resolve_rule(_BOOK, 'bleeder', given)
+    return resolve_rule(
+        _BOOK,
+        'bleeder',
+        (
+            wound_damage,
+            wound_target,
+            final_damage,
+            tuffness,
+            dice_raises,
+            penalty_raises,
+            extra_bleeds,
+        ),
+    )
 
 @inputs_by_name
 def knockdown(
@@ -10397,14 +10358,11 @@ def knockdown(
     - defence -2 (when final_damage >= tuffness)
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'knockdown', given)
+    return resolve_rule(
+        _BOOK,
+        'knockdown',
+        (defence, wound_penalty, final_damage, tuffness, penalty_raises),
+    )
 
 @inputs_by_name
 def crippled(
@@ -10419,13 +10377,7 @@ def crippled(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'crippled', given)
+    return resolve_rule(_BOOK, 'crippled', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def broken_leg(
@@ -10443,15 +10395,11 @@ def broken_leg(
     - pace -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'broken_leg', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_leg',
+        (pace, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def winded(
@@ -10465,13 +10413,7 @@ def winded(
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'winded', given)
+    return resolve_rule(_BOOK, 'winded', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def pain(
@@ -10489,15 +10431,11 @@ def pain(
     - all_actions -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'pain', given)
+    return resolve_rule(
+        _BOOK,
+        'pain',
+        (all_actions, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def guts(
@@ -10514,15 +10452,11 @@ def guts(
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
     - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'wound_damage': wound_damage,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'duration_raises': duration_raises,
-    }
-    return resolve_rule(_BOOK, 'guts', given)
+    return resolve_rule(
+        _BOOK,
+        'guts',
+        (wound_duration, wound_damage, final_damage, tuffness, dice_raises, duration_raises),
+    )
 
 @inputs_by_name
 def scarred(
@@ -10537,13 +10471,7 @@ def scarred(
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'scarred', given)
+    return resolve_rule(_BOOK, 'scarred', (wound_penalty, final_damage, tuffness, penalty_raises))
 
 @inputs_by_name
 def deafened(
@@ -10561,15 +10489,11 @@ def deafened(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'deafened', given)
+    return resolve_rule(
+        _BOOK,
+        'deafened',
+        (wound_duration, wound_target, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def blinded(
@@ -10588,15 +10512,11 @@ def blinded(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'blinded', given)
+    return resolve_rule(
+        _BOOK,
+        'blinded',
+        (visibility, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
@@ -10604,12 +10524,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-    }
-    return resolve_rule(_BOOK, 'uncon', given)
+    return resolve_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness))
 
 @inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
@@ -10617,8 +10532,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
 
     - cover +zone_cover_value
     """
-    given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-    return resolve_rule(_BOOK, 'zone_cover', given)
+    return resolve_rule(_BOOK, 'zone_cover', (cover, zone_cover_value))
 
 @inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
@@ -10626,8 +10540,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
 
     - visibility +zone_light_mod
     """
-    given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-    return resolve_rule(_BOOK, 'zone_light', given)
+    return resolve_rule(_BOOK, 'zone_light', (visibility, zone_light_mod))
 
 @inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
@@ -10635,11 +10548,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
 
     - visibility +zone_visibility_mod
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'zone_visibility_mod': zone_visibility_mod,
-    }
-    return resolve_rule(_BOOK, 'zone_visibility', given)
+    return resolve_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod))
 
 @inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
@@ -10647,8 +10556,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
 
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
-    given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-    return resolve_rule(_BOOK, 'zone_entry', given)
+    return resolve_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings))
 
 @inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
@@ -10656,11 +10564,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
 
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
-    given: dict[str, object] = {
-        'zone_width_max': zone_width_max,
-        'close_occupants': close_occupants,
-    }
-    return resolve_rule(_BOOK, 'zone_width', given)
+    return resolve_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants))
 
 @inputs_by_name
 def zone_terrain(
@@ -10675,13 +10579,7 @@ def zone_terrain(
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'move_target': move_target,
-        'terrain_ma': terrain_ma,
-        'rough': rough,
-    }
-    return resolve_rule(_BOOK, 'zone_terrain', given)
+    return resolve_rule(_BOOK, 'zone_terrain', (pace, move_target, terrain_ma, rough))
 
 @inputs_by_name
 def zone_debris(
@@ -10696,14 +10594,7 @@ def zone_debris(
 
     - as debris_tile
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'cover': cover,
-        'debris_level': debris_level,
-        'debris_choice': debris_choice,
-    }
-    return resolve_rule(_BOOK, 'zone_debris', given)
+    return resolve_rule(_BOOK, 'zone_debris', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
 def zone_stacking(
@@ -10717,12 +10608,7 @@ def zone_stacking(
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'zone_stacking_max': zone_stacking_max,
-        'target_size': target_size,
-    }
-    return resolve_rule(_BOOK, 'zone_stacking', given)
+    return resolve_rule(_BOOK, 'zone_stacking', (stacking, zone_stacking_max, target_size))
 
 @inputs_by_name
 def rain(
@@ -10753,16 +10639,11 @@ def rain(
     - hearing -2 (when rain_level == heavy)
     - stealth +2 (when rain_level == heavy)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'range': range_,
-        'ag': ag,
-        'resist_fire': resist_fire,
-        'hearing': hearing,
-        'stealth': stealth,
-        'rain_level': rain_level,
-    }
-    return resolve_rule(_BOOK, 'rain', given)
+    return resolve_rule(
+        _BOOK,
+        'rain',
+        (visibility, range_, ag, resist_fire, hearing, stealth, rain_level),
+    )
 
 @inputs_by_name
 def fog(
@@ -10783,13 +10664,7 @@ def fog(
     - stealth +4 (when fog_level == heavy)
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'stealth': stealth,
-        'zones_away': zones_away,
-        'fog_level': fog_level,
-    }
-    return resolve_rule(_BOOK, 'fog', given)
+    return resolve_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level))
 
 @inputs_by_name
 def cover_tile(
@@ -10813,14 +10688,11 @@ def cover_tile(
     - tuff_aoe +4 (when cover_level == heavy)
     - stealth +2 (when cover_level == heavy)
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-        'tuff_aoe': tuff_aoe,
-        'cover_level': cover_level,
-    }
-    return resolve_rule(_BOOK, 'cover_tile', given)
+    return resolve_rule(
+        _BOOK,
+        'cover_tile',
+        (stealth, cover, default_cover, tuff_aoe, cover_level),
+    )
 
 @inputs_by_name
 def debris_tile(
@@ -10845,14 +10717,7 @@ def debris_tile(
     - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'cover': cover,
-        'debris_level': debris_level,
-        'debris_choice': debris_choice,
-    }
-    return resolve_rule(_BOOK, 'debris_tile', given)
+    return resolve_rule(_BOOK, 'debris_tile', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
 def lighting(
@@ -10869,12 +10734,7 @@ def lighting(
     - visibility -4 (when light_level == heavy)
     - stealth +2 (when light_level == heavy)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'stealth': stealth,
-        'light_level': light_level,
-    }
-    return resolve_rule(_BOOK, 'lighting', given)
+    return resolve_rule(_BOOK, 'lighting', (visibility, stealth, light_level))
 
 @inputs_by_name
 def noise(
@@ -10891,12 +10751,7 @@ def noise(
     - hearing -4 (when noise_level == heavy)
     - stealth +1 (when noise_level == heavy)
     """
-    given: dict[str, object] = {
-        'hearing': hearing,
-        'stealth': stealth,
-        'noise_level': noise_level,
-    }
-    return resolve_rule(_BOOK, 'noise', given)
+    return resolve_rule(_BOOK, 'noise', (hearing, stealth, noise_level))
 
 @inputs_by_name
 def buzz(
@@ -10910,8 +10765,7 @@ def buzz(
     - comms -2 (when buzz_level == moderate)
     - comms -4 (when buzz_level == heavy)
     """
-    given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-    return resolve_rule(_BOOK, 'buzz', given)
+    return resolve_rule(_BOOK, 'buzz', (comms, buzz_level))
 
 @inputs_by_name
 def wind(
@@ -10932,15 +10786,11 @@ def wind(
     - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'range': range_,
-        'heavy_weapon': heavy_weapon,
-        'wind_level': wind_level,
-    }
-    return resolve_rule(_BOOK, 'wind', given)
+    return resolve_rule(
+        _BOOK,
+        'wind',
+        (all_actions, visibility, shot, range_, heavy_weapon, wind_level),
+    )
 
 @inputs_by_name
 def wall_tile(
@@ -10957,8 +10807,7 @@ def wall_tile(
     - cover +4 (when wall_level == heavy)
     - stealth +2 (when wall_level == heavy)
     """
-    given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
-    return resolve_rule(_BOOK, 'wall_tile', given)
+    return resolve_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level))
 
 @inputs_by_name
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
@@ -10968,8 +10817,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 10 (when barrier_level == moderate)
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
-    given: dict[str, object] = {'barrier_level': barrier_level}
-    return resolve_rule(_BOOK, 'barrier', given)
+    return resolve_rule(_BOOK, 'barrier', (barrier_level,))
 
 @inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
@@ -10978,8 +10826,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - derive slippery_ag = 4
     - stealth -1
     """
-    given: dict[str, object] = {'stealth': stealth}
-    return resolve_rule(_BOOK, 'tile_slippery', given)
+    return resolve_rule(_BOOK, 'tile_slippery', (stealth,))
 
 @inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
@@ -10987,8 +10834,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
 
     - move_target / 2 round down
     """
-    given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-    return resolve_rule(_BOOK, 'tile_slowing', given)
+    return resolve_rule(_BOOK, 'tile_slowing', (pace, move_target))
 
 @inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
@@ -10998,8 +10844,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - cover +2
     - stealth +1
     """
-    given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-    return resolve_rule(_BOOK, 'tile_obstacle', given)
+    return resolve_rule(_BOOK, 'tile_obstacle', (stealth, cover))
 
 @inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
@@ -11009,12 +10854,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
     - cover = 0
     - default_cover = 0
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-    }
-    return resolve_rule(_BOOK, 'tile_open_ground', given)
+    return resolve_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover))
 
 @inputs_by_name
 def tile_exposed_ground(
@@ -11031,13 +10871,11 @@ def tile_exposed_ground(
     - default_cover = 0
     - missile_against +1
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-        'missile_against': missile_against,
-    }
-    return resolve_rule(_BOOK, 'tile_exposed_ground', given)
+    return resolve_rule(
+        _BOOK,
+        'tile_exposed_ground',
+        (stealth, cover, default_cover, missile_against),
+    )
 
 @inputs_by_name
 def tile_clatter(
@@ -11054,13 +10892,7 @@ def tile_clatter(
     - cover = 0
     - default_cover = 0
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'noticed': noticed,
-        'cover': cover,
-        'default_cover': default_cover,
-    }
-    return resolve_rule(_BOOK, 'tile_clatter', given)
+    return resolve_rule(_BOOK, 'tile_clatter', (stealth, noticed, cover, default_cover))
 
 @inputs_by_name
 def tile_shortcut() -> Resolution:
@@ -11068,8 +10900,7 @@ def tile_shortcut() -> Resolution:
 
     - derive free_zones = 1
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_shortcut', given)
+    return resolve_rule(_BOOK, 'tile_shortcut', ())
 
 @inputs_by_name
 def tile_fire() -> Resolution:
@@ -11077,8 +10908,7 @@ def tile_fire() -> Resolution:
 
     - derive fire_ag = 4
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_fire', given)
+    return resolve_rule(_BOOK, 'tile_fire', ())
 
 @inputs_by_name
 def tile_danger() -> Resolution:
@@ -11087,8 +10917,7 @@ def tile_danger() -> Resolution:
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_danger', given)
+    return resolve_rule(_BOOK, 'tile_danger', ())
 
 @inputs_by_name
 def tile_test() -> Resolution:
@@ -11096,8 +10925,7 @@ def tile_test() -> Resolution:
 
     - derive trait_test = 4
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_test', given)
+    return resolve_rule(_BOOK, 'tile_test', ())
 
 @inputs_by_name
 def tile_pit() -> Resolution:
@@ -11107,8 +10935,7 @@ def tile_pit() -> Resolution:
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_pit', given)
+    return resolve_rule(_BOOK, 'tile_pit', ())
 
 @inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
@@ -11118,8 +10945,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - derive trap_damage = 3d6
     - noticed +2
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_trap', given)
+    return resolve_rule(_BOOK, 'tile_trap', (noticed,))
 
 @inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
@@ -11128,8 +10954,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - derive trip_wire_notice = 6
     - noticed +2
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_trip_wire', given)
+    return resolve_rule(_BOOK, 'tile_trip_wire', (noticed,))
 
 @inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
@@ -11138,8 +10963,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - derive alarm_notice = 6
     - noticed +4
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_alarm', given)
+    return resolve_rule(_BOOK, 'tile_alarm', (noticed,))
 
 @inputs_by_name
 def tile_hideyhole() -> Resolution:
@@ -11147,8 +10971,7 @@ def tile_hideyhole() -> Resolution:
 
     - derive surprise = yes
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_hideyhole', given)
+    return resolve_rule(_BOOK, 'tile_hideyhole', ())
 
 @inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
@@ -11156,8 +10979,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
 
     - all_actions +1
     """
-    given: dict[str, object] = {'all_actions': all_actions}
-    return resolve_rule(_BOOK, 'tile_advantage', given)
+    return resolve_rule(_BOOK, 'tile_advantage', (all_actions,))
 
 @inputs_by_name
 def tile_concealment(
@@ -11174,13 +10996,7 @@ def tile_concealment(
     - cover +2
     - tuff_aoe +2
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'tuff_aoe': tuff_aoe,
-        'drag_resist': drag_resist,
-    }
-    return resolve_rule(_BOOK, 'tile_concealment', given)
+    return resolve_rule(_BOOK, 'tile_concealment', (stealth, cover, tuff_aoe, drag_resist))
 
 @inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
@@ -11190,12 +11006,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
     - tuff_ranged +2
     - tuff_aoe +2
     """
-    given: dict[str, object] = {
-        'tuff_aoe': tuff_aoe,
-        'tuff_ranged': tuff_ranged,
-        'drag_resist': drag_resist,
-    }
-    return resolve_rule(_BOOK, 'tile_defensive', given)
+    return resolve_rule(_BOOK, 'tile_defensive', (tuff_aoe, tuff_ranged, drag_resist))
 
 @inputs_by_name
 def sporadic_encounter(
@@ -11209,12 +11020,7 @@ def sporadic_encounter(
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
-    given: dict[str, object] = {
-        'moving': moving,
-        'target_groups': target_groups,
-        'blank_options': blank_options,
-    }
-    return resolve_rule(_BOOK, 'sporadic_encounter', given)
+    return resolve_rule(_BOOK, 'sporadic_encounter', (moving, target_groups, blank_options))
 
 @inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
@@ -11222,8 +11028,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_pit', given)
+    return resolve_rule(_BOOK, 'sporadic_pit', (failed_ag,))
 
 @inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
@@ -11232,8 +11037,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
-    given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-    return resolve_rule(_BOOK, 'sporadic_walls', given)
+    return resolve_rule(_BOOK, 'sporadic_walls', (stacking, adopted))
 
 @inputs_by_name
 def sporadic_doorway(
@@ -11246,12 +11050,7 @@ def sporadic_doorway(
 
     - as sporadic_walls (unless door_open)
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'adopted': adopted,
-        'door_open': door_open,
-    }
-    return resolve_rule(_BOOK, 'sporadic_doorway', given)
+    return resolve_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open))
 
 @inputs_by_name
 def sporadic_window(
@@ -11264,12 +11063,7 @@ def sporadic_window(
 
     - as sporadic_doorway
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'adopted': adopted,
-        'door_open': door_open,
-    }
-    return resolve_rule(_BOOK, 'sporadic_window', given)
+    return resolve_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open))
 
 @inputs_by_name
 def sporadic_furniture(
@@ -11283,8 +11077,7 @@ def sporadic_furniture(
     - cover +2 (when adopted)
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
-    given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-    return resolve_rule(_BOOK, 'sporadic_furniture', given)
+    return resolve_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted))
 
 @inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
@@ -11293,8 +11086,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cover +1
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
-    given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_debris', given)
+    return resolve_rule(_BOOK, 'sporadic_debris', (cover, failed_ag))
 
 @inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
@@ -11302,8 +11094,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
 
     - stealth +vegetation_stealth
     """
-    given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
-    return resolve_rule(_BOOK, 'sporadic_vegetation', given)
+    return resolve_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth))
 
 @inputs_by_name
 def sporadic_traps() -> Resolution:
@@ -11311,8 +11102,7 @@ def sporadic_traps() -> Resolution:
 
     - derive traps_damage = 2d6 + 1
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_traps', given)
+    return resolve_rule(_BOOK, 'sporadic_traps', ())
 
 @inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
@@ -11320,8 +11110,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
 
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_slippery', given)
+    return resolve_rule(_BOOK, 'sporadic_slippery', (failed_ag,))
 
 @inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
@@ -11329,8 +11118,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
 
     - pace -slowing_points
     """
-    given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-    return resolve_rule(_BOOK, 'sporadic_slowing', given)
+    return resolve_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points))
 
 @inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
@@ -11338,8 +11126,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_fire', given)
+    return resolve_rule(_BOOK, 'sporadic_fire', (failed_ag,))
 
 @inputs_by_name
 def sporadic_defensible(
@@ -11355,19 +11142,16 @@ def sporadic_defensible(
     - cannot move without losing the Defensible spot (when adopted)
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'engaged': engaged,
-        'adopted': adopted,
-        'defensible_limit': defensible_limit,
-    }
-    return resolve_rule(_BOOK, 'sporadic_defensible', given)
+    return resolve_rule(
+        _BOOK,
+        'sporadic_defensible',
+        (stacking, engaged, adopted, defensible_limit),
+    )
 
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_animals', given)
+    return resolve_rule(_BOOK, 'sporadic_animals', ())
 
 @inputs_by_name
 def sporadic_falling_debris() -> Resolution:
@@ -11375,8 +11159,7 @@ def sporadic_falling_debris() -> Resolution:
 
     - derive falling_damage = 3d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_falling_debris', given)
+    return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
 @inputs_by_name
 def card_draw(
@@ -11396,14 +11179,7 @@ def card_draw(
     - tile_level = chosen_level (when high_rank >= 11)
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
-    given: dict[str, object] = {
-        'suit': suit,
-        'high_rank': high_rank,
-        'same_suit': same_suit,
-        'chosen_level': chosen_level,
-        'tile_level': tile_level,
-    }
-    return resolve_rule(_BOOK, 'card_draw', given)
+    return resolve_rule(_BOOK, 'card_draw', (suit, high_rank, same_suit, chosen_level, tile_level))
 
 @inputs_by_name
 def initiative(
@@ -11425,16 +11201,19 @@ def initiative(
     - initiative_discards +1 (when stunned)
     - bonus_actions +1 (when joker)
     """
-    given: dict[str, object] = {
-        'heavy_weapon': heavy_weapon,
-        'light_weapon': light_weapon,
-        'stunned': stunned,
-        'joker': joker,
-        'initiative_cards': initiative_cards,
-        'initiative_discards': initiative_discards,
-        'bonus_actions': bonus_actions,
-    }
-    return resolve_rule(_BOOK, 'initiative', given)
+    return resolve_rule(
+        _BOOK,
+        'initiative',
+        (
+            heavy_weapon,
+            light_weapon,
+            stunned,
+            joker,
+            initiative_cards,
+            initiative_discards,
+            bonus_actions,
+        ),
+    )
 
 @inputs_by_name
 def weapons(
@@ -11454,15 +11233,11 @@ def weapons(
     - derive strike_damage = weapon_die + brawn_die + bulk_tier
     - derive shooting_damage = weapon_die + brawn_die
     """
-    given: dict[str, object] = {
-        'heavy_weapon': heavy_weapon,
-        'light_weapon': light_weapon,
-        'weapon_die': weapon_die,
-        'two_handed': two_handed,
-        'brawn_die': brawn_die,
-        'bulk_tier': bulk_tier,
-    }
-    return resolve_rule(_BOOK, 'weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'weapons',
+        (heavy_weapon, light_weapon, weapon_die, two_handed, brawn_die, bulk_tier),
+    )
 
 @inputs_by_name
 def armour_rules(
@@ -11486,18 +11261,21 @@ def armour_rules(
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'missile_against': missile_against,
-        'armour': armour,
-        'bulk': bulk,
-        'worn_armours': worn_armours,
-        'damage_source': damage_source,
-        'shield_use': shield_use,
-        'shield_bonus': shield_bonus,
-        'large_shield': large_shield,
-    }
-    return resolve_rule(_BOOK, 'armour_rules', given)
+    return resolve_rule(
+        _BOOK,
+        'armour_rules',
+        (
+            defence,
+            missile_against,
+            armour,
+            bulk,
+            worn_armours,
+            damage_source,
+            shield_use,
+            shield_bonus,
+            large_shield,
+        ),
+    )
 
 @inputs_by_name
 def aoe_targets(
@@ -11520,15 +11298,11 @@ def aoe_targets(
     - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
-    given: dict[str, object] = {
-        'aoe': aoe,
-        'targets_rolled': targets_rolled,
-        'targets_final': targets_final,
-        'aoe_raises': aoe_raises,
-        'converted': converted,
-        'cast': cast_,
-    }
-    return resolve_rule(_BOOK, 'aoe_targets', given)
+    return resolve_rule(
+        _BOOK,
+        'aoe_targets',
+        (aoe, targets_rolled, targets_final, aoe_raises, converted, cast_),
+    )
 
 @inputs_by_name
 def stun(
@@ -11545,14 +11319,7 @@ def stun(
     - derive stun_total = stun_levels + stuns
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
-    given: dict[str, object] = {
-        'bulk_tier': bulk_tier,
-        'stun_damage': stun_damage,
-        'body': body,
-        'stun_levels': stun_levels,
-        'stun_option': stun_option,
-    }
-    return resolve_rule(_BOOK, 'stun', given)
+    return resolve_rule(_BOOK, 'stun', (bulk_tier, stun_damage, body, stun_levels, stun_option))
 
 @inputs_by_name
 def pace_shift(
@@ -11563,8 +11330,7 @@ def pace_shift(
 
     Looked up by pace_class.
     """
-    given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_rule(_BOOK, 'pace_shift', given)
+    return resolve_rule(_BOOK, 'pace_shift', (pace_class,))
 
 @inputs_by_name
 def suit_category(
@@ -11575,8 +11341,7 @@ def suit_category(
 
     Looked up by suit.
     """
-    given: dict[str, object] = {'suit': suit}
-    return resolve_rule(_BOOK, 'suit_category', given)
+    return resolve_rule(_BOOK, 'suit_category', (suit,))
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -11584,8 +11349,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
 
     Looked up by bulk.
     """
-    given: dict[str, object] = {'bulk': bulk}
-    return resolve_rule(_BOOK, 'bulk_armour', given)
+    return resolve_rule(_BOOK, 'bulk_armour', (bulk,))
 
 @inputs_by_name
 def aoe_templates(
@@ -11596,8 +11360,7 @@ def aoe_templates(
 
     Looked up by aoe.
     """
-    given: dict[str, object] = {'aoe': aoe}
-    return resolve_rule(_BOOK, 'aoe_templates', given)
+    return resolve_rule(_BOOK, 'aoe_templates', (aoe,))
 
 __all__ = [
     'INPUTS',
