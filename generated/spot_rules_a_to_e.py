@@ -1923,6 +1923,12 @@ class _CachedScope(Scope):
 
 _FIRST: Final = itemgetter(0)
 
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -2010,10 +2016,12 @@ class _Plan:
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
         self.told = tuple(
-            (key, book.accepted.get(key), book.defaults[key]) for key in (book.rules[rules[0]].reads if rules else ())
+            (key, *book.accepted.get(key, (_Unmatched, ())), book.defaults[key])
+            for key in (book.rules[rules[0]].reads if rules else ())
         )
         """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
-        each with the values taken as they are (`Book.accepted`) and its default."""
+        each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`) and its default."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2166,7 +2174,7 @@ class _Plan:
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
@@ -2275,8 +2283,8 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     values: dict[str, Any] = dict(book.defaults)
     supplied = []
     derived = book.derived_inputs
-    for raw, (key, plain, default) in zip(told, plan.told, strict=True):
-        if plain is not None and type(raw) is plain[0] and raw in plain[1]:
+    for raw, (key, kind, plain, default) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
             value = raw  # what `coerce` returns for it, found without the call
         elif raw is None and key in derived:
             continue  # None asks for the computed default
