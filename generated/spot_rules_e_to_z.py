@@ -1960,8 +1960,10 @@ class _Plan:
         "text_steps",
         "texts",
         "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -2015,13 +2017,15 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
-        self.told = tuple(
-            (key, *book.accepted.get(key, (_Unmatched, ())), book.defaults[key])
-            for key in (book.rules[rules[0]].reads if rules else ())
-        )
-        """The inputs of the first rule, in the order its function tells them (`resolve_rule`):
-        each with the values taken as they are (`Book.accepted`: a type and the values of that
-        type; no value is of type `_Unmatched`) and its default."""
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -2173,8 +2177,8 @@ class _Plan:
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
-            inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
+            inputs = dict(zip(self.inputs_order, map(v.__getitem__, self.inputs_order), strict=True))
+            stats: dict[str, Value] = dict(zip(self.stat_keys, map(e.__getitem__, self.stat_keys), strict=True))
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
@@ -2281,19 +2285,21 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    derived = book.derived_inputs
-    for raw, (key, kind, plain, default) in zip(told, plan.told, strict=True):
+    values.update(zip(plan.told_keys, told, strict=True))
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
         if type(raw) is kind and raw in plain:
-            value = raw  # what `coerce` returns for it, found without the call
-        elif raw is None and key in derived:
-            continue  # None asks for the computed default
+            continue  # what `coerce` returns for it, found without the call
+        if raw is None and key in book.derived_inputs:
+            values[key] = book.defaults[key]  # None asks for the computed default
         else:
-            value = book.inputs[key].coerce(raw)
-        values[key] = value
-        if value != default:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
