@@ -2177,8 +2177,8 @@ class _Plan:
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
-            inputs = dict(zip(self.inputs_order, map(v.__getitem__, self.inputs_order), strict=True))
-            stats: dict[str, Value] = dict(zip(self.stat_keys, map(e.__getitem__, self.stat_keys), strict=True))
+            inputs = {key: v[key] for key in self.inputs_order}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
@@ -2285,12 +2285,11 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    values.update(zip(plan.told_keys, told, strict=True))
     for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
         if type(raw) is kind and raw in plain:
-            continue  # what `coerce` returns for it, found without the call
-        if raw is None and key in book.derived_inputs:
-            values[key] = book.defaults[key]  # None asks for the computed default
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
+            continue  # None asks for the computed default
         else:
             values[key] = book.inputs[key].coerce(raw)
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
