@@ -1922,6 +1922,7 @@ class _CachedScope(Scope):
 
 
 _FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
 
 
 class _Unmatched:
@@ -2095,14 +2096,17 @@ class _Plan:
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
             if kind == "unmodified":
-                e[name] = whole(v[name])
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             if kind == "base":
                 if v.get(name) is None:
                     formula = book.inputs[name].derived
                     assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = formula(scope)
+                    v[name] = whole(value) if type(value) is Fraction else value
                 continue
             indexes, unique = group
             if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
@@ -2121,7 +2125,8 @@ class _Plan:
                         payload = step.payload
                         held.append((step.spec, payload(scope) if callable(payload) else payload))
                         where.append(index)
-                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
@@ -2258,7 +2263,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
