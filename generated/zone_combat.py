@@ -1972,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -2046,7 +2048,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2076,7 +2078,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2114,7 +2116,7 @@ class _Plan:
                 where: list[int] = []
                 for index in indexes:
                     position = -1
-                    for at, clause in enumerate(clauses[index]):
+                    for at, clause in clauses[index]:
                         if not clause(scope):
                             position = at
                             break
@@ -2158,7 +2160,7 @@ class _Plan:
         if self.roll_group[1]:  # as a stat's modifiers above
             for index in self.roll_group[0]:
                 position = -1
-                for at, clause in enumerate(clauses[index]):
+                for at, clause in clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2198,7 +2200,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2217,7 +2219,7 @@ class _Plan:
             for index, clauses, spec, text, restricts in self.text_steps:
                 position = -1
                 if clauses:
-                    for at, clause in enumerate(clauses):
+                    for at, clause in clauses:
                         if not clause(scope):
                             position = at
                             break
