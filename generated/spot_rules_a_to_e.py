@@ -1989,14 +1989,19 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            ("unmodified" if kind == "stat" and node not in by_node else kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
-        """What settles, in order: `base X` (a default worked out), `stat X`, `unmodified X` (a
-        stat no modifier of these rules changes), `derive X`; with the steps of each."""
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
@@ -2105,9 +2110,7 @@ class _Plan:
                 continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    value = formula(scope)
+                    value = group(scope)  # a `base` node's formula
                     v[name] = whole(value) if type(value) is Fraction else value
                 continue
             indexes, unique = group
@@ -2121,7 +2124,7 @@ class _Plan:
                             position = at
                             break
                     decided[index] = position
-                    trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                    trace.append(TraceEntry(traces[index], position, v, e))
                     if position < 0:
                         step = steps[index]
                         payload = step.payload
@@ -3149,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
