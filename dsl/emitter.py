@@ -572,13 +572,13 @@ class Emitter:
                 return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
             return f"Dice.pool(int({self._py(expr.count)}), {expr.sides})", _ATOM
         if isinstance(expr, n.Compare):
-            left = _wrap(self._code(expr.left), _ADD)
-            right = _wrap(self._code(expr.right), _ADD)
             left_type = book.types.get(id(expr.left))
             if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
+                left = _wrap(self._code(expr.left), _ADD)
+                right = _wrap(self._code(expr.right), _ADD)
                 members = _tuple([literal(x) for x in left_type.members])
                 return f"{members}.index({left}) {expr.op} {members}.index({right})", _COMPARE
-            return f"{left} {expr.op} {right}", _COMPARE
+            return self._compare(expr)
         if isinstance(expr, n.Member):
             return self._member(expr, negate=False)
         if isinstance(expr, n.Not):
@@ -586,6 +586,22 @@ class Emitter:
         if isinstance(expr, n.BoolOp):
             return self._bool(expr.op, self._code(expr.left), self._code(expr.right))
         raise TypeError(f"cannot emit {type(expr).__name__}")
+
+    def _compare(self, expr: n.Compare) -> tuple[str, int]:
+        """`a OP b`; a side divided by a whole number `k` is compared multiplied out instead
+        (`moved > MOV / 2` as `moved * 2 > MOV`): the same answer for every rational, as `k` is
+        positive, without making a Fraction on every call."""
+        left, right = expr.left, expr.right
+        numeric = all(isinstance(self.book.types.get(id(x)), t.Numeric) for x in (left, right))
+        if numeric and _divided_by_whole(right):
+            assert isinstance(right, n.Binary)
+            times = f"{_wrap(self._code(left), _MUL)} * {_wrap(self._code(right.right), _MUL + 1)}"
+            return f"{times} {expr.op} {_wrap(self._code(right.left), _ADD)}", _COMPARE
+        if numeric and _divided_by_whole(left):
+            assert isinstance(left, n.Binary)
+            times = f"{_wrap(self._code(right), _MUL)} * {_wrap(self._code(left.right), _MUL + 1)}"
+            return f"{_wrap(self._code(left.left), _ADD)} {expr.op} {times}", _COMPARE
+        return f"{_wrap(self._code(left), _ADD)} {expr.op} {_wrap(self._code(right), _ADD)}", _COMPARE
 
     def _binary(self, expr: n.Binary) -> tuple[str, int]:
         left = self._code(expr.left)
@@ -886,6 +902,7 @@ class Emitter:
         w = self.w
         params = []
         arguments = []
+        told: list[str] = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
         taken = set(self.reserved) | ({self.rounds} if sequence else set())
         for var_name in reads:
@@ -897,6 +914,7 @@ class Emitter:
             else:
                 params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
             arguments.append(f"{literal(var_name)}: {param}")
+            told.append(param)
         if table:
             param = python_name("roll", taken)
             params.append(f"{param}: int | None = None")
@@ -908,6 +926,10 @@ class Emitter:
         w.call(f"def {self.public[name]}", ["*", *params] if params else [], " -> Resolution:")
         w.indent()
         w.docstring(doc)
+        if not (table or sequence):  # the values in the order of the rule's reads, as the runtime takes them
+            self._resolve_rule(name, told)
+            w.dedent()
+            return
         one_line = "given: dict[str, object] = {" + ", ".join(arguments) + "}"
         if len(one_line) + 8 <= 99:
             w.line(one_line)
@@ -927,11 +949,25 @@ class Emitter:
             w.line(
                 f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, {self.rounds}, signature=True)"
             )
-        elif table:
-            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         else:
-            w.line(f"return resolve_rule(_BOOK, {literal(name)}, given)")
+            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
         w.dedent()
+
+    def _resolve_rule(self, name: str, told: list[str]) -> None:
+        """`return resolve_rule(_BOOK, 'name', (a, b, ...))` in a function's body (indented once),
+        the values a line each if long."""
+        w = self.w
+        one = f"return resolve_rule(_BOOK, {literal(name)}, {_tuple(told)})"
+        if len(one) + 4 <= 99:
+            w.line(one)
+            return
+        w.line("return resolve_rule(")
+        w.indent()
+        w.line("_BOOK,")
+        w.line(f"{literal(name)},")
+        w.call("", told, ",")
+        w.dedent()
+        w.line(")")
 
 
 # ---------------------------------------------------------------------- helpers
@@ -1087,6 +1123,17 @@ _OR, _AND, _NOT, _COMPARE, _ADD, _MUL, _UNARY, _POWER, _ATOM = 1, 2, 3, 4, 6, 7,
 def _export_order(name: str) -> tuple[int, str]:
     """Constants, then classes, then functions: the order linters expect of `__all__`."""
     return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def _divided_by_whole(expr: n.Expr) -> bool:
+    """`x / k` for a whole number k > 0 (a literal)."""
+    return (
+        isinstance(expr, n.Binary)
+        and expr.op == "/"
+        and isinstance(expr.right, n.Number)
+        and expr.right.value > 0
+        and expr.right.value.denominator == 1
+    )
 
 
 def _wrap(code: tuple[str, int], minimum: int) -> str:

@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -7374,13 +7529,7 @@ def forest_adjustment(
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'forest': forest,
-        'forest_entry': forest_entry,
-    }
-    return resolve_rule(_BOOK, 'forest_adjustment', given)
+    return resolve_rule(_BOOK, 'forest_adjustment', (unit, vehicle_size, forest, forest_entry))
 
 @inputs_by_name
 def terrain_movement(
@@ -7408,18 +7557,21 @@ def terrain_movement(
     - cannot enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'terrain': terrain,
-        'forest': forest,
-        'forest_entry': forest_entry,
-        'forest_column': forest_column,
-        'vegetation': vegetation,
-        'surface': surface,
-        'elevation': elevation,
-    }
-    return resolve_rule(_BOOK, 'terrain_movement', given)
+    return resolve_rule(
+        _BOOK,
+        'terrain_movement',
+        (
+            unit,
+            vehicle_size,
+            terrain,
+            forest,
+            forest_entry,
+            forest_column,
+            vegetation,
+            surface,
+            elevation,
+        ),
+    )
 
 @inputs_by_name
 def hex_obscurement(
@@ -7440,16 +7592,11 @@ def hex_obscurement(
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'terrain': terrain,
-        'forest': forest,
-        'vegetation': vegetation,
-        'surface': surface,
-        'obscurement': obscurement,
-    }
-    return resolve_rule(_BOOK, 'hex_obscurement', given)
+    return resolve_rule(
+        _BOOK,
+        'hex_obscurement',
+        (unit, vehicle_size, terrain, forest, vegetation, surface, obscurement),
+    )
 
 @inputs_by_name
 def hull_down(
@@ -7469,14 +7616,7 @@ def hull_down(
     - derive elevation_hull_down = elevation_features[elevation].hull_down
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
-    given: dict[str, object] = {
-        'terrain': terrain,
-        'forest': forest,
-        'vegetation': vegetation,
-        'surface': surface,
-        'elevation': elevation,
-    }
-    return resolve_rule(_BOOK, 'hull_down', given)
+    return resolve_rule(_BOOK, 'hull_down', (terrain, forest, vegetation, surface, elevation))
 
 @inputs_by_name
 def weather(
@@ -7495,14 +7635,7 @@ def weather(
     - attack -1 (when weather == high_wind; unless weapon == missile)
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
-    given: dict[str, object] = {
-        'weather': weather,
-        'weather_hexes': weather_hexes,
-        'weapon': weapon,
-        'MP': MP,
-        'attack': attack,
-    }
-    return resolve_rule(_BOOK, 'weather', given)
+    return resolve_rule(_BOOK, 'weather', (weather, weather_hexes, weapon, MP, attack))
 
 @inputs_by_name
 def night(
@@ -7517,13 +7650,7 @@ def night(
     - MP / 2 round down (when night and not has_sensors)
     - obscurement +1 (when night and not has_sensors)
     """
-    given: dict[str, object] = {
-        'night': night,
-        'has_sensors': has_sensors,
-        'MP': MP,
-        'obscurement': obscurement,
-    }
-    return resolve_rule(_BOOK, 'night', given)
+    return resolve_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement))
 
 @inputs_by_name
 def skidding(
@@ -7553,18 +7680,21 @@ def skidding(
     - derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'terrain': terrain,
-        'surface': surface,
-        'speed': speed,
-        'pilot_skill': pilot_skill,
-        'turning': turning,
-        'off_road': off_road,
-        'wet_pavement': wet_pavement,
-        'skid_threshold': skid_threshold,
-    }
-    return resolve_rule(_BOOK, 'skidding', given)
+    return resolve_rule(
+        _BOOK,
+        'skidding',
+        (
+            unit,
+            terrain,
+            surface,
+            speed,
+            pilot_skill,
+            turning,
+            off_road,
+            wet_pavement,
+            skid_threshold,
+        ),
+    )
 
 @inputs_by_name
 def crew_actions(*, crew: int = 1) -> Resolution:
@@ -7572,8 +7702,7 @@ def crew_actions(*, crew: int = 1) -> Resolution:
 
     - derive total_actions = actions[crew].total
     """
-    given: dict[str, object] = {'crew': crew}
-    return resolve_rule(_BOOK, 'crew_actions', given)
+    return resolve_rule(_BOOK, 'crew_actions', (crew,))
 
 @inputs_by_name
 def firing(
@@ -7601,20 +7730,23 @@ def firing(
     - attack -2 (when turret_locked)
     - attack -2 (when different_environment)
     """
-    given: dict[str, object] = {
-        'speed': speed,
-        'range_band': range_band,
-        'aim': aim,
-        'target_speed': target_speed,
-        'arc': arc,
-        'obscurement_points': obscurement_points,
-        'turret_locked': turret_locked,
-        'different_environment': different_environment,
-        'attack': attack,
-        'attack_dice': attack_dice,
-        'defense': defense,
-    }
-    return resolve_rule(_BOOK, 'firing', given)
+    return resolve_rule(
+        _BOOK,
+        'firing',
+        (
+            speed,
+            range_band,
+            aim,
+            target_speed,
+            arc,
+            obscurement_points,
+            turret_locked,
+            different_environment,
+            attack,
+            attack_dice,
+            defense,
+        ),
+    )
 
 @inputs_by_name
 def burst_fire(
@@ -7630,13 +7762,7 @@ def burst_fire(
     - MoS +rof (unless armored_target)
     - derive rounds = 5 * rof
     """
-    given: dict[str, object] = {
-        'rof': rof,
-        'armored_target': armored_target,
-        'DM': DM,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'burst_fire', given)
+    return resolve_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS))
 
 @inputs_by_name
 def walking_fire(
@@ -7656,14 +7782,7 @@ def walking_fire(
     - MoS +damage_rof (unless armored_target)
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
-    given: dict[str, object] = {
-        'rof': rof,
-        'armored_target': armored_target,
-        'targets': targets,
-        'DM': DM,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'walking_fire', given)
+    return resolve_rule(_BOOK, 'walking_fire', (rof, armored_target, targets, DM, MoS))
 
 @inputs_by_name
 def saturation_fire(
@@ -7683,15 +7802,11 @@ def saturation_fire(
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
-    given: dict[str, object] = {
-        'weapon': weapon,
-        'range_band': range_band,
-        'rof': rof,
-        'attack_total': attack_total,
-        'defense_total': defense_total,
-        'DM': DM,
-    }
-    return resolve_rule(_BOOK, 'saturation_fire', given)
+    return resolve_rule(
+        _BOOK,
+        'saturation_fire',
+        (weapon, range_band, rof, attack_total, defense_total, DM),
+    )
 
 @inputs_by_name
 def area_of_effect(
@@ -7706,8 +7821,7 @@ def area_of_effect(
     - derive concussion = DM / 2 round down (when in_space)
     - derive concussion_atmosphere = DM (unless in_space)
     """
-    given: dict[str, object] = {'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
-    return resolve_rule(_BOOK, 'area_of_effect', given)
+    return resolve_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM))
 
 @inputs_by_name
 def indirect_fire(
@@ -7721,12 +7835,7 @@ def indirect_fire(
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
-    given: dict[str, object] = {
-        'observer': observer,
-        'observer_obscurement': observer_obscurement,
-        'attack': attack,
-    }
-    return resolve_rule(_BOOK, 'indirect_fire', given)
+    return resolve_rule(_BOOK, 'indirect_fire', (observer, observer_obscurement, attack))
 
 @inputs_by_name
 def anti_missile_fire(
@@ -7747,14 +7856,7 @@ def anti_missile_fire(
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
-    given: dict[str, object] = {
-        'weapon': weapon,
-        'rof': rof,
-        'missile_rof': missile_rof,
-        'attack': attack,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'anti_missile_fire', given)
+    return resolve_rule(_BOOK, 'anti_missile_fire', (weapon, rof, missile_rof, attack, MoS))
 
 @inputs_by_name
 def ramming(
@@ -7775,16 +7877,11 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
-    given: dict[str, object] = {
-        'vehicle_size': vehicle_size,
-        'ram_direction': ram_direction,
-        'own_speed': own_speed,
-        'other_speed': other_speed,
-        'air_space': air_space,
-        'impact_speed': impact_speed,
-        'ram_dm': ram_dm,
-    }
-    return resolve_rule(_BOOK, 'ramming', given)
+    return resolve_rule(
+        _BOOK,
+        'ramming',
+        (vehicle_size, ram_direction, own_speed, other_speed, air_space, impact_speed, ram_dm),
+    )
 
 @inputs_by_name
 def ecm_jam(
@@ -7797,12 +7894,7 @@ def ecm_jam(
 
     - derive jam_threshold = ecm_threshold
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'ecm_jam', given)
+    return resolve_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
 def ecm_degrade_sensors(
@@ -7815,12 +7907,7 @@ def ecm_degrade_sensors(
 
     - derive sensor_threshold = ecm_threshold
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'ecm_degrade_sensors', given)
+    return resolve_rule(_BOOK, 'ecm_degrade_sensors', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
@@ -7828,8 +7915,7 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
-    given: dict[str, object] = {'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
-    return resolve_rule(_BOOK, 'ecm_spoof', given)
+    return resolve_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided))
 
 @inputs_by_name
 def eecm_counteract(
@@ -7844,13 +7930,7 @@ def eecm_counteract(
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
-    given: dict[str, object] = {
-        'ecm_iw': ecm_iw,
-        'ecm_rating': ecm_rating,
-        'eecm_mos': eecm_mos,
-        'ecm_threshold': ecm_threshold,
-    }
-    return resolve_rule(_BOOK, 'eecm_counteract', given)
+    return resolve_rule(_BOOK, 'eecm_counteract', (ecm_iw, ecm_rating, eecm_mos, ecm_threshold))
 
 @inputs_by_name
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
@@ -7859,8 +7939,7 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
-    given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
-    return resolve_rule(_BOOK, 'eecm_degrade_range', given)
+    return resolve_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range))
 
 @inputs_by_name
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
@@ -7871,8 +7950,7 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
-    given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
-    return resolve_rule(_BOOK, 'damage', given)
+    return resolve_rule(_BOOK, 'damage', (damage_band, armor))
 
 @inputs_by_name
 def overkill_ejecting(
@@ -7883,8 +7961,7 @@ def overkill_ejecting(
 
     - roll eject: d6 >= ejection[ejection]
     """
-    given: dict[str, object] = {'ejection': ejection}
-    return resolve_rule(_BOOK, 'overkill_ejecting', given)
+    return resolve_rule(_BOOK, 'overkill_ejecting', (ejection,))
 
 @inputs_by_name
 def walker_knockdown(
@@ -7901,14 +7978,11 @@ def walker_knockdown(
     - derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
-    given: dict[str, object] = {
-        'unit': unit,
-        'vehicle_size': vehicle_size,
-        'pilot_skill': pilot_skill,
-        'damage_taken': damage_taken,
-        'MoS': MoS,
-    }
-    return resolve_rule(_BOOK, 'walker_knockdown', given)
+    return resolve_rule(
+        _BOOK,
+        'walker_knockdown',
+        (unit, vehicle_size, pilot_skill, damage_taken, MoS),
+    )
 
 @inputs_by_name
 def detection(
@@ -7946,26 +8020,29 @@ def detection(
     - stealth -1 per weapons_fired
     - stealth -1 per rof_points
     """
-    given: dict[str, object] = {
-        'obscurement_points': obscurement_points,
-        'sensor': sensor,
-        'iw_skill': iw_skill,
-        'sensor_rating': sensor_rating,
-        'range_bonus': range_bonus,
-        'extra_range_bands': extra_range_bands,
-        'defender_active': defender_active,
-        'defender_range_bands': defender_range_bands,
-        'stealth_rating': stealth_rating,
-        'sensor_profile': sensor_profile,
-        'hexes_moved': hexes_moved,
-        'thrust_spent': thrust_spent,
-        'weapons_fired': weapons_fired,
-        'rof_points': rof_points,
-        'concealment_points': concealment_points,
-        'detection': detection,
-        'stealth': stealth,
-    }
-    return resolve_rule(_BOOK, 'detection', given)
+    return resolve_rule(
+        _BOOK,
+        'detection',
+        (
+            obscurement_points,
+            sensor,
+            iw_skill,
+            sensor_rating,
+            range_bonus,
+            extra_range_bands,
+            defender_active,
+            defender_range_bands,
+            stealth_rating,
+            sensor_profile,
+            hexes_moved,
+            thrust_spent,
+            weapons_fired,
+            rof_points,
+            concealment_points,
+            detection,
+            stealth,
+        ),
+    )
 
 @inputs_by_name
 def terrain_costs(
@@ -7977,8 +8054,7 @@ def terrain_costs(
 
     Looked up by terrain, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'terrain': terrain}
-    return resolve_rule(_BOOK, 'terrain_costs', given)
+    return resolve_rule(_BOOK, 'terrain_costs', (unit, terrain))
 
 @inputs_by_name
 def terrain_features(
@@ -7989,8 +8065,7 @@ def terrain_features(
 
     Looked up by terrain.
     """
-    given: dict[str, object] = {'terrain': terrain}
-    return resolve_rule(_BOOK, 'terrain_features', given)
+    return resolve_rule(_BOOK, 'terrain_features', (terrain,))
 
 @inputs_by_name
 def forest_costs(
@@ -8002,8 +8077,7 @@ def forest_costs(
 
     Looked up by forest, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'forest': forest}
-    return resolve_rule(_BOOK, 'forest_costs', given)
+    return resolve_rule(_BOOK, 'forest_costs', (unit, forest))
 
 @inputs_by_name
 def forest_features(
@@ -8014,8 +8088,7 @@ def forest_features(
 
     Looked up by forest.
     """
-    given: dict[str, object] = {'forest': forest}
-    return resolve_rule(_BOOK, 'forest_features', given)
+    return resolve_rule(_BOOK, 'forest_features', (forest,))
 
 @inputs_by_name
 def vegetation_costs(
@@ -8027,8 +8100,7 @@ def vegetation_costs(
 
     Looked up by vegetation, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
-    return resolve_rule(_BOOK, 'vegetation_costs', given)
+    return resolve_rule(_BOOK, 'vegetation_costs', (unit, vegetation))
 
 @inputs_by_name
 def vegetation_features(
@@ -8039,8 +8111,7 @@ def vegetation_features(
 
     Looked up by vegetation.
     """
-    given: dict[str, object] = {'vegetation': vegetation}
-    return resolve_rule(_BOOK, 'vegetation_features', given)
+    return resolve_rule(_BOOK, 'vegetation_features', (vegetation,))
 
 @inputs_by_name
 def surface_costs(
@@ -8052,8 +8123,7 @@ def surface_costs(
 
     Looked up by surface, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'surface': surface}
-    return resolve_rule(_BOOK, 'surface_costs', given)
+    return resolve_rule(_BOOK, 'surface_costs', (unit, surface))
 
 @inputs_by_name
 def surface_features(
@@ -8064,8 +8134,7 @@ def surface_features(
 
     Looked up by surface.
     """
-    given: dict[str, object] = {'surface': surface}
-    return resolve_rule(_BOOK, 'surface_features', given)
+    return resolve_rule(_BOOK, 'surface_features', (surface,))
 
 @inputs_by_name
 def elevation_costs(
@@ -8077,8 +8146,7 @@ def elevation_costs(
 
     Looked up by elevation, unit.
     """
-    given: dict[str, object] = {'unit': unit, 'elevation': elevation}
-    return resolve_rule(_BOOK, 'elevation_costs', given)
+    return resolve_rule(_BOOK, 'elevation_costs', (unit, elevation))
 
 @inputs_by_name
 def elevation_features(
@@ -8089,8 +8157,7 @@ def elevation_features(
 
     Looked up by elevation.
     """
-    given: dict[str, object] = {'elevation': elevation}
-    return resolve_rule(_BOOK, 'elevation_features', given)
+    return resolve_rule(_BOOK, 'elevation_features', (elevation,))
 
 @inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
@@ -8098,8 +8165,7 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
 
     Looked up by vehicle_size.
     """
-    given: dict[str, object] = {'vehicle_size': vehicle_size}
-    return resolve_rule(_BOOK, 'forest_shift', given)
+    return resolve_rule(_BOOK, 'forest_shift', (vehicle_size,))
 
 @inputs_by_name
 def weather_effects(
@@ -8110,8 +8176,7 @@ def weather_effects(
 
     Looked up by weather.
     """
-    given: dict[str, object] = {'weather': weather}
-    return resolve_rule(_BOOK, 'weather_effects', given)
+    return resolve_rule(_BOOK, 'weather_effects', (weather,))
 
 @inputs_by_name
 def attacker_movement(
@@ -8122,8 +8187,7 @@ def attacker_movement(
 
     Looked up by speed.
     """
-    given: dict[str, object] = {'speed': speed}
-    return resolve_rule(_BOOK, 'attacker_movement', given)
+    return resolve_rule(_BOOK, 'attacker_movement', (speed,))
 
 @inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
@@ -8142,8 +8206,7 @@ def actions(*, crew: int = 1) -> Resolution:
 
     Looked up by crew.
     """
-    given: dict[str, object] = {'crew': crew}
-    return resolve_rule(_BOOK, 'actions', given)
+    return resolve_rule(_BOOK, 'actions', (crew,))
 
 @inputs_by_name
 def range_modifiers(
@@ -8154,8 +8217,7 @@ def range_modifiers(
 
     Looked up by range_band.
     """
-    given: dict[str, object] = {'range_band': range_band}
-    return resolve_rule(_BOOK, 'range_modifiers', given)
+    return resolve_rule(_BOOK, 'range_modifiers', (range_band,))
 
 @inputs_by_name
 def aiming(
@@ -8166,8 +8228,7 @@ def aiming(
 
     Looked up by aim.
     """
-    given: dict[str, object] = {'aim': aim}
-    return resolve_rule(_BOOK, 'aiming', given)
+    return resolve_rule(_BOOK, 'aiming', (aim,))
 
 @inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
@@ -8175,8 +8236,7 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
 
     Looked up by target_speed.
     """
-    given: dict[str, object] = {'target_speed': target_speed}
-    return resolve_rule(_BOOK, 'target_movement', given)
+    return resolve_rule(_BOOK, 'target_movement', (target_speed,))
 
 @inputs_by_name
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
@@ -8184,8 +8244,7 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
 
     Looked up by arc.
     """
-    given: dict[str, object] = {'arc': arc}
-    return resolve_rule(_BOOK, 'defensive_arc', given)
+    return resolve_rule(_BOOK, 'defensive_arc', (arc,))
 
 @inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
@@ -8193,8 +8252,7 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
 
     Looked up by impact_speed.
     """
-    given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
-    return resolve_rule(_BOOK, 'impact_dm', given)
+    return resolve_rule(_BOOK, 'impact_dm', (own_speed, impact_speed))
 
 @inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
@@ -8202,8 +8260,7 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
 
     Looked up by damage_band.
     """
-    given: dict[str, object] = {'damage_band': damage_band}
-    return resolve_rule(_BOOK, 'damage_effects', given)
+    return resolve_rule(_BOOK, 'damage_effects', (damage_band,))
 
 @inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
@@ -8269,8 +8326,7 @@ def ejection(
 
     Looked up by ejection.
     """
-    given: dict[str, object] = {'ejection': ejection}
-    return resolve_rule(_BOOK, 'ejection', given)
+    return resolve_rule(_BOOK, 'ejection', (ejection,))
 
 @inputs_by_name
 def sensor_ratings(
@@ -8284,13 +8340,7 @@ def sensor_ratings(
 
     Looked up by sensor.
     """
-    given: dict[str, object] = {
-        'sensor': sensor,
-        'iw_skill': iw_skill,
-        'sensor_rating': sensor_rating,
-        'range_bonus': range_bonus,
-    }
-    return resolve_rule(_BOOK, 'sensor_ratings', given)
+    return resolve_rule(_BOOK, 'sensor_ratings', (sensor, iw_skill, sensor_rating, range_bonus))
 
 __all__ = [
     'INPUTS',

@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -4143,7 +4298,7 @@ _broken_ground__text3: Final = TextSpec(
 
 _rule_broken_ground: Final[tuple[Step, ...]] = (
     Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
-    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2,), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
+    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
     Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
     Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
     Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
@@ -4558,7 +4713,7 @@ _darkness__text3: Final = TextSpec(
 
 _rule_darkness: Final[tuple[Step, ...]] = (
     Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),)), -8, (('lit', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] > Fraction(s.e['MOV']) / 2), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
+    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
     Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'to_hit = 5', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), 5, (('lit', 0), ('weapon', 1))),
     Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'roll hit', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
     Step('text', _darkness__text1, (), TraceSpec('darkness', '17.5', 'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.', (), ()), None, ()),
@@ -5518,14 +5673,7 @@ def broken_ground(
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-    }
-    return resolve_rule(_BOOK, 'broken_ground', given)
+    return resolve_rule(_BOOK, 'broken_ground', (DEX, MOV, moved, weapon, acrobatics))
 
 @inputs_by_name
 def water(
@@ -5544,15 +5692,7 @@ def water(
     - MOV / 2 round up (when water_depth == knee)
     - cannot fight effectively in deep water (when water_depth == deep)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'water_depth': water_depth,
-    }
-    return resolve_rule(_BOOK, 'water', given)
+    return resolve_rule(_BOOK, 'water', (DEX, MOV, moved, weapon, acrobatics, water_depth))
 
 @inputs_by_name
 def mud(
@@ -5571,15 +5711,7 @@ def mud(
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'ground_depth': ground_depth,
-    }
-    return resolve_rule(_BOOK, 'mud', given)
+    return resolve_rule(_BOOK, 'mud', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
 def snow(
@@ -5598,15 +5730,7 @@ def snow(
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'acrobatics': acrobatics,
-        'ground_depth': ground_depth,
-    }
-    return resolve_rule(_BOOK, 'snow', given)
+    return resolve_rule(_BOOK, 'snow', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
 def smoke(
@@ -5628,17 +5752,11 @@ def smoke(
     - laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
     - DEX -2 (when in_smoke and not gas_mask)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'laser_damage': laser_damage,
-        'weapon': weapon,
-        'smoke_hexes': smoke_hexes,
-        'in_smoke': in_smoke,
-        'gas_mask': gas_mask,
-        'anti_laser': anti_laser,
-    }
-    return resolve_rule(_BOOK, 'smoke', given)
+    return resolve_rule(
+        _BOOK,
+        'smoke',
+        (DEX, to_hit, laser_damage, weapon, smoke_hexes, in_smoke, gas_mask, anti_laser),
+    )
 
 @inputs_by_name
 def darkness(
@@ -5657,15 +5775,7 @@ def darkness(
     - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'MOV': MOV,
-        'moved': moved,
-        'weapon': weapon,
-        'lit': lit,
-    }
-    return resolve_rule(_BOOK, 'darkness', given)
+    return resolve_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit))
 
 @inputs_by_name
 def ice(
@@ -5678,8 +5788,7 @@ def ice(
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
-    given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
-    return resolve_rule(_BOOK, 'ice', given)
+    return resolve_rule(_BOOK, 'ice', (DEX, moved, stance))
 
 @inputs_by_name
 def wall_cover(
@@ -5701,17 +5810,11 @@ def wall_cover(
     - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'stance': stance,
-        'wall': wall,
-        'attacker': attacker,
-        'attacker_distance': attacker_distance,
-        'throwing_grenade': throwing_grenade,
-        'firing_over': firing_over,
-    }
-    return resolve_rule(_BOOK, 'wall_cover', given)
+    return resolve_rule(
+        _BOOK,
+        'wall_cover',
+        (DEX, to_hit, stance, wall, attacker, attacker_distance, throwing_grenade, firing_over),
+    )
 
 @inputs_by_name
 def wall_crossing(
@@ -5724,8 +5827,7 @@ def wall_crossing(
     - cannot move over the wall (when wall in {two_meters, over_two_meters})
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
-    given: dict[str, object] = {'wall': wall}
-    return resolve_rule(_BOOK, 'wall_crossing', given)
+    return resolve_rule(_BOOK, 'wall_crossing', (wall,))
 
 @inputs_by_name
 def pits(
@@ -5744,17 +5846,11 @@ def pits(
     - as wall_cover with wall=pit
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'stance': stance,
-        'attacker': attacker,
-        'attacker_distance': attacker_distance,
-        'throwing_grenade': throwing_grenade,
-        'firing_over': firing_over,
-        'pit': pit,
-    }
-    return resolve_rule(_BOOK, 'pits', given)
+    return resolve_rule(
+        _BOOK,
+        'pits',
+        (DEX, to_hit, stance, attacker, attacker_distance, throwing_grenade, firing_over, pit),
+    )
 
 @inputs_by_name
 def gravity(
@@ -5768,8 +5864,7 @@ def gravity(
     - derive load = carried * gravity + (gravity - 1) * 70
     - derive jump_width = hole * gravity
     """
-    given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
-    return resolve_rule(_BOOK, 'gravity', given)
+    return resolve_rule(_BOOK, 'gravity', (gravity, carried, hole))
 
 @inputs_by_name
 def microgravity(
@@ -5799,25 +5894,28 @@ def microgravity(
     - derive collision_speed = floating_speed / 2
     - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'to_hit': to_hit,
-        'STR': STR,
-        'moved': moved,
-        'running': running,
-        'weapon': weapon,
-        'astrobatics': astrobatics,
-        'stance': stance,
-        'fired_recoil': fired_recoil,
-        'hit_by_recoil': hit_by_recoil,
-        'holding_on': holding_on,
-        'recovering': recovering,
-        'recoil_st': recoil_st,
-        'shots': shots,
-        'floating_speed': floating_speed,
-        'at_tether': at_tether,
-    }
-    return resolve_rule(_BOOK, 'microgravity', given)
+    return resolve_rule(
+        _BOOK,
+        'microgravity',
+        (
+            DEX,
+            to_hit,
+            STR,
+            moved,
+            running,
+            weapon,
+            astrobatics,
+            stance,
+            fired_recoil,
+            hit_by_recoil,
+            holding_on,
+            recovering,
+            recoil_st,
+            shots,
+            floating_speed,
+            at_tether,
+        ),
+    )
 
 @inputs_by_name
 def spacesuit(
@@ -5844,8 +5942,7 @@ def recoil_push(*, recoil_st: int = 0) -> Resolution:
 
     Looked up by recoil_st.
     """
-    given: dict[str, object] = {'recoil_st': recoil_st}
-    return resolve_rule(_BOOK, 'recoil_push', given)
+    return resolve_rule(_BOOK, 'recoil_push', (recoil_st,))
 
 __all__ = [
     'INPUTS',

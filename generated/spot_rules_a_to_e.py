@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -9767,14 +9922,7 @@ def skill_roll(
     - skill is impossible (when impossible)
     - roll skill_check: d100 <= skill
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'easy': easy,
-        'difficult': difficult,
-        'at_one_fifth': at_one_fifth,
-        'impossible': impossible,
-    }
-    return resolve_rule(_BOOK, 'skill_roll', given)
+    return resolve_rule(_BOOK, 'skill_roll', (skill, easy, difficult, at_one_fifth, impossible))
 
 @inputs_by_name
 def characteristic_roll(
@@ -9804,20 +9952,11 @@ def characteristic_roll(
     - roll idea_roll: d100 <= idea
     - roll luck_roll: d100 <= luck
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'CON': CON,
-        'INT': INT,
-        'POW': POW,
-        'DEX': DEX,
-        'CHA': CHA,
-        'stamina': stamina,
-        'agility': agility,
-        'idea': idea,
-        'luck': luck,
-        'multiplier': multiplier,
-    }
-    return resolve_rule(_BOOK, 'characteristic_roll', given)
+    return resolve_rule(
+        _BOOK,
+        'characteristic_roll',
+        (STR, CON, INT, POW, DEX, CHA, stamina, agility, idea, luck, multiplier),
+    )
 
 @inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
@@ -9825,8 +9964,7 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
 
     - roll resist: resist POW vs opponent_POW
     """
-    given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-    return resolve_rule(_BOOK, 'resistance_roll', given)
+    return resolve_rule(_BOOK, 'resistance_roll', (POW, opponent_POW))
 
 @inputs_by_name
 def acid(
@@ -9848,15 +9986,11 @@ def acid(
     - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
     - cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
-    given: dict[str, object] = {
-        'acid_damage': acid_damage,
-        'acid': acid,
-        'armored': armored,
-        'acid_round': acid_round,
-        'protection_rounds': protection_rounds,
-        'armor_life': armor_life,
-    }
-    return resolve_rule(_BOOK, 'acid', given)
+    return resolve_rule(
+        _BOOK,
+        'acid',
+        (acid_damage, acid, armored, acid_round, protection_rounds, armor_life),
+    )
 
 @inputs_by_name
 def aerial_combat(
@@ -9894,18 +10028,11 @@ def aerial_combat(
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'fly': fly,
-        'stunt': stunt,
-        'wind': wind,
-        'tail_wind': tail_wind,
-        'thin_air': thin_air,
-        'armor_worn': armor_worn,
-        'flying': flying,
-        'fly_result': fly_result,
-    }
-    return resolve_rule(_BOOK, 'aerial_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'aerial_combat',
+        (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
+    )
 
 @inputs_by_name
 def aimed_attacks(
@@ -9918,8 +10045,7 @@ def aimed_attacks(
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
-    given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-    return resolve_rule(_BOOK, 'aimed_attacks', given)
+    return resolve_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted))
 
 @inputs_by_name
 def aim_bonus(
@@ -9934,13 +10060,7 @@ def aim_bonus(
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-    }
-    return resolve_rule(_BOOK, 'aim_bonus', given)
+    return resolve_rule(_BOOK, 'aim_bonus', (skill, aim_ranks, beyond_double_range, target_area))
 
 @inputs_by_name
 def taking_more_time(
@@ -9956,14 +10076,11 @@ def taking_more_time(
     - as aim_bonus
     - as targeting_specific_area
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-        'unarmored_area': unarmored_area,
-    }
-    return resolve_rule(_BOOK, 'taking_more_time', given)
+    return resolve_rule(
+        _BOOK,
+        'taking_more_time',
+        (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+    )
 
 @inputs_by_name
 def targeting_specific_area(
@@ -9980,14 +10097,11 @@ def targeting_specific_area(
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'aim_ranks': aim_ranks,
-        'beyond_double_range': beyond_double_range,
-        'target_area': target_area,
-        'unarmored_area': unarmored_area,
-    }
-    return resolve_rule(_BOOK, 'targeting_specific_area', given)
+    return resolve_rule(
+        _BOOK,
+        'targeting_specific_area',
+        (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+    )
 
 @inputs_by_name
 def ambushes(
@@ -10013,18 +10127,21 @@ def ambushes(
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'perception': perception,
-        'ambush': ambush,
-        'stealth': stealth,
-        'attackers_seen': attackers_seen,
-        'stealth_succeeded': stealth_succeeded,
-        'target_noticed': target_noticed,
-        'after_first_round': after_first_round,
-    }
-    return resolve_rule(_BOOK, 'ambushes', given)
+    return resolve_rule(
+        _BOOK,
+        'ambushes',
+        (
+            skill,
+            defense,
+            perception,
+            ambush,
+            stealth,
+            attackers_seen,
+            stealth_succeeded,
+            target_noticed,
+            after_first_round,
+        ),
+    )
 
 @inputs_by_name
 def area_attacks(
@@ -10044,15 +10161,11 @@ def area_attacks(
     - derive struck = not (area_response == dodge_area and response_succeeded)
     - derive stand_up = 5 (when area_response != no_response)
     """
-    given: dict[str, object] = {
-        'defense': defense,
-        'DEX': DEX,
-        'agility': agility,
-        'damage': damage,
-        'area_response': area_response,
-        'response_succeeded': response_succeeded,
-    }
-    return resolve_rule(_BOOK, 'area_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'area_attacks',
+        (defense, DEX, agility, damage, area_response, response_succeeded),
+    )
 
 @inputs_by_name
 def armor_damaged(
@@ -10071,13 +10184,7 @@ def armor_damaged(
     - derive rebuild_cost = armor_cost (when armor_state == destroyed)
     - armor -1 (when armor_state == repaired_after_destruction)
     """
-    given: dict[str, object] = {
-        'armor': armor,
-        'armor_roll': armor_roll,
-        'armor_state': armor_state,
-        'armor_cost': armor_cost,
-    }
-    return resolve_rule(_BOOK, 'armor_damaged', given)
+    return resolve_rule(_BOOK, 'armor_damaged', (armor, armor_roll, armor_state, armor_cost))
 
 @inputs_by_name
 def aura_attacks(
@@ -10105,20 +10212,23 @@ def aura_attacks(
     - aura +aura_circumstances
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'POW': POW,
-        'CHA': CHA,
-        'opponent_POW': opponent_POW,
-        'aura': aura,
-        'command_roll': command_roll,
-        'passion_roll': passion_roll,
-        'previous_aura_success': previous_aura_success,
-        'experience': experience,
-        'aura_circumstances': aura_circumstances,
-        'opponent_pow_shift': opponent_pow_shift,
-    }
-    return resolve_rule(_BOOK, 'aura_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'aura_attacks',
+        (
+            SIZ,
+            POW,
+            CHA,
+            opponent_POW,
+            aura,
+            command_roll,
+            passion_roll,
+            previous_aura_success,
+            experience,
+            aura_circumstances,
+            opponent_pow_shift,
+        ),
+    )
 
 @inputs_by_name
 def autofire(
@@ -10136,13 +10246,7 @@ def autofire(
     - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'fire_mode': fire_mode,
-        'autofire_targets': autofire_targets,
-        'shots': shots,
-    }
-    return resolve_rule(_BOOK, 'autofire', given)
+    return resolve_rule(_BOOK, 'autofire', (skill, fire_mode, autofire_targets, shots))
 
 @inputs_by_name
 def backstabs(
@@ -10164,15 +10268,11 @@ def backstabs(
     - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'perception': perception,
-        'opponent_POW': opponent_POW,
-        'backstab': backstab,
-        'helpless': helpless,
-    }
-    return resolve_rule(_BOOK, 'backstabs', given)
+    return resolve_rule(
+        _BOOK,
+        'backstabs',
+        (skill, defense, perception, opponent_POW, backstab, helpless),
+    )
 
 @inputs_by_name
 def big_and_little_targets(
@@ -10189,13 +10289,7 @@ def big_and_little_targets(
     - skill is easy (when target_kind == large_object)
     - skill is difficult (when target_kind == tiny_object)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'SIZ': SIZ,
-        'target_SIZ': target_SIZ,
-        'target_kind': target_kind,
-    }
-    return resolve_rule(_BOOK, 'big_and_little_targets', given)
+    return resolve_rule(_BOOK, 'big_and_little_targets', (skill, SIZ, target_SIZ, target_kind))
 
 @inputs_by_name
 def both_sides_surprised(
@@ -10213,15 +10307,11 @@ def both_sides_surprised(
     - roll other_detects: d100 <= opponent_perception (when both_surprised)
     - roll act_first: d100 <= idea (when both_surprised)
     """
-    given: dict[str, object] = {
-        'perception': perception,
-        'INT': INT,
-        'idea': idea,
-        'both_surprised': both_surprised,
-        'opponent_perception': opponent_perception,
-        'both_ideas_succeed': both_ideas_succeed,
-    }
-    return resolve_rule(_BOOK, 'both_sides_surprised', given)
+    return resolve_rule(
+        _BOOK,
+        'both_sides_surprised',
+        (perception, INT, idea, both_surprised, opponent_perception, both_ideas_succeed),
+    )
 
 @inputs_by_name
 def broken_weapons(
@@ -10238,14 +10328,11 @@ def broken_weapons(
     - skill is difficult (when weapon_broken; unless resembles_familiar)
     - defense is difficult (when weapon_broken; unless resembles_familiar)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'damage': damage,
-        'weapon_broken': weapon_broken,
-        'resembles_familiar': resembles_familiar,
-    }
-    return resolve_rule(_BOOK, 'broken_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_weapons',
+        (skill, defense, damage, weapon_broken, resembles_familiar),
+    )
 
 @inputs_by_name
 def chases(
@@ -10260,12 +10347,7 @@ def chases(
     - derive moves = chase_steps[chase_result].mover (when in_chase)
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'in_chase': in_chase,
-        'chase_result': chase_result,
-    }
-    return resolve_rule(_BOOK, 'chases', given)
+    return resolve_rule(_BOOK, 'chases', (skill, in_chase, chase_result))
 
 @inputs_by_name
 def range_track_attacks(
@@ -10285,13 +10367,7 @@ def range_track_attacks(
     - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
     - roll chase_shot: d100 <= skill (when in_chase)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'in_chase': in_chase,
-        'chase_range': chase_range,
-        'chase_attack': chase_attack,
-    }
-    return resolve_rule(_BOOK, 'range_track_attacks', given)
+    return resolve_rule(_BOOK, 'range_track_attacks', (skill, in_chase, chase_range, chase_attack))
 
 @inputs_by_name
 def chases_on_foot(
@@ -10310,15 +10386,11 @@ def chases_on_foot(
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'stamina': stamina,
-        'opponent_CON': opponent_CON,
-        'on_foot': on_foot,
-        'encumbered': encumbered,
-        'winded_failures': winded_failures,
-    }
-    return resolve_rule(_BOOK, 'chases_on_foot', given)
+    return resolve_rule(
+        _BOOK,
+        'chases_on_foot',
+        (CON, stamina, opponent_CON, on_foot, encumbered, winded_failures),
+    )
 
 @inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
@@ -10327,12 +10399,7 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
-    given: dict[str, object] = {
-        'speed': speed,
-        'opponent_speed': opponent_speed,
-        'top_speed': top_speed,
-    }
-    return resolve_rule(_BOOK, 'vehicular_chases', given)
+    return resolve_rule(_BOOK, 'vehicular_chases', (speed, opponent_speed, top_speed))
 
 @inputs_by_name
 def maneuvers(
@@ -10367,20 +10434,23 @@ def maneuvers(
     - passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'crash_damage': crash_damage,
-        'passenger_damage': passenger_damage,
-        'rebound_damage': rebound_damage,
-        'maneuver': maneuver,
-        'horse_drawn': horse_drawn,
-        'protection': protection,
-        'target_destroyed': target_destroyed,
-        'vehicle_SIZ': vehicle_SIZ,
-        'other_SIZ': other_SIZ,
-    }
-    return resolve_rule(_BOOK, 'maneuvers', given)
+    return resolve_rule(
+        _BOOK,
+        'maneuvers',
+        (
+            skill,
+            speed,
+            crash_damage,
+            passenger_damage,
+            rebound_damage,
+            maneuver,
+            horse_drawn,
+            protection,
+            target_destroyed,
+            vehicle_SIZ,
+            other_SIZ,
+        ),
+    )
 
 @inputs_by_name
 def vehicle_damage(
@@ -10398,14 +10468,11 @@ def vehicle_damage(
     - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
-    given: dict[str, object] = {
-        'top_speed': top_speed,
-        'vehicle_hit_points': vehicle_hit_points,
-        'vehicle_max_hit_points': vehicle_max_hit_points,
-        'vehicle_armor': vehicle_armor,
-        'impact': impact,
-    }
-    return resolve_rule(_BOOK, 'vehicle_damage', given)
+    return resolve_rule(
+        _BOOK,
+        'vehicle_damage',
+        (top_speed, vehicle_hit_points, vehicle_max_hit_points, vehicle_armor, impact),
+    )
 
 @inputs_by_name
 def maneuver_penalty(
@@ -10417,8 +10484,7 @@ def maneuver_penalty(
 
     - skill +maneuver_modifier[maneuver]
     """
-    given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-    return resolve_rule(_BOOK, 'maneuver_penalty', given)
+    return resolve_rule(_BOOK, 'maneuver_penalty', (skill, maneuver))
 
 @inputs_by_name
 def skill_roll_modifiers(
@@ -10460,26 +10526,29 @@ def skill_roll_modifiers(
     - skill -10% (when minor_vehicle_damage)
     - skill +handling
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'top_speed': top_speed,
-        'handling': handling,
-        'maneuver': maneuver,
-        'fog': fog,
-        'night': night,
-        'rain': rain,
-        'chase_wind': chase_wind,
-        'heavy_rain': heavy_rain,
-        'oily_or_icy': oily_or_icy,
-        'snow': snow,
-        'gravel_road': gravel_road,
-        'downhill_grade': downhill_grade,
-        'dirt_road': dirt_road,
-        'limbs_rocks': limbs_rocks,
-        'minor_vehicle_damage': minor_vehicle_damage,
-    }
-    return resolve_rule(_BOOK, 'skill_roll_modifiers', given)
+    return resolve_rule(
+        _BOOK,
+        'skill_roll_modifiers',
+        (
+            skill,
+            speed,
+            top_speed,
+            handling,
+            maneuver,
+            fog,
+            night,
+            rain,
+            chase_wind,
+            heavy_rain,
+            oily_or_icy,
+            snow,
+            gravel_road,
+            downhill_grade,
+            dirt_road,
+            limbs_rocks,
+            minor_vehicle_damage,
+        ),
+    )
 
 @inputs_by_name
 def individual_actions(
@@ -10501,17 +10570,11 @@ def individual_actions(
     - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'POW': POW,
-        'DEX': DEX,
-        'agility': agility,
-        'luck': luck,
-        'moving_in_vehicle': moving_in_vehicle,
-        'thrown_risk': thrown_risk,
-        'enclosed_vehicle': enclosed_vehicle,
-    }
-    return resolve_rule(_BOOK, 'individual_actions', given)
+    return resolve_rule(
+        _BOOK,
+        'individual_actions',
+        (skill, POW, DEX, agility, luck, moving_in_vehicle, thrown_risk, enclosed_vehicle),
+    )
 
 @inputs_by_name
 def chase_trouble_effects(
@@ -10534,14 +10597,11 @@ def chase_trouble_effects(
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'speed': speed,
-        'trouble': trouble,
-        'fueled': fueled,
-        'creature_drawn': creature_drawn,
-    }
-    return resolve_rule(_BOOK, 'chase_trouble_effects', given)
+    return resolve_rule(
+        _BOOK,
+        'chase_trouble_effects',
+        (skill, speed, trouble, fueled, creature_drawn),
+    )
 
 @inputs_by_name
 def asphyxiation(
@@ -10584,8 +10644,7 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
-    given: dict[str, object] = {'CON': CON, 'choked': choked}
-    return resolve_rule(_BOOK, 'choking', given)
+    return resolve_rule(_BOOK, 'choking', (CON, choked))
 
 @inputs_by_name
 def close_combat(
@@ -10604,15 +10663,11 @@ def close_combat(
     - roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
     - roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'weapon_SIZ': weapon_SIZ,
-        'opponent_weapon_SIZ': opponent_weapon_SIZ,
-        'in_close_combat': in_close_combat,
-        'kept_at_bay': kept_at_bay,
-    }
-    return resolve_rule(_BOOK, 'close_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'close_combat',
+        (skill, defense, weapon_SIZ, opponent_weapon_SIZ, in_close_combat, kept_at_bay),
+    )
 
 @inputs_by_name
 def closing(
@@ -10627,12 +10682,7 @@ def closing(
     - cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
     - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
-    given: dict[str, object] = {
-        'weapon_SIZ': weapon_SIZ,
-        'opponent_weapon_SIZ': opponent_weapon_SIZ,
-        'closed_this_round': closed_this_round,
-    }
-    return resolve_rule(_BOOK, 'closing', given)
+    return resolve_rule(_BOOK, 'closing', (weapon_SIZ, opponent_weapon_SIZ, closed_this_round))
 
 @inputs_by_name
 def cold_exposure_hunger_thirst(
@@ -10655,18 +10705,21 @@ def cold_exposure_hunger_thirst(
     - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
     - skill is difficult (when days_deprived >= CON)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'CON': CON,
-        'stamina': stamina,
-        'days_without_food': days_without_food,
-        'days_without_water': days_without_water,
-        'days_exposed': days_exposed,
-        'fatigue_points_used': fatigue_points_used,
-        'physical_action': physical_action,
-        'exposure_multiplier': exposure_multiplier,
-    }
-    return resolve_rule(_BOOK, 'cold_exposure_hunger_thirst', given)
+    return resolve_rule(
+        _BOOK,
+        'cold_exposure_hunger_thirst',
+        (
+            skill,
+            CON,
+            stamina,
+            days_without_food,
+            days_without_water,
+            days_exposed,
+            fatigue_points_used,
+            physical_action,
+            exposure_multiplier,
+        ),
+    )
 
 @inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
@@ -10676,8 +10729,7 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target: d100 <= skill (when partial_cover)
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
-    given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-    return resolve_rule(_BOOK, 'cover', given)
+    return resolve_rule(_BOOK, 'cover', (skill, partial_cover))
 
 @inputs_by_name
 def darkness(
@@ -10695,14 +10747,11 @@ def darkness(
     - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'perception': perception,
-        'darkness': darkness,
-        'darkness_modifier': darkness_modifier,
-        'opponent_detected': opponent_detected,
-    }
-    return resolve_rule(_BOOK, 'darkness', given)
+    return resolve_rule(
+        _BOOK,
+        'darkness',
+        (skill, perception, darkness, darkness_modifier, opponent_detected),
+    )
 
 @inputs_by_name
 def desperate_actions(
@@ -10723,16 +10772,11 @@ def desperate_actions(
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'DEX': DEX,
-        'agility': agility,
-        'fatigue_points_used': fatigue_points_used,
-        'desperate': desperate,
-        'desperate_last_round': desperate_last_round,
-        'fatigue_cost': fatigue_cost,
-    }
-    return resolve_rule(_BOOK, 'desperate_actions', given)
+    return resolve_rule(
+        _BOOK,
+        'desperate_actions',
+        (skill, DEX, agility, fatigue_points_used, desperate, desperate_last_round, fatigue_cost),
+    )
 
 @inputs_by_name
 def disarming(
@@ -10751,15 +10795,11 @@ def disarming(
     - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'opponent_STR': opponent_STR,
-        'disarm': disarm,
-        'disarm_damage': disarm_damage,
-        'weapon_hit_points': weapon_hit_points,
-        'disarm_suspected': disarm_suspected,
-    }
-    return resolve_rule(_BOOK, 'disarming', given)
+    return resolve_rule(
+        _BOOK,
+        'disarming',
+        (skill, opponent_STR, disarm, disarm_damage, weapon_hit_points, disarm_suspected),
+    )
 
 @inputs_by_name
 def disease(
@@ -10778,15 +10818,11 @@ def disease(
     - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'stamina': stamina,
-        'exposed_to_disease': exposed_to_disease,
-        'diseased': diseased,
-        'con_failures': con_failures,
-        'disease_type': disease_type,
-    }
-    return resolve_rule(_BOOK, 'disease', given)
+    return resolve_rule(
+        _BOOK,
+        'disease',
+        (CON, stamina, exposed_to_disease, diseased, con_failures, disease_type),
+    )
 
 @inputs_by_name
 def disease_recovery(
@@ -10830,13 +10866,7 @@ def disengaging(
     - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'defense': defense,
-        'disengage': disengage,
-        'all_defenses_succeeded': all_defenses_succeeded,
-    }
-    return resolve_rule(_BOOK, 'disengaging', given)
+    return resolve_rule(_BOOK, 'disengaging', (skill, defense, disengage, all_defenses_succeeded))
 
 @inputs_by_name
 def drawing_weapons(
@@ -10851,12 +10881,7 @@ def drawing_weapons(
     - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'weapon_change': weapon_change,
-        'ready_ranks': ready_ranks,
-    }
-    return resolve_rule(_BOOK, 'drawing_weapons', given)
+    return resolve_rule(_BOOK, 'drawing_weapons', (skill, weapon_change, ready_ranks))
 
 @inputs_by_name
 def enclosed_environments(
@@ -10871,13 +10896,7 @@ def enclosed_environments(
     - skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
     - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'weapon_SIZ': weapon_SIZ,
-        'space': space,
-        'ranged_weapon': ranged_weapon,
-    }
-    return resolve_rule(_BOOK, 'enclosed_environments', given)
+    return resolve_rule(_BOOK, 'enclosed_environments', (skill, weapon_SIZ, space, ranged_weapon))
 
 @inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
@@ -10886,8 +10905,7 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
-    given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-    return resolve_rule(_BOOK, 'entangling', given)
+    return resolve_rule(_BOOK, 'entangling', (skill, entangle))
 
 @inputs_by_name
 def roll_bonus(
@@ -10898,8 +10916,7 @@ def roll_bonus(
 
     Looked up by command_roll.
     """
-    given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_rule(_BOOK, 'roll_bonus', given)
+    return resolve_rule(_BOOK, 'roll_bonus', (command_roll,))
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -10907,8 +10924,7 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
 
     Looked up by shots.
     """
-    given: dict[str, object] = {'shots': shots}
-    return resolve_rule(_BOOK, 'autofire_hits', given)
+    return resolve_rule(_BOOK, 'autofire_hits', (shots,))
 
 @inputs_by_name
 def chase_steps(
@@ -10919,8 +10935,7 @@ def chase_steps(
 
     Looked up by chase_result.
     """
-    given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_rule(_BOOK, 'chase_steps', given)
+    return resolve_rule(_BOOK, 'chase_steps', (chase_result,))
 
 @inputs_by_name
 def range_track(
@@ -10931,8 +10946,7 @@ def range_track(
 
     Looked up by chase_range.
     """
-    given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_rule(_BOOK, 'range_track', given)
+    return resolve_rule(_BOOK, 'range_track', (chase_range,))
 
 @inputs_by_name
 def maneuver_modifier(
@@ -10943,8 +10957,7 @@ def maneuver_modifier(
 
     Looked up by maneuver.
     """
-    given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_rule(_BOOK, 'maneuver_modifier', given)
+    return resolve_rule(_BOOK, 'maneuver_modifier', (maneuver,))
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -10963,8 +10976,7 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
 
     Looked up by asphyxiation_round.
     """
-    given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_rule(_BOOK, 'breath_by_round', given)
+    return resolve_rule(_BOOK, 'breath_by_round', (asphyxiation_round,))
 
 @inputs_by_name
 def asphyxiation_damage(
@@ -10975,8 +10987,7 @@ def asphyxiation_damage(
 
     Looked up by substance.
     """
-    given: dict[str, object] = {'substance': substance}
-    return resolve_rule(_BOOK, 'asphyxiation_damage', given)
+    return resolve_rule(_BOOK, 'asphyxiation_damage', (substance,))
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -10984,8 +10995,7 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
 
     Looked up by con_failures.
     """
-    given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_rule(_BOOK, 'illness_severity', given)
+    return resolve_rule(_BOOK, 'illness_severity', (con_failures,))
 
 @inputs_by_name
 def disease_types(
@@ -10996,8 +11006,7 @@ def disease_types(
 
     Looked up by disease_type.
     """
-    given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_rule(_BOOK, 'disease_types', given)
+    return resolve_rule(_BOOK, 'disease_types', (disease_type,))
 
 __all__ = [
     'INPUTS',

@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -4424,7 +4579,7 @@ _rule_point_blank_range: Final[tuple[Step, ...]] = (
     Step('mod', _point_blank_range__mod1, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is difficult', ('when target_range <= reach', 'when missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'difficult', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
     Step('mod', _point_blank_range__mod2, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] not in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('when target_range <= reach', 'unless missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'easy', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
     Step('text', _point_blank_range__text1, (lambda s: s.v['target_range'] <= s.v['reach'],), TraceSpec('point_blank_range', 'Point-blank Range', 'note: Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.', ('when target_range <= reach',), (('target_range', 'reach'),)), None, (('target_range', 0), ('reach', 0))),
-    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] <= Fraction(s.v['DEX']) / 3), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('unless target_range <= reach', 'when target_range <= DEX / 3'), (('target_range', 'reach'), ('target_range', 'DEX'))), 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
+    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] * 3 <= s.v['DEX']), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('unless target_range <= reach', 'when target_range <= DEX / 3'), (('target_range', 'reach'), ('target_range', 'DEX'))), 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
     Step('text', _point_blank_range__text2, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.', (), ()), None, ()),
     Step('text', _point_blank_range__text3, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.', (), ()), None, ()),
 )
@@ -8701,8 +8856,7 @@ def attack(*, skill: int = 50) -> Resolution:
 
     - roll hit: d100 <= skill
     """
-    given: dict[str, object] = {'skill': skill}
-    return resolve_rule(_BOOK, 'attack', given)
+    return resolve_rule(_BOOK, 'attack', (skill,))
 
 @inputs_by_name
 def explosions(
@@ -8721,13 +8875,7 @@ def explosions(
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
     """
-    given: dict[str, object] = {
-        'blast_dice': blast_dice,
-        'blast_radius': blast_radius,
-        'distance': distance,
-        'demolition': demolition,
-    }
-    return resolve_rule(_BOOK, 'explosions', given)
+    return resolve_rule(_BOOK, 'explosions', (blast_dice, blast_radius, distance, demolition))
 
 @inputs_by_name
 def point_blank_range(
@@ -8745,14 +8893,11 @@ def point_blank_range(
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'reach': reach,
-    }
-    return resolve_rule(_BOOK, 'point_blank_range', given)
+    return resolve_rule(
+        _BOOK,
+        'point_blank_range',
+        (DEX, skill, target_range, missile_kind, reach),
+    )
 
 @inputs_by_name
 def extended_range(
@@ -8776,16 +8921,11 @@ def extended_range(
     - cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'base_range': base_range,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'reach': reach,
-        'hand_propelled': hand_propelled,
-    }
-    return resolve_rule(_BOOK, 'extended_range', given)
+    return resolve_rule(
+        _BOOK,
+        'extended_range',
+        (DEX, skill, base_range, target_range, missile_kind, reach, hand_propelled),
+    )
 
 @inputs_by_name
 def falling(
@@ -8809,15 +8949,11 @@ def falling(
     - derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
     - derive stake_damage = d10 + 1 (when stake)
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'armor': armor,
-        'fall_dice': fall_dice,
-        'fall_distance': fall_distance,
-        'thrown_down': thrown_down,
-        'stake': stake,
-    }
-    return resolve_rule(_BOOK, 'falling', given)
+    return resolve_rule(
+        _BOOK,
+        'falling',
+        (SIZ, armor, fall_dice, fall_distance, thrown_down, stake),
+    )
 
 @inputs_by_name
 def fighting_while_down(
@@ -8836,14 +8972,11 @@ def fighting_while_down(
     - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'actor_prone': actor_prone,
-        'target_prone': target_prone,
-        'two_handed': two_handed,
-    }
-    return resolve_rule(_BOOK, 'fighting_while_down', given)
+    return resolve_rule(
+        _BOOK,
+        'fighting_while_down',
+        (skill, action, actor_prone, target_prone, two_handed),
+    )
 
 @inputs_by_name
 def fire_and_heat(
@@ -8866,16 +8999,11 @@ def fire_and_heat(
     - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
     - roll extinguish: d100 <= luck (when extinguishing)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'luck': luck,
-        'hit_points': hit_points,
-        'fire': fire,
-        'clothed_unarmored': clothed_unarmored,
-        'burn_damage': burn_damage,
-        'extinguishing': extinguishing,
-    }
-    return resolve_rule(_BOOK, 'fire_and_heat', given)
+    return resolve_rule(
+        _BOOK,
+        'fire_and_heat',
+        (POW, luck, hit_points, fire, clothed_unarmored, burn_damage, extinguishing),
+    )
 
 @inputs_by_name
 def firing_into_combat(
@@ -8896,14 +9024,11 @@ def firing_into_combat(
     - skill +5% per extra_bodies (when extra_bodies > 0)
     - skill min 0
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'into_combat': into_combat,
-        'engaged': engaged,
-        'both_close': both_close,
-        'extra_bodies': extra_bodies,
-    }
-    return resolve_rule(_BOOK, 'firing_into_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'firing_into_combat',
+        (skill, into_combat, engaged, both_close, extra_bodies),
+    )
 
 @inputs_by_name
 def fortified_positions(
@@ -8919,12 +9044,7 @@ def fortified_positions(
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'attack_kind': attack_kind,
-        'fortified': fortified,
-    }
-    return resolve_rule(_BOOK, 'fortified_positions', given)
+    return resolve_rule(_BOOK, 'fortified_positions', (skill, attack_kind, fortified))
 
 @inputs_by_name
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -8932,8 +9052,7 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
-    given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_rule(_BOOK, 'improvised_wear', given)
+    return resolve_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage))
 
 @inputs_by_name
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
@@ -8941,8 +9060,7 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
 
     - as improvised_wear
     """
-    given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-    return resolve_rule(_BOOK, 'improvised_weapons', given)
+    return resolve_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage))
 
 @inputs_by_name
 def improvised_parrying_weapons(
@@ -8958,13 +9076,11 @@ def improvised_parrying_weapons(
     - derive parry_base = max(weapon_base / 2 round up, 20)
     - cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
-    given: dict[str, object] = {
-        'weapon_hp': weapon_hp,
-        'parried_damage': parried_damage,
-        'weapon_base': weapon_base,
-        'weapon_enc': weapon_enc,
-    }
-    return resolve_rule(_BOOK, 'improvised_parrying_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'improvised_parrying_weapons',
+        (weapon_hp, parried_damage, weapon_base, weapon_enc),
+    )
 
 @inputs_by_name
 def knockback(
@@ -8989,19 +9105,22 @@ def knockback(
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
     """
-    given: dict[str, object] = {
-        'SIZ': SIZ,
-        'DEX': DEX,
-        'agility': agility,
-        'ride': ride,
-        'knock_siz': knock_siz,
-        'knockback_damage': knockback_damage,
-        'mount_siz': mount_siz,
-        'kept_seat': kept_seat,
-        'from_above': from_above,
-        'half_siz_threshold': half_siz_threshold,
-    }
-    return resolve_rule(_BOOK, 'knockback', given)
+    return resolve_rule(
+        _BOOK,
+        'knockback',
+        (
+            SIZ,
+            DEX,
+            agility,
+            ride,
+            knock_siz,
+            knockback_damage,
+            mount_siz,
+            kept_seat,
+            from_above,
+            half_siz_threshold,
+        ),
+    )
 
 @inputs_by_name
 def knockout_attacks(
@@ -9017,8 +9136,7 @@ def knockout_attacks(
     - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
-    given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
-    return resolve_rule(_BOOK, 'knockout_attacks', given)
+    return resolve_rule(_BOOK, 'knockout_attacks', (skill, wound, headed))
 
 @inputs_by_name
 def light_sources(
@@ -9040,17 +9158,11 @@ def light_sources(
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'skill': skill,
-        'luck': luck,
-        'spot': spot,
-        'light': light,
-        'light_distance': light_distance,
-        'careful_light': careful_light,
-        'light_dropped': light_dropped,
-    }
-    return resolve_rule(_BOOK, 'light_sources', given)
+    return resolve_rule(
+        _BOOK,
+        'light_sources',
+        (POW, skill, luck, spot, light, light_distance, careful_light, light_dropped),
+    )
 
 @inputs_by_name
 def mass_combat(
@@ -9066,14 +9178,7 @@ def mass_combat(
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'luck': luck,
-        'immersed': immersed,
-        'side_pot': side_pot,
-        'enemy_pot': enemy_pot,
-    }
-    return resolve_rule(_BOOK, 'mass_combat', given)
+    return resolve_rule(_BOOK, 'mass_combat', (POW, luck, immersed, side_pot, enemy_pot))
 
 @inputs_by_name
 def missile_fire_while_moving(
@@ -9096,17 +9201,11 @@ def missile_fire_while_moving(
     - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'jump': jump,
-        'ride': ride,
-        'missile_kind': missile_kind,
-        'moving': moving,
-        'fire_direction': fire_direction,
-    }
-    return resolve_rule(_BOOK, 'missile_fire_while_moving', given)
+    return resolve_rule(
+        _BOOK,
+        'missile_fire_while_moving',
+        (DEX, skill, agility, jump, ride, missile_kind, moving, fire_direction),
+    )
 
 @inputs_by_name
 def superior_position(
@@ -9123,14 +9222,11 @@ def superior_position(
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'superior': superior,
-        'long_weapon': long_weapon,
-        'opponent_long_weapon': opponent_long_weapon,
-    }
-    return resolve_rule(_BOOK, 'superior_position', given)
+    return resolve_rule(
+        _BOOK,
+        'superior_position',
+        (skill, action, superior, long_weapon, opponent_long_weapon),
+    )
 
 @inputs_by_name
 def mounted_combat(
@@ -9163,23 +9259,26 @@ def mounted_combat(
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POW': POW,
-        'skill': skill,
-        'luck': luck,
-        'stamina': stamina,
-        'ride': ride,
-        'action': action,
-        'long_weapon': long_weapon,
-        'opponent_long_weapon': opponent_long_weapon,
-        'mounted': mounted,
-        'target_on_foot': target_on_foot,
-        'falling_from_mount': falling_from_mount,
-        'spurring': spurring,
-        'mount_POW': mount_POW,
-    }
-    return resolve_rule(_BOOK, 'mounted_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'mounted_combat',
+        (
+            CON,
+            POW,
+            skill,
+            luck,
+            stamina,
+            ride,
+            action,
+            long_weapon,
+            opponent_long_weapon,
+            mounted,
+            target_on_foot,
+            falling_from_mount,
+            spurring,
+            mount_POW,
+        ),
+    )
 
 @inputs_by_name
 def natural_weapons(
@@ -9196,13 +9295,11 @@ def natural_weapons(
     - natural_damage = d6 (unless natural_weapon in {bite, horn})
     - derive natural_total = natural_damage + damage_bonus
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage_bonus': damage_bonus,
-        'natural_weapon': natural_weapon,
-        'natural_damage': natural_damage,
-    }
-    return resolve_rule(_BOOK, 'natural_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'natural_weapons',
+        (skill, damage_bonus, natural_weapon, natural_damage),
+    )
 
 @inputs_by_name
 def poisons(
@@ -9218,8 +9315,7 @@ def poisons(
     - derive poison_damage_resisted = POT / 2 round up
     - derive poison_onset = poison_delay[poison_speed]
     """
-    given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
-    return resolve_rule(_BOOK, 'poisons', given)
+    return resolve_rule(_BOOK, 'poisons', (CON, POT, poison_speed))
 
 @inputs_by_name
 def poison_antidotes(
@@ -9235,13 +9331,7 @@ def poison_antidotes(
     - POT min 0
     - as poisons
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POT': POT,
-        'antidote_pot': antidote_pot,
-        'poison_speed': poison_speed,
-    }
-    return resolve_rule(_BOOK, 'poison_antidotes', given)
+    return resolve_rule(_BOOK, 'poison_antidotes', (CON, POT, antidote_pot, poison_speed))
 
 @inputs_by_name
 def prone(
@@ -9267,19 +9357,22 @@ def prone(
     - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'base_range': base_range,
-        'target_range': target_range,
-        'missile_kind': missile_kind,
-        'attack_kind': attack_kind,
-        'actor_prone': actor_prone,
-        'target_prone': target_prone,
-        'voluntarily_prone': voluntarily_prone,
-        'getting_up': getting_up,
-    }
-    return resolve_rule(_BOOK, 'prone', given)
+    return resolve_rule(
+        _BOOK,
+        'prone',
+        (
+            skill,
+            action,
+            base_range,
+            target_range,
+            missile_kind,
+            attack_kind,
+            actor_prone,
+            target_prone,
+            voluntarily_prone,
+            getting_up,
+        ),
+    )
 
 @inputs_by_name
 def pulling_blows(
@@ -9293,12 +9386,7 @@ def pulling_blows(
     - damage -pull_steps steps
     - damage -pull_dice dice
     """
-    given: dict[str, object] = {
-        'damage': damage,
-        'pull_steps': pull_steps,
-        'pull_dice': pull_dice,
-    }
-    return resolve_rule(_BOOK, 'pulling_blows', given)
+    return resolve_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice))
 
 @inputs_by_name
 def quickdraws(
@@ -9317,15 +9405,11 @@ def quickdraws(
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'spot': spot,
-        'action': action,
-        'opponent_DEX': opponent_DEX,
-        'after_exchange': after_exchange,
-    }
-    return resolve_rule(_BOOK, 'quickdraws', given)
+    return resolve_rule(
+        _BOOK,
+        'quickdraws',
+        (DEX, skill, spot, action, opponent_DEX, after_exchange),
+    )
 
 @inputs_by_name
 def radiation(
@@ -9352,16 +9436,11 @@ def radiation(
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'POW': POW,
-        'skill': skill,
-        'stamina': stamina,
-        'radiation_pot': radiation_pot,
-        'mutations': mutations,
-        'physical_skill': physical_skill,
-    }
-    return resolve_rule(_BOOK, 'radiation', given)
+    return resolve_rule(
+        _BOOK,
+        'radiation',
+        (CON, POW, skill, stamina, radiation_pot, mutations, physical_skill),
+    )
 
 @inputs_by_name
 def shields_and_missile_fire(
@@ -9375,12 +9454,7 @@ def shields_and_missile_fire(
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
-    given: dict[str, object] = {
-        'shield': shield,
-        'shield_use': shield_use,
-        'fast_missile': fast_missile,
-    }
-    return resolve_rule(_BOOK, 'shields_and_missile_fire', given)
+    return resolve_rule(_BOOK, 'shields_and_missile_fire', (shield, shield_use, fast_missile))
 
 @inputs_by_name
 def shooting_up_or_down(
@@ -9399,13 +9473,11 @@ def shooting_up_or_down(
     - skill +10% (when shot_direction == downward)
     - skill min 0
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'base_range': base_range,
-        'shot_angle': shot_angle,
-        'shot_direction': shot_direction,
-    }
-    return resolve_rule(_BOOK, 'shooting_up_or_down', given)
+    return resolve_rule(
+        _BOOK,
+        'shooting_up_or_down',
+        (skill, base_range, shot_angle, shot_direction),
+    )
 
 @inputs_by_name
 def slippery_surfaces(
@@ -9419,8 +9491,7 @@ def slippery_surfaces(
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
-    given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
-    return resolve_rule(_BOOK, 'slippery_surfaces', given)
+    return resolve_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick))
 
 @inputs_by_name
 def stunning_or_subduing(
@@ -9447,19 +9518,22 @@ def stunning_or_subduing(
     - roll stun: resist stun_damage vs hit_points (when stun_hit)
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
-    given: dict[str, object] = {
-        'INT': INT,
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'hit_points': hit_points,
-        'action': action,
-        'target_stunned': target_stunned,
-        'actor_stunned': actor_stunned,
-        'stun_hit': stun_hit,
-        'stun_damage': stun_damage,
-    }
-    return resolve_rule(_BOOK, 'stunning_or_subduing', given)
+    return resolve_rule(
+        _BOOK,
+        'stunning_or_subduing',
+        (
+            INT,
+            DEX,
+            skill,
+            agility,
+            hit_points,
+            action,
+            target_stunned,
+            actor_stunned,
+            stun_hit,
+            stun_damage,
+        ),
+    )
 
 @inputs_by_name
 def superior_numbers(
@@ -9472,8 +9546,7 @@ def superior_numbers(
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
     - derive crowded_out = attackers - can_attack
     """
-    given: dict[str, object] = {'attackers': attackers, 'attacker_weapons': attacker_weapons}
-    return resolve_rule(_BOOK, 'superior_numbers', given)
+    return resolve_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons))
 
 @inputs_by_name
 def sweep_attacks(
@@ -9494,16 +9567,11 @@ def sweep_attacks(
     - cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'damage': damage,
-        'action': action,
-        'natural_sweep': natural_sweep,
-        'sweep_defender': sweep_defender,
-        'sweep_damage': sweep_damage,
-    }
-    return resolve_rule(_BOOK, 'sweep_attacks', given)
+    return resolve_rule(
+        _BOOK,
+        'sweep_attacks',
+        (STR, skill, damage, action, natural_sweep, sweep_defender, sweep_damage),
+    )
 
 @inputs_by_name
 def thrown_weapons(
@@ -9519,13 +9587,11 @@ def thrown_weapons(
     - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage_bonus': damage_bonus,
-        'thrown_attack': thrown_attack,
-        'unskilled_close': unskilled_close,
-    }
-    return resolve_rule(_BOOK, 'thrown_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'thrown_weapons',
+        (skill, damage_bonus, thrown_attack, unskilled_close),
+    )
 
 @inputs_by_name
 def two_weapons(
@@ -9551,19 +9617,22 @@ def two_weapons(
     - derive may_be_ambidextrous = DEX >= 16
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
-    given: dict[str, object] = {
-        'POW': POW,
-        'DEX': DEX,
-        'skill': skill,
-        'luck': luck,
-        'dex_rank': dex_rank,
-        'split_attack': split_attack,
-        'off_hand': off_hand,
-        'off_hand_trained': off_hand_trained,
-        'off_hand_weapon': off_hand_weapon,
-        'handedness_unknown': handedness_unknown,
-    }
-    return resolve_rule(_BOOK, 'two_weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'two_weapons',
+        (
+            POW,
+            DEX,
+            skill,
+            luck,
+            dex_rank,
+            split_attack,
+            off_hand,
+            off_hand_trained,
+            off_hand_weapon,
+            handedness_unknown,
+        ),
+    )
 
 @inputs_by_name
 def underwater_combat(
@@ -9589,18 +9658,21 @@ def underwater_combat(
     - cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'damage': damage,
-        'swim': swim,
-        'underwater': underwater,
-        'swimming': swimming,
-        'damage_type': damage_type,
-        'close_or_small': close_or_small,
-        'shield_parry': shield_parry,
-        'acclimated': acclimated,
-    }
-    return resolve_rule(_BOOK, 'underwater_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'underwater_combat',
+        (
+            skill,
+            damage,
+            swim,
+            underwater,
+            swimming,
+            damage_type,
+            close_or_small,
+            shield_parry,
+            acclimated,
+        ),
+    )
 
 @inputs_by_name
 def vacuum(
@@ -9624,18 +9696,11 @@ def vacuum(
     - roll eardrums: d100 <= stamina (when abrupt)
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
-    given: dict[str, object] = {
-        'CON': CON,
-        'INT': INT,
-        'skill': skill,
-        'stamina': stamina,
-        'vacuum_round': vacuum_round,
-        'exhaled': exhaled,
-        'suit_armor': suit_armor,
-        'abrupt': abrupt,
-        'sight_roll': sight_roll,
-    }
-    return resolve_rule(_BOOK, 'vacuum', given)
+    return resolve_rule(
+        _BOOK,
+        'vacuum',
+        (CON, INT, skill, stamina, vacuum_round, exhaled, suit_armor, abrupt, sight_roll),
+    )
 
 @inputs_by_name
 def volley_fire(
@@ -9653,13 +9718,7 @@ def volley_fire(
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
     - cannot parry or Dodge while launching volley attacks
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'dex_rank': dex_rank,
-        'attacks_per_round': attacks_per_round,
-    }
-    return resolve_rule(_BOOK, 'volley_fire', given)
+    return resolve_rule(_BOOK, 'volley_fire', (DEX, skill, dex_rank, attacks_per_round))
 
 @inputs_by_name
 def weapon_length(
@@ -9677,14 +9736,11 @@ def weapon_length(
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'action': action,
-        'my_length': my_length,
-        'their_length': their_length,
-        'inside_guard': inside_guard,
-    }
-    return resolve_rule(_BOOK, 'weapon_length', given)
+    return resolve_rule(
+        _BOOK,
+        'weapon_length',
+        (skill, action, my_length, their_length, inside_guard),
+    )
 
 @inputs_by_name
 def wind(
@@ -9701,13 +9757,7 @@ def wind(
     - skill min 0 (when wind_affected)
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'wind_str': wind_str,
-        'wind_affected': wind_affected,
-    }
-    return resolve_rule(_BOOK, 'wind', given)
+    return resolve_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected))
 
 @inputs_by_name
 def cloud_cover(
@@ -9722,8 +9772,7 @@ def cloud_cover(
     - skill min 0 (when sky_skill)
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
-    given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
-    return resolve_rule(_BOOK, 'cloud_cover', given)
+    return resolve_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill))
 
 @inputs_by_name
 def rain(
@@ -9738,12 +9787,7 @@ def rain(
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
-    given: dict[str, object] = {
-        'skill': skill,
-        'precipitation_kind': precipitation_kind,
-        'weather_skill': weather_skill,
-    }
-    return resolve_rule(_BOOK, 'rain', given)
+    return resolve_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill))
 
 @inputs_by_name
 def weather_conditions(
@@ -9763,17 +9807,20 @@ def weather_conditions(
     - as cloud_cover
     - as rain
     """
-    given: dict[str, object] = {
-        'STR': STR,
-        'skill': skill,
-        'wind_str': wind_str,
-        'wind_affected': wind_affected,
-        'clouds': clouds,
-        'sky_skill': sky_skill,
-        'precipitation_kind': precipitation_kind,
-        'weather_skill': weather_skill,
-    }
-    return resolve_rule(_BOOK, 'weather_conditions', given)
+    return resolve_rule(
+        _BOOK,
+        'weather_conditions',
+        (
+            STR,
+            skill,
+            wind_str,
+            wind_affected,
+            clouds,
+            sky_skill,
+            precipitation_kind,
+            weather_skill,
+        ),
+    )
 
 @inputs_by_name
 def zero_gravity_combat(
@@ -9792,15 +9839,11 @@ def zero_gravity_combat(
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
     """
-    given: dict[str, object] = {
-        'DEX': DEX,
-        'skill': skill,
-        'agility': agility,
-        'zero_g_failed': zero_g_failed,
-        'braced': braced,
-        'impact_damage': impact_damage,
-    }
-    return resolve_rule(_BOOK, 'zero_gravity_combat', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_gravity_combat',
+        (DEX, skill, agility, zero_g_failed, braced, impact_damage),
+    )
 
 @inputs_by_name
 def fire_sources(
@@ -9811,8 +9854,7 @@ def fire_sources(
 
     Looked up by fire.
     """
-    given: dict[str, object] = {'fire': fire}
-    return resolve_rule(_BOOK, 'fire_sources', given)
+    return resolve_rule(_BOOK, 'fire_sources', (fire,))
 
 @inputs_by_name
 def light_burn_time(
@@ -9823,8 +9865,7 @@ def light_burn_time(
 
     Looked up by light.
     """
-    given: dict[str, object] = {'light': light}
-    return resolve_rule(_BOOK, 'light_burn_time', given)
+    return resolve_rule(_BOOK, 'light_burn_time', (light,))
 
 @inputs_by_name
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
@@ -9832,8 +9873,7 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
 
     Looked up by poison_speed.
     """
-    given: dict[str, object] = {'poison_speed': poison_speed}
-    return resolve_rule(_BOOK, 'poison_delay', given)
+    return resolve_rule(_BOOK, 'poison_delay', (poison_speed,))
 
 @inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
@@ -9841,8 +9881,7 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
 
     Looked up by radiation_pot.
     """
-    given: dict[str, object] = {'radiation_pot': radiation_pot}
-    return resolve_rule(_BOOK, 'radiation_effects', given)
+    return resolve_rule(_BOOK, 'radiation_effects', (radiation_pot,))
 
 @inputs_by_name
 def shield_block(
@@ -9854,8 +9893,7 @@ def shield_block(
 
     Looked up by shield, shield_use.
     """
-    given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
-    return resolve_rule(_BOOK, 'shield_block', given)
+    return resolve_rule(_BOOK, 'shield_block', (shield, shield_use))
 
 @inputs_by_name
 def attackers_with_room(
@@ -9866,8 +9904,7 @@ def attackers_with_room(
 
     Looked up by attacker_weapons.
     """
-    given: dict[str, object] = {'attacker_weapons': attacker_weapons}
-    return resolve_rule(_BOOK, 'attackers_with_room', given)
+    return resolve_rule(_BOOK, 'attackers_with_room', (attacker_weapons,))
 
 @inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
@@ -9886,8 +9923,7 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
 
     Looked up by wind_str.
     """
-    given: dict[str, object] = {'wind_str': wind_str}
-    return resolve_rule(_BOOK, 'wind_strength', given)
+    return resolve_rule(_BOOK, 'wind_strength', (wind_str,))
 
 @inputs_by_name
 def cloud_cover_levels(
@@ -9898,8 +9934,7 @@ def cloud_cover_levels(
 
     Looked up by clouds.
     """
-    given: dict[str, object] = {'clouds': clouds}
-    return resolve_rule(_BOOK, 'cloud_cover_levels', given)
+    return resolve_rule(_BOOK, 'cloud_cover_levels', (clouds,))
 
 @inputs_by_name
 def precipitation(
@@ -9910,8 +9945,7 @@ def precipitation(
 
     Looked up by precipitation_kind.
     """
-    given: dict[str, object] = {'precipitation_kind': precipitation_kind}
-    return resolve_rule(_BOOK, 'precipitation', given)
+    return resolve_rule(_BOOK, 'precipitation', (precipitation_kind,))
 
 __all__ = [
     'INPUTS',

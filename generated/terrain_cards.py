@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -6176,13 +6331,7 @@ def other_mods_stack(
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'lof_skill': lof_skill,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'other_mods_stack', given)
+    return resolve_rule(_BOOK, 'other_mods_stack', (attribute, lof_skill, range_mod, other_mods))
 
 @inputs_by_name
 def lof_roll(
@@ -6203,18 +6352,11 @@ def lof_roll(
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'burst': burst,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'lof_roll', given)
+    return resolve_rule(
+        _BOOK,
+        'lof_roll',
+        (attribute, burst, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
+    )
 
 @inputs_by_name
 def difficult(
@@ -6234,16 +6376,11 @@ def difficult(
     - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'difficult', given)
+    return resolve_rule(
+        _BOOK,
+        'difficult',
+        (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def very_difficult(
@@ -6264,16 +6401,11 @@ def very_difficult(
     - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'very_difficult', given)
+    return resolve_rule(
+        _BOOK,
+        'very_difficult',
+        (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def saturation(
@@ -6287,8 +6419,7 @@ def saturation(
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
-    given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_rule(_BOOK, 'saturation', given)
+    return resolve_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
 def high_saturation(
@@ -6302,8 +6433,7 @@ def high_saturation(
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
-    given: dict[str, object] = {'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
-    return resolve_rule(_BOOK, 'high_saturation', given)
+    return resolve_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
 def low_visibility(
@@ -6321,15 +6451,11 @@ def low_visibility(
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'low_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'low_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+    )
 
 @inputs_by_name
 def poor_visibility(
@@ -6347,15 +6473,11 @@ def poor_visibility(
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'poor_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'poor_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+    )
 
 @inputs_by_name
 def zero_visibility(
@@ -6378,17 +6500,11 @@ def zero_visibility(
     - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'zero_visibility', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_visibility',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
+    )
 
 @inputs_by_name
 def white_noise(
@@ -6407,18 +6523,11 @@ def white_noise(
 
     - as zero_visibility (when msv)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'vis': vis,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-    }
-    return resolve_rule(_BOOK, 'white_noise', given)
+    return resolve_rule(
+        _BOOK,
+        'white_noise',
+        (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing, msv),
+    )
 
 @inputs_by_name
 def insecure(
@@ -6430,8 +6539,7 @@ def insecure(
     - hostility min insecure
     - roll hostile: d20 >= 20
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'insecure', given)
+    return resolve_rule(_BOOK, 'insecure', (hostility,))
 
 @inputs_by_name
 def adverse(
@@ -6443,8 +6551,7 @@ def adverse(
     - hostility min adverse
     - roll hostile: d20 >= 19
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'adverse', given)
+    return resolve_rule(_BOOK, 'adverse', (hostility,))
 
 @inputs_by_name
 def dangerous(
@@ -6456,8 +6563,7 @@ def dangerous(
     - hostility min dangerous
     - roll hostile: d20 >= 18
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'dangerous', given)
+    return resolve_rule(_BOOK, 'dangerous', (hostility,))
 
 @inputs_by_name
 def aggressive(
@@ -6469,8 +6575,7 @@ def aggressive(
     - hostility min aggressive
     - roll hostile: d20 >= 17
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'aggressive', given)
+    return resolve_rule(_BOOK, 'aggressive', (hostility,))
 
 @inputs_by_name
 def lethal(
@@ -6482,8 +6587,7 @@ def lethal(
     - hostility min lethal
     - roll hostile: d20 >= 16
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'lethal', given)
+    return resolve_rule(_BOOK, 'lethal', (hostility,))
 
 @inputs_by_name
 def savage(
@@ -6495,8 +6599,7 @@ def savage(
     - hostility min savage
     - roll hostile: d20 >= 14
     """
-    given: dict[str, object] = {'hostility': hostility}
-    return resolve_rule(_BOOK, 'savage', given)
+    return resolve_rule(_BOOK, 'savage', (hostility,))
 
 @inputs_by_name
 def woods(
@@ -6528,26 +6631,29 @@ def woods(
     - as saturation
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'woods', given)
+    return resolve_rule(
+        _BOOK,
+        'woods',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def jungle(
@@ -6579,26 +6685,29 @@ def jungle(
     - as saturation
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'jungle', given)
+    return resolve_rule(
+        _BOOK,
+        'jungle',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def steep_hills(
@@ -6617,17 +6726,11 @@ def steep_hills(
     - mountains_type = yes
     - as difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'steep_hills', given)
+    return resolve_rule(
+        _BOOK,
+        'steep_hills',
+        (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def high_mountain(
@@ -6659,26 +6762,29 @@ def high_mountain(
     - as saturation
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'high_mountain', given)
+    return resolve_rule(
+        _BOOK,
+        'high_mountain',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            mountains_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def primeval_forest(
@@ -6712,28 +6818,31 @@ def primeval_forest(
     - as high_saturation
     - as dangerous
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'primeval_forest', given)
+    return resolve_rule(
+        _BOOK,
+        'primeval_forest',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+        ),
+    )
 
 @inputs_by_name
 def dense_jungle(
@@ -6765,26 +6874,29 @@ def dense_jungle(
     - as high_saturation
     - as dangerous
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'hostility': hostility,
-        'jungle_type': jungle_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-    }
-    return resolve_rule(_BOOK, 'dense_jungle', given)
+    return resolve_rule(
+        _BOOK,
+        'dense_jungle',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            hostility,
+            jungle_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+        ),
+    )
 
 @inputs_by_name
 def arctic_plains(
@@ -6805,18 +6917,21 @@ def arctic_plains(
     - as difficult
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'arctic_plains', given)
+    return resolve_rule(
+        _BOOK,
+        'arctic_plains',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            mountains_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def mid_mountain(
@@ -6835,17 +6950,11 @@ def mid_mountain(
     - mountains_type = yes
     - as very_difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'mountains_type': mountains_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'mid_mountain', given)
+    return resolve_rule(
+        _BOOK,
+        'mid_mountain',
+        (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def swamp(
@@ -6870,21 +6979,24 @@ def swamp(
     - as saturation
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'burst': burst,
-        'hostility': hostility,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-    }
-    return resolve_rule(_BOOK, 'swamp', given)
+    return resolve_rule(
+        _BOOK,
+        'swamp',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            burst,
+            hostility,
+            aquatic_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+        ),
+    )
 
 @inputs_by_name
 def open_sea(
@@ -6905,18 +7017,21 @@ def open_sea(
     - as very_difficult
     - as insecure
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'open_sea', given)
+    return resolve_rule(
+        _BOOK,
+        'open_sea',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            aquatic_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def rocky_ground(
@@ -6939,20 +7054,23 @@ def rocky_ground(
     - as difficult
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'burst': burst,
-        'desert_type': desert_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-    }
-    return resolve_rule(_BOOK, 'rocky_ground', given)
+    return resolve_rule(
+        _BOOK,
+        'rocky_ground',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            burst,
+            desert_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+        ),
+    )
 
 @inputs_by_name
 def sand_dunes(
@@ -6973,18 +7091,21 @@ def sand_dunes(
     - as very_difficult
     - as adverse
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'hostility': hostility,
-        'desert_type': desert_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'sand_dunes', given)
+    return resolve_rule(
+        _BOOK,
+        'sand_dunes',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            hostility,
+            desert_type,
+            turn,
+            movement,
+            failed_guts,
+        ),
+    )
 
 @inputs_by_name
 def beach(
@@ -7003,17 +7124,11 @@ def beach(
     - aquatic_type = yes
     - as difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'aquatic_type': aquatic_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'beach', given)
+    return resolve_rule(
+        _BOOK,
+        'beach',
+        (MOV_1, MOV_2, order_move, reaction_move, aquatic_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def zero_g(
@@ -7032,17 +7147,11 @@ def zero_g(
     - zero_g_type = yes
     - as very_difficult
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-    }
-    return resolve_rule(_BOOK, 'zero_g', given)
+    return resolve_rule(
+        _BOOK,
+        'zero_g',
+        (MOV_1, MOV_2, order_move, reaction_move, zero_g_type, turn, movement, failed_guts),
+    )
 
 @inputs_by_name
 def generator_room(
@@ -7074,28 +7183,31 @@ def generator_room(
     - as white_noise
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'generator_room', given)
+    return resolve_rule(
+        _BOOK,
+        'generator_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+            msv,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def engine_room(
@@ -7126,26 +7238,29 @@ def engine_room(
     - as low_visibility
     - as saturation
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'burst': burst,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'engine_room', given)
+    return resolve_rule(
+        _BOOK,
+        'engine_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            burst,
+            zone_vis,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def energy_core_room(
@@ -7178,28 +7293,31 @@ def energy_core_room(
     - as low_visibility
     - as white_noise
     """
-    given: dict[str, object] = {
-        'MOV_1': MOV_1,
-        'MOV_2': MOV_2,
-        'order_move': order_move,
-        'reaction_move': reaction_move,
-        'attribute': attribute,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'zero_g_type': zero_g_type,
-        'turn': turn,
-        'movement': movement,
-        'failed_guts': failed_guts,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-        'msv': msv,
-        'optional_mov': optional_mov,
-    }
-    return resolve_rule(_BOOK, 'energy_core_room', given)
+    return resolve_rule(
+        _BOOK,
+        'energy_core_room',
+        (
+            MOV_1,
+            MOV_2,
+            order_move,
+            reaction_move,
+            attribute,
+            zone_vis,
+            vis,
+            zero_g_type,
+            turn,
+            movement,
+            failed_guts,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+            msv,
+            optional_mov,
+        ),
+    )
 
 @inputs_by_name
 def storm(
@@ -7224,22 +7342,25 @@ def storm(
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
-    given: dict[str, object] = {
-        'attribute': attribute,
-        'zone_vis': zone_vis,
-        'vis': vis,
-        'jungle_type': jungle_type,
-        'mountains_type': mountains_type,
-        'aquatic_type': aquatic_type,
-        'desert_type': desert_type,
-        'lof_skill': lof_skill,
-        'lof_zone': lof_zone,
-        'range_mod': range_mod,
-        'other_mods': other_mods,
-        'responding': responding,
-        'facing': facing,
-    }
-    return resolve_rule(_BOOK, 'storm', given)
+    return resolve_rule(
+        _BOOK,
+        'storm',
+        (
+            attribute,
+            zone_vis,
+            vis,
+            jungle_type,
+            mountains_type,
+            aquatic_type,
+            desert_type,
+            lof_skill,
+            lof_zone,
+            range_mod,
+            other_mods,
+            responding,
+            facing,
+        ),
+    )
 
 @inputs_by_name
 def hostility_level(*, roll: int | None = None) -> Resolution:

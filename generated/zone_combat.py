@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -1508,6 +1508,9 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
+    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
+    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
+    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
@@ -1534,6 +1537,7 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1624,6 +1628,24 @@ class Book:
         return found
 
 
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+    """The values of an input `coerce` returns as they are, when they are simply told: whole
+    numbers between bounds (a range), flags, members; None for any other kind."""
+    low, high = spec.low, spec.high
+    if (
+        spec.kind in ("int", "percent")
+        and type(low) is int
+        and type(high) is int
+        and max(abs(low), abs(high)).bit_length() <= _MAX_BITS
+    ):
+        return int, range(low, high + 1)
+    if spec.kind == "flag":
+        return bool, (False, True)
+    if spec.kind in ("one of", "levels"):
+        return str, frozenset(spec.members)
+    return None
+
+
 # ---------------------------------------------------------------------------- a situation
 
 
@@ -1633,12 +1655,22 @@ class _Settled(dict[str, Any]):
 
     __slots__ = ("pending",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: dict[str, Callable[[], Any]] = {}
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
 
     def __missing__(self, name: str) -> Any:
-        compute = self.pending.pop(name, None)
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
         if compute is None:
             raise KeyError(name)
         self[name] = value = compute()
@@ -1761,7 +1793,7 @@ class _Situation:
         chosen = next((index for index, holds in counted if holds), None)
         if chosen is None:
             payload = self.steps[counted[0][0]][0].payload
-            self.e.pending[name] = lambda: whole(self.amount(payload))
+            self.e.wait(name, lambda: whole(self.amount(payload)))
             return
         self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
 
@@ -1889,6 +1921,15 @@ class _CachedScope(Scope):
         return value
 
 
+_FIRST: Final = itemgetter(0)
+_SECOND: Final = itemgetter(1)
+
+
+class _Unmatched:
+    """A type no input value has: an input with no values taken as they are is checked in full."""
+
+
+
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1902,6 +1943,7 @@ class _Plan:
         "book",
         "chains",
         "clauses",
+        "fixed_texts",
         "gated",
         "inputs_order",
         "keys",
@@ -1916,9 +1958,13 @@ class _Plan:
         "table_notes",
         "tables",
         "text_group",
+        "text_steps",
         "texts",
+        "told",
+        "told_keys",
         "traced",
         "traces",
+        "watched",
     )
 
     def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
@@ -1926,7 +1972,9 @@ class _Plan:
         self.book = book
         self.rules = rules
         self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(outer + step.clauses for step, outer, _, _ in steps)
+        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
+        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
+        every call, numbered once here rather than by `enumerate` there."""
         self.keys = tuple(step.spec.key for step, _, _, _ in steps)
         self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
         by_node: dict[str, list[int]] = {}
@@ -1941,22 +1989,51 @@ class _Plan:
                 rolls.append(index)
             elif step.kind == "text":
                 texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, _Group], ...] = tuple(
-            (kind, name, self._group(by_node.get(node, [])))
+        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
+            (
+                "unmodified" if kind == "stat" and node not in by_node else kind,
+                name,
+                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
+            )
             for node in book.nodes_of(rules)
             for kind, _, name in (node.partition(" "),)
             if kind != "derive" or node in by_node
         )
+        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
+        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
+        each (a `_Group`)."""
         self.roll_group = self._group(rolls)
         self.text_group = self._group(texts_at)
         self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
         self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
+        self.text_steps = tuple(
+            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
+            for i in texts_at
+        )
+        """Each text, with its clauses (none when untraced), trace spec and what it says."""
+        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
+        """The restrictions and notes when no text has a condition (and none is met twice)."""
+        if self.text_group[1] and not self.traced:
+            found = [self.texts[i] for i in texts_at]
+            self.fixed_texts = (
+                tuple(x for x in found if isinstance(x, Restriction)),
+                tuple(x for x in found if isinstance(x, Note)),
+            )
         self.gated = _gated(steps)
         self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
         order = book.order
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
+        self.told_keys = book.rules[rules[0]].reads if rules else ()
+        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
+        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
+        type; no value is of type `_Unmatched`)."""
+        watched = {name for name, _, _ in self.gated}
+        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        """Those of them a "had no effect" note may name, with their defaults: whether they are
+        given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
@@ -1976,7 +2053,7 @@ class _Plan:
             found = []
             for index in indexes:
                 position = -1
-                for at, clause in enumerate(self.clauses[index]):
+                for at, clause in self.clauses[index]:
                     if not clause(scope):
                         position = at
                         break
@@ -2006,7 +2083,7 @@ class _Plan:
         position = -1
         clauses = self.clauses[index]
         if clauses:
-            for at, clause in enumerate(clauses):
+            for at, clause in clauses:
                 if not clause(scope):
                     position = at
                     break
@@ -2022,19 +2099,44 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
+        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
+            # (`whole` is called only for a Fraction: every other value it returns as it is)
+            if kind == "unmodified":
+                value = v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
+                continue
             if kind == "base":
                 if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(scope))
+                    value = group(scope)  # a `base` node's formula
+                    v[name] = whole(value) if type(value) is Fraction else value
+                continue
+            indexes, unique = group
+            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
+                held: list[tuple[ModSpec, Any]] = []
+                where: list[int] = []
+                for index in indexes:
+                    position = -1
+                    for at, clause in clauses[index]:
+                        if not clause(scope):
+                            position = at
+                            break
+                    decided[index] = position
+                    trace.append(TraceEntry(traces[index], position, v, e))
+                    if position < 0:
+                        step = steps[index]
+                        payload = step.payload
+                        held.append((step.spec, payload(scope) if callable(payload) else payload))
+                        where.append(index)
+                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
+                e[name] = whole(value) if type(value) is Fraction else value
                 continue
             counted = self._count(group, scope, decided)
             if kind == "stat":
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
+                held = []
+                where = []
                 for index, holds in counted:
                     trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                     if holds:
@@ -2046,44 +2148,54 @@ class _Plan:
                 continue
             for index, _ in counted:
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            chosen = next((index for index, holds in counted if holds), None)
+            chosen = None
+            for index, holds in counted:
+                if holds:
+                    chosen = index
+                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
-                e.pending[name] = lambda first=first: whole(first(scope) if callable(first) else first)  # type: ignore[misc]
+                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
                 continue
             payload = steps[chosen].payload
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
-        for index, holds in self._count(self.roll_group, scope, decided):
-            trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                rolls.append(self._roll(scope, steps[index]))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
+        if self.roll_group[1]:  # as a stat's modifiers above
+            for index in self.roll_group[0]:
+                position = -1
+                for at, clause in clauses[index]:
+                    if not clause(scope):
+                        position = at
+                        break
+                decided[index] = position
+                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
+                if position < 0:
+                    rolls.append(self._roll(scope, steps[index]))
+        else:
+            for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
+                if holds:
+                    rolls.append(self._roll(scope, steps[index]))
+        restrictions: Sequence[Restriction]
+        if self.fixed_texts is not None:  # no text has a condition: the same every time
+            restrictions, fixed = self.fixed_texts
+            notes = list(fixed)
+        else:
+            restrictions, notes = self._texts(scope, decided, trace)
         for name, reads, note in self.gated:
             if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
                 notes.append(note)
         notes += self.table_notes
         if given <= self.reads:
             inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] if key in e else v[key] for key in self.stat_keys}
+            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
         else:
             order = book.order
             inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
             specs = book.inputs
             stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
         if len(modifiers) > 1:
-            modifiers.sort(key=itemgetter(0))
+            modifiers.sort(key=_FIRST)
         tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
         return Resolution(
             rulebook=book.info.name,
@@ -2091,7 +2203,7 @@ class _Plan:
             inputs=inputs,
             stats=stats,
             derived=derived,
-            modifiers=tuple([modifier for _, modifier in modifiers]),
+            modifiers=tuple(map(_SECOND, modifiers)),
             rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
             restrictions=tuple(restrictions),
             notes=tuple(notes),
@@ -2100,11 +2212,45 @@ class _Plan:
             chains=chains_of(scope, rolls, tables) if self.chains else (),
         )
 
+    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
+        """The restrictions and notes whose conditions hold, the conditional ones traced."""
+        restrictions: list[Restriction] = []
+        notes: list[Note] = []
+        traced = self.traced
+        v, e = scope.v, scope.e
+        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            for index, clauses, spec, text, restricts in self.text_steps:
+                position = -1
+                if clauses:
+                    for at, clause in clauses:
+                        if not clause(scope):
+                            position = at
+                            break
+                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
+                decided[index] = position
+                if position < 0:
+                    if restricts:
+                        restrictions.append(text)  # type: ignore[arg-type]
+                    else:
+                        notes.append(text)  # type: ignore[arg-type]
+            return restrictions, notes
+        for index, holds in self._count(self.text_group, scope, decided):
+            if index in traced:
+                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
+            if holds:
+                text = self.texts[index]
+                if isinstance(text, Restriction):
+                    restrictions.append(text)
+                else:
+                    notes.append(text)
+        return restrictions, notes
+
     def _roll(self, scope: Scope, step: Step) -> Roll:
         """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
         spec = step.spec
-        values, *rest = step.payload
-        changed = roll_changes(scope, spec, rest[0] if rest else ())
+        payload = step.payload
+        values = payload[0]
+        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
         found = values(scope) if callable(values) else values
         if spec.consequences:
             return rolled(scope, spec, found, *changed, cached=True)
@@ -2122,7 +2268,7 @@ class _Plan:
         """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
         kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
         numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple([amount for _, amount in held]))
+        key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
             book = self.book
@@ -2143,22 +2289,26 @@ class _Plan:
         return found[0]
 
 
-def resolve_rule(book: Book, name: str, given: Mapping[str, object]) -> Resolution:
+def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
-    `given` holding every input the rule reads (None for a default worked out from others)."""
+    `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
+    (None for a default worked out from others)."""
     plan = book.plans.get((name,)) or book.plan((name,))
     values: dict[str, Any] = dict(book.defaults)
-    supplied = []
-    specs = book.inputs
-    defaults = book.defaults
-    for key, raw in given.items():
-        spec = specs[key]
-        if raw is None and spec.derived is not None:
+    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+        if type(raw) is kind and raw in plain:
+            values[key] = raw  # what `coerce` returns for it, found without the call
+        elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
-        values[key] = value = spec.coerce(raw)
-        if value != defaults[key]:
-            supplied.append(key)
-    return plan.resolve(values, frozenset(supplied))
+        else:
+            values[key] = book.inputs[key].coerce(raw)
+    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
+    watched = plan.watched
+    given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    return plan.resolve(values, given)
+
+
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -3002,9 +3152,14 @@ def inputs_by_name(function: _RuleFunction) -> _RuleFunction:
     title = function.__name__
 
     def checked(*args: object, **inputs: object) -> Resolution:
-        if args or not names.issuperset(inputs):
+        if args:
             raise _call_error(title, sorted(names), args, inputs)
-        return function(**inputs)
+        try:
+            return function(**inputs)
+        except TypeError:
+            if not names.issuperset(inputs):  # looked at only when Python refused the call
+                raise _call_error(title, sorted(names), args, inputs) from None
+            raise
 
     return cast(_RuleFunction, functools.update_wrapper(checked, function))
 
@@ -9945,15 +10100,11 @@ def range_bands(
     - shot -4 (when range == long)
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'range': range_,
-        'different_arm': different_arm,
-        'scope': scope,
-    }
-    return resolve_rule(_BOOK, 'range_bands', given)
+    return resolve_rule(
+        _BOOK,
+        'range_bands',
+        (all_actions, visibility, shot, range_, different_arm, scope),
+    )
 
 @inputs_by_name
 def pace_class_rule(
@@ -9967,8 +10118,7 @@ def pace_class_rule(
     - pace +pace_shift[pace_class].shift
     - pace -2 (when pace_class == burst and not bursting)
     """
-    given: dict[str, object] = {'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
-    return resolve_rule(_BOOK, 'pace_class_rule', given)
+    return resolve_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting))
 
 @inputs_by_name
 def zone_move(
@@ -9989,17 +10139,11 @@ def zone_move(
     - missile_against -1 (when running)
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'move_target': move_target,
-        'all_actions': all_actions,
-        'missile_against': missile_against,
-        'zone': zone,
-        'destination': destination,
-        'running': running,
-        'second_move': second_move,
-    }
-    return resolve_rule(_BOOK, 'zone_move', given)
+    return resolve_rule(
+        _BOOK,
+        'zone_move',
+        (pace, move_target, all_actions, missile_against, zone, destination, running, second_move),
+    )
 
 @inputs_by_name
 def action_limits(
@@ -10029,19 +10173,22 @@ def action_limits(
     - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'range': range_,
-        'zone': zone,
-        'engaged': engaged,
-        'action': action,
-        'target_in_flank': target_in_flank,
-        'same_flank': same_flank,
-        'guarded': guarded,
-        'width_melee': width_melee,
-        'assist_successes': assist_successes,
-    }
-    return resolve_rule(_BOOK, 'action_limits', given)
+    return resolve_rule(
+        _BOOK,
+        'action_limits',
+        (
+            all_actions,
+            range_,
+            zone,
+            engaged,
+            action,
+            target_in_flank,
+            same_flank,
+            guarded,
+            width_melee,
+            assist_successes,
+        ),
+    )
 
 @inputs_by_name
 def flank_zones(
@@ -10057,13 +10204,7 @@ def flank_zones(
     - range max short (when same_flank)
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
-    given: dict[str, object] = {
-        'range': range_,
-        'zones_away': zones_away,
-        'action': action,
-        'same_flank': same_flank,
-    }
-    return resolve_rule(_BOOK, 'flank_zones', given)
+    return resolve_rule(_BOOK, 'flank_zones', (range_, zones_away, action, same_flank))
 
 @inputs_by_name
 def take_cover(
@@ -10084,17 +10225,11 @@ def take_cover(
     - shot -(own_cover / 2 round down)
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'defence': defence,
-        'cover': cover,
-        'default_cover': default_cover,
-        'target_cover': target_cover,
-        'own_cover': own_cover,
-    }
-    return resolve_rule(_BOOK, 'take_cover', given)
+    return resolve_rule(
+        _BOOK,
+        'take_cover',
+        (all_actions, visibility, shot, defence, cover, default_cover, target_cover, own_cover),
+    )
 
 @inputs_by_name
 def defend_dodge(
@@ -10110,13 +10245,11 @@ def defend_dodge(
     - melee_against -4 (when action == defend; unless defend_moved)
     - missile_against -2 (when action == dodge)
     """
-    given: dict[str, object] = {
-        'missile_against': missile_against,
-        'melee_against': melee_against,
-        'action': action,
-        'defend_moved': defend_moved,
-    }
-    return resolve_rule(_BOOK, 'defend_dodge', given)
+    return resolve_rule(
+        _BOOK,
+        'defend_dodge',
+        (missile_against, melee_against, action, defend_moved),
+    )
 
 @inputs_by_name
 def stealth_mode(
@@ -10133,14 +10266,7 @@ def stealth_mode(
     - stealth +own_cover (when stealthy)
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'engaged': engaged,
-        'stealthy': stealthy,
-        'own_cover': own_cover,
-    }
-    return resolve_rule(_BOOK, 'stealth_mode', given)
+    return resolve_rule(_BOOK, 'stealth_mode', (pace, stealth, engaged, stealthy, own_cover))
 
 @inputs_by_name
 def drop_rule(
@@ -10156,14 +10282,7 @@ def drop_rule(
     - shot +4 (when drop)
     - damage +4 (when drop)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'damage': damage,
-        'drop': drop,
-    }
-    return resolve_rule(_BOOK, 'drop_rule', given)
+    return resolve_rule(_BOOK, 'drop_rule', (all_actions, visibility, shot, damage, drop))
 
 @inputs_by_name
 def targeting_rule(
@@ -10180,14 +10299,11 @@ def targeting_rule(
     - damage +extra_die (when targeting == 3; when vulnerability)
     - cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'damage': damage,
-        'targeting': targeting,
-        'vulnerability': vulnerability,
-        'extra_die': extra_die,
-    }
-    return resolve_rule(_BOOK, 'targeting_rule', given)
+    return resolve_rule(
+        _BOOK,
+        'targeting_rule',
+        (defence, damage, targeting, vulnerability, extra_die),
+    )
 
 @inputs_by_name
 def paralysed(
@@ -10202,13 +10318,7 @@ def paralysed(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'paralysed', given)
+    return resolve_rule(_BOOK, 'paralysed', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def broken_arm(
@@ -10223,13 +10333,11 @@ def broken_arm(
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'broken_arm', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_arm',
+        (wound_penalty, final_damage, tuffness, penalty_raises),
+    )
 
 @inputs_by_name
 def bleeder(
@@ -10248,16 +10356,19 @@ def bleeder(
     - wound_target +2 per extra_bleeds (when final_damage >= tuffness)
     - wound_target +penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_damage': wound_damage,
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-        'extra_bleeds': extra_bleeds,
-    }
-    return resolve_rule(_BOOK, 'bleeder', given)
+    return resolve_rule(
+        _BOOK,
+        'bleeder',
+        (
+            wound_damage,
+            wound_target,
+            final_damage,
+            tuffness,
+            dice_raises,
+            penalty_raises,
+            extra_bleeds,
+        ),
+    )
 
 @inputs_by_name
 def knockdown(
@@ -10275,14 +10386,11 @@ def knockdown(
     - defence -2 (when final_damage >= tuffness)
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'knockdown', given)
+    return resolve_rule(
+        _BOOK,
+        'knockdown',
+        (defence, wound_penalty, final_damage, tuffness, penalty_raises),
+    )
 
 @inputs_by_name
 def crippled(
@@ -10297,13 +10405,7 @@ def crippled(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'crippled', given)
+    return resolve_rule(_BOOK, 'crippled', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def broken_leg(
@@ -10321,15 +10423,11 @@ def broken_leg(
     - pace -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'broken_leg', given)
+    return resolve_rule(
+        _BOOK,
+        'broken_leg',
+        (pace, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def winded(
@@ -10343,13 +10441,7 @@ def winded(
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-    }
-    return resolve_rule(_BOOK, 'winded', given)
+    return resolve_rule(_BOOK, 'winded', (wound_duration, final_damage, tuffness, dice_raises))
 
 @inputs_by_name
 def pain(
@@ -10367,15 +10459,11 @@ def pain(
     - all_actions -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'pain', given)
+    return resolve_rule(
+        _BOOK,
+        'pain',
+        (all_actions, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def guts(
@@ -10392,15 +10480,11 @@ def guts(
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
     - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'wound_damage': wound_damage,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'duration_raises': duration_raises,
-    }
-    return resolve_rule(_BOOK, 'guts', given)
+    return resolve_rule(
+        _BOOK,
+        'guts',
+        (wound_duration, wound_damage, final_damage, tuffness, dice_raises, duration_raises),
+    )
 
 @inputs_by_name
 def scarred(
@@ -10415,13 +10499,7 @@ def scarred(
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_penalty': wound_penalty,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'scarred', given)
+    return resolve_rule(_BOOK, 'scarred', (wound_penalty, final_damage, tuffness, penalty_raises))
 
 @inputs_by_name
 def deafened(
@@ -10439,15 +10517,11 @@ def deafened(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_duration': wound_duration,
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'deafened', given)
+    return resolve_rule(
+        _BOOK,
+        'deafened',
+        (wound_duration, wound_target, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def blinded(
@@ -10466,15 +10540,11 @@ def blinded(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'wound_duration': wound_duration,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-        'dice_raises': dice_raises,
-        'penalty_raises': penalty_raises,
-    }
-    return resolve_rule(_BOOK, 'blinded', given)
+    return resolve_rule(
+        _BOOK,
+        'blinded',
+        (visibility, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+    )
 
 @inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
@@ -10482,12 +10552,7 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
-    given: dict[str, object] = {
-        'wound_target': wound_target,
-        'final_damage': final_damage,
-        'tuffness': tuffness,
-    }
-    return resolve_rule(_BOOK, 'uncon', given)
+    return resolve_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness))
 
 @inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
@@ -10495,8 +10560,7 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
 
     - cover +zone_cover_value
     """
-    given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-    return resolve_rule(_BOOK, 'zone_cover', given)
+    return resolve_rule(_BOOK, 'zone_cover', (cover, zone_cover_value))
 
 @inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
@@ -10504,8 +10568,7 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
 
     - visibility +zone_light_mod
     """
-    given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-    return resolve_rule(_BOOK, 'zone_light', given)
+    return resolve_rule(_BOOK, 'zone_light', (visibility, zone_light_mod))
 
 @inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
@@ -10513,11 +10576,7 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
 
     - visibility +zone_visibility_mod
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'zone_visibility_mod': zone_visibility_mod,
-    }
-    return resolve_rule(_BOOK, 'zone_visibility', given)
+    return resolve_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod))
 
 @inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
@@ -10525,8 +10584,7 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
 
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
-    given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-    return resolve_rule(_BOOK, 'zone_entry', given)
+    return resolve_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings))
 
 @inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
@@ -10534,11 +10592,7 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
 
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
-    given: dict[str, object] = {
-        'zone_width_max': zone_width_max,
-        'close_occupants': close_occupants,
-    }
-    return resolve_rule(_BOOK, 'zone_width', given)
+    return resolve_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants))
 
 @inputs_by_name
 def zone_terrain(
@@ -10553,13 +10607,7 @@ def zone_terrain(
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'move_target': move_target,
-        'terrain_ma': terrain_ma,
-        'rough': rough,
-    }
-    return resolve_rule(_BOOK, 'zone_terrain', given)
+    return resolve_rule(_BOOK, 'zone_terrain', (pace, move_target, terrain_ma, rough))
 
 @inputs_by_name
 def zone_debris(
@@ -10574,14 +10622,7 @@ def zone_debris(
 
     - as debris_tile
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'cover': cover,
-        'debris_level': debris_level,
-        'debris_choice': debris_choice,
-    }
-    return resolve_rule(_BOOK, 'zone_debris', given)
+    return resolve_rule(_BOOK, 'zone_debris', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
 def zone_stacking(
@@ -10595,12 +10636,7 @@ def zone_stacking(
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'zone_stacking_max': zone_stacking_max,
-        'target_size': target_size,
-    }
-    return resolve_rule(_BOOK, 'zone_stacking', given)
+    return resolve_rule(_BOOK, 'zone_stacking', (stacking, zone_stacking_max, target_size))
 
 @inputs_by_name
 def rain(
@@ -10631,16 +10667,11 @@ def rain(
     - hearing -2 (when rain_level == heavy)
     - stealth +2 (when rain_level == heavy)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'range': range_,
-        'ag': ag,
-        'resist_fire': resist_fire,
-        'hearing': hearing,
-        'stealth': stealth,
-        'rain_level': rain_level,
-    }
-    return resolve_rule(_BOOK, 'rain', given)
+    return resolve_rule(
+        _BOOK,
+        'rain',
+        (visibility, range_, ag, resist_fire, hearing, stealth, rain_level),
+    )
 
 @inputs_by_name
 def fog(
@@ -10661,13 +10692,7 @@ def fog(
     - stealth +4 (when fog_level == heavy)
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'stealth': stealth,
-        'zones_away': zones_away,
-        'fog_level': fog_level,
-    }
-    return resolve_rule(_BOOK, 'fog', given)
+    return resolve_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level))
 
 @inputs_by_name
 def cover_tile(
@@ -10691,14 +10716,11 @@ def cover_tile(
     - tuff_aoe +4 (when cover_level == heavy)
     - stealth +2 (when cover_level == heavy)
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-        'tuff_aoe': tuff_aoe,
-        'cover_level': cover_level,
-    }
-    return resolve_rule(_BOOK, 'cover_tile', given)
+    return resolve_rule(
+        _BOOK,
+        'cover_tile',
+        (stealth, cover, default_cover, tuff_aoe, cover_level),
+    )
 
 @inputs_by_name
 def debris_tile(
@@ -10723,14 +10745,7 @@ def debris_tile(
     - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
-    given: dict[str, object] = {
-        'pace': pace,
-        'stealth': stealth,
-        'cover': cover,
-        'debris_level': debris_level,
-        'debris_choice': debris_choice,
-    }
-    return resolve_rule(_BOOK, 'debris_tile', given)
+    return resolve_rule(_BOOK, 'debris_tile', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
 def lighting(
@@ -10747,12 +10762,7 @@ def lighting(
     - visibility -4 (when light_level == heavy)
     - stealth +2 (when light_level == heavy)
     """
-    given: dict[str, object] = {
-        'visibility': visibility,
-        'stealth': stealth,
-        'light_level': light_level,
-    }
-    return resolve_rule(_BOOK, 'lighting', given)
+    return resolve_rule(_BOOK, 'lighting', (visibility, stealth, light_level))
 
 @inputs_by_name
 def noise(
@@ -10769,12 +10779,7 @@ def noise(
     - hearing -4 (when noise_level == heavy)
     - stealth +1 (when noise_level == heavy)
     """
-    given: dict[str, object] = {
-        'hearing': hearing,
-        'stealth': stealth,
-        'noise_level': noise_level,
-    }
-    return resolve_rule(_BOOK, 'noise', given)
+    return resolve_rule(_BOOK, 'noise', (hearing, stealth, noise_level))
 
 @inputs_by_name
 def buzz(
@@ -10788,8 +10793,7 @@ def buzz(
     - comms -2 (when buzz_level == moderate)
     - comms -4 (when buzz_level == heavy)
     """
-    given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-    return resolve_rule(_BOOK, 'buzz', given)
+    return resolve_rule(_BOOK, 'buzz', (comms, buzz_level))
 
 @inputs_by_name
 def wind(
@@ -10810,15 +10814,11 @@ def wind(
     - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
-    given: dict[str, object] = {
-        'all_actions': all_actions,
-        'visibility': visibility,
-        'shot': shot,
-        'range': range_,
-        'heavy_weapon': heavy_weapon,
-        'wind_level': wind_level,
-    }
-    return resolve_rule(_BOOK, 'wind', given)
+    return resolve_rule(
+        _BOOK,
+        'wind',
+        (all_actions, visibility, shot, range_, heavy_weapon, wind_level),
+    )
 
 @inputs_by_name
 def wall_tile(
@@ -10835,8 +10835,7 @@ def wall_tile(
     - cover +4 (when wall_level == heavy)
     - stealth +2 (when wall_level == heavy)
     """
-    given: dict[str, object] = {'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
-    return resolve_rule(_BOOK, 'wall_tile', given)
+    return resolve_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level))
 
 @inputs_by_name
 def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
@@ -10846,8 +10845,7 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 10 (when barrier_level == moderate)
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
-    given: dict[str, object] = {'barrier_level': barrier_level}
-    return resolve_rule(_BOOK, 'barrier', given)
+    return resolve_rule(_BOOK, 'barrier', (barrier_level,))
 
 @inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
@@ -10856,8 +10854,7 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - derive slippery_ag = 4
     - stealth -1
     """
-    given: dict[str, object] = {'stealth': stealth}
-    return resolve_rule(_BOOK, 'tile_slippery', given)
+    return resolve_rule(_BOOK, 'tile_slippery', (stealth,))
 
 @inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
@@ -10865,8 +10862,7 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
 
     - move_target / 2 round down
     """
-    given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-    return resolve_rule(_BOOK, 'tile_slowing', given)
+    return resolve_rule(_BOOK, 'tile_slowing', (pace, move_target))
 
 @inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
@@ -10876,8 +10872,7 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - cover +2
     - stealth +1
     """
-    given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-    return resolve_rule(_BOOK, 'tile_obstacle', given)
+    return resolve_rule(_BOOK, 'tile_obstacle', (stealth, cover))
 
 @inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
@@ -10887,12 +10882,7 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
     - cover = 0
     - default_cover = 0
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-    }
-    return resolve_rule(_BOOK, 'tile_open_ground', given)
+    return resolve_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover))
 
 @inputs_by_name
 def tile_exposed_ground(
@@ -10909,13 +10899,11 @@ def tile_exposed_ground(
     - default_cover = 0
     - missile_against +1
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'default_cover': default_cover,
-        'missile_against': missile_against,
-    }
-    return resolve_rule(_BOOK, 'tile_exposed_ground', given)
+    return resolve_rule(
+        _BOOK,
+        'tile_exposed_ground',
+        (stealth, cover, default_cover, missile_against),
+    )
 
 @inputs_by_name
 def tile_clatter(
@@ -10932,13 +10920,7 @@ def tile_clatter(
     - cover = 0
     - default_cover = 0
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'noticed': noticed,
-        'cover': cover,
-        'default_cover': default_cover,
-    }
-    return resolve_rule(_BOOK, 'tile_clatter', given)
+    return resolve_rule(_BOOK, 'tile_clatter', (stealth, noticed, cover, default_cover))
 
 @inputs_by_name
 def tile_shortcut() -> Resolution:
@@ -10946,8 +10928,7 @@ def tile_shortcut() -> Resolution:
 
     - derive free_zones = 1
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_shortcut', given)
+    return resolve_rule(_BOOK, 'tile_shortcut', ())
 
 @inputs_by_name
 def tile_fire() -> Resolution:
@@ -10955,8 +10936,7 @@ def tile_fire() -> Resolution:
 
     - derive fire_ag = 4
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_fire', given)
+    return resolve_rule(_BOOK, 'tile_fire', ())
 
 @inputs_by_name
 def tile_danger() -> Resolution:
@@ -10965,8 +10945,7 @@ def tile_danger() -> Resolution:
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_danger', given)
+    return resolve_rule(_BOOK, 'tile_danger', ())
 
 @inputs_by_name
 def tile_test() -> Resolution:
@@ -10974,8 +10953,7 @@ def tile_test() -> Resolution:
 
     - derive trait_test = 4
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_test', given)
+    return resolve_rule(_BOOK, 'tile_test', ())
 
 @inputs_by_name
 def tile_pit() -> Resolution:
@@ -10985,8 +10963,7 @@ def tile_pit() -> Resolution:
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_pit', given)
+    return resolve_rule(_BOOK, 'tile_pit', ())
 
 @inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
@@ -10996,8 +10973,7 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - derive trap_damage = 3d6
     - noticed +2
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_trap', given)
+    return resolve_rule(_BOOK, 'tile_trap', (noticed,))
 
 @inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
@@ -11006,8 +10982,7 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - derive trip_wire_notice = 6
     - noticed +2
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_trip_wire', given)
+    return resolve_rule(_BOOK, 'tile_trip_wire', (noticed,))
 
 @inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
@@ -11016,8 +10991,7 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - derive alarm_notice = 6
     - noticed +4
     """
-    given: dict[str, object] = {'noticed': noticed}
-    return resolve_rule(_BOOK, 'tile_alarm', given)
+    return resolve_rule(_BOOK, 'tile_alarm', (noticed,))
 
 @inputs_by_name
 def tile_hideyhole() -> Resolution:
@@ -11025,8 +10999,7 @@ def tile_hideyhole() -> Resolution:
 
     - derive surprise = yes
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'tile_hideyhole', given)
+    return resolve_rule(_BOOK, 'tile_hideyhole', ())
 
 @inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
@@ -11034,8 +11007,7 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
 
     - all_actions +1
     """
-    given: dict[str, object] = {'all_actions': all_actions}
-    return resolve_rule(_BOOK, 'tile_advantage', given)
+    return resolve_rule(_BOOK, 'tile_advantage', (all_actions,))
 
 @inputs_by_name
 def tile_concealment(
@@ -11052,13 +11024,7 @@ def tile_concealment(
     - cover +2
     - tuff_aoe +2
     """
-    given: dict[str, object] = {
-        'stealth': stealth,
-        'cover': cover,
-        'tuff_aoe': tuff_aoe,
-        'drag_resist': drag_resist,
-    }
-    return resolve_rule(_BOOK, 'tile_concealment', given)
+    return resolve_rule(_BOOK, 'tile_concealment', (stealth, cover, tuff_aoe, drag_resist))
 
 @inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
@@ -11068,12 +11034,7 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
     - tuff_ranged +2
     - tuff_aoe +2
     """
-    given: dict[str, object] = {
-        'tuff_aoe': tuff_aoe,
-        'tuff_ranged': tuff_ranged,
-        'drag_resist': drag_resist,
-    }
-    return resolve_rule(_BOOK, 'tile_defensive', given)
+    return resolve_rule(_BOOK, 'tile_defensive', (tuff_aoe, tuff_ranged, drag_resist))
 
 @inputs_by_name
 def sporadic_encounter(
@@ -11087,12 +11048,7 @@ def sporadic_encounter(
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
-    given: dict[str, object] = {
-        'moving': moving,
-        'target_groups': target_groups,
-        'blank_options': blank_options,
-    }
-    return resolve_rule(_BOOK, 'sporadic_encounter', given)
+    return resolve_rule(_BOOK, 'sporadic_encounter', (moving, target_groups, blank_options))
 
 @inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
@@ -11100,8 +11056,7 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_pit', given)
+    return resolve_rule(_BOOK, 'sporadic_pit', (failed_ag,))
 
 @inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
@@ -11110,8 +11065,7 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
-    given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-    return resolve_rule(_BOOK, 'sporadic_walls', given)
+    return resolve_rule(_BOOK, 'sporadic_walls', (stacking, adopted))
 
 @inputs_by_name
 def sporadic_doorway(
@@ -11124,12 +11078,7 @@ def sporadic_doorway(
 
     - as sporadic_walls (unless door_open)
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'adopted': adopted,
-        'door_open': door_open,
-    }
-    return resolve_rule(_BOOK, 'sporadic_doorway', given)
+    return resolve_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open))
 
 @inputs_by_name
 def sporadic_window(
@@ -11142,12 +11091,7 @@ def sporadic_window(
 
     - as sporadic_doorway
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'adopted': adopted,
-        'door_open': door_open,
-    }
-    return resolve_rule(_BOOK, 'sporadic_window', given)
+    return resolve_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open))
 
 @inputs_by_name
 def sporadic_furniture(
@@ -11161,8 +11105,7 @@ def sporadic_furniture(
     - cover +2 (when adopted)
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
-    given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-    return resolve_rule(_BOOK, 'sporadic_furniture', given)
+    return resolve_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted))
 
 @inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
@@ -11171,8 +11114,7 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cover +1
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
-    given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_debris', given)
+    return resolve_rule(_BOOK, 'sporadic_debris', (cover, failed_ag))
 
 @inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
@@ -11180,8 +11122,7 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
 
     - stealth +vegetation_stealth
     """
-    given: dict[str, object] = {'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
-    return resolve_rule(_BOOK, 'sporadic_vegetation', given)
+    return resolve_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth))
 
 @inputs_by_name
 def sporadic_traps() -> Resolution:
@@ -11189,8 +11130,7 @@ def sporadic_traps() -> Resolution:
 
     - derive traps_damage = 2d6 + 1
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_traps', given)
+    return resolve_rule(_BOOK, 'sporadic_traps', ())
 
 @inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
@@ -11198,8 +11138,7 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
 
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_slippery', given)
+    return resolve_rule(_BOOK, 'sporadic_slippery', (failed_ag,))
 
 @inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
@@ -11207,8 +11146,7 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
 
     - pace -slowing_points
     """
-    given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-    return resolve_rule(_BOOK, 'sporadic_slowing', given)
+    return resolve_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points))
 
 @inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
@@ -11216,8 +11154,7 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
-    given: dict[str, object] = {'failed_ag': failed_ag}
-    return resolve_rule(_BOOK, 'sporadic_fire', given)
+    return resolve_rule(_BOOK, 'sporadic_fire', (failed_ag,))
 
 @inputs_by_name
 def sporadic_defensible(
@@ -11233,19 +11170,16 @@ def sporadic_defensible(
     - cannot move without losing the Defensible spot (when adopted)
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
-    given: dict[str, object] = {
-        'stacking': stacking,
-        'engaged': engaged,
-        'adopted': adopted,
-        'defensible_limit': defensible_limit,
-    }
-    return resolve_rule(_BOOK, 'sporadic_defensible', given)
+    return resolve_rule(
+        _BOOK,
+        'sporadic_defensible',
+        (stacking, engaged, adopted, defensible_limit),
+    )
 
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_animals', given)
+    return resolve_rule(_BOOK, 'sporadic_animals', ())
 
 @inputs_by_name
 def sporadic_falling_debris() -> Resolution:
@@ -11253,8 +11187,7 @@ def sporadic_falling_debris() -> Resolution:
 
     - derive falling_damage = 3d6
     """
-    given: dict[str, object] = {}
-    return resolve_rule(_BOOK, 'sporadic_falling_debris', given)
+    return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
 @inputs_by_name
 def card_draw(
@@ -11274,14 +11207,7 @@ def card_draw(
     - tile_level = chosen_level (when high_rank >= 11)
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
-    given: dict[str, object] = {
-        'suit': suit,
-        'high_rank': high_rank,
-        'same_suit': same_suit,
-        'chosen_level': chosen_level,
-        'tile_level': tile_level,
-    }
-    return resolve_rule(_BOOK, 'card_draw', given)
+    return resolve_rule(_BOOK, 'card_draw', (suit, high_rank, same_suit, chosen_level, tile_level))
 
 @inputs_by_name
 def initiative(
@@ -11303,16 +11229,19 @@ def initiative(
     - initiative_discards +1 (when stunned)
     - bonus_actions +1 (when joker)
     """
-    given: dict[str, object] = {
-        'heavy_weapon': heavy_weapon,
-        'light_weapon': light_weapon,
-        'stunned': stunned,
-        'joker': joker,
-        'initiative_cards': initiative_cards,
-        'initiative_discards': initiative_discards,
-        'bonus_actions': bonus_actions,
-    }
-    return resolve_rule(_BOOK, 'initiative', given)
+    return resolve_rule(
+        _BOOK,
+        'initiative',
+        (
+            heavy_weapon,
+            light_weapon,
+            stunned,
+            joker,
+            initiative_cards,
+            initiative_discards,
+            bonus_actions,
+        ),
+    )
 
 @inputs_by_name
 def weapons(
@@ -11332,15 +11261,11 @@ def weapons(
     - derive strike_damage = weapon_die + brawn_die + bulk_tier
     - derive shooting_damage = weapon_die + brawn_die
     """
-    given: dict[str, object] = {
-        'heavy_weapon': heavy_weapon,
-        'light_weapon': light_weapon,
-        'weapon_die': weapon_die,
-        'two_handed': two_handed,
-        'brawn_die': brawn_die,
-        'bulk_tier': bulk_tier,
-    }
-    return resolve_rule(_BOOK, 'weapons', given)
+    return resolve_rule(
+        _BOOK,
+        'weapons',
+        (heavy_weapon, light_weapon, weapon_die, two_handed, brawn_die, bulk_tier),
+    )
 
 @inputs_by_name
 def armour_rules(
@@ -11364,18 +11289,21 @@ def armour_rules(
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
-    given: dict[str, object] = {
-        'defence': defence,
-        'missile_against': missile_against,
-        'armour': armour,
-        'bulk': bulk,
-        'worn_armours': worn_armours,
-        'damage_source': damage_source,
-        'shield_use': shield_use,
-        'shield_bonus': shield_bonus,
-        'large_shield': large_shield,
-    }
-    return resolve_rule(_BOOK, 'armour_rules', given)
+    return resolve_rule(
+        _BOOK,
+        'armour_rules',
+        (
+            defence,
+            missile_against,
+            armour,
+            bulk,
+            worn_armours,
+            damage_source,
+            shield_use,
+            shield_bonus,
+            large_shield,
+        ),
+    )
 
 @inputs_by_name
 def aoe_targets(
@@ -11398,15 +11326,11 @@ def aoe_targets(
     - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
-    given: dict[str, object] = {
-        'aoe': aoe,
-        'targets_rolled': targets_rolled,
-        'targets_final': targets_final,
-        'aoe_raises': aoe_raises,
-        'converted': converted,
-        'cast': cast_,
-    }
-    return resolve_rule(_BOOK, 'aoe_targets', given)
+    return resolve_rule(
+        _BOOK,
+        'aoe_targets',
+        (aoe, targets_rolled, targets_final, aoe_raises, converted, cast_),
+    )
 
 @inputs_by_name
 def stun(
@@ -11423,14 +11347,7 @@ def stun(
     - derive stun_total = stun_levels + stuns
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
-    given: dict[str, object] = {
-        'bulk_tier': bulk_tier,
-        'stun_damage': stun_damage,
-        'body': body,
-        'stun_levels': stun_levels,
-        'stun_option': stun_option,
-    }
-    return resolve_rule(_BOOK, 'stun', given)
+    return resolve_rule(_BOOK, 'stun', (bulk_tier, stun_damage, body, stun_levels, stun_option))
 
 @inputs_by_name
 def pace_shift(
@@ -11441,8 +11358,7 @@ def pace_shift(
 
     Looked up by pace_class.
     """
-    given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_rule(_BOOK, 'pace_shift', given)
+    return resolve_rule(_BOOK, 'pace_shift', (pace_class,))
 
 @inputs_by_name
 def suit_category(
@@ -11453,8 +11369,7 @@ def suit_category(
 
     Looked up by suit.
     """
-    given: dict[str, object] = {'suit': suit}
-    return resolve_rule(_BOOK, 'suit_category', given)
+    return resolve_rule(_BOOK, 'suit_category', (suit,))
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -11462,8 +11377,7 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
 
     Looked up by bulk.
     """
-    given: dict[str, object] = {'bulk': bulk}
-    return resolve_rule(_BOOK, 'bulk_armour', given)
+    return resolve_rule(_BOOK, 'bulk_armour', (bulk,))
 
 @inputs_by_name
 def aoe_templates(
@@ -11474,8 +11388,7 @@ def aoe_templates(
 
     Looked up by aoe.
     """
-    given: dict[str, object] = {'aoe': aoe}
-    return resolve_rule(_BOOK, 'aoe_templates', given)
+    return resolve_rule(_BOOK, 'aoe_templates', (aoe,))
 
 __all__ = [
     'INPUTS',

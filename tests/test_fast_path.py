@@ -7,6 +7,7 @@ through `resolve` and through the per-rule functions' path (`signature=True`).""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -80,3 +81,49 @@ def test_the_plan_keeps_nothing_a_caller_can_change(skirmish: ModuleType) -> Non
         first.outcomes["success"] = 1
     # 3d6 <= 10 (DEX 12 - 2 for bad footing): 108 of 216 totals, 1/2
     assert skirmish.broken_ground(**situation).roll("fall").outcomes["success"] == first.probability == 0.5
+
+
+class _Text(str):
+    """A member's name as a subclass of str: accepted by checking, not by its type alone."""
+
+
+def edge_values(spec: Any) -> list[Any]:
+    """Values of an input at and past every edge a check draws: its bounds and one beyond, the
+    same number as another type (True for 1, 2.0, a Fraction, text), flags as 0 and 1, members
+    as a subclass of str and in other case, None."""
+    values: list[Any] = [None, True, False, 0, 1, "1", 1.0, Fraction(1), Fraction(1, 2)]
+    for bound in (spec.low, spec.high):
+        if bound is not None:
+            values += [bound, bound - 1, bound + 1, Fraction(bound), float(bound), str(bound)]
+    for member in spec.members:
+        values += [member, _Text(member), member.upper()]
+    return values
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.stem)
+def test_a_rule_function_takes_or_refuses_each_input_as_the_reference_does(path: Path) -> None:
+    """A rule's own function takes the values it is told plainly without the full check
+    (`resolve_rule`): every rule, every input it reads, every edge of its check, one at a time,
+    gives what the reference gives (the same Resolution, or the same error)."""
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    specs = module._BOOK.inputs
+    compared = 0
+    for name, rule in book.rules.items():
+        function = getattr(module, name, None)
+        params = getattr(getattr(function, "__wrapped__", None), "__kwdefaults__", None) or {}
+        if not params or not set(rule.reads) <= set(params):
+            continue  # no function, or one whose parameters are renamed (`range_`)
+        for key in rule.reads:
+            for value in edge_values(specs[key]):
+                given = {**{k: module._BOOK.defaults[k] for k in rule.reads}, key: value}
+                expected = outcome(module, [name], dict(given), True, reference=True)
+                try:
+                    called: Any = function(**given)  # type: ignore[misc]
+                    assert (called, called.to_dict(), repr(called)) == expected, (name, key, value)
+                except module.RuleInputError as error:
+                    assert ("error", str(error)) == expected, (name, key, value)
+                compared += 1
+    assert compared >= 10 * len(book.rules)
+    FIGURES.append(f"inputs {path.stem}: {compared} edge values through the rules' functions, as the reference")
