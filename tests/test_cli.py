@@ -166,18 +166,34 @@ def test_describe_writes_what_is_subtracted_from_the_dice(tmp_path: Path) -> Non
     assert '  roll press "Press": d20 - (a + b) >= 10\n' in text
 
 
-def test_a_reader_that_stops_early_is_no_internal_error() -> None:
-    """`rulecraft describe BOOK TABLE | head -3`: the pipe closes while rulecraft still writes;
-    rulecraft stops quietly (exit 141, as a shell reports SIGPIPE) with nothing on stderr."""
+@pytest.mark.parametrize(
+    "command",
+    [["describe", "mecha_tables", "heavy_damage"], ["resolve", "mecha_tables", "heavy_damage", "--json"]],
+    ids=["describe, written line by line", "resolve --json, written at once"],
+)
+def test_a_reader_that_stops_early_is_no_internal_error(command: list[str]) -> None:
+    """`rulecraft describe BOOK TABLE | head -3`: the reader goes away while rulecraft still has
+    text to write; rulecraft stops quietly (exit 141, as a shell reports SIGPIPE) with nothing on
+    stderr.  The reader is gone before rulecraft writes its first byte (the pipe's reading end is
+    closed before it starts): a reader that read a little first would race with the writer, and
+    a text the pipe can hold whole could be written before the reader left, the run ending 0."""
+    import os
     import subprocess
     import sys
 
-    command = [sys.executable, "-c", "from dsl.cli import main; main()", "describe", "mecha_tables", "heavy_damage"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
-    assert process.stdout is not None and process.stderr is not None
-    first = process.stdout.read(20)
-    process.stdout.close()  # the reader goes away after 20 bytes of a text of several kilobytes
-    error = process.stderr.read().decode()
-    assert process.wait(timeout=60) == 141, error
-    assert first.startswith(b"System Damage")
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        process = subprocess.run(
+            [sys.executable, "-c", "from dsl.cli import main; main()", *command],
+            stdout=writing,
+            capture_output=False,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(writing)
+    error = process.stderr.decode()
+    assert process.returncode == 141, error
     assert error == ""
