@@ -510,6 +510,13 @@ class Distribution:
         return exact if op == "==" else 1 - exact
 
 
+def listed_reach(count: int, sides: int, keep: str | None) -> int:
+    """The highest total a pool's chances are listed for: its highest face total; of exploding
+    dice, which have no highest total, twice that (above it, the chance of the rest is told as
+    one figure).  Resolvers and the sheet's odds grid list exploding dice this far."""
+    return count * sides * (2 if keep == "exploding" else 1)
+
+
 def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> Distribution:
     """The exact distribution of a pool's total.
 
@@ -1549,7 +1556,7 @@ class Book:
                 raise RuleInputError(
                     f"the chance of a total above {_MAX_HORIZON:,} on exploding dice is not worked out"
                 )
-            found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, 2 * key[0] * key[1]))
+            found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, listed_reach(*key)))
         return found
 
     def dice(self, value: Dice) -> Distribution:

@@ -14,7 +14,7 @@ from dsl.cards.effects import EffectWriter
 from dsl.cards.notation import Notation
 from dsl.cards.text import DASH, NBSP, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
-from dsl.runtime import Dice, pool_text
+from dsl.runtime import Dice, listed_reach, pool_text
 
 _ROLL_UNDER = ("<=", "<")
 
@@ -95,10 +95,10 @@ def _pool_order(key: tuple[int, int, str | None]) -> tuple[int, int, str]:
 
 
 def _odds_grid(keys: list[tuple[int, int, str | None]], at_most: bool) -> Grid:
-    # exploding dice have no highest total: all of them are worked out to one horizon, as far as
-    # the plain pools of the grid go and to twice the highest face total of each exploding pool
-    # (as a resolver lists them), so every pool has a chance for every target of the grid
-    reach = max((count * sides * (2 if keep == "exploding" else 1) for count, sides, keep in keys), default=0)
+    # exploding dice have no highest total: all of them are worked out to one horizon, the
+    # farthest any pool of the grid is listed (as a resolver lists it), so every pool has a
+    # chance for every target of the grid
+    reach = max((listed_reach(*key) for key in keys), default=0)
     dists = [
         distribution(count, sides, keep, horizon=reach) if keep == "exploding"
         # a plain pool's distribution, every total listed
