@@ -641,15 +641,18 @@ class Builder(Transformer[Token, Any]):
 
     def _placed(self, meta: Any, node: _N) -> _N:
         """`node`, made with `span=self.here`, given the position of the text `meta` covers."""
-        if getattr(meta, "empty", True):
-            n.place(node, 0)  # line 1, column 1, and nothing covered
-        else:
-            base = self.base
-            n.place(node, (meta.start_pos + base) << 32 | (meta.end_pos + base))
+        n.place(node, self._meta_at(meta))
         return node
 
+    def _meta_at(self, meta: Any) -> int:
+        """The compact position (dsl.diagnostics.at) of the text a tree's `meta` covers."""
+        if getattr(meta, "empty", True):
+            return 0  # line 1, column 1, and nothing covered
+        base = self.base
+        return (meta.start_pos + base) << 32 | (meta.end_pos + base)
+
     def _span(self, meta: Any) -> Span:
-        return self._placed(meta, n.Node(self.here)).span
+        return self.source.span(self._meta_at(meta))
 
     def _token_at(self, token: Token) -> int:
         base = self.base
