@@ -649,7 +649,9 @@ class Builder(Transformer[Token, Any]):
         if getattr(meta, "empty", True):
             return 0  # line 1, column 1, and nothing covered
         base = self.base
-        return (meta.start_pos + base) << 32 | (meta.end_pos + base)
+        start: int = meta.start_pos + base
+        end: int = meta.end_pos + base
+        return start << 32 | end
 
     def _span(self, meta: Any) -> Span:
         return self.source.span(self._meta_at(meta))
