@@ -2057,16 +2057,8 @@ class _Plan:
         the first whose conditions hold, or the first met when none holds."""
         indexes, unique = group
         if unique:
-            found = []
-            for index in indexes:
-                position = -1
-                for at, clause in self.clauses[index]:
-                    if not clause(scope):
-                        position = at
-                        break
-                decided[index] = position
-                found.append((index, position < 0))
-            return found
+            self._decided(indexes, scope, decided)
+            return [(index, decided[index] < 0) for index in indexes]
         out: list[tuple[int, bool] | None] = []
         where: dict[str, int] = {}
         for index in indexes:
@@ -2088,14 +2080,24 @@ class _Plan:
         """The first clause of a step (those of the `as` around it first) that does not hold, or
         -1; recorded in `decided`."""
         position = -1
-        clauses = self.clauses[index]
-        if clauses:
-            for at, clause in clauses:
+        for at, clause in self.clauses[index]:
+            if not clause(scope):
+                position = at
+                break
+        decided[index] = position
+        return position
+
+    def _decided(self, indexes: Iterable[int], scope: Scope, decided: list[int]) -> None:
+        """`_decide` for each step of a group, all of them before any is traced or acted on, as
+        `_Situation.count` decides them (a condition that looks a row up is traced as it does)."""
+        clauses = self.clauses
+        for index in indexes:
+            position = -1
+            for at, clause in clauses[index]:
                 if not clause(scope):
                     position = at
                     break
-        decided[index] = position
-        return position
+            decided[index] = position
 
     def resolve(self, v: dict[str, Any], given: frozenset[str]) -> Resolution:
         """The Resolution `_Situation(book, rules, v, given).finish()` returns."""
@@ -2106,7 +2108,6 @@ class _Plan:
         decided = [0] * len(self.steps)
         steps = self.steps
         traces = self.traces
-        clauses = self.clauses
         modifiers: list[tuple[int, Modifier]] = []
         derived: dict[str, Value] = {}
         for kind, name, group in self.nodes:
@@ -2124,13 +2125,9 @@ class _Plan:
             if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
                 held: list[tuple[ModSpec, Any]] = []
                 where: list[int] = []
+                self._decided(indexes, scope, decided)
                 for index in indexes:
-                    position = -1
-                    for at, clause in clauses[index]:
-                        if not clause(scope):
-                            position = at
-                            break
-                    decided[index] = position
+                    position = decided[index]
                     trace.append(TraceEntry(traces[index], position, v, e))
                     if position < 0:
                         step = steps[index]
@@ -2168,13 +2165,9 @@ class _Plan:
             e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
         rolls = []
         if self.roll_group[1]:  # as a stat's modifiers above
+            self._decided(self.roll_group[0], scope, decided)
             for index in self.roll_group[0]:
-                position = -1
-                for at, clause in clauses[index]:
-                    if not clause(scope):
-                        position = at
-                        break
-                decided[index] = position
+                position = decided[index]
                 trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
                 if position < 0:
                     rolls.append(self._roll(scope, steps[index]))
@@ -2226,15 +2219,11 @@ class _Plan:
         traced = self.traced
         v, e = scope.v, scope.e
         if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
+            self._decided(self.text_group[0], scope, decided)
             for index, clauses, spec, text, restricts in self.text_steps:
-                position = -1
+                position = decided[index]
                 if clauses:
-                    for at, clause in clauses:
-                        if not clause(scope):
-                            position = at
-                            break
                     trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
-                decided[index] = position
                 if position < 0:
                     if restricts:
                         restrictions.append(text)  # type: ignore[arg-type]

@@ -127,3 +127,57 @@ def test_a_rule_function_takes_or_refuses_each_input_as_the_reference_does(path:
                 compared += 1
     assert compared >= 10 * len(book.rules)
     FIGURES.append(f"inputs {path.stem}: {compared} edge values through the rules' functions, as the reference")
+
+
+def test_the_plan_traces_lookups_in_conditions_in_the_references_order() -> None:
+    """The reference decides every step of a group (a stat's modifiers, the rolls, the texts)
+    before it traces any: a condition that looks a row up is traced where it is decided.  Here
+    both lookups come before both modifiers and before both notes, on either path."""
+    from tests.conftest import module_from_text
+
+    module = module_from_text(
+        "\n".join(
+            [
+                'rulebook order "Order":',
+                '    source "Order"',
+                "",
+                'input zone "Zone": levels {low < poor} = low',
+                'stat skill "Skill": int 0..20 = 10',
+                "",
+                'table tb "B" cites "B" by zone:',
+                '    columns m "M"',
+                "    low: 1",
+                "    poor: 0",
+                "",
+                'table tc "C" cites "C" by zone:',
+                '    columns m "M"',
+                "    low: 2",
+                "    poor: 0",
+                "",
+                'rule r "R" cites "R":',
+                '    when tb[zone].m > 0: skill + 1 "first"',
+                '    when tc[zone].m > 0: skill + 2 "second"',
+                '    when tb[zone].m > 0: note "first note"',
+                '    when tc[zone].m > 0: note "second note"',
+                "",
+            ]
+        )
+    )
+    for signature in (False, True):
+        given = {"zone": "low", "skill": 10} if signature else {}
+        expected = outcome(module, ["r"], dict(given), signature, reference=True)
+        fast = outcome(module, ["r"], dict(given), signature, reference=False)
+        assert fast == expected
+    trace = module.resolve("r").trace
+    items = [entry.spec.item for entry in trace]
+    # look up tb, look up tc, skill +1, skill +2; then the notes' conditions, looked up again
+    assert [item.split(":")[0] for item in items] == [
+        "look up tb",
+        "look up tc",
+        "skill +1",
+        "skill +2",
+        "look up tb",
+        "look up tc",
+        "note",
+        "note",
+    ]
