@@ -1515,7 +1515,6 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
-    accepted: dict[str, tuple[type, Container[object]]] = field(init=False)
     """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
     number in range, a flag, a member): `resolve_rule` takes them without calling it."""
     order: dict[str, int] = field(init=False)
@@ -1544,7 +1543,6 @@ class Book:
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
         self.defaults = {name: spec.default for name, spec in self.inputs.items()}
-        self.accepted = {name: found for name, spec in self.inputs.items() if (found := _accepted(spec)) is not None}
         self.order = {name: index for index, name in enumerate(self.inputs)}
         self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
 
@@ -1635,9 +1633,11 @@ class Book:
         return found
 
 
-def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
+def _accepted(spec: InputSpec) -> tuple[type, Container[object]]:
     """The values of an input `coerce` returns as they are, when they are simply told: whole
-    numbers between bounds (a range), flags, members; None for any other kind."""
+    numbers between bounds (a range), flags, members; for any other kind, none (every value is
+    checked by `coerce`).  It must agree with `InputSpec.coerce`, whose first test it restates
+    (tests/test_fast_path.py holds them together on every input's edge values)."""
     low, high = spec.low, spec.high
     if (
         spec.kind in ("int", "percent")
@@ -1650,7 +1650,7 @@ def _accepted(spec: InputSpec) -> tuple[type, Container[object]] | None:
         return bool, (False, True)
     if spec.kind in ("one of", "levels"):
         return str, frozenset(spec.members)
-    return None
+    return object, ()
 
 
 # ---------------------------------------------------------------------------- a situation
@@ -1932,11 +1932,6 @@ _FIRST: Final = itemgetter(0)
 _SECOND: Final = itemgetter(1)
 
 
-class _Unmatched:
-    """A type no input value has: an input with no values taken as they are is checked in full."""
-
-
-
 _Group = tuple[tuple[int, ...], bool]
 """Steps of one kind, by index, and whether each has a key of its own (no composed rule met
 twice), so that each counts without looking for another of the same key."""
@@ -1968,7 +1963,6 @@ class _Plan:
         "text_steps",
         "texts",
         "told",
-        "told_keys",
         "traced",
         "traces",
         "watched",
@@ -2032,13 +2026,12 @@ class _Plan:
         self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
         self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
         self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
-        self.told_keys = book.rules[rules[0]].reads if rules else ()
-        """The inputs of the first rule, in the order its function tells them (`resolve_rule`)."""
-        self.told = tuple((key, *book.accepted.get(key, (_Unmatched, ()))) for key in self.told_keys)
-        """Each with the values taken as they are (`Book.accepted`: a type and the values of that
-        type; no value is of type `_Unmatched`)."""
+        told = book.rules[rules[0]].reads if len(rules) == 1 and rules[0] in book.rules else ()
+        """The inputs of a rule alone, in the order its function tells them (`resolve_rule`)."""
+        self.told = tuple((key, *_accepted(book.inputs[key])) for key in told)
+        """Each with the values taken as they are (`_accepted`: a type and the values of that type)."""
         watched = {name for name, _, _ in self.gated}
-        self.watched = tuple((key, book.defaults[key]) for key in self.told_keys if key in watched)
+        self.watched = tuple((key, book.defaults[key]) for key in told if key in watched)
         """Those of them a "had no effect" note may name, with their defaults: whether they are
         given is all the resolution reads of what was given (every other input is read)."""
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
@@ -2150,13 +2143,11 @@ class _Plan:
                         where.append(index)
                 e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
                 continue
-            for index, _ in counted:
-                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
             chosen = None
             for index, holds in counted:
-                if holds:
+                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
+                if holds and chosen is None:
                     chosen = index
-                    break
             if chosen is None:
                 first = steps[counted[0][0]].payload
                 e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
