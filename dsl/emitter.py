@@ -572,12 +572,6 @@ class Emitter:
                 return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
             return f"Dice.pool(int({self._py(expr.count)}), {expr.sides})", _ATOM
         if isinstance(expr, n.Compare):
-            left_type = book.types.get(id(expr.left))
-            if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
-                left = _wrap(self._code(expr.left), _ADD)
-                right = _wrap(self._code(expr.right), _ADD)
-                members = _tuple([literal(x) for x in left_type.members])
-                return f"{members}.index({left}) {expr.op} {members}.index({right})", _COMPARE
             return self._compare(expr)
         if isinstance(expr, n.Member):
             return self._member(expr, negate=False)
@@ -588,20 +582,27 @@ class Emitter:
         raise TypeError(f"cannot emit {type(expr).__name__}")
 
     def _compare(self, expr: n.Compare) -> tuple[str, int]:
-        """`a OP b`; a side divided by a whole number `k` is compared multiplied out instead
-        (`moved > MOV / 2` as `moved * 2 > MOV`): the same answer for every rational, as `k` is
-        positive, without making a Fraction on every call."""
+        """`a OP b`: levels compared by their order; a side divided by a whole number `k`
+        compared multiplied out (`moved > MOV / 2` as `moved * 2 > MOV`): the same answer for
+        every rational, as `k` is positive, without making a Fraction on every call."""
         left, right = expr.left, expr.right
-        numeric = all(isinstance(self.book.types.get(id(x)), t.Numeric) for x in (left, right))
+        left_type = self.book.types.get(id(left))
+        if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
+            members = _tuple([literal(x) for x in left_type.members])
+            order = f"{members}.index({_wrap(self._code(left), _ADD)})"
+            return f"{order} {expr.op} {members}.index({_wrap(self._code(right), _ADD)})", _COMPARE
+        numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(id(right)), t.Numeric)
         if numeric and _divided_by_whole(right):
             assert isinstance(right, n.Binary)
-            times = f"{_wrap(self._code(left), _MUL)} * {_wrap(self._code(right.right), _MUL + 1)}"
-            return f"{times} {expr.op} {_wrap(self._code(right.left), _ADD)}", _COMPARE
+            return f"{self._times(left, right.right)} {expr.op} {_wrap(self._code(right.left), _ADD)}", _COMPARE
         if numeric and _divided_by_whole(left):
             assert isinstance(left, n.Binary)
-            times = f"{_wrap(self._code(right), _MUL)} * {_wrap(self._code(left.right), _MUL + 1)}"
-            return f"{_wrap(self._code(left.left), _ADD)} {expr.op} {times}", _COMPARE
+            return f"{_wrap(self._code(left.left), _ADD)} {expr.op} {self._times(right, left.right)}", _COMPARE
         return f"{_wrap(self._code(left), _ADD)} {expr.op} {_wrap(self._code(right), _ADD)}", _COMPARE
+
+    def _times(self, value: n.Expr, factor: n.Expr) -> str:
+        """`value * factor`, each side bracketed as a product needs."""
+        return f"{_wrap(self._code(value), _MUL)} * {_wrap(self._code(factor), _MUL + 1)}"
 
     def _binary(self, expr: n.Binary) -> tuple[str, int]:
         left = self._code(expr.left)
@@ -901,7 +902,6 @@ class Emitter:
     def _function(self, name: str, reads: tuple[str, ...], doc: str, *, table: bool) -> None:
         w = self.w
         params = []
-        arguments = []
         told: list[str] = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
         taken = set(self.reserved) | ({self.rounds} if sequence else set())
@@ -913,7 +913,6 @@ class Emitter:
                 params.append(f"{param}: {_annotation(var.type)} | None = None")
             else:
                 params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
-            arguments.append(f"{literal(var_name)}: {param}")
             told.append(param)
         if table:
             param = python_name("roll", taken)
@@ -930,6 +929,7 @@ class Emitter:
             self._resolve_rule(name, told)
             w.dedent()
             return
+        arguments = [f"{literal(var_name)}: {param}" for var_name, param in zip(reads, told, strict=True)]
         one_line = "given: dict[str, object] = {" + ", ".join(arguments) + "}"
         if len(one_line) + 8 <= 99:
             w.line(one_line)
