@@ -71,7 +71,7 @@ def build_deck(
             )
         else:
             blocks = _table_blocks(book, item, notation, errata == "card")
-            made = replace(table_card(item, notation, footer, blocks=blocks), number=numbers[item.name])
+            made = replace(table_card(item, footer, blocks), number=numbers[item.name])
         if faces is not None:
             made, notes = _fit(made, faces)
             if notes:
@@ -104,31 +104,26 @@ def _fit_book(card: Card, faces: Callable[[Card], int], appendix: int) -> tuple[
 def _rule_blocks(book: m.Book, writer: EffectWriter, rule: m.Rule, errata: bool) -> tuple[Block, ...]:
     """What a rule's card says, worked out once per book: the deck for print and the one for
     screens say the same of every rule."""
-    key = (id(book), "rule", rule.name, errata)
-    known = _SAID.get(key)
-    if known is not None and known[0] is book:
-        return known[1]
-    blocks = tuple(writer.rule(rule))
-    _remember(key, book, blocks)
-    return blocks
+    return _said(book, ("rule", rule.name, errata), lambda: tuple(writer.rule(rule)))
 
 
 def _table_blocks(book: m.Book, table: m.Table, notation: Notation, errata: bool) -> tuple[Block, ...]:
     """What a table's card says, worked out once per book, as a rule's is (a chained table's
     flow is worked out exactly, which takes time)."""
-    key = (id(book), "table", table.name, errata)
+    return _said(book, ("table", table.name, errata), lambda: _table_card_blocks(table, notation, errata))
+
+
+def _said(book: m.Book, what: tuple[str, str, bool], make: Callable[[], tuple[Block, ...]]) -> tuple[Block, ...]:
+    """`make()`, remembered for the book and `what` (a card's kind, name and errata placement)."""
+    key = (id(book), *what)
     known = _SAID.get(key)
     if known is not None and known[0] is book:
         return known[1]
-    blocks = _table_card_blocks(table, notation, errata)
-    _remember(key, book, blocks)
-    return blocks
-
-
-def _remember(key: tuple[int, str, str, bool], book: m.Book, blocks: tuple[Block, ...]) -> None:
+    blocks = make()
     if len(_SAID) >= _SAID_KEPT:
         _SAID.clear()
     _SAID[key] = (book, blocks)  # holding the book keeps its id from being reused
+    return blocks
 
 
 _SAID: dict[tuple[int, str, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
@@ -386,12 +381,8 @@ def table_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return blocks
 
 
-def table_card(
-    table: m.Table, notation: Notation, footer: str, *, errata: bool = True, blocks: tuple[Block, ...] | None = None
-) -> Card:
-    """A table's card; `blocks`: what it says, worked out before (see `_table_blocks`)."""
-    if blocks is None:
-        blocks = _table_card_blocks(table, notation, errata)
+def table_card(table: m.Table, footer: str, blocks: tuple[Block, ...]) -> Card:
+    """A table's card; `blocks`: what it says (`_table_blocks`)."""
     return Card(
         key=table.name,
         kind="Table",
