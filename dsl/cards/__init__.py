@@ -32,18 +32,16 @@ LAYOUTS = ("cards", "sheet")
 ERRATA = ("appendix", "card", "none")
 
 
+# Cards make hundreds of thousands of short-lived objects (fragments, lines, PDF operators) and
+# keep few: the collector scanning the compiled books again and again was a fifth of the time,
+# so both entry points run with it tuned.
+
+
+@collector_tuned()
 def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     """Every card and sheet file of a bundled build, by file name: cards imposed on A4 and
     Letter, the print-shop file (one card per page, with bleed), the sheet on A4 and Letter, and
     both as HTML.  `errata`: where the deck puts them (see `ERRATA`)."""
-    # Cards make hundreds of thousands of short-lived objects (fragments, lines, PDF operators)
-    # and keep few: the collector scanning the compiled books again and again was a fifth of
-    # the time.
-    with collector_tuned():
-        return _card_files(book, errata)
-
-
-def _card_files(book: m.Book, errata: str) -> dict[str, bytes]:
     name = _file_stem(book)
     title = clean(book.title)
     deck = build_deck(book, errata=errata, faces=face_count)
@@ -63,6 +61,7 @@ def _card_files(book: m.Book, errata: str) -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
+@collector_tuned()
 def card_set(
     book: m.Book, *, fmt: str, layout: str, paper: str, errata: str = "appendix", gutters: bool = False
 ) -> dict[str, bytes]:
@@ -78,11 +77,6 @@ def card_set(
         raise ValueError(f"unknown paper `{paper}`: expected one of {', '.join(PAPERS)}")
     if errata not in ERRATA:
         raise ValueError(f"unknown errata placement `{errata}`: expected one of {', '.join(ERRATA)}")
-    with collector_tuned():
-        return _card_set(book, fmt, layout, paper, errata, gutters)
-
-
-def _card_set(book: m.Book, fmt: str, layout: str, paper: str, errata: str, gutters: bool) -> dict[str, bytes]:
     name = _file_stem(book)
     title = clean(book.title)
     files: dict[str, bytes] = {}
