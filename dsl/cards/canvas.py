@@ -28,6 +28,8 @@ from reportlab.lib import rl_accel
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
+from dsl.cards.memo import keep
+
 _ENVIRONMENT = threading.Lock()
 
 _FP_STR: Callable[..., str] = rl_accel.fp_str
@@ -46,9 +48,7 @@ def _remembered_fp_str(*numbers: object) -> str:
     except TypeError:  # a list: reportlab's own reading
         return _FP_STR(*numbers)
     if text is None:
-        if len(_NUMBERS) >= _NUMBERS_KEPT:
-            _NUMBERS.clear()
-        text = _NUMBERS[numbers] = _FP_STR(*numbers)
+        text = keep(_NUMBERS, numbers, _FP_STR(*numbers), _NUMBERS_KEPT)
     return text
 
 

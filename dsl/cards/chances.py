@@ -18,6 +18,7 @@ from dsl import nodes as n
 from dsl import runtime
 from dsl import types as t
 from dsl.analysis.exprs import walk
+from dsl.cards.memo import keep
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
 from dsl.runtime import Value
@@ -86,10 +87,8 @@ def roll_chances(
     known = _KNOWN.get(key)
     if known is not None and known[0] is effect and known[1] is notation.book:
         return known[2]
-    if len(_KNOWN) >= _KNOWN_KEPT:
-        _KNOWN.clear()
     table = _roll_chances(effect, notation, fixed, shift, variants)
-    _KNOWN[key] = (effect, notation.book, table)  # holding the roll keeps its id from being reused
+    keep(_KNOWN, key, (effect, notation.book, table), _KNOWN_KEPT)  # holding the roll keeps its id from being reused
     return table
 
 

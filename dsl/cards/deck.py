@@ -12,6 +12,7 @@ from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Ru
 from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
+from dsl.cards.memo import keep
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
@@ -120,9 +121,7 @@ def _said(book: m.Book, what: tuple[str, str, bool], make: Callable[[], tuple[Bl
     if known is not None and known[0] is book:
         return known[1]
     blocks = make()
-    if len(_SAID) >= _SAID_KEPT:
-        _SAID.clear()
-    _SAID[key] = (book, blocks)  # holding the book keeps its id from being reused
+    keep(_SAID, key, (book, blocks), _SAID_KEPT)  # holding the book keeps its id from being reused
     return blocks
 
 

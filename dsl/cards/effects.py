@@ -19,6 +19,7 @@ from dsl import types as t
 from dsl.analysis import flat_effects
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import ChanceTable, Variant, roll_chances, total_range
+from dsl.cards.memo import keep
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
@@ -608,10 +609,8 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
     known = _IMPLIED.get(key)
     if known is not None and known[0] is book:
         return known[1]
-    if len(_IMPLIED) >= 4096:
-        _IMPLIED.clear()
     found = _implied(book, guard, by)
-    _IMPLIED[key] = (book, found, guard, by)  # holding what the key names keeps the ids from being reused
+    keep(_IMPLIED, key, (book, found, guard, by), 4096)  # holding what the key names keeps the ids from being reused
     return found
 
 
@@ -643,9 +642,7 @@ def _situations(book: m.Book) -> list[_Situation]:
     # sampled (text, dice) draws nothing.
     draws = [(name, draw) for name in sorted(book.vars) if (draw := _sampler(book.vars[name].type, rng))]
     drawn = [_Situation({name: draw() for name, draw in draws}) for _ in range(_SAMPLES)]
-    if len(_DRAWN) >= 16:
-        _DRAWN.clear()
-    _DRAWN[id(book)] = (book, drawn)  # holding the book keeps its id from being reused
+    keep(_DRAWN, id(book), (book, drawn), 16)  # holding the book keeps its id from being reused
     return drawn
 
 

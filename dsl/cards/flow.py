@@ -22,6 +22,7 @@ from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
+from dsl.cards.memo import keep
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -73,9 +74,7 @@ class Para(Paragraph):  # type: ignore[misc]
         else:  # markup cards do not write: reportlab reads it
             super().__init__(text, style, bulletText=bulletText)
         if self.style is style and all(isinstance(frag, ABag) for frag in self.frags):
-            if len(_PARSED) >= _PARSED_KEPT:
-                _PARSED.clear()
-            _PARSED[key] = (style, [frag.clone() for frag in self.frags])
+            keep(_PARSED, key, (style, [frag.clone() for frag in self.frags]), _PARSED_KEPT)
         else:
             self._source = None
 
@@ -100,9 +99,8 @@ class Para(Paragraph):  # type: ignore[misc]
         if hasattr(self, "blPara"):
             self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
             if key is not None:
-                if len(_BROKEN) >= _BROKEN_KEPT:
-                    _BROKEN.clear()
-                _BROKEN[key] = (self.style, self.width, self.height, self.blPara, self._wrapWidths, self.frags)
+                broken = (self.style, self.width, self.height, self.blPara, self._wrapWidths, self.frags)
+                keep(_BROKEN, key, broken, _BROKEN_KEPT)
         return float(width), float(height)
 
 

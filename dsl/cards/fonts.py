@@ -13,6 +13,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from dsl.cards.memo import keep
+
 MM: float = mm
 """One millimetre in points (reportlab's `mm`, typed)."""
 
@@ -48,9 +50,7 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
             key = tuple(subset)
             found = made.get(key)
             if found is None:
-                if len(made) >= _SUBSETS_KEPT:
-                    made.clear()
-                found = made[key] = make(subset)
+                found = keep(made, key, make(subset), _SUBSETS_KEPT)
             return found
 
         self.face.makeSubset = make_subset
@@ -72,9 +72,7 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
         key = (text, size)
         width = self._widths.get(key)
         if width is None:
-            if len(self._widths) >= _WIDTHS_KEPT:
-                self._widths.clear()
-            width = self._widths[key] = float(super().stringWidth(text, size, encoding))
+            width = keep(self._widths, key, float(super().stringWidth(text, size, encoding)), _WIDTHS_KEPT)
         return width
 
 

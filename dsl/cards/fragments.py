@@ -19,6 +19,8 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus.paragraph import cleanBlockQuotedText, textTransformFrags
 from reportlab.platypus.paraparser import ParaFrag, _applyAttributes, _spanAttrMap, known_entities
 
+from dsl.cards.memo import keep
+
 _TOKEN = re.compile(
     r"""<(?P<start>[a-z]+)(?P<attrs>(?:\s+[a-z]+="[^"&<>]*")*)\s*>"""
     r"|</(?P<end>[a-z]+)\s*>"
@@ -88,10 +90,7 @@ def _tag_of(name: str, written: str) -> dict[str, Any] | None:
     if key in _TAGS:
         return _TAGS[key]
     attributes = _tag(name, _ATTRIBUTE.findall(written))
-    if len(_TAGS) >= 1024:
-        _TAGS.clear()
-    _TAGS[key] = attributes
-    return attributes
+    return keep(_TAGS, key, attributes, 1024)
 
 
 _TAGS: dict[tuple[str, str], dict[str, Any] | None] = {}

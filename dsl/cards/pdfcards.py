@@ -25,6 +25,7 @@ from dsl.cards.blocks import Run as TextRun
 from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, flowables_of, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
+from dsl.cards.memo import keep
 from dsl.cards.paginate import Placed, paginate
 
 CARD_WIDTH = 63 * MM
@@ -321,9 +322,7 @@ card alone)."""
 def _laid_out(card: Card) -> list[Face]:
     faces = _LAYOUTS.get(card)
     if faces is None:
-        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
-            _LAYOUTS.clear()
-        faces = _LAYOUTS[card] = layout(card)
+        faces = keep(_LAYOUTS, card, layout(card), _LAYOUTS_KEPT)
     return faces
 
 
