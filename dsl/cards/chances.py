@@ -159,8 +159,16 @@ def _check(
         others = [notation.expr(a) for a, c in zip(effect.adds, constant_adds, strict=True) if c is None]
         against = f"{against}{NBSP}{MINUS}{NBSP}" + f"{NBSP}{MINUS}{NBSP}".join(others)
         low = high = None
+        less = _whole(bonus)
         keys: list[Fraction | int] = list(
-            pick_targets(lambda v: dist.compare_p(op, v - bonus), dist.low - 1 + int(bonus), dist.high + 1 + int(bonus), None, None)
+            pick_targets(
+                lambda v: _successes(dist, op, v - less),
+                dist.denominator,
+                dist.low - 1 + int(bonus),
+                dist.high + 1 + int(bonus),
+                None,
+                None,
+            )
         )
         labels = [number(v) for v in keys]
         goals = keys
@@ -187,9 +195,11 @@ def _check(
             keys = goals
         else:
             low, high = _interval(book.types.get(id(effect.target)))
+            shift_by = _whole(offset - bonus)
             keys = list(
                 pick_targets(
-                    lambda v: dist.compare_p(op, v + offset - bonus),
+                    lambda v: _successes(dist, op, v + shift_by),
+                    dist.denominator,
                     dist.low - 1 - int(offset) + int(bonus),
                     dist.high + 1 - int(offset) + int(bonus),
                     low,
@@ -393,7 +403,10 @@ def _opposed(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     def tie(bonus: int) -> Fraction:
         return diff.between_p(-bonus, -bonus)
 
-    bonuses = pick_targets(win, diff.low - 1, diff.high + 1, None, None, anchor=0)
+    def wins(bonus: int) -> int:  # win's numerator over diff.denominator
+        return diff.denominator - diff.count_at_most(-bonus)
+
+    bonuses = pick_targets(wins, diff.denominator, diff.low - 1, diff.high + 1, None, None, anchor=0)
     if not bonuses:
         return None
     rows = [ChanceRow("win", "", tuple(win(b) + (tie(b) if effect.ties == "win" else 0) for b in bonuses))]
@@ -412,6 +425,7 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     if resistance is None or effect.active is None or effect.passive is None:
         return None
 
+    @functools.cache  # each difference is asked for twice: choosing the columns, then filling them
     def goal(active: int, passive: int) -> Fraction | None:
         value = special_value(resistance.target, notation.book, {"active": active, "passive": passive})
         return Fraction(value) if is_number(value) else None  # type: ignore[arg-type]
@@ -422,12 +436,18 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     dist = _distribution(resistance.pool)
     op = resistance.op
 
-    def chance(difference: int) -> Fraction:
-        value = goal(10 + difference, 10)
-        assert value is not None
-        return dist.compare_p(op, value)
+    def value(difference: int) -> Fraction:
+        found = goal(10 + difference, 10)
+        assert found is not None
+        return found
 
-    differences = pick_targets(chance, -60, 60, None, None, anchor=0)
+    def chance(difference: int) -> Fraction:
+        return dist.compare_p(op, value(difference))
+
+    def successes(difference: int) -> int:
+        return _successes(dist, op, value(difference))
+
+    differences = pick_targets(successes, dist.denominator, -60, 60, None, None, anchor=0)
     if not differences:
         return None
     rows = (ChanceRow(pool_text(resistance.pool), "", tuple(chance(d) for d in differences)),)
@@ -439,7 +459,8 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
 
 
 def pick_targets(
-    chance: Callable[[int], Fraction],
+    successes: Callable[[int], int],
+    denominator: int,
     first: int,
     last: int,
     low: Fraction | None,
@@ -447,27 +468,60 @@ def pick_targets(
     anchor: int | None = None,
 ) -> list[int]:
     """Target values worth printing: those where the roll is uncertain (1%..99% if there are
-    enough of them), at most MAX_COLUMNS, evenly spaced around the value nearest an even chance."""
+    enough of them), at most MAX_COLUMNS, evenly spaced around the value nearest an even chance.
+
+    The chance against a value `v` is `successes(v)` of `denominator` equally likely outcomes:
+    a table tries every value a roll can meet (a hundred for d100) and prints a few, so the
+    values are compared as whole numbers, exactly, without a Fraction made for each."""
     start = first if low is None else max(first, math.ceil(low))
     stop = last if high is None else min(last, math.floor(high))
-    values = [(v, chance(v)) for v in range(start, stop + 1)]
-    uncertain = [(v, p) for v, p in values if 0 < p < 1]
-    likely = [(v, p) for v, p in uncertain if Fraction(1, 100) <= p <= Fraction(99, 100)]
+    values = [(v, successes(v)) for v in range(start, stop + 1)]
+    uncertain = [(v, c) for v, c in values if 0 < c < denominator]
+    # 1% <= c / denominator <= 99%
+    likely = [(v, c) for v, c in uncertain if denominator <= 100 * c <= 99 * denominator]
     chosen = likely if len(likely) >= 3 else uncertain
     if len(chosen) <= MAX_COLUMNS:
         return [v for v, _ in chosen]
+
+    def from_even(c: int) -> int:
+        """|c / denominator - 1/2|, times 2 * denominator: the same order."""
+        return abs(2 * c - denominator)
+
     step = next(s for s in _NICE_STEPS if len(chosen) / s <= MAX_COLUMNS + 1)
     if anchor is None or not any(v == anchor for v, _ in chosen):
-        anchor = min(chosen, key=lambda vp: (abs(vp[1] - Fraction(1, 2)), vp[0]))[0]
+        anchor = min(chosen, key=lambda vc: (from_even(vc[1]), vc[0]))[0]
     if step >= 5:
         anchor -= anchor % step  # round values for coarse steps: 20, 40, 60 ...
-    picked = [(v, p) for v, p in chosen if (v - anchor) % step == 0]
+    picked = [(v, c) for v, c in chosen if (v - anchor) % step == 0]
     while len(picked) > MAX_COLUMNS:
         # Drop the end where the roll is most certain.
-        picked = (
-            picked[1:] if abs(picked[0][1] - Fraction(1, 2)) >= abs(picked[-1][1] - Fraction(1, 2)) else picked[:-1]
-        )
+        picked = picked[1:] if from_even(picked[0][1]) >= from_even(picked[-1][1]) else picked[:-1]
     return [v for v, _ in picked]
+
+
+def _successes(dist: runtime.Distribution, op: str, target: Fraction | int) -> int:
+    """How many of `dist`'s equally likely outcomes make `total op target`: the numerator of
+    `dist.compare_p(op, target)` over `dist.denominator`, read as it reads it (an op it does
+    not name is `!=`)."""
+    if isinstance(target, int):
+        floor, below, whole = target, target - 1, True
+    else:
+        floor, below, whole = math.floor(target), math.ceil(target) - 1, target.denominator == 1
+    if op == "<=":
+        return dist.count_at_most(floor)
+    if op == "<":
+        return dist.count_at_most(below)
+    if op == ">":
+        return dist.denominator - dist.count_at_most(floor)
+    if op == ">=":
+        return dist.denominator - dist.count_at_most(below)
+    exact = max(dist.count_at_most(floor) - dist.count_at_most(below), 0) if whole else 0
+    return exact if op == "==" else dist.denominator - exact
+
+
+def _whole(value: Fraction) -> Fraction | int:
+    """`value` as an int when it is one: a target shifted by it stays an int, counted fast."""
+    return int(value) if value.denominator == 1 else value
 
 
 def _interval(found: t.Type | None) -> tuple[Fraction | None, Fraction | None]:
