@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
+from typing import Protocol
 
 from dsl import model as m
 from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Run, Text
@@ -27,12 +28,19 @@ def category(name: str | None) -> Category:
     return CATEGORIES.get(name or DEFAULT_CATEGORY, CATEGORIES[DEFAULT_CATEGORY])
 
 
+class FaceCount(Protocol):
+    """How many faces a card takes when printed; with `most`, a card that takes more than `most`
+    is counted as `most + 1` (see pdfcards.face_count)."""
+
+    def __call__(self, card: Card, most: int | None = None, /) -> int: ...
+
+
 def build_deck(
     book: m.Book,
     *,
     screen: bool = False,
     errata: str = "appendix",
-    faces: Callable[[Card], int] | None = None,
+    faces: FaceCount | None = None,
 ) -> list[Card]:
     """The cards of a book, numbered: the rulebook's card, the legend, the index, one card per
     rule and table in the order the book declares them, then the appendix (errata, by default,
@@ -86,18 +94,25 @@ def build_deck(
     return cards
 
 
-def _fit_book(card: Card, faces: Callable[[Card], int], appendix: int) -> tuple[Card, list[Block]]:
+def _fit_book(card: Card, faces: FaceCount, appendix: int) -> tuple[Card, list[Block]]:
     """The rulebook's card, and the introduction it leaves to the appendix (the book's notes:
     reading matter, not a rule) when that saves a face."""
-    count = faces(card)
     notes: list[Block] = [b for b in card.blocks if isinstance(b, Text)]
-    if count == 1 or not notes:
+    if not notes or faces(card, 1) == 1:
         return card, []
     pointer = Detail((Run(f"Introduction: in the appendix, No.{NBSP}{appendix}.", "muted"),))
     kept = [b for b in card.blocks if b not in notes]
     at = next((i for i, b in enumerate(kept) if not isinstance(b, Detail)), len(kept))
     trimmed = replace(card, blocks=(*kept[:at], pointer, *kept[at:]))
-    if faces(trimmed) < count:
+    return _fewer(card, trimmed, notes, faces)
+
+
+def _fewer(card: Card, trimmed: Card, notes: list[Block], faces: FaceCount) -> tuple[Card, list[Block]]:
+    """`trimmed` and the `notes` it leaves out when it takes fewer faces than `card` (which takes
+    more than one), else `card`.  Counted trimmed card first: when that takes one face, `card` is
+    not laid out at all."""
+    fewer = faces(trimmed)
+    if faces(card, fewer) > fewer:
         return trimmed, notes
     return card, []
 
@@ -129,20 +144,14 @@ _SAID: dict[tuple[int, str, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
 _SAID_KEPT = 4096
 
 
-def _fit(card: Card, faces: Callable[[Card], int]) -> tuple[Card, list[Block]]:
+def _fit(card: Card, faces: FaceCount) -> tuple[Card, list[Block]]:
     """The card, and the notes it leaves to the appendix: all of them when that saves a face."""
-    count = faces(card)
-    if count == 1:
-        return card, []
-    notes = [b for b in card.blocks if isinstance(b, Note) and b.quote is None]
-    if not notes:
+    notes: list[Block] = [b for b in card.blocks if isinstance(b, Note) and b.quote is None]
+    if not notes or faces(card, 1) == 1:
         return card, []
     kept = [b for b in card.blocks if b not in notes and not (isinstance(b, Heading) and b.text == "Notes")]
     pointer = Detail((Run(f"Notes: in the appendix, under No.{NBSP}{card.number}.", "muted"),))
-    trimmed = replace(card, blocks=(*kept, pointer))
-    if faces(trimmed) < count:
-        return trimmed, list(notes)
-    return card, []
+    return _fewer(card, replace(card, blocks=(*kept, pointer)), notes, faces)
 
 
 def index_card(cards: list[Card], footer: str) -> Card:

@@ -155,28 +155,17 @@ def layout(card: Card) -> list[Face]:
     a part that fits on one face starts on a fresh face rather than breaking across two, and a
     face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
     player finds the part by its title and reads it whole."""
-    first, first_extra = _header(card, continued=False)
-    following, _ = _header(card, continued=not card.pages)
-    accent = colors.HexColor(card.category.colour)
-    headers = [first, following]
-
-    def room(index: int) -> float:
-        return body_height(headers[min(index, 1)])
-
     if card.pages:
-        pages = paginate(first_extra + flowables(card.blocks, BODY_WIDTH, accent), room, BODY_WIDTH, balance=True)
+        first, first_extra = _header(card, continued=False)
+        headers = [first, _header(card, continued=False)[0]]
+        accent = colors.HexColor(card.category.colour)
+        items = first_extra + flowables(card.blocks, BODY_WIDTH, accent)
+        pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
         return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
-    # The trials only ask whether the card takes one face (and are not balanced): they make and
-    # place the card's items until one does not fit.
-    trial = itertools.chain(first_extra, flowables_of(card.blocks, BODY_WIDTH, accent))
-    pages = paginate(trial, room, BODY_WIDTH, most=1)
-    if len(pages) == 1:
-        return [Face(card, 1, 1, first, pages[0])]
-    # The compact step: a little too long for a face, set a little tighter.
-    items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
-    pages = paginate(items, room, BODY_WIDTH, most=1)
-    if len(pages) == 1:
-        return [Face(card, 1, 1, first, pages[0])]
+    trial = _TRIALS.pop(card, None) or _Trial(card)  # laid out whole now: not asked for again
+    first, following, items = trial.first, trial.following, trial.items
+    if trial.one is not None:
+        return [Face(card, 1, 1, first, trial.one)]
     titled = {id(item.flowable): item.part for item in items if item.part}
     part_headers = {
         part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()
@@ -185,7 +174,7 @@ def layout(card: Card) -> list[Face]:
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
     _parts_whole(items, body_height(following))
-    pages = paginate(items, room, BODY_WIDTH, balance=True)
+    pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
     repeated = {id(again.flowable) for item in items for again in item.resume}
     continued = _header(card, continued=True)[0]
     faces = []
@@ -198,6 +187,39 @@ def layout(card: Card) -> list[Face]:
             header = part_headers[part] if part is not None else continued
         faces.append(Face(card, index + 1, len(pages), header, page))
     return faces
+
+
+class _Trial:
+    """Whether a card that is not `pages` takes one face: what it puts on it (`one`), in the
+    regular or the compact step; or None, and its `items` in the compact step, to be laid out by
+    its parts.  The trials only ask whether the card takes one face (and are not balanced): they
+    make and place the card's items until one does not fit.  Kept for `layout` when a count
+    asked for it first (see `face_count`)."""
+
+    def __init__(self, card: Card) -> None:
+        self.first, first_extra = _header(card, continued=False)
+        self.following, _ = _header(card, continued=True)
+        accent = colors.HexColor(card.category.colour)
+        trial = itertools.chain(first_extra, flowables_of(card.blocks, BODY_WIDTH, accent))
+        self.items: list[Item] = []
+        self.one: list[Placed] | None = None
+        pages = paginate(trial, self.room, BODY_WIDTH, most=1)
+        if len(pages) == 1:
+            self.one = pages[0]
+            return
+        # The compact step: a little too long for a face, set a little tighter.
+        self.items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
+        pages = paginate(self.items, self.room, BODY_WIDTH, most=1)
+        if len(pages) == 1:
+            self.one = pages[0]
+
+    def room(self, index: int) -> float:
+        return body_height(self.first if index == 0 else self.following)
+
+
+_TRIALS: dict[Card, _Trial] = {}
+"""Cards whose trials a count made but that are not laid out whole (yet): mostly cards that
+build_deck then leaves aside (see `face_count`)."""
 
 
 def _parts_whole(items: list[Item], room: float) -> None:
@@ -306,10 +328,18 @@ def faces_of(cards: list[Card]) -> list[Face]:
     return [face for card in cards for face in _laid_out(card)]
 
 
-def face_count(card: Card) -> int:
-    """How many faces a card takes (build_deck asks, to keep a rule on one card)."""
+def face_count(card: Card, most: int | None = None) -> int:
+    """How many faces a card takes (build_deck asks, to keep a rule on one card).  With `most`, a
+    card that takes more is counted as `most + 1`; asked whether a card takes more than one, only
+    its trials are made: a card build_deck then leaves aside is not laid out whole."""
     register_fonts()
-    return len(_laid_out(card))
+    if most == 1 and card not in _LAYOUTS and not card.pages:
+        trial = _TRIALS.get(card)
+        if trial is None:
+            trial = keep(_TRIALS, card, _Trial(card), _LAYOUTS_KEPT)
+        return 1 if trial.one is not None else 2
+    count = len(_laid_out(card))
+    return count if most is None else min(count, most + 1)
 
 
 _LAYOUTS: dict[Card, list[Face]] = {}
