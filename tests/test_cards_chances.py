@@ -11,7 +11,16 @@ import pytest
 
 from dsl import model as m
 from dsl import runtime
-from dsl.cards.chances import _NICE_STEPS, MAX_COLUMNS, _successes, distribution, pick_targets
+from dsl.cards.chances import (
+    _NICE_STEPS,
+    MAX_COLUMNS,
+    _resistance_columns,
+    _successes,
+    distribution,
+    pick_targets,
+    roll_chances,
+)
+from dsl.cards.notation import Notation
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
 
@@ -120,3 +129,20 @@ def test_3d6_at_or_under_shows_every_other_target_around_ten() -> None:
     dist = distribution(3, 6)
     found = pick_targets(lambda v: _successes(dist, "<=", v), dist.denominator, 2, 19, None, None)
     assert found == [4, 6, 8, 10, 12, 14, 16]
+
+
+def test_every_resistance_roll_shows_its_book_s_table_worked_out_afresh() -> None:
+    rolls = 0
+    for book in bundled_books():
+        resists = [e for p in book.parts.values() for e in p.effects if isinstance(e, m.RollEffect) and e.kind == "resist"]
+        if book.resistance is None or not resists:
+            continue
+        fresh = _resistance_columns(book, book.resistance)
+        assert fresh is not None
+        differences, row = fresh
+        for effect in resists:
+            table = roll_chances(effect, Notation(book))
+            assert table is not None and table.rows == (row,)
+            assert table.columns == tuple(f"+{d}" if d > 0 else str(d).replace("-", "\u2212") for d in differences)
+            rolls += 1
+    assert rolls >= 10  # the resistance rolls of the bundled books

@@ -424,10 +424,34 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     resistance = notation.book.resistance
     if resistance is None or effect.active is None or effect.passive is None:
         return None
+    found = _resistance(notation.book, resistance)
+    if found is None:
+        return None
+    differences, row = found
+    against = f"{notation.expr(effect.active)}{NBSP}{MINUS}{NBSP}{notation.expr(effect.passive)}"
+    return ChanceTable(against, tuple(signed(d) if d else "0" for d in differences), (row,))
 
+
+def _resistance(book: m.Book, resistance: m.Resistance) -> tuple[list[int], ChanceRow] | None:
+    """The differences a resistance roll's table shows and the chance at each: the book's formula,
+    the same for each of its resistance rolls, so worked out once per book (a hundred and twenty
+    differences evaluated, each through the formula)."""
+    key = id(resistance)
+    known = _RESISTANCES.get(key)
+    if known is not None and known[0] is resistance and known[1] is book:
+        return known[2]
+    found = _resistance_columns(book, resistance)
+    keep(_RESISTANCES, key, (resistance, book, found), _KNOWN_KEPT)  # holding both keeps the id from being reused
+    return found
+
+
+_RESISTANCES: dict[int, tuple[m.Resistance, m.Book, tuple[list[int], ChanceRow] | None]] = {}
+
+
+def _resistance_columns(book: m.Book, resistance: m.Resistance) -> tuple[list[int], ChanceRow] | None:
     @functools.cache  # each difference is asked for twice: choosing the columns, then filling them
     def goal(active: int, passive: int) -> Fraction | None:
-        value = special_value(resistance.target, notation.book, {"active": active, "passive": passive})
+        value = special_value(resistance.target, book, {"active": active, "passive": passive})
         return Fraction(value) if is_number(value) else None  # type: ignore[arg-type]
 
     probes = [goal(10 + d, 10) == goal(20 + d, 20) for d in (-3, 0, 4)]
@@ -441,18 +465,13 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
         assert found is not None
         return found
 
-    def chance(difference: int) -> Fraction:
-        return dist.compare_p(op, value(difference))
-
     def successes(difference: int) -> int:
         return _successes(dist, op, value(difference))
 
     differences = pick_targets(successes, dist.denominator, -60, 60, None, None, anchor=0)
     if not differences:
         return None
-    rows = (ChanceRow(pool_text(resistance.pool), "", tuple(chance(d) for d in differences)),)
-    against = f"{notation.expr(effect.active)}{NBSP}{MINUS}{NBSP}{notation.expr(effect.passive)}"
-    return ChanceTable(against, tuple(signed(d) if d else "0" for d in differences), rows)
+    return differences, ChanceRow(pool_text(resistance.pool), "", tuple(dist.compare_p(op, value(d)) for d in differences))
 
 
 # ---------------------------------------------------------------- choosing the columns
