@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dsl import model as m
@@ -36,11 +36,12 @@ class ChanceRow:
     dice: str  # what is rolled, or the outcome tier: "3d6", "critical"
     note: str  # when this row applies: "when acrobatics"; empty for the plain roll
     chances: tuple[Fraction, ...]
+    cells: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The chances as printed: `50%`, `<1%`, `100%`.  Written once: every trial layout of a card
+    makes its chance tables again from them."""
 
-    @property
-    def cells(self) -> tuple[str, ...]:
-        """The chances as printed: `50%`, `<1%`, `100%`."""
-        return tuple(percent(p) for p in self.chances)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", tuple(percent(p) for p in self.chances))
 
     @property
     def numbers(self) -> tuple[str, ...]:
