@@ -3,12 +3,15 @@ layout gives the layout a fresh start would: the same deck, the same faces."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from dsl import model as m
 from dsl.cards import pdfcards
 from dsl.cards.blocks import Card
 from dsl.cards.deck import build_deck
+from dsl.cards.flow import Item
 from dsl.cards.pdfcards import Face, face_count, faces_of, layout
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
@@ -82,3 +85,21 @@ def test_a_count_of_at_most_one_makes_only_the_trials(books: list[m.Book]) -> No
         assert face_count(card, 3) == min(whole, 4) and face_count(card) == whole
         assert card not in pdfcards._TRIALS  # laid out whole: the trials are let go
     assert long >= 40
+
+
+def test_a_remembered_header_is_the_one_made_afresh(books: list[m.Book]) -> None:
+    def plain(header: tuple[pdfcards.Header, list[Item]]) -> tuple[object, ...]:
+        made, extra = header
+        cites = made.cites.getPlainText() if made.cites is not None else None
+        texts = tuple(item.flowable.getPlainText() for item in extra)
+        return made.title.getPlainText(), made.height, made.title_height, cites, made.cites_height, texts
+
+    cards = [card for book in books for card in build_deck(book, faces=face_count)]
+    long = " ".join(f"Overlong{i:02}" for i in range(30))  # too long for three lines, and for two
+    cards += [replace(cards[-1], title=long), replace(cards[-1], cites=long), replace(cards[-1], title=long, cites=long)]
+    for card in cards:
+        for continued in (False, True):
+            remembered = pdfcards._header(card, continued)
+            assert pdfcards._header(card, continued)[0] is remembered[0]  # made once
+            assert plain(remembered) == plain(pdfcards._new_header(card, continued)), card.title
+    assert all(pdfcards._header(card, False)[1] for card in cards[-3:])  # printed in full in the body

@@ -27,6 +27,7 @@ from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, 
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.memo import keep
 from dsl.cards.paginate import Placed, paginate
+from dsl.categories import Category
 
 CARD_WIDTH = 63 * MM
 CARD_HEIGHT = 88 * MM
@@ -91,7 +92,22 @@ CITES = ParagraphStyle("card_cites", fontName=REGULAR, fontSize=7.0, leading=8.4
 
 def _header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
     """The title in the largest size that fits in three lines; a title that fits in none is
-    shortened in the band and printed in full at the top of the body."""
+    shortened in the band and printed in full at the top of the body.
+
+    Made once per title, citation, kind and category: a card is tried in several layouts (with
+    and without its notes, each asking for its first and its continued header), and the faces
+    that share a header draw the same one."""
+    key = (card.title, card.cites, card.kind, card.category, continued)
+    known = _HEADERS.get(key)
+    if known is None:
+        known = keep(_HEADERS, key, _new_header(card, continued), _LAYOUTS_KEPT)
+    return known[0], list(known[1])
+
+
+_HEADERS: dict[tuple[str, str, str, Category, bool], tuple[Header, list[Item]]] = {}
+
+
+def _new_header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
     canvas = _measure()
     title = card.title + (CONTINUED if continued else "")
     extra: list[Item] = []
