@@ -196,6 +196,7 @@ class Notation:
     def __init__(self, book: m.Book, specials: Mapping[str, str] | None = None) -> None:
         self.book = book
         self.specials = dict(specials or {})
+        self._names: dict[str, str] = {}  # a card names the same few stats and inputs again and again
 
     def with_specials(self, specials: Mapping[str, str]) -> Notation:
         """A notation that writes `target`, `active`, `passive` as the given text."""
@@ -204,6 +205,12 @@ class Notation:
     # ------------------------------------------------------------------ names
 
     def name(self, name: str) -> str:
+        found = self._names.get(name)
+        if found is None:
+            found = self._names[name] = self._name(name)
+        return found
+
+    def _name(self, name: str) -> str:
         if name in self.specials:
             return self.specials[name]
         if name in self.book.vars:
