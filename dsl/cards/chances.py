@@ -356,7 +356,32 @@ def _tier_rows(
     bonus: Fraction = Fraction(0),
 ) -> list[ChanceRow]:
     """The chance of any success, then one row per outcome tier, computed as the resolver does
-    (the first matching tier wins, so a tier called `success` is a plain success)."""
+    (the first matching tier wins, so a tier called `success` is a plain success).
+
+    Remembered per book, tier system, dice, comparison, targets and bonus: a book's skill rolls
+    share them (`d100 ≤ skill`, at 20, 40, 60, 80), and each works through every total of
+    the dice, once per target."""
+    key = (id(book), system.name, dist, op, tuple(targets), bonus)
+    known = _TIERED.get(key)
+    if known is None or known[0] is not book:
+        known = keep(_TIERED, key, (book, _tier_rows_of(book, system, dist, op, targets, bonus)), _KNOWN_KEPT)
+    return list(known[1])
+
+
+_TIERED: dict[
+    tuple[int, str, runtime.Distribution, str, tuple[Fraction | int, ...], Fraction],
+    tuple[m.Book, list[ChanceRow]],
+] = {}
+
+
+def _tier_rows_of(
+    book: m.Book,
+    system: m.TierSystem,
+    dist: runtime.Distribution,
+    op: str,
+    targets: list[Fraction | int],
+    bonus: Fraction,
+) -> list[ChanceRow]:
     specs = []
     for tier in system.tiers:
         bound = tier.bound
