@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -7384,6 +7459,2586 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+# rule forest_adjustment, straight
+
+_forest_adjustment__trace1: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry +forest_shift[vehicle_size].levels levels',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_forest_adjustment__trace2: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry min sparse',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_forest_adjustment__trace3: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_forest_adjustment__trace4: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_forest_adjustment__said3: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    '-2 Levels',
+    'erratum',
+)
+_forest_adjustment__said4: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    'Standard Entry',
+    'erratum',
+)
+_forest_adjustment__unread1: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`vehicle_size` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+
+
+def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vehicle size forest adjustment: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['forest_entry'] is None:
+        v['forest_entry'] = whole(v['forest'])
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_forest_adjustment__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    trace.append(TraceEntry(_forest_adjustment__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_forest_adjustment__mod2, 'sparse'))
+    e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    trace.append(TraceEntry(_forest_adjustment__trace3, d3, v, e))
+    trace.append(TraceEntry(_forest_adjustment__trace4, d4, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_forest_adjustment__said3)
+    if d4 < 0:
+        notes.append(_forest_adjustment__said4)
+    if 'vehicle_size' in given and d1 == 0:
+        notes.append(_forest_adjustment__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('forest_adjustment',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'forest': v['forest'],
+            'forest_entry': v['forest_entry'],
+        },
+        stats={'forest_entry': e['forest_entry']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule terrain_movement, straight
+
+_terrain_movement__trace1: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry +forest_shift[vehicle_size].levels levels',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_terrain_movement__trace2: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry min sparse',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_terrain_movement__trace3: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_terrain_movement__trace4: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
+_terrain_movement__trace5: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive terrain_cost',
+    (),
+    (),
+)
+_terrain_movement__trace6: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive vegetation_cost',
+    (),
+    (),
+)
+_terrain_movement__trace7: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive surface_cost',
+    (),
+    (),
+)
+_terrain_movement__trace8: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive elevation_cost',
+    (),
+    (),
+)
+_terrain_movement__trace9: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'forest_column = infantry',
+    ('when unit != infantry and vehicle_size <= 2',),
+    (('unit', 'vehicle_size'),),
+)
+_terrain_movement__trace10: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive forest_cost',
+    (),
+    (),
+)
+_terrain_movement__trace11: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive cost',
+    (),
+    (),
+)
+_terrain_movement__trace12: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: impassable (X) for this movement type',
+    ('when cost == X',),
+    (('cost',),),
+)
+_terrain_movement__trace13: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: the terrain table has no entry (N/A) for this movement type',
+    ('when cost == N/A',),
+    (('cost',),),
+)
+_terrain_movement__said3: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    '-2 Levels',
+    'erratum',
+)
+_terrain_movement__said4: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    'Standard Entry',
+    'erratum',
+)
+_terrain_movement__said12: Final = Restriction(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'enter this hex: impassable (X) for this movement type',
+)
+_terrain_movement__said13: Final = Restriction(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'enter this hex: the terrain table has no entry (N/A) for this movement type',
+)
+
+
+def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Movement cost of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['forest_entry'] is None:
+        v['forest_entry'] = whole(v['forest'])
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_terrain_movement__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    trace.append(TraceEntry(_terrain_movement__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_forest_adjustment__mod2, 'sparse'))
+    e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
+    if v['forest_column'] is None:
+        v['forest_column'] = whole(v['unit'])
+    d9 = -1 if v['unit'] != 'infantry' and v['vehicle_size'] <= 2 else 0
+    held = []
+    trace.append(TraceEntry(_terrain_movement__trace9, d9, v, e))
+    if d9 < 0:
+        held.append((_terrain_movement__mod1, 'infantry'))
+    e['forest_column'] = settle_held(_BOOK, 'forest_column', v['forest_column'], held, modifiers)
+    trace.append(TraceEntry(_terrain_movement__trace5, -1, v, e))
+    e['terrain_cost'] = derived['terrain_cost'] = whole(s.lookup('terrain_costs', (v['terrain'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__trace6, -1, v, e))
+    e['vegetation_cost'] = derived['vegetation_cost'] = whole(s.lookup('vegetation_costs', (v['vegetation'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__trace7, -1, v, e))
+    e['surface_cost'] = derived['surface_cost'] = whole(s.lookup('surface_costs', (v['surface'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__trace8, -1, v, e))
+    e['elevation_cost'] = derived['elevation_cost'] = whole(s.lookup('elevation_costs', (v['elevation'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__trace10, -1, v, e))
+    e['forest_cost'] = derived['forest_cost'] = whole(s.lookup('forest_costs', (e['forest_entry'], e['forest_column']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__trace11, -1, v, e))
+    e['cost'] = derived['cost'] = whole(cell_add(cell_add(cell_add(cell_add(e['terrain_cost'], e['forest_cost']), e['vegetation_cost']), e['surface_cost']), e['elevation_cost']))
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d12 = -1 if e['cost'] == IMPASSABLE else 0
+    d13 = -1 if e['cost'] == NOT_APPLICABLE else 0
+    trace.append(TraceEntry(_terrain_movement__trace3, d3, v, e))
+    trace.append(TraceEntry(_terrain_movement__trace4, d4, v, e))
+    trace.append(TraceEntry(_terrain_movement__trace12, d12, v, e))
+    trace.append(TraceEntry(_terrain_movement__trace13, d13, v, e))
+    restrictions: list[Restriction] = []
+    if d12 < 0:
+        restrictions.append(_terrain_movement__said12)
+    if d13 < 0:
+        restrictions.append(_terrain_movement__said13)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_terrain_movement__said3)
+    if d4 < 0:
+        notes.append(_terrain_movement__said4)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('terrain_movement',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'forest_entry': v['forest_entry'],
+            'forest_column': v['forest_column'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'elevation': v['elevation'],
+        },
+        stats={'forest_entry': e['forest_entry'], 'forest_column': e['forest_column']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule hex_obscurement, straight
+
+_hex_obscurement__trace1: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +terrain_features[terrain].obscurement',
+    (),
+    (),
+)
+_hex_obscurement__trace2: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +forest_features[forest].obscurement',
+    (),
+    (),
+)
+_hex_obscurement__trace3: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +vegetation_features[vegetation].obscurement',
+    (),
+    (),
+)
+_hex_obscurement__trace4: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'),
+    (('unit', 'vehicle_size'), ('vegetation',)),
+)
+_hex_obscurement__trace5: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'),
+    (('unit', 'vehicle_size'), ('surface',)),
+)
+_hex_obscurement__trace6: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
+    (),
+    (),
+)
+_hex_obscurement__trace7: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
+    (),
+    (),
+)
+_hex_obscurement__said6: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
+    None,
+    'note',
+)
+_hex_obscurement__said7: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    "Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
+    'Jungle ... +1 ... 2 obscurement for infantry and size <2 vehicles',
+    'erratum',
+)
+_hex_obscurement__unread1: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`surface` had no effect: it is read only when unit == infantry or vehicle_size < 2',
+    kind='input',
+)
+
+
+def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Obscurement of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d4 = 0
+    elif v['vegetation'] not in ('tall_grasses', 'jungle'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d5 = 0
+    elif v['surface'] != 'deep_snow':
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['obscurement']
+    trace.append(TraceEntry(_hex_obscurement__trace1, -1, v, e))
+    amount = s.lookup('terrain_features', (v['terrain'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__trace2, -1, v, e))
+    amount = s.lookup('forest_features', (v['forest'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__trace3, -1, v, e))
+    amount = s.lookup('vegetation_features', (v['vegetation'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__trace4, d4, v, e))
+    if d4 < 0:
+        value += 1
+        modifiers.append(Modifier(_hex_obscurement__mod4, 1, 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__trace5, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append(Modifier(_hex_obscurement__mod5, 1, 'applied', None))
+    e['obscurement'] = value if type(value) is int else added_total(value, 'number', True)
+    notes: list[Note] = [_hex_obscurement__said6, _hex_obscurement__said7]
+    if 'surface' in given and d5 == 0:
+        notes.append(_hex_obscurement__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('hex_obscurement',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'obscurement': v['obscurement'],
+        },
+        stats={'obscurement': e['obscurement']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule hull_down, straight
+
+_hull_down__trace1: Final = TraceSpec('hull_down', 'TERRAIN', 'derive terrain_hull_down', (), ())
+_hull_down__trace2: Final = TraceSpec('hull_down', 'TERRAIN', 'derive forest_hull_down', (), ())
+_hull_down__trace3: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive vegetation_hull_down',
+    (),
+    (),
+)
+_hull_down__trace4: Final = TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ())
+_hull_down__trace5: Final = TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ())
+_hull_down__trace6: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'cannot take a hull-down position: N/A in this terrain',
+    ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',),
+    (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),),
+)
+_hull_down__trace7: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    (),
+    (),
+)
+_hull_down__trace8: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
+    (),
+    (),
+)
+_hull_down__said6: Final = Restriction(
+    'hull_down',
+    'TERRAIN',
+    'take a hull-down position: N/A in this terrain',
+)
+_hull_down__said7: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    'N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    None,
+    'note',
+)
+_hull_down__said8: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    'The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
+    'N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    'erratum',
+)
+
+
+def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hull-down position: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_hull_down__trace1, -1, v, e))
+    e['terrain_hull_down'] = derived['terrain_hull_down'] = whole(s.lookup('terrain_features', (v['terrain'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__trace2, -1, v, e))
+    e['forest_hull_down'] = derived['forest_hull_down'] = whole(s.lookup('forest_features', (v['forest'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__trace3, -1, v, e))
+    e['vegetation_hull_down'] = derived['vegetation_hull_down'] = whole(s.lookup('vegetation_features', (v['vegetation'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__trace4, -1, v, e))
+    e['surface_hull_down'] = derived['surface_hull_down'] = whole(s.lookup('surface_features', (v['surface'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__trace5, -1, v, e))
+    e['elevation_hull_down'] = derived['elevation_hull_down'] = whole(s.lookup('elevation_features', (v['elevation'],), 'hull_down'))
+    d6 = -1 if e['terrain_hull_down'] == NOT_APPLICABLE and e['forest_hull_down'] == NOT_APPLICABLE and e['vegetation_hull_down'] == NOT_APPLICABLE and e['surface_hull_down'] == NOT_APPLICABLE and e['elevation_hull_down'] == NOT_APPLICABLE else 0
+    trace.append(TraceEntry(_hull_down__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_hull_down__said6)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('hull_down',),
+        inputs={
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'elevation': v['elevation'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_hull_down__said7, _hull_down__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule weather, straight
+
+_weather__trace1: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'derive weather_obscurement',
+    (),
+    (),
+)
+_weather__trace2: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP * weather_effects[weather].movement round down',
+    (),
+    (),
+)
+_weather__trace3: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -2',
+    ('when weather == high_wind', 'when weapon == missile'),
+    (('weather',), ('weapon',)),
+)
+_weather__trace4: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -1',
+    ('when weather == high_wind', 'unless weapon == missile'),
+    (('weather',), ('weapon',)),
+)
+_weather__trace5: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    ('when weather == high_wind',),
+    (('weather',),),
+)
+_weather__trace6: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -weather_obscurement',
+    ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',),
+    (('weapon', 'weather'),),
+)
+_weather__trace7: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
+    ('when weather_obscurement > 0',),
+    (('weather_obscurement',),),
+)
+_weather__trace8: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
+    (),
+    (),
+)
+_weather__said5: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    'Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
+    'erratum',
+)
+_weather__said7: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    "Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
+    None,
+    'note',
+)
+_weather__said8: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
+    'MOVEMENT 3/4',
+    'erratum',
+)
+
+
+def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weather and environment: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weather__trace2, -1, v, e))
+    held.append((_weather__mod1, s.lookup('weather_effects', (v['weather'],), 'movement')))
+    e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
+    trace.append(TraceEntry(_weather__trace1, -1, v, e))
+    e['weather_obscurement'] = derived['weather_obscurement'] = whole(round_value(s.lookup('weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'))
+    if v['weather'] != 'high_wind':
+        d3 = 0
+    elif v['weapon'] != 'missile':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['weather'] != 'high_wind':
+        d4 = 0
+    elif v['weapon'] == 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm') else 0
+    value = v['attack']
+    trace.append(TraceEntry(_weather__trace3, d3, v, e))
+    if d3 < 0:
+        value += -2
+        modifiers.append(Modifier(_weather__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_weather__trace4, d4, v, e))
+    if d4 < 0:
+        value += -1
+        modifiers.append(Modifier(_weather__mod3, -1, 'applied', None))
+    trace.append(TraceEntry(_weather__trace6, d6, v, e))
+    if d6 < 0:
+        amount = -e['weather_obscurement']
+        value += amount
+        modifiers.append(Modifier(_weather__mod4, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0 or d6 < 0)
+    d5 = -1 if v['weather'] == 'high_wind' else 0
+    d7 = -1 if e['weather_obscurement'] > 0 else 0
+    trace.append(TraceEntry(_weather__trace5, d5, v, e))
+    trace.append(TraceEntry(_weather__trace7, d7, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_weather__said5)
+    if d7 < 0:
+        notes.append(_weather__said7)
+    notes.append(_weather__said8)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('weather',),
+        inputs={
+            'weather': v['weather'],
+            'weather_hexes': v['weather_hexes'],
+            'weapon': v['weapon'],
+            'MP': v['MP'],
+            'attack': v['attack'],
+        },
+        stats={'MP': e['MP'], 'attack': e['attack']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule night, straight
+
+_night__trace1: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP / 2 round down',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
+_night__trace2: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'obscurement +1',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
+_night__trace3: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'note: Penalties only for vehicles/personnel without sensors.',
+    (),
+    (),
+)
+_night__trace4: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
+    (),
+    (),
+)
+_night__said3: Final = Note(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'Penalties only for vehicles/personnel without sensors.',
+    None,
+    'note',
+)
+_night__said4: Final = Note(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
+    'Night  1 (total)  1/2',
+    'erratum',
+)
+
+
+def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Night: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['night'] and not v['has_sensors'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_night__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_night__mod1, 2))
+    e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
+    d2 = -1 if v['night'] and not v['has_sensors'] else 0
+    value = v['obscurement']
+    trace.append(TraceEntry(_night__trace2, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append(Modifier(_night__mod2, 1, 'applied', None))
+    e['obscurement'] = value if type(value) is int else added_total(value, 'number', d2 < 0)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('night',),
+        inputs={
+            'night': v['night'],
+            'has_sensors': v['has_sensors'],
+            'MP': v['MP'],
+            'obscurement': v['obscurement'],
+        },
+        stats={'MP': e['MP'], 'obscurement': e['obscurement']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_night__said3, _night__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule crew_actions, straight
+
+_crew_actions__trace1: Final = TraceSpec(
+    'crew_actions',
+    'NUMBER OF ACTIONS',
+    'derive total_actions',
+    (),
+    (),
+)
+
+
+def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Number of actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_crew_actions__trace1, -1, v, e))
+    e['total_actions'] = derived['total_actions'] = whole(s.lookup('actions', (v['crew'],), 'total'))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('crew_actions',),
+        inputs={'crew': v['crew']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule burst_fire, straight
+
+_burst_fire__trace1: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'DM +rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
+_burst_fire__trace2: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'MoS +rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
+_burst_fire__trace3: Final = TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ())
+
+
+def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Burst fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['armored_target'] else 0
+    value = v['DM']
+    trace.append(TraceEntry(_burst_fire__trace1, d1, v, e))
+    if d1 < 0:
+        amount = v['rof']
+        value += amount
+        modifiers.append(Modifier(_burst_fire__mod1, whole(amount), 'applied', None))
+    e['DM'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if not v['armored_target'] else 0
+    value = v['MoS']
+    trace.append(TraceEntry(_burst_fire__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['rof']
+        value += amount
+        modifiers.append(Modifier(_burst_fire__mod2, whole(amount), 'applied', None))
+    e['MoS'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    trace.append(TraceEntry(_burst_fire__trace3, -1, v, e))
+    e['rounds'] = derived['rounds'] = whole(5 * v['rof'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('burst_fire',),
+        inputs={
+            'rof': v['rof'],
+            'armored_target': v['armored_target'],
+            'DM': v['DM'],
+            'MoS': v['MoS'],
+        },
+        stats={'DM': e['DM'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule walking_fire, straight
+
+_walking_fire__trace1: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive max_targets',
+    (),
+    (),
+)
+_walking_fire__trace2: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive damage_rof',
+    (),
+    (),
+)
+_walking_fire__trace3: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive walking_rounds',
+    (),
+    (),
+)
+_walking_fire__trace4: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'DM +damage_rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
+_walking_fire__trace5: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'MoS +damage_rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
+_walking_fire__trace6: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    "cannot attack more targets than the weapon's ROF + 1",
+    ('when targets > max_targets',),
+    (('targets', 'max_targets'),),
+)
+_walking_fire__trace7: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
+    (),
+    (),
+)
+_walking_fire__trace8: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
+    (),
+    (),
+)
+_walking_fire__said6: Final = Restriction(
+    'walking_fire',
+    'WALKING FIRE',
+    "attack more targets than the weapon's ROF + 1",
+)
+_walking_fire__said7: Final = Note(
+    'walking_fire',
+    'WALKING FIRE',
+    'If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
+    None,
+    'note',
+)
+_walking_fire__said8: Final = Note(
+    'walking_fire',
+    'WALKING FIRE',
+    'Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
+    'Decrease the ROF for figuring damage by 1 for every target attacked',
+    'erratum',
+)
+
+
+def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walking fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_walking_fire__trace2, -1, v, e))
+    e['damage_rof'] = derived['damage_rof'] = whole(max(v['rof'] - v['targets'], 0))
+    d4 = -1 if v['armored_target'] else 0
+    value = v['DM']
+    trace.append(TraceEntry(_walking_fire__trace4, d4, v, e))
+    if d4 < 0:
+        amount = e['damage_rof']
+        value += amount
+        modifiers.append(Modifier(_walking_fire__mod1, whole(amount), 'applied', None))
+    e['DM'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
+    d5 = -1 if not v['armored_target'] else 0
+    value = v['MoS']
+    trace.append(TraceEntry(_walking_fire__trace5, d5, v, e))
+    if d5 < 0:
+        amount = e['damage_rof']
+        value += amount
+        modifiers.append(Modifier(_walking_fire__mod2, whole(amount), 'applied', None))
+    e['MoS'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    trace.append(TraceEntry(_walking_fire__trace1, -1, v, e))
+    e['max_targets'] = derived['max_targets'] = whole(v['rof'] + 1)
+    trace.append(TraceEntry(_walking_fire__trace3, -1, v, e))
+    e['walking_rounds'] = derived['walking_rounds'] = whole(5 * v['rof'])
+    d6 = -1 if v['targets'] > e['max_targets'] else 0
+    trace.append(TraceEntry(_walking_fire__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_walking_fire__said6)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('walking_fire',),
+        inputs={
+            'rof': v['rof'],
+            'armored_target': v['armored_target'],
+            'targets': v['targets'],
+            'DM': v['DM'],
+            'MoS': v['MoS'],
+        },
+        stats={'DM': e['DM'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_walking_fire__said7, _walking_fire__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule saturation_fire, straight
+
+_saturation_fire__trace1: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_number',
+    (),
+    (),
+)
+_saturation_fire__trace2: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_damage',
+    ('when defense_total <= saturation_number',),
+    (('defense_total', 'saturation_number'),),
+)
+_saturation_fire__trace3: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_missiles',
+    ('when weapon == missile',),
+    (('weapon',),),
+)
+_saturation_fire__trace4: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_rounds',
+    ('unless weapon == missile',),
+    (('weapon',),),
+)
+_saturation_fire__trace5: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'cannot saturate a hex beyond medium range',
+    ('when range_band in {long, extreme}',),
+    (('range_band',),),
+)
+_saturation_fire__trace6: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'note: Any unit entering the target hex must beat this number defensively or suffer an attack.',
+    (),
+    (),
+)
+_saturation_fire__trace7: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
+    (),
+    (),
+)
+_saturation_fire__said5: Final = Restriction(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'saturate a hex beyond medium range',
+)
+_saturation_fire__said6: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'Any unit entering the target hex must beat this number defensively or suffer an attack.',
+    None,
+    'note',
+)
+_saturation_fire__said7: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
+    'must beat this number defensively',
+    'erratum',
+)
+
+
+def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Saturation fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['DM'] = v['DM']
+    trace.append(TraceEntry(_saturation_fire__trace1, -1, v, e))
+    e['saturation_number'] = derived['saturation_number'] = whole(v['attack_total'] + v['rof'])
+    d2 = -1 if v['defense_total'] <= e['saturation_number'] else 0
+    trace.append(TraceEntry(_saturation_fire__trace2, d2, v, e))
+    if d2 < 0:
+        e['saturation_damage'] = derived['saturation_damage'] = whole((e['saturation_number'] - v['defense_total']) * e['DM'])
+    else:
+        e.wait('saturation_damage', lambda: whole((e['saturation_number'] - v['defense_total']) * e['DM']))
+    d3 = -1 if v['weapon'] == 'missile' else 0
+    trace.append(TraceEntry(_saturation_fire__trace3, d3, v, e))
+    if d3 < 0:
+        e['saturation_missiles'] = derived['saturation_missiles'] = whole(8 * v['rof'])
+    else:
+        e.wait('saturation_missiles', lambda: whole(8 * v['rof']))
+    d4 = -1 if v['weapon'] != 'missile' else 0
+    trace.append(TraceEntry(_saturation_fire__trace4, d4, v, e))
+    if d4 < 0:
+        e['saturation_rounds'] = derived['saturation_rounds'] = whole(10 * v['rof'])
+    else:
+        e.wait('saturation_rounds', lambda: whole(10 * v['rof']))
+    d5 = -1 if v['range_band'] in ('long', 'extreme') else 0
+    trace.append(TraceEntry(_saturation_fire__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_saturation_fire__said5)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('saturation_fire',),
+        inputs={
+            'weapon': v['weapon'],
+            'range_band': v['range_band'],
+            'rof': v['rof'],
+            'attack_total': v['attack_total'],
+            'defense_total': v['defense_total'],
+            'DM': v['DM'],
+        },
+        stats={'DM': e['DM']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_saturation_fire__said6, _saturation_fire__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule area_of_effect, straight
+
+_area_of_effect__trace1: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive hex_defense',
+    ('when targeting_hex',),
+    (('targeting_hex',),),
+)
+_area_of_effect__trace2: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion',
+    ('when in_space',),
+    (('in_space',),),
+)
+_area_of_effect__trace3: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion_atmosphere',
+    ('unless in_space',),
+    (('in_space',),),
+)
+_area_of_effect__trace4: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
+    (),
+    (),
+)
+_area_of_effect__trace5: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'erratum: The source does not say how to round: rounded down.',
+    (),
+    (),
+)
+_area_of_effect__said4: Final = Note(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
+    None,
+    'note',
+)
+_area_of_effect__said5: Final = Note(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'The source does not say how to round: rounded down.',
+    'DM/2 in space',
+    'erratum',
+)
+
+
+def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Area of effect attack: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['DM'] = v['DM']
+    d1 = -1 if v['targeting_hex'] else 0
+    trace.append(TraceEntry(_area_of_effect__trace1, d1, v, e))
+    if d1 < 0:
+        e['hex_defense'] = derived['hex_defense'] = whole(1)
+    else:
+        e.wait('hex_defense', lambda: whole(1))
+    d2 = -1 if v['in_space'] else 0
+    trace.append(TraceEntry(_area_of_effect__trace2, d2, v, e))
+    if d2 < 0:
+        e['concussion'] = derived['concussion'] = whole(round_value(Fraction(e['DM']) / 2, 'down'))
+    else:
+        e.wait('concussion', lambda: whole(round_value(Fraction(e['DM']) / 2, 'down')))
+    d3 = -1 if not v['in_space'] else 0
+    trace.append(TraceEntry(_area_of_effect__trace3, d3, v, e))
+    if d3 < 0:
+        e['concussion_atmosphere'] = derived['concussion_atmosphere'] = whole(e['DM'])
+    else:
+        e.wait('concussion_atmosphere', lambda: whole(e['DM']))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('area_of_effect',),
+        inputs={'in_space': v['in_space'], 'targeting_hex': v['targeting_hex'], 'DM': v['DM']},
+        stats={'DM': e['DM']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_area_of_effect__said4, _area_of_effect__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule indirect_fire, straight
+
+_indirect_fire__trace1: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'attack -observer_obscurement',
+    ('when observer',),
+    (('observer',),),
+)
+_indirect_fire__trace2: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
+    ('when observer',),
+    (('observer',),),
+)
+_indirect_fire__trace3: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'derive deviation',
+    ('unless observer',),
+    (('observer',),),
+)
+_indirect_fire__trace4: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.',
+    (),
+    (),
+)
+_indirect_fire__said2: Final = Note(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
+    None,
+    'note',
+)
+_indirect_fire__said4: Final = Note(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'Read as 1d6 hexes, in a direction the gamemaster picks.',
+    'attack deviates 1 die distance',
+    'erratum',
+)
+_indirect_fire__unread1: Final = Note(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    '`observer_obscurement` had no effect: it is read only when observer',
+    kind='input',
+)
+
+
+def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Indirect fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['observer'] else 0
+    value = v['attack']
+    trace.append(TraceEntry(_indirect_fire__trace1, d1, v, e))
+    if d1 < 0:
+        amount = -v['observer_obscurement']
+        value += amount
+        modifiers.append(Modifier(_indirect_fire__mod1, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d3 = -1 if not v['observer'] else 0
+    trace.append(TraceEntry(_indirect_fire__trace3, d3, v, e))
+    if d3 < 0:
+        e['deviation'] = derived['deviation'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('deviation', lambda: whole(Dice(((1, 6),))))
+    d2 = -1 if v['observer'] else 0
+    trace.append(TraceEntry(_indirect_fire__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_indirect_fire__said2)
+    notes.append(_indirect_fire__said4)
+    if 'observer_obscurement' in given and d1 == 0:
+        notes.append(_indirect_fire__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('indirect_fire',),
+        inputs={
+            'observer': v['observer'],
+            'observer_obscurement': v['observer_obscurement'],
+            'attack': v['attack'],
+        },
+        stats={'attack': e['attack']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule anti_missile_fire, straight
+
+_anti_missile_fire__trace1: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack -6',
+    (),
+    (),
+)
+_anti_missile_fire__trace2: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack +min(rof, 6)',
+    (),
+    (),
+)
+_anti_missile_fire__trace3: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_shots',
+    (),
+    (),
+)
+_anti_missile_fire__trace4: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_missiles',
+    ('when rof > 0', 'when weapon == missile'),
+    (('rof',), ('weapon',)),
+)
+_anti_missile_fire__trace5: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_rounds',
+    ('when rof > 0', 'unless weapon == missile'),
+    (('rof',), ('weapon',)),
+)
+_anti_missile_fire__trace6: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive missile_rof_left',
+    ('when missile_rof > 0',),
+    (('missile_rof',),),
+)
+_anti_missile_fire__trace7: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: The missile flight is destroyed.',
+    ('when missile_rof > 0', 'when missile_rof_left < 0'),
+    (('missile_rof',), ('missile_rof_left',)),
+)
+_anti_missile_fire__trace8: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'cannot defend against an ROF missile attack without burst fire',
+    ('when missile_rof > 0', 'when rof == 0'),
+    (('missile_rof',), ('rof',)),
+)
+_anti_missile_fire__trace9: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: Does not use actions to perform. A hit against a single missile destroys it.',
+    (),
+    (),
+)
+_anti_missile_fire__trace10: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: Each point of ROF removes a point of the -6, down to no penalty.',
+    (),
+    (),
+)
+_anti_missile_fire__trace11: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: A missile ROF of exactly 0 is a single missile left.',
+    (),
+    (),
+)
+_anti_missile_fire__said7: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'The missile flight is destroyed.',
+    None,
+    'note',
+)
+_anti_missile_fire__said8: Final = Restriction(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'defend against an ROF missile attack without burst fire',
+)
+_anti_missile_fire__said9: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'Does not use actions to perform. A hit against a single missile destroys it.',
+    None,
+    'note',
+)
+_anti_missile_fire__said10: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'Each point of ROF removes a point of the -6, down to no penalty.',
+    'may use ROF to reduce penalty',
+    'erratum',
+)
+_anti_missile_fire__said11: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'A missile ROF of exactly 0 is a single missile left.',
+    'If ROF reduced below 0, missile flight destroyed',
+    'erratum',
+)
+_anti_missile_fire__unread1: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    '`weapon` had no effect: it is read only when rof > 0',
+    kind='input',
+)
+
+
+def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Anti-missile fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['attack']
+    trace.append(TraceEntry(_anti_missile_fire__trace1, -1, v, e))
+    value += -6
+    modifiers.append(Modifier(_anti_missile_fire__mod1, -6, 'applied', None))
+    trace.append(TraceEntry(_anti_missile_fire__trace2, -1, v, e))
+    amount = min(v['rof'], 6)
+    value += amount
+    modifiers.append(Modifier(_anti_missile_fire__mod2, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', True)
+    e['MoS'] = v['MoS']
+    trace.append(TraceEntry(_anti_missile_fire__trace3, -1, v, e))
+    e['am_shots'] = derived['am_shots'] = whole(max(5 - e['MoS'], 1))
+    if not v['rof'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_anti_missile_fire__trace4, d4, v, e))
+    if d4 < 0:
+        e['am_missiles'] = derived['am_missiles'] = whole(e['am_shots'] * 2)
+    else:
+        e.wait('am_missiles', lambda: whole(e['am_shots'] * 2))
+    if not v['rof'] > 0:
+        d5 = 0
+    elif v['weapon'] == 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_anti_missile_fire__trace5, d5, v, e))
+    if d5 < 0:
+        e['am_rounds'] = derived['am_rounds'] = whole(e['am_shots'] * 5)
+    else:
+        e.wait('am_rounds', lambda: whole(e['am_shots'] * 5))
+    d6 = -1 if v['missile_rof'] > 0 else 0
+    trace.append(TraceEntry(_anti_missile_fire__trace6, d6, v, e))
+    if d6 < 0:
+        e['missile_rof_left'] = derived['missile_rof_left'] = whole(v['missile_rof'] - e['MoS'])
+    else:
+        e.wait('missile_rof_left', lambda: whole(v['missile_rof'] - e['MoS']))
+    if not v['missile_rof'] > 0:
+        d7 = 0
+    elif not e['missile_rof_left'] < 0:
+        d7 = 1
+    else:
+        d7 = -1
+    if not v['missile_rof'] > 0:
+        d8 = 0
+    elif v['rof'] != 0:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_anti_missile_fire__trace7, d7, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d8 < 0:
+        restrictions.append(_anti_missile_fire__said8)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_anti_missile_fire__said7)
+    notes.append(_anti_missile_fire__said9)
+    notes.append(_anti_missile_fire__said10)
+    notes.append(_anti_missile_fire__said11)
+    if 'weapon' in given and d4 == 0 and d5 == 0:
+        notes.append(_anti_missile_fire__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('anti_missile_fire',),
+        inputs={
+            'weapon': v['weapon'],
+            'rof': v['rof'],
+            'missile_rof': v['missile_rof'],
+            'attack': v['attack'],
+            'MoS': v['MoS'],
+        },
+        stats={'attack': e['attack'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule ramming, straight
+
+_ramming__trace1: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed +other_speed',
+    ('when ram_direction == head_on',),
+    (('ram_direction',),),
+)
+_ramming__trace2: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed = abs(own_speed - other_speed)',
+    ('when ram_direction == rear',),
+    (('ram_direction',),),
+)
+_ramming__trace3: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'cannot ram: there is no impact speed',
+    ('when ram_direction == rear and own_speed == other_speed',),
+    (('ram_direction', 'own_speed', 'other_speed'),),
+)
+_ramming__trace4: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].air_space',
+    ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
+_ramming__trace5: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].ground',
+    ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
+_ramming__trace6: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
+    (),
+    (),
+)
+_ramming__trace7: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'note: The source does not print the dice of the opposed roll.',
+    (),
+    (),
+)
+_ramming__said3: Final = Restriction('ramming', 'RAMMING', 'ram: there is no impact speed')
+_ramming__said6: Final = Note(
+    'ramming',
+    'RAMMING',
+    "Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
+    None,
+    'note',
+)
+_ramming__said7: Final = Note(
+    'ramming',
+    'RAMMING',
+    'The source does not print the dice of the opposed roll.',
+    None,
+    'note',
+)
+_ramming__unread1: Final = Note(
+    'ramming',
+    'RAMMING',
+    '`air_space` had no effect: it is read only unless ram_direction == rear and own_speed == other_speed',
+    kind='input',
+)
+
+
+def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ramming: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['impact_speed'] is None:
+        v['impact_speed'] = whole(v['own_speed'])
+    d1 = -1 if v['ram_direction'] == 'head_on' else 0
+    d2 = -1 if v['ram_direction'] == 'rear' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_ramming__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_ramming__mod1, v['other_speed']))
+    trace.append(TraceEntry(_ramming__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_ramming__mod2, abs(v['own_speed'] - v['other_speed'])))
+    e['impact_speed'] = settle_held(_BOOK, 'impact_speed', v['impact_speed'], held, modifiers)
+    if v['ram_dm'] is None:
+        v['ram_dm'] = whole(v['vehicle_size'])
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d4 = 0
+    elif not v['air_space']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d5 = 0
+    elif v['air_space']:
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['ram_dm']
+    trace.append(TraceEntry(_ramming__trace4, d4, v, e))
+    if d4 < 0:
+        amount = s.lookup('impact_dm', (e['impact_speed'],), 'air_space')
+        value += amount
+        modifiers.append(Modifier(_ramming__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_ramming__trace5, d5, v, e))
+    if d5 < 0:
+        amount = s.lookup('impact_dm', (e['impact_speed'],), 'ground')
+        value += amount
+        modifiers.append(Modifier(_ramming__mod4, whole(amount), 'applied', None))
+    e['ram_dm'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d5 < 0)
+    d3 = -1 if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed'] else 0
+    trace.append(TraceEntry(_ramming__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_ramming__said3)
+    notes: list[Note] = [_ramming__said6, _ramming__said7]
+    if 'air_space' in given and d4 == 0 and d5 == 0:
+        notes.append(_ramming__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ramming',),
+        inputs={
+            'vehicle_size': v['vehicle_size'],
+            'ram_direction': v['ram_direction'],
+            'own_speed': v['own_speed'],
+            'other_speed': v['other_speed'],
+            'air_space': v['air_space'],
+            'impact_speed': v['impact_speed'],
+            'ram_dm': v['ram_dm'],
+        },
+        stats={'impact_speed': e['impact_speed'], 'ram_dm': e['ram_dm']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule ecm_jam, straight
+
+_ecm_jam__trace1: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'derive jam_threshold',
+    (),
+    (),
+)
+_ecm_jam__trace2: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
+    (),
+    (),
+)
+_ecm_jam__trace3: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'note: If transferring CPs, failure results in the loss of the CPs.',
+    (),
+    (),
+)
+_ecm_jam__said2: Final = Note(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    "IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
+    None,
+    'note',
+)
+_ecm_jam__said3: Final = Note(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'If transferring CPs, failure results in the loss of the CPs.',
+    None,
+    'note',
+)
+
+
+def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: jam communications: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    e['ecm_threshold'] = v['ecm_threshold']
+    trace.append(TraceEntry(_ecm_jam__trace1, -1, v, e))
+    e['jam_threshold'] = derived['jam_threshold'] = whole(e['ecm_threshold'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_jam',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_ecm_jam__said2, _ecm_jam__said3),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule ecm_degrade_sensors, straight
+
+_ecm_degrade_sensors__trace1: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    'derive sensor_threshold',
+    (),
+    (),
+)
+_ecm_degrade_sensors__trace2: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
+    (),
+    (),
+)
+_ecm_degrade_sensors__said2: Final = Note(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    "IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
+    None,
+    'note',
+)
+
+
+def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: degrade sensors: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    e['ecm_threshold'] = v['ecm_threshold']
+    trace.append(TraceEntry(_ecm_degrade_sensors__trace1, -1, v, e))
+    e['sensor_threshold'] = derived['sensor_threshold'] = whole(e['ecm_threshold'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_degrade_sensors',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_ecm_degrade_sensors__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule ecm_spoof, straight
+
+_ecm_spoof__trace1: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'derive spoof_defense',
+    ('when guided',),
+    (('guided',),),
+)
+_ecm_spoof__trace2: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'note: If either Defense roll is successful, the attack fails.',
+    ('when guided',),
+    (('guided',),),
+)
+_ecm_spoof__said2: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'If either Defense roll is successful, the attack fails.',
+    None,
+    'note',
+)
+_ecm_spoof__unread1: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    '`ecm_iw` had no effect: it is read only when guided',
+    kind='input',
+)
+_ecm_spoof__unread2: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    '`ecm_rating` had no effect: it is read only when guided',
+    kind='input',
+)
+
+
+def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: spoof attack: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['guided'] else 0
+    trace.append(TraceEntry(_ecm_spoof__trace1, d1, v, e))
+    if d1 < 0:
+        e['spoof_defense'] = derived['spoof_defense'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    else:
+        e.wait('spoof_defense', lambda: whole(v['ecm_iw'] + v['ecm_rating']))
+    d2 = -1 if v['guided'] else 0
+    trace.append(TraceEntry(_ecm_spoof__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_ecm_spoof__said2)
+    if 'ecm_iw' in given and d1 == 0:
+        notes.append(_ecm_spoof__unread1)
+    if 'ecm_rating' in given and d1 == 0:
+        notes.append(_ecm_spoof__unread2)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_spoof',),
+        inputs={'ecm_iw': v['ecm_iw'], 'ecm_rating': v['ecm_rating'], 'guided': v['guided']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule eecm_counteract, straight
+
+_eecm_counteract__trace1: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold -eecm_mos',
+    (),
+    (),
+)
+_eecm_counteract__trace2: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold min 0',
+    (),
+    (),
+)
+_eecm_counteract__trace3: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
+    (),
+    (),
+)
+_eecm_counteract__trace4: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'erratum: The threshold never drops below 0.',
+    (),
+    (),
+)
+_eecm_counteract__said3: Final = Note(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
+    None,
+    'note',
+)
+_eecm_counteract__said4: Final = Note(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'The threshold never drops below 0.',
+    'subtract MoS from the ECM threshold',
+    'erratum',
+)
+
+
+def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EECM: counteract ECM: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_eecm_counteract__trace1, -1, v, e))
+    held.append((_eecm_counteract__mod1, -v['eecm_mos']))
+    trace.append(TraceEntry(_eecm_counteract__trace2, -1, v, e))
+    held.append((_eecm_counteract__mod2, 0))
+    e['ecm_threshold'] = settle_held(_BOOK, 'ecm_threshold', v['ecm_threshold'], held, modifiers)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('eecm_counteract',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'eecm_mos': v['eecm_mos'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_eecm_counteract__said3, _eecm_counteract__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule eecm_degrade_range, straight
+
+_eecm_degrade_range__trace1: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range -eecm_mos',
+    (),
+    (),
+)
+_eecm_degrade_range__trace2: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range min 0',
+    (),
+    (),
+)
+_eecm_degrade_range__trace3: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
+    (),
+    (),
+)
+_eecm_degrade_range__trace4: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'erratum: The range never drops below 0 km.',
+    (),
+    (),
+)
+_eecm_degrade_range__said3: Final = Note(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
+    None,
+    'note',
+)
+_eecm_degrade_range__said4: Final = Note(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'The range never drops below 0 km.',
+    'subtract MoS in km from ECM range',
+    'erratum',
+)
+
+
+def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EECM: degrade ECM range: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_eecm_degrade_range__trace1, -1, v, e))
+    held.append((_eecm_degrade_range__mod1, -v['eecm_mos']))
+    trace.append(TraceEntry(_eecm_degrade_range__trace2, -1, v, e))
+    held.append((_eecm_degrade_range__mod2, 0))
+    e['ecm_range'] = settle_held(_BOOK, 'ecm_range', v['ecm_range'], held, modifiers)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('eecm_degrade_range',),
+        inputs={'eecm_mos': v['eecm_mos'], 'ecm_range': v['ecm_range']},
+        stats={'ecm_range': e['ecm_range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_eecm_degrade_range__said3, _eecm_degrade_range__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule damage, straight
+
+_damage__trace1: Final = TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ())
+_damage__trace2: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: No Effect.',
+    ('when damage_band == 0',),
+    (('damage_band',),),
+)
+_damage__trace3: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -1',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
+_damage__trace4: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Light Damage system table (its own card).',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
+_damage__trace5: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -2',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
+_damage__trace6: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
+_damage__trace7: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'cannot fight on: Overkill, target destroyed',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
+_damage__trace8: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Overkill: the crew may eject (see Overkill ejecting).',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
+_damage__said2: Final = Note('damage', 'DAMAGE EFFECTS', 'No Effect.', None, 'note')
+_damage__said4: Final = Note(
+    'damage',
+    'DAMAGE EFFECTS',
+    'Roll on the Light Damage system table (its own card).',
+    None,
+    'note',
+)
+_damage__said6: Final = Note(
+    'damage',
+    'DAMAGE EFFECTS',
+    'Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
+    None,
+    'note',
+)
+_damage__said7: Final = Restriction(
+    'damage',
+    'DAMAGE EFFECTS',
+    'fight on: Overkill, target destroyed',
+)
+_damage__said8: Final = Note(
+    'damage',
+    'DAMAGE EFFECTS',
+    'Overkill: the crew may eject (see Overkill ejecting).',
+    None,
+    'note',
+)
+
+
+def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Damage effects: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d3 = 0
+    elif v['damage_band'] != 1:
+        d3 = 1
+    else:
+        d3 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d5 = 0
+    elif v['damage_band'] == 1:
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['armor']
+    trace.append(TraceEntry(_damage__trace3, d3, v, e))
+    if d3 < 0:
+        value += -1
+        modifiers.append(Modifier(_damage__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_damage__trace5, d5, v, e))
+    if d5 < 0:
+        value += -2
+        modifiers.append(Modifier(_damage__mod2, -2, 'applied', None))
+    e['armor'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    trace.append(TraceEntry(_damage__trace1, -1, v, e))
+    e['damage_effect'] = derived['damage_effect'] = whole(s.lookup('damage_effects', (v['damage_band'],), 'effect'))
+    d2 = -1 if v['damage_band'] == 0 else 0
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d4 = 0
+    elif v['damage_band'] != 1:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d6 = 0
+    elif v['damage_band'] == 1:
+        d6 = 1
+    else:
+        d6 = -1
+    d7 = -1 if v['damage_band'] >= 3 else 0
+    d8 = -1 if v['damage_band'] >= 3 else 0
+    trace.append(TraceEntry(_damage__trace2, d2, v, e))
+    trace.append(TraceEntry(_damage__trace4, d4, v, e))
+    trace.append(TraceEntry(_damage__trace6, d6, v, e))
+    trace.append(TraceEntry(_damage__trace7, d7, v, e))
+    trace.append(TraceEntry(_damage__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_damage__said7)
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_damage__said2)
+    if d4 < 0:
+        notes.append(_damage__said4)
+    if d6 < 0:
+        notes.append(_damage__said6)
+    if d8 < 0:
+        notes.append(_damage__said8)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('damage',),
+        inputs={'damage_band': v['damage_band'], 'armor': v['armor']},
+        stats={'armor': e['armor']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule overkill_ejecting, straight
+
+_overkill_ejecting__trace1: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'roll eject',
+    (),
+    (),
+)
+_overkill_ejecting__trace2: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'erratum: Read as that number or more on one d6.',
+    (),
+    (),
+)
+_overkill_ejecting__said2: Final = Note(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'Read as that number or more on one d6.',
+    'ROLL NEEDED ON ONE DIE  6 / 2',
+    'erratum',
+)
+
+
+def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Overkill ejecting: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_overkill_ejecting__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_overkill_ejecting[0]))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('overkill_ejecting',),
+        inputs={'ejection': v['ejection']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_overkill_ejecting__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule detection, straight
+
+_detection__trace1: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection +sensor_ratings[sensor].modifier',
+    (),
+    (),
+)
+_detection__trace2: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -1 per extra_range_bands',
+    ('when sensor == active',),
+    (('sensor',),),
+)
+_detection__trace3: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -obscurement_points',
+    (),
+    (),
+)
+_detection__trace4: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -concealment_points',
+    ('when sensor in {visual_day, visual_night, passive}',),
+    (('sensor',),),
+)
+_detection__trace5: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -2 per defender_range_bands',
+    ('when defender_range_bands > 0',),
+    (('defender_range_bands',),),
+)
+_detection__trace6: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1',
+    ('unless defender_range_bands > 0', 'when defender_active'),
+    (('defender_range_bands',), ('defender_active',)),
+)
+_detection__trace7: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth +stealth_rating',
+    (),
+    (),
+)
+_detection__trace8: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -sensor_profile',
+    (),
+    (),
+)
+_detection__trace9: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per hexes_moved',
+    (),
+    (),
+)
+_detection__trace10: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per thrust_spent',
+    (),
+    (),
+)
+_detection__trace11: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per weapons_fired',
+    (),
+    (),
+)
+_detection__trace12: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per rof_points',
+    (),
+    (),
+)
+_detection__trace13: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'note: A weapon fired multiple times counts as multiple weapons fired.',
+    (),
+    (),
+)
+_detection__trace14: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
+    (),
+    (),
+)
+_detection__trace15: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
+    (),
+    (),
+)
+_detection__said13: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    'A weapon fired multiple times counts as multiple weapons fired.',
+    None,
+    'note',
+)
+_detection__said14: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    'Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
+    'Stealth Rating  R  Perk; Default = 0 / Large Sensor Profile  R  Flaw; Default = 0',
+    'erratum',
+)
+_detection__said15: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    "The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
+    'DEFENDER MODIFIERS',
+    'erratum',
+)
+_detection__unread1: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`extra_range_bands` had no effect: it is read only when sensor == active',
+    kind='input',
+)
+_detection__unread2: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`concealment_points` had no effect: it is read only when sensor in {visual_day, visual_night, passive}',
+    kind='input',
+)
+_detection__unread3: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`defender_active` had no effect: it is read only unless defender_range_bands > 0',
+    kind='input',
+)
+
+
+def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Detection modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['sensor'] == 'active' else 0
+    d4 = -1 if v['sensor'] in ('visual_day', 'visual_night', 'passive') else 0
+    value = v['detection']
+    trace.append(TraceEntry(_detection__trace1, -1, v, e))
+    amount = s.lookup('sensor_ratings', (v['sensor'],), 'modifier')
+    value += amount
+    modifiers.append(Modifier(_detection__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace2, d2, v, e))
+    if d2 < 0:
+        amount = -1 * v['extra_range_bands']
+        value += amount
+        modifiers.append(Modifier(_detection__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace3, -1, v, e))
+    amount = -v['obscurement_points']
+    value += amount
+    modifiers.append(Modifier(_detection__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace4, d4, v, e))
+    if d4 < 0:
+        amount = -v['concealment_points']
+        value += amount
+        modifiers.append(Modifier(_detection__mod4, whole(amount), 'applied', None))
+    e['detection'] = value if type(value) is int else added_total(value, 'int', True)
+    d5 = -1 if v['defender_range_bands'] > 0 else 0
+    if v['defender_range_bands'] > 0:
+        d6 = 0
+    elif not v['defender_active']:
+        d6 = 1
+    else:
+        d6 = -1
+    value = v['stealth']
+    trace.append(TraceEntry(_detection__trace5, d5, v, e))
+    if d5 < 0:
+        amount = -2 * v['defender_range_bands']
+        value += amount
+        modifiers.append(Modifier(_detection__mod5, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace6, d6, v, e))
+    if d6 < 0:
+        value += -1
+        modifiers.append(Modifier(_detection__mod6, -1, 'applied', None))
+    trace.append(TraceEntry(_detection__trace7, -1, v, e))
+    amount = v['stealth_rating']
+    value += amount
+    modifiers.append(Modifier(_detection__mod7, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace8, -1, v, e))
+    amount = -v['sensor_profile']
+    value += amount
+    modifiers.append(Modifier(_detection__mod8, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace9, -1, v, e))
+    amount = -1 * v['hexes_moved']
+    value += amount
+    modifiers.append(Modifier(_detection__mod9, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace10, -1, v, e))
+    amount = -1 * v['thrust_spent']
+    value += amount
+    modifiers.append(Modifier(_detection__mod10, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace11, -1, v, e))
+    amount = -1 * v['weapons_fired']
+    value += amount
+    modifiers.append(Modifier(_detection__mod11, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__trace12, -1, v, e))
+    amount = -1 * v['rof_points']
+    value += amount
+    modifiers.append(Modifier(_detection__mod12, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    notes: list[Note] = [_detection__said13, _detection__said14, _detection__said15]
+    if 'extra_range_bands' in given and d2 == 0:
+        notes.append(_detection__unread1)
+    if 'concealment_points' in given and d4 == 0:
+        notes.append(_detection__unread2)
+    if 'defender_active' in given and d6 == 0:
+        notes.append(_detection__unread3)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('detection',),
+        inputs={
+            'obscurement_points': v['obscurement_points'],
+            'sensor': v['sensor'],
+            'iw_skill': v['iw_skill'],
+            'sensor_rating': v['sensor_rating'],
+            'range_bonus': v['range_bonus'],
+            'extra_range_bands': v['extra_range_bands'],
+            'defender_active': v['defender_active'],
+            'defender_range_bands': v['defender_range_bands'],
+            'stealth_rating': v['stealth_rating'],
+            'sensor_profile': v['sensor_profile'],
+            'hexes_moved': v['hexes_moved'],
+            'thrust_spent': v['thrust_spent'],
+            'weapons_fired': v['weapons_fired'],
+            'rof_points': v['rof_points'],
+            'concealment_points': v['concealment_points'],
+            'detection': v['detection'],
+            'stealth': v['stealth'],
+        },
+        stats={'detection': e['detection'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -7483,6 +10138,30 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'forest_adjustment': _resolve_forest_adjustment,
+        'terrain_movement': _resolve_terrain_movement,
+        'hex_obscurement': _resolve_hex_obscurement,
+        'hull_down': _resolve_hull_down,
+        'weather': _resolve_weather,
+        'night': _resolve_night,
+        'crew_actions': _resolve_crew_actions,
+        'burst_fire': _resolve_burst_fire,
+        'walking_fire': _resolve_walking_fire,
+        'saturation_fire': _resolve_saturation_fire,
+        'area_of_effect': _resolve_area_of_effect,
+        'indirect_fire': _resolve_indirect_fire,
+        'anti_missile_fire': _resolve_anti_missile_fire,
+        'ramming': _resolve_ramming,
+        'ecm_jam': _resolve_ecm_jam,
+        'ecm_degrade_sensors': _resolve_ecm_degrade_sensors,
+        'ecm_spoof': _resolve_ecm_spoof,
+        'eecm_counteract': _resolve_eecm_counteract,
+        'eecm_degrade_range': _resolve_eecm_degrade_range,
+        'damage': _resolve_damage,
+        'overkill_ejecting': _resolve_overkill_ejecting,
+        'detection': _resolve_detection,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

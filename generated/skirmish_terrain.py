@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -5582,6 +5657,1545 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+# rule broken_ground, straight
+
+_broken_ground__trace1: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'DEX -2',
+    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
+    (('moved', 'weapon'), ('moved', 'weapon')),
+)
+_broken_ground__trace2: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'roll fall',
+    ('when moved > MOV / 2',),
+    (('moved', 'MOV'),),
+)
+_broken_ground__trace3: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    (),
+    (),
+)
+_broken_ground__trace4: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    (),
+    (),
+)
+_broken_ground__trace5: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    (),
+    (),
+)
+_broken_ground__said3: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    'except those that do not move and use thrown or missile weapon',
+    'erratum',
+)
+_broken_ground__said4: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    'erratum',
+)
+_broken_ground__said5: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    'Characters with Acrobatics need only roll 2d6/eDEX',
+    'erratum',
+)
+_broken_ground__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_broken_ground__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    e['MOV'] = v['MOV']
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_broken_ground__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_broken_ground__said3, _broken_ground__said4, _broken_ground__said5]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_broken_ground__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('broken_ground',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule mud, straight
+
+_mud__trace1: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'DEX -2',
+    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
+    (('moved', 'weapon'), ('moved', 'weapon')),
+)
+_mud__trace2: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'roll fall',
+    ('when moved > MOV / 2',),
+    (('moved', 'MOV'),),
+)
+_mud__trace3: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    (),
+    (),
+)
+_mud__trace4: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    (),
+    (),
+)
+_mud__trace5: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    (),
+    (),
+)
+_mud__trace6: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 2 round up',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
+_mud__trace7: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 4 round up',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
+)
+_mud__trace8: Final = TraceSpec('mud', '17.3', 'MOV min 1', (), ())
+_mud__trace9: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'erratum: The quarter is not said to be rounded; rounded up like the half before it.',
+    (),
+    (),
+)
+_mud__trace10: Final = TraceSpec(
+    'mud',
+    '17.3',
+    "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
+    (),
+    (),
+)
+_mud__said3: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    'except those that do not move and use thrown or missile weapon',
+    'erratum',
+)
+_mud__said4: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    'erratum',
+)
+_mud__said5: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    'Characters with Acrobatics need only roll 2d6/eDEX',
+    'erratum',
+)
+_mud__said9: Final = Note(
+    'mud',
+    '17.3',
+    'The quarter is not said to be rounded; rounded up like the half before it.',
+    'Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
+    'erratum',
+)
+_mud__said10: Final = Note(
+    'mud',
+    '17.3',
+    "A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
+    '[rolls for slipping]',
+    'erratum',
+)
+_mud__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mud: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_mud__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_mud__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_mud__mod1, 2))
+    trace.append(TraceEntry(_mud__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_mud__mod2, 4))
+    trace.append(TraceEntry(_mud__trace8, -1, v, e))
+    held.append((_mud__mod3, 1))
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_mud__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_mud__said3, _mud__said4, _mud__said5, _mud__said9, _mud__said10]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_mud__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('mud',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+            'ground_depth': v['ground_depth'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule snow, straight
+
+_snow__trace1: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'DEX -2',
+    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
+    (('moved', 'weapon'), ('moved', 'weapon')),
+)
+_snow__trace2: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'roll fall',
+    ('when moved > MOV / 2',),
+    (('moved', 'MOV'),),
+)
+_snow__trace3: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    (),
+    (),
+)
+_snow__trace4: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    (),
+    (),
+)
+_snow__trace5: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    (),
+    (),
+)
+_snow__trace6: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -4',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
+_snow__trace7: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -8',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
+)
+_snow__trace8: Final = TraceSpec('snow', '17.3', 'MOV min 1', (), ())
+_snow__said3: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    'except those that do not move and use thrown or missile weapon',
+    'erratum',
+)
+_snow__said4: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
+    'erratum',
+)
+_snow__said5: Final = Note(
+    'broken_ground',
+    '17.1',
+    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    'Characters with Acrobatics need only roll 2d6/eDEX',
+    'erratum',
+)
+_snow__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Snow: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_snow__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_snow__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_snow__mod1, -4))
+    trace.append(TraceEntry(_snow__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_snow__mod2, -8))
+    trace.append(TraceEntry(_snow__trace8, -1, v, e))
+    held.append((_snow__mod3, 1))
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_snow__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_snow__said3, _snow__said4, _snow__said5]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_snow__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('snow',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+            'ground_depth': v['ground_depth'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule darkness, straight
+
+_darkness__trace1: Final = TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),))
+_darkness__trace2: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll fall',
+    ('unless lit', 'when moved > MOV / 2'),
+    (('lit',), ('moved', 'MOV')),
+)
+_darkness__trace3: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'to_hit = 5',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
+)
+_darkness__trace4: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll hit',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
+)
+_darkness__trace5: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    (),
+    (),
+)
+_darkness__trace6: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
+    (),
+    (),
+)
+_darkness__trace7: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
+    (),
+    (),
+)
+_darkness__said5: Final = Note(
+    'darkness',
+    '17.5',
+    'A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    None,
+    'note',
+)
+_darkness__said6: Final = Note(
+    'darkness',
+    '17.5',
+    'A flashlight is a small one-handed item and must be ready to turn on and point.',
+    None,
+    'note',
+)
+_darkness__said7: Final = Note(
+    'darkness',
+    '17.5',
+    'The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
+    'his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
+    'erratum',
+)
+_darkness__unread1: Final = Note(
+    'darkness',
+    '17.5',
+    '`moved` had no effect: it is read only unless lit',
+    kind='input',
+)
+_darkness__unread2: Final = Note(
+    'darkness',
+    '17.5',
+    '`weapon` had no effect: it is read only unless lit',
+    kind='input',
+)
+
+
+def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Complete Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if not v['lit'] else 0
+    value = v['DEX']
+    trace.append(TraceEntry(_darkness__trace1, d1, v, e))
+    if d1 < 0:
+        value += -8
+        modifiers.append(Modifier(_darkness__mod1, -8, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    if v['lit']:
+        d3 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_darkness__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_darkness__mod2, 5))
+    e['to_hit'] = settle_held(_BOOK, 'to_hit', v['to_hit'], held, modifiers)
+    e['MOV'] = v['MOV']
+    rolls: list[Roll] = []
+    if v['lit']:
+        d2 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lit']:
+        d4 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_darkness__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_darkness[1]))
+    trace.append(TraceEntry(_darkness__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_darkness[3]))
+    notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
+    if 'moved' in given and d2 == 0:
+        notes.append(_darkness__unread1)
+    if 'weapon' in given and d3 == 0 and d4 == 0:
+        notes.append(_darkness__unread2)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('darkness',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'lit': v['lit'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule ice, straight
+
+_ice__trace1: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'roll fall',
+    ('unless stance in {prone, kneeling, crawling}',),
+    (('stance',),),
+)
+_ice__trace2: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'note: One cannot fall if he is prone, kneeling, or crawling.',
+    (),
+    (),
+)
+_ice__said2: Final = Note(
+    'ice',
+    '17.6',
+    'One cannot fall if he is prone, kneeling, or crawling.',
+    None,
+    'note',
+)
+_ice__unread1: Final = Note(
+    'ice',
+    '17.6',
+    '`moved` had no effect: it is read only unless stance in {prone, kneeling, crawling}',
+    kind='input',
+)
+
+
+def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ice: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['DEX'] = v['DEX']
+    rolls: list[Roll] = []
+    d1 = -1 if v['stance'] not in ('prone', 'kneeling', 'crawling') else 0
+    trace.append(TraceEntry(_ice__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_ice[0]))
+    notes: list[Note] = [_ice__said2]
+    if 'moved' in given and d1 == 0:
+        notes.append(_ice__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('ice',),
+        inputs={'DEX': v['DEX'], 'moved': v['moved'], 'stance': v['stance']},
+        stats={'DEX': e['DEX']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule wall_cover, straight
+
+_wall_cover__trace1: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
+_wall_cover__trace2: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == one_meter and stance == prone',),
+    (('wall', 'stance'),),
+)
+_wall_cover__trace3: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == two_meters and stance != standing',),
+    (('wall', 'stance'),),
+)
+_wall_cover__trace4: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == over_two_meters',),
+    (('wall',),),
+)
+_wall_cover__trace5: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
+)
+_wall_cover__trace6: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
+_wall_cover__trace7: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
+)
+_wall_cover__trace8: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
+_wall_cover__trace9: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
+_wall_cover__said2: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_wall_cover__said3: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_wall_cover__said4: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_wall_cover__said5: Final = Note(
+    'wall_cover',
+    '17.7',
+    'Firing over or around the wall, he exposes himself (see Concealment).',
+    None,
+    'note',
+)
+_wall_cover__said7: Final = Note(
+    'wall_cover',
+    '17.7',
+    'One can throw grenades over a wall without exposing himself.',
+    None,
+    'note',
+)
+_wall_cover__said8: Final = Note(
+    'wall_cover',
+    '17.7',
+    'Walls of stone, brick, dirt, sandbags and the like.',
+    None,
+    'note',
+)
+_wall_cover__said9: Final = Note(
+    'wall_cover',
+    '17.7',
+    "Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    'A meter wall does not protect from one next to it.',
+    'erratum',
+)
+
+
+def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls: cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d6 = -1 if v['throwing_grenade'] else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_wall_cover__trace6, d6, v, e))
+    if d6 < 0:
+        value += -8
+        modifiers.append(Modifier(_wall_cover__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    trace.append(TraceEntry(_wall_cover__trace1, -1, v, e))
+    e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'))
+    d2 = -1 if v['wall'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['wall'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['wall'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    trace.append(TraceEntry(_wall_cover__trace2, d2, v, e))
+    trace.append(TraceEntry(_wall_cover__trace3, d3, v, e))
+    trace.append(TraceEntry(_wall_cover__trace4, d4, v, e))
+    trace.append(TraceEntry(_wall_cover__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_wall_cover__said2)
+    if d3 < 0:
+        restrictions.append(_wall_cover__said3)
+    if d4 < 0:
+        restrictions.append(_wall_cover__said4)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_wall_cover__said5)
+    notes.append(_wall_cover__said7)
+    notes.append(_wall_cover__said8)
+    notes.append(_wall_cover__said9)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('wall_cover',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'stance': v['stance'],
+            'wall': v['wall'],
+            'attacker': v['attacker'],
+            'attacker_distance': v['attacker_distance'],
+            'throwing_grenade': v['throwing_grenade'],
+            'firing_over': v['firing_over'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule wall_crossing, straight
+
+_wall_crossing__trace1: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall: it must be jumped over (see Jumping)',
+    ('when wall == one_meter',),
+    (('wall',),),
+)
+_wall_crossing__trace2: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
+)
+_wall_crossing__trace3: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot jump over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
+)
+_wall_crossing__trace4: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
+    (),
+    (),
+)
+_wall_crossing__said1: Final = Restriction(
+    'wall_crossing',
+    '17.7',
+    'move over the wall: it must be jumped over (see Jumping)',
+)
+_wall_crossing__said2: Final = Restriction('wall_crossing', '17.7', 'move over the wall')
+_wall_crossing__said3: Final = Restriction('wall_crossing', '17.7', 'jump over the wall')
+_wall_crossing__said4: Final = Note(
+    'wall_crossing',
+    '17.7',
+    'Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
+    'walls that are 1 meter high cannot be moved over they must be jumped over',
+    'erratum',
+)
+
+
+def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls: crossing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['wall'] == 'one_meter' else 0
+    d2 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    d3 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    trace.append(TraceEntry(_wall_crossing__trace1, d1, v, e))
+    trace.append(TraceEntry(_wall_crossing__trace2, d2, v, e))
+    trace.append(TraceEntry(_wall_crossing__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_wall_crossing__said1)
+    if d2 < 0:
+        restrictions.append(_wall_crossing__said2)
+    if d3 < 0:
+        restrictions.append(_wall_crossing__said3)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('wall_crossing',),
+        inputs={'wall': v['wall']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_wall_crossing__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule pits, straight
+
+_pits__trace1: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
+_pits__trace2: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == one_meter and stance == prone',),
+    (('pit', 'stance'),),
+)
+_pits__trace3: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == two_meters and stance != standing',),
+    (('pit', 'stance'),),
+)
+_pits__trace4: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == over_two_meters',),
+    (('pit',),),
+)
+_pits__trace5: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
+)
+_pits__trace6: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
+_pits__trace7: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
+)
+_pits__trace8: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
+_pits__trace9: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
+_pits__trace10: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'cannot walk through the pit: it must be jumped over (see Jumping and Falling)',
+    ('when pit != half_meter',),
+    (('pit',),),
+)
+_pits__trace11: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'note: Pits are sometimes called foxholes.',
+    (),
+    (),
+)
+_pits__said2: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_pits__said3: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_pits__said4: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
+_pits__said5: Final = Note(
+    'wall_cover',
+    '17.7',
+    'Firing over or around the wall, he exposes himself (see Concealment).',
+    None,
+    'note',
+)
+_pits__said7: Final = Note(
+    'wall_cover',
+    '17.7',
+    'One can throw grenades over a wall without exposing himself.',
+    None,
+    'note',
+)
+_pits__said8: Final = Note(
+    'wall_cover',
+    '17.7',
+    'Walls of stone, brick, dirt, sandbags and the like.',
+    None,
+    'note',
+)
+_pits__said9: Final = Note(
+    'wall_cover',
+    '17.7',
+    "Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    'A meter wall does not protect from one next to it.',
+    'erratum',
+)
+_pits__said10: Final = Restriction(
+    'pits',
+    '17.8',
+    'walk through the pit: it must be jumped over (see Jumping and Falling)',
+)
+_pits__said11: Final = Note('pits', '17.8', 'Pits are sometimes called foxholes.', None, 'note')
+
+
+def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pits and Holes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d6 = -1 if v['throwing_grenade'] else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_pits__trace6, d6, v, e))
+    if d6 < 0:
+        value += -8
+        modifiers.append(Modifier(_wall_cover__part10__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    trace.append(TraceEntry(_pits__trace1, -1, v, e))
+    e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'))
+    d2 = -1 if v['pit'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['pit'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['pit'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    d10 = -1 if v['pit'] != 'half_meter' else 0
+    trace.append(TraceEntry(_pits__trace2, d2, v, e))
+    trace.append(TraceEntry(_pits__trace3, d3, v, e))
+    trace.append(TraceEntry(_pits__trace4, d4, v, e))
+    trace.append(TraceEntry(_pits__trace5, d5, v, e))
+    trace.append(TraceEntry(_pits__trace10, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_pits__said2)
+    if d3 < 0:
+        restrictions.append(_pits__said3)
+    if d4 < 0:
+        restrictions.append(_pits__said4)
+    if d10 < 0:
+        restrictions.append(_pits__said10)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_pits__said5)
+    notes.append(_pits__said7)
+    notes.append(_pits__said8)
+    notes.append(_pits__said9)
+    notes.append(_pits__said11)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('pits',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'stance': v['stance'],
+            'attacker': v['attacker'],
+            'attacker_distance': v['attacker_distance'],
+            'throwing_grenade': v['throwing_grenade'],
+            'firing_over': v['firing_over'],
+            'pit': v['pit'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule gravity, straight
+
+_gravity__trace1: Final = TraceSpec('gravity', '17.9', 'derive load', (), ())
+_gravity__trace2: Final = TraceSpec('gravity', '17.9', 'derive jump_width', (), ())
+_gravity__trace3: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
+    (),
+    (),
+)
+_gravity__trace4: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
+    (),
+    (),
+)
+_gravity__trace5: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
+    (),
+    (),
+)
+_gravity__trace6: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
+    (),
+    (),
+)
+_gravity__trace7: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
+    (),
+    (),
+)
+_gravity__trace8: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
+    (),
+    (),
+)
+_gravity__said3: Final = Note(
+    'gravity',
+    '17.9',
+    'Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
+    None,
+    'note',
+)
+_gravity__said4: Final = Note(
+    'gravity',
+    '17.9',
+    'Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
+    None,
+    'note',
+)
+_gravity__said5: Final = Note(
+    'gravity',
+    '17.9',
+    'A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
+    None,
+    'note',
+)
+_gravity__said6: Final = Note(
+    'gravity',
+    '17.9',
+    "The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
+    None,
+    'note',
+)
+_gravity__said7: Final = Note(
+    'gravity',
+    '17.9',
+    'The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
+    'His own weight would be -0.3 x 70 or -21 to yield the effects of having -45kg.',
+    'erratum',
+)
+_gravity__said8: Final = Note(
+    'gravity',
+    '17.9',
+    "A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
+    '[ increase effective STR ]',
+    'erratum',
+)
+
+
+def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Changes in Gravity: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_gravity__trace1, -1, v, e))
+    e['load'] = derived['load'] = whole(v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70)
+    trace.append(TraceEntry(_gravity__trace2, -1, v, e))
+    e['jump_width'] = derived['jump_width'] = whole(v['hole'] * v['gravity'])
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('gravity',),
+        inputs={'gravity': v['gravity'], 'carried': v['carried'], 'hole': v['hole']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_gravity__said3, _gravity__said4, _gravity__said5, _gravity__said6, _gravity__said7, _gravity__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule microgravity, straight
+
+_microgravity__trace1: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'roll footing',
+    ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',),
+    (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),),
+)
+_microgravity__trace2: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive float_speed',
+    ('when shots > 0',),
+    (('shots',),),
+)
+_microgravity__trace3: Final = TraceSpec('microgravity', '17.10', 'derive wall_hits', (), ())
+_microgravity__trace4: Final = TraceSpec('microgravity', '17.10', 'derive collision_speed', (), ())
+_microgravity__trace5: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'to_hit -8',
+    ('when at_tether and weapon in {thrown, missile, laser}',),
+    (('at_tether', 'weapon'),),
+)
+_microgravity__trace6: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Microgravity occurs in objects in deep space, in orbit or in freefall.',
+    (),
+    (),
+)
+_microgravity__trace7: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
+    (),
+    (),
+)
+_microgravity__trace8: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
+    (),
+    (),
+)
+_microgravity__trace9: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
+    (),
+    (),
+)
+_microgravity__trace10: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One that loses footing cannot change direction or speed by using his feet.',
+    (),
+    (),
+)
+_microgravity__trace11: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
+    (),
+    (),
+)
+_microgravity__trace12: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
+    (),
+    (),
+)
+_microgravity__trace13: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
+    (),
+    (),
+)
+_microgravity__trace14: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can also turn and fire your weapon to stop moving.',
+    (),
+    (),
+)
+_microgravity__trace15: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
+    (),
+    (),
+)
+_microgravity__trace16: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
+    (),
+    (),
+)
+_microgravity__trace17: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One can pull himself along a tether at half his MA.',
+    (),
+    (),
+)
+_microgravity__trace18: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A tether has ST 25 if you try to break it.',
+    (),
+    (),
+)
+_microgravity__trace19: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
+    (),
+    (),
+)
+_microgravity__trace20: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The doubled "turn" is a typo.',
+    (),
+    (),
+)
+_microgravity__said6: Final = Note(
+    'microgravity',
+    '17.10',
+    'Microgravity occurs in objects in deep space, in orbit or in freefall.',
+    None,
+    'note',
+)
+_microgravity__said7: Final = Note(
+    'microgravity',
+    '17.10',
+    'If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
+    None,
+    'note',
+)
+_microgravity__said8: Final = Note(
+    'microgravity',
+    '17.10',
+    'You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
+    None,
+    'note',
+)
+_microgravity__said9: Final = Note(
+    'microgravity',
+    '17.10',
+    'If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
+    None,
+    'note',
+)
+_microgravity__said10: Final = Note(
+    'microgravity',
+    '17.10',
+    'One that loses footing cannot change direction or speed by using his feet.',
+    None,
+    'note',
+)
+_microgravity__said11: Final = Note(
+    'microgravity',
+    '17.10',
+    'A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
+    None,
+    'note',
+)
+_microgravity__said12: Final = Note(
+    'microgravity',
+    '17.10',
+    'To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
+    None,
+    'note',
+)
+_microgravity__said13: Final = Note(
+    'microgravity',
+    '17.10',
+    'You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
+    None,
+    'note',
+)
+_microgravity__said14: Final = Note(
+    'microgravity',
+    '17.10',
+    'You can also turn and fire your weapon to stop moving.',
+    None,
+    'note',
+)
+_microgravity__said15: Final = Note(
+    'microgravity',
+    '17.10',
+    'If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
+    None,
+    'note',
+)
+_microgravity__said16: Final = Note(
+    'microgravity',
+    '17.10',
+    'Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
+    None,
+    'note',
+)
+_microgravity__said17: Final = Note(
+    'microgravity',
+    '17.10',
+    'One can pull himself along a tether at half his MA.',
+    None,
+    'note',
+)
+_microgravity__said18: Final = Note(
+    'microgravity',
+    '17.10',
+    'A tether has ST 25 if you try to break it.',
+    None,
+    'note',
+)
+_microgravity__said19: Final = Note(
+    'microgravity',
+    '17.10',
+    'The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
+    'make a saving roll of 4 dice against your STR + DEX, halved',
+    'erratum',
+)
+_microgravity__said20: Final = Note(
+    'microgravity',
+    '17.10',
+    'The doubled "turn" is a typo.',
+    'A figure can turn turn his counter by one hex side/turn',
+    'erratum',
+)
+_microgravity__unread1: Final = Note(
+    'microgravity',
+    '17.10',
+    '`holding_on` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread2: Final = Note(
+    'microgravity',
+    '17.10',
+    '`astrobatics` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread3: Final = Note(
+    'microgravity',
+    '17.10',
+    '`stance` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread4: Final = Note(
+    'microgravity',
+    '17.10',
+    '`recoil_st` had no effect: it is read only when shots > 0',
+    kind='input',
+)
+
+
+def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Microgravity: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d5 = -1 if v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser') else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_microgravity__trace5, d5, v, e))
+    if d5 < 0:
+        value += -8
+        modifiers.append(Modifier(_microgravity__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    e['STR'] = v['STR']
+    d2 = -1 if v['shots'] > 0 else 0
+    trace.append(TraceEntry(_microgravity__trace2, d2, v, e))
+    if d2 < 0:
+        e['float_speed'] = derived['float_speed'] = whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed'))
+    else:
+        e.wait('float_speed', lambda: whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed')))
+    trace.append(TraceEntry(_microgravity__trace3, -1, v, e))
+    e['wall_hits'] = derived['wall_hits'] = whole(round_value(Fraction(v['floating_speed']) / 3, 'down'))
+    trace.append(TraceEntry(_microgravity__trace4, -1, v, e))
+    e['collision_speed'] = derived['collision_speed'] = whole(Fraction(v['floating_speed']) / 2)
+    rolls: list[Roll] = []
+    d1 = -1 if v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'] else 0
+    trace.append(TraceEntry(_microgravity__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_microgravity[0]))
+    notes: list[Note] = [_microgravity__said6, _microgravity__said7, _microgravity__said8, _microgravity__said9, _microgravity__said10, _microgravity__said11, _microgravity__said12, _microgravity__said13, _microgravity__said14, _microgravity__said15, _microgravity__said16, _microgravity__said17, _microgravity__said18, _microgravity__said19, _microgravity__said20]
+    if 'holding_on' in given and d1 == 0:
+        notes.append(_microgravity__unread1)
+    if 'astrobatics' in given and d1 == 0:
+        notes.append(_microgravity__unread2)
+    if 'stance' in given and d1 == 0:
+        notes.append(_microgravity__unread3)
+    if 'recoil_st' in given and d2 == 0:
+        notes.append(_microgravity__unread4)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('microgravity',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'STR': v['STR'],
+            'moved': v['moved'],
+            'running': v['running'],
+            'weapon': v['weapon'],
+            'astrobatics': v['astrobatics'],
+            'stance': v['stance'],
+            'fired_recoil': v['fired_recoil'],
+            'hit_by_recoil': v['hit_by_recoil'],
+            'holding_on': v['holding_on'],
+            'recovering': v['recovering'],
+            'recoil_st': v['recoil_st'],
+            'shots': v['shots'],
+            'floating_speed': v['floating_speed'],
+            'at_tether': v['at_tether'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'STR': e['STR']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -5625,6 +7239,18 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'broken_ground': _resolve_broken_ground,
+        'mud': _resolve_mud,
+        'snow': _resolve_snow,
+        'darkness': _resolve_darkness,
+        'ice': _resolve_ice,
+        'wall_cover': _resolve_wall_cover,
+        'wall_crossing': _resolve_wall_crossing,
+        'pits': _resolve_pits,
+        'gravity': _resolve_gravity,
+        'microgravity': _resolve_microgravity,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

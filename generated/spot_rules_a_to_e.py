@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -9761,6 +9836,4674 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
+# rule skill_roll, straight
+
+_skill_roll__trace1: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is easy',
+    ('when easy',),
+    (('easy',),),
+)
+_skill_roll__trace2: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is difficult',
+    ('when difficult',),
+    (('difficult',),),
+)
+_skill_roll__trace3: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is one_fifth',
+    ('when at_one_fifth',),
+    (('at_one_fifth',),),
+)
+_skill_roll__trace4: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is impossible',
+    ('when impossible',),
+    (('impossible',),),
+)
+_skill_roll__trace5: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'roll skill_check',
+    (),
+    (),
+)
+_skill_roll__trace6: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
+    (),
+    (),
+)
+_skill_roll__trace7: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
+    (),
+    (),
+)
+_skill_roll__said6: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    'Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
+    None,
+    'note',
+)
+_skill_roll__said7: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    'The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
+    'Missile weapon attacks are at 1/5 skill rating',
+    'erratum',
+)
+
+
+def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Skill rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['easy'] else 0
+    d2 = -1 if v['difficult'] else 0
+    d3 = -1 if v['at_one_fifth'] else 0
+    d4 = -1 if v['impossible'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_skill_roll__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_skill_roll__mod1, 'easy'))
+    trace.append(TraceEntry(_skill_roll__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_skill_roll__mod2, 'difficult'))
+    trace.append(TraceEntry(_skill_roll__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_skill_roll__mod3, 'one_fifth'))
+    trace.append(TraceEntry(_skill_roll__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_skill_roll__mod4, 'impossible'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_skill_roll__trace5, -1, v, e))
+    rolls.append(roll_of(s, _rule_skill_roll[4]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('skill_roll',),
+        inputs={
+            'skill': v['skill'],
+            'easy': v['easy'],
+            'difficult': v['difficult'],
+            'at_one_fifth': v['at_one_fifth'],
+            'impossible': v['impossible'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_skill_roll__said6, _skill_roll__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule characteristic_roll, straight
+
+_characteristic_roll__trace1: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll str_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace2: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll con_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace3: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll int_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace4: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll pow_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace5: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll dex_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace6: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll cha_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace7: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll stamina_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace8: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll agility_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace9: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll idea_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace10: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll luck_roll',
+    (),
+    (),
+)
+_characteristic_roll__trace11: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
+    (),
+    (),
+)
+_characteristic_roll__said11: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
+    None,
+    'note',
+)
+
+
+def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Characteristic rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_characteristic_roll__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[0]))
+    trace.append(TraceEntry(_characteristic_roll__trace2, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[1]))
+    trace.append(TraceEntry(_characteristic_roll__trace3, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[2]))
+    trace.append(TraceEntry(_characteristic_roll__trace4, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[3]))
+    trace.append(TraceEntry(_characteristic_roll__trace5, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[4]))
+    trace.append(TraceEntry(_characteristic_roll__trace6, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[5]))
+    trace.append(TraceEntry(_characteristic_roll__trace7, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[6]))
+    trace.append(TraceEntry(_characteristic_roll__trace8, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[7]))
+    trace.append(TraceEntry(_characteristic_roll__trace9, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[8]))
+    trace.append(TraceEntry(_characteristic_roll__trace10, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[9]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('characteristic_roll',),
+        inputs={
+            'STR': v['STR'],
+            'CON': v['CON'],
+            'INT': v['INT'],
+            'POW': v['POW'],
+            'DEX': v['DEX'],
+            'CHA': v['CHA'],
+            'stamina': v['stamina'],
+            'agility': v['agility'],
+            'idea': v['idea'],
+            'luck': v['luck'],
+            'multiplier': v['multiplier'],
+        },
+        stats={
+            'stamina': e['stamina'],
+            'agility': e['agility'],
+            'idea': e['idea'],
+            'luck': e['luck'],
+        },
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_characteristic_roll__said11,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule resistance_roll, straight
+
+_resistance_roll__trace1: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'roll resist',
+    (),
+    (),
+)
+_resistance_roll__trace2: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
+    (),
+    (),
+)
+_resistance_roll__said2: Final = Note(
+    'resistance_roll',
+    '7 (system conventions)',
+    'The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
+    None,
+    'note',
+)
+
+
+def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Resistance rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_resistance_roll__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_resistance_roll[0]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('resistance_roll',),
+        inputs={'POW': v['POW'], 'opponent_POW': v['opponent_POW']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_resistance_roll__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule acid, straight
+
+_acid__trace1: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d3 - 1',
+    ('when acid == weak',),
+    (('acid',),),
+)
+_acid__trace2: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d4',
+    ('when acid == strong',),
+    (('acid',),),
+)
+_acid__trace3: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d6 + 1',
+    ('when acid == very_strong',),
+    (('acid',),),
+)
+_acid__trace4: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage / 2 round up',
+    ('when armored', 'when acid_round <= protection_rounds'),
+    (('armored',), ('acid_round', 'protection_rounds')),
+)
+_acid__trace5: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_slows',
+    ('when armored',),
+    (('armored',),),
+)
+_acid__trace6: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_survives',
+    ('when armored', 'when acid == very_strong'),
+    (('armored',), ('acid',)),
+)
+_acid__trace7: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'cannot use the armor: very strong acid has functionally destroyed it',
+    ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'),
+    (('armored',), ('acid',), ('acid_round', 'armor_life')),
+)
+_acid__trace8: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
+    (),
+    (),
+)
+_acid__trace9: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
+    (),
+    (),
+)
+_acid__trace10: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
+    (),
+    (),
+)
+_acid__trace11: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
+    (),
+    (),
+)
+_acid__trace12: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
+    (),
+    (),
+)
+_acid__trace13: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
+    (),
+    (),
+)
+_acid__said7: Final = Restriction(
+    'acid',
+    '7. Acid',
+    'use the armor: very strong acid has functionally destroyed it',
+)
+_acid__said8: Final = Note(
+    'acid',
+    '7. Acid',
+    'Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
+    None,
+    'note',
+)
+_acid__said9: Final = Note(
+    'acid',
+    '7. Acid',
+    'Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
+    None,
+    'note',
+)
+_acid__said10: Final = Note(
+    'acid',
+    '7. Acid',
+    "The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
+    None,
+    'note',
+)
+_acid__said11: Final = Note(
+    'acid',
+    '7. Acid',
+    "The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
+    None,
+    'note',
+)
+_acid__said12: Final = Note(
+    'acid',
+    '7. Acid',
+    'The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
+    None,
+    'note',
+)
+_acid__said13: Final = Note(
+    'acid',
+    '7. Acid',
+    'The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
+    'Armor protection against acids lasts 1D3 rounds. After that, the acid inflicts normal damage.',
+    'erratum',
+)
+_acid__unread1: Final = Note(
+    'acid',
+    '7. Acid',
+    '`acid_round` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread2: Final = Note(
+    'acid',
+    '7. Acid',
+    '`protection_rounds` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread3: Final = Note(
+    'acid',
+    '7. Acid',
+    '`armor_life` had no effect: it is read only when armored; when acid == very_strong',
+    kind='input',
+)
+
+
+def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Acid: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['acid'] == 'weak' else 0
+    d2 = -1 if v['acid'] == 'strong' else 0
+    d3 = -1 if v['acid'] == 'very_strong' else 0
+    if not v['armored']:
+        d4 = 0
+    elif not v['acid_round'] <= v['protection_rounds']:
+        d4 = 1
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_acid__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_acid__mod1, Dice(((1, 3),)).plus(-1)))
+    trace.append(TraceEntry(_acid__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_acid__mod2, Dice(((1, 4),))))
+    trace.append(TraceEntry(_acid__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_acid__mod3, Dice(((1, 6),)).plus(1)))
+    trace.append(TraceEntry(_acid__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_acid__mod4, 2))
+    e['acid_damage'] = settle_held(_BOOK, 'acid_damage', v['acid_damage'], held, modifiers)
+    rolls: list[Roll] = []
+    d5 = -1 if v['armored'] else 0
+    if not v['armored']:
+        d6 = 0
+    elif v['acid'] != 'very_strong':
+        d6 = 1
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_acid__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_acid[4]))
+    trace.append(TraceEntry(_acid__trace6, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_acid[5]))
+    if not v['armored']:
+        d7 = 0
+    elif v['acid'] != 'very_strong':
+        d7 = 1
+    elif not v['acid_round'] > v['armor_life']:
+        d7 = 2
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_acid__trace7, d7, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_acid__said7)
+    notes: list[Note] = [_acid__said8, _acid__said9, _acid__said10, _acid__said11, _acid__said12, _acid__said13]
+    if 'acid_round' in given and d4 == 0 and d5 == 0 and 0 <= d6 < 2 and 0 <= d7 < 2:
+        notes.append(_acid__unread1)
+    if 'protection_rounds' in given and d4 == 0:
+        notes.append(_acid__unread2)
+    if 'armor_life' in given and 0 <= d7 < 2:
+        notes.append(_acid__unread3)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('acid',),
+        inputs={
+            'acid_damage': v['acid_damage'],
+            'acid': v['acid'],
+            'armored': v['armored'],
+            'acid_round': v['acid_round'],
+            'protection_rounds': v['protection_rounds'],
+            'armor_life': v['armor_life'],
+        },
+        stats={'acid_damage': e['acid_damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule aimed_attacks, straight
+
+_aimed_attacks__trace1: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'roll keep_aim',
+    ('when interrupted',),
+    (('interrupted',),),
+)
+_aimed_attacks__trace2: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
+    (),
+    (),
+)
+_aimed_attacks__said2: Final = Note(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
+    None,
+    'note',
+)
+
+
+def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    rolls: list[Roll] = []
+    d1 = -1 if v['interrupted'] else 0
+    trace.append(TraceEntry(_aimed_attacks__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_aimed_attacks[0]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aimed_attacks',),
+        inputs={'INT': v['INT'], 'idea': v['idea'], 'interrupted': v['interrupted']},
+        stats={'idea': e['idea']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_aimed_attacks__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule aim_bonus, straight
+
+_aim_bonus__trace1: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
+_aim_bonus__trace2: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
+_aim_bonus__trace3: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    (),
+    (),
+)
+_aim_bonus__said3: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    None,
+    'note',
+)
+_aim_bonus__unread1: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`target_area` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_aim_bonus__unread2: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+
+
+def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: aiming bonus: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_aim_bonus__trace1, d1, v, e))
+    if d1 < 0:
+        amount = (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')
+        value += amount
+        modifiers.append(Modifier(_aim_bonus__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aim_bonus__trace2, d2, v, e))
+    if d2 < 0:
+        amount = round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')
+        value += amount
+        modifiers.append(Modifier(_aim_bonus__mod2, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_aim_bonus__said3]
+    if 'target_area' in given and d1 == 0 and d2 == 0:
+        notes.append(_aim_bonus__unread1)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0:
+        notes.append(_aim_bonus__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aim_bonus',),
+        inputs={
+            'skill': v['skill'],
+            'aim_ranks': v['aim_ranks'],
+            'beyond_double_range': v['beyond_double_range'],
+            'target_area': v['target_area'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule targeting_specific_area, straight
+
+_targeting_specific_area__trace1: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
+_targeting_specific_area__trace2: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
+_targeting_specific_area__trace3: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    (),
+    (),
+)
+_targeting_specific_area__trace4: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is difficult',
+    ('when target_area',),
+    (('target_area',),),
+)
+_targeting_specific_area__trace5: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is easy',
+    ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'),
+    (('target_area',), ('aim_ranks', 'beyond_double_range')),
+)
+_targeting_specific_area__trace6: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    ('when target_area', 'when unarmored_area'),
+    (('target_area',), ('unarmored_area',)),
+)
+_targeting_specific_area__trace7: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    (),
+    (),
+)
+_targeting_specific_area__trace8: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    (),
+    (),
+)
+_targeting_specific_area__said3: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    None,
+    'note',
+)
+_targeting_specific_area__said6: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    "A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    None,
+    'note',
+)
+_targeting_specific_area__said7: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    None,
+    'note',
+)
+_targeting_specific_area__said8: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    'delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
+    'erratum',
+)
+_targeting_specific_area__unread1: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_targeting_specific_area__unread2: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    '`unarmored_area` had no effect: it is read only when target_area',
+    kind='input',
+)
+
+
+def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: Targeting a Specific Area: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    d4 = -1 if v['target_area'] else 0
+    if not v['target_area']:
+        d5 = 0
+    elif not (v['aim_ranks'] >= 5 and not v['beyond_double_range']):
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_targeting_specific_area__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_aim_bonus__mod1, (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    trace.append(TraceEntry(_targeting_specific_area__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_aim_bonus__mod2, round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+    trace.append(TraceEntry(_targeting_specific_area__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_targeting_specific_area__mod1, 'difficult'))
+    trace.append(TraceEntry(_targeting_specific_area__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_targeting_specific_area__mod2, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if not v['target_area']:
+        d6 = 0
+    elif not v['unarmored_area']:
+        d6 = 1
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_targeting_specific_area__trace6, d6, v, e))
+    notes: list[Note] = []
+    notes.append(_targeting_specific_area__said3)
+    if d6 < 0:
+        notes.append(_targeting_specific_area__said6)
+    notes.append(_targeting_specific_area__said7)
+    notes.append(_targeting_specific_area__said8)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0 and d5 == 0:
+        notes.append(_targeting_specific_area__unread1)
+    if 'unarmored_area' in given and d6 == 0:
+        notes.append(_targeting_specific_area__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('targeting_specific_area',),
+        inputs={
+            'skill': v['skill'],
+            'aim_ranks': v['aim_ranks'],
+            'beyond_double_range': v['beyond_double_range'],
+            'target_area': v['target_area'],
+            'unarmored_area': v['unarmored_area'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule area_attacks, straight
+
+_area_attacks__trace1: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll dodge_area_roll',
+    ('when area_response == dodge_area',),
+    (('area_response',),),
+)
+_area_attacks__trace2: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll agility_area_roll',
+    ('when area_response == agility_area',),
+    (('area_response',),),
+)
+_area_attacks__trace3: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'damage / 2 round up',
+    ('when area_response == agility_area', 'when response_succeeded'),
+    (('area_response',), ('response_succeeded',)),
+)
+_area_attacks__trace4: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive struck',
+    (),
+    (),
+)
+_area_attacks__trace5: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive stand_up',
+    ('when area_response != no_response',),
+    (('area_response',),),
+)
+_area_attacks__trace6: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    ('when area_response != no_response',),
+    (('area_response',),),
+)
+_area_attacks__trace7: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    (),
+    (),
+)
+_area_attacks__trace8: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
+    (),
+    (),
+)
+_area_attacks__trace9: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
+    (),
+    (),
+)
+_area_attacks__said6: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    'Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    None,
+    'note',
+)
+_area_attacks__said7: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    'If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    None,
+    'note',
+)
+_area_attacks__said8: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    "At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
+    None,
+    'note',
+)
+_area_attacks__said9: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    'The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
+    'an Agility roll to reduce damage by half',
+    'erratum',
+)
+
+
+def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Area Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['defense'] = v['defense']
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['area_response'] != 'agility_area':
+        d3 = 0
+    elif not v['response_succeeded']:
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_area_attacks__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_area_attacks__mod1, 2))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    trace.append(TraceEntry(_area_attacks__trace4, -1, v, e))
+    e['struck'] = derived['struck'] = whole(not (v['area_response'] == 'dodge_area' and v['response_succeeded']))
+    d5 = -1 if v['area_response'] != 'no_response' else 0
+    trace.append(TraceEntry(_area_attacks__trace5, d5, v, e))
+    if d5 < 0:
+        e['stand_up'] = derived['stand_up'] = whole(5)
+    else:
+        e.wait('stand_up', lambda: whole(5))
+    rolls: list[Roll] = []
+    d1 = -1 if v['area_response'] == 'dodge_area' else 0
+    d2 = -1 if v['area_response'] == 'agility_area' else 0
+    trace.append(TraceEntry(_area_attacks__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_area_attacks[0]))
+    trace.append(TraceEntry(_area_attacks__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_area_attacks[1]))
+    d6 = -1 if v['area_response'] != 'no_response' else 0
+    trace.append(TraceEntry(_area_attacks__trace6, d6, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_area_attacks__said6)
+    notes.append(_area_attacks__said7)
+    notes.append(_area_attacks__said8)
+    notes.append(_area_attacks__said9)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('area_attacks',),
+        inputs={
+            'defense': v['defense'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'damage': v['damage'],
+            'area_response': v['area_response'],
+            'response_succeeded': v['response_succeeded'],
+        },
+        stats={'defense': e['defense'], 'agility': e['agility'], 'damage': e['damage']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule aura_attacks, straight
+
+_aura_attacks__trace1: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[command_roll]',
+    (),
+    (),
+)
+_aura_attacks__trace2: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[passion_roll]',
+    (),
+    (),
+)
+_aura_attacks__trace3: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when command_roll == fumble_result',),
+    (('command_roll',),),
+)
+_aura_attacks__trace4: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when passion_roll == fumble_result',),
+    (('passion_roll',),),
+)
+_aura_attacks__trace5: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +1',
+    ('when previous_aura_success',),
+    (('previous_aura_success',),),
+)
+_aura_attacks__trace6: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +experience',
+    (),
+    (),
+)
+_aura_attacks__trace7: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +aura_circumstances',
+    (),
+    (),
+)
+_aura_attacks__trace8: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'roll resist_aura',
+    (),
+    (),
+)
+_aura_attacks__trace9: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
+    (),
+    (),
+)
+_aura_attacks__trace10: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Anyone who can view the character must make the resistance roll.',
+    (),
+    (),
+)
+_aura_attacks__trace11: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
+    (),
+    (),
+)
+_aura_attacks__trace12: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
+    (),
+    (),
+)
+_aura_attacks__trace13: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
+    (),
+    (),
+)
+_aura_attacks__trace14: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
+    (),
+    (),
+)
+_aura_attacks__trace15: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'erratum: Formatting slip (no bold); read as the same kind of entry as Command.',
+    (),
+    (),
+)
+_aura_attacks__said9: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
+    None,
+    'note',
+)
+_aura_attacks__said10: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'Anyone who can view the character must make the resistance roll.',
+    None,
+    'note',
+)
+_aura_attacks__said11: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
+    None,
+    'note',
+)
+_aura_attacks__said12: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
+    None,
+    'note',
+)
+_aura_attacks__said13: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
+    None,
+    'note',
+)
+_aura_attacks__said14: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    "The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
+    'A fumbled roll reduces the aura total by half (round up).',
+    'erratum',
+)
+_aura_attacks__said15: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'Formatting slip (no bold); read as the same kind of entry as Command.',
+    'Passions: A successful appropriate Passion roll',
+    'erratum',
+)
+
+
+def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aura Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['aura'] is None:
+        v['aura'] = whole(round_value(Fraction(v['SIZ'] + v['POW'] + v['CHA']) / 3, 'up'))
+    d3 = -1 if v['command_roll'] == 'fumble_result' else 0
+    d4 = -1 if v['passion_roll'] == 'fumble_result' else 0
+    d5 = -1 if v['previous_aura_success'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_aura_attacks__trace1, -1, v, e))
+    held.append((_aura_attacks__mod1, s.lookup('roll_bonus', (v['command_roll'],), 'value')))
+    trace.append(TraceEntry(_aura_attacks__trace2, -1, v, e))
+    held.append((_aura_attacks__mod2, s.lookup('roll_bonus', (v['passion_roll'],), 'value')))
+    trace.append(TraceEntry(_aura_attacks__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_aura_attacks__mod3, 2))
+    trace.append(TraceEntry(_aura_attacks__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_aura_attacks__mod4, 2))
+    trace.append(TraceEntry(_aura_attacks__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_aura_attacks__mod5, 1))
+    trace.append(TraceEntry(_aura_attacks__trace6, -1, v, e))
+    held.append((_aura_attacks__mod6, v['experience']))
+    trace.append(TraceEntry(_aura_attacks__trace7, -1, v, e))
+    held.append((_aura_attacks__mod7, v['aura_circumstances']))
+    e['aura'] = settle_held(_BOOK, 'aura', v['aura'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_aura_attacks__trace8, -1, v, e))
+    rolls.append(roll_of(s, _rule_aura_attacks[7]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aura_attacks',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'POW': v['POW'],
+            'CHA': v['CHA'],
+            'opponent_POW': v['opponent_POW'],
+            'aura': v['aura'],
+            'command_roll': v['command_roll'],
+            'passion_roll': v['passion_roll'],
+            'previous_aura_success': v['previous_aura_success'],
+            'experience': v['experience'],
+            'aura_circumstances': v['aura_circumstances'],
+            'opponent_pow_shift': v['opponent_pow_shift'],
+        },
+        stats={'aura': e['aura']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_aura_attacks__said9, _aura_attacks__said10, _aura_attacks__said11, _aura_attacks__said12, _aura_attacks__said13, _aura_attacks__said14, _aura_attacks__said15),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule autofire, straight
+
+_autofire__trace1: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
+)
+_autofire__trace2: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +40%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
+)
+_autofire__trace3: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'),
+    (('fire_mode',), ('autofire_targets',)),
+)
+_autofire__trace4: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'derive hits',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
+)
+_autofire__trace5: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'roll burst_attack',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
+)
+_autofire__trace6: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
+    (),
+    (),
+)
+_autofire__trace7: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: The attacker announces how many shots are fired and keeps track of spent ammunition.',
+    (),
+    (),
+)
+_autofire__trace8: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
+    (),
+    (),
+)
+_autofire__trace9: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
+    (),
+    (),
+)
+_autofire__trace10: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
+    (),
+    (),
+)
+_autofire__trace11: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
+    (),
+    (),
+)
+_autofire__said6: Final = Note(
+    'autofire',
+    '7. Autofire',
+    "Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
+    None,
+    'note',
+)
+_autofire__said7: Final = Note(
+    'autofire',
+    '7. Autofire',
+    'The attacker announces how many shots are fired and keeps track of spent ammunition.',
+    None,
+    'note',
+)
+_autofire__said8: Final = Note(
+    'autofire',
+    '7. Autofire',
+    'Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
+    None,
+    'note',
+)
+_autofire__said9: Final = Note(
+    'autofire',
+    '7. Autofire',
+    'Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
+    None,
+    'note',
+)
+_autofire__said10: Final = Note(
+    'autofire',
+    '7. Autofire',
+    'Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
+    "the attacker's skill rating is increased by an additional +20%",
+    'erratum',
+)
+_autofire__said11: Final = Note(
+    'autofire',
+    '7. Autofire',
+    'Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
+    'To get an odd number, roll an appropriate dice type and divide by two (round up).',
+    'erratum',
+)
+_autofire__unread1: Final = Note(
+    'autofire',
+    '7. Autofire',
+    '`autofire_targets` had no effect: it is read only when fire_mode != single_shot',
+    kind='input',
+)
+_autofire__unread2: Final = Note(
+    'autofire',
+    '7. Autofire',
+    '`shots` had no effect: it is read only when fire_mode != single_shot',
+    kind='input',
+)
+
+
+def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Autofire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['fire_mode'] == 'single_shot':
+        d1 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d1 = 1
+    elif v['fire_mode'] != 'burst':
+        d1 = 2
+    else:
+        d1 = -1
+    if v['fire_mode'] == 'single_shot':
+        d2 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d2 = 1
+    elif v['fire_mode'] != 'full_autofire':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['fire_mode'] == 'single_shot':
+        d3 = 0
+    elif v['autofire_targets'] != 'narrow_targets':
+        d3 = 1
+    else:
+        d3 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_autofire__trace1, d1, v, e))
+    if d1 < 0:
+        value += 20
+        modifiers.append(Modifier(_autofire__mod1, 20, 'applied', None))
+    trace.append(TraceEntry(_autofire__trace2, d2, v, e))
+    if d2 < 0:
+        value += 40
+        modifiers.append(Modifier(_autofire__mod2, 40, 'applied', None))
+    trace.append(TraceEntry(_autofire__trace3, d3, v, e))
+    if d3 < 0:
+        value += 20
+        modifiers.append(Modifier(_autofire__mod3, 20, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0)
+    d4 = -1 if v['fire_mode'] != 'single_shot' else 0
+    trace.append(TraceEntry(_autofire__trace4, d4, v, e))
+    if d4 < 0:
+        e['hits'] = derived['hits'] = whole(s.lookup('autofire_hits', (v['shots'],), 'value'))
+    else:
+        e.wait('hits', lambda: whole(s.lookup('autofire_hits', (v['shots'],), 'value')))
+    rolls: list[Roll] = []
+    d5 = -1 if v['fire_mode'] != 'single_shot' else 0
+    trace.append(TraceEntry(_autofire__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_autofire[4]))
+    notes: list[Note] = [_autofire__said6, _autofire__said7, _autofire__said8, _autofire__said9, _autofire__said10, _autofire__said11]
+    if 'autofire_targets' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_autofire__unread1)
+    if 'shots' in given and d4 == 0:
+        notes.append(_autofire__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('autofire',),
+        inputs={
+            'skill': v['skill'],
+            'fire_mode': v['fire_mode'],
+            'autofire_targets': v['autofire_targets'],
+            'shots': v['shots'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule big_and_little_targets, straight
+
+_big_and_little_targets__trace1: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill +20%',
+    ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
+)
+_big_and_little_targets__trace2: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill -20%',
+    ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
+)
+_big_and_little_targets__trace3: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is easy',
+    ('when target_kind == large_object',),
+    (('target_kind',),),
+)
+_big_and_little_targets__trace4: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is difficult',
+    ('when target_kind == tiny_object',),
+    (('target_kind',),),
+)
+_big_and_little_targets__trace5: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
+    (),
+    (),
+)
+_big_and_little_targets__trace6: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
+    (),
+    (),
+)
+_big_and_little_targets__said5: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
+    None,
+    'note',
+)
+_big_and_little_targets__said6: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    "Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
+    "If the target is less than half your character's size (round up)",
+    'erratum',
+)
+_big_and_little_targets__unread1: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    '`target_SIZ` had no effect: it is read only when target_kind == creature',
+    kind='input',
+)
+_big_and_little_targets__unread2: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    '`SIZ` had no effect: it is read only when target_kind == creature',
+    kind='input',
+)
+
+
+def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Big and Little Targets: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['target_kind'] != 'creature':
+        d1 = 0
+    elif not v['target_SIZ'] > 2 * v['SIZ']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['target_kind'] != 'creature':
+        d2 = 0
+    elif not v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up'):
+        d2 = 1
+    else:
+        d2 = -1
+    d3 = -1 if v['target_kind'] == 'large_object' else 0
+    d4 = -1 if v['target_kind'] == 'tiny_object' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_big_and_little_targets__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_big_and_little_targets__mod1, 20))
+    trace.append(TraceEntry(_big_and_little_targets__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_big_and_little_targets__mod2, -20))
+    trace.append(TraceEntry(_big_and_little_targets__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_big_and_little_targets__mod3, 'easy'))
+    trace.append(TraceEntry(_big_and_little_targets__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_big_and_little_targets__mod4, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    notes: list[Note] = [_big_and_little_targets__said5, _big_and_little_targets__said6]
+    if 'target_SIZ' in given and d1 == 0 and d2 == 0:
+        notes.append(_big_and_little_targets__unread1)
+    if 'SIZ' in given and d1 == 0 and d2 == 0:
+        notes.append(_big_and_little_targets__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('big_and_little_targets',),
+        inputs={
+            'skill': v['skill'],
+            'SIZ': v['SIZ'],
+            'target_SIZ': v['target_SIZ'],
+            'target_kind': v['target_kind'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule both_sides_surprised, straight
+
+_both_sides_surprised__trace1: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll detect_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
+_both_sides_surprised__trace2: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll other_detects',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
+_both_sides_surprised__trace3: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll act_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
+_both_sides_surprised__trace4: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    ('when both_surprised', 'when both_ideas_succeed'),
+    (('both_surprised',), ('both_ideas_succeed',)),
+)
+_both_sides_surprised__trace5: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    (),
+    (),
+)
+_both_sides_surprised__trace6: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    (),
+    (),
+)
+_both_sides_surprised__trace7: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
+    (),
+    (),
+)
+_both_sides_surprised__said4: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    None,
+    'note',
+)
+_both_sides_surprised__said5: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    None,
+    'note',
+)
+_both_sides_surprised__said6: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    None,
+    'note',
+)
+_both_sides_surprised__said7: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    "Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
+    'make an opposed Spot or Listen roll to determine who detects the other first',
+    'erratum',
+)
+_both_sides_surprised__unread1: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    '`opponent_perception` had no effect: it is read only when both_surprised',
+    kind='input',
+)
+_both_sides_surprised__unread2: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    '`both_ideas_succeed` had no effect: it is read only when both_surprised',
+    kind='input',
+)
+
+
+def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Both Sides Surprised: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['perception'] = v['perception']
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    rolls: list[Roll] = []
+    d1 = -1 if v['both_surprised'] else 0
+    d2 = -1 if v['both_surprised'] else 0
+    d3 = -1 if v['both_surprised'] else 0
+    trace.append(TraceEntry(_both_sides_surprised__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[0]))
+    trace.append(TraceEntry(_both_sides_surprised__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[1]))
+    trace.append(TraceEntry(_both_sides_surprised__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[2]))
+    if not v['both_surprised']:
+        d4 = 0
+    elif not v['both_ideas_succeed']:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_both_sides_surprised__trace4, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_both_sides_surprised__said4)
+    notes.append(_both_sides_surprised__said5)
+    notes.append(_both_sides_surprised__said6)
+    notes.append(_both_sides_surprised__said7)
+    if 'opponent_perception' in given and d2 == 0:
+        notes.append(_both_sides_surprised__unread1)
+    if 'both_ideas_succeed' in given and d4 == 0:
+        notes.append(_both_sides_surprised__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('both_sides_surprised',),
+        inputs={
+            'perception': v['perception'],
+            'INT': v['INT'],
+            'idea': v['idea'],
+            'both_surprised': v['both_surprised'],
+            'opponent_perception': v['opponent_perception'],
+            'both_ideas_succeed': v['both_ideas_succeed'],
+        },
+        stats={'perception': e['perception'], 'idea': e['idea']},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule chases, straight
+
+_chases__trace1: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'roll chase_roll',
+    ('when in_chase',),
+    (('in_chase',),),
+)
+_chases__trace2: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive moves',
+    ('when in_chase',),
+    (('in_chase',),),
+)
+_chases__trace3: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive steps_back',
+    ('when in_chase',),
+    (('in_chase',),),
+)
+_chases__trace4: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
+    (),
+    (),
+)
+_chases__trace5: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
+    (),
+    (),
+)
+_chases__trace6: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
+    (),
+    (),
+)
+_chases__trace7: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
+    (),
+    (),
+)
+_chases__said4: Final = Note(
+    'chases',
+    '7. Chases',
+    'Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
+    None,
+    'note',
+)
+_chases__said5: Final = Note(
+    'chases',
+    '7. Chases',
+    "Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
+    None,
+    'note',
+)
+_chases__said6: Final = Note(
+    'chases',
+    '7. Chases',
+    "The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
+    None,
+    'note',
+)
+_chases__said7: Final = Note(
+    'chases',
+    '7. Chases',
+    'The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
+    'all participants must make the appropriate rolls to determine how far forward (to the right) they advance. Success means that no advancement is made',
+    'erratum',
+)
+_chases__unread1: Final = Note(
+    'chases',
+    '7. Chases',
+    '`chase_result` had no effect: it is read only when in_chase',
+    kind='input',
+)
+
+
+def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    d2 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__trace2, d2, v, e))
+    if d2 < 0:
+        e['moves'] = derived['moves'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'mover'))
+    else:
+        e.wait('moves', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'mover')))
+    d3 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__trace3, d3, v, e))
+    if d3 < 0:
+        e['steps_back'] = derived['steps_back'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'steps'))
+    else:
+        e.wait('steps_back', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'steps')))
+    rolls: list[Roll] = []
+    d1 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_chases[0]))
+    notes: list[Note] = [_chases__said4, _chases__said5, _chases__said6, _chases__said7]
+    if 'chase_result' in given and d2 == 0 and d3 == 0:
+        notes.append(_chases__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chases',),
+        inputs={'skill': v['skill'], 'in_chase': v['in_chase'], 'chase_result': v['chase_result']},
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule range_track_attacks, straight
+
+_range_track_attacks__trace1: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'derive range_number',
+    ('when in_chase',),
+    (('in_chase',),),
+)
+_range_track_attacks__trace2: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'cannot attack hand to hand beyond Side-by-Side range',
+    ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'),
+    (('in_chase',), ('chase_range', 'chase_attack')),
+)
+_range_track_attacks__trace3: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is difficult',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
+_range_track_attacks__trace4: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is one_fifth',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
+_range_track_attacks__trace5: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 1',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
+_range_track_attacks__trace6: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 0',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
+_range_track_attacks__trace7: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'roll chase_shot',
+    ('when in_chase',),
+    (('in_chase',),),
+)
+_range_track_attacks__said2: Final = Restriction(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'attack hand to hand beyond Side-by-Side range',
+)
+_range_track_attacks__unread1: Final = Note(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    '`chase_range` had no effect: it is read only when in_chase',
+    kind='input',
+)
+_range_track_attacks__unread2: Final = Note(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    '`chase_attack` had no effect: it is read only when in_chase',
+    kind='input',
+)
+
+
+def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: attacks on the Range Track: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not v['in_chase']:
+        d3 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d3 = 1
+    elif v['chase_range'] != 'two_lengths':
+        d3 = 2
+    else:
+        d3 = -1
+    if not v['in_chase']:
+        d4 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d4 = 1
+    elif v['chase_range'] != 'close':
+        d4 = 2
+    else:
+        d4 = -1
+    if not v['in_chase']:
+        d5 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d5 = 1
+    elif v['chase_range'] != 'in_sight':
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['in_chase']:
+        d6 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d6 = 1
+    elif v['chase_range'] != 'out_of_sight':
+        d6 = 2
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_range_track_attacks__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_range_track_attacks__mod1, 'difficult'))
+    trace.append(TraceEntry(_range_track_attacks__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_range_track_attacks__mod2, 'one_fifth'))
+    trace.append(TraceEntry(_range_track_attacks__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_range_track_attacks__mod3, 1))
+    trace.append(TraceEntry(_range_track_attacks__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_range_track_attacks__mod4, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d1 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_range_track_attacks__trace1, d1, v, e))
+    if d1 < 0:
+        e['range_number'] = derived['range_number'] = whole(s.lookup('range_track', (v['chase_range'],), 'range'))
+    else:
+        e.wait('range_number', lambda: whole(s.lookup('range_track', (v['chase_range'],), 'range')))
+    rolls: list[Roll] = []
+    d7 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_range_track_attacks__trace7, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_range_track_attacks[6]))
+    if not v['in_chase']:
+        d2 = 0
+    elif not (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack'):
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_range_track_attacks__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_range_track_attacks__said2)
+    notes: list[Note] = []
+    if 'chase_range' in given and d1 == 0 and d2 == 0 and 0 <= d3 < 2 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_range_track_attacks__unread1)
+    if 'chase_attack' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_range_track_attacks__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('range_track_attacks',),
+        inputs={
+            'skill': v['skill'],
+            'in_chase': v['in_chase'],
+            'chase_range': v['chase_range'],
+            'chase_attack': v['chase_attack'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule chases_on_foot, straight
+
+_chases_on_foot__trace1: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll outrun',
+    ('when on_foot',),
+    (('on_foot',),),
+)
+_chases_on_foot__trace2: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'stamina is difficult',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
+)
+_chases_on_foot__trace3: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll keep_going',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
+)
+_chases_on_foot__trace4: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'cannot continue the chase: too winded or overburdened after two failed rolls in a row',
+    ('when on_foot', 'when encumbered', 'when winded_failures >= 2'),
+    (('on_foot',), ('encumbered',), ('winded_failures',)),
+)
+_chases_on_foot__trace5: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
+    (),
+    (),
+)
+_chases_on_foot__said4: Final = Restriction(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'continue the chase: too winded or overburdened after two failed rolls in a row',
+)
+_chases_on_foot__said5: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    "Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
+    None,
+    'note',
+)
+_chases_on_foot__unread1: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`CON` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread2: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`opponent_CON` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread3: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`encumbered` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread4: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`winded_failures` had no effect: it is read only when on_foot; when encumbered',
+    kind='input',
+)
+
+
+def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases on Foot: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    if not v['on_foot']:
+        d2 = 0
+    elif not v['encumbered']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_chases_on_foot__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_chases_on_foot__mod1, 'difficult'))
+    e['stamina'] = settle_held(_BOOK, 'stamina', v['stamina'], held, modifiers)
+    rolls: list[Roll] = []
+    d1 = -1 if v['on_foot'] else 0
+    if not v['on_foot']:
+        d3 = 0
+    elif not v['encumbered']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_chases_on_foot__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_chases_on_foot[0]))
+    trace.append(TraceEntry(_chases_on_foot__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_chases_on_foot[2]))
+    if not v['on_foot']:
+        d4 = 0
+    elif not v['encumbered']:
+        d4 = 1
+    elif not v['winded_failures'] >= 2:
+        d4 = 2
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_chases_on_foot__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_chases_on_foot__said4)
+    notes: list[Note] = [_chases_on_foot__said5]
+    if 'CON' in given and d1 == 0:
+        notes.append(_chases_on_foot__unread1)
+    if 'opponent_CON' in given and d1 == 0:
+        notes.append(_chases_on_foot__unread2)
+    if 'encumbered' in given and d2 == 0 and d3 == 0 and d4 == 0:
+        notes.append(_chases_on_foot__unread3)
+    if 'winded_failures' in given and 0 <= d4 < 2:
+        notes.append(_chases_on_foot__unread4)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chases_on_foot',),
+        inputs={
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'opponent_CON': v['opponent_CON'],
+            'on_foot': v['on_foot'],
+            'encumbered': v['encumbered'],
+            'winded_failures': v['winded_failures'],
+        },
+        stats={'stamina': e['stamina']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule vehicular_chases, straight
+
+_vehicular_chases__trace1: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'derive range_shift',
+    (),
+    (),
+)
+_vehicular_chases__trace2: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "cannot travel faster than the vehicle's rated speed",
+    ('when speed > top_speed',),
+    (('speed', 'top_speed'),),
+)
+_vehicular_chases__trace3: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    (),
+    (),
+)
+_vehicular_chases__trace4: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    (),
+    (),
+)
+_vehicular_chases__trace5: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    (),
+    (),
+)
+_vehicular_chases__trace6: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    (),
+    (),
+)
+_vehicular_chases__trace7: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
+    (),
+    (),
+)
+_vehicular_chases__said2: Final = Restriction(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "travel faster than the vehicle's rated speed",
+)
+_vehicular_chases__said3: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    None,
+    'note',
+)
+_vehicular_chases__said4: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    None,
+    'note',
+)
+_vehicular_chases__said5: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    None,
+    'note',
+)
+_vehicular_chases__said6: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    None,
+    'note',
+)
+_vehicular_chases__said7: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
+    None,
+    'note',
+)
+
+
+def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vehicular Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_vehicular_chases__trace1, -1, v, e))
+    e['range_shift'] = derived['range_shift'] = whole(max(0, v['speed'] - v['opponent_speed']))
+    d2 = -1 if v['speed'] > v['top_speed'] else 0
+    trace.append(TraceEntry(_vehicular_chases__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_vehicular_chases__said2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('vehicular_chases',),
+        inputs={
+            'speed': v['speed'],
+            'opponent_speed': v['opponent_speed'],
+            'top_speed': v['top_speed'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_vehicular_chases__said3, _vehicular_chases__said4, _vehicular_chases__said5, _vehicular_chases__said6, _vehicular_chases__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule vehicle_damage, straight
+
+_vehicle_damage__trace1: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive hit_points_lost',
+    (),
+    (),
+)
+_vehicle_damage__trace2: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive damaged_top_speed',
+    ('when vehicle_hit_points * 2 < vehicle_max_hit_points',),
+    (('vehicle_hit_points', 'vehicle_max_hit_points'),),
+)
+_vehicle_damage__trace3: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
+    ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',),
+    (('vehicle_hit_points',),),
+)
+_vehicle_damage__trace4: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle is destroyed',
+    ('when vehicle_hit_points <= 0',),
+    (('vehicle_hit_points',),),
+)
+_vehicle_damage__trace5: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: Sample vehicle hit points are on page 184 (not part of this chapter).',
+    (),
+    (),
+)
+_vehicle_damage__trace6: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
+    (),
+    (),
+)
+_vehicle_damage__trace7: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
+    (),
+    (),
+)
+_vehicle_damage__trace8: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'erratum: Read as: its current hit points are below half its full hit points.',
+    (),
+    (),
+)
+_vehicle_damage__said3: Final = Restriction(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
+)
+_vehicle_damage__said4: Final = Restriction(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'function: the vehicle is destroyed',
+)
+_vehicle_damage__said5: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'Sample vehicle hit points are on page 184 (not part of this chapter).',
+    None,
+    'note',
+)
+_vehicle_damage__said6: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
+    None,
+    'note',
+)
+_vehicle_damage__said7: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
+    None,
+    'note',
+)
+_vehicle_damage__said8: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'Read as: its current hit points are below half its full hit points.',
+    'When the vehicle has taken more than half its hit points',
+    'erratum',
+)
+_vehicle_damage__unread1: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    '`top_speed` had no effect: it is read only when vehicle_hit_points * 2 < vehicle_max_hit_points',
+    kind='input',
+)
+
+
+def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Vehicle Damage: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_vehicle_damage__trace1, -1, v, e))
+    e['hit_points_lost'] = derived['hit_points_lost'] = whole(max(0, v['impact'] - v['vehicle_armor']))
+    d2 = -1 if v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points'] else 0
+    trace.append(TraceEntry(_vehicle_damage__trace2, d2, v, e))
+    if d2 < 0:
+        e['damaged_top_speed'] = derived['damaged_top_speed'] = whole(round_value(Fraction(v['top_speed']) / 2, 'up'))
+    else:
+        e.wait('damaged_top_speed', lambda: whole(round_value(Fraction(v['top_speed']) / 2, 'up')))
+    d3 = -1 if v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0 else 0
+    d4 = -1 if v['vehicle_hit_points'] <= 0 else 0
+    trace.append(TraceEntry(_vehicle_damage__trace3, d3, v, e))
+    trace.append(TraceEntry(_vehicle_damage__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_vehicle_damage__said3)
+    if d4 < 0:
+        restrictions.append(_vehicle_damage__said4)
+    notes: list[Note] = [_vehicle_damage__said5, _vehicle_damage__said6, _vehicle_damage__said7, _vehicle_damage__said8]
+    if 'top_speed' in given and d2 == 0:
+        notes.append(_vehicle_damage__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('vehicle_damage',),
+        inputs={
+            'top_speed': v['top_speed'],
+            'vehicle_hit_points': v['vehicle_hit_points'],
+            'vehicle_max_hit_points': v['vehicle_max_hit_points'],
+            'vehicle_armor': v['vehicle_armor'],
+            'impact': v['impact'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule maneuver_penalty, straight
+
+_maneuver_penalty__trace1: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +maneuver_modifier[maneuver]',
+    (),
+    (),
+)
+_maneuver_penalty__trace2: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    (),
+    (),
+)
+_maneuver_penalty__said2: Final = Note(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    None,
+    'note',
+)
+
+
+def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: maneuver modifier: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    value = v['skill']
+    trace.append(TraceEntry(_maneuver_penalty__trace1, -1, v, e))
+    amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
+    value += amount
+    modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', True)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('maneuver_penalty',),
+        inputs={'skill': v['skill'], 'maneuver': v['maneuver']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_maneuver_penalty__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule skill_roll_modifiers, straight
+
+_skill_roll_modifiers__trace1: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when fog',),
+    (('fog',),),
+)
+_skill_roll_modifiers__trace2: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when night',),
+    (('night',),),
+)
+_skill_roll_modifiers__trace3: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when rain',),
+    (('rain',),),
+)
+_skill_roll_modifiers__trace4: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when chase_wind',),
+    (('chase_wind',),),
+)
+_skill_roll_modifiers__trace5: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when heavy_rain',),
+    (('heavy_rain',),),
+)
+_skill_roll_modifiers__trace6: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when oily_or_icy',),
+    (('oily_or_icy',),),
+)
+_skill_roll_modifiers__trace7: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when snow',),
+    (('snow',),),
+)
+_skill_roll_modifiers__trace8: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +10%',
+    ('when speed >= 1 and speed <= 2',),
+    (('speed',),),
+)
+_skill_roll_modifiers__trace9: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when speed == top_speed',),
+    (('speed', 'top_speed'),),
+)
+_skill_roll_modifiers__trace10: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +maneuver_modifier[maneuver]',
+    (),
+    (),
+)
+_skill_roll_modifiers__trace11: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    (),
+    (),
+)
+_skill_roll_modifiers__trace12: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when gravel_road',),
+    (('gravel_road',),),
+)
+_skill_roll_modifiers__trace13: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when downhill_grade',),
+    (('downhill_grade',),),
+)
+_skill_roll_modifiers__trace14: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when dirt_road',),
+    (('dirt_road',),),
+)
+_skill_roll_modifiers__trace15: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when limbs_rocks',),
+    (('limbs_rocks',),),
+)
+_skill_roll_modifiers__trace16: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when minor_vehicle_damage',),
+    (('minor_vehicle_damage',),),
+)
+_skill_roll_modifiers__trace17: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +handling',
+    (),
+    (),
+)
+_skill_roll_modifiers__trace18: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    (),
+    (),
+)
+_skill_roll_modifiers__trace19: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: See the vehicle record for use in chases.',
+    (),
+    (),
+)
+_skill_roll_modifiers__said11: Final = Note(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    None,
+    'note',
+)
+_skill_roll_modifiers__said18: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    None,
+    'note',
+)
+_skill_roll_modifiers__said19: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'See the vehicle record for use in chases.',
+    None,
+    'note',
+)
+
+
+def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Skill Roll Modifiers Chart: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['fog'] else 0
+    d2 = -1 if v['night'] else 0
+    d3 = -1 if v['rain'] else 0
+    d4 = -1 if v['chase_wind'] else 0
+    d5 = -1 if v['heavy_rain'] else 0
+    d6 = -1 if v['oily_or_icy'] else 0
+    d7 = -1 if v['snow'] else 0
+    d8 = -1 if v['speed'] >= 1 and v['speed'] <= 2 else 0
+    d9 = -1 if v['speed'] == v['top_speed'] else 0
+    d12 = -1 if v['gravel_road'] else 0
+    d13 = -1 if v['downhill_grade'] else 0
+    d14 = -1 if v['dirt_road'] else 0
+    d15 = -1 if v['limbs_rocks'] else 0
+    d16 = -1 if v['minor_vehicle_damage'] else 0
+    value = v['skill']
+    trace.append(TraceEntry(_skill_roll_modifiers__trace1, d1, v, e))
+    if d1 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod1, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace2, d2, v, e))
+    if d2 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod2, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace3, d3, v, e))
+    if d3 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod3, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace4, d4, v, e))
+    if d4 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod4, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace5, d5, v, e))
+    if d5 < 0:
+        value += -20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod5, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace6, d6, v, e))
+    if d6 < 0:
+        value += -20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod6, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace7, d7, v, e))
+    if d7 < 0:
+        value += -20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod7, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace8, d8, v, e))
+    if d8 < 0:
+        value += 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod8, 10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace9, d9, v, e))
+    if d9 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod9, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace10, -1, v, e))
+    amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
+    value += amount
+    modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace12, d12, v, e))
+    if d12 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod10, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace13, d13, v, e))
+    if d13 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod11, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace14, d14, v, e))
+    if d14 < 0:
+        value += -20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod12, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace15, d15, v, e))
+    if d15 < 0:
+        value += -20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod13, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace16, d16, v, e))
+    if d16 < 0:
+        value += -10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod14, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__trace17, -1, v, e))
+    amount = v['handling']
+    value += amount
+    modifiers.append(Modifier(_skill_roll_modifiers__mod15, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', True)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('skill_roll_modifiers',),
+        inputs={
+            'skill': v['skill'],
+            'speed': v['speed'],
+            'top_speed': v['top_speed'],
+            'handling': v['handling'],
+            'maneuver': v['maneuver'],
+            'fog': v['fog'],
+            'night': v['night'],
+            'rain': v['rain'],
+            'chase_wind': v['chase_wind'],
+            'heavy_rain': v['heavy_rain'],
+            'oily_or_icy': v['oily_or_icy'],
+            'snow': v['snow'],
+            'gravel_road': v['gravel_road'],
+            'downhill_grade': v['downhill_grade'],
+            'dirt_road': v['dirt_road'],
+            'limbs_rocks': v['limbs_rocks'],
+            'minor_vehicle_damage': v['minor_vehicle_damage'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_skill_roll_modifiers__said11, _skill_roll_modifiers__said18, _skill_roll_modifiers__said19),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule chase_trouble_effects, straight
+
+_chase_trouble_effects__trace1: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -20%',
+    ('when trouble == skid',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace2: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -10%',
+    ('when trouble == minor_fishtail',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace3: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -15%',
+    ('when trouble == moderate_fishtail',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace4: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -30%',
+    ('when trouble == severe_fishtail',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace5: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'cannot go faster than Speed 1 until repaired',
+    ('when trouble == flat_tire and speed > 1',),
+    (('trouble', 'speed'),),
+)
+_chase_trouble_effects__trace6: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive vehicle_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace7: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive passenger_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
+)
+_chase_trouble_effects__trace8: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive hurled_free',
+    ('when trouble == roll_or_tumble', 'when creature_drawn'),
+    (('trouble',), ('creature_drawn',)),
+)
+_chase_trouble_effects__trace9: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'roll fuel_explosion',
+    ('when trouble == roll_or_tumble', 'when fueled'),
+    (('trouble',), ('fueled',)),
+)
+_chase_trouble_effects__trace10: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
+    (),
+    (),
+)
+_chase_trouble_effects__said5: Final = Restriction(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'go faster than Speed 1 until repaired',
+)
+_chase_trouble_effects__said10: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
+    'Each roll does 2D3 hit points damage per Speed to vehicle',
+    'erratum',
+)
+_chase_trouble_effects__unread1: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`creature_drawn` had no effect: it is read only when trouble == roll_or_tumble',
+    kind='input',
+)
+_chase_trouble_effects__unread2: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`fueled` had no effect: it is read only when trouble == roll_or_tumble',
+    kind='input',
+)
+
+
+def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Chase Trouble effects: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['trouble'] == 'skid' else 0
+    d2 = -1 if v['trouble'] == 'minor_fishtail' else 0
+    d3 = -1 if v['trouble'] == 'moderate_fishtail' else 0
+    d4 = -1 if v['trouble'] == 'severe_fishtail' else 0
+    value = v['skill']
+    trace.append(TraceEntry(_chase_trouble_effects__trace1, d1, v, e))
+    if d1 < 0:
+        value += -20
+        modifiers.append(Modifier(_chase_trouble_effects__mod1, -20, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__trace2, d2, v, e))
+    if d2 < 0:
+        value += -10
+        modifiers.append(Modifier(_chase_trouble_effects__mod2, -10, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__trace3, d3, v, e))
+    if d3 < 0:
+        value += -15
+        modifiers.append(Modifier(_chase_trouble_effects__mod3, -15, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__trace4, d4, v, e))
+    if d4 < 0:
+        value += -30
+        modifiers.append(Modifier(_chase_trouble_effects__mod4, -30, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0)
+    d6 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    trace.append(TraceEntry(_chase_trouble_effects__trace6, d6, v, e))
+    if d6 < 0:
+        e['vehicle_tumble'] = derived['vehicle_tumble'] = whole(Dice.pool(int(2 * v['speed']), 3))
+    else:
+        e.wait('vehicle_tumble', lambda: whole(Dice.pool(int(2 * v['speed']), 3)))
+    d7 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    trace.append(TraceEntry(_chase_trouble_effects__trace7, d7, v, e))
+    if d7 < 0:
+        e['passenger_tumble'] = derived['passenger_tumble'] = whole(Dice.pool(int(v['speed']), 3))
+    else:
+        e.wait('passenger_tumble', lambda: whole(Dice.pool(int(v['speed']), 3)))
+    if v['trouble'] != 'roll_or_tumble':
+        d8 = 0
+    elif not v['creature_drawn']:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_chase_trouble_effects__trace8, d8, v, e))
+    if d8 < 0:
+        e['hurled_free'] = derived['hurled_free'] = whole(Dice.pool(int(v['speed']), 6))
+    else:
+        e.wait('hurled_free', lambda: whole(Dice.pool(int(v['speed']), 6)))
+    rolls: list[Roll] = []
+    if v['trouble'] != 'roll_or_tumble':
+        d9 = 0
+    elif not v['fueled']:
+        d9 = 1
+    else:
+        d9 = -1
+    trace.append(TraceEntry(_chase_trouble_effects__trace9, d9, v, e))
+    if d9 < 0:
+        rolls.append(roll_of(s, _rule_chase_trouble_effects[8]))
+    d5 = -1 if v['trouble'] == 'flat_tire' and v['speed'] > 1 else 0
+    trace.append(TraceEntry(_chase_trouble_effects__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_chase_trouble_effects__said5)
+    notes: list[Note] = [_chase_trouble_effects__said10]
+    if 'creature_drawn' in given and d8 == 0:
+        notes.append(_chase_trouble_effects__unread1)
+    if 'fueled' in given and d9 == 0:
+        notes.append(_chase_trouble_effects__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chase_trouble_effects',),
+        inputs={
+            'skill': v['skill'],
+            'speed': v['speed'],
+            'trouble': v['trouble'],
+            'fueled': v['fueled'],
+            'creature_drawn': v['creature_drawn'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule choking, straight
+
+_choking__trace1: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll resist_choking',
+    ('when choked',),
+    (('choked',),),
+)
+_choking__trace2: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'derive choking_damage',
+    ('when choked',),
+    (('choked',),),
+)
+_choking__trace3: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
+    (),
+    (),
+)
+_choking__said3: Final = Note(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    "A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
+    None,
+    'note',
+)
+_choking__unread1: Final = Note(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`CON` had no effect: it is read only when choked',
+    kind='input',
+)
+
+
+def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Choking: deliberate strangling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['choked'] else 0
+    trace.append(TraceEntry(_choking__trace2, d2, v, e))
+    if d2 < 0:
+        e['choking_damage'] = derived['choking_damage'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('choking_damage', lambda: whole(Dice(((1, 6),))))
+    rolls: list[Roll] = []
+    d1 = -1 if v['choked'] else 0
+    trace.append(TraceEntry(_choking__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_choking[0]))
+    notes: list[Note] = [_choking__said3]
+    if 'CON' in given and d1 == 0:
+        notes.append(_choking__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('choking',),
+        inputs={'CON': v['CON'], 'choked': v['choked']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule close_combat, straight
+
+_close_combat__trace1: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'defense is difficult',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
+_close_combat__trace2: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'derive strikes_first',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
+_close_combat__trace3: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll keep_at_bay',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
+_close_combat__trace4: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll slip_past',
+    ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',),
+    (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),),
+)
+_close_combat__trace5: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
+    (),
+    (),
+)
+_close_combat__trace6: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
+    (),
+    (),
+)
+_close_combat__trace7: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
+    (),
+    (),
+)
+_close_combat__said5: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    'A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
+    None,
+    'note',
+)
+_close_combat__said6: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    'Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
+    None,
+    'note',
+)
+_close_combat__said7: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    'Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
+    'short hand-to-hand combat weapon (SIZ 0-1.5) ... longer hand-to-hand combat weapon (SIZ 2+)',
+    'erratum',
+)
+_close_combat__unread1: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    '`in_close_combat` had no effect: it is read only when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5',
+    kind='input',
+)
+
+
+def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Close Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d1 = 0
+    elif not v['in_close_combat']:
+        d1 = 1
+    else:
+        d1 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_close_combat__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_close_combat__mod1, 'difficult'))
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers)
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d2 = 0
+    elif v['in_close_combat']:
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_close_combat__trace2, d2, v, e))
+    if d2 < 0:
+        e['strikes_first'] = derived['strikes_first'] = whole(True)
+    else:
+        e.wait('strikes_first', lambda: whole(True))
+    rolls: list[Roll] = []
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d3 = 0
+    elif v['in_close_combat']:
+        d3 = 1
+    else:
+        d3 = -1
+    d4 = -1 if v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'] else 0
+    trace.append(TraceEntry(_close_combat__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_close_combat[2]))
+    trace.append(TraceEntry(_close_combat__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_close_combat[3]))
+    notes: list[Note] = [_close_combat__said5, _close_combat__said6, _close_combat__said7]
+    if 'in_close_combat' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_close_combat__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('close_combat',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'weapon_SIZ': v['weapon_SIZ'],
+            'opponent_weapon_SIZ': v['opponent_weapon_SIZ'],
+            'in_close_combat': v['in_close_combat'],
+            'kept_at_bay': v['kept_at_bay'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule closing, straight
+
+_closing__trace1: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'derive first_strike',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
+_closing__trace2: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
+_closing__trace3: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
+_closing__trace4: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    (),
+    (),
+)
+_closing__trace5: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    (),
+    (),
+)
+_closing__trace6: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
+    (),
+    (),
+)
+_closing__said2: Final = Restriction(
+    'closing',
+    '7. Closing',
+    'do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
+)
+_closing__said3: Final = Restriction(
+    'closing',
+    '7. Closing',
+    'do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
+)
+_closing__said4: Final = Note(
+    'closing',
+    '7. Closing',
+    "After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    None,
+    'note',
+)
+_closing__said5: Final = Note(
+    'closing',
+    '7. Closing',
+    'Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    None,
+    'note',
+)
+_closing__said6: Final = Note(
+    'closing',
+    '7. Closing',
+    'See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
+    None,
+    'note',
+)
+_closing__unread1: Final = Note(
+    'closing',
+    '7. Closing',
+    '`opponent_weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and closed_this_round',
+    kind='input',
+)
+
+
+def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Closing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d1 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    trace.append(TraceEntry(_closing__trace1, d1, v, e))
+    if d1 < 0:
+        e['first_strike'] = derived['first_strike'] = whole(True)
+    else:
+        e.wait('first_strike', lambda: whole(True))
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d2 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d3 = 0
+    elif not v['opponent_weapon_SIZ'] >= 2:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_closing__trace2, d2, v, e))
+    trace.append(TraceEntry(_closing__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_closing__said2)
+    if d3 < 0:
+        restrictions.append(_closing__said3)
+    notes: list[Note] = [_closing__said4, _closing__said5, _closing__said6]
+    if 'opponent_weapon_SIZ' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_closing__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('closing',),
+        inputs={
+            'weapon_SIZ': v['weapon_SIZ'],
+            'opponent_weapon_SIZ': v['opponent_weapon_SIZ'],
+            'closed_this_round': v['closed_this_round'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule cold_exposure_hunger_thirst, straight
+
+_cold_exposure_hunger_thirst__trace1: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive days_deprived',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace2: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive fatigue_multiplier',
+    ('when days_exposed > 0 and fatigue_points_used',),
+    (('days_exposed', 'fatigue_points_used'),),
+)
+_cold_exposure_hunger_thirst__trace3: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
+    ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water'),),
+)
+_cold_exposure_hunger_thirst__trace4: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),),
+)
+_cold_exposure_hunger_thirst__trace5: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'roll exertion',
+    ('when days_deprived * 2 >= CON and physical_action',),
+    (('days_deprived', 'CON', 'physical_action'),),
+)
+_cold_exposure_hunger_thirst__trace6: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
+)
+_cold_exposure_hunger_thirst__trace7: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Wounds take twice as long to heal after CON days without food and/or water.',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
+)
+_cold_exposure_hunger_thirst__trace8: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace9: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace10: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace11: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace12: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__trace13: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
+    (),
+    (),
+)
+_cold_exposure_hunger_thirst__said3: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said7: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'Wounds take twice as long to heal after CON days without food and/or water.',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said8: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said9: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said10: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said11: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'Powers such as Adaptation may negate the effects of exposure to extreme environments.',
+    None,
+    'note',
+)
+_cold_exposure_hunger_thirst__said12: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
+    'A healthy character can survive up to three days without food or water without any difficulty other than hunger and thirst. A hungry character has the same penalty ... after two days without food, and a thirsty character ... after one day',
+    'erratum',
+)
+_cold_exposure_hunger_thirst__said13: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
+    'for 1/2 their CON in days',
+    'erratum',
+)
+_cold_exposure_hunger_thirst__unread1: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`exposure_multiplier` had no effect: it is read only when days_exposed > 0 and fatigue_points_used',
+    kind='input',
+)
+
+
+def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cold, Exposure, Hunger, and Thirst: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace1, -1, v, e))
+    e['days_deprived'] = derived['days_deprived'] = whole(max(v['days_without_food'], v['days_without_water'], v['days_exposed']))
+    d4 = -1 if not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and e['days_deprived'] < v['CON'] else 0
+    d6 = -1 if e['days_deprived'] >= v['CON'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_cold_exposure_hunger_thirst__mod1, 'difficult'))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_cold_exposure_hunger_thirst__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    d2 = -1 if v['days_exposed'] > 0 and v['fatigue_points_used'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace2, d2, v, e))
+    if d2 < 0:
+        e['fatigue_multiplier'] = derived['fatigue_multiplier'] = whole(v['exposure_multiplier'])
+    else:
+        e.wait('fatigue_multiplier', lambda: whole(v['exposure_multiplier']))
+    rolls: list[Roll] = []
+    d5 = -1 if e['days_deprived'] * 2 >= v['CON'] and v['physical_action'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_cold_exposure_hunger_thirst[4]))
+    d3 = -1 if v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1) else 0
+    d7 = -1 if e['days_deprived'] >= v['CON'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace3, d3, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace7, d7, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_cold_exposure_hunger_thirst__said3)
+    if d7 < 0:
+        notes.append(_cold_exposure_hunger_thirst__said7)
+    notes.append(_cold_exposure_hunger_thirst__said8)
+    notes.append(_cold_exposure_hunger_thirst__said9)
+    notes.append(_cold_exposure_hunger_thirst__said10)
+    notes.append(_cold_exposure_hunger_thirst__said11)
+    notes.append(_cold_exposure_hunger_thirst__said12)
+    notes.append(_cold_exposure_hunger_thirst__said13)
+    if 'exposure_multiplier' in given and d2 == 0:
+        notes.append(_cold_exposure_hunger_thirst__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('cold_exposure_hunger_thirst',),
+        inputs={
+            'skill': v['skill'],
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'days_without_food': v['days_without_food'],
+            'days_without_water': v['days_without_water'],
+            'days_exposed': v['days_exposed'],
+            'fatigue_points_used': v['fatigue_points_used'],
+            'physical_action': v['physical_action'],
+            'exposure_multiplier': v['exposure_multiplier'],
+        },
+        stats={'skill': e['skill'], 'stamina': e['stamina']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule cover, straight
+
+_cover__trace1: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'skill is difficult',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
+_cover__trace2: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
+_cover__trace3: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target_or_cover',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
+_cover__trace4: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    (),
+    (),
+)
+_cover__trace5: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    (),
+    (),
+)
+_cover__trace6: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    (),
+    (),
+)
+_cover__said4: Final = Note(
+    'cover',
+    '7. Cover',
+    "A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    None,
+    'note',
+)
+_cover__said5: Final = Note(
+    'cover',
+    '7. Cover',
+    'With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    None,
+    'note',
+)
+_cover__said6: Final = Note(
+    'cover',
+    '7. Cover',
+    "The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    'If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
+    'erratum',
+)
+
+
+def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['partial_cover'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cover__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_cover__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['partial_cover'] else 0
+    d3 = -1 if v['partial_cover'] else 0
+    trace.append(TraceEntry(_cover__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_cover[1]))
+    trace.append(TraceEntry(_cover__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_cover[2]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('cover',),
+        inputs={'skill': v['skill'], 'partial_cover': v['partial_cover']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_cover__said4, _cover__said5, _cover__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule disarming, straight
+
+_disarming__trace1: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
+    ('when disarm == grapple_disarm',),
+    (('disarm',),),
+)
+_disarming__trace2: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'skill is difficult',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
+_disarming__trace3: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll strike_weapon',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
+_disarming__trace4: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll knock_away',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
+_disarming__trace5: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'derive weapon_damage',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
+_disarming__trace6: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
+    ('when disarm == strike_disarm', 'unless disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
+)
+_disarming__trace7: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
+    ('when disarm == strike_disarm', 'when disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
+)
+_disarming__trace8: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
+    (),
+    (),
+)
+_disarming__trace9: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
+    (),
+    (),
+)
+_disarming__said1: Final = Note(
+    'disarming',
+    '7. Disarming',
+    'Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
+    None,
+    'note',
+)
+_disarming__said6: Final = Note(
+    'disarming',
+    '7. Disarming',
+    'A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
+    None,
+    'note',
+)
+_disarming__said7: Final = Note(
+    'disarming',
+    '7. Disarming',
+    'The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
+    None,
+    'note',
+)
+_disarming__said8: Final = Note(
+    'disarming',
+    '7. Disarming',
+    "Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
+    None,
+    'note',
+)
+_disarming__said9: Final = Note(
+    'disarming',
+    '7. Disarming',
+    "Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
+    "Compare the damage rolled to the weapon's hit points: any in excess are removed from the weapon's hit points.",
+    'erratum',
+)
+_disarming__unread1: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`disarm_damage` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread2: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`opponent_STR` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread3: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`weapon_hit_points` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread4: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`disarm_suspected` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+
+
+def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disarming: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['disarm'] == 'strike_disarm' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_disarming__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_disarming__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d5 = -1 if v['disarm'] == 'strike_disarm' else 0
+    trace.append(TraceEntry(_disarming__trace5, d5, v, e))
+    if d5 < 0:
+        e['weapon_damage'] = derived['weapon_damage'] = whole(max(0, v['disarm_damage'] - v['weapon_hit_points']))
+    else:
+        e.wait('weapon_damage', lambda: whole(max(0, v['disarm_damage'] - v['weapon_hit_points'])))
+    rolls: list[Roll] = []
+    d3 = -1 if v['disarm'] == 'strike_disarm' else 0
+    d4 = -1 if v['disarm'] == 'strike_disarm' else 0
+    trace.append(TraceEntry(_disarming__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_disarming[2]))
+    trace.append(TraceEntry(_disarming__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_disarming[3]))
+    d1 = -1 if v['disarm'] == 'grapple_disarm' else 0
+    if v['disarm'] != 'strike_disarm':
+        d6 = 0
+    elif v['disarm_suspected']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['disarm'] != 'strike_disarm':
+        d7 = 0
+    elif not v['disarm_suspected']:
+        d7 = 1
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_disarming__trace1, d1, v, e))
+    trace.append(TraceEntry(_disarming__trace6, d6, v, e))
+    trace.append(TraceEntry(_disarming__trace7, d7, v, e))
+    notes: list[Note] = []
+    if d1 < 0:
+        notes.append(_disarming__said1)
+    if d6 < 0:
+        notes.append(_disarming__said6)
+    if d7 < 0:
+        notes.append(_disarming__said7)
+    notes.append(_disarming__said8)
+    notes.append(_disarming__said9)
+    if 'disarm_damage' in given and d4 == 0 and d5 == 0:
+        notes.append(_disarming__unread1)
+    if 'opponent_STR' in given and d4 == 0:
+        notes.append(_disarming__unread2)
+    if 'weapon_hit_points' in given and d5 == 0:
+        notes.append(_disarming__unread3)
+    if 'disarm_suspected' in given and d6 == 0 and d7 == 0:
+        notes.append(_disarming__unread4)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disarming',),
+        inputs={
+            'skill': v['skill'],
+            'opponent_STR': v['opponent_STR'],
+            'disarm': v['disarm'],
+            'disarm_damage': v['disarm_damage'],
+            'weapon_hit_points': v['weapon_hit_points'],
+            'disarm_suspected': v['disarm_suspected'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule disease, straight
+
+_disease__trace1: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'roll resist_disease',
+    ('when exposed_to_disease',),
+    (('exposed_to_disease',),),
+)
+_disease__trace2: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive severity',
+    ('when diseased',),
+    (('diseased',),),
+)
+_disease__trace3: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive characteristic_loss',
+    ('when diseased',),
+    (('diseased',),),
+)
+_disease__trace4: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive lost_characteristic',
+    ('when diseased',),
+    (('diseased',),),
+)
+_disease__trace5: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
+    (),
+    (),
+)
+_disease__trace6: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
+    (),
+    (),
+)
+_disease__trace7: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
+    (),
+    (),
+)
+_disease__trace8: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
+    (),
+    (),
+)
+_disease__said5: Final = Note(
+    'disease',
+    '7. Disease',
+    'A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
+    None,
+    'note',
+)
+_disease__said6: Final = Note(
+    'disease',
+    '7. Disease',
+    'A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
+    None,
+    'note',
+)
+_disease__said7: Final = Note(
+    'disease',
+    '7. Disease',
+    'All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
+    None,
+    'note',
+)
+_disease__said8: Final = Note(
+    'disease',
+    '7. Disease',
+    'Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
+    None,
+    'note',
+)
+_disease__unread1: Final = Note(
+    'disease',
+    '7. Disease',
+    '`con_failures` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease__unread2: Final = Note(
+    'disease',
+    '7. Disease',
+    '`disease_type` had no effect: it is read only when diseased',
+    kind='input',
+)
+
+
+def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disease: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    d2 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__trace2, d2, v, e))
+    if d2 < 0:
+        e['severity'] = derived['severity'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'degree'))
+    else:
+        e.wait('severity', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'degree')))
+    d3 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__trace3, d3, v, e))
+    if d3 < 0:
+        e['characteristic_loss'] = derived['characteristic_loss'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'loss'))
+    else:
+        e.wait('characteristic_loss', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'loss')))
+    d4 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__trace4, d4, v, e))
+    if d4 < 0:
+        e['lost_characteristic'] = derived['lost_characteristic'] = whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic'))
+    else:
+        e.wait('lost_characteristic', lambda: whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic')))
+    rolls: list[Roll] = []
+    d1 = -1 if v['exposed_to_disease'] else 0
+    trace.append(TraceEntry(_disease__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_disease[0]))
+    notes: list[Note] = [_disease__said5, _disease__said6, _disease__said7, _disease__said8]
+    if 'con_failures' in given and d2 == 0 and d3 == 0:
+        notes.append(_disease__unread1)
+    if 'disease_type' in given and d4 == 0:
+        notes.append(_disease__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disease',),
+        inputs={
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'exposed_to_disease': v['exposed_to_disease'],
+            'diseased': v['diseased'],
+            'con_failures': v['con_failures'],
+            'disease_type': v['disease_type'],
+        },
+        stats={'stamina': e['stamina']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule disengaging, straight
+
+_disengaging__trace1: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll disengage_dodge',
+    ('when disengage == knockback_and_dodge',),
+    (('disengage',),),
+)
+_disengaging__trace2: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot attack during a fighting withdrawal: only dodges, parries and movement away',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
+)
+_disengaging__trace3: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll withdrawal_defense',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
+)
+_disengaging__trace4: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'derive disengaged',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
+)
+_disengaging__trace5: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'skill is difficult',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
+_disengaging__trace6: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot parry or Dodge the immediate attack on a fleeing character',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
+_disengaging__trace7: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll parting_attack',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
+_disengaging__trace8: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'note: This applies when the opponent wishes to continue the fight.',
+    (),
+    (),
+)
+_disengaging__trace9: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
+    (),
+    (),
+)
+_disengaging__said2: Final = Restriction(
+    'disengaging',
+    '7. Disengaging',
+    'attack during a fighting withdrawal: only dodges, parries and movement away',
+)
+_disengaging__said6: Final = Restriction(
+    'disengaging',
+    '7. Disengaging',
+    'parry or Dodge the immediate attack on a fleeing character',
+)
+_disengaging__said8: Final = Note(
+    'disengaging',
+    '7. Disengaging',
+    'This applies when the opponent wishes to continue the fight.',
+    None,
+    'note',
+)
+_disengaging__said9: Final = Note(
+    'disengaging',
+    '7. Disengaging',
+    'Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
+    'If your character is successful in all dodges and/or parries made during this combat round',
+    'erratum',
+)
+_disengaging__unread1: Final = Note(
+    'disengaging',
+    '7. Disengaging',
+    '`all_defenses_succeeded` had no effect: it is read only when disengage == fighting_withdrawal',
+    kind='input',
+)
+
+
+def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disengaging: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d5 = -1 if v['disengage'] == 'turn_and_run' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_disengaging__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_disengaging__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    e['defense'] = v['defense']
+    d4 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    trace.append(TraceEntry(_disengaging__trace4, d4, v, e))
+    if d4 < 0:
+        e['disengaged'] = derived['disengaged'] = whole(v['all_defenses_succeeded'])
+    else:
+        e.wait('disengaged', lambda: whole(v['all_defenses_succeeded']))
+    rolls: list[Roll] = []
+    d1 = -1 if v['disengage'] == 'knockback_and_dodge' else 0
+    d3 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d7 = -1 if v['disengage'] == 'turn_and_run' else 0
+    trace.append(TraceEntry(_disengaging__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[0]))
+    trace.append(TraceEntry(_disengaging__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[2]))
+    trace.append(TraceEntry(_disengaging__trace7, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[6]))
+    d2 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d6 = -1 if v['disengage'] == 'turn_and_run' else 0
+    trace.append(TraceEntry(_disengaging__trace2, d2, v, e))
+    trace.append(TraceEntry(_disengaging__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_disengaging__said2)
+    if d6 < 0:
+        restrictions.append(_disengaging__said6)
+    notes: list[Note] = [_disengaging__said8, _disengaging__said9]
+    if 'all_defenses_succeeded' in given and d4 == 0:
+        notes.append(_disengaging__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disengaging',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'disengage': v['disengage'],
+            'all_defenses_succeeded': v['all_defenses_succeeded'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule drawing_weapons, straight
+
+_drawing_weapons__trace1: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 0',
+    ('when weapon_change != no_change', 'when base skill >= 101'),
+    (('weapon_change',), ('base skill',)),
+)
+_drawing_weapons__trace2: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 10',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
+)
+_drawing_weapons__trace3: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 5',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
+)
+_drawing_weapons__trace4: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
+    (),
+    (),
+)
+_drawing_weapons__trace5: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
+    (),
+    (),
+)
+_drawing_weapons__said4: Final = Note(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
+    None,
+    'note',
+)
+_drawing_weapons__said5: Final = Note(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
+    'if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
+    'erratum',
+)
+
+
+def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Drawing or Exchanging a Weapon: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['skill'] = v['skill']
+    if v['weapon_change'] == 'no_change':
+        d1 = 0
+    elif not v['skill'] >= 101:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['weapon_change'] == 'no_change':
+        d2 = 0
+    elif v['skill'] >= 101:
+        d2 = 1
+    elif v['weapon_change'] != 'exchange':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['weapon_change'] == 'no_change':
+        d3 = 0
+    elif v['skill'] >= 101:
+        d3 = 1
+    elif v['weapon_change'] != 'drop_and_draw':
+        d3 = 2
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_drawing_weapons__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_drawing_weapons__mod1, 0))
+    trace.append(TraceEntry(_drawing_weapons__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_drawing_weapons__mod2, 10))
+    trace.append(TraceEntry(_drawing_weapons__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_drawing_weapons__mod3, 5))
+    e['ready_ranks'] = settle_held(_BOOK, 'ready_ranks', v['ready_ranks'], held, modifiers)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('drawing_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'weapon_change': v['weapon_change'],
+            'ready_ranks': v['ready_ranks'],
+        },
+        stats={'skill': e['skill'], 'ready_ranks': e['ready_ranks']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_drawing_weapons__said4, _drawing_weapons__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule enclosed_environments, straight
+
+_enclosed_environments__trace1: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
+)
+_enclosed_environments__trace2: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
+)
+_enclosed_environments__trace3: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_half_meter and weapon_SIZ >= 1',),
+    (('space', 'weapon_SIZ'),),
+)
+_enclosed_environments__trace4: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
+    (),
+    (),
+)
+_enclosed_environments__trace5: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
+    (),
+    (),
+)
+_enclosed_environments__trace6: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.",
+    (),
+    (),
+)
+_enclosed_environments__said2: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
+    None,
+    'note',
+)
+_enclosed_environments__said4: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
+    None,
+    'note',
+)
+_enclosed_environments__said5: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
+    'If your character has less than a half-meter radius around them, all weapon attacks with hand-to-hand or ranged weapons of SIZ/ENC 1 are Difficult.',
+    'erratum',
+)
+_enclosed_environments__said6: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "Kept as the gamemaster's judgement (a note), not an Impossible grade.",
+    'larger than SIZ/ENC 2.5+ might be Impossible',
+    'erratum',
+)
+
+
+def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Enclosed Environments: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d1 = 0
+    elif not v['weapon_SIZ'] > Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    d3 = -1 if v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_enclosed_environments__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_enclosed_environments__mod1, 'difficult'))
+    trace.append(TraceEntry(_enclosed_environments__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_enclosed_environments__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d2 = 0
+    elif not v['weapon_SIZ'] >= Fraction(5, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_enclosed_environments__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_enclosed_environments__said2)
+    notes.append(_enclosed_environments__said4)
+    notes.append(_enclosed_environments__said5)
+    notes.append(_enclosed_environments__said6)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('enclosed_environments',),
+        inputs={
+            'skill': v['skill'],
+            'weapon_SIZ': v['weapon_SIZ'],
+            'space': v['space'],
+            'ranged_weapon': v['ranged_weapon'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule entangling, straight
+
+_entangling__trace1: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'skill is difficult',
+    ('when entangle',),
+    (('entangle',),),
+)
+_entangling__trace2: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'roll entangle_attack',
+    ('when entangle',),
+    (('entangle',),),
+)
+_entangling__trace3: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
+    (),
+    (),
+)
+_entangling__said3: Final = Note(
+    'entangling',
+    '7. Entangling',
+    "The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
+    None,
+    'note',
+)
+
+
+def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Entangling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['entangle'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_entangling__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_entangling__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['entangle'] else 0
+    trace.append(TraceEntry(_entangling__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_entangling[1]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('entangling',),
+        inputs={'skill': v['skill'], 'entangle': v['entangle']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_entangling__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -9870,6 +14613,39 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
+    straight={
+        'skill_roll': _resolve_skill_roll,
+        'characteristic_roll': _resolve_characteristic_roll,
+        'resistance_roll': _resolve_resistance_roll,
+        'acid': _resolve_acid,
+        'aimed_attacks': _resolve_aimed_attacks,
+        'aim_bonus': _resolve_aim_bonus,
+        'targeting_specific_area': _resolve_targeting_specific_area,
+        'area_attacks': _resolve_area_attacks,
+        'aura_attacks': _resolve_aura_attacks,
+        'autofire': _resolve_autofire,
+        'big_and_little_targets': _resolve_big_and_little_targets,
+        'both_sides_surprised': _resolve_both_sides_surprised,
+        'chases': _resolve_chases,
+        'range_track_attacks': _resolve_range_track_attacks,
+        'chases_on_foot': _resolve_chases_on_foot,
+        'vehicular_chases': _resolve_vehicular_chases,
+        'vehicle_damage': _resolve_vehicle_damage,
+        'maneuver_penalty': _resolve_maneuver_penalty,
+        'skill_roll_modifiers': _resolve_skill_roll_modifiers,
+        'chase_trouble_effects': _resolve_chase_trouble_effects,
+        'choking': _resolve_choking,
+        'close_combat': _resolve_close_combat,
+        'closing': _resolve_closing,
+        'cold_exposure_hunger_thirst': _resolve_cold_exposure_hunger_thirst,
+        'cover': _resolve_cover,
+        'disarming': _resolve_disarming,
+        'disease': _resolve_disease,
+        'disengaging': _resolve_disengaging,
+        'drawing_weapons': _resolve_drawing_weapons,
+        'enclosed_environments': _resolve_enclosed_environments,
+        'entangling': _resolve_entangling,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

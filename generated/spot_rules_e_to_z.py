@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -8696,6 +8771,5354 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
+# rule attack, straight
+
+_attack__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+
+
+def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """The roll: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['skill'] = v['skill']
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('attack',),
+        inputs={'skill': v['skill']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule explosions, straight
+
+_explosions__trace1: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'blast_dice * 3 / 2 round down',
+    ('when demolition == strengthened',),
+    (('demolition',),),
+)
+_explosions__trace2: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'blast_dice / 2 round up',
+    ('when demolition == weakened',),
+    (('demolition',),),
+)
+_explosions__trace3: Final = TraceSpec('explosions', 'Explosions', 'derive lost', (), ())
+_explosions__trace4: Final = TraceSpec('explosions', 'Explosions', 'derive caught', (), ())
+_explosions__trace5: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'derive blast',
+    ('when caught',),
+    (('caught',),),
+)
+_explosions__trace6: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'derive blast_locations',
+    ('when caught',),
+    (('caught',),),
+)
+_explosions__trace7: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.',
+    ('when caught',),
+    (('caught',),),
+)
+_explosions__trace8: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: A character in the blast radius may also suffer the knockback special success (see Knockback).',
+    ('when caught',),
+    (('caught',),),
+)
+_explosions__trace9: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.',
+    (),
+    (),
+)
+_explosions__trace10: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: Shock and projectile damage; it decreases from the epicenter to the perimeter.',
+    (),
+    (),
+)
+_explosions__trace11: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'erratum: Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
+    (),
+    (),
+)
+_explosions__trace12: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'erratum: Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.',
+    (),
+    (),
+)
+_explosions__said7: Final = Note(
+    'explosions',
+    'Explosions',
+    'Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.',
+    None,
+    'note',
+)
+_explosions__said8: Final = Note(
+    'explosions',
+    'Explosions',
+    'A character in the blast radius may also suffer the knockback special success (see Knockback).',
+    None,
+    'note',
+)
+_explosions__said9: Final = Note(
+    'explosions',
+    'Explosions',
+    'The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.',
+    None,
+    'note',
+)
+_explosions__said10: Final = Note(
+    'explosions',
+    'Explosions',
+    'Shock and projectile damage; it decreases from the epicenter to the perimeter.',
+    None,
+    'note',
+)
+_explosions__said11: Final = Note(
+    'explosions',
+    'Explosions',
+    'Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
+    'reduce the damage dice by -1D6 for every two meters away from the epicenter',
+    'erratum',
+)
+_explosions__said12: Final = Note(
+    'explosions',
+    'Explosions',
+    'Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.',
+    'increasing the damage and radius by as much as +50%, or cutting the charge to decrease the damage and radius by half',
+    'erratum',
+)
+
+
+def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Explosions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['demolition'] == 'strengthened' else 0
+    d2 = -1 if v['demolition'] == 'weakened' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_explosions__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_explosions__mod1, Fraction(3) / 2))
+    trace.append(TraceEntry(_explosions__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_explosions__mod2, 2))
+    e['blast_dice'] = settle_held(_BOOK, 'blast_dice', v['blast_dice'], held, modifiers)
+    if v['blast_radius'] is None:
+        v['blast_radius'] = whole(e['blast_dice'] * 2)
+    trace.append(TraceEntry(_explosions__trace3, -1, v, e))
+    e['lost'] = derived['lost'] = whole(max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1))
+    trace.append(TraceEntry(_explosions__trace4, -1, v, e))
+    e['caught'] = derived['caught'] = whole(v['distance'] <= v['blast_radius'] and e['lost'] < e['blast_dice'])
+    d5 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__trace5, d5, v, e))
+    if d5 < 0:
+        e['blast'] = derived['blast'] = whole(Dice.pool(int(e['blast_dice'] - e['lost']), 6))
+    else:
+        e.wait('blast', lambda: whole(Dice.pool(int(e['blast_dice'] - e['lost']), 6)))
+    d6 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__trace6, d6, v, e))
+    if d6 < 0:
+        e['blast_locations'] = derived['blast_locations'] = whole(Dice(((1, 4),)))
+    else:
+        e.wait('blast_locations', lambda: whole(Dice(((1, 4),))))
+    d7 = -1 if e['caught'] else 0
+    d8 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__trace7, d7, v, e))
+    trace.append(TraceEntry(_explosions__trace8, d8, v, e))
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_explosions__said7)
+    if d8 < 0:
+        notes.append(_explosions__said8)
+    notes.append(_explosions__said9)
+    notes.append(_explosions__said10)
+    notes.append(_explosions__said11)
+    notes.append(_explosions__said12)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('explosions',),
+        inputs={
+            'blast_dice': v['blast_dice'],
+            'blast_radius': v['blast_radius'],
+            'distance': v['distance'],
+            'demolition': v['demolition'],
+        },
+        stats={'blast_dice': e['blast_dice']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule point_blank_range, straight
+
+_point_blank_range__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_point_blank_range__trace2: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is difficult',
+    ('when target_range <= reach', 'when missile_kind in {bow, thrown}'),
+    (('target_range', 'reach'), ('missile_kind',)),
+)
+_point_blank_range__trace3: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is easy',
+    ('when target_range <= reach', 'unless missile_kind in {bow, thrown}'),
+    (('target_range', 'reach'), ('missile_kind',)),
+)
+_point_blank_range__trace4: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'note: Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
+    ('when target_range <= reach',),
+    (('target_range', 'reach'),),
+)
+_point_blank_range__trace5: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is easy',
+    ('unless target_range <= reach', 'when target_range <= DEX / 3'),
+    (('target_range', 'reach'), ('target_range', 'DEX')),
+)
+_point_blank_range__trace6: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'erratum: Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.',
+    (),
+    (),
+)
+_point_blank_range__trace7: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'erratum: At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.',
+    (),
+    (),
+)
+_point_blank_range__said4: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    'Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
+    None,
+    'note',
+)
+_point_blank_range__said6: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    'Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.',
+    'missile attacks are Easy at a target less than DEX/3 in meters',
+    'erratum',
+)
+_point_blank_range__said7: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    'At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.',
+    'Some weapons (bows, thrown weapons, etc.) are useless at hand-to-hand range, becoming Difficult',
+    'erratum',
+)
+_point_blank_range__unread1: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`missile_kind` had no effect: it is read only when target_range <= reach',
+    kind='input',
+)
+_point_blank_range__unread2: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`DEX` had no effect: it is read only unless target_range <= reach',
+    kind='input',
+)
+
+
+def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Point-blank Range: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not v['target_range'] <= v['reach']:
+        d2 = 0
+    elif v['missile_kind'] not in ('bow', 'thrown'):
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_range'] <= v['reach']:
+        d3 = 0
+    elif v['missile_kind'] in ('bow', 'thrown'):
+        d3 = 1
+    else:
+        d3 = -1
+    if v['target_range'] <= v['reach']:
+        d5 = 0
+    elif not v['target_range'] * 3 <= v['DEX']:
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_point_blank_range__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_point_blank_range__mod1, 'difficult'))
+    trace.append(TraceEntry(_point_blank_range__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_point_blank_range__mod2, 'easy'))
+    trace.append(TraceEntry(_point_blank_range__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_point_blank_range__mod3, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_point_blank_range__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d4 = -1 if v['target_range'] <= v['reach'] else 0
+    trace.append(TraceEntry(_point_blank_range__trace4, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_point_blank_range__said4)
+    notes.append(_point_blank_range__said6)
+    notes.append(_point_blank_range__said7)
+    if 'missile_kind' in given and d2 == 0 and d3 == 0:
+        notes.append(_point_blank_range__unread1)
+    if 'DEX' in given and d5 == 0:
+        notes.append(_point_blank_range__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('point_blank_range',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'target_range': v['target_range'],
+            'missile_kind': v['missile_kind'],
+            'reach': v['reach'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule falling, straight
+
+_falling__trace1: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice * 2 round down',
+    ('when thrown_down',),
+    (('thrown_down',),),
+)
+_falling__trace2: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice -1',
+    ('when SIZ <= 5',),
+    (('SIZ',),),
+)
+_falling__trace3: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice +(SIZ - 1) / 20 round down',
+    ('when SIZ > 20',),
+    (('SIZ',),),
+)
+_falling__trace4: Final = TraceSpec('falling', 'Falling', 'fall_dice min 0', (), ())
+_falling__trace5: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_damage',
+    ('when fall_dice > 0',),
+    (('fall_dice',),),
+)
+_falling__trace6: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_armor',
+    ('when fall_distance <= 3',),
+    (('fall_distance',),),
+)
+_falling__trace7: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_armor',
+    ('unless fall_distance <= 3',),
+    (('fall_distance',),),
+)
+_falling__trace8: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_taken',
+    ('when fall_dice > 0',),
+    (('fall_dice',),),
+)
+_falling__trace9: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive stake_damage',
+    ('when stake',),
+    (('stake',),),
+)
+_falling__trace10: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'note: Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.',
+    ('when stake',),
+    (('stake',),),
+)
+_falling__trace11: Final = TraceSpec(
+    'falling',
+    'Falling',
+    "note: With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.",
+    (),
+    (),
+)
+_falling__trace12: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'note: The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.',
+    (),
+    (),
+)
+_falling__trace13: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).',
+    (),
+    (),
+)
+_falling__trace14: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read as +1D6 for SIZ 21-40, +2D6 for SIZ 41-60, and so on.',
+    (),
+    (),
+)
+_falling__trace15: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read as: for falls of up to three meters armor counts half (rounded up); beyond, none.',
+    (),
+    (),
+)
+_falling__said10: Final = Note(
+    'falling',
+    'Falling',
+    'Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.',
+    None,
+    'note',
+)
+_falling__said11: Final = Note(
+    'falling',
+    'Falling',
+    "With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.",
+    None,
+    'note',
+)
+_falling__said12: Final = Note(
+    'falling',
+    'Falling',
+    'The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.',
+    None,
+    'note',
+)
+_falling__said13: Final = Note(
+    'falling',
+    'Falling',
+    'Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).',
+    '1D6 base damage for every three meters fallen',
+    'erratum',
+)
+_falling__said14: Final = Note(
+    'falling',
+    'Falling',
+    'Read as +1D6 for SIZ 21-40, +2D6 for SIZ 41-60, and so on.',
+    'another 1D6 for every fraction of 20 after that',
+    'erratum',
+)
+_falling__said15: Final = Note(
+    'falling',
+    'Falling',
+    'Read as: for falls of up to three meters armor counts half (rounded up); beyond, none.',
+    'Armor provides half protection against falling damage up to three meters',
+    'erratum',
+)
+_falling__unread1: Final = Note(
+    'falling',
+    'Falling',
+    '`armor` had no effect: it is read only when fall_distance <= 3',
+    kind='input',
+)
+
+
+def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Falling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['fall_dice'] is None:
+        v['fall_dice'] = whole(round_value(Fraction(v['fall_distance']) / 3, 'down'))
+    d1 = -1 if v['thrown_down'] else 0
+    d2 = -1 if v['SIZ'] <= 5 else 0
+    d3 = -1 if v['SIZ'] > 20 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_falling__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_falling__mod1, 2))
+    trace.append(TraceEntry(_falling__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_falling__mod2, -1))
+    trace.append(TraceEntry(_falling__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_falling__mod3, round_value(Fraction(v['SIZ'] - 1) / 20, 'down')))
+    trace.append(TraceEntry(_falling__trace4, -1, v, e))
+    held.append((_falling__mod4, 0))
+    e['fall_dice'] = settle_held(_BOOK, 'fall_dice', v['fall_dice'], held, modifiers)
+    d5 = -1 if e['fall_dice'] > 0 else 0
+    trace.append(TraceEntry(_falling__trace5, d5, v, e))
+    if d5 < 0:
+        e['fall_damage'] = derived['fall_damage'] = whole(Dice.pool(int(e['fall_dice']), 6))
+    else:
+        e.wait('fall_damage', lambda: whole(Dice.pool(int(e['fall_dice']), 6)))
+    d6 = -1 if v['fall_distance'] <= 3 else 0
+    d7 = -1 if not v['fall_distance'] <= 3 else 0
+    trace.append(TraceEntry(_falling__trace6, d6, v, e))
+    trace.append(TraceEntry(_falling__trace7, d7, v, e))
+    if d6 < 0:
+        e['fall_armor'] = derived['fall_armor'] = whole(round_value(Fraction(v['armor']) / 2, 'up'))
+    elif d7 < 0:
+        e['fall_armor'] = derived['fall_armor'] = whole(0)
+    else:
+        e.wait('fall_armor', lambda: whole(round_value(Fraction(v['armor']) / 2, 'up')))
+    d8 = -1 if e['fall_dice'] > 0 else 0
+    trace.append(TraceEntry(_falling__trace8, d8, v, e))
+    if d8 < 0:
+        e['fall_taken'] = derived['fall_taken'] = whole(clamp_dice('max', e['fall_damage'].plus(-e['fall_armor']), 0))
+    else:
+        e.wait('fall_taken', lambda: whole(clamp_dice('max', e['fall_damage'].plus(-e['fall_armor']), 0)))
+    d9 = -1 if v['stake'] else 0
+    trace.append(TraceEntry(_falling__trace9, d9, v, e))
+    if d9 < 0:
+        e['stake_damage'] = derived['stake_damage'] = whole(Dice(((1, 10),)).plus(1))
+    else:
+        e.wait('stake_damage', lambda: whole(Dice(((1, 10),)).plus(1)))
+    d10 = -1 if v['stake'] else 0
+    trace.append(TraceEntry(_falling__trace10, d10, v, e))
+    notes: list[Note] = []
+    if d10 < 0:
+        notes.append(_falling__said10)
+    notes.append(_falling__said11)
+    notes.append(_falling__said12)
+    notes.append(_falling__said13)
+    notes.append(_falling__said14)
+    notes.append(_falling__said15)
+    if 'armor' in given and d6 == 0:
+        notes.append(_falling__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('falling',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'armor': v['armor'],
+            'fall_dice': v['fall_dice'],
+            'fall_distance': v['fall_distance'],
+            'thrown_down': v['thrown_down'],
+            'stake': v['stake'],
+        },
+        stats={'fall_dice': e['fall_dice']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule fighting_while_down, straight
+
+_fighting_while_down__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_fighting_while_down__trace2: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'skill is difficult',
+    ('when actor_prone',),
+    (('actor_prone',),),
+)
+_fighting_while_down__trace3: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'cannot add a damage modifier while down',
+    ('when actor_prone',),
+    (('actor_prone',),),
+)
+_fighting_while_down__trace4: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'cannot attack with a two-handed weapon while down',
+    ('when actor_prone', 'when two_handed'),
+    (('actor_prone',), ('two_handed',)),
+)
+_fighting_while_down__trace5: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    ('when actor_prone', 'when action == dodge'),
+    (('actor_prone',), ('action',)),
+)
+_fighting_while_down__trace6: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'skill is easy',
+    ('when target_prone',),
+    (('target_prone',),),
+)
+_fighting_while_down__trace7: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    (),
+    (),
+)
+_fighting_while_down__trace8: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'erratum: Prone says such attacks are Difficult and that negative damage modifiers still apply; this rule encodes its own section, the rule prone the other.',
+    (),
+    (),
+)
+_fighting_while_down__said3: Final = Restriction(
+    'fighting_while_down',
+    'Fighting While Down',
+    'add a damage modifier while down',
+)
+_fighting_while_down__said4: Final = Restriction(
+    'fighting_while_down',
+    'Fighting While Down',
+    'attack with a two-handed weapon while down',
+)
+_fighting_while_down__said5: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    'A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    None,
+    'note',
+)
+_fighting_while_down__said7: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    'A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    None,
+    'note',
+)
+_fighting_while_down__said8: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    'Prone says such attacks are Difficult and that negative damage modifiers still apply; this rule encodes its own section, the rule prone the other.',
+    'cannot attack with a two-handed weapon',
+    'erratum',
+)
+_fighting_while_down__unread1: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    '`two_handed` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_fighting_while_down__unread2: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    '`action` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+
+
+def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fighting While Down: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['actor_prone'] else 0
+    d6 = -1 if v['target_prone'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_fighting_while_down__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_fighting_while_down__mod1, 'difficult'))
+    trace.append(TraceEntry(_fighting_while_down__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_fighting_while_down__mod2, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_fighting_while_down__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d4 = 0
+    elif not v['two_handed']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif v['action'] != 'dodge':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_fighting_while_down__trace3, d3, v, e))
+    trace.append(TraceEntry(_fighting_while_down__trace4, d4, v, e))
+    trace.append(TraceEntry(_fighting_while_down__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_fighting_while_down__said3)
+    if d4 < 0:
+        restrictions.append(_fighting_while_down__said4)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_fighting_while_down__said5)
+    notes.append(_fighting_while_down__said7)
+    notes.append(_fighting_while_down__said8)
+    if 'two_handed' in given and d4 == 0:
+        notes.append(_fighting_while_down__unread1)
+    if 'action' in given and d5 == 0:
+        notes.append(_fighting_while_down__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fighting_while_down',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'actor_prone': v['actor_prone'],
+            'target_prone': v['target_prone'],
+            'two_handed': v['two_handed'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule fire_and_heat, straight
+
+_fire_and_heat__trace1: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive fire_damage',
+    (),
+    (),
+)
+_fire_and_heat__trace2: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive fire_locations',
+    (),
+    (),
+)
+_fire_and_heat__trace3: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll catch_fire',
+    ('when fire in {torch, campfire} and clothed_unarmored',),
+    (('fire', 'clothed_unarmored'),),
+)
+_fire_and_heat__trace4: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll catch_fire_bonfire',
+    ('when fire == bonfire',),
+    (('fire',),),
+)
+_fire_and_heat__trace5: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive aflame_damage',
+    ('when fire == intense',),
+    (('fire',),),
+)
+_fire_and_heat__trace6: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).',
+    ('when fire == burning_building',),
+    (('fire',),),
+)
+_fire_and_heat__trace7: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll burn_luck',
+    ('when burn_damage > hit_points / 4 round up',),
+    (('burn_damage', 'hit_points'),),
+)
+_fire_and_heat__trace8: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll extinguish',
+    ('when extinguishing',),
+    (('extinguishing',),),
+)
+_fire_and_heat__trace9: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: It takes one combat round to put out a small fire, longer for larger ones.',
+    ('when extinguishing',),
+    (('extinguishing',),),
+)
+_fire_and_heat__trace10: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Fire damages a character it touched at the end of the combat round, on DEX rank 1.',
+    (),
+    (),
+)
+_fire_and_heat__trace11: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.',
+    (),
+    (),
+)
+_fire_and_heat__trace12: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Every round fully exposed to open flame reduces non-metal armor by at least 1 point; metal weapons and armor may become too hot to use; heat may set off ammunition (Luck rolls for those nearby).',
+    (),
+    (),
+)
+_fire_and_heat__trace13: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: To burn or melt an object the gamemaster sets the fire damage per round it takes: a book 1 point, a steel sword 50 points or more.',
+    (),
+    (),
+)
+_fire_and_heat__said6: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_fire_and_heat__said9: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'It takes one combat round to put out a small fire, longer for larger ones.',
+    None,
+    'note',
+)
+_fire_and_heat__said10: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'Fire damages a character it touched at the end of the combat round, on DEX rank 1.',
+    None,
+    'note',
+)
+_fire_and_heat__said11: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.',
+    None,
+    'note',
+)
+_fire_and_heat__said12: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'Every round fully exposed to open flame reduces non-metal armor by at least 1 point; metal weapons and armor may become too hot to use; heat may set off ammunition (Luck rolls for those nearby).',
+    None,
+    'note',
+)
+_fire_and_heat__said13: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    'To burn or melt an object the gamemaster sets the fire damage per round it takes: a book 1 point, a steel sword 50 points or more.',
+    None,
+    'note',
+)
+_fire_and_heat__unread1: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`POW` had no effect: it is read only when fire == bonfire',
+    kind='input',
+)
+
+
+def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fire and Heat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    trace.append(TraceEntry(_fire_and_heat__trace1, -1, v, e))
+    e['fire_damage'] = derived['fire_damage'] = whole(s.lookup('fire_sources', (v['fire'],), 'damage'))
+    trace.append(TraceEntry(_fire_and_heat__trace2, -1, v, e))
+    e['fire_locations'] = derived['fire_locations'] = whole(s.lookup('fire_sources', (v['fire'],), 'locations'))
+    d5 = -1 if v['fire'] == 'intense' else 0
+    trace.append(TraceEntry(_fire_and_heat__trace5, d5, v, e))
+    if d5 < 0:
+        e['aflame_damage'] = derived['aflame_damage'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('aflame_damage', lambda: whole(Dice(((1, 6),))))
+    rolls: list[Roll] = []
+    d3 = -1 if v['fire'] in ('torch', 'campfire') and v['clothed_unarmored'] else 0
+    d4 = -1 if v['fire'] == 'bonfire' else 0
+    d7 = -1 if v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up') else 0
+    d8 = -1 if v['extinguishing'] else 0
+    trace.append(TraceEntry(_fire_and_heat__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[2]))
+    trace.append(TraceEntry(_fire_and_heat__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[3]))
+    trace.append(TraceEntry(_fire_and_heat__trace7, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[6]))
+    trace.append(TraceEntry(_fire_and_heat__trace8, d8, v, e))
+    if d8 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[7]))
+    d6 = -1 if v['fire'] == 'burning_building' else 0
+    d9 = -1 if v['extinguishing'] else 0
+    trace.append(TraceEntry(_fire_and_heat__trace6, d6, v, e))
+    trace.append(TraceEntry(_fire_and_heat__trace9, d9, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_fire_and_heat__said6)
+    if d9 < 0:
+        notes.append(_fire_and_heat__said9)
+    notes.append(_fire_and_heat__said10)
+    notes.append(_fire_and_heat__said11)
+    notes.append(_fire_and_heat__said12)
+    notes.append(_fire_and_heat__said13)
+    if 'POW' in given and d4 == 0:
+        notes.append(_fire_and_heat__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fire_and_heat',),
+        inputs={
+            'POW': v['POW'],
+            'luck': v['luck'],
+            'hit_points': v['hit_points'],
+            'fire': v['fire'],
+            'clothed_unarmored': v['clothed_unarmored'],
+            'burn_damage': v['burn_damage'],
+            'extinguishing': v['extinguishing'],
+        },
+        stats={'luck': e['luck']},
+        derived=derived,
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule firing_into_combat, straight
+
+_firing_into_combat__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_firing_into_combat__trace2: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill -20%',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
+)
+_firing_into_combat__trace3: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'derive stray_band',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
+)
+_firing_into_combat__trace4: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'note: A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
+)
+_firing_into_combat__trace5: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill is difficult',
+    ('when engaged',),
+    (('engaged',),),
+)
+_firing_into_combat__trace6: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill is easy',
+    ('when both_close',),
+    (('both_close',),),
+)
+_firing_into_combat__trace7: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill +5% per extra_bodies',
+    ('when extra_bodies > 0',),
+    (('extra_bodies',),),
+)
+_firing_into_combat__trace8: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'note: The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
+    ('when extra_bodies > 0',),
+    (('extra_bodies',),),
+)
+_firing_into_combat__trace9: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill min 0',
+    (),
+    (),
+)
+_firing_into_combat__trace10: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'erratum: The source does not say whether the -20% also applies; firing at a mass without care whom is hit is encoded without it.',
+    (),
+    (),
+)
+_firing_into_combat__said4: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
+    None,
+    'note',
+)
+_firing_into_combat__said8: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
+    None,
+    'note',
+)
+_firing_into_combat__said10: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'The source does not say whether the -20% also applies; firing at a mass without care whom is hit is encoded without it.',
+    'the skill ranking is increased by +5% for every extra body shot at',
+    'erratum',
+)
+
+
+def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Firing Into Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d5 = -1 if v['engaged'] else 0
+    d6 = -1 if v['both_close'] else 0
+    d7 = -1 if v['extra_bodies'] > 0 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_firing_into_combat__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_firing_into_combat__mod1, -20))
+    trace.append(TraceEntry(_firing_into_combat__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_firing_into_combat__mod2, 'difficult'))
+    trace.append(TraceEntry(_firing_into_combat__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_firing_into_combat__mod3, 'easy'))
+    trace.append(TraceEntry(_firing_into_combat__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_firing_into_combat__mod4, 5 * v['extra_bodies']))
+    trace.append(TraceEntry(_firing_into_combat__trace9, -1, v, e))
+    held.append((_firing_into_combat__mod5, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d3 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    trace.append(TraceEntry(_firing_into_combat__trace3, d3, v, e))
+    if d3 < 0:
+        e['stray_band'] = derived['stray_band'] = whole(min(20, v['skill']))
+    else:
+        e.wait('stray_band', lambda: whole(min(20, v['skill'])))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_firing_into_combat__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d4 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d8 = -1 if v['extra_bodies'] > 0 else 0
+    trace.append(TraceEntry(_firing_into_combat__trace4, d4, v, e))
+    trace.append(TraceEntry(_firing_into_combat__trace8, d8, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_firing_into_combat__said4)
+    if d8 < 0:
+        notes.append(_firing_into_combat__said8)
+    notes.append(_firing_into_combat__said10)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('firing_into_combat',),
+        inputs={
+            'skill': v['skill'],
+            'into_combat': v['into_combat'],
+            'engaged': v['engaged'],
+            'both_close': v['both_close'],
+            'extra_bodies': v['extra_bodies'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule fortified_positions, straight
+
+_fortified_positions__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_fortified_positions__trace2: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'skill is difficult',
+    ('when fortified == behind_fortification',),
+    (('fortified',),),
+)
+_fortified_positions__trace3: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'note: Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).',
+    ('when fortified == behind_fortification',),
+    (('fortified',),),
+)
+_fortified_positions__trace4: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'skill is impossible',
+    ('when fortified == crouched_behind', 'when attack_kind == missile'),
+    (('fortified',), ('attack_kind',)),
+)
+_fortified_positions__trace5: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'cannot hit a defender crouched entirely behind a fortification with small missile fire',
+    ('when fortified == crouched_behind', 'when attack_kind == missile'),
+    (('fortified',), ('attack_kind',)),
+)
+_fortified_positions__trace6: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'note: Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.',
+    ('when fortified == crouched_behind',),
+    (('fortified',),),
+)
+_fortified_positions__said3: Final = Note(
+    'fortified_positions',
+    'Fortified Positions',
+    'Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_fortified_positions__said5: Final = Restriction(
+    'fortified_positions',
+    'Fortified Positions',
+    'hit a defender crouched entirely behind a fortification with small missile fire',
+)
+_fortified_positions__said6: Final = Note(
+    'fortified_positions',
+    'Fortified Positions',
+    'Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.',
+    None,
+    'note',
+)
+_fortified_positions__unread1: Final = Note(
+    'fortified_positions',
+    'Fortified Positions',
+    '`attack_kind` had no effect: it is read only when fortified == crouched_behind',
+    kind='input',
+)
+
+
+def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fortified Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d4 = 0
+    elif v['attack_kind'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_fortified_positions__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_fortified_positions__mod1, 'difficult'))
+    trace.append(TraceEntry(_fortified_positions__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_fortified_positions__mod2, 'impossible'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_fortified_positions__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d5 = 0
+    elif v['attack_kind'] != 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    d6 = -1 if v['fortified'] == 'crouched_behind' else 0
+    trace.append(TraceEntry(_fortified_positions__trace3, d3, v, e))
+    trace.append(TraceEntry(_fortified_positions__trace5, d5, v, e))
+    trace.append(TraceEntry(_fortified_positions__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_fortified_positions__said5)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_fortified_positions__said3)
+    if d6 < 0:
+        notes.append(_fortified_positions__said6)
+    if 'attack_kind' in given and d4 == 0 and d5 == 0:
+        notes.append(_fortified_positions__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fortified_positions',),
+        inputs={'skill': v['skill'], 'attack_kind': v['attack_kind'], 'fortified': v['fortified']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule improvised_wear, straight
+
+_improvised_wear__trace1: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    'derive weapon_wear',
+    (),
+    (),
+)
+_improvised_wear__trace2: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    (),
+    (),
+)
+_improvised_wear__said2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    'assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
+    'erratum',
+)
+
+
+def _resolve_improvised_wear(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Wear of improvised weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_wear__trace1, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_wear',),
+        inputs={'weapon_hp': v['weapon_hp'], 'parried_damage': v['parried_damage']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_improvised_wear__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule improvised_weapons, straight
+
+_improvised_weapons__trace1: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    'derive weapon_wear',
+    (),
+    (),
+)
+_improvised_weapons__trace2: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    (),
+    (),
+)
+_improvised_weapons__trace3: Final = TraceSpec(
+    'improvised_weapons',
+    'Improvised Weapons',
+    'note: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
+    (),
+    (),
+)
+_improvised_weapons__said2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    'assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
+    'erratum',
+)
+_improvised_weapons__said3: Final = Note(
+    'improvised_weapons',
+    'Improvised Weapons',
+    'Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
+    None,
+    'note',
+)
+
+
+def _resolve_improvised_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Improvised Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_weapons__trace1, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_weapons',),
+        inputs={'weapon_hp': v['weapon_hp'], 'parried_damage': v['parried_damage']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_improvised_weapons__said2, _improvised_weapons__said3),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule improvised_parrying_weapons, straight
+
+_improvised_parrying_weapons__trace1: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    'derive weapon_wear',
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace2: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace3: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'derive parry_base',
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace4: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'cannot parry with a weapon of SIZ/ENC 0',
+    ('when weapon_enc == 0',),
+    (('weapon_enc',),),
+)
+_improvised_parrying_weapons__trace5: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: Slings, throwing darts and handguns are too small to parry with.',
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace6: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.',
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace7: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).',
+    (),
+    (),
+)
+_improvised_parrying_weapons__trace8: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    "erratum: The half is rounded up, as the chapter's other halves.",
+    (),
+    (),
+)
+_improvised_parrying_weapons__said2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    'assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
+    'erratum',
+)
+_improvised_parrying_weapons__said4: Final = Restriction(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'parry with a weapon of SIZ/ENC 0',
+)
+_improvised_parrying_weapons__said5: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'Slings, throwing darts and handguns are too small to parry with.',
+    None,
+    'note',
+)
+_improvised_parrying_weapons__said6: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.',
+    None,
+    'note',
+)
+_improvised_parrying_weapons__said7: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).',
+    None,
+    'note',
+)
+_improvised_parrying_weapons__said8: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    "The half is rounded up, as the chapter's other halves.",
+    "half of the weapon's base chance (or 20%, whichever is higher)",
+    'erratum',
+)
+
+
+def _resolve_improvised_parrying_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Improvised Parrying Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_parrying_weapons__trace1, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    trace.append(TraceEntry(_improvised_parrying_weapons__trace3, -1, v, e))
+    e['parry_base'] = derived['parry_base'] = whole(max(round_value(Fraction(v['weapon_base']) / 2, 'up'), 20))
+    d4 = -1 if v['weapon_enc'] == 0 else 0
+    trace.append(TraceEntry(_improvised_parrying_weapons__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_improvised_parrying_weapons__said4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_parrying_weapons',),
+        inputs={
+            'weapon_hp': v['weapon_hp'],
+            'parried_damage': v['parried_damage'],
+            'weapon_base': v['weapon_base'],
+            'weapon_enc': v['weapon_enc'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_improvised_parrying_weapons__said2, _improvised_parrying_weapons__said5, _improvised_parrying_weapons__said6, _improvised_parrying_weapons__said7, _improvised_parrying_weapons__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule knockback, straight
+
+_knockback__trace1: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'knock_siz +mount_siz',
+    ('when mount_siz > 0 and kept_seat',),
+    (('mount_siz', 'kept_seat'),),
+)
+_knockback__trace2: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'knock_siz / 2 round up',
+    ('when half_siz_threshold',),
+    (('half_siz_threshold',),),
+)
+_knockback__trace3: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'roll keep_seat',
+    ('when mount_siz > 0',),
+    (('mount_siz',),),
+)
+_knockback__trace4: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'roll resist_knockback',
+    ('unless from_above',),
+    (('from_above',),),
+)
+_knockback__trace5: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'derive knocked_meters',
+    ('unless from_above',),
+    (('from_above',),),
+)
+_knockback__trace6: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    ('unless from_above', 'when mount_siz > 0 and not kept_seat'),
+    (('from_above',), ('mount_siz', 'kept_seat')),
+)
+_knockback__trace7: Final = TraceSpec('knockback', 'Knockback', 'roll stay_standing', (), ())
+_knockback__trace8: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: Driven into the ground: not knocked back, but an Agility roll to remain standing.',
+    ('when from_above',),
+    (('from_above',),),
+)
+_knockback__trace9: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    (),
+    (),
+)
+_knockback__trace10: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'erratum: The sentence is cut short in the source; read as: the knockback special success works the same way.',
+    (),
+    (),
+)
+_knockback__trace11: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'erratum: Whole meters, rounded down: an excess of less than 5 knocks back no distance, though the Agility roll still applies.',
+    (),
+    (),
+)
+_knockback__said6: Final = Note(
+    'knockback',
+    'Knockback',
+    'Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    None,
+    'note',
+)
+_knockback__said8: Final = Note(
+    'knockback',
+    'Knockback',
+    'Driven into the ground: not knocked back, but an Agility roll to remain standing.',
+    None,
+    'note',
+)
+_knockback__said9: Final = Note(
+    'knockback',
+    'Knockback',
+    'The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    None,
+    'note',
+)
+_knockback__said10: Final = Note(
+    'knockback',
+    'Knockback',
+    'The sentence is cut short in the source; read as: the knockback special success works the same way.',
+    'If an attack achieves the knockback special success.',
+    'erratum',
+)
+_knockback__said11: Final = Note(
+    'knockback',
+    'Knockback',
+    'Whole meters, rounded down: an excess of less than 5 knocks back no distance, though the Agility roll still applies.',
+    'knocked back by one meter per 5 points of damage in excess of their SIZ',
+    'erratum',
+)
+_knockback__unread1: Final = Note(
+    'knockback',
+    'Knockback',
+    '`ride` had no effect: it is read only when mount_siz > 0',
+    kind='input',
+)
+_knockback__unread2: Final = Note(
+    'knockback',
+    'Knockback',
+    '`knockback_damage` had no effect: it is read only unless from_above',
+    kind='input',
+)
+
+
+def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockback: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['knock_siz'] is None:
+        v['knock_siz'] = whole(v['SIZ'])
+    d1 = -1 if v['mount_siz'] > 0 and v['kept_seat'] else 0
+    d2 = -1 if v['half_siz_threshold'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_knockback__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_knockback__mod1, v['mount_siz']))
+    trace.append(TraceEntry(_knockback__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_knockback__mod2, 2))
+    e['knock_siz'] = settle_held(_BOOK, 'knock_siz', v['knock_siz'], held, modifiers)
+    d5 = -1 if not v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__trace5, d5, v, e))
+    if d5 < 0:
+        e['knocked_meters'] = derived['knocked_meters'] = whole(round_value(Fraction(max(0, v['knockback_damage'] - e['knock_siz'])) / 5, 'down'))
+    else:
+        e.wait('knocked_meters', lambda: whole(round_value(Fraction(max(0, v['knockback_damage'] - e['knock_siz'])) / 5, 'down')))
+    rolls: list[Roll] = []
+    d3 = -1 if v['mount_siz'] > 0 else 0
+    d4 = -1 if not v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_knockback[2]))
+    trace.append(TraceEntry(_knockback__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_knockback[3]))
+    trace.append(TraceEntry(_knockback__trace7, -1, v, e))
+    rolls.append(roll_of(s, _rule_knockback[6]))
+    if v['from_above']:
+        d6 = 0
+    elif not (v['mount_siz'] > 0 and not v['kept_seat']):
+        d6 = 1
+    else:
+        d6 = -1
+    d8 = -1 if v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__trace6, d6, v, e))
+    trace.append(TraceEntry(_knockback__trace8, d8, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_knockback__said6)
+    if d8 < 0:
+        notes.append(_knockback__said8)
+    notes.append(_knockback__said9)
+    notes.append(_knockback__said10)
+    notes.append(_knockback__said11)
+    if 'ride' in given and d3 == 0:
+        notes.append(_knockback__unread1)
+    if 'knockback_damage' in given and d4 == 0 and d5 == 0:
+        notes.append(_knockback__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('knockback',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'ride': v['ride'],
+            'knock_siz': v['knock_siz'],
+            'knockback_damage': v['knockback_damage'],
+            'mount_siz': v['mount_siz'],
+            'kept_seat': v['kept_seat'],
+            'from_above': v['from_above'],
+            'half_siz_threshold': v['half_siz_threshold'],
+        },
+        stats={'agility': e['agility'], 'knock_siz': e['knock_siz']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule knockout_attacks, straight
+
+_knockout_attacks__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_knockout_attacks__trace2: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'skill is difficult',
+    (),
+    (),
+)
+_knockout_attacks__trace3: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'cannot knock out a being without a clearly defined head',
+    ('unless headed',),
+    (('headed',),),
+)
+_knockout_attacks__trace4: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'derive knocked_out',
+    ('when wound == major',),
+    (('wound',),),
+)
+_knockout_attacks__trace5: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'note: The target takes 1 damage and is knocked out.',
+    ('when wound == major',),
+    (('wound',),),
+)
+_knockout_attacks__trace6: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    "note: A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.",
+    ('unless wound == major',),
+    (('wound',),),
+)
+_knockout_attacks__trace7: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'note: Declared at the beginning of the round; armor defends normally. Special and critical effects (extra damage, bypassing armor) apply; other special effects do not.',
+    (),
+    (),
+)
+_knockout_attacks__said3: Final = Restriction(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'knock out a being without a clearly defined head',
+)
+_knockout_attacks__said5: Final = Note(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'The target takes 1 damage and is knocked out.',
+    None,
+    'note',
+)
+_knockout_attacks__said6: Final = Note(
+    'knockout_attacks',
+    'Knockout Attacks',
+    "A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.",
+    None,
+    'note',
+)
+_knockout_attacks__said7: Final = Note(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'Declared at the beginning of the round; armor defends normally. Special and critical effects (extra damage, bypassing armor) apply; other special effects do not.',
+    None,
+    'note',
+)
+
+
+def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockout Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_knockout_attacks__trace2, -1, v, e))
+    held.append((_knockout_attacks__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d4 = -1 if v['wound'] == 'major' else 0
+    trace.append(TraceEntry(_knockout_attacks__trace4, d4, v, e))
+    if d4 < 0:
+        e['knocked_out'] = derived['knocked_out'] = whole(Dice(((1, 10),)).plus(10))
+    else:
+        e.wait('knocked_out', lambda: whole(Dice(((1, 10),)).plus(10)))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_knockout_attacks__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if not v['headed'] else 0
+    d5 = -1 if v['wound'] == 'major' else 0
+    d6 = -1 if v['wound'] != 'major' else 0
+    trace.append(TraceEntry(_knockout_attacks__trace3, d3, v, e))
+    trace.append(TraceEntry(_knockout_attacks__trace5, d5, v, e))
+    trace.append(TraceEntry(_knockout_attacks__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_knockout_attacks__said3)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_knockout_attacks__said5)
+    if d6 < 0:
+        notes.append(_knockout_attacks__said6)
+    notes.append(_knockout_attacks__said7)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('knockout_attacks',),
+        inputs={'skill': v['skill'], 'wound': v['wound'], 'headed': v['headed']},
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule light_sources, straight
+
+_light_sources__trace1: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'derive burn_time',
+    (),
+    (),
+)
+_light_sources__trace2: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'roll see_light',
+    ('when light_distance >= 100 and light in {long_candle, short_candle}',),
+    (('light_distance', 'light'),),
+)
+_light_sources__trace3: Final = TraceSpec(
+    'attack',
+    '7. Spot Rules',
+    'roll hit',
+    ('when careful_light',),
+    (('careful_light',),),
+)
+_light_sources__trace4: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'skill is difficult',
+    ('when careful_light',),
+    (('careful_light',),),
+)
+_light_sources__trace5: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'roll keeps_burning',
+    ('when light_dropped',),
+    (('light_dropped',),),
+)
+_light_sources__trace6: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'note: Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).',
+    (),
+    (),
+)
+_light_sources__trace7: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'note: A candle flickers and is easy to drop and blow out, less so in a lantern; a torch is hard to blow out.',
+    (),
+    (),
+)
+_light_sources__trace8: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'erratum: Read as: at 100 meters or more.',
+    (),
+    (),
+)
+_light_sources__said6: Final = Note(
+    'light_sources',
+    'Light Sources',
+    'Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_light_sources__said7: Final = Note(
+    'light_sources',
+    'Light Sources',
+    'A candle flickers and is easy to drop and blow out, less so in a lantern; a torch is hard to blow out.',
+    None,
+    'note',
+)
+_light_sources__said8: Final = Note(
+    'light_sources',
+    'Light Sources',
+    'Read as: at 100 meters or more.',
+    'At 100 meters, your character must succeed with a Spot roll to see a candle',
+    'erratum',
+)
+_light_sources__unread1: Final = Note(
+    'light_sources',
+    'Light Sources',
+    '`spot` had no effect: it is read only when light_distance >= 100 and light in {long_candle, short_candle}',
+    kind='input',
+)
+
+
+def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Light Sources: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d4 = -1 if v['careful_light'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_light_sources__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_light_sources__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    trace.append(TraceEntry(_light_sources__trace1, -1, v, e))
+    e['burn_time'] = derived['burn_time'] = whole(s.lookup('light_burn_time', (v['light'],), 'value'))
+    rolls: list[Roll] = []
+    d2 = -1 if v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle') else 0
+    d3 = -1 if v['careful_light'] else 0
+    d5 = -1 if v['light_dropped'] else 0
+    trace.append(TraceEntry(_light_sources__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_light_sources[1]))
+    trace.append(TraceEntry(_light_sources__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_light_sources__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_light_sources[4]))
+    notes: list[Note] = [_light_sources__said6, _light_sources__said7, _light_sources__said8]
+    if 'spot' in given and d2 == 0:
+        notes.append(_light_sources__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('light_sources',),
+        inputs={
+            'POW': v['POW'],
+            'skill': v['skill'],
+            'luck': v['luck'],
+            'spot': v['spot'],
+            'light': v['light'],
+            'light_distance': v['light_distance'],
+            'careful_light': v['careful_light'],
+            'light_dropped': v['light_dropped'],
+        },
+        stats={'skill': e['skill'], 'luck': e['luck']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule mass_combat, straight
+
+_mass_combat__trace1: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'roll mass_luck',
+    ('when immersed',),
+    (('immersed',),),
+)
+_mass_combat__trace2: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'roll battle',
+    ('when side_pot > 0 and enemy_pot > 0',),
+    (('side_pot', 'enemy_pot'),),
+)
+_mass_combat__trace3: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'note: The gamemaster may resolve an uncertain battle by opposed Strategy rolls, by resistance rolls of a POT for each side, or by a duel of two representatives whose hit points reflect troop size; usually the outcome is decided and narrated, with smaller engagements for the player characters.',
+    (),
+    (),
+)
+_mass_combat__said3: Final = Note(
+    'mass_combat',
+    'Mass Combat',
+    'The gamemaster may resolve an uncertain battle by opposed Strategy rolls, by resistance rolls of a POT for each side, or by a duel of two representatives whose hit points reflect troop size; usually the outcome is decided and narrated, with smaller engagements for the player characters.',
+    None,
+    'note',
+)
+
+
+def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mass Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    rolls: list[Roll] = []
+    d1 = -1 if v['immersed'] else 0
+    d2 = -1 if v['side_pot'] > 0 and v['enemy_pot'] > 0 else 0
+    trace.append(TraceEntry(_mass_combat__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_mass_combat[0]))
+    trace.append(TraceEntry(_mass_combat__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_mass_combat[1]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('mass_combat',),
+        inputs={
+            'POW': v['POW'],
+            'luck': v['luck'],
+            'immersed': v['immersed'],
+            'side_pot': v['side_pot'],
+            'enemy_pot': v['enemy_pot'],
+        },
+        stats={'luck': e['luck']},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_mass_combat__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule missile_fire_while_moving, straight
+
+_missile_fire_while_moving__trace1: Final = TraceSpec(
+    'attack',
+    '7. Spot Rules',
+    'roll hit',
+    (),
+    (),
+)
+_missile_fire_while_moving__trace2: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max ride',
+    ('when moving == mounted',),
+    (('moving',),),
+)
+_missile_fire_while_moving__trace3: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max agility',
+    ('when moving == running',),
+    (('moving',),),
+)
+_missile_fire_while_moving__trace4: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max jump',
+    ('when moving == leaping',),
+    (('moving',),),
+)
+_missile_fire_while_moving__trace5: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill is difficult',
+    ('when moving != still', 'when fire_direction == sideways and missile_kind != bow'),
+    (('moving',), ('fire_direction', 'missile_kind')),
+)
+_missile_fire_while_moving__trace6: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill is one_fifth',
+    ('when moving != still', 'when fire_direction == behind'),
+    (('moving',), ('fire_direction',)),
+)
+_missile_fire_while_moving__trace7: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'note: Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
+    ('when moving != still', 'when fire_direction == behind'),
+    (('moving',), ('fire_direction',)),
+)
+_missile_fire_while_moving__trace8: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'note: A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
+    (),
+    (),
+)
+_missile_fire_while_moving__trace9: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'erratum: The limit applies to the final chance, after Difficult or 1/5 (the grade applies first).',
+    (),
+    (),
+)
+_missile_fire_while_moving__said7: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
+    None,
+    'note',
+)
+_missile_fire_while_moving__said8: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
+    None,
+    'note',
+)
+_missile_fire_while_moving__said9: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'The limit applies to the final chance, after Difficult or 1/5 (the grade applies first).',
+    'any appropriate combat skill is limited to the skill rating for the mount or vehicle',
+    'erratum',
+)
+_missile_fire_while_moving__unread1: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`ride` had no effect: it is read only when moving == mounted',
+    kind='input',
+)
+_missile_fire_while_moving__unread2: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`jump` had no effect: it is read only when moving == leaping',
+    kind='input',
+)
+_missile_fire_while_moving__unread3: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`fire_direction` had no effect: it is read only when moving != still',
+    kind='input',
+)
+_missile_fire_while_moving__unread4: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`missile_kind` had no effect: it is read only when moving != still',
+    kind='input',
+)
+
+
+def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Missile Fire While Moving: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d2 = -1 if v['moving'] == 'mounted' else 0
+    d3 = -1 if v['moving'] == 'running' else 0
+    d4 = -1 if v['moving'] == 'leaping' else 0
+    if v['moving'] == 'still':
+        d5 = 0
+    elif not (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['moving'] == 'still':
+        d6 = 0
+    elif v['fire_direction'] != 'behind':
+        d6 = 1
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_missile_fire_while_moving__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_missile_fire_while_moving__mod1, v['ride']))
+    trace.append(TraceEntry(_missile_fire_while_moving__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_missile_fire_while_moving__mod2, e['agility']))
+    trace.append(TraceEntry(_missile_fire_while_moving__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_missile_fire_while_moving__mod3, v['jump']))
+    trace.append(TraceEntry(_missile_fire_while_moving__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_missile_fire_while_moving__mod4, 'difficult'))
+    trace.append(TraceEntry(_missile_fire_while_moving__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_missile_fire_while_moving__mod5, 'one_fifth'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_missile_fire_while_moving__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    if v['moving'] == 'still':
+        d7 = 0
+    elif v['fire_direction'] != 'behind':
+        d7 = 1
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_missile_fire_while_moving__trace7, d7, v, e))
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_missile_fire_while_moving__said7)
+    notes.append(_missile_fire_while_moving__said8)
+    notes.append(_missile_fire_while_moving__said9)
+    if 'ride' in given and d2 == 0:
+        notes.append(_missile_fire_while_moving__unread1)
+    if 'jump' in given and d4 == 0:
+        notes.append(_missile_fire_while_moving__unread2)
+    if 'fire_direction' in given and d5 == 0 and d6 == 0 and d7 == 0:
+        notes.append(_missile_fire_while_moving__unread3)
+    if 'missile_kind' in given and d5 == 0:
+        notes.append(_missile_fire_while_moving__unread4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('missile_fire_while_moving',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'jump': v['jump'],
+            'ride': v['ride'],
+            'missile_kind': v['missile_kind'],
+            'moving': v['moving'],
+            'fire_direction': v['fire_direction'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule superior_position, straight
+
+_superior_position__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_superior_position__trace2: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'skill +10%',
+    ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('superior', 'action'), ('opponent_long_weapon', 'long_weapon')),
+)
+_superior_position__trace3: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'derive hit_location_bonus',
+    ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('superior', 'action'), ('opponent_long_weapon', 'long_weapon')),
+)
+_superior_position__trace4: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
+    (),
+    (),
+)
+_superior_position__trace5: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
+    (),
+    (),
+)
+_superior_position__said4: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    "For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
+    None,
+    'note',
+)
+_superior_position__said5: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
+    None,
+    'note',
+)
+_superior_position__unread1: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`opponent_long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    kind='input',
+)
+_superior_position__unread2: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    kind='input',
+)
+
+
+def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Superior/Inferior Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d2 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_superior_position__trace2, d2, v, e))
+    if d2 < 0:
+        value += 10
+        modifiers.append(Modifier(_superior_position__mod1, 10, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d2 < 0)
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d3 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_superior_position__trace3, d3, v, e))
+    if d3 < 0:
+        e['hit_location_bonus'] = derived['hit_location_bonus'] = whole(1)
+    else:
+        e.wait('hit_location_bonus', lambda: whole(1))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_superior_position__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_superior_position__said4, _superior_position__said5]
+    if 'opponent_long_weapon' in given and d2 == 0 and d3 == 0:
+        notes.append(_superior_position__unread1)
+    if 'long_weapon' in given and d2 == 0 and d3 == 0:
+        notes.append(_superior_position__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('superior_position',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'superior': v['superior'],
+            'long_weapon': v['long_weapon'],
+            'opponent_long_weapon': v['opponent_long_weapon'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule natural_weapons, straight
+
+_natural_weapons__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_natural_weapons__trace2: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'natural_damage = d3',
+    ('when natural_weapon in {bite, horn}',),
+    (('natural_weapon',),),
+)
+_natural_weapons__trace3: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'natural_damage = d6',
+    ('unless natural_weapon in {bite, horn}',),
+    (('natural_weapon',),),
+)
+_natural_weapons__trace4: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'derive natural_total',
+    (),
+    (),
+)
+_natural_weapons__trace5: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    "note: A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.",
+    (),
+    (),
+)
+_natural_weapons__trace6: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'note: Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
+    (),
+    (),
+)
+_natural_weapons__trace7: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    "note: Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.",
+    (),
+    (),
+)
+_natural_weapons__said5: Final = Note(
+    'natural_weapons',
+    'Natural Weapons',
+    "A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.",
+    None,
+    'note',
+)
+_natural_weapons__said6: Final = Note(
+    'natural_weapons',
+    'Natural Weapons',
+    'Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
+    None,
+    'note',
+)
+_natural_weapons__said7: Final = Note(
+    'natural_weapons',
+    'Natural Weapons',
+    "Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.",
+    None,
+    'note',
+)
+
+
+def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Natural Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    e['damage_bonus'] = v['damage_bonus']
+    d2 = -1 if v['natural_weapon'] in ('bite', 'horn') else 0
+    d3 = -1 if v['natural_weapon'] not in ('bite', 'horn') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_natural_weapons__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_natural_weapons__mod1, Dice(((1, 3),))))
+    trace.append(TraceEntry(_natural_weapons__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_natural_weapons__mod2, Dice(((1, 6),))))
+    e['natural_damage'] = settle_held(_BOOK, 'natural_damage', v['natural_damage'], held, modifiers)
+    trace.append(TraceEntry(_natural_weapons__trace4, -1, v, e))
+    e['natural_total'] = derived['natural_total'] = whole(e['natural_damage'].plus(e['damage_bonus']))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_natural_weapons__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('natural_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'damage_bonus': v['damage_bonus'],
+            'natural_weapon': v['natural_weapon'],
+            'natural_damage': v['natural_damage'],
+        },
+        stats={
+            'skill': e['skill'],
+            'damage_bonus': e['damage_bonus'],
+            'natural_damage': e['natural_damage'],
+        },
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_natural_weapons__said5, _natural_weapons__said6, _natural_weapons__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule poisons, straight
+
+_poisons__trace1: Final = TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ())
+_poisons__trace2: Final = TraceSpec('poisons', 'Poisons', 'derive poison_damage', (), ())
+_poisons__trace3: Final = TraceSpec('poisons', 'Poisons', 'derive poison_damage_resisted', (), ())
+_poisons__trace4: Final = TraceSpec('poisons', 'Poisons', 'derive poison_onset', (), ())
+_poisons__trace5: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    (),
+    (),
+)
+_poisons__trace6: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    (),
+    (),
+)
+_poisons__said5: Final = Note(
+    'poisons',
+    'Poisons',
+    'Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    None,
+    'note',
+)
+_poisons__said6: Final = Note(
+    'poisons',
+    'Poisons',
+    'Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    None,
+    'note',
+)
+
+
+def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Poisons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    e['POT'] = v['POT']
+    trace.append(TraceEntry(_poisons__trace2, -1, v, e))
+    e['poison_damage'] = derived['poison_damage'] = whole(e['POT'])
+    trace.append(TraceEntry(_poisons__trace3, -1, v, e))
+    e['poison_damage_resisted'] = derived['poison_damage_resisted'] = whole(round_value(Fraction(e['POT']) / 2, 'up'))
+    trace.append(TraceEntry(_poisons__trace4, -1, v, e))
+    e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_poisons__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_poisons[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('poisons',),
+        inputs={'CON': v['CON'], 'POT': v['POT'], 'poison_speed': v['poison_speed']},
+        stats={'POT': e['POT']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_poisons__said5, _poisons__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule poison_antidotes, straight
+
+_poison_antidotes__trace1: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'POT -antidote_pot',
+    (),
+    (),
+)
+_poison_antidotes__trace2: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'POT min 0',
+    (),
+    (),
+)
+_poison_antidotes__trace3: Final = TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ())
+_poison_antidotes__trace4: Final = TraceSpec('poisons', 'Poisons', 'derive poison_damage', (), ())
+_poison_antidotes__trace5: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'derive poison_damage_resisted',
+    (),
+    (),
+)
+_poison_antidotes__trace6: Final = TraceSpec('poisons', 'Poisons', 'derive poison_onset', (), ())
+_poison_antidotes__trace7: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    (),
+    (),
+)
+_poison_antidotes__trace8: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    (),
+    (),
+)
+_poison_antidotes__trace9: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    "note: An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.",
+    (),
+    (),
+)
+_poison_antidotes__trace10: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'erratum: The lowered POT is used for the resistance roll as well as for the damage.',
+    (),
+    (),
+)
+_poison_antidotes__said7: Final = Note(
+    'poisons',
+    'Poisons',
+    'Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    None,
+    'note',
+)
+_poison_antidotes__said8: Final = Note(
+    'poisons',
+    'Poisons',
+    'Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    None,
+    'note',
+)
+_poison_antidotes__said9: Final = Note(
+    'poison_antidotes',
+    'Poison Antidotes',
+    "An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.",
+    None,
+    'note',
+)
+_poison_antidotes__said10: Final = Note(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'The lowered POT is used for the resistance roll as well as for the damage.',
+    "the antidote's POT is subtracted from the poison's POT before damage is figured",
+    'erratum',
+)
+
+
+def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Poison Antidotes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_poison_antidotes__trace1, -1, v, e))
+    held.append((_poison_antidotes__mod1, -v['antidote_pot']))
+    trace.append(TraceEntry(_poison_antidotes__trace2, -1, v, e))
+    held.append((_poison_antidotes__mod2, 0))
+    e['POT'] = settle_held(_BOOK, 'POT', v['POT'], held, modifiers)
+    trace.append(TraceEntry(_poison_antidotes__trace4, -1, v, e))
+    e['poison_damage'] = derived['poison_damage'] = whole(e['POT'])
+    trace.append(TraceEntry(_poison_antidotes__trace5, -1, v, e))
+    e['poison_damage_resisted'] = derived['poison_damage_resisted'] = whole(round_value(Fraction(e['POT']) / 2, 'up'))
+    trace.append(TraceEntry(_poison_antidotes__trace6, -1, v, e))
+    e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_poison_antidotes__trace3, -1, v, e))
+    rolls.append(roll_of(s, _rule_poisons[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('poison_antidotes',),
+        inputs={
+            'CON': v['CON'],
+            'POT': v['POT'],
+            'antidote_pot': v['antidote_pot'],
+            'poison_speed': v['poison_speed'],
+        },
+        stats={'POT': e['POT']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_poison_antidotes__said7, _poison_antidotes__said8, _poison_antidotes__said9, _poison_antidotes__said10),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule prone, straight
+
+_prone__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_prone__trace2: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is easy',
+    ('when target_prone', 'when attack_kind == hand_to_hand'),
+    (('target_prone',), ('attack_kind',)),
+)
+_prone__trace3: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is easy',
+    ('when target_prone', 'when attack_kind == missile and target_range <= 2 * base_range'),
+    (('target_prone',), ('attack_kind', 'target_range', 'base_range')),
+)
+_prone__trace4: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is difficult',
+    ('when target_prone', 'when attack_kind == missile and target_range > 2 * base_range'),
+    (('target_prone',), ('attack_kind', 'target_range', 'base_range')),
+)
+_prone__trace5: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is difficult',
+    ('when actor_prone', 'when attack_kind == hand_to_hand or action in {parry, dodge}'),
+    (('actor_prone',), ('attack_kind', 'action')),
+)
+_prone__trace6: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'cannot add a positive damage modifier while prone',
+    ('when actor_prone',),
+    (('actor_prone',),),
+)
+_prone__trace7: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'note: Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.',
+    ('when actor_prone', 'when attack_kind == missile and action == attack', 'when missile_kind == bow'),
+    (('actor_prone',), ('attack_kind', 'action'), ('missile_kind',)),
+)
+_prone__trace8: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill +10%',
+    ('when actor_prone', 'when attack_kind == missile and action == attack', 'when voluntarily_prone and missile_kind in {firearm, energy, crossbow}'),
+    (('actor_prone',), ('attack_kind', 'action'), ('voluntarily_prone', 'missile_kind')),
+)
+_prone__trace9: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'note: Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.',
+    ('when actor_prone', 'when getting_up'),
+    (('actor_prone',), ('getting_up',)),
+)
+_prone__trace10: Final = TraceSpec(
+    'prone',
+    'Prone',
+    "note: A successful Difficult Dodge gets a prone character up on their DEX rank with an attack action; a Dodge and an Agility roll do the same, avoid the Easy attacks, but take the attack action's place. See the knockback special success.",
+    (),
+    (),
+)
+_prone__trace11: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'erratum: Medium range is read as up to double base range (Extended Range), long range as beyond it.',
+    (),
+    (),
+)
+_prone__trace12: Final = TraceSpec(
+    'prone',
+    'Prone',
+    "erratum: Already Difficult as a prone character's attack, so not a second step (which would make it 1/5); Fighting While Down forbids such attacks outright.",
+    (),
+    (),
+)
+_prone__trace13: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'erratum: Fighting While Down says a prone character gets no damage modifier; this rule keeps the negative ones, as its own section says.',
+    (),
+    (),
+)
+_prone__said6: Final = Restriction('prone', 'Prone', 'add a positive damage modifier while prone')
+_prone__said7: Final = Note(
+    'prone',
+    'Prone',
+    'Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.',
+    None,
+    'note',
+)
+_prone__said9: Final = Note(
+    'prone',
+    'Prone',
+    'Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.',
+    None,
+    'note',
+)
+_prone__said10: Final = Note(
+    'prone',
+    'Prone',
+    "A successful Difficult Dodge gets a prone character up on their DEX rank with an attack action; a Dodge and an Agility roll do the same, avoid the Easy attacks, but take the attack action's place. See the knockback special success.",
+    None,
+    'note',
+)
+_prone__said11: Final = Note(
+    'prone',
+    'Prone',
+    'Medium range is read as up to double base range (Extended Range), long range as beyond it.',
+    'All hand-to-hand or medium-range missile attacks against a prone character are Easy',
+    'erratum',
+)
+_prone__said12: Final = Note(
+    'prone',
+    'Prone',
+    "Already Difficult as a prone character's attack, so not a second step (which would make it 1/5); Fighting While Down forbids such attacks outright.",
+    'Any attacks by a prone character wielding a two-handed hand-to-hand weapon are Difficult',
+    'erratum',
+)
+_prone__said13: Final = Note(
+    'prone',
+    'Prone',
+    'Fighting While Down says a prone character gets no damage modifier; this rule keeps the negative ones, as its own section says.',
+    'negative damage modifiers still apply',
+    'erratum',
+)
+_prone__unread1: Final = Note(
+    'prone',
+    'Prone',
+    '`attack_kind` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread2: Final = Note(
+    'prone',
+    'Prone',
+    '`target_range` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread3: Final = Note(
+    'prone',
+    'Prone',
+    '`base_range` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread4: Final = Note(
+    'prone',
+    'Prone',
+    '`action` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_prone__unread5: Final = Note(
+    'prone',
+    'Prone',
+    '`missile_kind` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread6: Final = Note(
+    'prone',
+    'Prone',
+    '`voluntarily_prone` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread7: Final = Note(
+    'prone',
+    'Prone',
+    '`getting_up` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+
+
+def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Prone: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not v['target_prone']:
+        d2 = 0
+    elif v['attack_kind'] != 'hand_to_hand':
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_prone']:
+        d3 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range']):
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['target_prone']:
+        d4 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range']):
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif not (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge')):
+        d5 = 1
+    else:
+        d5 = -1
+    if not v['actor_prone']:
+        d8 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d8 = 1
+    elif not (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow')):
+        d8 = 2
+    else:
+        d8 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_prone__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_prone__mod1, 'easy'))
+    trace.append(TraceEntry(_prone__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_prone__mod2, 'easy'))
+    trace.append(TraceEntry(_prone__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_prone__mod3, 'difficult'))
+    trace.append(TraceEntry(_prone__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_prone__mod4, 'difficult'))
+    trace.append(TraceEntry(_prone__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_prone__mod5, 10))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_prone__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d6 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d7 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d7 = 1
+    elif v['missile_kind'] != 'bow':
+        d7 = 2
+    else:
+        d7 = -1
+    if not v['actor_prone']:
+        d9 = 0
+    elif not v['getting_up']:
+        d9 = 1
+    else:
+        d9 = -1
+    trace.append(TraceEntry(_prone__trace6, d6, v, e))
+    trace.append(TraceEntry(_prone__trace7, d7, v, e))
+    trace.append(TraceEntry(_prone__trace9, d9, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_prone__said6)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_prone__said7)
+    if d9 < 0:
+        notes.append(_prone__said9)
+    notes.append(_prone__said10)
+    notes.append(_prone__said11)
+    notes.append(_prone__said12)
+    notes.append(_prone__said13)
+    if 'attack_kind' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_prone__unread1)
+    if 'target_range' in given and d3 == 0 and d4 == 0:
+        notes.append(_prone__unread2)
+    if 'base_range' in given and d3 == 0 and d4 == 0:
+        notes.append(_prone__unread3)
+    if 'action' in given and d5 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_prone__unread4)
+    if 'missile_kind' in given and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_prone__unread5)
+    if 'voluntarily_prone' in given and 0 <= d8 < 2:
+        notes.append(_prone__unread6)
+    if 'getting_up' in given and d9 == 0:
+        notes.append(_prone__unread7)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('prone',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'base_range': v['base_range'],
+            'target_range': v['target_range'],
+            'missile_kind': v['missile_kind'],
+            'attack_kind': v['attack_kind'],
+            'actor_prone': v['actor_prone'],
+            'target_prone': v['target_prone'],
+            'voluntarily_prone': v['voluntarily_prone'],
+            'getting_up': v['getting_up'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule pulling_blows, straight
+
+_pulling_blows__trace1: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'damage -pull_steps steps',
+    (),
+    (),
+)
+_pulling_blows__trace2: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'damage -pull_dice dice',
+    (),
+    (),
+)
+_pulling_blows__trace3: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    "note: Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.",
+    (),
+    (),
+)
+_pulling_blows__trace4: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'note: Every die of the weapon is reduced alike: the dice cannot be split and reduced differently.',
+    (),
+    (),
+)
+_pulling_blows__trace5: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'erratum: The source offers one or the other; nothing forbids both, so both may be given.',
+    (),
+    (),
+)
+_pulling_blows__said3: Final = Note(
+    'pulling_blows',
+    'Pulling Blows',
+    "Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.",
+    None,
+    'note',
+)
+_pulling_blows__said4: Final = Note(
+    'pulling_blows',
+    'Pulling Blows',
+    'Every die of the weapon is reduced alike: the dice cannot be split and reduced differently.',
+    None,
+    'note',
+)
+_pulling_blows__said5: Final = Note(
+    'pulling_blows',
+    'Pulling Blows',
+    'The source offers one or the other; nothing forbids both, so both may be given.',
+    'you can choose to reduce all of the dice of damage, or roll fewer dice',
+    'erratum',
+)
+
+
+def _resolve_pulling_blows(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pulling Blows: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_pulling_blows__trace1, -1, v, e))
+    held.append((_pulling_blows__mod1, -v['pull_steps']))
+    trace.append(TraceEntry(_pulling_blows__trace2, -1, v, e))
+    held.append((_pulling_blows__mod2, -v['pull_dice']))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('pulling_blows',),
+        inputs={'damage': v['damage'], 'pull_steps': v['pull_steps'], 'pull_dice': v['pull_dice']},
+        stats={'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_pulling_blows__said3, _pulling_blows__said4, _pulling_blows__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule quickdraws, straight
+
+_quickdraws__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_quickdraws__trace2: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'roll notice_draw',
+    ('unless after_exchange',),
+    (('after_exchange',),),
+)
+_quickdraws__trace3: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'roll draw_first',
+    ('unless after_exchange',),
+    (('after_exchange',),),
+)
+_quickdraws__trace4: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'skill is difficult',
+    ('when after_exchange and action in {parry, dodge}',),
+    (('after_exchange', 'action'),),
+)
+_quickdraws__trace5: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'note: Each participant holds their action as the gamemaster counts DEX ranks down; larger numbers of characters can take part.',
+    (),
+    (),
+)
+_quickdraws__said5: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    'Each participant holds their action as the gamemaster counts DEX ranks down; larger numbers of characters can take part.',
+    None,
+    'note',
+)
+_quickdraws__unread1: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`spot` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread2: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread3: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`opponent_DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+
+
+def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Quickdraws: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d4 = -1 if v['after_exchange'] and v['action'] in ('parry', 'dodge') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_quickdraws__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_quickdraws__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if not v['after_exchange'] else 0
+    d3 = -1 if not v['after_exchange'] else 0
+    trace.append(TraceEntry(_quickdraws__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_quickdraws__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_quickdraws[1]))
+    trace.append(TraceEntry(_quickdraws__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_quickdraws[2]))
+    notes: list[Note] = [_quickdraws__said5]
+    if 'spot' in given and d2 == 0:
+        notes.append(_quickdraws__unread1)
+    if 'DEX' in given and d3 == 0:
+        notes.append(_quickdraws__unread2)
+    if 'opponent_DEX' in given and d3 == 0:
+        notes.append(_quickdraws__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('quickdraws',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'spot': v['spot'],
+            'action': v['action'],
+            'opponent_DEX': v['opponent_DEX'],
+            'after_exchange': v['after_exchange'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule radiation, straight
+
+_radiation__trace1: Final = TraceSpec('radiation', 'Radiation', 'roll resist_radiation', (), ())
+_radiation__trace2: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive radiation_intensity',
+    (),
+    (),
+)
+_radiation__trace3: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive radiation_interval',
+    (),
+    (),
+)
+_radiation__trace4: Final = TraceSpec('radiation', 'Radiation', 'derive radiation_effect', (), ())
+_radiation__trace5: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll sterility',
+    ('when radiation_pot >= 20 and radiation_pot < 25',),
+    (('radiation_pot',),),
+)
+_radiation__trace6: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'note: Blindness and sterility are immediate (no CON x1 roll).',
+    ('when radiation_pot >= 25',),
+    (('radiation_pot',),),
+)
+_radiation__trace7: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive death_hours',
+    ('when radiation_pot >= 25 and radiation_pot < 30',),
+    (('radiation_pot',),),
+)
+_radiation__trace8: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'skill is difficult',
+    ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'),
+    (('radiation_pot',), ('physical_skill',)),
+)
+_radiation__trace9: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll acute_stamina',
+    ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'),
+    (('radiation_pot',), ('physical_skill',)),
+)
+_radiation__trace10: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'cannot move or act (fatal radiation)',
+    ('when radiation_pot >= 30',),
+    (('radiation_pot',),),
+)
+_radiation__trace11: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive corpse_pot',
+    ('when radiation_pot >= 30',),
+    (('radiation_pot',),),
+)
+_radiation__trace12: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll mutation',
+    ('when mutations',),
+    (('mutations',),),
+)
+_radiation__trace13: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'note: Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.',
+    (),
+    (),
+)
+_radiation__trace14: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'erratum: The table lists POT 5, 10, 15, 20, 25 and 30+; a POT between reads the row at or below it, and a POT under 5 reads as Low.',
+    (),
+    (),
+)
+_radiation__trace15: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'erratum: CON/2 is not rounded in the source; kept exact (hours and a half).',
+    (),
+    (),
+)
+_radiation__said6: Final = Note(
+    'radiation',
+    'Radiation',
+    'Blindness and sterility are immediate (no CON x1 roll).',
+    None,
+    'note',
+)
+_radiation__said10: Final = Restriction('radiation', 'Radiation', 'move or act (fatal radiation)')
+_radiation__said13: Final = Note(
+    'radiation',
+    'Radiation',
+    'Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.',
+    None,
+    'note',
+)
+_radiation__said14: Final = Note(
+    'radiation',
+    'Radiation',
+    'The table lists POT 5, 10, 15, 20, 25 and 30+; a POT between reads the row at or below it, and a POT under 5 reads as Low.',
+    'The Radiation Effects Table (below) provides guidelines for different POT levels',
+    'erratum',
+)
+_radiation__said15: Final = Note(
+    'radiation',
+    'Radiation',
+    'CON/2 is not rounded in the source; kept exact (hours and a half).',
+    'your character inevitably dies in CON/2 hours',
+    'erratum',
+)
+_radiation__unread1: Final = Note(
+    'radiation',
+    'Radiation',
+    '`physical_skill` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30',
+    kind='input',
+)
+_radiation__unread2: Final = Note(
+    'radiation',
+    'Radiation',
+    '`stamina` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+    kind='input',
+)
+_radiation__unread3: Final = Note(
+    'radiation',
+    'Radiation',
+    '`POW` had no effect: it is read only when mutations',
+    kind='input',
+)
+
+
+def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Radiation: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d8 = 0
+    elif not v['physical_skill']:
+        d8 = 1
+    else:
+        d8 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_radiation__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_radiation__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    trace.append(TraceEntry(_radiation__trace2, -1, v, e))
+    e['radiation_intensity'] = derived['radiation_intensity'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'intensity'))
+    trace.append(TraceEntry(_radiation__trace3, -1, v, e))
+    e['radiation_interval'] = derived['radiation_interval'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'interval'))
+    trace.append(TraceEntry(_radiation__trace4, -1, v, e))
+    e['radiation_effect'] = derived['radiation_effect'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'effects'))
+    d7 = -1 if v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 else 0
+    trace.append(TraceEntry(_radiation__trace7, d7, v, e))
+    if d7 < 0:
+        e['death_hours'] = derived['death_hours'] = whole(Fraction(v['CON']) / 2)
+    else:
+        e.wait('death_hours', lambda: whole(Fraction(v['CON']) / 2))
+    d11 = -1 if v['radiation_pot'] >= 30 else 0
+    trace.append(TraceEntry(_radiation__trace11, d11, v, e))
+    if d11 < 0:
+        e['corpse_pot'] = derived['corpse_pot'] = whole(round_value(Fraction(v['radiation_pot']) / 2, 'up'))
+    else:
+        e.wait('corpse_pot', lambda: whole(round_value(Fraction(v['radiation_pot']) / 2, 'up')))
+    rolls: list[Roll] = []
+    d5 = -1 if v['radiation_pot'] >= 20 and v['radiation_pot'] < 25 else 0
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d9 = 0
+    elif not v['physical_skill']:
+        d9 = 1
+    else:
+        d9 = -1
+    d12 = -1 if v['mutations'] else 0
+    trace.append(TraceEntry(_radiation__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_radiation[0]))
+    trace.append(TraceEntry(_radiation__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_radiation[4]))
+    trace.append(TraceEntry(_radiation__trace9, d9, v, e))
+    if d9 < 0:
+        rolls.append(roll_of(s, _rule_radiation[8]))
+    trace.append(TraceEntry(_radiation__trace12, d12, v, e))
+    if d12 < 0:
+        rolls.append(roll_of(s, _rule_radiation[11]))
+    d6 = -1 if v['radiation_pot'] >= 25 else 0
+    d10 = -1 if v['radiation_pot'] >= 30 else 0
+    trace.append(TraceEntry(_radiation__trace6, d6, v, e))
+    trace.append(TraceEntry(_radiation__trace10, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d10 < 0:
+        restrictions.append(_radiation__said10)
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_radiation__said6)
+    notes.append(_radiation__said13)
+    notes.append(_radiation__said14)
+    notes.append(_radiation__said15)
+    if 'physical_skill' in given and d8 == 0 and d9 == 0:
+        notes.append(_radiation__unread1)
+    if 'stamina' in given and 0 <= d9 < 2:
+        notes.append(_radiation__unread2)
+    if 'POW' in given and d12 == 0:
+        notes.append(_radiation__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('radiation',),
+        inputs={
+            'CON': v['CON'],
+            'POW': v['POW'],
+            'skill': v['skill'],
+            'stamina': v['stamina'],
+            'radiation_pot': v['radiation_pot'],
+            'mutations': v['mutations'],
+            'physical_skill': v['physical_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule shields_and_missile_fire, straight
+
+_shields_and_missile_fire__trace1: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'roll block',
+    ('when fast_missile',),
+    (('fast_missile',),),
+)
+_shields_and_missile_fire__trace2: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'roll block',
+    ('unless fast_missile',),
+    (('fast_missile',),),
+)
+_shields_and_missile_fire__trace3: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    "note: Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
+    (),
+    (),
+)
+_shields_and_missile_fire__trace4: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'erratum: The source gives no kneeling chance for a half or small shield; it keeps its 15%.',
+    (),
+    (),
+)
+_shields_and_missile_fire__said3: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    "Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
+    None,
+    'note',
+)
+_shields_and_missile_fire__said4: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'The source gives no kneeling chance for a half or small shield; it keeps its 15%.',
+    'If your character kneels behind it, a full shield has a 60% chance',
+    'erratum',
+)
+_shields_and_missile_fire__unread1: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    '`shield` had no effect: it is read only when fast_missile',
+    kind='input',
+)
+_shields_and_missile_fire__unread2: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    '`shield_use` had no effect: it is read only unless fast_missile',
+    kind='input',
+)
+
+
+def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Shields and Missile Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    d1 = -1 if v['fast_missile'] else 0
+    d2 = -1 if not v['fast_missile'] else 0
+    trace.append(TraceEntry(_shields_and_missile_fire__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_shields_and_missile_fire[0]))
+    trace.append(TraceEntry(_shields_and_missile_fire__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_shields_and_missile_fire[1]))
+    notes: list[Note] = [_shields_and_missile_fire__said3, _shields_and_missile_fire__said4]
+    if 'shield' in given and d1 == 0 and d2 == 0:
+        notes.append(_shields_and_missile_fire__unread1)
+    if 'shield_use' in given and d2 == 0:
+        notes.append(_shields_and_missile_fire__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('shields_and_missile_fire',),
+        inputs={
+            'shield': v['shield'],
+            'shield_use': v['shield_use'],
+            'fast_missile': v['fast_missile'],
+        },
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule shooting_up_or_down, straight
+
+_shooting_up_or_down__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_shooting_up_or_down__trace2: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill is difficult',
+    ('when shot_angle > 45',),
+    (('shot_angle',),),
+)
+_shooting_up_or_down__trace3: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill -10%',
+    ('when shot_direction == upward',),
+    (('shot_direction',),),
+)
+_shooting_up_or_down__trace4: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'derive overhead_range',
+    ('when shot_direction == upward', 'when shot_angle == 90'),
+    (('shot_direction',), ('shot_angle',)),
+)
+_shooting_up_or_down__trace5: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill +10%',
+    ('when shot_direction == downward',),
+    (('shot_direction',),),
+)
+_shooting_up_or_down__trace6: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill min 0',
+    (),
+    (),
+)
+_shooting_up_or_down__trace7: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    "note: Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.",
+    (),
+    (),
+)
+_shooting_up_or_down__trace8: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'erratum: Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).',
+    (),
+    (),
+)
+_shooting_up_or_down__trace9: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'erratum: Read as: at an angle of more than 45 degrees, up or down.',
+    (),
+    (),
+)
+_shooting_up_or_down__said7: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    "Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.",
+    None,
+    'note',
+)
+_shooting_up_or_down__said8: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).',
+    'Effective and maximum ranges are halved for a target directly overhead, but are not affected for targets at the 45\xb0 angle or greater, up to 90\xb0 (directly overhead)',
+    'erratum',
+)
+_shooting_up_or_down__said9: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'Read as: at an angle of more than 45 degrees, up or down.',
+    'If firing a missile weapon at a target or an angle more than 45\xb0, the attack is Difficult',
+    'erratum',
+)
+_shooting_up_or_down__unread1: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    '`base_range` had no effect: it is read only when shot_direction == upward; when shot_angle == 90',
+    kind='input',
+)
+
+
+def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Shooting Up or Down: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['shot_angle'] > 45 else 0
+    d3 = -1 if v['shot_direction'] == 'upward' else 0
+    d5 = -1 if v['shot_direction'] == 'downward' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_shooting_up_or_down__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_shooting_up_or_down__mod1, 'difficult'))
+    trace.append(TraceEntry(_shooting_up_or_down__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_shooting_up_or_down__mod2, -10))
+    trace.append(TraceEntry(_shooting_up_or_down__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_shooting_up_or_down__mod3, 10))
+    trace.append(TraceEntry(_shooting_up_or_down__trace6, -1, v, e))
+    held.append((_shooting_up_or_down__mod4, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['shot_direction'] != 'upward':
+        d4 = 0
+    elif v['shot_angle'] != 90:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_shooting_up_or_down__trace4, d4, v, e))
+    if d4 < 0:
+        e['overhead_range'] = derived['overhead_range'] = whole(Fraction(v['base_range']) / 2)
+    else:
+        e.wait('overhead_range', lambda: whole(Fraction(v['base_range']) / 2))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_shooting_up_or_down__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_shooting_up_or_down__said7, _shooting_up_or_down__said8, _shooting_up_or_down__said9]
+    if 'base_range' in given and 0 <= d4 < 2:
+        notes.append(_shooting_up_or_down__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('shooting_up_or_down',),
+        inputs={
+            'skill': v['skill'],
+            'base_range': v['base_range'],
+            'shot_angle': v['shot_angle'],
+            'shot_direction': v['shot_direction'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule slippery_surfaces, straight
+
+_slippery_surfaces__trace1: Final = TraceSpec(
+    'slippery_surfaces',
+    'Slippery or Unstable Surfaces',
+    'agility is difficult',
+    ('when slick',),
+    (('slick',),),
+)
+_slippery_surfaces__trace2: Final = TraceSpec(
+    'slippery_surfaces',
+    'Slippery or Unstable Surfaces',
+    'roll keep_footing',
+    (),
+    (),
+)
+
+
+def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slippery or Unstable Surfaces: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d1 = -1 if v['slick'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_slippery_surfaces__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_slippery_surfaces__mod1, 'difficult'))
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_slippery_surfaces__trace2, -1, v, e))
+    rolls.append(roll_of(s, _rule_slippery_surfaces[1]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('slippery_surfaces',),
+        inputs={'DEX': v['DEX'], 'agility': v['agility'], 'slick': v['slick']},
+        stats={'agility': e['agility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule stunning_or_subduing, straight
+
+_stunning_or_subduing__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_stunning_or_subduing__trace2: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'skill is easy',
+    ('when target_stunned',),
+    (('target_stunned',),),
+)
+_stunning_or_subduing__trace3: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'cannot attack while stunned',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
+)
+_stunning_or_subduing__trace4: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stunned_defense',
+    ('when actor_stunned', 'when action in {parry, dodge}'),
+    (('actor_stunned',), ('action',)),
+)
+_stunning_or_subduing__trace5: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stagger_idea',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
+)
+_stunning_or_subduing__trace6: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stagger_agility',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
+)
+_stunning_or_subduing__trace7: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stun',
+    ('when stun_hit',),
+    (('stun_hit',),),
+)
+_stunning_or_subduing__trace8: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'derive stunned_rounds',
+    ('when stun_hit',),
+    (('stun_hit',),),
+)
+_stunning_or_subduing__trace9: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: The damage would leave 1 or 2 hit points: the target is knocked out rather than stunned.',
+    ('when stun_hit', 'when hit_points - stun_damage <= 2 and hit_points - stun_damage >= 1'),
+    (('stun_hit',), ('hit_points', 'stun_damage')),
+)
+_stunning_or_subduing__trace10: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: The damage would leave 0 hit points: the target may die of concussion without medical attention.',
+    ('when stun_hit', 'when hit_points - stun_damage <= 0'),
+    (('stun_hit',), ('hit_points', 'stun_damage')),
+)
+_stunning_or_subduing__trace11: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: Stun or subdue with the crushing special effect (Chapter 6), a Knockout Attack, a weapon designed to stun, or by Grapple or an entangling weapon.',
+    (),
+    (),
+)
+_stunning_or_subduing__trace12: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: A critical stun result does maximum plus rolled damage; a special counts maximum. Armor protects unless the unarmored head is targeted; energy stun weapons ignore primitive, ancient and medieval armor; advanced armor is insulated.',
+    (),
+    (),
+)
+_stunning_or_subduing__said3: Final = Restriction(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'attack while stunned',
+)
+_stunning_or_subduing__said9: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'The damage would leave 1 or 2 hit points: the target is knocked out rather than stunned.',
+    None,
+    'note',
+)
+_stunning_or_subduing__said10: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'The damage would leave 0 hit points: the target may die of concussion without medical attention.',
+    None,
+    'note',
+)
+_stunning_or_subduing__said11: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'Stun or subdue with the crushing special effect (Chapter 6), a Knockout Attack, a weapon designed to stun, or by Grapple or an entangling weapon.',
+    None,
+    'note',
+)
+_stunning_or_subduing__said12: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'A critical stun result does maximum plus rolled damage; a special counts maximum. Armor protects unless the unarmored head is targeted; energy stun weapons ignore primitive, ancient and medieval armor; advanced armor is insulated.',
+    None,
+    'note',
+)
+_stunning_or_subduing__unread1: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`action` had no effect: it is read only when actor_stunned',
+    kind='input',
+)
+_stunning_or_subduing__unread2: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`INT` had no effect: it is read only when actor_stunned; when action in {parry, dodge}',
+    kind='input',
+)
+_stunning_or_subduing__unread3: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`stun_damage` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+_stunning_or_subduing__unread4: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`hit_points` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+
+
+def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Stunning or Subduing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d2 = -1 if v['target_stunned'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_stunning_or_subduing__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_stunning_or_subduing__mod1, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d8 = -1 if v['stun_hit'] else 0
+    trace.append(TraceEntry(_stunning_or_subduing__trace8, d8, v, e))
+    if d8 < 0:
+        e['stunned_rounds'] = derived['stunned_rounds'] = whole(v['stun_damage'])
+    else:
+        e.wait('stunned_rounds', lambda: whole(v['stun_damage']))
+    rolls: list[Roll] = []
+    if not v['actor_stunned']:
+        d4 = 0
+    elif v['action'] not in ('parry', 'dodge'):
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['actor_stunned'] else 0
+    d6 = -1 if v['actor_stunned'] else 0
+    d7 = -1 if v['stun_hit'] else 0
+    trace.append(TraceEntry(_stunning_or_subduing__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_stunning_or_subduing__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[3]))
+    trace.append(TraceEntry(_stunning_or_subduing__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[4]))
+    trace.append(TraceEntry(_stunning_or_subduing__trace6, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[5]))
+    trace.append(TraceEntry(_stunning_or_subduing__trace7, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[6]))
+    d3 = -1 if v['actor_stunned'] else 0
+    if not v['stun_hit']:
+        d9 = 0
+    elif not (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1):
+        d9 = 1
+    else:
+        d9 = -1
+    if not v['stun_hit']:
+        d10 = 0
+    elif not v['hit_points'] - v['stun_damage'] <= 0:
+        d10 = 1
+    else:
+        d10 = -1
+    trace.append(TraceEntry(_stunning_or_subduing__trace3, d3, v, e))
+    trace.append(TraceEntry(_stunning_or_subduing__trace9, d9, v, e))
+    trace.append(TraceEntry(_stunning_or_subduing__trace10, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stunning_or_subduing__said3)
+    notes: list[Note] = []
+    if d9 < 0:
+        notes.append(_stunning_or_subduing__said9)
+    if d10 < 0:
+        notes.append(_stunning_or_subduing__said10)
+    notes.append(_stunning_or_subduing__said11)
+    notes.append(_stunning_or_subduing__said12)
+    if 'action' in given and d4 == 0:
+        notes.append(_stunning_or_subduing__unread1)
+    if 'INT' in given and 0 <= d4 < 2 and d5 == 0:
+        notes.append(_stunning_or_subduing__unread2)
+    if 'stun_damage' in given and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread3)
+    if 'hit_points' in given and d7 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('stunning_or_subduing',),
+        inputs={
+            'INT': v['INT'],
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'hit_points': v['hit_points'],
+            'action': v['action'],
+            'target_stunned': v['target_stunned'],
+            'actor_stunned': v['actor_stunned'],
+            'stun_hit': v['stun_hit'],
+            'stun_damage': v['stun_damage'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule superior_numbers, straight
+
+_superior_numbers__trace1: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    'derive can_attack',
+    (),
+    (),
+)
+_superior_numbers__trace2: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    'derive crowded_out',
+    (),
+    (),
+)
+_superior_numbers__trace3: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    "note: Human-sized characters; the gamemaster weighs terrain, weapons and the size of attackers and defenders. Large weapons and long spears are the source's cases in close quarters.",
+    (),
+    (),
+)
+_superior_numbers__said3: Final = Note(
+    'superior_numbers',
+    'Superior Numbers',
+    "Human-sized characters; the gamemaster weighs terrain, weapons and the size of attackers and defenders. Large weapons and long spears are the source's cases in close quarters.",
+    None,
+    'note',
+)
+
+
+def _resolve_superior_numbers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Superior Numbers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_superior_numbers__trace1, -1, v, e))
+    e['can_attack'] = derived['can_attack'] = whole(min(v['attackers'], s.lookup('attackers_with_room', (v['attacker_weapons'],), 'value')))
+    trace.append(TraceEntry(_superior_numbers__trace2, -1, v, e))
+    e['crowded_out'] = derived['crowded_out'] = whole(v['attackers'] - e['can_attack'])
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('superior_numbers',),
+        inputs={'attackers': v['attackers'], 'attacker_weapons': v['attacker_weapons']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_superior_numbers__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sweep_attacks, straight
+
+_sweep_attacks__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_sweep_attacks__trace2: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'skill is easy',
+    ('unless sweep_defender or natural_sweep',),
+    (('sweep_defender', 'natural_sweep'),),
+)
+_sweep_attacks__trace3: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'damage / 2 round up',
+    ('unless sweep_defender or natural_sweep',),
+    (('sweep_defender', 'natural_sweep'),),
+)
+_sweep_attacks__trace4: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'cannot Dodge a sweep attack (use Jump to get out of the way)',
+    ('when sweep_defender',),
+    (('sweep_defender',),),
+)
+_sweep_attacks__trace5: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'roll parry_strength',
+    ('when sweep_defender', 'when action == parry'),
+    (('sweep_defender',), ('action',)),
+)
+_sweep_attacks__trace6: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'note: A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.',
+    (),
+    (),
+)
+_sweep_attacks__said4: Final = Restriction(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'Dodge a sweep attack (use Jump to get out of the way)',
+)
+_sweep_attacks__said6: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.',
+    None,
+    'note',
+)
+_sweep_attacks__unread1: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`action` had no effect: it is read only when sweep_defender',
+    kind='input',
+)
+_sweep_attacks__unread2: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`STR` had no effect: it is read only when sweep_defender; when action == parry',
+    kind='input',
+)
+_sweep_attacks__unread3: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`sweep_damage` had no effect: it is read only when sweep_defender; when action == parry',
+    kind='input',
+)
+
+
+def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Sweep Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sweep_attacks__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sweep_attacks__mod1, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d3 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    held = []
+    trace.append(TraceEntry(_sweep_attacks__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_sweep_attacks__mod2, 2))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    rolls: list[Roll] = []
+    if not v['sweep_defender']:
+        d5 = 0
+    elif v['action'] != 'parry':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_sweep_attacks__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_sweep_attacks__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_sweep_attacks[4]))
+    d4 = -1 if v['sweep_defender'] else 0
+    trace.append(TraceEntry(_sweep_attacks__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_sweep_attacks__said4)
+    notes: list[Note] = [_sweep_attacks__said6]
+    if 'action' in given and d5 == 0:
+        notes.append(_sweep_attacks__unread1)
+    if 'STR' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread2)
+    if 'sweep_damage' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('sweep_attacks',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'damage': v['damage'],
+            'action': v['action'],
+            'natural_sweep': v['natural_sweep'],
+            'sweep_defender': v['sweep_defender'],
+            'sweep_damage': v['sweep_damage'],
+        },
+        stats={'skill': e['skill'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule vacuum, straight
+
+_vacuum__trace1: Final = TraceSpec(
+    'attack',
+    '7. Spot Rules',
+    'roll hit',
+    ('when sight_roll',),
+    (('sight_roll',),),
+)
+_vacuum__trace2: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'derive hemorrhage',
+    ('when vacuum_round > suit_armor',),
+    (('vacuum_round', 'suit_armor'),),
+)
+_vacuum__trace3: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'derive lung_damage',
+    ('unless exhaled',),
+    (('exhaled',),),
+)
+_vacuum__trace4: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'roll remember_exhale',
+    ('unless exhaled', 'when abrupt'),
+    (('exhaled',), ('abrupt',)),
+)
+_vacuum__trace5: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'roll eardrums',
+    ('when abrupt',),
+    (('abrupt',),),
+)
+_vacuum__trace6: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'skill is difficult',
+    ('when vacuum_round > CON * 2 and sight_roll',),
+    (('vacuum_round', 'CON', 'sight_roll'),),
+)
+_vacuum__trace7: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'note: A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.',
+    (),
+    (),
+)
+_vacuum__trace8: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'erratum: Read as 2^(round - 1): 1, 2, 4, 8 ...; each suit armor point delays it one round.',
+    (),
+    (),
+)
+_vacuum__said7: Final = Note(
+    'vacuum',
+    'Vacuum',
+    'A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.',
+    None,
+    'note',
+)
+_vacuum__said8: Final = Note(
+    'vacuum',
+    'Vacuum',
+    'Read as 2^(round - 1): 1, 2, 4, 8 ...; each suit armor point delays it one round.',
+    '1 damage per round for the first round, then 2 damage at the second round, 4 damage after three full rounds, 8 damage at four full rounds',
+    'erratum',
+)
+_vacuum__unread1: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`INT` had no effect: it is read only unless exhaled; when abrupt',
+    kind='input',
+)
+_vacuum__unread2: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`stamina` had no effect: it is read only when abrupt',
+    kind='input',
+)
+
+
+def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vacuum: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d6 = -1 if v['vacuum_round'] > v['CON'] * 2 and v['sight_roll'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_vacuum__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_vacuum__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    d2 = -1 if v['vacuum_round'] > v['suit_armor'] else 0
+    trace.append(TraceEntry(_vacuum__trace2, d2, v, e))
+    if d2 < 0:
+        e['hemorrhage'] = derived['hemorrhage'] = whole(Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1))
+    else:
+        e.wait('hemorrhage', lambda: whole(Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1)))
+    d3 = -1 if not v['exhaled'] else 0
+    trace.append(TraceEntry(_vacuum__trace3, d3, v, e))
+    if d3 < 0:
+        e['lung_damage'] = derived['lung_damage'] = whole(Dice(((1, 6),)).plus(2))
+    else:
+        e.wait('lung_damage', lambda: whole(Dice(((1, 6),)).plus(2)))
+    rolls: list[Roll] = []
+    d1 = -1 if v['sight_roll'] else 0
+    if v['exhaled']:
+        d4 = 0
+    elif not v['abrupt']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['abrupt'] else 0
+    trace.append(TraceEntry(_vacuum__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_vacuum__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_vacuum[3]))
+    trace.append(TraceEntry(_vacuum__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_vacuum[4]))
+    notes: list[Note] = [_vacuum__said7, _vacuum__said8]
+    if 'INT' in given and 0 <= d4 < 2:
+        notes.append(_vacuum__unread1)
+    if 'stamina' in given and d5 == 0:
+        notes.append(_vacuum__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('vacuum',),
+        inputs={
+            'CON': v['CON'],
+            'INT': v['INT'],
+            'skill': v['skill'],
+            'stamina': v['stamina'],
+            'vacuum_round': v['vacuum_round'],
+            'exhaled': v['exhaled'],
+            'suit_armor': v['suit_armor'],
+            'abrupt': v['abrupt'],
+            'sight_roll': v['sight_roll'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule volley_fire, straight
+
+_volley_fire__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_volley_fire__trace2: Final = TraceSpec('volley_fire', 'Volley Fire', 'skill is difficult', (), ())
+_volley_fire__trace3: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'derive volley_attacks',
+    (),
+    (),
+)
+_volley_fire__trace4: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'derive last_volley_rank',
+    (),
+    (),
+)
+_volley_fire__trace5: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'cannot parry or Dodge while launching volley attacks',
+    (),
+    (),
+)
+_volley_fire__trace6: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'note: Only thrown or self-propelled weapons; volley fire uses ammunition faster.',
+    (),
+    (),
+)
+_volley_fire__trace7: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'erratum: Read literally: an attack on DEX rank 0 is still made; one below 0 is not.',
+    (),
+    (),
+)
+_volley_fire__said5: Final = Restriction(
+    'volley_fire',
+    'Volley Fire',
+    'parry or Dodge while launching volley attacks',
+)
+_volley_fire__said6: Final = Note(
+    'volley_fire',
+    'Volley Fire',
+    'Only thrown or self-propelled weapons; volley fire uses ammunition faster.',
+    None,
+    'note',
+)
+_volley_fire__said7: Final = Note(
+    'volley_fire',
+    'Volley Fire',
+    'Read literally: an attack on DEX rank 0 is still made; one below 0 is not.',
+    'If the DEX ranks for any attacks are below 0, your character cannot attack further',
+    'erratum',
+)
+
+
+def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Volley Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_volley_fire__trace2, -1, v, e))
+    held.append((_volley_fire__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['dex_rank'] is None:
+        v['dex_rank'] = whole(v['DEX'])
+    trace.append(TraceEntry(_volley_fire__trace3, -1, v, e))
+    e['volley_attacks'] = derived['volley_attacks'] = whole(min(v['attacks_per_round'], round_value(Fraction(v['dex_rank']) / 5, 'down') + 1))
+    trace.append(TraceEntry(_volley_fire__trace4, -1, v, e))
+    e['last_volley_rank'] = derived['last_volley_rank'] = whole(v['dex_rank'] - 5 * (e['volley_attacks'] - 1))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_volley_fire__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('volley_fire',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'dex_rank': v['dex_rank'],
+            'attacks_per_round': v['attacks_per_round'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(_volley_fire__said5,),
+        notes=(_volley_fire__said6, _volley_fire__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule weapon_length, straight
+
+_weapon_length__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_weapon_length__trace2: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'derive strikes_first',
+    (),
+    (),
+)
+_weapon_length__trace3: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'note: The long weapon holds this character off: a successful parry or Dodge slips inside its guard.',
+    ('when my_length == short and their_length == long', 'unless inside_guard'),
+    (('my_length', 'their_length'), ('inside_guard',)),
+)
+_weapon_length__trace4: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'skill is easy',
+    ('when my_length == short and their_length == long', 'when inside_guard and action == attack'),
+    (('my_length', 'their_length'), ('inside_guard', 'action')),
+)
+_weapon_length__trace5: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'skill is difficult',
+    ('when my_length == long and their_length == short and inside_guard', 'when action in {attack, parry}'),
+    (('my_length', 'their_length', 'inside_guard'), ('action',)),
+)
+_weapon_length__trace6: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    "note: Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.",
+    (),
+    (),
+)
+_weapon_length__trace7: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'note: To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (in Spot Rules A\u2013E).',
+    (),
+    (),
+)
+_weapon_length__said3: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    'The long weapon holds this character off: a successful parry or Dodge slips inside its guard.',
+    None,
+    'note',
+)
+_weapon_length__said6: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    "Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.",
+    None,
+    'note',
+)
+_weapon_length__said7: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    'To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_weapon_length__unread1: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    '`action` had no effect: it is read only when my_length == short and their_length == long',
+    kind='input',
+)
+
+
+def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weapon Length: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d4 = 0
+    elif not (v['inside_guard'] and v['action'] == 'attack'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard']):
+        d5 = 0
+    elif v['action'] not in ('attack', 'parry'):
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weapon_length__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_weapon_length__mod1, 'easy'))
+    trace.append(TraceEntry(_weapon_length__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_weapon_length__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_weapon_length__trace2, -1, v, e))
+    e['strikes_first'] = derived['strikes_first'] = whole(v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_weapon_length__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d3 = 0
+    elif v['inside_guard']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_weapon_length__trace3, d3, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_weapon_length__said3)
+    notes.append(_weapon_length__said6)
+    notes.append(_weapon_length__said7)
+    if 'action' in given and d4 == 0 and d5 == 0:
+        notes.append(_weapon_length__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('weapon_length',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'my_length': v['my_length'],
+            'their_length': v['their_length'],
+            'inside_guard': v['inside_guard'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule wind, straight
+
+_wind__trace1: Final = TraceSpec('wind', 'Wind', 'derive wind_name', (), ())
+_wind__trace2: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill +wind_strength[wind_str].modifier',
+    ('when wind_affected',),
+    (('wind_affected',),),
+)
+_wind__trace3: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill min 0',
+    ('when wind_affected',),
+    (('wind_affected',),),
+)
+_wind__trace4: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'roll stand_upright',
+    ('when wind_str >= 2',),
+    (('wind_str',),),
+)
+_wind__trace5: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    (),
+    (),
+)
+_wind__trace6: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'erratum: No modifier, and no resistance roll: a light wind does not knock anyone down.',
+    (),
+    (),
+)
+_wind__said5: Final = Note(
+    'wind',
+    'Wind',
+    'Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    None,
+    'note',
+)
+_wind__said6: Final = Note(
+    'wind',
+    'Wind',
+    'No modifier, and no resistance roll: a light wind does not knock anyone down.',
+    'Light to Moderate Wind (STR 0-1): \u2014',
+    'erratum',
+)
+_wind__unread1: Final = Note(
+    'wind',
+    'Wind',
+    '`STR` had no effect: it is read only when wind_str >= 2',
+    kind='input',
+)
+
+
+def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Wind: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_wind__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_wind__mod1, s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    trace.append(TraceEntry(_wind__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_wind__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_wind__trace1, -1, v, e))
+    e['wind_name'] = derived['wind_name'] = whole(s.lookup('wind_strength', (v['wind_str'],), 'wind'))
+    rolls: list[Roll] = []
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    trace.append(TraceEntry(_wind__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_wind[3]))
+    notes: list[Note] = [_wind__said5, _wind__said6]
+    if 'STR' in given and d4 == 0:
+        notes.append(_wind__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('wind',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'wind_str': v['wind_str'],
+            'wind_affected': v['wind_affected'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule cloud_cover, straight
+
+_cloud_cover__trace1: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill +cloud_cover_levels[clouds].modifier',
+    ('when sky_skill',),
+    (('sky_skill',),),
+)
+_cloud_cover__trace2: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill min 0',
+    ('when sky_skill',),
+    (('sky_skill',),),
+)
+_cloud_cover__trace3: Final = TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ())
+_cloud_cover__trace4: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    ('when clouds in {severe_clouds, complete_clouds}',),
+    (('clouds',),),
+)
+_cloud_cover__trace5: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Cloud cover may also modify powers or conditions that need direct sunlight.',
+    (),
+    (),
+)
+_cloud_cover__trace6: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'erratum: The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
+    (),
+    (),
+)
+_cloud_cover__said4: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_cloud_cover__said5: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'Cloud cover may also modify powers or conditions that need direct sunlight.',
+    None,
+    'note',
+)
+_cloud_cover__said6: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
+    'The modifier also determines the percentage chance of rain (roll the penalty as a chance, not as a modifier',
+    'erratum',
+)
+
+
+def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cloud Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['sky_skill'] else 0
+    d2 = -1 if v['sky_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cloud_cover__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_cloud_cover__mod1, s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    trace.append(TraceEntry(_cloud_cover__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_cloud_cover__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_cloud_cover__trace3, -1, v, e))
+    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    d4 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    trace.append(TraceEntry(_cloud_cover__trace4, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_cloud_cover__said4)
+    notes.append(_cloud_cover__said5)
+    notes.append(_cloud_cover__said6)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('cloud_cover',),
+        inputs={'skill': v['skill'], 'clouds': v['clouds'], 'sky_skill': v['sky_skill']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule rain, straight
+
+_rain__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_rain__trace2: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill +precipitation[precipitation_kind]',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
+_rain__trace3: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill min 0',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
+_rain__trace4: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'note: Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
+    (),
+    (),
+)
+_rain__said4: Final = Note(
+    'rain',
+    'Rain',
+    'Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
+    None,
+    'note',
+)
+_rain__unread1: Final = Note(
+    'rain',
+    'Rain',
+    '`precipitation_kind` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+
+
+def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Rain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['weather_skill'] else 0
+    d3 = -1 if v['weather_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_rain__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_rain__mod1, s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    trace.append(TraceEntry(_rain__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_rain__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_rain__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_rain__said4]
+    if 'precipitation_kind' in given and d2 == 0:
+        notes.append(_rain__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('rain',),
+        inputs={
+            'skill': v['skill'],
+            'precipitation_kind': v['precipitation_kind'],
+            'weather_skill': v['weather_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule weather_conditions, straight
+
+_weather_conditions__trace1: Final = TraceSpec('wind', 'Wind', 'derive wind_name', (), ())
+_weather_conditions__trace2: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill +wind_strength[wind_str].modifier',
+    ('when wind_affected',),
+    (('wind_affected',),),
+)
+_weather_conditions__trace3: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill min 0',
+    ('when wind_affected',),
+    (('wind_affected',),),
+)
+_weather_conditions__trace4: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'roll stand_upright',
+    ('when wind_str >= 2',),
+    (('wind_str',),),
+)
+_weather_conditions__trace5: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    (),
+    (),
+)
+_weather_conditions__trace6: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'erratum: No modifier, and no resistance roll: a light wind does not knock anyone down.',
+    (),
+    (),
+)
+_weather_conditions__trace7: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill +cloud_cover_levels[clouds].modifier',
+    ('when sky_skill',),
+    (('sky_skill',),),
+)
+_weather_conditions__trace8: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill min 0',
+    ('when sky_skill',),
+    (('sky_skill',),),
+)
+_weather_conditions__trace9: Final = TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ())
+_weather_conditions__trace10: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    ('when clouds in {severe_clouds, complete_clouds}',),
+    (('clouds',),),
+)
+_weather_conditions__trace11: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Cloud cover may also modify powers or conditions that need direct sunlight.',
+    (),
+    (),
+)
+_weather_conditions__trace12: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'erratum: The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
+    (),
+    (),
+)
+_weather_conditions__trace13: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_weather_conditions__trace14: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill +precipitation[precipitation_kind]',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
+_weather_conditions__trace15: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill min 0',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
+_weather_conditions__trace16: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'note: Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
+    (),
+    (),
+)
+_weather_conditions__trace17: Final = TraceSpec(
+    'weather_conditions',
+    'Weather Conditions',
+    'note: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
+    (),
+    (),
+)
+_weather_conditions__said5: Final = Note(
+    'wind',
+    'Wind',
+    'Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    None,
+    'note',
+)
+_weather_conditions__said6: Final = Note(
+    'wind',
+    'Wind',
+    'No modifier, and no resistance roll: a light wind does not knock anyone down.',
+    'Light to Moderate Wind (STR 0-1): \u2014',
+    'erratum',
+)
+_weather_conditions__said10: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    None,
+    'note',
+)
+_weather_conditions__said11: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'Cloud cover may also modify powers or conditions that need direct sunlight.',
+    None,
+    'note',
+)
+_weather_conditions__said12: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    'The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
+    'The modifier also determines the percentage chance of rain (roll the penalty as a chance, not as a modifier',
+    'erratum',
+)
+_weather_conditions__said16: Final = Note(
+    'rain',
+    'Rain',
+    'Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
+    None,
+    'note',
+)
+_weather_conditions__said17: Final = Note(
+    'weather_conditions',
+    'Weather Conditions',
+    'Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
+    None,
+    'note',
+)
+_weather_conditions__unread1: Final = Note(
+    'wind',
+    'Wind',
+    '`STR` had no effect: it is read only when wind_str >= 2',
+    kind='input',
+)
+_weather_conditions__unread2: Final = Note(
+    'rain',
+    'Rain',
+    '`precipitation_kind` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+
+
+def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weather Conditions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    d7 = -1 if v['sky_skill'] else 0
+    d8 = -1 if v['sky_skill'] else 0
+    d14 = -1 if v['weather_skill'] else 0
+    d15 = -1 if v['weather_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weather_conditions__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_wind__mod1, s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    trace.append(TraceEntry(_weather_conditions__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_wind__mod2, 0))
+    trace.append(TraceEntry(_weather_conditions__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_cloud_cover__mod1, s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    trace.append(TraceEntry(_weather_conditions__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_cloud_cover__mod2, 0))
+    trace.append(TraceEntry(_weather_conditions__trace14, d14, v, e))
+    if d14 < 0:
+        held.append((_rain__mod1, s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    trace.append(TraceEntry(_weather_conditions__trace15, d15, v, e))
+    if d15 < 0:
+        held.append((_rain__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_weather_conditions__trace1, -1, v, e))
+    e['wind_name'] = derived['wind_name'] = whole(s.lookup('wind_strength', (v['wind_str'],), 'wind'))
+    rolls: list[Roll] = []
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    trace.append(TraceEntry(_weather_conditions__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_wind[3]))
+    trace.append(TraceEntry(_weather_conditions__trace9, -1, v, e))
+    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    trace.append(TraceEntry(_weather_conditions__trace13, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d10 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    trace.append(TraceEntry(_weather_conditions__trace10, d10, v, e))
+    notes: list[Note] = []
+    notes.append(_weather_conditions__said5)
+    notes.append(_weather_conditions__said6)
+    if d10 < 0:
+        notes.append(_weather_conditions__said10)
+    notes.append(_weather_conditions__said11)
+    notes.append(_weather_conditions__said12)
+    notes.append(_weather_conditions__said16)
+    notes.append(_weather_conditions__said17)
+    if 'STR' in given and d4 == 0:
+        notes.append(_weather_conditions__unread1)
+    if 'precipitation_kind' in given and d14 == 0:
+        notes.append(_weather_conditions__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('weather_conditions',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'wind_str': v['wind_str'],
+            'wind_affected': v['wind_affected'],
+            'clouds': v['clouds'],
+            'sky_skill': v['sky_skill'],
+            'precipitation_kind': v['precipitation_kind'],
+            'weather_skill': v['weather_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zero_gravity_combat, straight
+
+_zero_gravity_combat__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_zero_gravity_combat__trace2: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'roll zero_g_agility',
+    (),
+    (),
+)
+_zero_gravity_combat__trace3: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'skill is difficult',
+    ('when zero_g_failed',),
+    (('zero_g_failed',),),
+)
+_zero_gravity_combat__trace4: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'derive impact',
+    ('unless braced',),
+    (('braced',),),
+)
+_zero_gravity_combat__trace5: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'note: Any impact the character suffers causes the knockback special effect, and half of it to the attacker as well (see Knockback).',
+    ('unless braced',),
+    (('braced',),),
+)
+_zero_gravity_combat__said5: Final = Note(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'Any impact the character suffers causes the knockback special effect, and half of it to the attacker as well (see Knockback).',
+    None,
+    'note',
+)
+_zero_gravity_combat__unread1: Final = Note(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    '`impact_damage` had no effect: it is read only unless braced',
+    kind='input',
+)
+
+
+def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zero-gravity Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d3 = -1 if v['zero_g_failed'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zero_gravity_combat__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_zero_gravity_combat__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d4 = -1 if not v['braced'] else 0
+    trace.append(TraceEntry(_zero_gravity_combat__trace4, d4, v, e))
+    if d4 < 0:
+        e['impact'] = derived['impact'] = whole(round_value(Fraction(v['impact_damage']) / 2, 'up'))
+    else:
+        e.wait('impact', lambda: whole(round_value(Fraction(v['impact_damage']) / 2, 'up')))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_zero_gravity_combat__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_zero_gravity_combat__trace2, -1, v, e))
+    rolls.append(roll_of(s, _rule_zero_gravity_combat[1]))
+    d5 = -1 if not v['braced'] else 0
+    trace.append(TraceEntry(_zero_gravity_combat__trace5, d5, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_zero_gravity_combat__said5)
+    if 'impact_damage' in given and d4 == 0:
+        notes.append(_zero_gravity_combat__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('zero_gravity_combat',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'zero_g_failed': v['zero_g_failed'],
+            'braced': v['braced'],
+            'impact_damage': v['impact_damage'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -8817,6 +14240,46 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
+    straight={
+        'attack': _resolve_attack,
+        'explosions': _resolve_explosions,
+        'point_blank_range': _resolve_point_blank_range,
+        'falling': _resolve_falling,
+        'fighting_while_down': _resolve_fighting_while_down,
+        'fire_and_heat': _resolve_fire_and_heat,
+        'firing_into_combat': _resolve_firing_into_combat,
+        'fortified_positions': _resolve_fortified_positions,
+        'improvised_wear': _resolve_improvised_wear,
+        'improvised_weapons': _resolve_improvised_weapons,
+        'improvised_parrying_weapons': _resolve_improvised_parrying_weapons,
+        'knockback': _resolve_knockback,
+        'knockout_attacks': _resolve_knockout_attacks,
+        'light_sources': _resolve_light_sources,
+        'mass_combat': _resolve_mass_combat,
+        'missile_fire_while_moving': _resolve_missile_fire_while_moving,
+        'superior_position': _resolve_superior_position,
+        'natural_weapons': _resolve_natural_weapons,
+        'poisons': _resolve_poisons,
+        'poison_antidotes': _resolve_poison_antidotes,
+        'prone': _resolve_prone,
+        'pulling_blows': _resolve_pulling_blows,
+        'quickdraws': _resolve_quickdraws,
+        'radiation': _resolve_radiation,
+        'shields_and_missile_fire': _resolve_shields_and_missile_fire,
+        'shooting_up_or_down': _resolve_shooting_up_or_down,
+        'slippery_surfaces': _resolve_slippery_surfaces,
+        'stunning_or_subduing': _resolve_stunning_or_subduing,
+        'superior_numbers': _resolve_superior_numbers,
+        'sweep_attacks': _resolve_sweep_attacks,
+        'vacuum': _resolve_vacuum,
+        'volley_fire': _resolve_volley_fire,
+        'weapon_length': _resolve_weapon_length,
+        'wind': _resolve_wind,
+        'cloud_cover': _resolve_cloud_cover,
+        'rain': _resolve_rain,
+        'weather_conditions': _resolve_weather_conditions,
+        'zero_gravity_combat': _resolve_zero_gravity_combat,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

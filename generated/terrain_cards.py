@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -6223,6 +6298,738 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+# rule other_mods_stack, straight
+
+_other_mods_stack__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_other_mods_stack__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_other_mods_stack__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_other_mods_stack__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_other_mods_stack__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_other_mods_stack__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Other MODs of the roll: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['attribute']
+    trace.append(TraceEntry(_other_mods_stack__trace1, d1, v, e))
+    if d1 < 0:
+        amount = v['range_mod']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_other_mods_stack__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['other_mods']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod2, whole(amount), 'applied', None))
+    e['attribute'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_other_mods_stack__said3]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_other_mods_stack__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_other_mods_stack__unread2)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('other_mods_stack',),
+        inputs={
+            'attribute': v['attribute'],
+            'lof_skill': v['lof_skill'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule lof_roll, straight
+
+_lof_roll__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_lof_roll__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_lof_roll__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_lof_roll__trace4: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
+)
+_lof_roll__trace5: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll lof',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
+)
+_lof_roll__trace6: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll hit',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',)),
+)
+_lof_roll__trace7: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
+    (),
+    (),
+)
+_lof_roll__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_lof_roll__said4: Final = Note(
+    'lof_roll',
+    'VIS',
+    'No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    None,
+    'note',
+)
+_lof_roll__said7: Final = Note(
+    'lof_roll',
+    'VIS',
+    'A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
+    None,
+    'note',
+)
+_lof_roll__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread3: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`lof_zone` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread4: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`responding` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread5: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`facing` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """The roll that requires LoF: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['attribute']
+    trace.append(TraceEntry(_lof_roll__trace1, d1, v, e))
+    if d1 < 0:
+        amount = v['range_mod']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_lof_roll__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['other_mods']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod2, whole(amount), 'applied', None))
+    e['attribute'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    e['burst'] = v['burst']
+    e['vis'] = v['vis']
+    rolls: list[Roll] = []
+    if v['lof_skill'] == 'none':
+        d5 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_skill'] == 'none':
+        d6 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d6 = 1
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 2
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_lof_roll__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_lof_roll[2]))
+    trace.append(TraceEntry(_lof_roll__trace6, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_lof_roll[3]))
+    if v['lof_skill'] == 'none':
+        d4 = 0
+    elif not (e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')):
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_lof_roll__trace4, d4, v, e))
+    notes: list[Note] = []
+    notes.append(_lof_roll__said3)
+    if d4 < 0:
+        notes.append(_lof_roll__said4)
+    notes.append(_lof_roll__said7)
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_lof_roll__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_lof_roll__unread2)
+    if 'lof_zone' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread3)
+    if 'responding' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread4)
+    if 'facing' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread5)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('lof_roll',),
+        inputs={
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={'attribute': e['attribute'], 'burst': e['burst'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule difficult, straight
+
+_difficult__trace1: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_difficult__trace2: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_difficult__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_difficult__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_difficult__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_difficult__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
+_difficult__said3: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_difficult__said5: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_difficult__said6: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+
+
+def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOV: Difficult (second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['MOV_2'] = v['MOV_2']
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_difficult__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    trace.append(TraceEntry(_difficult__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
+    d4 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    trace.append(TraceEntry(_difficult__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod3, 1))
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_difficult__said3)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('difficult',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_difficult__said5, _difficult__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule very_difficult, straight
+
+_very_difficult__trace1: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_very_difficult__trace2: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'order_move max MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_very_difficult__trace3: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot declare two Short Movement Skills in the same order',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_very_difficult__trace4: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_very_difficult__trace5: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_very_difficult__trace6: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_very_difficult__trace7: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    (),
+    (),
+)
+_very_difficult__said3: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'declare two Short Movement Skills in the same order',
+)
+_very_difficult__said4: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_very_difficult__said6: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_very_difficult__said7: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
+    'erratum',
+)
+
+
+def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOV: Very Difficult (one Short Movement, second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['MOV_2'] = v['MOV_2']
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_very_difficult__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    trace.append(TraceEntry(_very_difficult__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    trace.append(TraceEntry(_very_difficult__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_very_difficult__mod3, 1))
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__trace3, d3, v, e))
+    trace.append(TraceEntry(_very_difficult__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_very_difficult__said3)
+    if d4 < 0:
+        restrictions.append(_very_difficult__said4)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('very_difficult',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_very_difficult__said6, _very_difficult__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule saturation, straight
+
+_saturation__trace1: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_saturation__trace2: Final = TraceSpec('saturation', 'SAT: Saturation Zone', 'burst min 1', (), ())
+_saturation__trace3: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
+)
+_saturation__trace4: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
+_saturation__said3: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    None,
+    'note',
+)
+_saturation__said4: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    None,
+    'note',
+)
+
+
+def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SAT: Saturation Zone (-1B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_saturation__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_saturation__mod1, -1))
+    trace.append(TraceEntry(_saturation__trace2, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('saturation',),
+        inputs={'burst': v['burst'], 'lof_skill': v['lof_skill'], 'lof_zone': v['lof_zone']},
+        stats={'burst': e['burst']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_saturation__said3, _saturation__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule high_saturation, straight
+
+_high_saturation__trace1: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst -2',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_high_saturation__trace2: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst min 1',
+    (),
+    (),
+)
+_high_saturation__trace3: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
+    (),
+    (),
+)
+_high_saturation__trace4: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
+    (),
+    (),
+)
+_high_saturation__said3: Final = Note(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
+    None,
+    'note',
+)
+_high_saturation__said4: Final = Note(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
+    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
+    'erratum',
+)
+
+
+def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SAT: High Saturation Zone (-2B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_high_saturation__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_high_saturation__mod1, -2))
+    trace.append(TraceEntry(_high_saturation__trace2, -1, v, e))
+    held.append((_high_saturation__mod2, 1))
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('high_saturation',),
+        inputs={'burst': v['burst'], 'lof_skill': v['lof_skill'], 'lof_zone': v['lof_zone']},
+        stats={'burst': e['burst']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_high_saturation__said3, _high_saturation__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -6285,6 +7092,14 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'other_mods_stack': _resolve_other_mods_stack,
+        'lof_roll': _resolve_lof_roll,
+        'difficult': _resolve_difficult,
+        'very_difficult': _resolve_very_difficult,
+        'saturation': _resolve_saturation,
+        'high_saturation': _resolve_high_saturation,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

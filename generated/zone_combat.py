@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,75 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    out += found[1]
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2865,6 +2937,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -9888,6 +9963,5370 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+# rule range_bands, straight
+
+_range_bands__trace1: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range +1 level',
+    ('when different_arm',),
+    (('different_arm',),),
+)
+_range_bands__trace2: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range max long',
+    ('when scope',),
+    (('scope',),),
+)
+_range_bands__trace3: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -2',
+    ('when range == medium',),
+    (('range',),),
+)
+_range_bands__trace4: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -4',
+    ('when range == long',),
+    (('range',),),
+)
+_range_bands__trace5: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'cannot attack the target: anything past LONG is out of range',
+    ('when range == beyond',),
+    (('range',),),
+)
+_range_bands__trace6: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'note: + indicates that if in different Arms add an extra range.',
+    (),
+    (),
+)
+_range_bands__trace7: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
+    (),
+    (),
+)
+_range_bands__trace8: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
+    (),
+    (),
+)
+_range_bands__trace9: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
+    (),
+    (),
+)
+_range_bands__said5: Final = Restriction(
+    'range_bands',
+    'Range diagram; RANGE',
+    'attack the target: anything past LONG is out of range',
+)
+_range_bands__said6: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    '+ indicates that if in different Arms add an extra range.',
+    None,
+    'note',
+)
+_range_bands__said7: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    'The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
+    'Consult the following table for relative ranges when shooting from zone to zone.',
+    'erratum',
+)
+_range_bands__said8: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    "The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
+    'Range attacks suffer modifiers to target numbers with increased range or complexity, as follows:',
+    'erratum',
+)
+_range_bands__said9: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    'Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
+    'anything past LONG is out of range except rifles and scopes can bring it back into range',
+    'erratum',
+)
+
+
+def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Range bands: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    d1 = -1 if v['different_arm'] else 0
+    d2 = -1 if v['scope'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_range_bands__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_range_bands__mod1, 1))
+    trace.append(TraceEntry(_range_bands__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_range_bands__mod2, 'long'))
+    e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    d3 = -1 if e['range'] == 'medium' else 0
+    d4 = -1 if e['range'] == 'long' else 0
+    value = v['shot']
+    trace.append(TraceEntry(_range_bands__trace3, d3, v, e))
+    if d3 < 0:
+        value += -2
+        modifiers.append(Modifier(_range_bands__mod3, -2, 'applied', None))
+    trace.append(TraceEntry(_range_bands__trace4, d4, v, e))
+    if d4 < 0:
+        value += -4
+        modifiers.append(Modifier(_range_bands__mod4, -4, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0)
+    d5 = -1 if e['range'] == 'beyond' else 0
+    trace.append(TraceEntry(_range_bands__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_range_bands__said5)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('range_bands',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'range': v['range'],
+            'different_arm': v['different_arm'],
+            'scope': v['scope'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'range': e['range'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_range_bands__said6, _range_bands__said7, _range_bands__said8, _range_bands__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule pace_class_rule, straight
+
+_pace_class_rule__trace1: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace +pace_shift[pace_class].shift',
+    (),
+    (),
+)
+_pace_class_rule__trace2: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace -2',
+    ('when pace_class == burst and not bursting',),
+    (('pace_class', 'bursting'),),
+)
+_pace_class_rule__trace3: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
+    (),
+    (),
+)
+_pace_class_rule__trace4: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
+    (),
+    (),
+)
+_pace_class_rule__said3: Final = Note(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
+    None,
+    'note',
+)
+_pace_class_rule__said4: Final = Note(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
+    'Burst (8) - ... it will be able to use its increased value a limited number of times',
+    'erratum',
+)
+
+
+def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pace classes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['pace_class'] == 'burst' and not v['bursting'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_pace_class_rule__trace1, -1, v, e))
+    amount = s.lookup('pace_shift', (v['pace_class'],), 'shift')
+    value += amount
+    modifiers.append(Modifier(_pace_class_rule__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_pace_class_rule__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append(Modifier(_pace_class_rule__mod2, -2, 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('pace_class_rule',),
+        inputs={'pace': v['pace'], 'pace_class': v['pace_class'], 'bursting': v['bursting']},
+        stats={'pace': e['pace']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_pace_class_rule__said3, _pace_class_rule__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_move, straight
+
+_zone_move__trace1: Final = TraceSpec('zone_move', 'MOVE', 'roll move', (), ())
+_zone_move__trace2: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'all_actions -2',
+    ('when running',),
+    (('running',),),
+)
+_zone_move__trace3: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'missile_against -1',
+    ('when running',),
+    (('running',),),
+)
+_zone_move__trace4: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'cannot move a second time: a second move only involves the Medium, Short and Close zones',
+    ('when second_move and (zone in {long, flank} or destination in {long, flank})',),
+    (('second_move', 'zone', 'destination'),),
+)
+_zone_move__trace5: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
+    (),
+    (),
+)
+_zone_move__trace6: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
+    (),
+    (),
+)
+_zone_move__trace7: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Running has no effect on Drag rolls.',
+    (),
+    (),
+)
+_zone_move__trace8: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.',
+    (),
+    (),
+)
+_zone_move__trace9: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
+    (),
+    (),
+)
+_zone_move__said4: Final = Restriction(
+    'zone_move',
+    'MOVE',
+    'move a second time: a second move only involves the Medium, Short and Close zones',
+)
+_zone_move__said5: Final = Note(
+    'zone_move',
+    'MOVE',
+    'Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
+    None,
+    'note',
+)
+_zone_move__said6: Final = Note(
+    'zone_move',
+    'MOVE',
+    'Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
+    None,
+    'note',
+)
+_zone_move__said7: Final = Note(
+    'zone_move',
+    'MOVE',
+    'Running has no effect on Drag rolls.',
+    None,
+    'note',
+)
+_zone_move__said8: Final = Note(
+    'zone_move',
+    'MOVE',
+    'The player keeps the better of the two dice: for a roll under Pace, the lower one.',
+    'RUN ... will allow you to use 2d6 for your roll, and select one of the results.',
+    'erratum',
+)
+_zone_move__said9: Final = Note(
+    'zone_move',
+    'MOVE',
+    'Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
+    'You may attempt to move a second time, ... but at a penalty of -3 to your Pace roll.',
+    'erratum',
+)
+
+
+def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOVE: zone to zone: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    e['pace'] = v['pace']
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    e['move_target'] = v['move_target']
+    d2 = -1 if v['running'] else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_zone_move__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append(Modifier(_zone_move__mod1, -2, 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    d3 = -1 if v['running'] else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_zone_move__trace3, d3, v, e))
+    if d3 < 0:
+        value += -1
+        modifiers.append(Modifier(_zone_move__mod2, -1, 'applied', None))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_zone_move__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_zone_move[0]))
+    d4 = -1 if v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')) else 0
+    trace.append(TraceEntry(_zone_move__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_zone_move__said4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_move',),
+        inputs={
+            'pace': v['pace'],
+            'move_target': v['move_target'],
+            'all_actions': v['all_actions'],
+            'missile_against': v['missile_against'],
+            'zone': v['zone'],
+            'destination': v['destination'],
+            'running': v['running'],
+            'second_move': v['second_move'],
+        },
+        stats={
+            'pace': e['pace'],
+            'move_target': e['move_target'],
+            'all_actions': e['all_actions'],
+            'missile_against': e['missile_against'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_zone_move__said5, _zone_move__said6, _zone_move__said7, _zone_move__said8, _zone_move__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule action_limits, straight
+
+_action_limits__trace1: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
+    ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',),
+    (('action', 'zone', 'same_flank', 'width_melee'),),
+)
+_action_limits__trace2: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG: you must be in the CLOSE zone',
+    ('when action == drag', 'when zone != close'),
+    (('action',), ('zone',)),
+)
+_action_limits__trace3: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG while engaged with an enemy',
+    ('when action == drag', 'when engaged'),
+    (('action',), ('engaged',)),
+)
+_action_limits__trace4: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG someone in a Flank zone',
+    ('when action == drag', 'when target_in_flank'),
+    (('action',), ('target_in_flank',)),
+)
+_action_limits__trace5: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLEE: you must be in a LONG zone',
+    ('when action == flee and zone != long',),
+    (('action', 'zone'),),
+)
+_action_limits__trace6: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DISTRACT: only at Short range or Close/engaged',
+    ('when action == distract and range > short',),
+    (('action', 'range'),),
+)
+_action_limits__trace7: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot use STEALTH while ENGAGED',
+    ('when action == stealth_action and engaged',),
+    (('action', 'engaged'),),
+)
+_action_limits__trace8: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot change zone with this action',
+    ('when action in {assist, guard, take_cover, use}',),
+    (('action',),),
+)
+_action_limits__trace9: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
+    ('when action == flank_move and zone == close',),
+    (('action', 'zone'),),
+)
+_action_limits__trace10: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot attack the GUARDED figure before its guard',
+    ('when action == melee and guarded',),
+    (('action', 'guarded'),),
+)
+_action_limits__trace11: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'all_actions +assist_successes',
+    ('when action == assist',),
+    (('action',),),
+)
+_action_limits__trace12: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Unless otherwise stated any action includes any MOVE as an option.',
+    (),
+    (),
+)
+_action_limits__trace13: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
+    (),
+    (),
+)
+_action_limits__trace14: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
+    (),
+    (),
+)
+_action_limits__trace15: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
+    (),
+    (),
+)
+_action_limits__trace16: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
+    (),
+    (),
+)
+_action_limits__trace17: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
+    (),
+    (),
+)
+_action_limits__trace18: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'erratum: Read against the range band to the target: Medium and beyond are forbidden.',
+    (),
+    (),
+)
+_action_limits__said1: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
+)
+_action_limits__said2: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'DRAG: you must be in the CLOSE zone',
+)
+_action_limits__said3: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'DRAG while engaged with an enemy',
+)
+_action_limits__said4: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'DRAG someone in a Flank zone',
+)
+_action_limits__said5: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'FLEE: you must be in a LONG zone',
+)
+_action_limits__said6: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'DISTRACT: only at Short range or Close/engaged',
+)
+_action_limits__said7: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'use STEALTH while ENGAGED',
+)
+_action_limits__said8: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'change zone with this action',
+)
+_action_limits__said9: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
+)
+_action_limits__said10: Final = Restriction(
+    'action_limits',
+    'When it comes to your action',
+    'attack the GUARDED figure before its guard',
+)
+_action_limits__said12: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'Unless otherwise stated any action includes any MOVE as an option.',
+    None,
+    'note',
+)
+_action_limits__said13: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
+    None,
+    'note',
+)
+_action_limits__said14: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
+    None,
+    'note',
+)
+_action_limits__said15: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
+    None,
+    'note',
+)
+_action_limits__said16: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
+    None,
+    'note',
+)
+_action_limits__said17: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
+    None,
+    'note',
+)
+_action_limits__said18: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    'Read against the range band to the target: Medium and beyond are forbidden.',
+    'DISTRACT: AG or SM trick, only at Short range or Close/engaged.',
+    'erratum',
+)
+_action_limits__unread1: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`target_in_flank` had no effect: it is read only when action == drag',
+    kind='input',
+)
+_action_limits__unread2: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`assist_successes` had no effect: it is read only when action == assist',
+    kind='input',
+)
+
+
+def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Actions and where they may be taken: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d11 = -1 if v['action'] == 'assist' else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_action_limits__trace11, d11, v, e))
+    if d11 < 0:
+        amount = v['assist_successes']
+        value += amount
+        modifiers.append(Modifier(_action_limits__mod1, whole(amount), 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d11 < 0)
+    e['range'] = v['range']
+    d1 = -1 if v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']) else 0
+    if v['action'] != 'drag':
+        d2 = 0
+    elif v['zone'] == 'close':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['action'] != 'drag':
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    if v['action'] != 'drag':
+        d4 = 0
+    elif not v['target_in_flank']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['action'] == 'flee' and v['zone'] != 'long' else 0
+    d6 = -1 if v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short') else 0
+    d7 = -1 if v['action'] == 'stealth_action' and v['engaged'] else 0
+    d8 = -1 if v['action'] in ('assist', 'guard', 'take_cover', 'use') else 0
+    d9 = -1 if v['action'] == 'flank_move' and v['zone'] == 'close' else 0
+    d10 = -1 if v['action'] == 'melee' and v['guarded'] else 0
+    trace.append(TraceEntry(_action_limits__trace1, d1, v, e))
+    trace.append(TraceEntry(_action_limits__trace2, d2, v, e))
+    trace.append(TraceEntry(_action_limits__trace3, d3, v, e))
+    trace.append(TraceEntry(_action_limits__trace4, d4, v, e))
+    trace.append(TraceEntry(_action_limits__trace5, d5, v, e))
+    trace.append(TraceEntry(_action_limits__trace6, d6, v, e))
+    trace.append(TraceEntry(_action_limits__trace7, d7, v, e))
+    trace.append(TraceEntry(_action_limits__trace8, d8, v, e))
+    trace.append(TraceEntry(_action_limits__trace9, d9, v, e))
+    trace.append(TraceEntry(_action_limits__trace10, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_action_limits__said1)
+    if d2 < 0:
+        restrictions.append(_action_limits__said2)
+    if d3 < 0:
+        restrictions.append(_action_limits__said3)
+    if d4 < 0:
+        restrictions.append(_action_limits__said4)
+    if d5 < 0:
+        restrictions.append(_action_limits__said5)
+    if d6 < 0:
+        restrictions.append(_action_limits__said6)
+    if d7 < 0:
+        restrictions.append(_action_limits__said7)
+    if d8 < 0:
+        restrictions.append(_action_limits__said8)
+    if d9 < 0:
+        restrictions.append(_action_limits__said9)
+    if d10 < 0:
+        restrictions.append(_action_limits__said10)
+    notes: list[Note] = [_action_limits__said12, _action_limits__said13, _action_limits__said14, _action_limits__said15, _action_limits__said16, _action_limits__said17, _action_limits__said18]
+    if 'target_in_flank' in given and d4 == 0:
+        notes.append(_action_limits__unread1)
+    if 'assist_successes' in given and d11 == 0:
+        notes.append(_action_limits__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('action_limits',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'range': v['range'],
+            'zone': v['zone'],
+            'engaged': v['engaged'],
+            'action': v['action'],
+            'target_in_flank': v['target_in_flank'],
+            'same_flank': v['same_flank'],
+            'guarded': v['guarded'],
+            'width_melee': v['width_melee'],
+            'assist_successes': v['assist_successes'],
+        },
+        stats={'all_actions': e['all_actions'], 'range': e['range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule flank_zones, straight
+
+_flank_zones__trace1: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot see from a Flank zone to another zone, or from a zone into a Flank zone',
+    ('when zones_away > 0 and not same_flank',),
+    (('zones_away', 'same_flank'),),
+)
+_flank_zones__trace2: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'range max short',
+    ('when same_flank',),
+    (('same_flank',),),
+)
+_flank_zones__trace3: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot DRAG in or out of a Flank zone',
+    ('when action == drag',),
+    (('action',),),
+)
+_flank_zones__trace4: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
+    (),
+    (),
+)
+_flank_zones__trace5: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
+    (),
+    (),
+)
+_flank_zones__trace6: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
+    (),
+    (),
+)
+_flank_zones__said1: Final = Restriction(
+    'flank_zones',
+    'Flank zones',
+    'see from a Flank zone to another zone, or from a zone into a Flank zone',
+)
+_flank_zones__said3: Final = Restriction(
+    'flank_zones',
+    'Flank zones',
+    'DRAG in or out of a Flank zone',
+)
+_flank_zones__said4: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    'Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
+    None,
+    'note',
+)
+_flank_zones__said5: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    'Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
+    None,
+    'note',
+)
+_flank_zones__said6: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    'Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
+    'You cannot see from one Zone to any other Flank Zone.',
+    'erratum',
+)
+
+
+def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Flank zones: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['same_flank'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_flank_zones__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_flank_zones__mod1, 'short'))
+    e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
+    d1 = -1 if v['zones_away'] > 0 and not v['same_flank'] else 0
+    d3 = -1 if v['action'] == 'drag' else 0
+    trace.append(TraceEntry(_flank_zones__trace1, d1, v, e))
+    trace.append(TraceEntry(_flank_zones__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_flank_zones__said1)
+    if d3 < 0:
+        restrictions.append(_flank_zones__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('flank_zones',),
+        inputs={
+            'range': v['range'],
+            'zones_away': v['zones_away'],
+            'action': v['action'],
+            'same_flank': v['same_flank'],
+        },
+        stats={'range': e['range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_flank_zones__said4, _flank_zones__said5, _flank_zones__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule stealth_mode, straight
+
+_stealth_mode__trace1: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'pace -2',
+    ('when stealthy',),
+    (('stealthy',),),
+)
+_stealth_mode__trace2: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'stealth +own_cover',
+    ('when stealthy',),
+    (('stealthy',),),
+)
+_stealth_mode__trace3: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'cannot be in STEALTH while ENGAGED',
+    ('when stealthy', 'when engaged'),
+    (('stealthy',), ('engaged',)),
+)
+_stealth_mode__trace4: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
+    (),
+    (),
+)
+_stealth_mode__trace5: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
+    (),
+    (),
+)
+_stealth_mode__said3: Final = Restriction('stealth_mode', 'STEALTH', 'be in STEALTH while ENGAGED')
+_stealth_mode__said4: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    'STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
+    None,
+    'note',
+)
+_stealth_mode__said5: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    'To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
+    None,
+    'note',
+)
+_stealth_mode__unread1: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    '`own_cover` had no effect: it is read only when stealthy',
+    kind='input',
+)
+_stealth_mode__unread2: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    '`engaged` had no effect: it is read only when stealthy',
+    kind='input',
+)
+
+
+def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """STEALTH: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['stealthy'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_stealth_mode__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_stealth_mode__mod1, -2, 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if v['stealthy'] else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_stealth_mode__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['own_cover']
+        value += amount
+        modifiers.append(Modifier(_stealth_mode__mod2, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    if not v['stealthy']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_stealth_mode__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stealth_mode__said3)
+    notes: list[Note] = [_stealth_mode__said4, _stealth_mode__said5]
+    if 'own_cover' in given and d2 == 0:
+        notes.append(_stealth_mode__unread1)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_stealth_mode__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('stealth_mode',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'engaged': v['engaged'],
+            'stealthy': v['stealthy'],
+            'own_cover': v['own_cover'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule drop_rule, straight
+
+_drop_rule__trace1: Final = TraceSpec('drop_rule', 'DROP', 'shot +4', ('when drop',), (('drop',),))
+_drop_rule__trace2: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'damage +4',
+    ('when drop',),
+    (('drop',),),
+)
+_drop_rule__trace3: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'note: The DROP usually comes from a Stealth situation, for one attack.',
+    (),
+    (),
+)
+_drop_rule__said3: Final = Note(
+    'drop_rule',
+    'DROP',
+    'The DROP usually comes from a Stealth situation, for one attack.',
+    None,
+    'note',
+)
+
+
+def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DROP: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    d1 = -1 if v['drop'] else 0
+    value = v['shot']
+    trace.append(TraceEntry(_drop_rule__trace1, d1, v, e))
+    if d1 < 0:
+        value += 4
+        modifiers.append(Modifier(_drop_rule__mod1, 4, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if v['drop'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_drop_rule__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_drop_rule__mod2, 4))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('drop_rule',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'damage': v['damage'],
+            'drop': v['drop'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'damage': e['damage'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_drop_rule__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule targeting_rule, straight
+
+_targeting_rule__trace1: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'defence +2 per targeting',
+    (),
+    (),
+)
+_targeting_rule__trace2: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'damage +extra_die',
+    ('when targeting == 3', 'when vulnerability'),
+    (('targeting',), ('vulnerability',)),
+)
+_targeting_rule__trace3: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'cannot strike a vulnerability: none exists',
+    ('when targeting == 3', 'unless vulnerability'),
+    (('targeting',), ('vulnerability',)),
+)
+_targeting_rule__trace4: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
+    (),
+    (),
+)
+_targeting_rule__trace5: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
+    (),
+    (),
+)
+_targeting_rule__trace6: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
+    (),
+    (),
+)
+_targeting_rule__said3: Final = Restriction(
+    'targeting_rule',
+    'Targeting',
+    'strike a vulnerability: none exists',
+)
+_targeting_rule__said4: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    "Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
+    None,
+    'note',
+)
+_targeting_rule__said5: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    'Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
+    None,
+    'note',
+)
+_targeting_rule__said6: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    'The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
+    'The following table illustrates a humanoid target effect.',
+    'erratum',
+)
+_targeting_rule__unread1: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    '`vulnerability` had no effect: it is read only when targeting == 3',
+    kind='input',
+)
+_targeting_rule__unread2: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    '`extra_die` had no effect: it is read only when targeting == 3; when vulnerability',
+    kind='input',
+)
+
+
+def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Targeting: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['defence']
+    trace.append(TraceEntry(_targeting_rule__trace1, -1, v, e))
+    amount = 2 * v['targeting']
+    value += amount
+    modifiers.append(Modifier(_targeting_rule__mod1, whole(amount), 'applied', None))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', True)
+    if v['targeting'] != 3:
+        d2 = 0
+    elif not v['vulnerability']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_targeting_rule__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_targeting_rule__mod2, v['extra_die']))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    if v['targeting'] != 3:
+        d3 = 0
+    elif v['vulnerability']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_targeting_rule__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_targeting_rule__said3)
+    notes: list[Note] = [_targeting_rule__said4, _targeting_rule__said5, _targeting_rule__said6]
+    if 'vulnerability' in given and d2 == 0 and d3 == 0:
+        notes.append(_targeting_rule__unread1)
+    if 'extra_die' in given and 0 <= d2 < 2:
+        notes.append(_targeting_rule__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('targeting_rule',),
+        inputs={
+            'defence': v['defence'],
+            'damage': v['damage'],
+            'targeting': v['targeting'],
+            'vulnerability': v['vulnerability'],
+            'extra_die': v['extra_die'],
+        },
+        stats={'defence': e['defence'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule paralysed, straight
+
+_paralysed__trace1: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_paralysed__trace2: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'cannot use the arm: unusable for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_paralysed__said2: Final = Restriction(
+    'paralysed',
+    'Targeting: wound effects',
+    'use the arm: unusable for the duration, in actions',
+)
+_paralysed__unread1: Final = Note(
+    'paralysed',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Paralysed: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_paralysed__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_paralysed__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_paralysed__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_paralysed__said2)
+    notes: list[Note] = []
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_paralysed__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('paralysed',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule broken_arm, straight
+
+_broken_arm__trace1: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_broken_arm__trace2: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_broken_arm__unread1: Final = Note(
+    'broken_arm',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Arm: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_broken_arm__trace1, d1, v, e))
+    if d1 < 0:
+        value += 4
+        modifiers.append(Modifier(_broken_arm__mod1, 4, 'applied', None))
+    trace.append(TraceEntry(_broken_arm__trace2, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_broken_arm__mod2, whole(amount), 'applied', None))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_broken_arm__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('broken_arm',),
+        inputs={
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule bleeder, straight
+
+_bleeder__trace1: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_bleeder__trace2: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +2 per extra_bleeds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_bleeder__trace3: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_bleeder__trace4: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
+    (),
+    (),
+)
+_bleeder__trace5: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
+    (),
+    (),
+)
+_bleeder__said4: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    'The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
+    None,
+    'note',
+)
+_bleeder__said5: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '"-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
+    'They can make a VG vs 4 roll (mods, extra Bleeds add -2@)',
+    'erratum',
+)
+_bleeder__unread1: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread2: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`extra_bleeds` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread3: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Bleeder: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_bleeder__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_bleeder__mod1, v['dice_raises']))
+    e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_target']
+    trace.append(TraceEntry(_bleeder__trace2, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['extra_bleeds']
+        value += amount
+        modifiers.append(Modifier(_bleeder__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_bleeder__trace3, d3, v, e))
+    if d3 < 0:
+        amount = v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_bleeder__mod3, whole(amount), 'applied', None))
+    e['wound_target'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d3 < 0)
+    notes: list[Note] = [_bleeder__said4, _bleeder__said5]
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_bleeder__unread1)
+    if 'extra_bleeds' in given and d2 == 0:
+        notes.append(_bleeder__unread2)
+    if 'penalty_raises' in given and d3 == 0:
+        notes.append(_bleeder__unread3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('bleeder',),
+        inputs={
+            'wound_damage': v['wound_damage'],
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+            'extra_bleeds': v['extra_bleeds'],
+        },
+        stats={'wound_damage': e['wound_damage'], 'wound_target': e['wound_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule crippled, straight
+
+_crippled__trace1: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_crippled__trace2: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'cannot move: for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_crippled__said2: Final = Restriction(
+    'crippled',
+    'Targeting: wound effects',
+    'move: for the duration, in actions',
+)
+_crippled__unread1: Final = Note(
+    'crippled',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Crippled: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_crippled__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_crippled__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_crippled__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_crippled__said2)
+    notes: list[Note] = []
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_crippled__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('crippled',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule broken_leg, straight
+
+_broken_leg__trace1: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_broken_leg__trace2: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_broken_leg__trace3: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_broken_leg__trace4: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
+    (),
+    (),
+)
+_broken_leg__said4: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    'The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
+    'suffer a penalty of 4 to your Movement rate for next 1d4+1 rounds',
+    'erratum',
+)
+_broken_leg__unread1: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_leg__unread2: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Leg: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_broken_leg__trace1, d1, v, e))
+    if d1 < 0:
+        value += -4
+        modifiers.append(Modifier(_broken_leg__mod1, -4, 'applied', None))
+    trace.append(TraceEntry(_broken_leg__trace2, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_broken_leg__mod2, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_broken_leg__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_broken_leg__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    notes: list[Note] = [_broken_leg__said4]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_broken_leg__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_broken_leg__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('broken_leg',),
+        inputs={
+            'pace': v['pace'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'pace': e['pace'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule winded, straight
+
+_winded__trace1: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_winded__trace2: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_winded__said2: Final = Note(
+    'winded',
+    'Targeting: wound effects',
+    'A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
+    None,
+    'note',
+)
+_winded__unread1: Final = Note(
+    'winded',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Winded: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_winded__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_winded__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_winded__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_winded__said2)
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_winded__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('winded',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule pain, straight
+
+_pain__trace1: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_pain__trace2: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_pain__trace3: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_pain__unread1: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_pain__unread2: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_pain__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_pain__mod1, -2, 'applied', None))
+    trace.append(TraceEntry(_pain__trace2, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_pain__mod2, whole(amount), 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_pain__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_pain__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_pain__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_pain__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('pain',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'all_actions': e['all_actions'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule scarred, straight
+
+_scarred__trace1: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +1',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_scarred__trace2: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_scarred__trace3: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
+    (),
+    (),
+)
+_scarred__said3: Final = Note(
+    'scarred',
+    'Targeting: wound effects',
+    'Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
+    'which causes a 1 penalty to interaction rolls of a co-operative nature',
+    'erratum',
+)
+_scarred__unread1: Final = Note(
+    'scarred',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Scarred: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_scarred__trace1, d1, v, e))
+    if d1 < 0:
+        value += 1
+        modifiers.append(Modifier(_scarred__mod1, 1, 'applied', None))
+    trace.append(TraceEntry(_scarred__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_scarred__mod2, whole(amount), 'applied', None))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_scarred__said3]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_scarred__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('scarred',),
+        inputs={
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule blinded, straight
+
+_blinded__trace1: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_blinded__trace2: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_blinded__trace3: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_blinded__trace4: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'cannot perform any kind of targeting, for the duration in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_blinded__trace5: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    (),
+    (),
+)
+_blinded__trace6: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.',
+    (),
+    (),
+)
+_blinded__said4: Final = Restriction(
+    'blinded',
+    'Targeting: wound effects',
+    'perform any kind of targeting, for the duration in actions',
+)
+_blinded__said5: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    'The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    'Raise can be used to increase the duration dice or penalty.',
+    'erratum',
+)
+_blinded__said6: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '"1d4+!" is a typo for 1d4+1, the duration of every other effect.',
+    'you cannot perform any kind of targeting for next 1d4+! actions',
+    'erratum',
+)
+_blinded__unread1: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_blinded__unread2: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Blinded: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_blinded__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append(Modifier(_blinded__mod1, -2, 'applied', None))
+    trace.append(TraceEntry(_blinded__trace2, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_blinded__mod2, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_blinded__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_blinded__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_blinded__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_blinded__said4)
+    notes: list[Note] = [_blinded__said5, _blinded__said6]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_blinded__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_blinded__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('blinded',),
+        inputs={
+            'visibility': v['visibility'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'visibility': e['visibility'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule uncon, straight
+
+_uncon__trace1: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'derive uncon_target',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_uncon__trace2: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_uncon__said2: Final = Note(
+    'uncon',
+    'Targeting: wound effects',
+    'Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
+    None,
+    'note',
+)
+
+
+def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Uncon: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['wound_target'] = v['wound_target']
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_uncon__trace1, d1, v, e))
+    if d1 < 0:
+        e['uncon_target'] = derived['uncon_target'] = whole(e['wound_target'])
+    else:
+        e.wait('uncon_target', lambda: whole(e['wound_target']))
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_uncon__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_uncon__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('uncon',),
+        inputs={
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+        },
+        stats={'wound_target': e['wound_target']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_cover, straight
+
+_zone_cover__trace1: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'cover +zone_cover_value',
+    (),
+    (),
+)
+_zone_cover__trace2: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'note: COVER: available max COVER mod (-1, -2 or -4).',
+    (),
+    (),
+)
+_zone_cover__said2: Final = Note(
+    'zone_cover',
+    'Zone Traits',
+    'COVER: available max COVER mod (-1, -2 or -4).',
+    None,
+    'note',
+)
+
+
+def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zone_cover__trace1, -1, v, e))
+    held.append((_zone_cover__mod1, v['zone_cover_value']))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_cover',),
+        inputs={'cover': v['cover'], 'zone_cover_value': v['zone_cover_value']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_cover__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_light, straight
+
+_zone_light__trace1: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'visibility +zone_light_mod',
+    (),
+    (),
+)
+_zone_light__trace2: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'note: LIGHT: a general mod for light, affecting all rolls that require visibility.',
+    (),
+    (),
+)
+_zone_light__said2: Final = Note(
+    'zone_light',
+    'Zone Traits',
+    'LIGHT: a general mod for light, affecting all rolls that require visibility.',
+    None,
+    'note',
+)
+
+
+def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['visibility']
+    trace.append(TraceEntry(_zone_light__trace1, -1, v, e))
+    amount = v['zone_light_mod']
+    value += amount
+    modifiers.append(Modifier(_zone_light__mod1, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_light',),
+        inputs={'visibility': v['visibility'], 'zone_light_mod': v['zone_light_mod']},
+        stats={'visibility': e['visibility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_light__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_visibility, straight
+
+_zone_visibility__trace1: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'visibility +zone_visibility_mod',
+    (),
+    (),
+)
+_zone_visibility__trace2: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
+    (),
+    (),
+)
+_zone_visibility__said2: Final = Note(
+    'zone_visibility',
+    'Zone Traits',
+    'VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
+    None,
+    'note',
+)
+
+
+def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: VISIBILITY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['visibility']
+    trace.append(TraceEntry(_zone_visibility__trace1, -1, v, e))
+    amount = v['zone_visibility_mod']
+    value += amount
+    modifiers.append(Modifier(_zone_visibility__mod1, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_visibility',),
+        inputs={'visibility': v['visibility'], 'zone_visibility_mod': v['zone_visibility_mod']},
+        stats={'visibility': e['visibility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_visibility__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_entry, straight
+
+_zone_entry__trace1: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'cannot enter or leave the zone this turn: its ENTRY is used up',
+    ('when crossings >= zone_entry_max',),
+    (('crossings', 'zone_entry_max'),),
+)
+_zone_entry__trace2: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
+    (),
+    (),
+)
+_zone_entry__said1: Final = Restriction(
+    'zone_entry',
+    'Zone Traits',
+    'enter or leave the zone this turn: its ENTRY is used up',
+)
+_zone_entry__said2: Final = Note(
+    'zone_entry',
+    'Zone Traits',
+    'ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
+    None,
+    'note',
+)
+
+
+def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: ENTRY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['crossings'] >= v['zone_entry_max'] else 0
+    trace.append(TraceEntry(_zone_entry__trace1, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_zone_entry__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_entry',),
+        inputs={'zone_entry_max': v['zone_entry_max'], 'crossings': v['crossings']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zone_entry__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_width, straight
+
+_zone_width__trace1: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
+    ('when close_occupants >= zone_width_max',),
+    (('close_occupants', 'zone_width_max'),),
+)
+_zone_width__trace2: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
+    (),
+    (),
+)
+_zone_width__said1: Final = Restriction(
+    'zone_width',
+    'Zone Traits',
+    'enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
+)
+_zone_width__said2: Final = Note(
+    'zone_width',
+    'Zone Traits',
+    "WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
+    None,
+    'note',
+)
+
+
+def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: WIDTH: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['close_occupants'] >= v['zone_width_max'] else 0
+    trace.append(TraceEntry(_zone_width__trace1, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_zone_width__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_width',),
+        inputs={'zone_width_max': v['zone_width_max'], 'close_occupants': v['close_occupants']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zone_width__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_terrain, straight
+
+_zone_terrain__trace1: Final = TraceSpec('zone_terrain', 'Zone Traits', 'pace +terrain_ma', (), ())
+_zone_terrain__trace2: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'move_target * 3 / 4 round down',
+    ('when rough',),
+    (('rough',),),
+)
+_zone_terrain__trace3: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'note: TERRAIN: modifier to Movement Allowances.',
+    (),
+    (),
+)
+_zone_terrain__trace4: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
+    (),
+    (),
+)
+_zone_terrain__said3: Final = Note(
+    'zone_terrain',
+    'Zone Traits',
+    'TERRAIN: modifier to Movement Allowances.',
+    None,
+    'note',
+)
+_zone_terrain__said4: Final = Note(
+    'zone_terrain',
+    'Zone Traits',
+    "Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
+    'all Movement rates are 3/4 of normal due to rough terrain',
+    'erratum',
+)
+
+
+def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: TERRAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['pace']
+    trace.append(TraceEntry(_zone_terrain__trace1, -1, v, e))
+    amount = v['terrain_ma']
+    value += amount
+    modifiers.append(Modifier(_zone_terrain__mod1, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    d2 = -1 if v['rough'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zone_terrain__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_zone_terrain__mod2, Fraction(3) / 4))
+    e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_terrain',),
+        inputs={
+            'pace': v['pace'],
+            'move_target': v['move_target'],
+            'terrain_ma': v['terrain_ma'],
+            'rough': v['rough'],
+        },
+        stats={'pace': e['pace'], 'move_target': e['move_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_terrain__said3, _zone_terrain__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zone_stacking, straight
+
+_zone_stacking__trace1: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +zone_stacking_max - 4',
+    (),
+    (),
+)
+_zone_stacking__trace2: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +target_size',
+    (),
+    (),
+)
+_zone_stacking__trace3: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
+    (),
+    (),
+)
+_zone_stacking__trace4: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    "erratum: Read as always applied, +1 per Size, on top of the field's value.",
+    (),
+    (),
+)
+_zone_stacking__said3: Final = Note(
+    'zone_stacking',
+    'Zone Traits',
+    'STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
+    None,
+    'note',
+)
+_zone_stacking__said4: Final = Note(
+    'zone_stacking',
+    'Zone Traits',
+    "Read as always applied, +1 per Size, on top of the field's value.",
+    'The Size of large creatures can be used to increase the number of opponents that can stack around it +1 per Size).',
+    'erratum',
+)
+
+
+def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: STACKING: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['stacking']
+    trace.append(TraceEntry(_zone_stacking__trace1, -1, v, e))
+    amount = v['zone_stacking_max'] - 4
+    value += amount
+    modifiers.append(Modifier(_zone_stacking__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_zone_stacking__trace2, -1, v, e))
+    amount = v['target_size']
+    value += amount
+    modifiers.append(Modifier(_zone_stacking__mod2, whole(amount), 'applied', None))
+    e['stacking'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_stacking',),
+        inputs={
+            'stacking': v['stacking'],
+            'zone_stacking_max': v['zone_stacking_max'],
+            'target_size': v['target_size'],
+        },
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_stacking__said3, _zone_stacking__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule buzz, straight
+
+_buzz__trace1: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -1',
+    ('when buzz_level == light',),
+    (('buzz_level',),),
+)
+_buzz__trace2: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -2',
+    ('when buzz_level == moderate',),
+    (('buzz_level',),),
+)
+_buzz__trace3: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -4',
+    ('when buzz_level == heavy',),
+    (('buzz_level',),),
+)
+
+
+def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """BUZZ: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['buzz_level'] == 'light' else 0
+    d2 = -1 if v['buzz_level'] == 'moderate' else 0
+    d3 = -1 if v['buzz_level'] == 'heavy' else 0
+    value = v['comms']
+    trace.append(TraceEntry(_buzz__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append(Modifier(_buzz__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_buzz__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append(Modifier(_buzz__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_buzz__trace3, d3, v, e))
+    if d3 < 0:
+        value += -4
+        modifiers.append(Modifier(_buzz__mod3, -4, 'applied', None))
+    e['comms'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('buzz',),
+        inputs={'comms': v['comms'], 'buzz_level': v['buzz_level']},
+        stats={'comms': e['comms']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule wind, straight
+
+_wind__trace1: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == light', 'unless heavy_weapon or range <= short'),
+    (('wind_level',), ('heavy_weapon', 'range')),
+)
+_wind__trace2: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
+)
+_wind__trace3: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
+)
+_wind__trace4: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'),
+    (('wind_level',), ('range',), ('heavy_weapon',)),
+)
+_wind__trace5: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -4',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
+_wind__trace6: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
+_wind__trace7: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
+    (),
+    (),
+)
+_wind__trace8: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.',
+    (),
+    (),
+)
+_wind__trace9: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
+    (),
+    (),
+)
+_wind__said7: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
+    '"Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
+    '-2 Ranged Mod+ fire',
+    'erratum',
+)
+_wind__said8: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
+    'Read as: not for Heavy ranged weapons, and not at Short range or closer.',
+    '(not Heavy, not -Short)',
+    'erratum',
+)
+_wind__said9: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
+    'Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
+    '(not Close) / -2 Heavy Ranged fire',
+    'erratum',
+)
+_wind__unread1: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
+    '`heavy_weapon` had no effect: it is read only when wind_level == light',
+    kind='input',
+)
+
+
+def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """WIND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    e['range'] = v['range']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    if v['wind_level'] != 'light':
+        d1 = 0
+    elif v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['wind_level'] != 'moderate':
+        d2 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d2 = 1
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d2 = 2
+    else:
+        d2 = -1
+    if v['wind_level'] != 'moderate':
+        d3 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d3 = 1
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d3 = 2
+    else:
+        d3 = -1
+    if v['wind_level'] != 'heavy':
+        d4 = 0
+    elif e['range'] == 'close':
+        d4 = 1
+    elif not v['heavy_weapon']:
+        d4 = 2
+    else:
+        d4 = -1
+    if v['wind_level'] != 'heavy':
+        d5 = 0
+    elif e['range'] == 'close':
+        d5 = 1
+    elif v['heavy_weapon']:
+        d5 = 2
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d5 = 3
+    else:
+        d5 = -1
+    if v['wind_level'] != 'heavy':
+        d6 = 0
+    elif e['range'] == 'close':
+        d6 = 1
+    elif v['heavy_weapon']:
+        d6 = 2
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d6 = 3
+    else:
+        d6 = -1
+    value = v['shot']
+    trace.append(TraceEntry(_wind__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append(Modifier(_wind__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_wind__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append(Modifier(_wind__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_wind__trace3, d3, v, e))
+    if d3 < 0:
+        value += -1
+        modifiers.append(Modifier(_wind__mod3, -1, 'applied', None))
+    trace.append(TraceEntry(_wind__trace4, d4, v, e))
+    if d4 < 0:
+        value += -2
+        modifiers.append(Modifier(_wind__mod4, -2, 'applied', None))
+    trace.append(TraceEntry(_wind__trace5, d5, v, e))
+    if d5 < 0:
+        value += -4
+        modifiers.append(Modifier(_wind__mod5, -4, 'applied', None))
+    trace.append(TraceEntry(_wind__trace6, d6, v, e))
+    if d6 < 0:
+        value += -2
+        modifiers.append(Modifier(_wind__mod6, -2, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0)
+    notes: list[Note] = [_wind__said7, _wind__said8, _wind__said9]
+    if 'heavy_weapon' in given and d1 == 0 and d2 == 0 and d3 == 0 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_wind__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('wind',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'range': v['range'],
+            'heavy_weapon': v['heavy_weapon'],
+            'wind_level': v['wind_level'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'range': e['range'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule barrier, straight
+
+_barrier__trace1: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == light',),
+    (('barrier_level',),),
+)
+_barrier__trace2: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == moderate',),
+    (('barrier_level',),),
+)
+_barrier__trace3: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == heavy',),
+    (('barrier_level',),),
+)
+_barrier__trace4: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
+    (),
+    (),
+)
+_barrier__trace5: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
+_barrier__said4: Final = Note(
+    'barrier',
+    'Condition tiles: BARRIER',
+    "Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
+    None,
+    'note',
+)
+_barrier__said5: Final = Note(
+    'barrier',
+    'Condition tiles: BARRIER',
+    '"BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
+    'Tuff 8, BC',
+    'erratum',
+)
+
+
+def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """BARRIER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['barrier_level'] == 'light' else 0
+    d2 = -1 if v['barrier_level'] == 'moderate' else 0
+    d3 = -1 if v['barrier_level'] == 'heavy' else 0
+    trace.append(TraceEntry(_barrier__trace1, d1, v, e))
+    trace.append(TraceEntry(_barrier__trace2, d2, v, e))
+    trace.append(TraceEntry(_barrier__trace3, d3, v, e))
+    if d1 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(8)
+    elif d2 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(10)
+    elif d3 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(12)
+    else:
+        e.wait('barrier_tuffness', lambda: whole(8))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('barrier',),
+        inputs={'barrier_level': v['barrier_level']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_barrier__said4, _barrier__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_slippery, straight
+
+_tile_slippery__trace1: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'derive slippery_ag',
+    (),
+    (),
+)
+_tile_slippery__trace2: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'stealth -1',
+    (),
+    (),
+)
+_tile_slippery__trace3: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
+_tile_slippery__said3: Final = Note(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'AG vs 4 or fall.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SLIPPERY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_slippery__trace2, -1, v, e))
+    value += -1
+    modifiers.append(Modifier(_tile_slippery__mod1, -1, 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_slippery__trace1, -1, v, e))
+    e['slippery_ag'] = derived['slippery_ag'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_slippery',),
+        inputs={'stealth': v['stealth']},
+        stats={'stealth': e['stealth']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_slippery__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_slowing, straight
+
+_tile_slowing__trace1: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'move_target / 2 round down',
+    (),
+    (),
+)
+_tile_slowing__trace2: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
+    (),
+    (),
+)
+_tile_slowing__said2: Final = Note(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
+    'Half MA (actual)',
+    'erratum',
+)
+
+
+def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SLOWING: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['pace'] = v['pace']
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_tile_slowing__trace1, -1, v, e))
+    held.append((_tile_slowing__mod1, 2))
+    e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_slowing',),
+        inputs={'pace': v['pace'], 'move_target': v['move_target']},
+        stats={'pace': e['pace'], 'move_target': e['move_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_slowing__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_shortcut, straight
+
+_tile_shortcut__trace1: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'note: May move an extra zone free: the shortcut connects to an adjacent zone.',
+    (),
+    (),
+)
+_tile_shortcut__trace2: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'derive free_zones',
+    (),
+    (),
+)
+_tile_shortcut__said1: Final = Note(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'May move an extra zone free: the shortcut connects to an adjacent zone.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SHORTCUT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_shortcut__trace2, -1, v, e))
+    e['free_zones'] = derived['free_zones'] = whole(1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_shortcut',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_shortcut__said1,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_fire, straight
+
+_tile_fire__trace1: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'derive fire_ag',
+    (),
+    (),
+)
+_tile_fire__trace2: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or burn every round.',
+    (),
+    (),
+)
+_tile_fire__said2: Final = Note(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'AG vs 4 or burn every round.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """FIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_fire__trace1, -1, v, e))
+    e['fire_ag'] = derived['fire_ag'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_fire',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_fire__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_danger, straight
+
+_tile_danger__trace1: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_ag',
+    (),
+    (),
+)
+_tile_danger__trace2: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_damage',
+    (),
+    (),
+)
+_tile_danger__trace3: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or 2d6 damage.',
+    (),
+    (),
+)
+_tile_danger__said3: Final = Note(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'AG vs 4 or 2d6 damage.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DANGER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_danger__trace1, -1, v, e))
+    e['danger_ag'] = derived['danger_ag'] = whole(4)
+    trace.append(TraceEntry(_tile_danger__trace2, -1, v, e))
+    e['danger_damage'] = derived['danger_damage'] = whole(Dice(((2, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_danger',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_danger__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_test, straight
+
+_tile_test__trace1: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'derive trait_test',
+    (),
+    (),
+)
+_tile_test__trace2: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'note: Trait vs 4 test or Shaken.',
+    (),
+    (),
+)
+_tile_test__said2: Final = Note(
+    'tile_test',
+    'Condition tiles: hazards',
+    'Trait vs 4 test or Shaken.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TEST: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_test__trace1, -1, v, e))
+    e['trait_test'] = derived['trait_test'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_test',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_test__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_pit, straight
+
+_tile_pit__trace1: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_notice',
+    (),
+    (),
+)
+_tile_pit__trace2: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_ag',
+    (),
+    (),
+)
+_tile_pit__trace3: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_damage',
+    (),
+    (),
+)
+_tile_pit__trace4: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'note: Notice vs 4; AG vs 6 or 3d6 damage.',
+    (),
+    (),
+)
+_tile_pit__said4: Final = Note(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'Notice vs 4; AG vs 6 or 3d6 damage.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """PIT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_pit__trace1, -1, v, e))
+    e['pit_notice'] = derived['pit_notice'] = whole(4)
+    trace.append(TraceEntry(_tile_pit__trace2, -1, v, e))
+    e['pit_ag'] = derived['pit_ag'] = whole(6)
+    trace.append(TraceEntry(_tile_pit__trace3, -1, v, e))
+    e['pit_damage'] = derived['pit_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_pit',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_pit__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_trap, straight
+
+_tile_trap__trace1: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_notice',
+    (),
+    (),
+)
+_tile_trap__trace2: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_damage',
+    (),
+    (),
+)
+_tile_trap__trace3: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'noticed +2',
+    (),
+    (),
+)
+_tile_trap__trace4: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
+    (),
+    (),
+)
+_tile_trap__said4: Final = Note(
+    'tile_trap',
+    'Condition tiles: hazards',
+    "Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
+    'Notice vs Set (6) or 3d6 damage / +2 Notice',
+    'erratum',
+)
+
+
+def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TRAP: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_trap__trace3, -1, v, e))
+    value += 2
+    modifiers.append(Modifier(_tile_trap__mod1, 2, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_trap__trace1, -1, v, e))
+    e['trap_notice'] = derived['trap_notice'] = whole(6)
+    trace.append(TraceEntry(_tile_trap__trace2, -1, v, e))
+    e['trap_damage'] = derived['trap_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_trap',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_trap__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_trip_wire, straight
+
+_tile_trip_wire__trace1: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'derive trip_wire_notice',
+    (),
+    (),
+)
+_tile_trip_wire__trace2: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'noticed +2',
+    (),
+    (),
+)
+_tile_trip_wire__trace3: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.',
+    (),
+    (),
+)
+_tile_trip_wire__said3: Final = Note(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'Read as: failing to spot it gives enemies +2 to Notice the figure.',
+    'Notice vs 6 or +2 Notice',
+    'erratum',
+)
+
+
+def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TRIP WIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_trip_wire__trace2, -1, v, e))
+    value += 2
+    modifiers.append(Modifier(_tile_trip_wire__mod1, 2, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_trip_wire__trace1, -1, v, e))
+    e['trip_wire_notice'] = derived['trip_wire_notice'] = whole(6)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_trip_wire',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_trip_wire__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_alarm, straight
+
+_tile_alarm__trace1: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'derive alarm_notice',
+    (),
+    (),
+)
+_tile_alarm__trace2: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'noticed +4',
+    (),
+    (),
+)
+
+
+def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ALARM: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_alarm__trace2, -1, v, e))
+    value += 4
+    modifiers.append(Modifier(_tile_alarm__mod1, 4, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_alarm__trace1, -1, v, e))
+    e['alarm_notice'] = derived['alarm_notice'] = whole(6)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_alarm',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_hideyhole, straight
+
+_tile_hideyhole__trace1: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'derive surprise',
+    (),
+    (),
+)
+_tile_hideyhole__trace2: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'note: Surprise attack by opponent.',
+    (),
+    (),
+)
+_tile_hideyhole__said2: Final = Note(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'Surprise attack by opponent.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """HIDEYHOLE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_hideyhole__trace1, -1, v, e))
+    e['surprise'] = derived['surprise'] = whole(True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_hideyhole',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_hideyhole__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_advantage, straight
+
+_tile_advantage__trace1: Final = TraceSpec(
+    'tile_advantage',
+    'Condition tiles: positions',
+    'all_actions +1',
+    (),
+    (),
+)
+
+
+def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ADVANTAGE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['all_actions']
+    trace.append(TraceEntry(_tile_advantage__trace1, -1, v, e))
+    value += 1
+    modifiers.append(Modifier(_tile_advantage__mod1, 1, 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_advantage',),
+        inputs={'all_actions': v['all_actions']},
+        stats={'all_actions': e['all_actions']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_encounter, straight
+
+_sporadic_encounter__trace1: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'roll sporadic',
+    ('when moving',),
+    (('moving',),),
+)
+_sporadic_encounter__trace2: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'derive targeted_chance',
+    (),
+    (),
+)
+_sporadic_encounter__trace3: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
+    (),
+    (),
+)
+_sporadic_encounter__trace4: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    (),
+    (),
+)
+_sporadic_encounter__trace5: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
+    (),
+    (),
+)
+_sporadic_encounter__trace6: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
+    (),
+    (),
+)
+_sporadic_encounter__trace7: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".',
+    (),
+    (),
+)
+_sporadic_encounter__said3: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    'Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
+    None,
+    'note',
+)
+_sporadic_encounter__said4: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    'Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    None,
+    'note',
+)
+_sporadic_encounter__said5: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    "Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
+    None,
+    'note',
+)
+_sporadic_encounter__said6: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    'Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
+    None,
+    'note',
+)
+_sporadic_encounter__said7: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    '"eep" is read as "keep" and "is plausible" as "if plausible".',
+    'As long as you do not move you eep the benefit. Others can move to you but you keep the benefit is plausible.',
+    'erratum',
+)
+
+
+def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Sporadics: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_encounter__trace2, -1, v, e))
+    e['targeted_chance'] = derived['targeted_chance'] = whole(Fraction(1) / (v['target_groups'] + v['blank_options']))
+    rolls: list[Roll] = []
+    d1 = -1 if v['moving'] else 0
+    trace.append(TraceEntry(_sporadic_encounter__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_sporadic_encounter[0]))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_encounter',),
+        inputs={
+            'moving': v['moving'],
+            'target_groups': v['target_groups'],
+            'blank_options': v['blank_options'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_sporadic_encounter__said3, _sporadic_encounter__said4, _sporadic_encounter__said5, _sporadic_encounter__said6, _sporadic_encounter__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_pit, straight
+
+_sporadic_pit__trace1: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'cannot stand up: permanently PRONE until out of the pit (ST to get out)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
+_sporadic_pit__trace2: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'note: You fall down: AG to avoid, ST to get out of it.',
+    (),
+    (),
+)
+_sporadic_pit__said1: Final = Restriction(
+    'sporadic_pit',
+    'List of sporadic',
+    'stand up: permanently PRONE until out of the pit (ST to get out)',
+)
+_sporadic_pit__said2: Final = Note(
+    'sporadic_pit',
+    'List of sporadic',
+    'You fall down: AG to avoid, ST to get out of it.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pit (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_pit__trace1, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_pit__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_pit',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_pit__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_walls, straight
+
+_sporadic_walls__trace1: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+    (),
+    (),
+)
+_sporadic_walls__trace2: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'stacking max 2',
+    ('when adopted',),
+    (('adopted',),),
+)
+_sporadic_walls__trace3: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'note: Your turn ends and you are free to move next round.',
+    (),
+    (),
+)
+_sporadic_walls__said1: Final = Restriction(
+    'sporadic_walls',
+    'List of sporadic',
+    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+)
+_sporadic_walls__said3: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    'Your turn ends and you are free to move next round.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_walls__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_walls',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(_sporadic_walls__said1,),
+        notes=(_sporadic_walls__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_doorway, straight
+
+_sporadic_doorway__trace1: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_doorway__trace2: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'stacking max 2',
+    ('unless door_open', 'when adopted'),
+    (('door_open',), ('adopted',)),
+)
+_sporadic_doorway__trace3: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'note: Your turn ends and you are free to move next round.',
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_doorway__trace4: Final = TraceSpec(
+    'sporadic_doorway',
+    'List of sporadic',
+    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    (),
+    (),
+)
+_sporadic_doorway__said1: Final = Restriction(
+    'sporadic_walls',
+    'List of sporadic',
+    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+)
+_sporadic_doorway__said3: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    'Your turn ends and you are free to move next round.',
+    None,
+    'note',
+)
+_sporadic_doorway__said4: Final = Note(
+    'sporadic_doorway',
+    'List of sporadic',
+    'A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    None,
+    'note',
+)
+_sporadic_doorway__unread1: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only unless door_open',
+    kind='input',
+)
+
+
+def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Doorway (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_doorway__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    trace.append(TraceEntry(_sporadic_doorway__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_doorway__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_doorway__said1)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_sporadic_doorway__said3)
+    notes.append(_sporadic_doorway__said4)
+    if 'adopted' in given and d2 == 0:
+        notes.append(_sporadic_doorway__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_doorway',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted'], 'door_open': v['door_open']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_window, straight
+
+_sporadic_window__trace1: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_window__trace2: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'stacking max 2',
+    ('unless door_open', 'when adopted'),
+    (('door_open',), ('adopted',)),
+)
+_sporadic_window__trace3: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'note: Your turn ends and you are free to move next round.',
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_window__trace4: Final = TraceSpec(
+    'sporadic_doorway',
+    'List of sporadic',
+    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    (),
+    (),
+)
+_sporadic_window__trace5: Final = TraceSpec(
+    'sporadic_window',
+    'List of sporadic',
+    'note: Same as a door, but easier to break.',
+    (),
+    (),
+)
+_sporadic_window__said1: Final = Restriction(
+    'sporadic_walls',
+    'List of sporadic',
+    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+)
+_sporadic_window__said3: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    'Your turn ends and you are free to move next round.',
+    None,
+    'note',
+)
+_sporadic_window__said4: Final = Note(
+    'sporadic_doorway',
+    'List of sporadic',
+    'A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    None,
+    'note',
+)
+_sporadic_window__said5: Final = Note(
+    'sporadic_window',
+    'List of sporadic',
+    'Same as a door, but easier to break.',
+    None,
+    'note',
+)
+_sporadic_window__unread1: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only unless door_open',
+    kind='input',
+)
+
+
+def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Window (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_window__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    trace.append(TraceEntry(_sporadic_window__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_window__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_window__said1)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_sporadic_window__said3)
+    notes.append(_sporadic_window__said4)
+    notes.append(_sporadic_window__said5)
+    if 'adopted' in given and d2 == 0:
+        notes.append(_sporadic_window__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_window',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted'], 'door_open': v['door_open']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_furniture, straight
+
+_sporadic_furniture__trace1: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cover +2',
+    ('when adopted',),
+    (('adopted',),),
+)
+_sporadic_furniture__trace2: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cannot move on past the furniture: it is an obstacle (AG to avoid)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
+_sporadic_furniture__trace3: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    "note: It may be thrown at opponents, at the GM's call.",
+    (),
+    (),
+)
+_sporadic_furniture__said2: Final = Restriction(
+    'sporadic_furniture',
+    'List of sporadic',
+    'move on past the furniture: it is an obstacle (AG to avoid)',
+)
+_sporadic_furniture__said3: Final = Note(
+    'sporadic_furniture',
+    'List of sporadic',
+    "It may be thrown at opponents, at the GM's call.",
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Furniture (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_furniture__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_sporadic_furniture__mod1, 2))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_furniture__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_furniture__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_furniture',),
+        inputs={'cover': v['cover'], 'failed_ag': v['failed_ag'], 'adopted': v['adopted']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_furniture__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_debris, straight
+
+_sporadic_debris__trace1: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cover +1',
+    (),
+    (),
+)
+_sporadic_debris__trace2: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cannot act further: the turn ends (failed AG)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
+_sporadic_debris__said2: Final = Restriction(
+    'sporadic_debris',
+    'List of sporadic',
+    'act further: the turn ends (failed AG)',
+)
+
+
+def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_debris__trace1, -1, v, e))
+    held.append((_sporadic_debris__mod1, 1))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_debris__trace2, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_debris__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_debris',),
+        inputs={'cover': v['cover'], 'failed_ag': v['failed_ag']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_vegetation, straight
+
+_sporadic_vegetation__trace1: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'stealth +vegetation_stealth',
+    (),
+    (),
+)
+_sporadic_vegetation__trace2: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'note: May slow movement, may cause an AG roll, can provide cover.',
+    (),
+    (),
+)
+_sporadic_vegetation__said2: Final = Note(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'May slow movement, may cause an AG roll, can provide cover.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vegetation (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['stealth']
+    trace.append(TraceEntry(_sporadic_vegetation__trace1, -1, v, e))
+    amount = v['vegetation_stealth']
+    value += amount
+    modifiers.append(Modifier(_sporadic_vegetation__mod1, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_vegetation',),
+        inputs={'stealth': v['stealth'], 'vegetation_stealth': v['vegetation_stealth']},
+        stats={'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_vegetation__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_traps, straight
+
+_sporadic_traps__trace1: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'derive traps_damage',
+    (),
+    (),
+)
+_sporadic_traps__trace2: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'note: A Notice roll to spot it, an AG roll to avoid it.',
+    (),
+    (),
+)
+_sporadic_traps__said2: Final = Note(
+    'sporadic_traps',
+    'List of sporadic',
+    'A Notice roll to spot it, an AG roll to avoid it.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Traps (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_traps__trace1, -1, v, e))
+    e['traps_damage'] = derived['traps_damage'] = whole(Dice(((2, 6),)).plus(1))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_traps',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_traps__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_slippery, straight
+
+_sporadic_slippery__trace1: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'cannot keep moving: fallen PRONE and the turn ends',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
+_sporadic_slippery__trace2: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'note: AG roll not to fall prone and end the turn.',
+    (),
+    (),
+)
+_sporadic_slippery__said1: Final = Restriction(
+    'sporadic_slippery',
+    'List of sporadic',
+    'keep moving: fallen PRONE and the turn ends',
+)
+_sporadic_slippery__said2: Final = Note(
+    'sporadic_slippery',
+    'List of sporadic',
+    'AG roll not to fall prone and end the turn.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slippery (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_slippery__trace1, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_slippery__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_slippery',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_slippery__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_slowing, straight
+
+_sporadic_slowing__trace1: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'pace -slowing_points',
+    (),
+    (),
+)
+_sporadic_slowing__trace2: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'note: Causes a movement check.',
+    (),
+    (),
+)
+_sporadic_slowing__said2: Final = Note(
+    'sporadic_slowing',
+    'List of sporadic',
+    'Causes a movement check.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slowing (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['pace']
+    trace.append(TraceEntry(_sporadic_slowing__trace1, -1, v, e))
+    amount = -v['slowing_points']
+    value += amount
+    modifiers.append(Modifier(_sporadic_slowing__mod1, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_slowing',),
+        inputs={'pace': v['pace'], 'slowing_points': v['slowing_points']},
+        stats={'pace': e['pace']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_slowing__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_fire, straight
+
+_sporadic_fire__trace1: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'cannot stay put: you must MOVE next action or you DO catch fire',
+    (),
+    (),
+)
+_sporadic_fire__trace2: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: Failed the AG roll: check for catching fire.',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
+_sporadic_fire__trace3: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: You may JUMP over it.',
+    (),
+    (),
+)
+_sporadic_fire__said1: Final = Restriction(
+    'sporadic_fire',
+    'List of sporadic',
+    'stay put: you must MOVE next action or you DO catch fire',
+)
+_sporadic_fire__said2: Final = Note(
+    'sporadic_fire',
+    'List of sporadic',
+    'Failed the AG roll: check for catching fire.',
+    None,
+    'note',
+)
+_sporadic_fire__said3: Final = Note(
+    'sporadic_fire',
+    'List of sporadic',
+    'You may JUMP over it.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fire (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_fire__trace2, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_sporadic_fire__said2)
+    notes.append(_sporadic_fire__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_fire',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=(_sporadic_fire__said1,),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_defensible, straight
+
+_sporadic_defensible__trace1: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'stacking max defensible_limit',
+    ('when adopted',),
+    (('adopted',),),
+)
+_sporadic_defensible__trace2: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move without losing the Defensible spot',
+    ('when adopted',),
+    (('adopted',),),
+)
+_sporadic_defensible__trace3: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move while engaged: they have trapped you in it',
+    ('when adopted', 'when engaged'),
+    (('adopted',), ('engaged',)),
+)
+_sporadic_defensible__trace4: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'erratum: "vack" is read as "back".',
+    (),
+    (),
+)
+_sporadic_defensible__said2: Final = Restriction(
+    'sporadic_defensible',
+    'List of sporadic',
+    'move without losing the Defensible spot',
+)
+_sporadic_defensible__said3: Final = Restriction(
+    'sporadic_defensible',
+    'List of sporadic',
+    'move while engaged: they have trapped you in it',
+)
+_sporadic_defensible__said4: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '"vack" is read as "back".',
+    '(vack into a corner etc)',
+    'erratum',
+)
+_sporadic_defensible__unread1: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '`defensible_limit` had no effect: it is read only when adopted',
+    kind='input',
+)
+_sporadic_defensible__unread2: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '`engaged` had no effect: it is read only when adopted',
+    kind='input',
+)
+
+
+def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Defensible (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_defensible__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_sporadic_defensible__mod1, v['defensible_limit']))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d2 = -1 if v['adopted'] else 0
+    if not v['adopted']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_sporadic_defensible__trace2, d2, v, e))
+    trace.append(TraceEntry(_sporadic_defensible__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_defensible__said2)
+    if d3 < 0:
+        restrictions.append(_sporadic_defensible__said3)
+    notes: list[Note] = [_sporadic_defensible__said4]
+    if 'defensible_limit' in given and d1 == 0:
+        notes.append(_sporadic_defensible__unread1)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_sporadic_defensible__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_defensible',),
+        inputs={
+            'stacking': v['stacking'],
+            'engaged': v['engaged'],
+            'adopted': v['adopted'],
+            'defensible_limit': v['defensible_limit'],
+        },
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule sporadic_animals, straight
+
+_sporadic_animals__trace1: Final = TraceSpec(
+    'sporadic_animals',
+    'List of sporadic',
+    'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
+    (),
+    (),
+)
+_sporadic_animals__said1: Final = Note(
+    'sporadic_animals',
+    'List of sporadic',
+    'Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Animals (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_animals',),
+        inputs={},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_animals__said1,),
+        tables=(),
+        trace=(),
+    )
+
+# rule sporadic_falling_debris, straight
+
+_sporadic_falling_debris__trace1: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'derive falling_damage',
+    (),
+    (),
+)
+_sporadic_falling_debris__trace2: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'note: AG to avoid or take 3d6 damage.',
+    (),
+    (),
+)
+_sporadic_falling_debris__said2: Final = Note(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'AG to avoid or take 3d6 damage.',
+    None,
+    'note',
+)
+
+
+def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Falling debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_falling_debris__trace1, -1, v, e))
+    e['falling_damage'] = derived['falling_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_falling_debris',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_falling_debris__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule card_draw, straight
+
+_card_draw__trace1: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive tile_category',
+    (),
+    (),
+)
+_card_draw__trace2: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when high_rank >= 6 and high_rank <= 10',),
+    (('high_rank',),),
+)
+_card_draw__trace3: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when same_suit == 2',),
+    (('same_suit',),),
+)
+_card_draw__trace4: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min heavy',
+    ('when same_suit == 3',),
+    (('same_suit',),),
+)
+_card_draw__trace5: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level = chosen_level',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
+)
+_card_draw__trace6: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive starts_with_benny',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
+)
+_card_draw__trace7: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
+    (),
+    (),
+)
+_card_draw__trace8: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
+    (),
+    (),
+)
+_card_draw__trace9: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
+    (),
+    (),
+)
+_card_draw__trace10: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
+    (),
+    (),
+)
+_card_draw__trace11: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
+    (),
+    (),
+)
+_card_draw__trace12: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    (),
+    (),
+)
+_card_draw__trace13: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
+    (),
+    (),
+)
+_card_draw__said7: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    'Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
+    None,
+    'note',
+)
+_card_draw__said8: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    'Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
+    None,
+    'note',
+)
+_card_draw__said9: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    "Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
+    None,
+    'note',
+)
+_card_draw__said10: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    'With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
+    'Multiple suit cards (eg 2 diamonds) can be played together as one to gain the level of effect.',
+    'erratum',
+)
+_card_draw__said11: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    "Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
+    '5D = Minor sight tile (ignored due to higher card) / 8D = Medium sight tile',
+    'erratum',
+)
+_card_draw__said12: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    'The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    'From the cards drawn compare to the following via suits and number of each.',
+    'erratum',
+)
+_card_draw__said13: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    'Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
+    'KS = counts as any Spade card, tiles starts with a benny, player choice.',
+    'erratum',
+)
+_card_draw__unread1: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    '`chosen_level` had no effect: it is read only when high_rank >= 11',
+    kind='input',
+)
+
+
+def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Drawing the condition tiles: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['high_rank'] >= 6 and v['high_rank'] <= 10 else 0
+    d3 = -1 if v['same_suit'] == 2 else 0
+    d4 = -1 if v['same_suit'] == 3 else 0
+    d5 = -1 if v['high_rank'] >= 11 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_card_draw__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_card_draw__mod1, 'moderate'))
+    trace.append(TraceEntry(_card_draw__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_card_draw__mod2, 'moderate'))
+    trace.append(TraceEntry(_card_draw__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_card_draw__mod3, 'heavy'))
+    trace.append(TraceEntry(_card_draw__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_card_draw__mod4, v['chosen_level']))
+    e['tile_level'] = settle_held(_BOOK, 'tile_level', v['tile_level'], held, modifiers)
+    trace.append(TraceEntry(_card_draw__trace1, -1, v, e))
+    e['tile_category'] = derived['tile_category'] = whole(s.lookup('suit_category', (v['suit'],), 'category'))
+    d6 = -1 if v['high_rank'] >= 11 else 0
+    trace.append(TraceEntry(_card_draw__trace6, d6, v, e))
+    if d6 < 0:
+        e['starts_with_benny'] = derived['starts_with_benny'] = whole(True)
+    else:
+        e.wait('starts_with_benny', lambda: whole(True))
+    notes: list[Note] = [_card_draw__said7, _card_draw__said8, _card_draw__said9, _card_draw__said10, _card_draw__said11, _card_draw__said12, _card_draw__said13]
+    if 'chosen_level' in given and d5 == 0:
+        notes.append(_card_draw__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('card_draw',),
+        inputs={
+            'suit': v['suit'],
+            'high_rank': v['high_rank'],
+            'same_suit': v['same_suit'],
+            'chosen_level': v['chosen_level'],
+            'tile_level': v['tile_level'],
+        },
+        stats={'tile_level': e['tile_level']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule weapons, straight
+
+_weapons__trace1: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die -1 step',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
+_weapons__trace2: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
+)
+_weapons__trace3: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when two_handed',),
+    (('two_handed',),),
+)
+_weapons__trace4: Final = TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ())
+_weapons__trace5: Final = TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ())
+_weapons__trace6: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
+    (),
+    (),
+)
+_weapons__trace7: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
+    (),
+    (),
+)
+_weapons__trace8: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
+    (),
+    (),
+)
+_weapons__said6: Final = Note(
+    'weapons',
+    'Damage',
+    'Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
+    None,
+    'note',
+)
+_weapons__said7: Final = Note(
+    'weapons',
+    'Damage',
+    'Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
+    None,
+    'note',
+)
+_weapons__said8: Final = Note(
+    'weapons',
+    'Damage',
+    'The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
+    'Thus for average humans, with 4/4/4/4, would have the following values:',
+    'erratum',
+)
+
+
+def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weapons and damage: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d3 = -1 if v['two_handed'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weapons__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_weapons__mod1, -1))
+    trace.append(TraceEntry(_weapons__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_weapons__mod2, 1))
+    trace.append(TraceEntry(_weapons__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_weapons__mod3, 1))
+    e['weapon_die'] = settle_held(_BOOK, 'weapon_die', v['weapon_die'], held, modifiers)
+    trace.append(TraceEntry(_weapons__trace4, -1, v, e))
+    e['strike_damage'] = derived['strike_damage'] = whole(e['weapon_die'].plus(v['brawn_die']).plus(v['bulk_tier']))
+    trace.append(TraceEntry(_weapons__trace5, -1, v, e))
+    e['shooting_damage'] = derived['shooting_damage'] = whole(e['weapon_die'].plus(v['brawn_die']))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('weapons',),
+        inputs={
+            'heavy_weapon': v['heavy_weapon'],
+            'light_weapon': v['light_weapon'],
+            'weapon_die': v['weapon_die'],
+            'two_handed': v['two_handed'],
+            'brawn_die': v['brawn_die'],
+            'bulk_tier': v['bulk_tier'],
+        },
+        stats={'weapon_die': e['weapon_die']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_weapons__said6, _weapons__said7, _weapons__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule aoe_targets, straight
+
+_aoe_targets__trace1: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive template_targets',
+    (),
+    (),
+)
+_aoe_targets__trace2: Final = TraceSpec('aoe_targets', 'AoE attacks', 'derive enemies', (), ())
+_aoe_targets__trace3: Final = TraceSpec('aoe_targets', 'AoE attacks', 'derive friends', (), ())
+_aoe_targets__trace4: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -2 per converted',
+    (),
+    (),
+)
+_aoe_targets__trace5: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))',
+    ('when targets_final < targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
+)
+_aoe_targets__trace6: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))',
+    ('when targets_final > targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
+)
+_aoe_targets__trace7: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "cannot add targets past the most the template's roll can give",
+    ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',),
+    (('aoe', 'targets_final'),),
+)
+_aoe_targets__trace8: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cannot convert more friends than there are',
+    ('when aoe_raises + converted > targets_final / 2 round down',),
+    (('aoe_raises', 'converted', 'targets_final'),),
+)
+_aoe_targets__trace9: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
+    (),
+    (),
+)
+_aoe_targets__trace10: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
+    (),
+    (),
+)
+_aoe_targets__trace11: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
+    (),
+    (),
+)
+_aoe_targets__trace12: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.',
+    (),
+    (),
+)
+_aoe_targets__said7: Final = Restriction(
+    'aoe_targets',
+    'AoE attacks',
+    "add targets past the most the template's roll can give",
+)
+_aoe_targets__said8: Final = Restriction(
+    'aoe_targets',
+    'AoE attacks',
+    'convert more friends than there are',
+)
+_aoe_targets__said9: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    'Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
+    None,
+    'note',
+)
+_aoe_targets__said10: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    'A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
+    None,
+    'note',
+)
+_aoe_targets__said11: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    "Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
+    'you may add extra targets to your roll, upto the max roll possible (6 for d6 etc)',
+    'erratum',
+)
+_aoe_targets__said12: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    'Read as -2 per odd target added; even targets added are friends and cost nothing.',
+    'For each extra enemy target you add (odd numbers) your casting roll will be at -2.',
+    'erratum',
+)
+
+
+def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """AoE targets: friends and enemies: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d5 = -1 if v['targets_final'] < v['targets_rolled'] else 0
+    d6 = -1 if v['targets_final'] > v['targets_rolled'] else 0
+    value = v['cast']
+    trace.append(TraceEntry(_aoe_targets__trace4, -1, v, e))
+    amount = -2 * v['converted']
+    value += amount
+    modifiers.append(Modifier(_aoe_targets__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aoe_targets__trace5, d5, v, e))
+    if d5 < 0:
+        amount = -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down')))
+        value += amount
+        modifiers.append(Modifier(_aoe_targets__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aoe_targets__trace6, d6, v, e))
+    if d6 < 0:
+        amount = -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down')))
+        value += amount
+        modifiers.append(Modifier(_aoe_targets__mod3, whole(amount), 'applied', None))
+    e['cast'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_aoe_targets__trace1, -1, v, e))
+    e['template_targets'] = derived['template_targets'] = whole(s.lookup('aoe_templates', (v['aoe'],), 'targets'))
+    trace.append(TraceEntry(_aoe_targets__trace2, -1, v, e))
+    e['enemies'] = derived['enemies'] = whole(round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted'])
+    trace.append(TraceEntry(_aoe_targets__trace3, -1, v, e))
+    e['friends'] = derived['friends'] = whole(round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted'])
+    d7 = -1 if (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7) else 0
+    d8 = -1 if v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down') else 0
+    trace.append(TraceEntry(_aoe_targets__trace7, d7, v, e))
+    trace.append(TraceEntry(_aoe_targets__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_aoe_targets__said7)
+    if d8 < 0:
+        restrictions.append(_aoe_targets__said8)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('aoe_targets',),
+        inputs={
+            'aoe': v['aoe'],
+            'targets_rolled': v['targets_rolled'],
+            'targets_final': v['targets_final'],
+            'aoe_raises': v['aoe_raises'],
+            'converted': v['converted'],
+            'cast': v['cast'],
+        },
+        stats={'cast': e['cast']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_aoe_targets__said9, _aoe_targets__said10, _aoe_targets__said11, _aoe_targets__said12),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule stun, straight
+
+_stun__trace1: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ())
+_stun__trace2: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ())
+_stun__trace3: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'cannot act: unconscious (as many stuns as Body)',
+    ('when stun_option and stun_total >= body',),
+    (('stun_option', 'stun_total', 'body'),),
+)
+_stun__trace4: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
+    (),
+    (),
+)
+_stun__trace5: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
+    (),
+    (),
+)
+_stun__trace6: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
+    (),
+    (),
+)
+_stun__trace7: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
+    (),
+    (),
+)
+_stun__trace8: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
+    (),
+    (),
+)
+_stun__said3: Final = Restriction(
+    'stun',
+    'Modifiers: Stun',
+    'act: unconscious (as many stuns as Body)',
+)
+_stun__said4: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    'Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
+    None,
+    'note',
+)
+_stun__said5: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    'Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
+    None,
+    'note',
+)
+_stun__said6: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    'Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
+    None,
+    'note',
+)
+_stun__said7: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '"So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
+    'if that exceeds the targets Body+Bulk tier value then they suffer a stun',
+    'erratum',
+)
+_stun__said8: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    'The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
+    'The effect of Stun is:',
+    'erratum',
+)
+
+
+def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Stun: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_stun__trace1, -1, v, e))
+    e['stuns'] = derived['stuns'] = whole(round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down'))
+    trace.append(TraceEntry(_stun__trace2, -1, v, e))
+    e['stun_total'] = derived['stun_total'] = whole(v['stun_levels'] + e['stuns'])
+    d3 = -1 if v['stun_option'] and e['stun_total'] >= v['body'] else 0
+    trace.append(TraceEntry(_stun__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stun__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('stun',),
+        inputs={
+            'bulk_tier': v['bulk_tier'],
+            'stun_damage': v['stun_damage'],
+            'body': v['body'],
+            'stun_levels': v['stun_levels'],
+            'stun_option': v['stun_option'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_stun__said4, _stun__said5, _stun__said6, _stun__said7, _stun__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -10049,6 +15488,67 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'range_bands': _resolve_range_bands,
+        'pace_class_rule': _resolve_pace_class_rule,
+        'zone_move': _resolve_zone_move,
+        'action_limits': _resolve_action_limits,
+        'flank_zones': _resolve_flank_zones,
+        'stealth_mode': _resolve_stealth_mode,
+        'drop_rule': _resolve_drop_rule,
+        'targeting_rule': _resolve_targeting_rule,
+        'paralysed': _resolve_paralysed,
+        'broken_arm': _resolve_broken_arm,
+        'bleeder': _resolve_bleeder,
+        'crippled': _resolve_crippled,
+        'broken_leg': _resolve_broken_leg,
+        'winded': _resolve_winded,
+        'pain': _resolve_pain,
+        'scarred': _resolve_scarred,
+        'blinded': _resolve_blinded,
+        'uncon': _resolve_uncon,
+        'zone_cover': _resolve_zone_cover,
+        'zone_light': _resolve_zone_light,
+        'zone_visibility': _resolve_zone_visibility,
+        'zone_entry': _resolve_zone_entry,
+        'zone_width': _resolve_zone_width,
+        'zone_terrain': _resolve_zone_terrain,
+        'zone_stacking': _resolve_zone_stacking,
+        'buzz': _resolve_buzz,
+        'wind': _resolve_wind,
+        'barrier': _resolve_barrier,
+        'tile_slippery': _resolve_tile_slippery,
+        'tile_slowing': _resolve_tile_slowing,
+        'tile_shortcut': _resolve_tile_shortcut,
+        'tile_fire': _resolve_tile_fire,
+        'tile_danger': _resolve_tile_danger,
+        'tile_test': _resolve_tile_test,
+        'tile_pit': _resolve_tile_pit,
+        'tile_trap': _resolve_tile_trap,
+        'tile_trip_wire': _resolve_tile_trip_wire,
+        'tile_alarm': _resolve_tile_alarm,
+        'tile_hideyhole': _resolve_tile_hideyhole,
+        'tile_advantage': _resolve_tile_advantage,
+        'sporadic_encounter': _resolve_sporadic_encounter,
+        'sporadic_pit': _resolve_sporadic_pit,
+        'sporadic_walls': _resolve_sporadic_walls,
+        'sporadic_doorway': _resolve_sporadic_doorway,
+        'sporadic_window': _resolve_sporadic_window,
+        'sporadic_furniture': _resolve_sporadic_furniture,
+        'sporadic_debris': _resolve_sporadic_debris,
+        'sporadic_vegetation': _resolve_sporadic_vegetation,
+        'sporadic_traps': _resolve_sporadic_traps,
+        'sporadic_slippery': _resolve_sporadic_slippery,
+        'sporadic_slowing': _resolve_sporadic_slowing,
+        'sporadic_fire': _resolve_sporadic_fire,
+        'sporadic_defensible': _resolve_sporadic_defensible,
+        'sporadic_animals': _resolve_sporadic_animals,
+        'sporadic_falling_debris': _resolve_sporadic_falling_debris,
+        'card_draw': _resolve_card_draw,
+        'weapons': _resolve_weapons,
+        'aoe_targets': _resolve_aoe_targets,
+        'stun': _resolve_stun,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({

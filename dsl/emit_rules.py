@@ -1,0 +1,547 @@
+"""Straight-line resolvers: a rule's situation worked out by plain code.
+
+A generated module describes each rule as data (dsl/emitter.py) that the runtime's `_Plan`
+reads on every call.  For a rule whose plan has a simple shape, this writes the same work out
+as one function, `_resolve_RULE(v, given)`, that a reviewer reads top to bottom:
+
+- the values settle in the plan's order (`Book.nodes_of`); a stat's modifiers are decided
+  first, all of them (a condition that looks a row up is traced where it is met), then traced,
+  and those that hold apply: by plain addition when every modifier of the stat is one that
+  counts, else through `settle_held` (stacking groups, grades, sets, orders);
+- the decided clause of each step is a local (`d3`), -1 when every clause held;
+- trace specs, notes, restrictions and the "had no effect" notes are module constants;
+- rolls are made by `roll_of` (their chances looked up once worked out).
+
+What it returns is what `_Plan.resolve` returns for the rule alone (tests/test_straight_line.py
+holds the two and the reference `_Situation` equal on grids of every rule of every bundled
+book).  A rule outside that shape keeps going through the plan: one that composes a part twice
+(steps of one key), whose modifiers settle out of their order, or whose roll sends on to a
+table (a chain).
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dsl import model as m
+from dsl import printer
+from dsl import types as t
+from dsl.writer import CodeWriter, literal
+
+if TYPE_CHECKING:
+    from dsl.emitter import Emitter
+
+MAX_STEPS = 60
+"""The most steps (composed parts in place) a rule may have to be written out straight: beyond
+that a function would be long to read and slow to import, and the plan does as well."""
+
+
+@dataclass(frozen=True)
+class Flat:
+    """One step of a rule, the parts it composes in place: its effect, the constant of its spec,
+    the clauses of the `as` statements around it (outermost first), as written and the names
+    each reads."""
+
+    effect: m.Effect
+    const: str
+    outer: tuple[m.Condition, ...]
+    texts: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+@dataclass
+class Shape:
+    """What the plan of a rule alone is made of, found when compiling."""
+
+    steps: list[Flat]
+    nodes: list[tuple[str, str, list[int]]]  # kind (base, stat, unmodified, derive), name, steps
+    rolls: list[int]
+    texts: list[int]
+    gated: list[tuple[str, list[tuple[int, int]], str, str | None, str]] = field(default_factory=list)
+    """Inputs a note may say had no effect: name, (step, clause from which it is read), and the
+    note's rule, source and text."""
+
+
+def flat_steps(emitter: Emitter, rule: str) -> list[Flat] | None:
+    """The steps of a rule as `Book.steps_of` lists them; None past MAX_STEPS."""
+    out: list[Flat] = []
+    stack: list[tuple[str, int, tuple[m.Condition, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+        (rule, 0, (), (), ())
+    ]
+    while stack:
+        key, at, outer, texts, names = stack.pop()
+        effects = emitter.book.parts[key].effects
+        if at >= len(effects):
+            continue
+        stack.append((key, at + 1, outer, texts, names))
+        effect = effects[at]
+        if isinstance(effect, m.PartEffect):
+            said = tuple(printer.condition_text(c) for c in effect.guard)
+            read = tuple(tuple(emitter._names(c.expr)) for c in effect.guard)
+            stack.append((effect.part, 0, outer + effect.guard, texts + said, names + read))
+            continue
+        const = emitter.consts[key][at]
+        assert const is not None
+        out.append(Flat(effect, const, outer, texts, names))
+        if len(out) > MAX_STEPS:
+            return None
+    return out
+
+
+def shape_of(emitter: Emitter, rule: m.Rule, settle: list[str]) -> Shape | None:
+    """The shape of a rule's plan, or None when the rule keeps going through the plan."""
+    if rule.sequence is not None or rule.name not in emitter.book.parts:
+        return None
+    steps = flat_steps(emitter, rule.name)
+    if steps is None:
+        return None
+    book = emitter.book
+    by_node: dict[str, list[int]] = {}
+    rolls: list[int] = []
+    texts: list[int] = []
+    for index, flat in enumerate(steps):
+        effect = flat.effect
+        if isinstance(effect, m.ModEffect):
+            by_node.setdefault("stat " + effect.target, []).append(index)
+        elif isinstance(effect, m.DeriveEffect):
+            by_node.setdefault("derive " + effect.name, []).append(index)
+        elif isinstance(effect, m.RollEffect):
+            if any(o.step is not None for o in effect.outcomes):
+                return None  # a chain: its procedure is worked out by `chains_of`
+            rolls.append(index)
+        else:
+            texts.append(index)
+    for group in [*by_node.values(), rolls, texts]:
+        if len({steps[i].effect.key for i in group}) != len(group):
+            return None  # a part composed twice: of the steps of one key, the first that holds counts
+    wanted = {f"stat {x}" for x in rule.reads if book.vars[x].is_stat}
+    wanted |= {f"base {x}" for x in rule.reads if book.vars[x].default_expr is not None}
+    wanted |= {node for node in by_node if node.startswith("derive ")}
+    nodes: list[tuple[str, str, list[int]]] = []
+    for node in settle:
+        if node in wanted:
+            kind, _, name = node.partition(" ")
+            if kind == "stat" and node not in by_node:
+                kind = "unmodified"
+            nodes.append((kind, name, by_node.get(node, [])))
+    if len(nodes) != len(wanted):
+        return None
+    applied = [i for kind, _, group in nodes if kind == "stat" for i in group]
+    if applied != sorted(applied):
+        return None  # the modifiers are reported in the order of the steps
+    shape = Shape(steps, nodes, rolls, texts)
+    shape.gated = _gated(emitter, steps)
+    return shape
+
+
+def _gated(emitter: Emitter, steps: list[Flat]) -> list[tuple[str, list[tuple[int, int]], str, str | None, str]]:
+    """The runtime's `_gated`, when compiling."""
+    places = [emitter.read_places(flat.effect) for flat in steps]
+    readers: dict[str, list[int]] = {}
+    for index, found in enumerate(places):
+        for name in found:
+            readers.setdefault(name, []).append(index)
+    out = []
+    for name, indexes in readers.items():
+        reads = [(index, len(steps[index].outer) + places[index][name]) for index in indexes]
+        first = steps[indexes[0]]
+        conditions = first.texts + tuple(printer.condition_text(c) for c in first.effect.guard)
+        needed = "; ".join(conditions[: reads[0][1]] or conditions)
+        text = f"`{name}` had no effect: it is read only {needed}"
+        if all(at > 0 for _, at in reads):
+            out.append((name, reads, first.effect.origin, first.effect.cites, text))
+    return out
+
+
+class StraightLine:
+    """Writes the straight-line resolvers of a book's rules, through the emitter's writer."""
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
+        self.w = emitter.w
+        self.written: dict[str, str] = {}
+        """Each rule written out, with its function."""
+
+    def emit(self, settle: list[str]) -> None:
+        book = self.emitter.book
+        for rule in book.rules.values():
+            shape = shape_of(self.emitter, rule, settle)
+            if shape is not None:
+                self._rule(rule, shape)
+
+    # ------------------------------------------------------------------ one rule
+
+    def _rule(self, rule: m.Rule, shape: Shape) -> None:
+        e = self.emitter
+        w = self.w
+        private = e.private
+        function = private._name(("straight", rule.name), f"_resolve_{rule.name}")
+        self.written[rule.name] = function
+        steps = shape.steps
+        traces = [private._name(("straight trace", rule.name, str(i)), f"_{rule.name}__trace{i + 1}") for i in range(len(steps))]
+        w.blank()
+        w.line(f"# rule {rule.name}, straight")
+        w.blank()
+        for index, flat in enumerate(steps):
+            w.call(f"{traces[index]}: Final = TraceSpec", self._trace(flat))
+        said: dict[int, str] = {}
+        for index in shape.texts:
+            effect = steps[index].effect
+            assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
+            said[index] = name = private._name(("straight said", rule.name, str(index)), f"_{rule.name}__said{index + 1}")
+            args = [literal(effect.origin), literal(effect.cites), literal(effect.text)]
+            if isinstance(effect, m.CannotEffect):
+                w.call(f"{name}: Final = Restriction", args)
+            else:
+                w.call(f"{name}: Final = Note", [*args, literal(effect.quote), literal(text_kind(effect))])
+        unread: list[str] = []
+        for number, (_, _, origin, cites, text) in enumerate(shape.gated, start=1):
+            name = private._name(("straight unread", rule.name, str(number)), f"_{rule.name}__unread{number}")
+            unread.append(name)
+            w.call(f"{name}: Final = Note", [literal(origin), literal(cites), literal(text), "kind='input'"])
+        w.blank(2)
+        w.line(f"def {function}(v: dict[str, Any], given: frozenset[str]) -> Resolution:")
+        w.indent()
+        w.docstring(
+            f"{rule.title}: the plan of the rule alone (`_Plan.resolve`), written out.\n\n"
+            "`v`: every input's value, defaults filled in; `given`: the inputs told, of those a note\n"
+            "may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did\n"
+            "not hold, -1 when all held."
+        )
+        old_scope, old_writer = e.scope, self.w
+        e.scope = ""
+        self.w = body = CodeWriter()
+        body.indent()
+        try:
+            self._body(rule, shape, traces, said, unread)
+        finally:
+            e.scope, self.w = old_scope, old_writer
+        text = body.source()
+        scope = _reads_name(text, "s")  # a lookup or a roll reads the scope
+        if scope or _reads_name(text, "e"):
+            w.line("e = _Settled()")
+        if scope or _reads_name(text, "trace"):
+            w.line("trace: list[TraceEntry] = []")
+        if scope:
+            w.line("s = _CachedScope(_BOOK, v, e, trace)")
+        w.raw(text)
+        w.dedent()
+
+    def _trace(self, flat: Flat) -> list[str]:
+        e = self.emitter
+        effect = flat.effect
+        clauses = flat.texts + tuple(printer.condition_text(c) for c in effect.guard)
+        names = flat.names + tuple(tuple(e._names(c.expr)) for c in effect.guard)
+        clause_code = _tuple([literal(x) for x in clauses])
+        names_code = _tuple([_tuple([literal(x) for x in group]) for group in names])
+        return [literal(effect.origin), literal(effect.cites), literal(trace_item(effect)), clause_code, names_code]
+
+    def _body(self, rule: m.Rule, shape: Shape, traces: list[str], said: dict[int, str], unread: list[str]) -> None:
+        e = self.emitter
+        w = self.w
+        book = e.book
+        steps = shape.steps
+        mods = any(isinstance(f.effect, m.ModEffect) for f in steps)
+        if mods:
+            w.line("modifiers: list[Modifier] = []")
+        derives = any(kind == "derive" for kind, _, _ in shape.nodes)
+        if derives:
+            w.line("derived: dict[str, Value] = {}")
+        held_declared = False
+        for kind, name, group in shape.nodes:
+            key = literal(name)
+            if kind == "unmodified":
+                w.line(f"e[{key}] = v[{key}]")
+            elif kind == "base":
+                formula = book.vars[name].default_expr
+                assert formula is not None
+                w.line(f"if v[{key}] is None:")
+                w.indent()
+                w.line(f"v[{key}] = whole({e._py(formula)})")
+                w.dedent()
+            elif kind == "stat":
+                self._decide(group, steps)
+                if self._additive(name, [steps[i].effect for i in group]):
+                    self._added(name, group, steps, traces)
+                else:
+                    if not held_declared:
+                        w.line("held: list[tuple[ModSpec, Any]] = []")
+                        held_declared = True
+                    else:
+                        w.line("held = []")
+                    for index in group:
+                        effect = steps[index].effect
+                        assert isinstance(effect, m.ModEffect)
+                        code, _ = e.amount(effect)
+                        self._traced(index, steps, traces)
+                        self._when(index, steps, f"held.append(({steps[index].const}, {code}))")
+                    w.line(f"e[{key}] = settle_held(_BOOK, {key}, v[{key}], held, modifiers)")
+            else:
+                self._decide(group, steps)
+                for index in group:
+                    self._traced(index, steps, traces)
+                self._derive(key, group, steps)
+        if shape.rolls:
+            w.line("rolls: list[Roll] = []")
+            self._decide(shape.rolls, steps)
+            for index in shape.rolls:
+                self._traced(index, steps, traces)
+                part = self._step_of(steps[index])
+                self._when(index, steps, f"rolls.append(roll_of(s, {part}))")
+        conditional_texts = [i for i in shape.texts if steps[i].outer or steps[i].effect.guard]
+        self._decide(conditional_texts, steps)
+        for index in conditional_texts:
+            self._traced(index, steps, traces)
+        cannots = [i for i in shape.texts if isinstance(steps[i].effect, m.CannotEffect)]
+        notes = [i for i in shape.texts if i not in cannots]
+        restrictions_code = self._texts("restrictions", cannots, steps, said, listed=False)
+        notes_code = self._texts("notes", notes, steps, said, listed=bool(shape.gated))
+        for (name, places, _, _, _), note in zip(shape.gated, unread, strict=True):
+            unread_when = " and ".join(self._unread(index, at, steps) for index, at in places)
+            w.line(f"if {literal(name)} in given and {unread_when}:")
+            w.indent()
+            w.line(f"notes.append({note})")
+            w.dedent()
+        order = {name: i for i, name in enumerate(book.vars)}
+        reads = sorted(set(rule.reads), key=lambda k: order[k])
+        traced = _reads_name(w.source(), "trace") or _reads_name(w.source(), "s")
+        w.line("return Resolution(")
+        w.indent()
+        w.line(f"rulebook={literal(book.name)},")
+        w.line(f"rules=({literal(rule.name)},),")
+        self._mapping("inputs", [(x, f"v[{literal(x)}]") for x in reads])
+        self._mapping("stats", [(x, f"e[{literal(x)}]") for x in reads if book.vars[x].is_stat])
+        w.line(f"derived={'derived' if derives else '{}'},")
+        w.line(f"modifiers={'tuple(modifiers)' if mods else '()'},")
+        if not shape.rolls:
+            w.line("rolls=(),")
+        elif len(shape.rolls) == 1:
+            w.line("rolls=tuple(rolls),")
+        else:
+            w.line("rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),")
+        w.line(f"restrictions={restrictions_code},")
+        w.line(f"notes={notes_code},")
+        w.line("tables=(),")
+        w.line(f"trace={'tuple(trace)' if traced else '()'},")
+        w.dedent()
+        w.line(")")
+
+    # ------------------------------------------------------------------ pieces
+
+    def _derive(self, key: str, group: list[int], steps: list[Flat]) -> None:
+        """A derived value: that of the first step whose clauses hold; when none holds, worked out
+        (by the first) only if something reads it."""
+        e = self.emitter
+        w = self.w
+        for position, index in enumerate(group):
+            effect = steps[index].effect
+            assert isinstance(effect, m.DeriveEffect)
+            condition = self._holds(index, steps)
+            if condition != "True":
+                w.line(f"{'if' if position == 0 else 'elif'} {condition}:")
+            elif position > 0:
+                w.line("else:")
+            if condition != "True" or position > 0:
+                w.indent()
+            w.line(f"e[{key}] = derived[{key}] = whole({e._py(effect.value)})")
+            if condition != "True" or position > 0:
+                w.dedent()
+            if condition == "True":
+                return
+        first = steps[group[0]].effect
+        assert isinstance(first, m.DeriveEffect)
+        w.line("else:")
+        w.indent()
+        w.line(f"e.wait({key}, lambda: whole({e._py(first.value)}))")
+        w.dedent()
+
+    def _step_of(self, flat: Flat) -> str:
+        """The runtime Step of a flat step: `_rule_PART[k]`, found by its spec constant."""
+        e = self.emitter
+        for key, consts in e.consts.items():
+            if flat.const in consts:
+                return f"{e.private.function(key)}[{consts.index(flat.const)}]"
+        raise AssertionError(flat.const)
+
+    def _clauses(self, flat: Flat) -> list[m.Condition]:
+        return [*flat.outer, *flat.effect.guard]
+
+    def _decide(self, group: list[int], steps: list[Flat]) -> None:
+        """`dN = ...` for each step of a group with clauses: which clause did not hold."""
+        e = self.emitter
+        w = self.w
+        for index in group:
+            clauses = self._clauses(steps[index])
+            if not clauses:
+                continue
+            d = f"d{index + 1}"
+            if len(clauses) == 1:
+                w.line(f"{d} = -1 if {self._code(clauses[0])} else 0")
+                continue
+            for position, clause in enumerate(clauses):
+                fails = e._code(clause.expr)[0] if clause.negated else e._negation(clause.expr)[0]
+                w.line(f"{'if' if position == 0 else 'elif'} {fails}:")
+                w.indent()
+                w.line(f"{d} = {position}")
+                w.dedent()
+            w.line("else:")
+            w.indent()
+            w.line(f"{d} = -1")
+            w.dedent()
+
+    def _code(self, clause: m.Condition) -> str:
+        """A clause as the condition that holds (`unless` negated)."""
+        e = self.emitter
+        return e._negation(clause.expr)[0] if clause.negated else e._code(clause.expr)[0]
+
+    def _decided(self, index: int, steps: list[Flat]) -> str:
+        return f"d{index + 1}" if self._clauses(steps[index]) else "-1"
+
+    def _holds(self, index: int, steps: list[Flat]) -> str:
+        return f"d{index + 1} < 0" if self._clauses(steps[index]) else "True"
+
+    def _traced(self, index: int, steps: list[Flat], traces: list[str]) -> None:
+        self.w.line(f"trace.append(TraceEntry({traces[index]}, {self._decided(index, steps)}, v, e))")
+
+    def _when(self, index: int, steps: list[Flat], line: str) -> None:
+        """A line run when a step's clauses hold."""
+        condition = self._holds(index, steps)
+        if condition == "True":
+            self.w.line(line)
+            return
+        self.w.line(f"if {condition}:")
+        self.w.indent()
+        self.w.line(line)
+        self.w.dedent()
+
+    def _additive(self, stat: str, effects: list[m.Effect]) -> bool:
+        """Every modifier of the stat adds and counts (`_added` holds whichever hold)."""
+        book = self.emitter.book
+        var = book.vars[stat]
+        if not isinstance(var.type, t.Numeric) or var.type.kind not in ("int", "number", "percent"):
+            return False
+        order = book.stat_orders.get(stat)
+        if order is not None and "additions" not in order.kinds:
+            return False
+        for effect in effects:
+            assert isinstance(effect, m.ModEffect)
+            if effect.op != "add":
+                return False
+            group = book.groups.get(effect.group) if effect.group else None
+            if group is not None and group.stacking != "cumulative":
+                return False
+        return True
+
+    def _added(self, stat: str, group: list[int], steps: list[Flat], traces: list[str]) -> None:
+        """A stat whose modifiers add: the base, plus each amount that holds."""
+        e = self.emitter
+        w = self.w
+        key = literal(stat)
+        type_ = e.book.vars[stat].type
+        assert isinstance(type_, t.Numeric)
+        kind = type_.kind
+        w.line(f"value = v[{key}]")
+        for index in group:
+            effect = steps[index].effect
+            assert isinstance(effect, m.ModEffect)
+            code, constant = e.amount(effect)
+            self._traced(index, steps, traces)
+            condition = self._holds(index, steps)
+            if condition != "True":
+                w.line(f"if {condition}:")
+                w.indent()
+            if constant:
+                w.line(f"value += {code}")
+                w.line(f"modifiers.append(Modifier({steps[index].const}, {code}, 'applied', None))")
+            else:
+                w.line(f"amount = {code}")
+                w.line("value += amount")
+                w.line(f"modifiers.append(Modifier({steps[index].const}, whole(amount), 'applied', None))")
+            if condition != "True":
+                w.dedent()
+        conditions = [self._holds(i, steps) for i in group]
+        held = "True" if "True" in conditions else " or ".join(conditions)
+        w.line(f"e[{key}] = value if type(value) is int else added_total(value, {literal(kind)}, {held})")
+
+    def _texts(self, name: str, indexes: list[int], steps: list[Flat], said: dict[int, str], *, listed: bool) -> str:
+        """The restrictions or notes: a constant tuple when none has a condition (and nothing is
+        added after), else a list built here; returns the expression the Resolution takes."""
+        conditional = [i for i in indexes if self._clauses(steps[i])]
+        if not conditional and not listed:
+            return _tuple([said[i] for i in indexes])
+        w = self.w
+        fixed = [said[i] for i in indexes if i not in conditional]
+        annotation = "Restriction" if name == "restrictions" else "Note"
+        if fixed and not conditional:
+            w.line(f"{name}: list[{annotation}] = [{', '.join(fixed)}]")
+        else:
+            w.line(f"{name}: list[{annotation}] = []")
+            for index in indexes:
+                self._when(index, steps, f"{name}.append({said[index]})")
+        return f"tuple({name})"
+
+    def _unread(self, index: int, at: int, steps: list[Flat]) -> str:
+        """The step did not read the input: a clause before clause `at` did not hold."""
+        d = self._decided(index, steps)
+        if d == "-1":
+            return "False"
+        return f"{d} == 0" if at == 1 else f"0 <= {d} < {at}"
+
+    def _mapping(self, name: str, items: list[tuple[str, str]]) -> None:
+        w = self.w
+        if not items:
+            w.line(f"{name}={{}},")
+            return
+        one = f"{name}={{" + ", ".join(f"{literal(k)}: {code}" for k, code in items) + "},"
+        if len(one) + 8 <= 99:  # inside `return Resolution(` of a function
+            w.line(one)
+            return
+        w.line(f"{name}={{")
+        w.indent()
+        for k, code in items:
+            w.line(f"{literal(k)}: {code},")
+        w.dedent()
+        w.line("},")
+
+
+def _reads_name(code: str, name: str) -> bool:
+    """Whether indented code reads a name (not in a string, nor as an attribute or a keyword
+    argument)."""
+    tokens = list(tokenize.generate_tokens(io.StringIO("if True:\n" + code).readline))
+    return any(
+        token.type == tokenize.NAME
+        and token.string == name
+        and tokens[i - 1].string != "."
+        and tokens[i + 1].string != "="
+        for i, token in enumerate(tokens)
+    )
+
+
+def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:
+    if isinstance(effect, m.CannotEffect):
+        return "cannot"
+    return "erratum" if effect.quote else "note"
+
+
+def trace_item(effect: m.Effect) -> str:
+    """What the trace calls an effect (and the specs of its step)."""
+    if isinstance(effect, m.ModEffect):
+        return printer.modifier_text(effect)
+    if isinstance(effect, m.RollEffect):
+        return f"roll {effect.name}"
+    if isinstance(effect, m.DeriveEffect):
+        return f"derive {effect.name}"
+    if isinstance(effect, m.PartEffect):
+        return f"as {effect.rule}"
+    assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
+    kind = text_kind(effect)
+    return f"cannot {effect.text}" if kind == "cannot" else f"{kind}: {effect.text}"
+
+
+def _tuple(items: list[str]) -> str:
+    if not items:
+        return "()"
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
