@@ -60,6 +60,8 @@ class Shape:
     nodes: list[tuple[str, str, list[int]]]  # kind (base, stat, unmodified, derive), name, steps
     rolls: list[int]
     texts: list[int]
+    ordered: bool
+    """The modifiers apply in the order of their steps (else they are put in it at the end)."""
     gated: list[tuple[str, list[tuple[int, int]], str, str | None, str]] = field(default_factory=list)
     """Inputs a note may say had no effect: name, (step, clause from which it is read), and the
     note's rule, source and text."""
@@ -130,9 +132,7 @@ def shape_of(emitter: Emitter, rule: m.Rule, settle: list[str]) -> Shape | None:
     if len(nodes) != len(wanted):
         return None
     applied = [i for kind, _, group in nodes if kind == "stat" for i in group]
-    if applied != sorted(applied):
-        return None  # the modifiers are reported in the order of the steps
-    shape = Shape(steps, nodes, rolls, texts)
+    shape = Shape(steps, nodes, rolls, texts, ordered=applied == sorted(applied))
     shape.gated = _gated(emitter, steps)
     return shape
 
@@ -164,6 +164,8 @@ class StraightLine:
         self.w = emitter.w
         self.written: dict[str, str] = {}
         """Each rule written out, with its function."""
+        self.ordered = True
+        """The rule being written applies its modifiers in the order of their steps."""
 
     def emit(self, settle: list[str]) -> None:
         book = self.emitter.book
@@ -246,7 +248,8 @@ class StraightLine:
         steps = shape.steps
         mods = any(isinstance(f.effect, m.ModEffect) for f in steps)
         if mods:
-            w.line("modifiers: list[Modifier] = []")
+            w.line(f"modifiers: list[{'Modifier' if shape.ordered else 'tuple[int, Modifier]'}] = []")
+        self.ordered = shape.ordered
         derives = any(kind == "derive" for kind, _, _ in shape.nodes)
         if derives:
             w.line("derived: dict[str, Value] = {}")
@@ -269,16 +272,24 @@ class StraightLine:
                 else:
                     if not held_declared:
                         w.line("held: list[tuple[ModSpec, Any]] = []")
+                        if not shape.ordered:
+                            w.line("where: list[int] = []")
                         held_declared = True
                     else:
                         w.line("held = []")
+                        if not shape.ordered:
+                            w.line("where = []")
                     for index in group:
                         effect = steps[index].effect
                         assert isinstance(effect, m.ModEffect)
                         code, _ = e.amount(effect)
                         self._traced(index, steps, traces)
-                        self._when(index, steps, f"held.append(({steps[index].const}, {code}))")
-                    w.line(f"e[{key}] = settle_held(_BOOK, {key}, v[{key}], held, modifiers)")
+                        lines = [f"held.append(({steps[index].const}, {code}))"]
+                        if not shape.ordered:
+                            lines.append(f"where.append({index})")
+                        self._when(index, steps, *lines)
+                    where = "" if shape.ordered else ", where"
+                    w.line(f"e[{key}] = settle_held(_BOOK, {key}, v[{key}], held, modifiers{where})")
             else:
                 self._decide(group, steps)
                 for index in group:
@@ -307,6 +318,8 @@ class StraightLine:
             w.dedent()
         order = {name: i for i, name in enumerate(book.vars)}
         reads = sorted(set(rule.reads), key=lambda k: order[k])
+        if mods and not shape.ordered:
+            w.line("modifiers.sort(key=_FIRST)  # in the order of their steps")
         traced = _reads_name(w.source(), "trace") or _reads_name(w.source(), "s")
         w.line("return Resolution(")
         w.indent()
@@ -315,7 +328,12 @@ class StraightLine:
         self._mapping("inputs", [(x, f"v[{literal(x)}]") for x in reads])
         self._mapping("stats", [(x, f"e[{literal(x)}]") for x in reads if book.vars[x].is_stat])
         w.line(f"derived={'derived' if derives else '{}'},")
-        w.line(f"modifiers={'tuple(modifiers)' if mods else '()'},")
+        if not mods:
+            w.line("modifiers=(),")
+        elif shape.ordered:
+            w.line("modifiers=tuple(modifiers),")
+        else:
+            w.line("modifiers=tuple(map(_SECOND, modifiers)),")
         if not shape.rolls:
             w.line("rolls=(),")
         elif len(shape.rolls) == 1:
@@ -406,15 +424,15 @@ class StraightLine:
     def _traced(self, index: int, steps: list[Flat], traces: list[str]) -> None:
         self.w.line(f"trace.append(TraceEntry({traces[index]}, {self._decided(index, steps)}, v, e))")
 
-    def _when(self, index: int, steps: list[Flat], line: str) -> None:
-        """A line run when a step's clauses hold."""
+    def _when(self, index: int, steps: list[Flat], *lines: str) -> None:
+        """Lines run when a step's clauses hold."""
         condition = self._holds(index, steps)
         if condition == "True":
-            self.w.line(line)
+            self.w.lines(list(lines))
             return
         self.w.line(f"if {condition}:")
         self.w.indent()
-        self.w.line(line)
+        self.w.lines(list(lines))
         self.w.dedent()
 
     def _additive(self, stat: str, effects: list[m.Effect]) -> bool:
@@ -453,13 +471,15 @@ class StraightLine:
             if condition != "True":
                 w.line(f"if {condition}:")
                 w.indent()
+            made = f"Modifier({steps[index].const}, {code if constant else 'whole(amount)'}, 'applied', None)"
+            if not self.ordered:
+                made = f"({index}, {made})"
             if constant:
                 w.line(f"value += {code}")
-                w.line(f"modifiers.append(Modifier({steps[index].const}, {code}, 'applied', None))")
             else:
                 w.line(f"amount = {code}")
                 w.line("value += amount")
-                w.line(f"modifiers.append(Modifier({steps[index].const}, whole(amount), 'applied', None))")
+            w.line(f"modifiers.append({made})")
             if condition != "True":
                 w.dedent()
         conditions = [self._holds(i, steps) for i in group]

@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -8296,6 +8308,214 @@ def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+# rule firing, straight
+
+_firing__trace1: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +range_modifiers[range_band].modifier',
+    (),
+    (),
+)
+_firing__trace2: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +attacker_movement[speed].modifier',
+    (),
+    (),
+)
+_firing__trace3: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack_dice +aiming[aim].dice',
+    (),
+    (),
+)
+_firing__trace4: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +target_movement[target_speed].modifier',
+    (),
+    (),
+)
+_firing__trace5: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'defense +defensive_arc[arc].modifier',
+    (),
+    (),
+)
+_firing__trace6: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -obscurement_points',
+    (),
+    (),
+)
+_firing__trace7: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when turret_locked',),
+    (('turret_locked',),),
+)
+_firing__trace8: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when different_environment',),
+    (('different_environment',),),
+)
+_firing__trace9: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Target movement, Evasion: Special (not described in the source).',
+    (),
+    (),
+)
+_firing__trace10: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Aiming may leave fewer than one attack die: the source does not say what then happens.',
+    (),
+    (),
+)
+_firing__trace11: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
+    (),
+    (),
+)
+_firing__trace12: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
+    (),
+    (),
+)
+_firing__trace13: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
+    (),
+    (),
+)
+_firing__said9: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    'Target movement, Evasion: Special (not described in the source).',
+    None,
+    'note',
+)
+_firing__said10: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    'Aiming may leave fewer than one attack die: the source does not say what then happens.',
+    None,
+    'note',
+)
+_firing__said11: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    'DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
+    None,
+    'note',
+)
+_firing__said12: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    "A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
+    'TARGET DEFENSIVE ARC  Front -0  Rear Flank -1  Rear -2',
+    'erratum',
+)
+_firing__said13: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    "The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
+    'OBSCUREMENT  See Table',
+    'erratum',
+)
+
+
+def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Firing modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d7 = -1 if v['turret_locked'] else 0
+    d8 = -1 if v['different_environment'] else 0
+    value = v['attack']
+    trace.append(TraceEntry(_firing__trace1, -1, v, e))
+    amount = s.lookup('range_modifiers', (v['range_band'],), 'modifier')
+    value += amount
+    modifiers.append((0, Modifier(_firing__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__trace2, -1, v, e))
+    amount = s.lookup('attacker_movement', (v['speed'],), 'modifier')
+    value += amount
+    modifiers.append((1, Modifier(_firing__mod2, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__trace4, -1, v, e))
+    amount = s.lookup('target_movement', (v['target_speed'],), 'modifier')
+    value += amount
+    modifiers.append((3, Modifier(_firing__mod4, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__trace6, -1, v, e))
+    amount = -v['obscurement_points']
+    value += amount
+    modifiers.append((5, Modifier(_firing__mod6, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__trace7, d7, v, e))
+    if d7 < 0:
+        value += -2
+        modifiers.append((6, Modifier(_firing__mod7, -2, 'applied', None)))
+    trace.append(TraceEntry(_firing__trace8, d8, v, e))
+    if d8 < 0:
+        value += -2
+        modifiers.append((7, Modifier(_firing__mod8, -2, 'applied', None)))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['attack_dice']
+    trace.append(TraceEntry(_firing__trace3, -1, v, e))
+    amount = s.lookup('aiming', (v['aim'],), 'dice')
+    value += amount
+    modifiers.append((2, Modifier(_firing__mod3, whole(amount), 'applied', None)))
+    e['attack_dice'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['defense']
+    trace.append(TraceEntry(_firing__trace5, -1, v, e))
+    amount = s.lookup('defensive_arc', (v['arc'],), 'modifier')
+    value += amount
+    modifiers.append((4, Modifier(_firing__mod5, whole(amount), 'applied', None)))
+    e['defense'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('firing',),
+        inputs={
+            'speed': v['speed'],
+            'range_band': v['range_band'],
+            'aim': v['aim'],
+            'target_speed': v['target_speed'],
+            'arc': v['arc'],
+            'obscurement_points': v['obscurement_points'],
+            'turret_locked': v['turret_locked'],
+            'different_environment': v['different_environment'],
+            'attack': v['attack'],
+            'attack_dice': v['attack_dice'],
+            'defense': v['defense'],
+        },
+        stats={'attack': e['attack'], 'attack_dice': e['attack_dice'], 'defense': e['defense']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_firing__said9, _firing__said10, _firing__said11, _firing__said12, _firing__said13),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule burst_fire, straight
 
 _burst_fire__trace1: Final = TraceSpec(
@@ -10146,6 +10366,7 @@ _BOOK: Final = Book(
         'weather': _resolve_weather,
         'night': _resolve_night,
         'crew_actions': _resolve_crew_actions,
+        'firing': _resolve_firing,
         'burst_fire': _resolve_burst_fire,
         'walking_fire': _resolve_walking_fire,
         'saturation_fire': _resolve_saturation_fire,

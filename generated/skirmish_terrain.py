@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -6093,6 +6105,186 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule smoke, straight
+
+_smoke__trace1: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'to_hit -1 per smoke_hexes',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
+_smoke__trace2: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'roll hit',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
+_smoke__trace3: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 per smoke_hexes',
+    ('when smoke_hexes > 0', 'when weapon == laser'),
+    (('smoke_hexes',), ('weapon',)),
+)
+_smoke__trace4: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 die',
+    ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'),
+    (('smoke_hexes',), ('weapon',), ('anti_laser',)),
+)
+_smoke__trace5: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'DEX -2',
+    ('when in_smoke and not gas_mask',),
+    (('in_smoke', 'gas_mask'),),
+)
+_smoke__trace6: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
+    (),
+    (),
+)
+_smoke__trace7: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
+    (),
+    (),
+)
+_smoke__trace8: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
+    (),
+    (),
+)
+_smoke__said6: Final = Note(
+    'smoke',
+    '17.4',
+    'The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
+    'These produce a -1 DEX to hit for every hex fired through or into.',
+    'erratum',
+)
+_smoke__said7: Final = Note(
+    'smoke',
+    '17.4',
+    "Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
+    'Laser weapons also have a -1 damage for each smoke hex it fired through.',
+    'erratum',
+)
+_smoke__said8: Final = Note(
+    'smoke',
+    '17.4',
+    'The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
+    'Anti-laser smoke reduces laser damage by 1 die \u2013 just like R1 shielding.',
+    'erratum',
+)
+_smoke__unread1: Final = Note(
+    'smoke',
+    '17.4',
+    '`weapon` had no effect: it is read only when smoke_hexes > 0',
+    kind='input',
+)
+_smoke__unread2: Final = Note(
+    'smoke',
+    '17.4',
+    '`anti_laser` had no effect: it is read only when smoke_hexes > 0; when weapon == laser',
+    kind='input',
+)
+
+
+def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Smoke, Fog, and Dense Atmospheres: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d5 = -1 if v['in_smoke'] and not v['gas_mask'] else 0
+    value = v['DEX']
+    trace.append(TraceEntry(_smoke__trace5, d5, v, e))
+    if d5 < 0:
+        value += -2
+        modifiers.append((4, Modifier(_smoke__mod4, -2, 'applied', None)))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d1 = -1 if v['smoke_hexes'] > 0 else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_smoke__trace1, d1, v, e))
+    if d1 < 0:
+        amount = -1 * v['smoke_hexes']
+        value += amount
+        modifiers.append((0, Modifier(_smoke__mod1, whole(amount), 'applied', None)))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    if not v['smoke_hexes'] > 0:
+        d3 = 0
+    elif v['weapon'] != 'laser':
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['smoke_hexes'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'laser':
+        d4 = 1
+    elif not v['anti_laser']:
+        d4 = 2
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_smoke__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_smoke__mod2, -1 * v['smoke_hexes']))
+        where.append(2)
+    trace.append(TraceEntry(_smoke__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_smoke__mod3, -1))
+        where.append(3)
+    e['laser_damage'] = settle_held(_BOOK, 'laser_damage', v['laser_damage'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d2 = -1 if v['smoke_hexes'] > 0 else 0
+    trace.append(TraceEntry(_smoke__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_smoke[1]))
+    notes: list[Note] = [_smoke__said6, _smoke__said7, _smoke__said8]
+    if 'weapon' in given and d3 == 0 and d4 == 0:
+        notes.append(_smoke__unread1)
+    if 'anti_laser' in given and 0 <= d4 < 2:
+        notes.append(_smoke__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('smoke',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'laser_damage': v['laser_damage'],
+            'weapon': v['weapon'],
+            'smoke_hexes': v['smoke_hexes'],
+            'in_smoke': v['in_smoke'],
+            'gas_mask': v['gas_mask'],
+            'anti_laser': v['anti_laser'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'laser_damage': e['laser_damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule darkness, straight
 
 _darkness__trace1: Final = TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),))
@@ -7243,6 +7435,7 @@ _BOOK: Final = Book(
         'broken_ground': _resolve_broken_ground,
         'mud': _resolve_mud,
         'snow': _resolve_snow,
+        'smoke': _resolve_smoke,
         'darkness': _resolve_darkness,
         'ice': _resolve_ice,
         'wall_cover': _resolve_wall_cover,

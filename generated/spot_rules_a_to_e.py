@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -10417,6 +10429,445 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule aerial_combat, straight
+
+_aerial_combat__trace1: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when stunt == moderately_difficult',),
+    (('stunt',),),
+)
+_aerial_combat__trace2: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when stunt == difficult_stunt',),
+    (('stunt',),),
+)
+_aerial_combat__trace3: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when stunt == extremely_difficult',),
+    (('stunt',),),
+)
+_aerial_combat__trace4: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == strong', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace5: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == severe', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace6: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == severe', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace7: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == windstorm', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace8: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == windstorm', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace9: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == hurricane', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace10: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -75%',
+    ('when wind == hurricane', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
+_aerial_combat__trace11: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -100%',
+    ('when wind == tornado',),
+    (('wind',),),
+)
+_aerial_combat__trace12: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when thin_air',),
+    (('thin_air',),),
+)
+_aerial_combat__trace13: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when armor_worn == light_armor',),
+    (('armor_worn',),),
+)
+_aerial_combat__trace14: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when armor_worn == medium_armor',),
+    (('armor_worn',),),
+)
+_aerial_combat__trace15: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when armor_worn == heavy_armor',),
+    (('armor_worn',),),
+)
+_aerial_combat__trace16: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'roll fly_roll',
+    (),
+    (),
+)
+_aerial_combat__trace17: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill -max(0, base skill - base fly)',
+    ('when flying',),
+    (('flying',),),
+)
+_aerial_combat__trace18: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is difficult',
+    ('when flying', 'when fly_result == fly_failure'),
+    (('flying',), ('fly_result',)),
+)
+_aerial_combat__trace19: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is easy',
+    ('when flying', 'when fly_result == fly_critical'),
+    (('flying',), ('fly_result',)),
+)
+_aerial_combat__trace20: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'cannot attack or act this round: the Fly roll fumbled',
+    ('when flying', 'when fly_result == fly_fumble'),
+    (('flying',), ('fly_result',)),
+)
+_aerial_combat__trace21: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
+    (),
+    (),
+)
+_aerial_combat__trace22: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
+    (),
+    (),
+)
+_aerial_combat__trace23: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
+    (),
+    (),
+)
+_aerial_combat__trace24: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
+    (),
+    (),
+)
+_aerial_combat__trace25: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
+    (),
+    (),
+)
+_aerial_combat__trace26: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: No tail-wind relief is given for a tornado; none is encoded.',
+    (),
+    (),
+)
+_aerial_combat__said20: Final = Restriction(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'attack or act this round: the Fly roll fumbled',
+)
+_aerial_combat__said21: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
+    None,
+    'note',
+)
+_aerial_combat__said22: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
+    None,
+    'note',
+)
+_aerial_combat__said23: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
+    None,
+    'note',
+)
+_aerial_combat__said24: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
+    None,
+    'note',
+)
+_aerial_combat__said25: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '"Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
+    "combat skill ratings are reduced to the level of your character's Flight skill",
+    'erratum',
+)
+_aerial_combat__said26: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'No tail-wind relief is given for a tornado; none is encoded.',
+    'Tornado-force Wind: -100% penalty',
+    'erratum',
+)
+_aerial_combat__unread1: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`tail_wind` had no effect: it is read only when wind == strong',
+    kind='input',
+)
+_aerial_combat__unread2: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`fly_result` had no effect: it is read only when flying',
+    kind='input',
+)
+
+
+def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aerial Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d17 = -1 if v['flying'] else 0
+    if not v['flying']:
+        d18 = 0
+    elif v['fly_result'] != 'fly_failure':
+        d18 = 1
+    else:
+        d18 = -1
+    if not v['flying']:
+        d19 = 0
+    elif v['fly_result'] != 'fly_critical':
+        d19 = 1
+    else:
+        d19 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_aerial_combat__trace17, d17, v, e))
+    if d17 < 0:
+        held.append((_aerial_combat__mod16, -max(0, v['skill'] - v['fly'])))
+        where.append(16)
+    trace.append(TraceEntry(_aerial_combat__trace18, d18, v, e))
+    if d18 < 0:
+        held.append((_aerial_combat__mod17, 'difficult'))
+        where.append(17)
+    trace.append(TraceEntry(_aerial_combat__trace19, d19, v, e))
+    if d19 < 0:
+        held.append((_aerial_combat__mod18, 'easy'))
+        where.append(18)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d1 = -1 if v['stunt'] == 'moderately_difficult' else 0
+    d2 = -1 if v['stunt'] == 'difficult_stunt' else 0
+    d3 = -1 if v['stunt'] == 'extremely_difficult' else 0
+    if v['wind'] != 'strong':
+        d4 = 0
+    elif v['tail_wind']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['wind'] != 'severe':
+        d5 = 0
+    elif not v['tail_wind']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['wind'] != 'severe':
+        d6 = 0
+    elif v['tail_wind']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['wind'] != 'windstorm':
+        d7 = 0
+    elif not v['tail_wind']:
+        d7 = 1
+    else:
+        d7 = -1
+    if v['wind'] != 'windstorm':
+        d8 = 0
+    elif v['tail_wind']:
+        d8 = 1
+    else:
+        d8 = -1
+    if v['wind'] != 'hurricane':
+        d9 = 0
+    elif not v['tail_wind']:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['wind'] != 'hurricane':
+        d10 = 0
+    elif v['tail_wind']:
+        d10 = 1
+    else:
+        d10 = -1
+    d11 = -1 if v['wind'] == 'tornado' else 0
+    d12 = -1 if v['thin_air'] else 0
+    d13 = -1 if v['armor_worn'] == 'light_armor' else 0
+    d14 = -1 if v['armor_worn'] == 'medium_armor' else 0
+    d15 = -1 if v['armor_worn'] == 'heavy_armor' else 0
+    value = v['fly']
+    trace.append(TraceEntry(_aerial_combat__trace1, d1, v, e))
+    if d1 < 0:
+        value += -10
+        modifiers.append((0, Modifier(_aerial_combat__mod1, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace2, d2, v, e))
+    if d2 < 0:
+        value += -25
+        modifiers.append((1, Modifier(_aerial_combat__mod2, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace3, d3, v, e))
+    if d3 < 0:
+        value += -50
+        modifiers.append((2, Modifier(_aerial_combat__mod3, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace4, d4, v, e))
+    if d4 < 0:
+        value += -10
+        modifiers.append((3, Modifier(_aerial_combat__mod4, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace5, d5, v, e))
+    if d5 < 0:
+        value += -10
+        modifiers.append((4, Modifier(_aerial_combat__mod5, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace6, d6, v, e))
+    if d6 < 0:
+        value += -25
+        modifiers.append((5, Modifier(_aerial_combat__mod6, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace7, d7, v, e))
+    if d7 < 0:
+        value += -25
+        modifiers.append((6, Modifier(_aerial_combat__mod7, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace8, d8, v, e))
+    if d8 < 0:
+        value += -50
+        modifiers.append((7, Modifier(_aerial_combat__mod8, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace9, d9, v, e))
+    if d9 < 0:
+        value += -50
+        modifiers.append((8, Modifier(_aerial_combat__mod9, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace10, d10, v, e))
+    if d10 < 0:
+        value += -75
+        modifiers.append((9, Modifier(_aerial_combat__mod10, -75, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace11, d11, v, e))
+    if d11 < 0:
+        value += -100
+        modifiers.append((10, Modifier(_aerial_combat__mod11, -100, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace12, d12, v, e))
+    if d12 < 0:
+        value += -25
+        modifiers.append((11, Modifier(_aerial_combat__mod12, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace13, d13, v, e))
+    if d13 < 0:
+        value += -10
+        modifiers.append((12, Modifier(_aerial_combat__mod13, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace14, d14, v, e))
+    if d14 < 0:
+        value += -25
+        modifiers.append((13, Modifier(_aerial_combat__mod14, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__trace15, d15, v, e))
+    if d15 < 0:
+        value += -50
+        modifiers.append((14, Modifier(_aerial_combat__mod15, -50, 'applied', None)))
+    e['fly'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0 or d7 < 0 or d8 < 0 or d9 < 0 or d10 < 0 or d11 < 0 or d12 < 0 or d13 < 0 or d14 < 0 or d15 < 0)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_aerial_combat__trace16, -1, v, e))
+    rolls.append(roll_of(s, _rule_aerial_combat[15]))
+    if not v['flying']:
+        d20 = 0
+    elif v['fly_result'] != 'fly_fumble':
+        d20 = 1
+    else:
+        d20 = -1
+    trace.append(TraceEntry(_aerial_combat__trace20, d20, v, e))
+    restrictions: list[Restriction] = []
+    if d20 < 0:
+        restrictions.append(_aerial_combat__said20)
+    notes: list[Note] = [_aerial_combat__said21, _aerial_combat__said22, _aerial_combat__said23, _aerial_combat__said24, _aerial_combat__said25, _aerial_combat__said26]
+    if 'tail_wind' in given and d4 == 0 and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_aerial_combat__unread1)
+    if 'fly_result' in given and d18 == 0 and d19 == 0 and d20 == 0:
+        notes.append(_aerial_combat__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aerial_combat',),
+        inputs={
+            'skill': v['skill'],
+            'fly': v['fly'],
+            'stunt': v['stunt'],
+            'wind': v['wind'],
+            'tail_wind': v['tail_wind'],
+            'thin_air': v['thin_air'],
+            'armor_worn': v['armor_worn'],
+            'flying': v['flying'],
+            'fly_result': v['fly_result'],
+        },
+        stats={'skill': e['skill'], 'fly': e['fly']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule aimed_attacks, straight
 
 _aimed_attacks__trace1: Final = TraceSpec(
@@ -10756,6 +11207,295 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
         trace=tuple(trace),
     )
 
+# rule ambushes, straight
+
+_ambushes__trace1: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll ambush_stealth',
+    ('when ambush != no_ambush and not after_first_round',),
+    (('ambush', 'after_first_round'),),
+)
+_ambushes__trace2: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'),
+    (('ambush', 'after_first_round'), ('ambush',)),
+)
+_ambushes__trace3: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot dodge or parry this initial round of attacks (the attackers are not seen)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'),
+    (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',)),
+)
+_ambushes__trace4: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'perception is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
+)
+_ambushes__trace5: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll notice_attackers',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
+)
+_ambushes__trace6: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
+)
+_ambushes__trace7: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'defense is difficult',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
+)
+_ambushes__trace8: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot retaliate or move until the next combat round (the target noticed the attackers)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
+)
+_ambushes__trace9: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
+    (),
+    (),
+)
+_ambushes__trace10: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
+    (),
+    (),
+)
+_ambushes__trace11: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
+    (),
+    (),
+)
+_ambushes__trace12: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
+    (),
+    (),
+)
+_ambushes__said3: Final = Restriction(
+    'ambushes',
+    '7. Ambushes',
+    'dodge or parry this initial round of attacks (the attackers are not seen)',
+)
+_ambushes__said8: Final = Restriction(
+    'ambushes',
+    '7. Ambushes',
+    'retaliate or move until the next combat round (the target noticed the attackers)',
+)
+_ambushes__said9: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    "In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
+    None,
+    'note',
+)
+_ambushes__said10: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    'After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
+    None,
+    'note',
+)
+_ambushes__said11: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    "The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
+    None,
+    'note',
+)
+_ambushes__said12: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    'Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
+    'If the attackers are using hand-to-hand weapons and have not made successful Stealth rolls, the targets must make a successful Easy Listen, Sense, or Spot roll',
+    'erratum',
+)
+_ambushes__unread1: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`stealth` had no effect: it is read only when ambush != no_ambush and not after_first_round',
+    kind='input',
+)
+_ambushes__unread2: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`attackers_seen` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
+    kind='input',
+)
+_ambushes__unread3: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`stealth_succeeded` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    kind='input',
+)
+_ambushes__unread4: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`target_noticed` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    kind='input',
+)
+
+
+def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ambushes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d2 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d6 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d6 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d6 = 2
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_ambushes__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_ambushes__mod1, 'easy'))
+        where.append(1)
+    trace.append(TraceEntry(_ambushes__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_ambushes__mod3, 'easy'))
+        where.append(5)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d7 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d7 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d7 = 2
+    else:
+        d7 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_ambushes__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_ambushes__mod4, 'difficult'))
+        where.append(6)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d4 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d4 = 1
+    elif v['stealth_succeeded']:
+        d4 = 2
+    else:
+        d4 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_ambushes__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_ambushes__mod2, 'easy'))
+        where.append(3)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d1 = -1 if v['ambush'] != 'no_ambush' and not v['after_first_round'] else 0
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d5 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d5 = 1
+    elif v['stealth_succeeded']:
+        d5 = 2
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_ambushes__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_ambushes[0]))
+    trace.append(TraceEntry(_ambushes__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_ambushes[4]))
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d3 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d3 = 1
+    elif v['attackers_seen']:
+        d3 = 2
+    else:
+        d3 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d8 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d8 = 1
+    elif v['stealth_succeeded'] or not v['target_noticed']:
+        d8 = 2
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_ambushes__trace3, d3, v, e))
+    trace.append(TraceEntry(_ambushes__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_ambushes__said3)
+    if d8 < 0:
+        restrictions.append(_ambushes__said8)
+    notes: list[Note] = [_ambushes__said9, _ambushes__said10, _ambushes__said11, _ambushes__said12]
+    if 'stealth' in given and d1 == 0:
+        notes.append(_ambushes__unread1)
+    if 'attackers_seen' in given and 0 <= d3 < 2:
+        notes.append(_ambushes__unread2)
+    if 'stealth_succeeded' in given and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread3)
+    if 'target_noticed' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('ambushes',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'perception': v['perception'],
+            'ambush': v['ambush'],
+            'stealth': v['stealth'],
+            'attackers_seen': v['attackers_seen'],
+            'stealth_succeeded': v['stealth_succeeded'],
+            'target_noticed': v['target_noticed'],
+            'after_first_round': v['after_first_round'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule area_attacks, straight
 
 _area_attacks__trace1: Final = TraceSpec(
@@ -10918,6 +11658,208 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         derived=derived,
         modifiers=tuple(modifiers),
         rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule armor_damaged, straight
+
+_armor_damaged__trace1: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
+_armor_damaged__trace2: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor_roll / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
+_armor_damaged__trace3: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive repair_cost',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
+_armor_damaged__trace4: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor = 0',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
+)
+_armor_damaged__trace5: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive rebuild_cost',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
+)
+_armor_damaged__trace6: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Destroyed armor offers no protection but full ENC and burden.',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
+)
+_armor_damaged__trace7: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor -1',
+    ('when armor_state == repaired_after_destruction',),
+    (('armor_state',),),
+)
+_armor_damaged__trace8: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    (),
+    (),
+)
+_armor_damaged__trace9: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
+    (),
+    (),
+)
+_armor_damaged__trace10: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
+    (),
+    (),
+)
+_armor_damaged__trace11: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
+    (),
+    (),
+)
+_armor_damaged__said6: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'Destroyed armor offers no protection but full ENC and burden.',
+    None,
+    'note',
+)
+_armor_damaged__said8: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    None,
+    'note',
+)
+_armor_damaged__said9: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'Already-damaged armor that is damaged again before being repaired is destroyed.',
+    None,
+    'note',
+)
+_armor_damaged__said10: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
+    None,
+    'note',
+)
+_armor_damaged__said11: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
+    'armor worth 1D8+1 may be reduced to 1D4 protection, which is 1/2 of 1D8, with the +1 rounded down',
+    'erratum',
+)
+_armor_damaged__unread1: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    '`armor_cost` had no effect: it is read only when armor_state == damaged',
+    kind='input',
+)
+
+
+def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Armor Damaged: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['armor_state'] == 'damaged' else 0
+    d4 = -1 if v['armor_state'] == 'destroyed' else 0
+    d7 = -1 if v['armor_state'] == 'repaired_after_destruction' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_armor_damaged__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_armor_damaged__mod1, 2))
+        where.append(0)
+    trace.append(TraceEntry(_armor_damaged__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_armor_damaged__mod3, 0))
+        where.append(3)
+    trace.append(TraceEntry(_armor_damaged__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_armor_damaged__mod4, -1))
+        where.append(6)
+    e['armor'] = settle_held(_BOOK, 'armor', v['armor'], held, modifiers, where)
+    d2 = -1 if v['armor_state'] == 'damaged' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_armor_damaged__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_armor_damaged__mod2, 2))
+        where.append(1)
+    e['armor_roll'] = settle_held(_BOOK, 'armor_roll', v['armor_roll'], held, modifiers, where)
+    d3 = -1 if v['armor_state'] == 'damaged' else 0
+    trace.append(TraceEntry(_armor_damaged__trace3, d3, v, e))
+    if d3 < 0:
+        e['repair_cost'] = derived['repair_cost'] = whole(Fraction(v['armor_cost'] * 3) / 2)
+    else:
+        e.wait('repair_cost', lambda: whole(Fraction(v['armor_cost'] * 3) / 2))
+    d5 = -1 if v['armor_state'] == 'destroyed' else 0
+    trace.append(TraceEntry(_armor_damaged__trace5, d5, v, e))
+    if d5 < 0:
+        e['rebuild_cost'] = derived['rebuild_cost'] = whole(v['armor_cost'])
+    else:
+        e.wait('rebuild_cost', lambda: whole(v['armor_cost']))
+    d6 = -1 if v['armor_state'] == 'destroyed' else 0
+    trace.append(TraceEntry(_armor_damaged__trace6, d6, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_armor_damaged__said6)
+    notes.append(_armor_damaged__said8)
+    notes.append(_armor_damaged__said9)
+    notes.append(_armor_damaged__said10)
+    notes.append(_armor_damaged__said11)
+    if 'armor_cost' in given and d3 == 0 and d5 == 0:
+        notes.append(_armor_damaged__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('armor_damaged',),
+        inputs={
+            'armor': v['armor'],
+            'armor_roll': v['armor_roll'],
+            'armor_state': v['armor_state'],
+            'armor_cost': v['armor_cost'],
+        },
+        stats={'armor': e['armor'], 'armor_roll': e['armor_roll']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
         restrictions=(),
         notes=tuple(notes),
         tables=(),
@@ -11364,6 +12306,163 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule backstabs, straight
+
+_backstabs__trace1: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when backstab',),
+    (('backstab',),),
+)
+_backstabs__trace2: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'perception is difficult',
+    ('when backstab',),
+    (('backstab',),),
+)
+_backstabs__trace3: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll sense_backstab',
+    ('when backstab',),
+    (('backstab',),),
+)
+_backstabs__trace4: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'defense is difficult',
+    ('when backstab',),
+    (('backstab',),),
+)
+_backstabs__trace5: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when helpless',),
+    (('helpless',),),
+)
+_backstabs__trace6: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'cannot dodge or parry: the target is helpless',
+    ('when helpless',),
+    (('helpless',),),
+)
+_backstabs__trace7: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll lucky_incident',
+    ('when helpless',),
+    (('helpless',),),
+)
+_backstabs__trace8: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'note: No additional damage is done by such an attack.',
+    (),
+    (),
+)
+_backstabs__said6: Final = Restriction(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'dodge or parry: the target is helpless',
+)
+_backstabs__said8: Final = Note(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'No additional damage is done by such an attack.',
+    None,
+    'note',
+)
+_backstabs__unread1: Final = Note(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    '`opponent_POW` had no effect: it is read only when helpless',
+    kind='input',
+)
+
+
+def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Backstabs and Helpless Opponents: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['backstab'] else 0
+    d5 = -1 if v['helpless'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_backstabs__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_backstabs__mod1, 'easy'))
+        where.append(0)
+    trace.append(TraceEntry(_backstabs__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_backstabs__mod4, 'easy'))
+        where.append(4)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d4 = -1 if v['backstab'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_backstabs__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_backstabs__mod3, 'difficult'))
+        where.append(3)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    d2 = -1 if v['backstab'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_backstabs__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_backstabs__mod2, 'difficult'))
+        where.append(1)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d3 = -1 if v['backstab'] else 0
+    d7 = -1 if v['helpless'] else 0
+    trace.append(TraceEntry(_backstabs__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_backstabs[2]))
+    trace.append(TraceEntry(_backstabs__trace7, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_backstabs[6]))
+    d6 = -1 if v['helpless'] else 0
+    trace.append(TraceEntry(_backstabs__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_backstabs__said6)
+    notes: list[Note] = [_backstabs__said8]
+    if 'opponent_POW' in given and d7 == 0:
+        notes.append(_backstabs__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('backstabs',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'perception': v['perception'],
+            'opponent_POW': v['opponent_POW'],
+            'backstab': v['backstab'],
+            'helpless': v['helpless'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule big_and_little_targets, straight
 
 _big_and_little_targets__trace1: Final = TraceSpec(
@@ -11650,6 +12749,133 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
         derived={},
         modifiers=(),
         rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule broken_weapons, straight
+
+_broken_weapons__trace1: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'damage / 2 round up',
+    ('when weapon_broken',),
+    (('weapon_broken',),),
+)
+_broken_weapons__trace2: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'skill is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
+)
+_broken_weapons__trace3: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'defense is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
+)
+_broken_weapons__trace4: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
+    (),
+    (),
+)
+_broken_weapons__trace5: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
+    (),
+    (),
+)
+_broken_weapons__said4: Final = Note(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
+    None,
+    'note',
+)
+_broken_weapons__said5: Final = Note(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
+    None,
+    'note',
+)
+_broken_weapons__unread1: Final = Note(
+    'broken_weapons',
+    '7. Broken Weapons',
+    '`resembles_familiar` had no effect: it is read only when weapon_broken',
+    kind='input',
+)
+
+
+def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if not v['weapon_broken']:
+        d2 = 0
+    elif v['resembles_familiar']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_broken_weapons__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_broken_weapons__mod2, 'difficult'))
+        where.append(1)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not v['weapon_broken']:
+        d3 = 0
+    elif v['resembles_familiar']:
+        d3 = 1
+    else:
+        d3 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_broken_weapons__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_broken_weapons__mod3, 'difficult'))
+        where.append(2)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    d1 = -1 if v['weapon_broken'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_broken_weapons__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_broken_weapons__mod1, 2))
+        where.append(0)
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers, where)
+    notes: list[Note] = [_broken_weapons__said4, _broken_weapons__said5]
+    if 'resembles_familiar' in given and d2 == 0 and d3 == 0:
+        notes.append(_broken_weapons__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('broken_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'damage': v['damage'],
+            'weapon_broken': v['weapon_broken'],
+            'resembles_familiar': v['resembles_familiar'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
         restrictions=(),
         notes=tuple(notes),
         tables=(),
@@ -12736,6 +13962,145 @@ def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
+# rule individual_actions, straight
+
+_individual_actions__trace1: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'skill is difficult',
+    ('when moving_in_vehicle',),
+    (('moving_in_vehicle',),),
+)
+_individual_actions__trace2: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'luck is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
+_individual_actions__trace3: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'agility is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
+_individual_actions__trace4: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_luck',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
+_individual_actions__trace5: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_agility',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
+_individual_actions__trace6: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
+    (),
+    (),
+)
+_individual_actions__trace7: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
+    (),
+    (),
+)
+_individual_actions__said6: Final = Note(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
+    None,
+    'note',
+)
+_individual_actions__said7: Final = Note(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
+    None,
+    'note',
+)
+
+
+def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Individual Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['moving_in_vehicle'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_individual_actions__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_individual_actions__mod1, 'difficult'))
+        where.append(0)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d3 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_individual_actions__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_individual_actions__mod3, 'difficult'))
+        where.append(2)
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers, where)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    d2 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_individual_actions__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_individual_actions__mod2, 'difficult'))
+        where.append(1)
+    e['luck'] = settle_held(_BOOK, 'luck', v['luck'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d4 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    d5 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    trace.append(TraceEntry(_individual_actions__trace4, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_individual_actions[3]))
+    trace.append(TraceEntry(_individual_actions__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_individual_actions[4]))
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('individual_actions',),
+        inputs={
+            'skill': v['skill'],
+            'POW': v['POW'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'luck': v['luck'],
+            'moving_in_vehicle': v['moving_in_vehicle'],
+            'thrown_risk': v['thrown_risk'],
+            'enclosed_vehicle': v['enclosed_vehicle'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility'], 'luck': e['luck']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_individual_actions__said6, _individual_actions__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule chase_trouble_effects, straight
 
 _chase_trouble_effects__trace1: Final = TraceSpec(
@@ -13644,6 +15009,315 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
         restrictions=(),
         notes=(_cover__said4, _cover__said5, _cover__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule darkness, straight
+
+_darkness__trace1: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -darkness_modifier',
+    ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'),
+    (('darkness',), ('darkness', 'opponent_detected')),
+)
+_darkness__trace2: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'perception is difficult',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
+)
+_darkness__trace3: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'roll detect_in_dark',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
+)
+_darkness__trace4: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -(darkness_modifier / 2 round up)',
+    ('when darkness == complete_darkness', 'when opponent_detected'),
+    (('darkness',), ('opponent_detected',)),
+)
+_darkness__trace5: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
+    (),
+    (),
+)
+_darkness__trace6: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
+    (),
+    (),
+)
+_darkness__trace7: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'erratum: No rounding is given; the halved penalty is rounded up.',
+    (),
+    (),
+)
+_darkness__said5: Final = Note(
+    'darkness',
+    '7. Darkness',
+    'The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
+    None,
+    'note',
+)
+_darkness__said6: Final = Note(
+    'darkness',
+    '7. Darkness',
+    'A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
+    None,
+    'note',
+)
+_darkness__said7: Final = Note(
+    'darkness',
+    '7. Darkness',
+    'No rounding is given; the halved penalty is rounded up.',
+    'If successful, reduce the darkness modifier by half.',
+    'erratum',
+)
+_darkness__unread1: Final = Note(
+    'darkness',
+    '7. Darkness',
+    '`opponent_detected` had no effect: it is read only when darkness != lit',
+    kind='input',
+)
+_darkness__unread2: Final = Note(
+    'darkness',
+    '7. Darkness',
+    '`darkness_modifier` had no effect: it is read only when darkness != lit; unless darkness == complete_darkness and opponent_detected',
+    kind='input',
+)
+
+
+def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['darkness'] == 'lit':
+        d1 = 0
+    elif v['darkness'] == 'complete_darkness' and v['opponent_detected']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['darkness'] != 'complete_darkness':
+        d4 = 0
+    elif not v['opponent_detected']:
+        d4 = 1
+    else:
+        d4 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_darkness__trace1, d1, v, e))
+    if d1 < 0:
+        amount = -v['darkness_modifier']
+        value += amount
+        modifiers.append((0, Modifier(_darkness__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_darkness__trace4, d4, v, e))
+    if d4 < 0:
+        amount = -round_value(Fraction(v['darkness_modifier']) / 2, 'up')
+        value += amount
+        modifiers.append((3, Modifier(_darkness__mod3, whole(amount), 'applied', None)))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d4 < 0)
+    d2 = -1 if v['darkness'] == 'complete_darkness' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_darkness__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_darkness__mod2, 'difficult'))
+        where.append(1)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d3 = -1 if v['darkness'] == 'complete_darkness' else 0
+    trace.append(TraceEntry(_darkness__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_darkness[2]))
+    notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
+    if 'opponent_detected' in given and d1 == 0 and d4 == 0:
+        notes.append(_darkness__unread1)
+    if 'darkness_modifier' in given and 0 <= d1 < 2 and 0 <= d4 < 2:
+        notes.append(_darkness__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('darkness',),
+        inputs={
+            'skill': v['skill'],
+            'perception': v['perception'],
+            'darkness': v['darkness'],
+            'darkness_modifier': v['darkness_modifier'],
+            'opponent_detected': v['opponent_detected'],
+        },
+        stats={'skill': e['skill'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule desperate_actions, straight
+
+_desperate_actions__trace1: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'agility is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
+_desperate_actions__trace2: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'roll desperate_agility',
+    ('when desperate',),
+    (('desperate',),),
+)
+_desperate_actions__trace3: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'skill is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
+_desperate_actions__trace4: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'derive desperate_fatigue',
+    ('when desperate', 'when fatigue_points_used'),
+    (('desperate',), ('fatigue_points_used',)),
+)
+_desperate_actions__trace5: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
+    ('when desperate_last_round',),
+    (('desperate_last_round',),),
+)
+_desperate_actions__trace6: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
+    (),
+    (),
+)
+_desperate_actions__said5: Final = Restriction(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
+)
+_desperate_actions__said6: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
+    None,
+    'note',
+)
+_desperate_actions__unread1: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    '`fatigue_points_used` had no effect: it is read only when desperate',
+    kind='input',
+)
+_desperate_actions__unread2: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    '`fatigue_cost` had no effect: it is read only when desperate; when fatigue_points_used',
+    kind='input',
+)
+
+
+def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Desperate Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    d3 = -1 if v['desperate'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_desperate_actions__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_desperate_actions__mod2, 'difficult'))
+        where.append(2)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d1 = -1 if v['desperate'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_desperate_actions__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_desperate_actions__mod1, 'difficult'))
+        where.append(0)
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers, where)
+    if not v['desperate']:
+        d4 = 0
+    elif not v['fatigue_points_used']:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_desperate_actions__trace4, d4, v, e))
+    if d4 < 0:
+        e['desperate_fatigue'] = derived['desperate_fatigue'] = whole(v['fatigue_cost'] * 2)
+    else:
+        e.wait('desperate_fatigue', lambda: whole(v['fatigue_cost'] * 2))
+    rolls: list[Roll] = []
+    d2 = -1 if v['desperate'] else 0
+    trace.append(TraceEntry(_desperate_actions__trace2, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_desperate_actions[1]))
+    d5 = -1 if v['desperate_last_round'] else 0
+    trace.append(TraceEntry(_desperate_actions__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_desperate_actions__said5)
+    notes: list[Note] = [_desperate_actions__said6]
+    if 'fatigue_points_used' in given and d4 == 0:
+        notes.append(_desperate_actions__unread1)
+    if 'fatigue_cost' in given and 0 <= d4 < 2:
+        notes.append(_desperate_actions__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('desperate_actions',),
+        inputs={
+            'skill': v['skill'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'fatigue_points_used': v['fatigue_points_used'],
+            'desperate': v['desperate'],
+            'desperate_last_round': v['desperate_last_round'],
+            'fatigue_cost': v['fatigue_cost'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
         tables=(),
         trace=tuple(trace),
     )
@@ -14618,14 +16292,19 @@ _BOOK: Final = Book(
         'characteristic_roll': _resolve_characteristic_roll,
         'resistance_roll': _resolve_resistance_roll,
         'acid': _resolve_acid,
+        'aerial_combat': _resolve_aerial_combat,
         'aimed_attacks': _resolve_aimed_attacks,
         'aim_bonus': _resolve_aim_bonus,
         'targeting_specific_area': _resolve_targeting_specific_area,
+        'ambushes': _resolve_ambushes,
         'area_attacks': _resolve_area_attacks,
+        'armor_damaged': _resolve_armor_damaged,
         'aura_attacks': _resolve_aura_attacks,
         'autofire': _resolve_autofire,
+        'backstabs': _resolve_backstabs,
         'big_and_little_targets': _resolve_big_and_little_targets,
         'both_sides_surprised': _resolve_both_sides_surprised,
+        'broken_weapons': _resolve_broken_weapons,
         'chases': _resolve_chases,
         'range_track_attacks': _resolve_range_track_attacks,
         'chases_on_foot': _resolve_chases_on_foot,
@@ -14633,12 +16312,15 @@ _BOOK: Final = Book(
         'vehicle_damage': _resolve_vehicle_damage,
         'maneuver_penalty': _resolve_maneuver_penalty,
         'skill_roll_modifiers': _resolve_skill_roll_modifiers,
+        'individual_actions': _resolve_individual_actions,
         'chase_trouble_effects': _resolve_chase_trouble_effects,
         'choking': _resolve_choking,
         'close_combat': _resolve_close_combat,
         'closing': _resolve_closing,
         'cold_exposure_hunger_thirst': _resolve_cold_exposure_hunger_thirst,
         'cover': _resolve_cover,
+        'darkness': _resolve_darkness,
+        'desperate_actions': _resolve_desperate_actions,
         'disarming': _resolve_disarming,
         'disease': _resolve_disease,
         'disengaging': _resolve_disengaging,

@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -13045,6 +13057,347 @@ def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+# rule thrown_weapons, straight
+
+_thrown_weapons__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_thrown_weapons__trace2: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'damage_bonus -2 steps',
+    ('when thrown_attack and not unskilled_close',),
+    (('thrown_attack', 'unskilled_close'),),
+)
+_thrown_weapons__trace3: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'skill is difficult',
+    ('when unskilled_close',),
+    (('unskilled_close',),),
+)
+_thrown_weapons__trace4: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'note: Some weapons, like the hatchet and the javelin, are equally useful in both ways.',
+    (),
+    (),
+)
+_thrown_weapons__trace5: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'note: A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.',
+    (),
+    (),
+)
+_thrown_weapons__trace6: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    "erratum: Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
+    (),
+    (),
+)
+_thrown_weapons__said4: Final = Note(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'Some weapons, like the hatchet and the javelin, are equally useful in both ways.',
+    None,
+    'note',
+)
+_thrown_weapons__said5: Final = Note(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.',
+    None,
+    'note',
+)
+_thrown_weapons__said6: Final = Note(
+    'thrown_weapons',
+    'Thrown Weapons',
+    "Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
+    "your character's damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved",
+    'erratum',
+)
+
+
+def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Thrown Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['unskilled_close'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_thrown_weapons__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_thrown_weapons__mod2, 'difficult'))
+        where.append(2)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d2 = -1 if v['thrown_attack'] and not v['unskilled_close'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_thrown_weapons__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_thrown_weapons__mod1, -2))
+        where.append(1)
+    e['damage_bonus'] = settle_held(_BOOK, 'damage_bonus', v['damage_bonus'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_thrown_weapons__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('thrown_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'damage_bonus': v['damage_bonus'],
+            'thrown_attack': v['thrown_attack'],
+            'unskilled_close': v['unskilled_close'],
+        },
+        stats={'skill': e['skill'], 'damage_bonus': e['damage_bonus']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_thrown_weapons__said4, _thrown_weapons__said5, _thrown_weapons__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule underwater_combat, straight
+
+_underwater_combat__trace1: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
+_underwater_combat__trace2: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'damage / 2 round up',
+    ('when underwater and not acclimated', 'when damage_type != impaling'),
+    (('underwater', 'acclimated'), ('damage_type',)),
+)
+_underwater_combat__trace3: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'derive water_armor',
+    ('when underwater and not acclimated', 'when damage_type != impaling'),
+    (('underwater', 'acclimated'), ('damage_type',)),
+)
+_underwater_combat__trace4: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'skill max swim',
+    ('when underwater and not acclimated', 'unless close_or_small'),
+    (('underwater', 'acclimated'), ('close_or_small',)),
+)
+_underwater_combat__trace5: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'roll maneuver',
+    ('when underwater and not acclimated', 'when swimming'),
+    (('underwater', 'acclimated'), ('swimming',)),
+)
+_underwater_combat__trace6: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'skill is impossible',
+    ('when underwater and not acclimated', 'when shield_parry'),
+    (('underwater', 'acclimated'), ('shield_parry',)),
+)
+_underwater_combat__trace7: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'cannot parry with a shield underwater',
+    ('when underwater and not acclimated', 'when shield_parry'),
+    (('underwater', 'acclimated'), ('shield_parry',)),
+)
+_underwater_combat__trace8: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'derive fatigue_factor',
+    ('when underwater and not acclimated',),
+    (('underwater', 'acclimated'),),
+)
+_underwater_combat__trace9: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'note: Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.',
+    ('when underwater and not acclimated',),
+    (('underwater', 'acclimated'),),
+)
+_underwater_combat__said7: Final = Restriction(
+    'underwater_combat',
+    'Underwater Combat',
+    'parry with a shield underwater',
+)
+_underwater_combat__said9: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    'Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.',
+    None,
+    'note',
+)
+_underwater_combat__unread1: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`damage_type` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread2: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`close_or_small` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread3: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swim` had no effect: it is read only when underwater and not acclimated; unless close_or_small',
+    kind='input',
+)
+_underwater_combat__unread4: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swimming` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread5: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`shield_parry` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+
+
+def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Underwater Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if not (v['underwater'] and not v['acclimated']):
+        d4 = 0
+    elif v['close_or_small']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['underwater'] and not v['acclimated']):
+        d6 = 0
+    elif not v['shield_parry']:
+        d6 = 1
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_underwater_combat__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_underwater_combat__mod2, v['swim']))
+        where.append(3)
+    trace.append(TraceEntry(_underwater_combat__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_underwater_combat__mod3, 'impossible'))
+        where.append(5)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not (v['underwater'] and not v['acclimated']):
+        d2 = 0
+    elif v['damage_type'] == 'impaling':
+        d2 = 1
+    else:
+        d2 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_underwater_combat__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_underwater_combat__mod1, 2))
+        where.append(1)
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers, where)
+    if not (v['underwater'] and not v['acclimated']):
+        d3 = 0
+    elif v['damage_type'] == 'impaling':
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_underwater_combat__trace3, d3, v, e))
+    if d3 < 0:
+        e['water_armor'] = derived['water_armor'] = whole(3)
+    else:
+        e.wait('water_armor', lambda: whole(3))
+    d8 = -1 if v['underwater'] and not v['acclimated'] else 0
+    trace.append(TraceEntry(_underwater_combat__trace8, d8, v, e))
+    if d8 < 0:
+        e['fatigue_factor'] = derived['fatigue_factor'] = whole(2)
+    else:
+        e.wait('fatigue_factor', lambda: whole(2))
+    rolls: list[Roll] = []
+    if not (v['underwater'] and not v['acclimated']):
+        d5 = 0
+    elif not v['swimming']:
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_underwater_combat__trace1, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_underwater_combat__trace5, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_underwater_combat[4]))
+    if not (v['underwater'] and not v['acclimated']):
+        d7 = 0
+    elif not v['shield_parry']:
+        d7 = 1
+    else:
+        d7 = -1
+    d9 = -1 if v['underwater'] and not v['acclimated'] else 0
+    trace.append(TraceEntry(_underwater_combat__trace7, d7, v, e))
+    trace.append(TraceEntry(_underwater_combat__trace9, d9, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_underwater_combat__said7)
+    notes: list[Note] = []
+    if d9 < 0:
+        notes.append(_underwater_combat__said9)
+    if 'damage_type' in given and d2 == 0 and d3 == 0:
+        notes.append(_underwater_combat__unread1)
+    if 'close_or_small' in given and d4 == 0:
+        notes.append(_underwater_combat__unread2)
+    if 'swim' in given and 0 <= d4 < 2 and 0 <= d5 < 2:
+        notes.append(_underwater_combat__unread3)
+    if 'swimming' in given and d5 == 0:
+        notes.append(_underwater_combat__unread4)
+    if 'shield_parry' in given and d6 == 0 and d7 == 0:
+        notes.append(_underwater_combat__unread5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('underwater_combat',),
+        inputs={
+            'skill': v['skill'],
+            'damage': v['damage'],
+            'swim': v['swim'],
+            'underwater': v['underwater'],
+            'swimming': v['swimming'],
+            'damage_type': v['damage_type'],
+            'close_or_small': v['close_or_small'],
+            'shield_parry': v['shield_parry'],
+            'acclimated': v['acclimated'],
+        },
+        stats={'skill': e['skill'], 'damage': e['damage']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule vacuum, straight
 
 _vacuum__trace1: Final = TraceSpec(
@@ -14271,6 +14624,8 @@ _BOOK: Final = Book(
         'stunning_or_subduing': _resolve_stunning_or_subduing,
         'superior_numbers': _resolve_superior_numbers,
         'sweep_attacks': _resolve_sweep_attacks,
+        'thrown_weapons': _resolve_thrown_weapons,
+        'underwater_combat': _resolve_underwater_combat,
         'vacuum': _resolve_vacuum,
         'volley_fire': _resolve_volley_fire,
         'weapon_length': _resolve_weapon_length,

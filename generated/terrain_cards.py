@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -7030,6 +7042,2987 @@ def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+# rule low_visibility, straight
+
+_low_visibility__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_low_visibility__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_low_visibility__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_low_visibility__trace4: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'vis min low',
+    (),
+    (),
+)
+_low_visibility__trace5: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'attribute -3',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_low_visibility__trace6: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
+)
+_low_visibility__trace7: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
+_low_visibility__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_low_visibility__said6: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    None,
+    'note',
+)
+_low_visibility__said7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    None,
+    'note',
+)
+_low_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_low_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Low Visibility (-3): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_low_visibility__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_low_visibility__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_low_visibility__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(4)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__trace4, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    notes: list[Note] = [_low_visibility__said3, _low_visibility__said6, _low_visibility__said7]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_low_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_low_visibility__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('low_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule poor_visibility, straight
+
+_poor_visibility__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_poor_visibility__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_poor_visibility__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_poor_visibility__trace4: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'vis min poor',
+    (),
+    (),
+)
+_poor_visibility__trace5: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'attribute -6',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_poor_visibility__trace6: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
+)
+_poor_visibility__trace7: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
+_poor_visibility__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_poor_visibility__said6: Final = Note(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
+    None,
+    'note',
+)
+_poor_visibility__said7: Final = Note(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    None,
+    'note',
+)
+_poor_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_poor_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Poor Visibility (-6): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_poor_visibility__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_poor_visibility__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_poor_visibility__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_poor_visibility__mod2, -6))
+        where.append(4)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_poor_visibility__trace4, -1, v, e))
+    held.append((_poor_visibility__mod1, 'poor'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    notes: list[Note] = [_poor_visibility__said3, _poor_visibility__said6, _poor_visibility__said7]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_poor_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_poor_visibility__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('poor_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zero_visibility, straight
+
+_zero_visibility__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_zero_visibility__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_zero_visibility__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_zero_visibility__trace4: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'vis min zero',
+    (),
+    (),
+)
+_zero_visibility__trace5: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+    ('when lof_zone != clear_of', 'unless responding'),
+    (('lof_zone',), ('responding',)),
+)
+_zero_visibility__trace6: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'attribute -6',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_zero_visibility__trace7: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_zero_visibility__trace8: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+    ('when lof_zone != clear_of', 'when responding', 'unless facing'),
+    (('lof_zone',), ('responding',), ('facing',)),
+)
+_zero_visibility__trace9: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    (),
+    (),
+)
+_zero_visibility__trace10: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    (),
+    (),
+)
+_zero_visibility__trace11: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    (),
+    (),
+)
+_zero_visibility__trace12: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    (),
+    (),
+)
+_zero_visibility__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_zero_visibility__said5: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+)
+_zero_visibility__said7: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+)
+_zero_visibility__said8: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+)
+_zero_visibility__said9: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    'Troopers cannot draw LoF through a Zero Visibility Zone.',
+    'erratum',
+)
+_zero_visibility__said10: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    None,
+    'note',
+)
+_zero_visibility__said11: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    None,
+    'note',
+)
+_zero_visibility__said12: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    None,
+    'note',
+)
+_zero_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_zero_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_zero_visibility__unread3: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when lof_zone != clear_of',
+    kind='input',
+)
+_zero_visibility__unread4: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lof_zone'] == 'clear_of':
+        d6 = 0
+    elif not v['responding']:
+        d6 = 1
+    elif not v['facing']:
+        d6 = 2
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 3
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_zero_visibility__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_zero_visibility__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_zero_visibility__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(5)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_visibility__trace4, -1, v, e))
+    held.append((_zero_visibility__mod1, 'zero'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    if v['lof_zone'] == 'clear_of':
+        d5 = 0
+    elif v['responding']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_zone'] == 'clear_of':
+        d7 = 0
+    elif not v['responding']:
+        d7 = 1
+    elif not v['facing']:
+        d7 = 2
+    elif v['lof_skill'] != 'other':
+        d7 = 3
+    else:
+        d7 = -1
+    if v['lof_zone'] == 'clear_of':
+        d8 = 0
+    elif not v['responding']:
+        d8 = 1
+    elif v['facing']:
+        d8 = 2
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_zero_visibility__trace5, d5, v, e))
+    trace.append(TraceEntry(_zero_visibility__trace7, d7, v, e))
+    trace.append(TraceEntry(_zero_visibility__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_zero_visibility__said5)
+    if d7 < 0:
+        restrictions.append(_zero_visibility__said7)
+    if d8 < 0:
+        restrictions.append(_zero_visibility__said8)
+    notes: list[Note] = [_zero_visibility__said3, _zero_visibility__said9, _zero_visibility__said10, _zero_visibility__said11, _zero_visibility__said12]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_zero_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_zero_visibility__unread2)
+    if 'responding' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_zero_visibility__unread3)
+    if 'facing' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_zero_visibility__unread4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('zero_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule white_noise, straight
+
+_white_noise__trace1: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when msv', 'when lof_skill != none', 'when range_mod != 0'),
+    (('msv',), ('lof_skill',), ('range_mod',)),
+)
+_white_noise__trace2: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when msv', 'when lof_skill != none', 'when other_mods != 0'),
+    (('msv',), ('lof_skill',), ('other_mods',)),
+)
+_white_noise__trace3: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace4: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'vis min zero',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace5: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+    ('when msv', 'when lof_zone != clear_of', 'unless responding'),
+    (('msv',), ('lof_zone',), ('responding',)),
+)
+_white_noise__trace6: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'attribute -6',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_white_noise__trace7: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_white_noise__trace8: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'unless facing'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',)),
+)
+_white_noise__trace9: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace10: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace11: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace12: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace13: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace14: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace15: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    ('when msv',),
+    (('msv',),),
+)
+_white_noise__trace16: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    (),
+    (),
+)
+_white_noise__said3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_white_noise__said5: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+)
+_white_noise__said7: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+)
+_white_noise__said8: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+)
+_white_noise__said9: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    'Troopers cannot draw LoF through a Zero Visibility Zone.',
+    'erratum',
+)
+_white_noise__said10: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    None,
+    'note',
+)
+_white_noise__said11: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    None,
+    'note',
+)
+_white_noise__said12: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    None,
+    'note',
+)
+_white_noise__said13: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    None,
+    'note',
+)
+_white_noise__said14: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    'This -6 MOD for Poor Visibility stacks with other MODs',
+    'erratum',
+)
+_white_noise__said15: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    '-6*',
+    'erratum',
+)
+_white_noise__said16: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    None,
+    'note',
+)
+_white_noise__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when msv',
+    kind='input',
+)
+_white_noise__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_white_noise__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_white_noise__unread4: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`lof_zone` had no effect: it is read only when msv',
+    kind='input',
+)
+_white_noise__unread5: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_white_noise__unread6: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: White Noise (Zero Visibility for MSV only): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if not v['msv']:
+        d1 = 0
+    elif v['lof_skill'] == 'none':
+        d1 = 1
+    elif v['range_mod'] == 0:
+        d1 = 2
+    else:
+        d1 = -1
+    if not v['msv']:
+        d2 = 0
+    elif v['lof_skill'] == 'none':
+        d2 = 1
+    elif v['other_mods'] == 0:
+        d2 = 2
+    else:
+        d2 = -1
+    if not v['msv']:
+        d6 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d6 = 1
+    elif not v['responding']:
+        d6 = 2
+    elif not v['facing']:
+        d6 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 4
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_white_noise__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_white_noise__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_white_noise__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(5)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d4 = -1 if v['msv'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_white_noise__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    d3 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d5 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d5 = 1
+    elif v['responding']:
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['msv']:
+        d7 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d7 = 1
+    elif not v['responding']:
+        d7 = 2
+    elif not v['facing']:
+        d7 = 3
+    elif v['lof_skill'] != 'other':
+        d7 = 4
+    else:
+        d7 = -1
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d8 = 1
+    elif not v['responding']:
+        d8 = 2
+    elif v['facing']:
+        d8 = 3
+    else:
+        d8 = -1
+    d9 = -1 if v['msv'] else 0
+    d10 = -1 if v['msv'] else 0
+    d11 = -1 if v['msv'] else 0
+    d12 = -1 if v['msv'] else 0
+    d13 = -1 if v['msv'] else 0
+    d14 = -1 if v['msv'] else 0
+    d15 = -1 if v['msv'] else 0
+    trace.append(TraceEntry(_white_noise__trace3, d3, v, e))
+    trace.append(TraceEntry(_white_noise__trace5, d5, v, e))
+    trace.append(TraceEntry(_white_noise__trace7, d7, v, e))
+    trace.append(TraceEntry(_white_noise__trace8, d8, v, e))
+    trace.append(TraceEntry(_white_noise__trace9, d9, v, e))
+    trace.append(TraceEntry(_white_noise__trace10, d10, v, e))
+    trace.append(TraceEntry(_white_noise__trace11, d11, v, e))
+    trace.append(TraceEntry(_white_noise__trace12, d12, v, e))
+    trace.append(TraceEntry(_white_noise__trace13, d13, v, e))
+    trace.append(TraceEntry(_white_noise__trace14, d14, v, e))
+    trace.append(TraceEntry(_white_noise__trace15, d15, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_white_noise__said5)
+    if d7 < 0:
+        restrictions.append(_white_noise__said7)
+    if d8 < 0:
+        restrictions.append(_white_noise__said8)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_white_noise__said3)
+    if d9 < 0:
+        notes.append(_white_noise__said9)
+    if d10 < 0:
+        notes.append(_white_noise__said10)
+    if d11 < 0:
+        notes.append(_white_noise__said11)
+    if d12 < 0:
+        notes.append(_white_noise__said12)
+    if d13 < 0:
+        notes.append(_white_noise__said13)
+    if d14 < 0:
+        notes.append(_white_noise__said14)
+    if d15 < 0:
+        notes.append(_white_noise__said15)
+    notes.append(_white_noise__said16)
+    if 'lof_skill' in given and d1 == 0 and d2 == 0 and 0 <= d6 < 4 and 0 <= d7 < 4:
+        notes.append(_white_noise__unread1)
+    if 'range_mod' in given and 0 <= d1 < 2:
+        notes.append(_white_noise__unread2)
+    if 'other_mods' in given and 0 <= d2 < 2:
+        notes.append(_white_noise__unread3)
+    if 'lof_zone' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_white_noise__unread4)
+    if 'responding' in given and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_white_noise__unread5)
+    if 'facing' in given and 0 <= d6 < 3 and 0 <= d7 < 3 and 0 <= d8 < 3:
+        notes.append(_white_noise__unread6)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('white_noise',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+            'msv': v['msv'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule steep_hills, straight
+
+_steep_hills__trace1: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'mountains_type = yes',
+    (),
+    (),
+)
+_steep_hills__trace2: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_steep_hills__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_steep_hills__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_steep_hills__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_steep_hills__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_steep_hills__trace7: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
+_steep_hills__trace8: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
+_steep_hills__said4: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_steep_hills__said6: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_steep_hills__said7: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+_steep_hills__said8: Final = Note(
+    'steep_hills',
+    'STEEP HILLS',
+    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    None,
+    'note',
+)
+
+
+def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Steep Hills: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_steep_hills__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_steep_hills__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_steep_hills__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_steep_hills__trace1, -1, v, e))
+    held.append((_steep_hills__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_steep_hills__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_steep_hills__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('steep_hills',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_steep_hills__said6, _steep_hills__said7, _steep_hills__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule mid_mountain, straight
+
+_mid_mountain__trace1: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'mountains_type = yes',
+    (),
+    (),
+)
+_mid_mountain__trace2: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_mid_mountain__trace3: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'order_move max MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_mid_mountain__trace4: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot declare two Short Movement Skills in the same order',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_mid_mountain__trace5: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_mid_mountain__trace6: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_mid_mountain__trace7: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_mid_mountain__trace8: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    (),
+    (),
+)
+_mid_mountain__trace9: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
+_mid_mountain__said4: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'declare two Short Movement Skills in the same order',
+)
+_mid_mountain__said5: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_mid_mountain__said7: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_mid_mountain__said8: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
+    'erratum',
+)
+_mid_mountain__said9: Final = Note(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    None,
+    'note',
+)
+
+
+def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mid-Mountain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_mid_mountain__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_mid_mountain__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_mid_mountain__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_mid_mountain__trace1, -1, v, e))
+    held.append((_mid_mountain__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_mid_mountain__trace4, d4, v, e))
+    trace.append(TraceEntry(_mid_mountain__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_mid_mountain__said4)
+    if d5 < 0:
+        restrictions.append(_mid_mountain__said5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('mid_mountain',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_mid_mountain__said7, _mid_mountain__said8, _mid_mountain__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule rocky_ground, straight
+
+_rocky_ground__trace1: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'desert_type = yes',
+    (),
+    (),
+)
+_rocky_ground__trace2: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_rocky_ground__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_rocky_ground__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_rocky_ground__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_rocky_ground__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_rocky_ground__trace7: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
+_rocky_ground__trace8: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_rocky_ground__trace9: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst min 1',
+    (),
+    (),
+)
+_rocky_ground__trace10: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
+)
+_rocky_ground__trace11: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
+_rocky_ground__trace12: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'note: VIS: N/A, no VIS effects. Hostility Level: None.',
+    (),
+    (),
+)
+_rocky_ground__said4: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_rocky_ground__said6: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_rocky_ground__said7: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+_rocky_ground__said10: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    None,
+    'note',
+)
+_rocky_ground__said11: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    None,
+    'note',
+)
+_rocky_ground__said12: Final = Note(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'VIS: N/A, no VIS effects. Hostility Level: None.',
+    None,
+    'note',
+)
+
+
+def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Rocky Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_rocky_ground__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_rocky_ground__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_rocky_ground__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_rocky_ground__trace1, -1, v, e))
+    held.append((_rocky_ground__mod1, True))
+    where.append(0)
+    e['desert_type'] = settle_held(_BOOK, 'desert_type', v['desert_type'], held, modifiers, where)
+    d8 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_rocky_ground__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(7)
+    trace.append(TraceEntry(_rocky_ground__trace9, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(8)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_rocky_ground__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_rocky_ground__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('rocky_ground',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'burst': v['burst'],
+            'desert_type': v['desert_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'burst': e['burst'],
+            'desert_type': e['desert_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_rocky_ground__said6, _rocky_ground__said7, _rocky_ground__said10, _rocky_ground__said11, _rocky_ground__said12),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule beach, straight
+
+_beach__trace1: Final = TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ())
+_beach__trace2: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_beach__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_beach__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_beach__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_beach__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_beach__trace7: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
+_beach__trace8: Final = TraceSpec(
+    'beach',
+    'BEACH',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
+_beach__said4: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_beach__said6: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_beach__said7: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+_beach__said8: Final = Note(
+    'beach',
+    'BEACH',
+    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    None,
+    'note',
+)
+
+
+def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Beach: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_beach__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_beach__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_beach__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_beach__trace1, -1, v, e))
+    held.append((_beach__mod1, True))
+    where.append(0)
+    e['aquatic_type'] = settle_held(_BOOK, 'aquatic_type', v['aquatic_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_beach__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_beach__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('beach',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'aquatic_type': v['aquatic_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'aquatic_type': e['aquatic_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_beach__said6, _beach__said7, _beach__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule zero_g, straight
+
+_zero_g__trace1: Final = TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ())
+_zero_g__trace2: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_zero_g__trace3: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'order_move max MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_zero_g__trace4: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot declare two Short Movement Skills in the same order',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_zero_g__trace5: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
+_zero_g__trace6: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
+_zero_g__trace7: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
+)
+_zero_g__trace8: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    (),
+    (),
+)
+_zero_g__trace9: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
+_zero_g__trace10: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
+    (),
+    (),
+)
+_zero_g__said4: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'declare two Short Movement Skills in the same order',
+)
+_zero_g__said5: Final = Restriction(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_zero_g__said7: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_zero_g__said8: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
+    'erratum',
+)
+_zero_g__said9: Final = Note(
+    'zero_g',
+    'ZERO-G',
+    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    None,
+    'note',
+)
+_zero_g__said10: Final = Note(
+    'zero_g',
+    'ZERO-G',
+    'The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
+    'Terrain Type: Zero-G',
+    'erratum',
+)
+
+
+def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zero-G: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_zero_g__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_g__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_g__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_g__trace1, -1, v, e))
+    held.append((_zero_g__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_zero_g__trace4, d4, v, e))
+    trace.append(TraceEntry(_zero_g__trace5, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_zero_g__said4)
+    if d5 < 0:
+        restrictions.append(_zero_g__said5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('zero_g',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zero_g__said7, _zero_g__said8, _zero_g__said9, _zero_g__said10),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule generator_room, straight
+
+_generator_room__trace1: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
+_generator_room__trace2: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_generator_room__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_generator_room__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_generator_room__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when optional_mov', 'when turn == reactive and (movement in {dodge, engage} or failed_guts)'),
+    (('optional_mov',), ('turn', 'movement', 'failed_guts')),
+)
+_generator_room__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace7: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace8: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when msv', 'when lof_skill != none', 'when range_mod != 0'),
+    (('msv',), ('lof_skill',), ('range_mod',)),
+)
+_generator_room__trace9: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when msv', 'when lof_skill != none', 'when other_mods != 0'),
+    (('msv',), ('lof_skill',), ('other_mods',)),
+)
+_generator_room__trace10: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace11: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'vis min zero',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace12: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+    ('when msv', 'when lof_zone != clear_of', 'unless responding'),
+    (('msv',), ('lof_zone',), ('responding',)),
+)
+_generator_room__trace13: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'attribute -6',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_generator_room__trace14: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
+_generator_room__trace15: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+    ('when msv', 'when lof_zone != clear_of', 'when responding', 'unless facing'),
+    (('msv',), ('lof_zone',), ('responding',), ('facing',)),
+)
+_generator_room__trace16: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace17: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace18: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace19: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace20: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace21: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace22: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace23: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    (),
+    (),
+)
+_generator_room__trace24: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_generator_room__trace25: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst min 1',
+    (),
+    (),
+)
+_generator_room__trace26: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
+)
+_generator_room__trace27: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
+_generator_room__trace28: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
+)
+_generator_room__trace29: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
+    (),
+    (),
+)
+_generator_room__said4: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_generator_room__said6: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_generator_room__said7: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+_generator_room__said10: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_generator_room__said12: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+)
+_generator_room__said14: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+)
+_generator_room__said15: Final = Restriction(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+)
+_generator_room__said16: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    'Troopers cannot draw LoF through a Zero Visibility Zone.',
+    'erratum',
+)
+_generator_room__said17: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    None,
+    'note',
+)
+_generator_room__said18: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    None,
+    'note',
+)
+_generator_room__said19: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    None,
+    'note',
+)
+_generator_room__said20: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    None,
+    'note',
+)
+_generator_room__said21: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    'This -6 MOD for Poor Visibility stacks with other MODs',
+    'erratum',
+)
+_generator_room__said22: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    '-6*',
+    'erratum',
+)
+_generator_room__said23: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    'A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    None,
+    'note',
+)
+_generator_room__said26: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    None,
+    'note',
+)
+_generator_room__said27: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    None,
+    'note',
+)
+_generator_room__said28: Final = Note(
+    'generator_room',
+    'GENERATOR ROOM',
+    'Hostility Level: None.',
+    None,
+    'note',
+)
+_generator_room__said29: Final = Note(
+    'generator_room',
+    'GENERATOR ROOM',
+    'The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
+    'MOV: Difficult (Optional)',
+    'erratum',
+)
+_generator_room__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_generator_room__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_generator_room__unread6: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_generator_room__unread7: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Generator Room: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    if not v['optional_mov']:
+        d2 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_generator_room__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d5 = 1
+    else:
+        d5 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_skill'] == 'none':
+        d8 = 1
+    elif v['range_mod'] == 0:
+        d8 = 2
+    else:
+        d8 = -1
+    if not v['msv']:
+        d9 = 0
+    elif v['lof_skill'] == 'none':
+        d9 = 1
+    elif v['other_mods'] == 0:
+        d9 = 2
+    else:
+        d9 = -1
+    if not v['msv']:
+        d13 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d13 = 1
+    elif not v['responding']:
+        d13 = 2
+    elif not v['facing']:
+        d13 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d13 = 4
+    else:
+        d13 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(7)
+    trace.append(TraceEntry(_generator_room__trace9, d9, v, e))
+    if d9 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(8)
+    trace.append(TraceEntry(_generator_room__trace13, d13, v, e))
+    if d13 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(12)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d24 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace24, d24, v, e))
+    if d24 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(23)
+    trace.append(TraceEntry(_generator_room__trace25, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(24)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    d11 = -1 if v['msv'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace11, d11, v, e))
+    if d11 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(10)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace1, -1, v, e))
+    held.append((_generator_room__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['optional_mov'] else 0
+    d7 = -1 if v['optional_mov'] else 0
+    d10 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d12 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d12 = 1
+    elif v['responding']:
+        d12 = 2
+    else:
+        d12 = -1
+    if not v['msv']:
+        d14 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d14 = 1
+    elif not v['responding']:
+        d14 = 2
+    elif not v['facing']:
+        d14 = 3
+    elif v['lof_skill'] != 'other':
+        d14 = 4
+    else:
+        d14 = -1
+    if not v['msv']:
+        d15 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d15 = 1
+    elif not v['responding']:
+        d15 = 2
+    elif v['facing']:
+        d15 = 3
+    else:
+        d15 = -1
+    d16 = -1 if v['msv'] else 0
+    d17 = -1 if v['msv'] else 0
+    d18 = -1 if v['msv'] else 0
+    d19 = -1 if v['msv'] else 0
+    d20 = -1 if v['msv'] else 0
+    d21 = -1 if v['msv'] else 0
+    d22 = -1 if v['msv'] else 0
+    trace.append(TraceEntry(_generator_room__trace4, d4, v, e))
+    trace.append(TraceEntry(_generator_room__trace6, d6, v, e))
+    trace.append(TraceEntry(_generator_room__trace7, d7, v, e))
+    trace.append(TraceEntry(_generator_room__trace10, d10, v, e))
+    trace.append(TraceEntry(_generator_room__trace12, d12, v, e))
+    trace.append(TraceEntry(_generator_room__trace14, d14, v, e))
+    trace.append(TraceEntry(_generator_room__trace15, d15, v, e))
+    trace.append(TraceEntry(_generator_room__trace16, d16, v, e))
+    trace.append(TraceEntry(_generator_room__trace17, d17, v, e))
+    trace.append(TraceEntry(_generator_room__trace18, d18, v, e))
+    trace.append(TraceEntry(_generator_room__trace19, d19, v, e))
+    trace.append(TraceEntry(_generator_room__trace20, d20, v, e))
+    trace.append(TraceEntry(_generator_room__trace21, d21, v, e))
+    trace.append(TraceEntry(_generator_room__trace22, d22, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_generator_room__said4)
+    if d12 < 0:
+        restrictions.append(_generator_room__said12)
+    if d14 < 0:
+        restrictions.append(_generator_room__said14)
+    if d15 < 0:
+        restrictions.append(_generator_room__said15)
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_generator_room__said6)
+    if d7 < 0:
+        notes.append(_generator_room__said7)
+    if d10 < 0:
+        notes.append(_generator_room__said10)
+    if d16 < 0:
+        notes.append(_generator_room__said16)
+    if d17 < 0:
+        notes.append(_generator_room__said17)
+    if d18 < 0:
+        notes.append(_generator_room__said18)
+    if d19 < 0:
+        notes.append(_generator_room__said19)
+    if d20 < 0:
+        notes.append(_generator_room__said20)
+    if d21 < 0:
+        notes.append(_generator_room__said21)
+    if d22 < 0:
+        notes.append(_generator_room__said22)
+    notes.append(_generator_room__said23)
+    notes.append(_generator_room__said26)
+    notes.append(_generator_room__said27)
+    notes.append(_generator_room__said28)
+    notes.append(_generator_room__said29)
+    if 'movement' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0:
+        notes.append(_generator_room__unread1)
+    if 'turn' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0:
+        notes.append(_generator_room__unread2)
+    if 'failed_guts' in given and d5 == 0:
+        notes.append(_generator_room__unread3)
+    if 'range_mod' in given and 0 <= d8 < 2:
+        notes.append(_generator_room__unread4)
+    if 'other_mods' in given and 0 <= d9 < 2:
+        notes.append(_generator_room__unread5)
+    if 'responding' in given and 0 <= d12 < 2 and 0 <= d13 < 2 and 0 <= d14 < 2 and 0 <= d15 < 2:
+        notes.append(_generator_room__unread6)
+    if 'facing' in given and 0 <= d13 < 3 and 0 <= d14 < 3 and 0 <= d15 < 3:
+        notes.append(_generator_room__unread7)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('generator_room',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'vis': v['vis'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+            'msv': v['msv'],
+            'optional_mov': v['optional_mov'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'vis': e['vis'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule engine_room, straight
+
+_engine_room__trace1: Final = TraceSpec('engine_room', 'ENGINE ROOM', 'zero_g_type = yes', (), ())
+_engine_room__trace2: Final = TraceSpec('engine_room', 'ENGINE ROOM', 'zone_vis min low', (), ())
+_engine_room__trace3: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_engine_room__trace4: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_engine_room__trace5: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
+    (('optional_mov',), ('movement', 'turn')),
+)
+_engine_room__trace6: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when optional_mov', 'when turn == reactive and (movement in {dodge, engage} or failed_guts)'),
+    (('optional_mov',), ('turn', 'movement', 'failed_guts')),
+)
+_engine_room__trace7: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace8: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace9: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
+_engine_room__trace10: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
+_engine_room__trace11: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
+_engine_room__trace12: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'vis min low',
+    (),
+    (),
+)
+_engine_room__trace13: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'attribute -3',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_engine_room__trace14: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
+)
+_engine_room__trace15: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
+_engine_room__trace16: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
+_engine_room__trace17: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst min 1',
+    (),
+    (),
+)
+_engine_room__trace18: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
+)
+_engine_room__trace19: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
+_engine_room__trace20: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
+)
+_engine_room__trace21: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: MOV: Difficult (Optional): see the Generator Room.',
+    (),
+    (),
+)
+_engine_room__said5: Final = Restriction(
+    'difficult',
+    'MOV: Difficult',
+    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+)
+_engine_room__said7: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    None,
+    'note',
+)
+_engine_room__said8: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
+    'erratum',
+)
+_engine_room__said11: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    None,
+    'note',
+)
+_engine_room__said14: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    None,
+    'note',
+)
+_engine_room__said15: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    None,
+    'note',
+)
+_engine_room__said18: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    None,
+    'note',
+)
+_engine_room__said19: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    None,
+    'note',
+)
+_engine_room__said20: Final = Note(
+    'engine_room',
+    'ENGINE ROOM',
+    'Hostility Level: None.',
+    None,
+    'note',
+)
+_engine_room__said21: Final = Note(
+    'engine_room',
+    'ENGINE ROOM',
+    'MOV: Difficult (Optional): see the Generator Room.',
+    None,
+    'note',
+)
+_engine_room__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_engine_room__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Engine Room: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_engine_room__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    if not v['optional_mov']:
+        d6 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d6 = 1
+    else:
+        d6 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace2, -1, v, e))
+    held.append((_engine_room__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace9, d9, v, e))
+    if d9 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(8)
+    trace.append(TraceEntry(_engine_room__trace10, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(9)
+    trace.append(TraceEntry(_engine_room__trace13, d13, v, e))
+    if d13 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(12)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace16, d16, v, e))
+    if d16 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(15)
+    trace.append(TraceEntry(_engine_room__trace17, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(16)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace12, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(11)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace1, -1, v, e))
+    held.append((_engine_room__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['optional_mov'] else 0
+    d8 = -1 if v['optional_mov'] else 0
+    trace.append(TraceEntry(_engine_room__trace5, d5, v, e))
+    trace.append(TraceEntry(_engine_room__trace7, d7, v, e))
+    trace.append(TraceEntry(_engine_room__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_engine_room__said5)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_engine_room__said7)
+    if d8 < 0:
+        notes.append(_engine_room__said8)
+    notes.append(_engine_room__said11)
+    notes.append(_engine_room__said14)
+    notes.append(_engine_room__said15)
+    notes.append(_engine_room__said18)
+    notes.append(_engine_room__said19)
+    notes.append(_engine_room__said20)
+    notes.append(_engine_room__said21)
+    if 'movement' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_engine_room__unread1)
+    if 'turn' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_engine_room__unread2)
+    if 'failed_guts' in given and d6 == 0:
+        notes.append(_engine_room__unread3)
+    if 'range_mod' in given and d9 == 0:
+        notes.append(_engine_room__unread4)
+    if 'other_mods' in given and d10 == 0:
+        notes.append(_engine_room__unread5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('engine_room',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'optional_mov': v['optional_mov'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -7099,6 +10092,17 @@ _BOOK: Final = Book(
         'very_difficult': _resolve_very_difficult,
         'saturation': _resolve_saturation,
         'high_saturation': _resolve_high_saturation,
+        'low_visibility': _resolve_low_visibility,
+        'poor_visibility': _resolve_poor_visibility,
+        'zero_visibility': _resolve_zero_visibility,
+        'white_noise': _resolve_white_noise,
+        'steep_hills': _resolve_steep_hills,
+        'mid_mountain': _resolve_mid_mountain,
+        'rocky_ground': _resolve_rocky_ground,
+        'beach': _resolve_beach,
+        'zero_g': _resolve_zero_g,
+        'generator_room': _resolve_generator_room,
+        'engine_room': _resolve_engine_room,
     },
 )
 

@@ -2325,9 +2325,18 @@ def added_total(value: Any, kind: str, held: bool) -> Value:
     return value  # type: ignore[no-any-return]
 
 
-def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]], out: list[Modifier]) -> Value:
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
     """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out`.  Kept for the base and the modifiers' amounts."""
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
@@ -2346,7 +2355,10 @@ def settle_held(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]
         if len(book.held) >= _MAX_CACHED:
             book.held.clear()
         found = book.held[key] = (whole(value), made)
-    out += found[1]
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
     return found[0]
 
 
@@ -10845,6 +10857,270 @@ def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+# rule take_cover, straight
+
+_take_cover__trace1: Final = TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ())
+_take_cover__trace2: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'defence +default_cover - target_cover',
+    ('when default_cover > target_cover',),
+    (('default_cover', 'target_cover'),),
+)
+_take_cover__trace3: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'shot -(own_cover / 2 round down)',
+    (),
+    (),
+)
+_take_cover__trace4: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'cannot take more COVER than the zone offers',
+    ('when target_cover > cover',),
+    (('target_cover', 'cover'),),
+)
+_take_cover__trace5: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
+    (),
+    (),
+)
+_take_cover__trace6: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.',
+    (),
+    (),
+)
+_take_cover__trace7: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: COVER (the action) makes use of cover in the zone; no zone movement.',
+    (),
+    (),
+)
+_take_cover__trace8: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
+    (),
+    (),
+)
+_take_cover__said4: Final = Restriction(
+    'take_cover',
+    'COVER',
+    'take more COVER than the zone offers',
+)
+_take_cover__said5: Final = Note(
+    'take_cover',
+    'COVER',
+    'Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
+    None,
+    'note',
+)
+_take_cover__said6: Final = Note(
+    'take_cover',
+    'COVER',
+    'You may elect a lower Cover value; once set it stays until you take a new Cover action.',
+    None,
+    'note',
+)
+_take_cover__said7: Final = Note(
+    'take_cover',
+    'COVER',
+    'COVER (the action) makes use of cover in the zone; no zone movement.',
+    None,
+    'note',
+)
+_take_cover__said8: Final = Note(
+    'take_cover',
+    'COVER',
+    "The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
+    'Any attacks you make whilst in COVER are at -(Cover mod/2), so 0, -1 or -2.',
+    'erratum',
+)
+
+
+def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['all_actions'] = v['all_actions']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    value = v['shot']
+    trace.append(TraceEntry(_take_cover__trace3, -1, v, e))
+    amount = -round_value(Fraction(v['own_cover']) / 2, 'down')
+    value += amount
+    modifiers.append((2, Modifier(_take_cover__mod3, whole(amount), 'applied', None)))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', True)
+    e['default_cover'] = v['default_cover']
+    d2 = -1 if e['default_cover'] > v['target_cover'] else 0
+    value = v['defence']
+    trace.append(TraceEntry(_take_cover__trace1, -1, v, e))
+    amount = v['target_cover']
+    value += amount
+    modifiers.append((0, Modifier(_take_cover__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_take_cover__trace2, d2, v, e))
+    if d2 < 0:
+        amount = e['default_cover'] - v['target_cover']
+        value += amount
+        modifiers.append((1, Modifier(_take_cover__mod2, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', True)
+    e['cover'] = v['cover']
+    d4 = -1 if v['target_cover'] > e['cover'] else 0
+    trace.append(TraceEntry(_take_cover__trace4, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_take_cover__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('take_cover',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'defence': v['defence'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'target_cover': v['target_cover'],
+            'own_cover': v['own_cover'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'defence': e['defence'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_take_cover__said5, _take_cover__said6, _take_cover__said7, _take_cover__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule defend_dodge, straight
+
+_defend_dodge__trace1: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -2',
+    ('when action == defend', 'when defend_moved'),
+    (('action',), ('defend_moved',)),
+)
+_defend_dodge__trace2: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -4',
+    ('when action == defend', 'unless defend_moved'),
+    (('action',), ('defend_moved',)),
+)
+_defend_dodge__trace3: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'missile_against -2',
+    ('when action == dodge',),
+    (('action',),),
+)
+_defend_dodge__trace4: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
+    (),
+    (),
+)
+_defend_dodge__said4: Final = Note(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
+    'DEFEND: Defend vs melee options, -2 with movement or -4 if not.',
+    'erratum',
+)
+_defend_dodge__unread1: Final = Note(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    '`defend_moved` had no effect: it is read only when action == defend',
+    kind='input',
+)
+
+
+def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEFEND and DODGE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['action'] == 'dodge' else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_defend_dodge__trace3, d3, v, e))
+    if d3 < 0:
+        value += -2
+        modifiers.append((2, Modifier(_defend_dodge__mod3, -2, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
+    if v['action'] != 'defend':
+        d1 = 0
+    elif not v['defend_moved']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['action'] != 'defend':
+        d2 = 0
+    elif v['defend_moved']:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['melee_against']
+    trace.append(TraceEntry(_defend_dodge__trace1, d1, v, e))
+    if d1 < 0:
+        value += -2
+        modifiers.append((0, Modifier(_defend_dodge__mod1, -2, 'applied', None)))
+    trace.append(TraceEntry(_defend_dodge__trace2, d2, v, e))
+    if d2 < 0:
+        value += -4
+        modifiers.append((1, Modifier(_defend_dodge__mod2, -4, 'applied', None)))
+    e['melee_against'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_defend_dodge__said4]
+    if 'defend_moved' in given and d1 == 0 and d2 == 0:
+        notes.append(_defend_dodge__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('defend_dodge',),
+        inputs={
+            'missile_against': v['missile_against'],
+            'melee_against': v['melee_against'],
+            'action': v['action'],
+            'defend_moved': v['defend_moved'],
+        },
+        stats={'missile_against': e['missile_against'], 'melee_against': e['melee_against']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule stealth_mode, straight
 
 _stealth_mode__trace1: Final = TraceSpec(
@@ -11466,6 +11742,137 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule knockdown, straight
+
+_knockdown__trace1: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_knockdown__trace2: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_knockdown__trace3: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_knockdown__trace4: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_knockdown__trace5: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'note: The target is forced to the ground and stunned.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_knockdown__trace6: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'erratum: By 2 a raise, the size of the base penalty.',
+    (),
+    (),
+)
+_knockdown__said5: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    'The target is forced to the ground and stunned.',
+    None,
+    'note',
+)
+_knockdown__said6: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    'By 2 a raise, the size of the base penalty.',
+    'Raises will increase the defence penalty.',
+    'erratum',
+)
+_knockdown__unread1: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockdown: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['defence']
+    trace.append(TraceEntry(_knockdown__trace3, d3, v, e))
+    if d3 < 0:
+        value += -2
+        modifiers.append((2, Modifier(_knockdown__mod3, -2, 'applied', None)))
+    trace.append(TraceEntry(_knockdown__trace4, d4, v, e))
+    if d4 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append((3, Modifier(_knockdown__mod4, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_knockdown__trace1, d1, v, e))
+    if d1 < 0:
+        value += 2
+        modifiers.append((0, Modifier(_knockdown__mod1, 2, 'applied', None)))
+    trace.append(TraceEntry(_knockdown__trace2, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append((1, Modifier(_knockdown__mod2, whole(amount), 'applied', None)))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d5 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_knockdown__trace5, d5, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_knockdown__said5)
+    notes.append(_knockdown__said6)
+    if 'penalty_raises' in given and d2 == 0 and d4 == 0:
+        notes.append(_knockdown__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('knockdown',),
+        inputs={
+            'defence': v['defence'],
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'defence': e['defence'], 'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule crippled, straight
 
 _crippled__trace1: Final = TraceSpec(
@@ -11809,6 +12216,122 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule guts, straight
+
+_guts__trace1: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_guts__trace2: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_duration +duration_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_guts__trace3: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_guts__trace4: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.',
+    (),
+    (),
+)
+_guts__said3: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    'Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
+    None,
+    'note',
+)
+_guts__said4: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    'Encoded: raises on the damage die and raises on the duration dice are counted apart.',
+    'Raise can be used to increase the damage dice or the duration dice used.',
+    'erratum',
+)
+_guts__unread1: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_guts__unread2: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`duration_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Guts: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_guts__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_guts__mod2, v['duration_raises']))
+        where.append(1)
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers, where)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_guts__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_guts__mod1, v['dice_raises']))
+        where.append(0)
+    e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers, where)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_guts__trace3, d3, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_guts__said3)
+    notes.append(_guts__said4)
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_guts__unread1)
+    if 'duration_raises' in given and d2 == 0:
+        notes.append(_guts__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('guts',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'wound_damage': v['wound_damage'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'duration_raises': v['duration_raises'],
+        },
+        stats={'wound_duration': e['wound_duration'], 'wound_damage': e['wound_damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule scarred, straight
 
 _scarred__trace1: Final = TraceSpec(
@@ -11887,6 +12410,106 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         modifiers=tuple(modifiers),
         rolls=(),
         restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule deafened, straight
+
+_deafened__trace1: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_target +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_deafened__trace2: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_deafened__trace3: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
+_deafened__said3: Final = Restriction(
+    'deafened',
+    'Targeting: wound effects',
+    'perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
+)
+_deafened__unread1: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_deafened__unread2: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Deafened: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_deafened__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_deafened__mod2, v['dice_raises']))
+        where.append(1)
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers, where)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_target']
+    trace.append(TraceEntry(_deafened__trace1, d1, v, e))
+    if d1 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append((0, Modifier(_deafened__mod1, whole(amount), 'applied', None)))
+    e['wound_target'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_deafened__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_deafened__said3)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d1 == 0:
+        notes.append(_deafened__unread1)
+    if 'dice_raises' in given and d2 == 0:
+        notes.append(_deafened__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('deafened',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_duration': e['wound_duration'], 'wound_target': e['wound_target']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
         notes=tuple(notes),
         tables=(),
         trace=tuple(trace),
@@ -12456,6 +13079,261 @@ def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+# rule zone_debris, straight
+
+_zone_debris__trace1: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +1',
+    ('when debris_level == light',),
+    (('debris_level',),),
+)
+_zone_debris__trace2: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -1',
+    ('when debris_level == light', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace3: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == light', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace4: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +2',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
+_zone_debris__trace5: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +1',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
+_zone_debris__trace6: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -2',
+    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace7: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace8: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +4',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
+_zone_debris__trace9: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +2',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
+_zone_debris__trace10: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -3',
+    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace11: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_zone_debris__trace12: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    (),
+    (),
+)
+_zone_debris__trace13: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    (),
+    (),
+)
+_zone_debris__trace14: Final = TraceSpec(
+    'zone_debris',
+    'Zone Traits',
+    'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.',
+    (),
+    (),
+)
+_zone_debris__said12: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    'DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
+    'erratum',
+)
+_zone_debris__said13: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    '-1 MA or AG4 roll',
+    'erratum',
+)
+_zone_debris__said14: Final = Note(
+    'zone_debris',
+    'Zone Traits',
+    'The trait gives no values; it is read as the DEBRIS condition tile at its level.',
+    'DEBRIS: both natural (plants) or artificial (furniture).',
+    'erratum',
+)
+_zone_debris__unread1: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    '`debris_choice` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+
+
+def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    value = v['pace']
+    trace.append(TraceEntry(_zone_debris__trace2, d2, v, e))
+    if d2 < 0:
+        value += -1
+        modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_zone_debris__trace6, d6, v, e))
+    if d6 < 0:
+        value += -2
+        modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_zone_debris__trace10, d10, v, e))
+    if d10 < 0:
+        value += -3
+        modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_zone_debris__trace5, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
+    trace.append(TraceEntry(_zone_debris__trace9, d9, v, e))
+    if d9 < 0:
+        value += 2
+        modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d5 < 0 or d9 < 0)
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_zone_debris__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_debris_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_zone_debris__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_debris_tile__mod3, 2))
+        where.append(3)
+    trace.append(TraceEntry(_zone_debris__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_debris_tile__mod6, 4))
+        where.append(7)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    trace.append(TraceEntry(_zone_debris__trace3, d3, v, e))
+    trace.append(TraceEntry(_zone_debris__trace7, d7, v, e))
+    trace.append(TraceEntry(_zone_debris__trace11, d11, v, e))
+    if d3 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(4)
+    elif d7 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(6)
+    elif d11 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(8)
+    else:
+        e.wait('debris_ag', lambda: whole(4))
+    notes: list[Note] = [_zone_debris__said12, _zone_debris__said13, _zone_debris__said14]
+    if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
+        notes.append(_zone_debris__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_debris',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'debris_level': v['debris_level'],
+            'debris_choice': v['debris_choice'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule zone_stacking, straight
 
 _zone_stacking__trace1: Final = TraceSpec(
@@ -12536,6 +13414,1103 @@ def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         rolls=(),
         restrictions=(),
         notes=(_zone_stacking__said3, _zone_stacking__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule rain, straight
+
+_rain__trace1: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == light', 'when range >= medium'),
+    (('rain_level',), ('range',)),
+)
+_rain__trace2: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
+)
+_rain__trace3: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == light',),
+    (('rain_level',),),
+)
+_rain__trace4: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
+)
+_rain__trace5: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == moderate', 'when range >= long'),
+    (('rain_level',), ('range',)),
+)
+_rain__trace6: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == moderate', 'unless range >= long'),
+    (('rain_level',), ('range',)),
+)
+_rain__trace7: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
+_rain__trace8: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
+_rain__trace9: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
+_rain__trace10: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
+_rain__trace11: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
+_rain__trace12: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
+_rain__trace13: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
+_rain__trace14: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
+_rain__trace15: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
+_rain__trace16: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
+    (),
+    (),
+)
+_rain__trace17: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.',
+    (),
+    (),
+)
+_rain__trace18: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
+    (),
+    (),
+)
+_rain__said16: Final = Note(
+    'rain',
+    'Condition tiles: RAIN',
+    'The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
+    'RAIN \u2013 Light',
+    'erratum',
+)
+_rain__said17: Final = Note(
+    'rain',
+    'Condition tiles: RAIN',
+    'Read as -1 visibility at any range, -2 instead at Long and beyond.',
+    '-1 visibility, -2 at Long+',
+    'erratum',
+)
+_rain__said18: Final = Note(
+    'rain',
+    'Condition tiles: RAIN',
+    "RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
+    '2 Diamonds means it will be Medium Rain.',
+    'erratum',
+)
+
+
+def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """RAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['range'] = v['range']
+    if v['rain_level'] != 'light':
+        d1 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['rain_level'] != 'moderate':
+        d5 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['rain_level'] != 'moderate':
+        d6 = 0
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d6 = 1
+    else:
+        d6 = -1
+    d11 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_rain__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append((0, Modifier(_rain__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace5, d5, v, e))
+    if d5 < 0:
+        value += -2
+        modifiers.append((4, Modifier(_rain__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace6, d6, v, e))
+    if d6 < 0:
+        value += -1
+        modifiers.append((5, Modifier(_rain__mod6, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace11, d11, v, e))
+    if d11 < 0:
+        value += -2
+        modifiers.append((10, Modifier(_rain__mod11, -2, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d5 < 0 or d6 < 0 or d11 < 0)
+    d2 = -1 if v['rain_level'] == 'light' else 0
+    d7 = -1 if v['rain_level'] == 'moderate' else 0
+    d12 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['ag']
+    trace.append(TraceEntry(_rain__trace2, d2, v, e))
+    if d2 < 0:
+        value += -1
+        modifiers.append((1, Modifier(_rain__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace7, d7, v, e))
+    if d7 < 0:
+        value += -2
+        modifiers.append((6, Modifier(_rain__mod7, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace12, d12, v, e))
+    if d12 < 0:
+        value += -2
+        modifiers.append((11, Modifier(_rain__mod12, -2, 'applied', None)))
+    e['ag'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d7 < 0 or d12 < 0)
+    d3 = -1 if v['rain_level'] == 'light' else 0
+    d8 = -1 if v['rain_level'] == 'moderate' else 0
+    d13 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['resist_fire']
+    trace.append(TraceEntry(_rain__trace3, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_rain__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace8, d8, v, e))
+    if d8 < 0:
+        value += 1
+        modifiers.append((7, Modifier(_rain__mod8, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace13, d13, v, e))
+    if d13 < 0:
+        value += 2
+        modifiers.append((12, Modifier(_rain__mod13, 2, 'applied', None)))
+    e['resist_fire'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d8 < 0 or d13 < 0)
+    d4 = -1 if v['rain_level'] == 'light' else 0
+    d9 = -1 if v['rain_level'] == 'moderate' else 0
+    d14 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['hearing']
+    trace.append(TraceEntry(_rain__trace4, d4, v, e))
+    if d4 < 0:
+        value += -1
+        modifiers.append((3, Modifier(_rain__mod4, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace9, d9, v, e))
+    if d9 < 0:
+        value += -2
+        modifiers.append((8, Modifier(_rain__mod9, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace14, d14, v, e))
+    if d14 < 0:
+        value += -2
+        modifiers.append((13, Modifier(_rain__mod14, -2, 'applied', None)))
+    e['hearing'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d9 < 0 or d14 < 0)
+    d10 = -1 if v['rain_level'] == 'moderate' else 0
+    d15 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_rain__trace10, d10, v, e))
+    if d10 < 0:
+        value += 1
+        modifiers.append((9, Modifier(_rain__mod10, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__trace15, d15, v, e))
+    if d15 < 0:
+        value += 2
+        modifiers.append((14, Modifier(_rain__mod15, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d10 < 0 or d15 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('rain',),
+        inputs={
+            'visibility': v['visibility'],
+            'range': v['range'],
+            'ag': v['ag'],
+            'resist_fire': v['resist_fire'],
+            'hearing': v['hearing'],
+            'stealth': v['stealth'],
+            'rain_level': v['rain_level'],
+        },
+        stats={
+            'visibility': e['visibility'],
+            'range': e['range'],
+            'ag': e['ag'],
+            'resist_fire': e['resist_fire'],
+            'hearing': e['hearing'],
+            'stealth': e['stealth'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_rain__said16, _rain__said17, _rain__said18),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule fog, straight
+
+_fog__trace1: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -1',
+    ('when fog_level == light',),
+    (('fog_level',),),
+)
+_fog__trace2: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +1',
+    ('when fog_level == light',),
+    (('fog_level',),),
+)
+_fog__trace3: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
+_fog__trace4: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
+_fog__trace5: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 2 zones in Moderate fog',
+    ('when fog_level == moderate', 'when zones_away > 2'),
+    (('fog_level',), ('zones_away',)),
+)
+_fog__trace6: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
+_fog__trace7: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
+_fog__trace8: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 1 zone in Heavy fog',
+    ('when fog_level == heavy', 'when zones_away > 1'),
+    (('fog_level',), ('zones_away',)),
+)
+_fog__said5: Final = Restriction(
+    'fog',
+    'Condition tiles: FOG',
+    'see more than 2 zones in Moderate fog',
+)
+_fog__said8: Final = Restriction(
+    'fog',
+    'Condition tiles: FOG',
+    'see more than 1 zone in Heavy fog',
+)
+_fog__unread1: Final = Note(
+    'fog',
+    'Condition tiles: FOG',
+    '`zones_away` had no effect: it is read only when fog_level == moderate',
+    kind='input',
+)
+
+
+def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """FOG: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['fog_level'] == 'light' else 0
+    d3 = -1 if v['fog_level'] == 'moderate' else 0
+    d6 = -1 if v['fog_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_fog__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append((0, Modifier(_fog__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_fog__trace3, d3, v, e))
+    if d3 < 0:
+        value += -2
+        modifiers.append((2, Modifier(_fog__mod3, -2, 'applied', None)))
+    trace.append(TraceEntry(_fog__trace6, d6, v, e))
+    if d6 < 0:
+        value += -4
+        modifiers.append((5, Modifier(_fog__mod5, -4, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d3 < 0 or d6 < 0)
+    d2 = -1 if v['fog_level'] == 'light' else 0
+    d4 = -1 if v['fog_level'] == 'moderate' else 0
+    d7 = -1 if v['fog_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_fog__trace2, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_fog__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_fog__trace4, d4, v, e))
+    if d4 < 0:
+        value += 2
+        modifiers.append((3, Modifier(_fog__mod4, 2, 'applied', None)))
+    trace.append(TraceEntry(_fog__trace7, d7, v, e))
+    if d7 < 0:
+        value += 4
+        modifiers.append((6, Modifier(_fog__mod6, 4, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d4 < 0 or d7 < 0)
+    if v['fog_level'] != 'moderate':
+        d5 = 0
+    elif not v['zones_away'] > 2:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['fog_level'] != 'heavy':
+        d8 = 0
+    elif not v['zones_away'] > 1:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_fog__trace5, d5, v, e))
+    trace.append(TraceEntry(_fog__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_fog__said5)
+    if d8 < 0:
+        restrictions.append(_fog__said8)
+    notes: list[Note] = []
+    if 'zones_away' in given and d5 == 0 and d8 == 0:
+        notes.append(_fog__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('fog',),
+        inputs={
+            'visibility': v['visibility'],
+            'stealth': v['stealth'],
+            'zones_away': v['zones_away'],
+            'fog_level': v['fog_level'],
+        },
+        stats={'visibility': e['visibility'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule cover_tile, straight
+
+_cover_tile__trace1: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
+)
+_cover_tile__trace2: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
+)
+_cover_tile__trace3: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
+_cover_tile__trace4: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
+_cover_tile__trace5: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
+_cover_tile__trace6: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
+_cover_tile__trace7: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
+_cover_tile__trace8: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
+_cover_tile__trace9: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
+_cover_tile__trace10: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
+_cover_tile__trace11: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
+    (),
+    (),
+)
+_cover_tile__said11: Final = Note(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
+    '2 Cover / 1 Cover default',
+    'erratum',
+)
+
+
+def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d4 = -1 if v['cover_level'] == 'moderate' else 0
+    d8 = -1 if v['cover_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_cover_tile__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_cover_tile__mod4, 1))
+        where.append(3)
+    trace.append(TraceEntry(_cover_tile__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_cover_tile__mod8, 2))
+        where.append(7)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    d6 = -1 if v['cover_level'] == 'moderate' else 0
+    d10 = -1 if v['cover_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_cover_tile__trace6, d6, v, e))
+    if d6 < 0:
+        value += 1
+        modifiers.append((5, Modifier(_cover_tile__mod6, 1, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__trace10, d10, v, e))
+    if d10 < 0:
+        value += 2
+        modifiers.append((9, Modifier(_cover_tile__mod10, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d6 < 0 or d10 < 0)
+    d1 = -1 if v['cover_level'] == 'light' else 0
+    d3 = -1 if v['cover_level'] == 'moderate' else 0
+    d7 = -1 if v['cover_level'] == 'heavy' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_cover_tile__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_cover_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_cover_tile__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_cover_tile__mod3, 2))
+        where.append(2)
+    trace.append(TraceEntry(_cover_tile__trace7, d7, v, e))
+    if d7 < 0:
+        held.append((_cover_tile__mod7, 4))
+        where.append(6)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    d2 = -1 if v['cover_level'] == 'light' else 0
+    d5 = -1 if v['cover_level'] == 'moderate' else 0
+    d9 = -1 if v['cover_level'] == 'heavy' else 0
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_cover_tile__trace2, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_cover_tile__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__trace5, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_cover_tile__mod5, 2, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__trace9, d9, v, e))
+    if d9 < 0:
+        value += 4
+        modifiers.append((8, Modifier(_cover_tile__mod9, 4, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d5 < 0 or d9 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('cover_tile',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'tuff_aoe': v['tuff_aoe'],
+            'cover_level': v['cover_level'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+            'tuff_aoe': e['tuff_aoe'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_cover_tile__said11,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule debris_tile, straight
+
+_debris_tile__trace1: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +1',
+    ('when debris_level == light',),
+    (('debris_level',),),
+)
+_debris_tile__trace2: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -1',
+    ('when debris_level == light', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace3: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == light', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace4: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +2',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
+_debris_tile__trace5: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +1',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
+_debris_tile__trace6: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -2',
+    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace7: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace8: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +4',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
+_debris_tile__trace9: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +2',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
+_debris_tile__trace10: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -3',
+    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace11: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
+_debris_tile__trace12: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    (),
+    (),
+)
+_debris_tile__trace13: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    (),
+    (),
+)
+_debris_tile__said12: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    'DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
+    'erratum',
+)
+_debris_tile__said13: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    '-1 MA or AG4 roll',
+    'erratum',
+)
+_debris_tile__unread1: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    '`debris_choice` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+
+
+def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    value = v['pace']
+    trace.append(TraceEntry(_debris_tile__trace2, d2, v, e))
+    if d2 < 0:
+        value += -1
+        modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__trace6, d6, v, e))
+    if d6 < 0:
+        value += -2
+        modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__trace10, d10, v, e))
+    if d10 < 0:
+        value += -3
+        modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_debris_tile__trace5, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__trace9, d9, v, e))
+    if d9 < 0:
+        value += 2
+        modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d5 < 0 or d9 < 0)
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_debris_tile__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_debris_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_debris_tile__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_debris_tile__mod3, 2))
+        where.append(3)
+    trace.append(TraceEntry(_debris_tile__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_debris_tile__mod6, 4))
+        where.append(7)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    trace.append(TraceEntry(_debris_tile__trace3, d3, v, e))
+    trace.append(TraceEntry(_debris_tile__trace7, d7, v, e))
+    trace.append(TraceEntry(_debris_tile__trace11, d11, v, e))
+    if d3 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(4)
+    elif d7 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(6)
+    elif d11 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(8)
+    else:
+        e.wait('debris_ag', lambda: whole(4))
+    notes: list[Note] = [_debris_tile__said12, _debris_tile__said13]
+    if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
+        notes.append(_debris_tile__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('debris_tile',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'debris_level': v['debris_level'],
+            'debris_choice': v['debris_choice'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule lighting, straight
+
+_lighting__trace1: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -1',
+    ('when light_level == light',),
+    (('light_level',),),
+)
+_lighting__trace2: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -2',
+    ('when light_level == moderate',),
+    (('light_level',),),
+)
+_lighting__trace3: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +1',
+    ('when light_level == moderate',),
+    (('light_level',),),
+)
+_lighting__trace4: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -4',
+    ('when light_level == heavy',),
+    (('light_level',),),
+)
+_lighting__trace5: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +2',
+    ('when light_level == heavy',),
+    (('light_level',),),
+)
+_lighting__trace6: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'erratum: The three levels are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
+_lighting__said6: Final = Note(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'The three levels are read as Light, Moderate and Heavy.',
+    'LIGHT \u2013 Dim / Dark / Black',
+    'erratum',
+)
+
+
+def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['light_level'] == 'light' else 0
+    d2 = -1 if v['light_level'] == 'moderate' else 0
+    d4 = -1 if v['light_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_lighting__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append((0, Modifier(_lighting__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_lighting__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append((1, Modifier(_lighting__mod2, -2, 'applied', None)))
+    trace.append(TraceEntry(_lighting__trace4, d4, v, e))
+    if d4 < 0:
+        value += -4
+        modifiers.append((3, Modifier(_lighting__mod4, -4, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['light_level'] == 'moderate' else 0
+    d5 = -1 if v['light_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_lighting__trace3, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_lighting__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_lighting__trace5, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_lighting__mod5, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('lighting',),
+        inputs={
+            'visibility': v['visibility'],
+            'stealth': v['stealth'],
+            'light_level': v['light_level'],
+        },
+        stats={'visibility': e['visibility'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_lighting__said6,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule noise, straight
+
+_noise__trace1: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -1',
+    ('when noise_level == light',),
+    (('noise_level',),),
+)
+_noise__trace2: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -2',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
+)
+_noise__trace3: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
+)
+_noise__trace4: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -4',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
+)
+_noise__trace5: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
+)
+_noise__trace6: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
+    (),
+    (),
+)
+_noise__said6: Final = Note(
+    'noise',
+    'Condition tiles: NOISE',
+    'Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
+    'NOISE \u2013 Loud / -4 Hearing / +1 Stealth',
+    'erratum',
+)
+
+
+def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """NOISE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['noise_level'] == 'light' else 0
+    d2 = -1 if v['noise_level'] == 'moderate' else 0
+    d4 = -1 if v['noise_level'] == 'heavy' else 0
+    value = v['hearing']
+    trace.append(TraceEntry(_noise__trace1, d1, v, e))
+    if d1 < 0:
+        value += -1
+        modifiers.append((0, Modifier(_noise__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_noise__trace2, d2, v, e))
+    if d2 < 0:
+        value += -2
+        modifiers.append((1, Modifier(_noise__mod2, -2, 'applied', None)))
+    trace.append(TraceEntry(_noise__trace4, d4, v, e))
+    if d4 < 0:
+        value += -4
+        modifiers.append((3, Modifier(_noise__mod4, -4, 'applied', None)))
+    e['hearing'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['noise_level'] == 'moderate' else 0
+    d5 = -1 if v['noise_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_noise__trace3, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_noise__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_noise__trace5, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_noise__mod5, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('noise',),
+        inputs={'hearing': v['hearing'], 'stealth': v['stealth'], 'noise_level': v['noise_level']},
+        stats={'hearing': e['hearing'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_noise__said6,),
         tables=(),
         trace=tuple(trace),
     )
@@ -12820,6 +14795,114 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule wall_tile, straight
+
+_wall_tile__trace1: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +1',
+    ('when wall_level == light',),
+    (('wall_level',),),
+)
+_wall_tile__trace2: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +2',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
+)
+_wall_tile__trace3: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +1',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
+)
+_wall_tile__trace4: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +4',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
+)
+_wall_tile__trace5: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +2',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
+)
+_wall_tile__trace6: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'erratum: Read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
+_wall_tile__said6: Final = Note(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'Read as Light, Moderate and Heavy.',
+    'WALL \u2013 Low, ruined, exposed / solid, internal / strong',
+    'erratum',
+)
+
+
+def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """WALL: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['wall_level'] == 'moderate' else 0
+    d5 = -1 if v['wall_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_wall_tile__trace3, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_wall_tile__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_wall_tile__trace5, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_wall_tile__mod5, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    d1 = -1 if v['wall_level'] == 'light' else 0
+    d2 = -1 if v['wall_level'] == 'moderate' else 0
+    d4 = -1 if v['wall_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_wall_tile__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_wall_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_wall_tile__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_wall_tile__mod2, 2))
+        where.append(1)
+    trace.append(TraceEntry(_wall_tile__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_wall_tile__mod4, 4))
+        where.append(3)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('wall_tile',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover'], 'wall_level': v['wall_level']},
+        stats={'stealth': e['stealth'], 'cover': e['cover']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_wall_tile__said6,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule barrier, straight
 
 _barrier__trace1: Final = TraceSpec(
@@ -13027,6 +15110,343 @@ def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         rolls=(),
         restrictions=(),
         notes=(_tile_slowing__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_obstacle, straight
+
+_tile_obstacle__trace1: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'derive obstacle_ag',
+    (),
+    (),
+)
+_tile_obstacle__trace2: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'cover +2',
+    (),
+    (),
+)
+_tile_obstacle__trace3: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'stealth +1',
+    (),
+    (),
+)
+_tile_obstacle__trace4: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
+_tile_obstacle__said4: Final = Note(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'AG vs 4 or fall.',
+    None,
+    'note',
+)
+
+
+def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """OBSTACLE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_obstacle__trace3, -1, v, e))
+    value += 1
+    modifiers.append((2, Modifier(_tile_obstacle__mod2, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_obstacle__trace2, -1, v, e))
+    held.append((_tile_obstacle__mod1, 2))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    trace.append(TraceEntry(_tile_obstacle__trace1, -1, v, e))
+    e['obstacle_ag'] = derived['obstacle_ag'] = whole(4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_obstacle',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover']},
+        stats={'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_obstacle__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_open_ground, straight
+
+_tile_open_ground__trace1: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
+_tile_open_ground__trace2: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
+)
+_tile_open_ground__trace3: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
+
+
+def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """OPEN GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_open_ground__trace3, -1, v, e))
+    held.append((_tile_open_ground__mod3, 0))
+    where.append(2)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_open_ground__trace1, -1, v, e))
+    value += -2
+    modifiers.append((0, Modifier(_tile_open_ground__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_open_ground__trace2, -1, v, e))
+    held.append((_tile_open_ground__mod2, 0))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_open_ground',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover'], 'default_cover': v['default_cover']},
+        stats={'stealth': e['stealth'], 'cover': e['cover'], 'default_cover': e['default_cover']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_exposed_ground, straight
+
+_tile_exposed_ground__trace1: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
+_tile_exposed_ground__trace2: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
+)
+_tile_exposed_ground__trace3: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
+_tile_exposed_ground__trace4: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'missile_against +1',
+    (),
+    (),
+)
+_tile_exposed_ground__trace5: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'erratum: Read as +1 to ranged attacks against figures on the exposed ground.',
+    (),
+    (),
+)
+_tile_exposed_ground__said5: Final = Note(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'Read as +1 to ranged attacks against figures on the exposed ground.',
+    '+1 to ranged attacks',
+    'erratum',
+)
+
+
+def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EXPOSED GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_exposed_ground__trace3, -1, v, e))
+    held.append((_tile_exposed_ground__mod3, 0))
+    where.append(2)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_exposed_ground__trace1, -1, v, e))
+    value += -2
+    modifiers.append((0, Modifier(_tile_exposed_ground__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_exposed_ground__trace2, -1, v, e))
+    held.append((_tile_exposed_ground__mod2, 0))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    value = v['missile_against']
+    trace.append(TraceEntry(_tile_exposed_ground__trace4, -1, v, e))
+    value += 1
+    modifiers.append((3, Modifier(_tile_exposed_ground__mod4, 1, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_exposed_ground',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'missile_against': v['missile_against'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+            'missile_against': e['missile_against'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_exposed_ground__said5,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_clatter, straight
+
+_tile_clatter__trace1: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
+_tile_clatter__trace2: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'noticed +1',
+    (),
+    (),
+)
+_tile_clatter__trace3: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
+)
+_tile_clatter__trace4: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
+
+
+def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """CLATTER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_clatter__trace4, -1, v, e))
+    held.append((_tile_clatter__mod4, 0))
+    where.append(3)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_clatter__trace1, -1, v, e))
+    value += -2
+    modifiers.append((0, Modifier(_tile_clatter__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_clatter__trace2, -1, v, e))
+    value += 1
+    modifiers.append((1, Modifier(_tile_clatter__mod2, 1, 'applied', None)))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_clatter__trace3, -1, v, e))
+    held.append((_tile_clatter__mod3, 0))
+    where.append(2)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_clatter',),
+        inputs={
+            'stealth': v['stealth'],
+            'noticed': v['noticed'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'noticed': e['noticed'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
         tables=(),
         trace=tuple(trace),
     )
@@ -13584,6 +16004,167 @@ def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         stats={'all_actions': e['all_actions']},
         derived={},
         modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_concealment, straight
+
+_tile_concealment__trace1: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
+_tile_concealment__trace2: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'stealth +1',
+    (),
+    (),
+)
+_tile_concealment__trace3: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'cover +2',
+    (),
+    (),
+)
+_tile_concealment__trace4: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
+
+
+def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """CONCEALMENT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_concealment__trace2, -1, v, e))
+    value += 1
+    modifiers.append((1, Modifier(_tile_concealment__mod2, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_concealment__trace3, -1, v, e))
+    held.append((_tile_concealment__mod3, 2))
+    where.append(2)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_tile_concealment__trace4, -1, v, e))
+    value += 2
+    modifiers.append((3, Modifier(_tile_concealment__mod4, 2, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['drag_resist']
+    trace.append(TraceEntry(_tile_concealment__trace1, -1, v, e))
+    value += 2
+    modifiers.append((0, Modifier(_tile_concealment__mod1, 2, 'applied', None)))
+    e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_concealment',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'tuff_aoe': v['tuff_aoe'],
+            'drag_resist': v['drag_resist'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'tuff_aoe': e['tuff_aoe'],
+            'drag_resist': e['drag_resist'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule tile_defensive, straight
+
+_tile_defensive__trace1: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
+_tile_defensive__trace2: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_ranged +2',
+    (),
+    (),
+)
+_tile_defensive__trace3: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
+
+
+def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEFENSIVE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_tile_defensive__trace3, -1, v, e))
+    value += 2
+    modifiers.append((2, Modifier(_tile_defensive__mod3, 2, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['tuff_ranged']
+    trace.append(TraceEntry(_tile_defensive__trace2, -1, v, e))
+    value += 2
+    modifiers.append((1, Modifier(_tile_defensive__mod2, 2, 'applied', None)))
+    e['tuff_ranged'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['drag_resist']
+    trace.append(TraceEntry(_tile_defensive__trace1, -1, v, e))
+    value += 2
+    modifiers.append((0, Modifier(_tile_defensive__mod1, 2, 'applied', None)))
+    e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_defensive',),
+        inputs={
+            'tuff_aoe': v['tuff_aoe'],
+            'tuff_ranged': v['tuff_ranged'],
+            'drag_resist': v['drag_resist'],
+        },
+        stats={
+            'tuff_aoe': e['tuff_aoe'],
+            'tuff_ranged': e['tuff_ranged'],
+            'drag_resist': e['drag_resist'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
         rolls=(),
         restrictions=(),
         notes=(),
@@ -14901,6 +17482,195 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+# rule initiative, straight
+
+_initiative__trace1: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
+_initiative__trace2: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
+)
+_initiative__trace3: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
+)
+_initiative__trace4: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when stunned',),
+    (('stunned',),),
+)
+_initiative__trace5: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when stunned',),
+    (('stunned',),),
+)
+_initiative__trace6: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'bonus_actions +1',
+    ('when joker',),
+    (('joker',),),
+)
+_initiative__trace7: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    (),
+    (),
+)
+_initiative__trace8: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    (),
+    (),
+)
+_initiative__trace9: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    (),
+    (),
+)
+_initiative__trace10: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
+    (),
+    (),
+)
+_initiative__trace11: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
+    (),
+    (),
+)
+_initiative__said7: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    'A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    None,
+    'note',
+)
+_initiative__said8: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    'Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    None,
+    'note',
+)
+_initiative__said9: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    'With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    None,
+    'note',
+)
+_initiative__said10: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    "A Joker is wild: act at any time, but not in the middle of someone else's action.",
+    None,
+    'note',
+)
+_initiative__said11: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    'The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
+    'Jokers give you a bonus action as well (so by default you would get 3 actions).',
+    'erratum',
+)
+
+
+def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Initiative deck: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d4 = -1 if v['stunned'] else 0
+    value = v['initiative_cards']
+    trace.append(TraceEntry(_initiative__trace1, d1, v, e))
+    if d1 < 0:
+        value += 1
+        modifiers.append((0, Modifier(_initiative__mod1, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__trace2, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_initiative__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__trace4, d4, v, e))
+    if d4 < 0:
+        value += 1
+        modifiers.append((3, Modifier(_initiative__mod4, 1, 'applied', None)))
+    e['initiative_cards'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['heavy_weapon'] else 0
+    d5 = -1 if v['stunned'] else 0
+    value = v['initiative_discards']
+    trace.append(TraceEntry(_initiative__trace3, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_initiative__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__trace5, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_initiative__mod5, 1, 'applied', None)))
+    e['initiative_discards'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    d6 = -1 if v['joker'] else 0
+    value = v['bonus_actions']
+    trace.append(TraceEntry(_initiative__trace6, d6, v, e))
+    if d6 < 0:
+        value += 1
+        modifiers.append((5, Modifier(_initiative__mod6, 1, 'applied', None)))
+    e['bonus_actions'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('initiative',),
+        inputs={
+            'heavy_weapon': v['heavy_weapon'],
+            'light_weapon': v['light_weapon'],
+            'stunned': v['stunned'],
+            'joker': v['joker'],
+            'initiative_cards': v['initiative_cards'],
+            'initiative_discards': v['initiative_discards'],
+            'bonus_actions': v['bonus_actions'],
+        },
+        stats={
+            'initiative_cards': e['initiative_cards'],
+            'initiative_discards': e['initiative_discards'],
+            'bonus_actions': e['bonus_actions'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10, _initiative__said11),
+        tables=(),
+        trace=tuple(trace),
+    )
+
 # rule weapons, straight
 
 _weapons__trace1: Final = TraceSpec(
@@ -15016,6 +17786,189 @@ def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         rolls=(),
         restrictions=(),
         notes=(_weapons__said6, _weapons__said7, _weapons__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+# rule armour_rules, straight
+
+_armour_rules__trace1: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +bulk_armour[bulk].armour',
+    (),
+    (),
+)
+_armour_rules__trace2: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'defence +shield_bonus',
+    ('when shield_use == for_defence',),
+    (('shield_use',),),
+)
+_armour_rules__trace3: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +shield_bonus',
+    ('when shield_use == for_armour',),
+    (('shield_use',),),
+)
+_armour_rules__trace4: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'missile_against -1',
+    ('when large_shield',),
+    (('large_shield',),),
+)
+_armour_rules__trace5: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot layer worn armour on top of worn armour',
+    ('when worn_armours > 1',),
+    (('worn_armours',),),
+)
+_armour_rules__trace6: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    ('when damage_source != opponent',),
+    (('damage_source',),),
+)
+_armour_rules__trace7: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    (),
+    (),
+)
+_armour_rules__trace8: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    (),
+    (),
+)
+_armour_rules__trace9: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: The shield's use is decided each time you take an action and holds till the next.",
+    (),
+    (),
+)
+_armour_rules__said5: Final = Restriction(
+    'armour_rules',
+    'Armour',
+    'layer worn armour on top of worn armour',
+)
+_armour_rules__said6: Final = Restriction(
+    'armour_rules',
+    'Armour',
+    'reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+)
+_armour_rules__said7: Final = Note(
+    'armour_rules',
+    'Armour',
+    "Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    None,
+    'note',
+)
+_armour_rules__said8: Final = Note(
+    'armour_rules',
+    'Armour',
+    'Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    None,
+    'note',
+)
+_armour_rules__said9: Final = Note(
+    'armour_rules',
+    'Armour',
+    "The shield's use is decided each time you take an action and holds till the next.",
+    None,
+    'note',
+)
+_armour_rules__unread1: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`shield_bonus` had no effect: it is read only when shield_use == for_defence',
+    kind='input',
+)
+
+
+def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Armour: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
+    not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['shield_use'] == 'for_defence' else 0
+    value = v['defence']
+    trace.append(TraceEntry(_armour_rules__trace2, d2, v, e))
+    if d2 < 0:
+        amount = v['shield_bonus']
+        value += amount
+        modifiers.append((1, Modifier(_armour_rules__mod2, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    d4 = -1 if v['large_shield'] else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_armour_rules__trace4, d4, v, e))
+    if d4 < 0:
+        value += -1
+        modifiers.append((3, Modifier(_armour_rules__mod4, -1, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
+    d3 = -1 if v['shield_use'] == 'for_armour' else 0
+    value = v['armour']
+    trace.append(TraceEntry(_armour_rules__trace1, -1, v, e))
+    amount = s.lookup('bulk_armour', (v['bulk'],), 'armour')
+    value += amount
+    modifiers.append((0, Modifier(_armour_rules__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_armour_rules__trace3, d3, v, e))
+    if d3 < 0:
+        amount = v['shield_bonus']
+        value += amount
+        modifiers.append((2, Modifier(_armour_rules__mod3, whole(amount), 'applied', None)))
+    e['armour'] = value if type(value) is int else added_total(value, 'int', True)
+    d5 = -1 if v['worn_armours'] > 1 else 0
+    d6 = -1 if v['damage_source'] != 'opponent' else 0
+    trace.append(TraceEntry(_armour_rules__trace5, d5, v, e))
+    trace.append(TraceEntry(_armour_rules__trace6, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_armour_rules__said5)
+    if d6 < 0:
+        restrictions.append(_armour_rules__said6)
+    notes: list[Note] = [_armour_rules__said7, _armour_rules__said8, _armour_rules__said9]
+    if 'shield_bonus' in given and d2 == 0 and d3 == 0:
+        notes.append(_armour_rules__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('armour_rules',),
+        inputs={
+            'defence': v['defence'],
+            'missile_against': v['missile_against'],
+            'armour': v['armour'],
+            'bulk': v['bulk'],
+            'worn_armours': v['worn_armours'],
+            'damage_source': v['damage_source'],
+            'shield_use': v['shield_use'],
+            'shield_bonus': v['shield_bonus'],
+            'large_shield': v['large_shield'],
+        },
+        stats={
+            'defence': e['defence'],
+            'missile_against': e['missile_against'],
+            'armour': e['armour'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
         tables=(),
         trace=tuple(trace),
     )
@@ -15494,17 +18447,22 @@ _BOOK: Final = Book(
         'zone_move': _resolve_zone_move,
         'action_limits': _resolve_action_limits,
         'flank_zones': _resolve_flank_zones,
+        'take_cover': _resolve_take_cover,
+        'defend_dodge': _resolve_defend_dodge,
         'stealth_mode': _resolve_stealth_mode,
         'drop_rule': _resolve_drop_rule,
         'targeting_rule': _resolve_targeting_rule,
         'paralysed': _resolve_paralysed,
         'broken_arm': _resolve_broken_arm,
         'bleeder': _resolve_bleeder,
+        'knockdown': _resolve_knockdown,
         'crippled': _resolve_crippled,
         'broken_leg': _resolve_broken_leg,
         'winded': _resolve_winded,
         'pain': _resolve_pain,
+        'guts': _resolve_guts,
         'scarred': _resolve_scarred,
+        'deafened': _resolve_deafened,
         'blinded': _resolve_blinded,
         'uncon': _resolve_uncon,
         'zone_cover': _resolve_zone_cover,
@@ -15513,12 +18471,24 @@ _BOOK: Final = Book(
         'zone_entry': _resolve_zone_entry,
         'zone_width': _resolve_zone_width,
         'zone_terrain': _resolve_zone_terrain,
+        'zone_debris': _resolve_zone_debris,
         'zone_stacking': _resolve_zone_stacking,
+        'rain': _resolve_rain,
+        'fog': _resolve_fog,
+        'cover_tile': _resolve_cover_tile,
+        'debris_tile': _resolve_debris_tile,
+        'lighting': _resolve_lighting,
+        'noise': _resolve_noise,
         'buzz': _resolve_buzz,
         'wind': _resolve_wind,
+        'wall_tile': _resolve_wall_tile,
         'barrier': _resolve_barrier,
         'tile_slippery': _resolve_tile_slippery,
         'tile_slowing': _resolve_tile_slowing,
+        'tile_obstacle': _resolve_tile_obstacle,
+        'tile_open_ground': _resolve_tile_open_ground,
+        'tile_exposed_ground': _resolve_tile_exposed_ground,
+        'tile_clatter': _resolve_tile_clatter,
         'tile_shortcut': _resolve_tile_shortcut,
         'tile_fire': _resolve_tile_fire,
         'tile_danger': _resolve_tile_danger,
@@ -15529,6 +18499,8 @@ _BOOK: Final = Book(
         'tile_alarm': _resolve_tile_alarm,
         'tile_hideyhole': _resolve_tile_hideyhole,
         'tile_advantage': _resolve_tile_advantage,
+        'tile_concealment': _resolve_tile_concealment,
+        'tile_defensive': _resolve_tile_defensive,
         'sporadic_encounter': _resolve_sporadic_encounter,
         'sporadic_pit': _resolve_sporadic_pit,
         'sporadic_walls': _resolve_sporadic_walls,
@@ -15545,7 +18517,9 @@ _BOOK: Final = Book(
         'sporadic_animals': _resolve_sporadic_animals,
         'sporadic_falling_debris': _resolve_sporadic_falling_debris,
         'card_draw': _resolve_card_draw,
+        'initiative': _resolve_initiative,
         'weapons': _resolve_weapons,
+        'armour_rules': _resolve_armour_rules,
         'aoe_targets': _resolve_aoe_targets,
         'stun': _resolve_stun,
     },
