@@ -183,22 +183,24 @@ class StraightLine:
         function = private._name(("straight", rule.name), f"_resolve_{rule.name}")
         self.written[rule.name] = function
         steps = shape.steps
-        traces = [private._name(("straight trace", rule.name, str(i)), f"_{rule.name}__trace{i + 1}") for i in range(len(steps))]
         w.blank()
-        w.line(f"# rule {rule.name}, straight")
+        w.line(f"# rule {rule.name}, written out")
         w.blank()
+        traces = []  # each step's trace spec: its own, or with the clauses of the `as` around it
         for index, flat in enumerate(steps):
-            w.call(f"{traces[index]}: Final = TraceSpec", self._trace(flat))
+            if not flat.texts:
+                traces.append(private.trace(flat.const))
+                continue
+            traces.append(private._name(("straight trace", rule.name, str(index)), f"_{rule.name}__trace{index + 1}"))
+            texts = _tuple([literal(x) for x in flat.texts])
+            names = _tuple([_tuple([literal(x) for x in group]) for group in flat.names])
+            w.call(f"{traces[-1]}: Final = within", [private.trace(flat.const), texts, names])
         said: dict[int, str] = {}
         for index in shape.texts:
             effect = steps[index].effect
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
             said[index] = name = private._name(("straight said", rule.name, str(index)), f"_{rule.name}__said{index + 1}")
-            args = [literal(effect.origin), literal(effect.cites), literal(effect.text)]
-            if isinstance(effect, m.CannotEffect):
-                w.call(f"{name}: Final = Restriction", args)
-            else:
-                w.call(f"{name}: Final = Note", [*args, literal(effect.quote), literal(text_kind(effect))])
+            w.line(f"{name}: Final = {'restriction_of' if isinstance(effect, m.CannotEffect) else 'note_of'}({steps[index].const})")
         unread: list[str] = []
         for number, (_, _, origin, cites, text) in enumerate(shape.gated, start=1):
             name = private._name(("straight unread", rule.name, str(number)), f"_{rule.name}__unread{number}")
@@ -210,8 +212,7 @@ class StraightLine:
         w.docstring(
             f"{rule.title}: the plan of the rule alone (`_Plan.resolve`), written out.\n\n"
             "`v`: every input's value, defaults filled in; `given`: the inputs told, of those a note\n"
-            "may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did\n"
-            "not hold, -1 when all held."
+            "may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held."
         )
         old_scope, old_writer = e.scope, self.w
         e.scope = ""
@@ -231,15 +232,6 @@ class StraightLine:
             w.line("s = _CachedScope(_BOOK, v, e, trace)")
         w.raw(text)
         w.dedent()
-
-    def _trace(self, flat: Flat) -> list[str]:
-        e = self.emitter
-        effect = flat.effect
-        clauses = flat.texts + tuple(printer.condition_text(c) for c in effect.guard)
-        names = flat.names + tuple(tuple(e._names(c.expr)) for c in effect.guard)
-        clause_code = _tuple([literal(x) for x in clauses])
-        names_code = _tuple([_tuple([literal(x) for x in group]) for group in names])
-        return [literal(effect.origin), literal(effect.cites), literal(trace_item(effect)), clause_code, names_code]
 
     def _body(self, rule: m.Rule, shape: Shape, traces: list[str], said: dict[int, str], unread: list[str]) -> None:
         e = self.emitter
@@ -475,7 +467,7 @@ class StraightLine:
             if not self.ordered:
                 made = f"({index}, {made})"
             if constant:
-                w.line(f"value += {code}")
+                w.line(f"value -= {code[1:]}" if code[:1] == "-" and code[1:].isdigit() else f"value += {code}")
             else:
                 w.line(f"amount = {code}")
                 w.line("value += amount")

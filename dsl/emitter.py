@@ -108,6 +108,10 @@ class PrivateNames:
         prefix = self.function(part).removeprefix("_rule")
         return self._name(("effect", part, kind, str(number)), f"{prefix}__{kind}{number}")
 
+    def trace(self, effect: str) -> str:
+        """The constant of the trace spec of an effect's step."""
+        return self._name(("trace", effect), f"{effect}_trace")
+
     def change(self, effect: str, number: int) -> str:
         return self._name(("change", effect, str(number)), f"{effect}_change{number}")
 
@@ -291,7 +295,7 @@ class Emitter:
             consts.append(const)
             steps.append(self._effect(effect, const, specs))
         for const, cls, fields in specs:
-            w.call(f"{const}: Final = {cls}", [f"{k}={v}" for k, v in fields])
+            w.call(f"{const}: Final = {cls}", [f"{k}={v}" if k else v for k, v in fields])
         w.blank()
         w.line(f"{self.private.function(part.key)}: Final[tuple[Step, ...]] = (")
         w.indent()
@@ -330,7 +334,10 @@ class Emitter:
             payload = "None"
         kind = _effect_kind(effect)
         reads = _tuple([f"({literal(name)}, {index})" for name, index in self.read_places(effect).items()])
-        return f"Step({literal(kind)}, {const}, {clauses}, {self._trace(effect, trace_item(effect))}, {payload}, {reads})"
+        trace = self.private.trace(const)
+        fields = [("", code) for _, code in self._trace_fields(effect, trace_item(effect), effect.guard)]
+        specs.append((trace, "TraceSpec", fields))  # positional: it is said in the spec above
+        return f"Step({literal(kind)}, {const}, {clauses}, {trace}, {payload}, {reads})"
 
     def _trace(self, effect: m.Effect, item: str) -> str:
         return self._trace_of(effect, item, effect.guard)
@@ -338,12 +345,19 @@ class Emitter:
     def _trace_of(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> str:
         """What the trace says of an effect (or a change of its roll): the clauses as written and
         the names each reads."""
+        return f"TraceSpec({', '.join(code for _, code in self._trace_fields(effect, item, guard))})"
+
+    def _trace_fields(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> list[tuple[str, str]]:
+        """The fields of a TraceSpec, by name, as code."""
         clauses = [printer.condition_text(c) for c in guard]
         names = [_tuple([literal(x) for x in self._names(c.expr)]) for c in guard]
-        return (
-            f"TraceSpec({literal(effect.origin)}, {literal(effect.cites)}, {literal(item)}, "
-            f"{_tuple([literal(x) for x in clauses])}, {_tuple(names)})"
-        )
+        return [
+            ("rule", literal(effect.origin)),
+            ("source", literal(effect.cites)),
+            ("item", literal(item)),
+            ("clauses", _tuple([literal(x) for x in clauses])),
+            ("names", _tuple(names)),
+        ]
 
     def _names(self, expr: n.Expr) -> list[str]:
         """The values a clause reads, by the names the trace shows them under (`base DEX` for a

@@ -2409,12 +2409,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -4359,6 +4373,13 @@ _forest_adjustment__mod1: Final = ModSpec(
     condition='when unit != infantry and forest != no_forest',
     label='vehicle size',
 )
+_forest_adjustment__mod1_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry +forest_shift[vehicle_size].levels levels',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 _forest_adjustment__mod2: Final = ModSpec(
     key='forest_adjustment#2.2',
     rule='forest_adjustment',
@@ -4372,6 +4393,13 @@ _forest_adjustment__mod2: Final = ModSpec(
     condition='when unit != infantry and forest != no_forest',
     label='the forest stays a forest',
 )
+_forest_adjustment__mod2_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry min sparse',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 _forest_adjustment__text1: Final = TextSpec(
     key='forest_adjustment#2.3',
     rule='forest_adjustment',
@@ -4380,6 +4408,13 @@ _forest_adjustment__text1: Final = TextSpec(
     text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
     quote='-2 Levels',
     condition='when unit != infantry and forest != no_forest',
+)
+_forest_adjustment__text1_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
 )
 _forest_adjustment__text2: Final = TextSpec(
     key='forest_adjustment#2.4',
@@ -4390,12 +4425,19 @@ _forest_adjustment__text2: Final = TextSpec(
     quote='Standard Entry',
     condition='when unit != infantry and forest != no_forest',
 )
+_forest_adjustment__text2_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 
 _rule_forest_adjustment: Final[tuple[Step, ...]] = (
-    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
-    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
+    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod1_trace, lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
+    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod2_trace, 'sparse', (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text1_trace, None, (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text2_trace, None, (('unit', 0), ('forest', 0))),
 )
 """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -4412,12 +4454,26 @@ _terrain_movement__derive1: Final = DeriveSpec(
     name='terrain_cost',
     condition='',
 )
+_terrain_movement__derive1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive terrain_cost',
+    (),
+    (),
+)
 _terrain_movement__derive2: Final = DeriveSpec(
     key='terrain_movement#4',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='vegetation_cost',
     condition='',
+)
+_terrain_movement__derive2_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive vegetation_cost',
+    (),
+    (),
 )
 _terrain_movement__derive3: Final = DeriveSpec(
     key='terrain_movement#5',
@@ -4426,12 +4482,26 @@ _terrain_movement__derive3: Final = DeriveSpec(
     name='surface_cost',
     condition='',
 )
+_terrain_movement__derive3_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive surface_cost',
+    (),
+    (),
+)
 _terrain_movement__derive4: Final = DeriveSpec(
     key='terrain_movement#6',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='elevation_cost',
     condition='',
+)
+_terrain_movement__derive4_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive elevation_cost',
+    (),
+    (),
 )
 _terrain_movement__mod1: Final = ModSpec(
     key='terrain_movement#7.1',
@@ -4446,6 +4516,13 @@ _terrain_movement__mod1: Final = ModSpec(
     condition='when unit != infantry and vehicle_size <= 2',
     label='Use Infantry Entry',
 )
+_terrain_movement__mod1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'forest_column = infantry',
+    ('when unit != infantry and vehicle_size <= 2',),
+    (('unit', 'vehicle_size'),),
+)
 _terrain_movement__derive5: Final = DeriveSpec(
     key='terrain_movement#8',
     rule='terrain_movement',
@@ -4453,12 +4530,26 @@ _terrain_movement__derive5: Final = DeriveSpec(
     name='forest_cost',
     condition='',
 )
+_terrain_movement__derive5_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive forest_cost',
+    (),
+    (),
+)
 _terrain_movement__derive6: Final = DeriveSpec(
     key='terrain_movement#9',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='cost',
     condition='',
+)
+_terrain_movement__derive6_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive cost',
+    (),
+    (),
 )
 _terrain_movement__text1: Final = TextSpec(
     key='terrain_movement#10.1',
@@ -4469,6 +4560,13 @@ _terrain_movement__text1: Final = TextSpec(
     quote=None,
     condition='when cost == X',
 )
+_terrain_movement__text1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: impassable (X) for this movement type',
+    ('when cost == X',),
+    (('cost',),),
+)
 _terrain_movement__text2: Final = TextSpec(
     key='terrain_movement#11.1',
     rule='terrain_movement',
@@ -4478,18 +4576,25 @@ _terrain_movement__text2: Final = TextSpec(
     quote=None,
     condition='when cost == N/A',
 )
+_terrain_movement__text2_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: the terrain table has no entry (N/A) for this movement type',
+    ('when cost == N/A',),
+    (('cost',),),
+)
 
 _rule_terrain_movement: Final[tuple[Step, ...]] = (
     Step('part', 'forest_adjustment', (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'as forest_adjustment', (), ())),
-    Step('derive', _terrain_movement__derive1, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive terrain_cost', (), ()), lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive2, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive vegetation_cost', (), ()), lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive3, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive surface_cost', (), ()), lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive4, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive elevation_cost', (), ()), lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
-    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'forest_column = infantry', ('when unit != infantry and vehicle_size <= 2',), (('unit', 'vehicle_size'),)), 'infantry', (('unit', 0), ('vehicle_size', 0))),
-    Step('derive', _terrain_movement__derive5, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive forest_cost', (), ()), lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
-    Step('derive', _terrain_movement__derive6, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive cost', (), ()), lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
-    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: impassable (X) for this movement type', ('when cost == X',), (('cost',),)), None, ()),
-    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: the terrain table has no entry (N/A) for this movement type', ('when cost == N/A',), (('cost',),)), None, ()),
+    Step('derive', _terrain_movement__derive1, (), _terrain_movement__derive1_trace, lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive2, (), _terrain_movement__derive2_trace, lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive3, (), _terrain_movement__derive3_trace, lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive4, (), _terrain_movement__derive4_trace, lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
+    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), _terrain_movement__mod1_trace, 'infantry', (('unit', 0), ('vehicle_size', 0))),
+    Step('derive', _terrain_movement__derive5, (), _terrain_movement__derive5_trace, lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
+    Step('derive', _terrain_movement__derive6, (), _terrain_movement__derive6_trace, lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
+    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), _terrain_movement__text1_trace, None, ()),
+    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), _terrain_movement__text2_trace, None, ()),
 )
 """Movement cost of a hex (TERRAIN TYPE).
 
@@ -4520,6 +4625,13 @@ _hex_obscurement__mod1: Final = ModSpec(
     condition='',
     label='terrain',
 )
+_hex_obscurement__mod1_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +terrain_features[terrain].obscurement',
+    (),
+    (),
+)
 _hex_obscurement__mod2: Final = ModSpec(
     key='hex_obscurement#3',
     rule='hex_obscurement',
@@ -4532,6 +4644,13 @@ _hex_obscurement__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='forest',
+)
+_hex_obscurement__mod2_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +forest_features[forest].obscurement',
+    (),
+    (),
 )
 _hex_obscurement__mod3: Final = ModSpec(
     key='hex_obscurement#4',
@@ -4546,6 +4665,13 @@ _hex_obscurement__mod3: Final = ModSpec(
     condition='',
     label='tall grasses or jungle',
 )
+_hex_obscurement__mod3_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +vegetation_features[vegetation].obscurement',
+    (),
+    (),
+)
 _hex_obscurement__mod4: Final = ModSpec(
     key='hex_obscurement#5.1.1',
     rule='hex_obscurement',
@@ -4558,6 +4684,13 @@ _hex_obscurement__mod4: Final = ModSpec(
     rounding=None,
     condition='when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle}',
     label='2 obscurement for infantry and size <2 vehicles',
+)
+_hex_obscurement__mod4_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'),
+    (('unit', 'vehicle_size'), ('vegetation',)),
 )
 _hex_obscurement__mod5: Final = ModSpec(
     key='hex_obscurement#5.2.1',
@@ -4572,6 +4705,13 @@ _hex_obscurement__mod5: Final = ModSpec(
     condition='when unit == infantry or vehicle_size < 2; when surface == deep_snow',
     label='1 obscurement for infantry and size <2 vehicles',
 )
+_hex_obscurement__mod5_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'),
+    (('unit', 'vehicle_size'), ('surface',)),
+)
 _hex_obscurement__text1: Final = TextSpec(
     key='hex_obscurement#6',
     rule='hex_obscurement',
@@ -4580,6 +4720,13 @@ _hex_obscurement__text1: Final = TextSpec(
     text='Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
     quote=None,
     condition='',
+)
+_hex_obscurement__text1_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
+    (),
+    (),
 )
 _hex_obscurement__text2: Final = TextSpec(
     key='hex_obscurement#7',
@@ -4590,15 +4737,22 @@ _hex_obscurement__text2: Final = TextSpec(
     quote='Jungle ... +1 ... 2 obscurement for infantry and size <2 vehicles',
     condition='',
 )
+_hex_obscurement__text2_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
+    (),
+    (),
+)
 
 _rule_hex_obscurement: Final[tuple[Step, ...]] = (
-    Step('mod', _hex_obscurement__mod1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +terrain_features[terrain].obscurement', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
-    Step('mod', _hex_obscurement__mod2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +forest_features[forest].obscurement', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
-    Step('mod', _hex_obscurement__mod3, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +vegetation_features[vegetation].obscurement', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
-    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'), (('unit', 'vehicle_size'), ('vegetation',))), 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
-    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'), (('unit', 'vehicle_size'), ('surface',))), 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
-    Step('text', _hex_obscurement__text1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).', (), ()), None, ()),
-    Step('text', _hex_obscurement__text2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.", (), ()), None, ()),
+    Step('mod', _hex_obscurement__mod1, (), _hex_obscurement__mod1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
+    Step('mod', _hex_obscurement__mod2, (), _hex_obscurement__mod2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
+    Step('mod', _hex_obscurement__mod3, (), _hex_obscurement__mod3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
+    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), _hex_obscurement__mod4_trace, 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
+    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), _hex_obscurement__mod5_trace, 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
+    Step('text', _hex_obscurement__text1, (), _hex_obscurement__text1_trace, None, ()),
+    Step('text', _hex_obscurement__text2, (), _hex_obscurement__text2_trace, None, ()),
 )
 """Obscurement of a hex (TERRAIN TYPE).
 
@@ -4618,12 +4772,26 @@ _hull_down__derive1: Final = DeriveSpec(
     name='terrain_hull_down',
     condition='',
 )
+_hull_down__derive1_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive terrain_hull_down',
+    (),
+    (),
+)
 _hull_down__derive2: Final = DeriveSpec(
     key='hull_down#3',
     rule='hull_down',
     source='TERRAIN',
     name='forest_hull_down',
     condition='',
+)
+_hull_down__derive2_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive forest_hull_down',
+    (),
+    (),
 )
 _hull_down__derive3: Final = DeriveSpec(
     key='hull_down#4',
@@ -4632,6 +4800,13 @@ _hull_down__derive3: Final = DeriveSpec(
     name='vegetation_hull_down',
     condition='',
 )
+_hull_down__derive3_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive vegetation_hull_down',
+    (),
+    (),
+)
 _hull_down__derive4: Final = DeriveSpec(
     key='hull_down#5',
     rule='hull_down',
@@ -4639,12 +4814,26 @@ _hull_down__derive4: Final = DeriveSpec(
     name='surface_hull_down',
     condition='',
 )
+_hull_down__derive4_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive surface_hull_down',
+    (),
+    (),
+)
 _hull_down__derive5: Final = DeriveSpec(
     key='hull_down#6',
     rule='hull_down',
     source='TERRAIN',
     name='elevation_hull_down',
     condition='',
+)
+_hull_down__derive5_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive elevation_hull_down',
+    (),
+    (),
 )
 _hull_down__text1: Final = TextSpec(
     key='hull_down#7.1',
@@ -4655,6 +4844,13 @@ _hull_down__text1: Final = TextSpec(
     quote=None,
     condition='when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',
 )
+_hull_down__text1_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'cannot take a hull-down position: N/A in this terrain',
+    ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',),
+    (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),),
+)
 _hull_down__text2: Final = TextSpec(
     key='hull_down#8',
     rule='hull_down',
@@ -4663,6 +4859,13 @@ _hull_down__text2: Final = TextSpec(
     text='N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     quote=None,
     condition='',
+)
+_hull_down__text2_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    (),
+    (),
 )
 _hull_down__text3: Final = TextSpec(
     key='hull_down#9',
@@ -4673,16 +4876,23 @@ _hull_down__text3: Final = TextSpec(
     quote='N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     condition='',
 )
+_hull_down__text3_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
+    (),
+    (),
+)
 
 _rule_hull_down: Final[tuple[Step, ...]] = (
-    Step('derive', _hull_down__derive1, (), TraceSpec('hull_down', 'TERRAIN', 'derive terrain_hull_down', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
-    Step('derive', _hull_down__derive2, (), TraceSpec('hull_down', 'TERRAIN', 'derive forest_hull_down', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
-    Step('derive', _hull_down__derive3, (), TraceSpec('hull_down', 'TERRAIN', 'derive vegetation_hull_down', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
-    Step('derive', _hull_down__derive4, (), TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ()), lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
-    Step('derive', _hull_down__derive5, (), TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ()), lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
-    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), TraceSpec('hull_down', 'TERRAIN', 'cannot take a hull-down position: N/A in this terrain', ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',), (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),)), None, ()),
-    Step('text', _hull_down__text2, (), TraceSpec('hull_down', 'TERRAIN', 'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.', (), ()), None, ()),
-    Step('text', _hull_down__text3, (), TraceSpec('hull_down', 'TERRAIN', 'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.', (), ()), None, ()),
+    Step('derive', _hull_down__derive1, (), _hull_down__derive1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
+    Step('derive', _hull_down__derive2, (), _hull_down__derive2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
+    Step('derive', _hull_down__derive3, (), _hull_down__derive3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
+    Step('derive', _hull_down__derive4, (), _hull_down__derive4_trace, lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
+    Step('derive', _hull_down__derive5, (), _hull_down__derive5_trace, lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
+    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), _hull_down__text1_trace, None, ()),
+    Step('text', _hull_down__text2, (), _hull_down__text2_trace, None, ()),
+    Step('text', _hull_down__text3, (), _hull_down__text3_trace, None, ()),
 )
 """Hull-down position (TERRAIN).
 
@@ -4703,6 +4913,13 @@ _weather__derive1: Final = DeriveSpec(
     name='weather_obscurement',
     condition='',
 )
+_weather__derive1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'derive weather_obscurement',
+    (),
+    (),
+)
 _weather__mod1: Final = ModSpec(
     key='weather#3',
     rule='weather',
@@ -4715,6 +4932,13 @@ _weather__mod1: Final = ModSpec(
     rounding='down',
     condition='',
     label='weather',
+)
+_weather__mod1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP * weather_effects[weather].movement round down',
+    (),
+    (),
 )
 _weather__mod2: Final = ModSpec(
     key='weather#4.1.1',
@@ -4729,6 +4953,13 @@ _weather__mod2: Final = ModSpec(
     condition='when weather == high_wind; when weapon == missile',
     label='high wind: -2 to hit for missiles',
 )
+_weather__mod2_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -2',
+    ('when weather == high_wind', 'when weapon == missile'),
+    (('weather',), ('weapon',)),
+)
 _weather__mod3: Final = ModSpec(
     key='weather#4.1else.1',
     rule='weather',
@@ -4742,6 +4973,13 @@ _weather__mod3: Final = ModSpec(
     condition='when weather == high_wind; unless weapon == missile',
     label='high wind: -1 to hit',
 )
+_weather__mod3_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -1',
+    ('when weather == high_wind', 'unless weapon == missile'),
+    (('weather',), ('weapon',)),
+)
 _weather__text1: Final = TextSpec(
     key='weather#4.2',
     rule='weather',
@@ -4750,6 +4988,13 @@ _weather__text1: Final = TextSpec(
     text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
     quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
     condition='when weather == high_wind',
+)
+_weather__text1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    ('when weather == high_wind',),
+    (('weather',),),
 )
 _weather__mod4: Final = ModSpec(
     key='weather#5.1',
@@ -4764,6 +5009,13 @@ _weather__mod4: Final = ModSpec(
     condition='when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',
     label='full penalty for energy weapons',
 )
+_weather__mod4_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -weather_obscurement',
+    ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',),
+    (('weapon', 'weather'),),
+)
 _weather__text2: Final = TextSpec(
     key='weather#6.1',
     rule='weather',
@@ -4772,6 +5024,13 @@ _weather__text2: Final = TextSpec(
     text="Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
     quote=None,
     condition='when weather_obscurement > 0',
+)
+_weather__text2_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
+    ('when weather_obscurement > 0',),
+    (('weather_obscurement',),),
 )
 _weather__text3: Final = TextSpec(
     key='weather#7',
@@ -4782,16 +5041,23 @@ _weather__text3: Final = TextSpec(
     quote='MOVEMENT 3/4',
     condition='',
 )
+_weather__text3_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
+    (),
+    (),
+)
 
 _rule_weather: Final[tuple[Step, ...]] = (
-    Step('derive', _weather__derive1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'derive weather_obscurement', (), ()), lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
-    Step('mod', _weather__mod1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP * weather_effects[weather].movement round down', (), ()), lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
-    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -2', ('when weather == high_wind', 'when weapon == missile'), (('weather',), ('weapon',))), -2, (('weather', 0), ('weapon', 1))),
-    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -1', ('when weather == high_wind', 'unless weapon == missile'), (('weather',), ('weapon',))), -1, (('weather', 0), ('weapon', 1))),
-    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', ('when weather == high_wind',), (('weather',),)), None, (('weather', 0),)),
-    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -weather_obscurement', ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',), (('weapon', 'weather'),)), lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
-    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
-    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
+    Step('derive', _weather__derive1, (), _weather__derive1_trace, lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
+    Step('mod', _weather__mod1, (), _weather__mod1_trace, lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
+    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), _weather__mod2_trace, -2, (('weather', 0), ('weapon', 1))),
+    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), _weather__mod3_trace, -1, (('weather', 0), ('weapon', 1))),
+    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), _weather__text1_trace, None, (('weather', 0),)),
+    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), _weather__mod4_trace, lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
+    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), _weather__text2_trace, None, ()),
+    Step('text', _weather__text3, (), _weather__text3_trace, None, ()),
 )
 """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -4817,6 +5083,13 @@ _night__mod1: Final = ModSpec(
     condition='when night and not has_sensors',
     label='night: 1/2 movement',
 )
+_night__mod1_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP / 2 round down',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
 _night__mod2: Final = ModSpec(
     key='night#2.2',
     rule='night',
@@ -4830,6 +5103,13 @@ _night__mod2: Final = ModSpec(
     condition='when night and not has_sensors',
     label='night: 1 (total)',
 )
+_night__mod2_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'obscurement +1',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
 _night__text1: Final = TextSpec(
     key='night#3',
     rule='night',
@@ -4838,6 +5118,13 @@ _night__text1: Final = TextSpec(
     text='Penalties only for vehicles/personnel without sensors.',
     quote=None,
     condition='',
+)
+_night__text1_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'note: Penalties only for vehicles/personnel without sensors.',
+    (),
+    (),
 )
 _night__text2: Final = TextSpec(
     key='night#4',
@@ -4848,12 +5135,19 @@ _night__text2: Final = TextSpec(
     quote='Night  1 (total)  1/2',
     condition='',
 )
+_night__text2_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
+    (),
+    (),
+)
 
 _rule_night: Final[tuple[Step, ...]] = (
-    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP / 2 round down', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 2, (('night', 0), ('has_sensors', 0))),
-    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'obscurement +1', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 1, (('night', 0), ('has_sensors', 0))),
-    Step('text', _night__text1, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'note: Penalties only for vehicles/personnel without sensors.', (), ()), None, ()),
-    Step('text', _night__text2, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.', (), ()), None, ()),
+    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod1_trace, 2, (('night', 0), ('has_sensors', 0))),
+    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod2_trace, 1, (('night', 0), ('has_sensors', 0))),
+    Step('text', _night__text1, (), _night__text1_trace, None, ()),
+    Step('text', _night__text2, (), _night__text2_trace, None, ()),
 )
 """Night (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -4876,6 +5170,13 @@ _skidding__mod1: Final = ModSpec(
     condition='when unit == track',
     label='Tracked Vehicle',
 )
+_skidding__mod1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -1',
+    ('when unit == track',),
+    (('unit',),),
+)
 _skidding__mod2: Final = ModSpec(
     key='skidding#3.1',
     rule='skidding',
@@ -4888,6 +5189,13 @@ _skidding__mod2: Final = ModSpec(
     rounding=None,
     condition='when unit == wheel',
     label='Wheeled Vehicle',
+)
+_skidding__mod2_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when unit == wheel',),
+    (('unit',),),
 )
 _skidding__mod3: Final = ModSpec(
     key='skidding#4.1',
@@ -4902,6 +5210,13 @@ _skidding__mod3: Final = ModSpec(
     condition='when unit == walker',
     label='Walker Vehicle',
 )
+_skidding__mod3_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when unit == walker',),
+    (('unit',),),
+)
 _skidding__mod4: Final = ModSpec(
     key='skidding#5.1',
     rule='skidding',
@@ -4914,6 +5229,13 @@ _skidding__mod4: Final = ModSpec(
     rounding=None,
     condition='when off_road',
     label='Off Road Ability',
+)
+_skidding__mod4_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -1',
+    ('when off_road',),
+    (('off_road',),),
 )
 _skidding__mod5: Final = ModSpec(
     key='skidding#6',
@@ -4928,6 +5250,13 @@ _skidding__mod5: Final = ModSpec(
     condition='',
     label='speed modifier, per weapons fire mods',
 )
+_skidding__mod5_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -attacker_movement[speed]',
+    (),
+    (),
+)
 _skidding__mod6: Final = ModSpec(
     key='skidding#7.1',
     rule='skidding',
@@ -4940,6 +5269,13 @@ _skidding__mod6: Final = ModSpec(
     rounding=None,
     condition='when terrain == sand',
     label='Sand',
+)
+_skidding__mod6_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when terrain == sand',),
+    (('terrain',),),
 )
 _skidding__mod7: Final = ModSpec(
     key='skidding#8.1',
@@ -4954,6 +5290,13 @@ _skidding__mod7: Final = ModSpec(
     condition='when wet_pavement',
     label='Wet Pavement',
 )
+_skidding__mod7_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when wet_pavement',),
+    (('wet_pavement',),),
+)
 _skidding__mod8: Final = ModSpec(
     key='skidding#9.1',
     rule='skidding',
@@ -4966,6 +5309,13 @@ _skidding__mod8: Final = ModSpec(
     rounding=None,
     condition='when terrain == mud',
     label='Mud',
+)
+_skidding__mod8_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when terrain == mud',),
+    (('terrain',),),
 )
 _skidding__mod9: Final = ModSpec(
     key='skidding#10.1',
@@ -4980,6 +5330,13 @@ _skidding__mod9: Final = ModSpec(
     condition='when surface == snow',
     label='Snow',
 )
+_skidding__mod9_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when surface == snow',),
+    (('surface',),),
+)
 _skidding__mod10: Final = ModSpec(
     key='skidding#11.1',
     rule='skidding',
@@ -4993,6 +5350,13 @@ _skidding__mod10: Final = ModSpec(
     condition='when surface == ice',
     label='Ice',
 )
+_skidding__mod10_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +2',
+    ('when surface == ice',),
+    (('surface',),),
+)
 _skidding__derive1: Final = DeriveSpec(
     key='skidding#12',
     rule='skidding',
@@ -5000,6 +5364,7 @@ _skidding__derive1: Final = DeriveSpec(
     name='slick',
     condition='',
 )
+_skidding__derive1_trace: Final = TraceSpec('skidding', 'SKIDDING', 'derive slick', (), ())
 _skidding__text1: Final = TextSpec(
     key='skidding#13.1',
     rule='skidding',
@@ -5008,6 +5373,13 @@ _skidding__text1: Final = TextSpec(
     text='Only ground-contact vehicles skid.',
     quote=None,
     condition='when unit == gev or unit == infantry',
+)
+_skidding__text1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: Only ground-contact vehicles skid.',
+    ('when unit == gev or unit == infantry',),
+    (('unit',),),
 )
 _skidding__roll1: Final = RollSpec(
     key='skidding#13else.1.1',
@@ -5056,6 +5428,13 @@ _skidding__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_skidding__roll1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'roll skid',
+    ('unless unit == gev or unit == infantry', 'when turning and slick'),
+    (('unit',), ('turning', 'slick')),
+)
 _skidding__text2: Final = TextSpec(
     key='skidding#14',
     rule='skidding',
@@ -5064,6 +5443,13 @@ _skidding__text2: Final = TextSpec(
     text='The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.',
     quote=None,
     condition='',
+)
+_skidding__text2_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.',
+    (),
+    (),
 )
 _skidding__text3: Final = TextSpec(
     key='skidding#15',
@@ -5074,6 +5460,13 @@ _skidding__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_skidding__text3_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: Sand and Wet Pavement are slick at +0: the roll is called for, at the base threshold.',
+    (),
+    (),
+)
 _skidding__text4: Final = TextSpec(
     key='skidding#16',
     rule='skidding',
@@ -5082,6 +5475,13 @@ _skidding__text4: Final = TextSpec(
     text='Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).',
     quote='Speed Modifier  Per Weapons Fire Mods',
     condition='',
+)
+_skidding__text4_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).',
+    (),
+    (),
 )
 _skidding__text5: Final = TextSpec(
     key='skidding#17',
@@ -5092,6 +5492,13 @@ _skidding__text5: Final = TextSpec(
     quote='Fumbles skid as above',
     condition='',
 )
+_skidding__text5_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: A fumble (a highest die of 1) always fails, so the roll needs at least 2 whatever the threshold; a fumble slips at least 1 hex.',
+    (),
+    (),
+)
 _skidding__text6: Final = TextSpec(
     key='skidding#18',
     rule='skidding',
@@ -5101,26 +5508,33 @@ _skidding__text6: Final = TextSpec(
     quote='Sand +0 ... Mud +1 ... Snow +1 ... Ice +2',
     condition='',
 )
+_skidding__text6_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: The source does not say whether two surfaces stack (ice on mud): only the slickest counts.',
+    (),
+    (),
+)
 
 _rule_skidding: Final[tuple[Step, ...]] = (
-    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when unit == track',), (('unit',),)), -1, (('unit', 0),)),
-    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when unit == wheel',), (('unit',),)), 0, (('unit', 0),)),
-    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when unit == walker',), (('unit',),)), 1, (('unit', 0),)),
-    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when off_road',), (('off_road',),)), -1, (('off_road', 0),)),
-    Step('mod', _skidding__mod5, (), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -attacker_movement[speed]', (), ()), lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when terrain == sand',), (('terrain',),)), 0, (('terrain', 0),)),
-    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when wet_pavement',), (('wet_pavement',),)), 0, (('wet_pavement', 0),)),
-    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when terrain == mud',), (('terrain',),)), 1, (('terrain', 0),)),
-    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when surface == snow',), (('surface',),)), 1, (('surface', 0),)),
-    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +2', ('when surface == ice',), (('surface',),)), 2, (('surface', 0),)),
-    Step('derive', _skidding__derive1, (), TraceSpec('skidding', 'SKIDDING', 'derive slick', (), ()), lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
-    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), TraceSpec('skidding', 'SKIDDING', 'note: Only ground-contact vehicles skid.', ('when unit == gev or unit == infantry',), (('unit',),)), None, (('unit', 0),)),
-    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), TraceSpec('skidding', 'SKIDDING', 'roll skid', ('unless unit == gev or unit == infantry', 'when turning and slick'), (('unit',), ('turning', 'slick'))), (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
-    Step('text', _skidding__text2, (), TraceSpec('skidding', 'SKIDDING', 'note: The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.', (), ()), None, ()),
-    Step('text', _skidding__text3, (), TraceSpec('skidding', 'SKIDDING', 'note: Sand and Wet Pavement are slick at +0: the roll is called for, at the base threshold.', (), ()), None, ()),
-    Step('text', _skidding__text4, (), TraceSpec('skidding', 'SKIDDING', 'erratum: Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).', (), ()), None, ()),
-    Step('text', _skidding__text5, (), TraceSpec('skidding', 'SKIDDING', 'erratum: A fumble (a highest die of 1) always fails, so the roll needs at least 2 whatever the threshold; a fumble slips at least 1 hex.', (), ()), None, ()),
-    Step('text', _skidding__text6, (), TraceSpec('skidding', 'SKIDDING', 'erratum: The source does not say whether two surfaces stack (ice on mud): only the slickest counts.', (), ()), None, ()),
+    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), _skidding__mod1_trace, -1, (('unit', 0),)),
+    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), _skidding__mod2_trace, 0, (('unit', 0),)),
+    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), _skidding__mod3_trace, 1, (('unit', 0),)),
+    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), _skidding__mod4_trace, -1, (('off_road', 0),)),
+    Step('mod', _skidding__mod5, (), _skidding__mod5_trace, lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), _skidding__mod6_trace, 0, (('terrain', 0),)),
+    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), _skidding__mod7_trace, 0, (('wet_pavement', 0),)),
+    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), _skidding__mod8_trace, 1, (('terrain', 0),)),
+    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), _skidding__mod9_trace, 1, (('surface', 0),)),
+    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), _skidding__mod10_trace, 2, (('surface', 0),)),
+    Step('derive', _skidding__derive1, (), _skidding__derive1_trace, lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
+    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), _skidding__text1_trace, None, (('unit', 0),)),
+    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), _skidding__roll1_trace, (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
+    Step('text', _skidding__text2, (), _skidding__text2_trace, None, ()),
+    Step('text', _skidding__text3, (), _skidding__text3_trace, None, ()),
+    Step('text', _skidding__text4, (), _skidding__text4_trace, None, ()),
+    Step('text', _skidding__text5, (), _skidding__text5_trace, None, ()),
+    Step('text', _skidding__text6, (), _skidding__text6_trace, None, ()),
 )
 """Skidding (SKIDDING).
 
@@ -5147,9 +5561,16 @@ _crew_actions__derive1: Final = DeriveSpec(
     name='total_actions',
     condition='',
 )
+_crew_actions__derive1_trace: Final = TraceSpec(
+    'crew_actions',
+    'NUMBER OF ACTIONS',
+    'derive total_actions',
+    (),
+    (),
+)
 
 _rule_crew_actions: Final[tuple[Step, ...]] = (
-    Step('derive', _crew_actions__derive1, (), TraceSpec('crew_actions', 'NUMBER OF ACTIONS', 'derive total_actions', (), ()), lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
+    Step('derive', _crew_actions__derive1, (), _crew_actions__derive1_trace, lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
 )
 """Number of actions (NUMBER OF ACTIONS).
 
@@ -5171,6 +5592,13 @@ _firing__mod1: Final = ModSpec(
     condition='',
     label='range to target',
 )
+_firing__mod1_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +range_modifiers[range_band].modifier',
+    (),
+    (),
+)
 _firing__mod2: Final = ModSpec(
     key='firing#3',
     rule='firing',
@@ -5183,6 +5611,13 @@ _firing__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='attacker movement',
+)
+_firing__mod2_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +attacker_movement[speed].modifier',
+    (),
+    (),
 )
 _firing__mod3: Final = ModSpec(
     key='firing#4',
@@ -5197,6 +5632,13 @@ _firing__mod3: Final = ModSpec(
     condition='',
     label='attacker aiming',
 )
+_firing__mod3_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack_dice +aiming[aim].dice',
+    (),
+    (),
+)
 _firing__mod4: Final = ModSpec(
     key='firing#5',
     rule='firing',
@@ -5209,6 +5651,13 @@ _firing__mod4: Final = ModSpec(
     rounding=None,
     condition='',
     label='target movement',
+)
+_firing__mod4_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +target_movement[target_speed].modifier',
+    (),
+    (),
 )
 _firing__mod5: Final = ModSpec(
     key='firing#6',
@@ -5223,6 +5672,13 @@ _firing__mod5: Final = ModSpec(
     condition='',
     label='target defensive arc',
 )
+_firing__mod5_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'defense +defensive_arc[arc].modifier',
+    (),
+    (),
+)
 _firing__mod6: Final = ModSpec(
     key='firing#7',
     rule='firing',
@@ -5235,6 +5691,13 @@ _firing__mod6: Final = ModSpec(
     rounding=None,
     condition='',
     label='obscurement, per the terrain table',
+)
+_firing__mod6_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -obscurement_points',
+    (),
+    (),
 )
 _firing__mod7: Final = ModSpec(
     key='firing#8.1',
@@ -5249,6 +5712,13 @@ _firing__mod7: Final = ModSpec(
     condition='when turret_locked',
     label='Turret Locked',
 )
+_firing__mod7_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when turret_locked',),
+    (('turret_locked',),),
+)
 _firing__mod8: Final = ModSpec(
     key='firing#9.1',
     rule='firing',
@@ -5262,6 +5732,13 @@ _firing__mod8: Final = ModSpec(
     condition='when different_environment',
     label='Different Environment',
 )
+_firing__mod8_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when different_environment',),
+    (('different_environment',),),
+)
 _firing__text1: Final = TextSpec(
     key='firing#10',
     rule='firing',
@@ -5270,6 +5747,13 @@ _firing__text1: Final = TextSpec(
     text='Target movement, Evasion: Special (not described in the source).',
     quote=None,
     condition='',
+)
+_firing__text1_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Target movement, Evasion: Special (not described in the source).',
+    (),
+    (),
 )
 _firing__text2: Final = TextSpec(
     key='firing#11',
@@ -5280,6 +5764,13 @@ _firing__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_firing__text2_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Aiming may leave fewer than one attack die: the source does not say what then happens.',
+    (),
+    (),
+)
 _firing__text3: Final = TextSpec(
     key='firing#12',
     rule='firing',
@@ -5288,6 +5779,13 @@ _firing__text3: Final = TextSpec(
     text='DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
     quote=None,
     condition='',
+)
+_firing__text3_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
+    (),
+    (),
 )
 _firing__text4: Final = TextSpec(
     key='firing#13',
@@ -5298,6 +5796,13 @@ _firing__text4: Final = TextSpec(
     quote='TARGET DEFENSIVE ARC  Front -0  Rear Flank -1  Rear -2',
     condition='',
 )
+_firing__text4_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
+    (),
+    (),
+)
 _firing__text5: Final = TextSpec(
     key='firing#14',
     rule='firing',
@@ -5307,21 +5812,28 @@ _firing__text5: Final = TextSpec(
     quote='OBSCUREMENT  See Table',
     condition='',
 )
+_firing__text5_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
+    (),
+    (),
+)
 
 _rule_firing: Final[tuple[Step, ...]] = (
-    Step('mod', _firing__mod1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +range_modifiers[range_band].modifier', (), ()), lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
-    Step('mod', _firing__mod2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +attacker_movement[speed].modifier', (), ()), lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _firing__mod3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack_dice +aiming[aim].dice', (), ()), lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
-    Step('mod', _firing__mod4, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +target_movement[target_speed].modifier', (), ()), lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
-    Step('mod', _firing__mod5, (), TraceSpec('firing', 'FIRING MODIFIERS', 'defense +defensive_arc[arc].modifier', (), ()), lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
-    Step('mod', _firing__mod6, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when turret_locked',), (('turret_locked',),)), -2, (('turret_locked', 0),)),
-    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when different_environment',), (('different_environment',),)), -2, (('different_environment', 0),)),
-    Step('text', _firing__text1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Target movement, Evasion: Special (not described in the source).', (), ()), None, ()),
-    Step('text', _firing__text2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Aiming may leave fewer than one attack die: the source does not say what then happens.', (), ()), None, ()),
-    Step('text', _firing__text3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.', (), ()), None, ()),
-    Step('text', _firing__text4, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.", (), ()), None, ()),
-    Step('text', _firing__text5, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.", (), ()), None, ()),
+    Step('mod', _firing__mod1, (), _firing__mod1_trace, lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
+    Step('mod', _firing__mod2, (), _firing__mod2_trace, lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _firing__mod3, (), _firing__mod3_trace, lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
+    Step('mod', _firing__mod4, (), _firing__mod4_trace, lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
+    Step('mod', _firing__mod5, (), _firing__mod5_trace, lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
+    Step('mod', _firing__mod6, (), _firing__mod6_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), _firing__mod7_trace, -2, (('turret_locked', 0),)),
+    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), _firing__mod8_trace, -2, (('different_environment', 0),)),
+    Step('text', _firing__text1, (), _firing__text1_trace, None, ()),
+    Step('text', _firing__text2, (), _firing__text2_trace, None, ()),
+    Step('text', _firing__text3, (), _firing__text3_trace, None, ()),
+    Step('text', _firing__text4, (), _firing__text4_trace, None, ()),
+    Step('text', _firing__text5, (), _firing__text5_trace, None, ()),
 )
 """Firing modifiers (FIRING MODIFIERS).
 
@@ -5350,6 +5862,13 @@ _burst_fire__mod1: Final = ModSpec(
     condition='when armored_target',
     label='ROF added to the Damage Multiplier',
 )
+_burst_fire__mod1_trace: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'DM +rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
 _burst_fire__mod2: Final = ModSpec(
     key='burst_fire#2else.1',
     rule='burst_fire',
@@ -5363,6 +5882,13 @@ _burst_fire__mod2: Final = ModSpec(
     condition='unless armored_target',
     label='ROF added to the Margin of Success',
 )
+_burst_fire__mod2_trace: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'MoS +rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
 _burst_fire__derive1: Final = DeriveSpec(
     key='burst_fire#3',
     rule='burst_fire',
@@ -5370,11 +5896,12 @@ _burst_fire__derive1: Final = DeriveSpec(
     name='rounds',
     condition='',
 )
+_burst_fire__derive1_trace: Final = TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ())
 
 _rule_burst_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'DM +rof', ('when armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'MoS +rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('derive', _burst_fire__derive1, (), TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
+    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), _burst_fire__mod1_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), _burst_fire__mod2_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('derive', _burst_fire__derive1, (), _burst_fire__derive1_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
 )
 """Burst fire (BURST FIRE).
 
@@ -5392,6 +5919,13 @@ _walking_fire__derive1: Final = DeriveSpec(
     name='max_targets',
     condition='',
 )
+_walking_fire__derive1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive max_targets',
+    (),
+    (),
+)
 _walking_fire__derive2: Final = DeriveSpec(
     key='walking_fire#3',
     rule='walking_fire',
@@ -5399,12 +5933,26 @@ _walking_fire__derive2: Final = DeriveSpec(
     name='damage_rof',
     condition='',
 )
+_walking_fire__derive2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive damage_rof',
+    (),
+    (),
+)
 _walking_fire__derive3: Final = DeriveSpec(
     key='walking_fire#4',
     rule='walking_fire',
     source='WALKING FIRE',
     name='walking_rounds',
     condition='',
+)
+_walking_fire__derive3_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive walking_rounds',
+    (),
+    (),
 )
 _walking_fire__mod1: Final = ModSpec(
     key='walking_fire#5.1',
@@ -5419,6 +5967,13 @@ _walking_fire__mod1: Final = ModSpec(
     condition='when armored_target',
     label='ROF for damage, added to the Damage Multiplier',
 )
+_walking_fire__mod1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'DM +damage_rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
 _walking_fire__mod2: Final = ModSpec(
     key='walking_fire#5else.1',
     rule='walking_fire',
@@ -5432,6 +5987,13 @@ _walking_fire__mod2: Final = ModSpec(
     condition='unless armored_target',
     label='ROF for damage, added to the Margin of Success',
 )
+_walking_fire__mod2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'MoS +damage_rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
 _walking_fire__text1: Final = TextSpec(
     key='walking_fire#6.1',
     rule='walking_fire',
@@ -5440,6 +6002,13 @@ _walking_fire__text1: Final = TextSpec(
     text="attack more targets than the weapon's ROF + 1",
     quote=None,
     condition='when targets > max_targets',
+)
+_walking_fire__text1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    "cannot attack more targets than the weapon's ROF + 1",
+    ('when targets > max_targets',),
+    (('targets', 'max_targets'),),
 )
 _walking_fire__text2: Final = TextSpec(
     key='walking_fire#7',
@@ -5450,6 +6019,13 @@ _walking_fire__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_walking_fire__text2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
+    (),
+    (),
+)
 _walking_fire__text3: Final = TextSpec(
     key='walking_fire#8',
     rule='walking_fire',
@@ -5459,16 +6035,23 @@ _walking_fire__text3: Final = TextSpec(
     quote='Decrease the ROF for figuring damage by 1 for every target attacked',
     condition='',
 )
+_walking_fire__text3_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
+    (),
+    (),
+)
 
 _rule_walking_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _walking_fire__derive1, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive max_targets', (), ()), lambda s: s.v['rof'] + 1, (('rof', 0),)),
-    Step('derive', _walking_fire__derive2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive damage_rof', (), ()), lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
-    Step('derive', _walking_fire__derive3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive walking_rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
-    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'DM +damage_rof', ('when armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'MoS +damage_rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), TraceSpec('walking_fire', 'WALKING FIRE', "cannot attack more targets than the weapon's ROF + 1", ('when targets > max_targets',), (('targets', 'max_targets'),)), None, (('targets', 0),)),
-    Step('text', _walking_fire__text2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.', (), ()), None, ()),
-    Step('text', _walking_fire__text3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.', (), ()), None, ()),
+    Step('derive', _walking_fire__derive1, (), _walking_fire__derive1_trace, lambda s: s.v['rof'] + 1, (('rof', 0),)),
+    Step('derive', _walking_fire__derive2, (), _walking_fire__derive2_trace, lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
+    Step('derive', _walking_fire__derive3, (), _walking_fire__derive3_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
+    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), _walking_fire__mod1_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), _walking_fire__mod2_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), _walking_fire__text1_trace, None, (('targets', 0),)),
+    Step('text', _walking_fire__text2, (), _walking_fire__text2_trace, None, ()),
+    Step('text', _walking_fire__text3, (), _walking_fire__text3_trace, None, ()),
 )
 """Walking fire (WALKING FIRE).
 
@@ -5489,12 +6072,26 @@ _saturation_fire__derive1: Final = DeriveSpec(
     name='saturation_number',
     condition='',
 )
+_saturation_fire__derive1_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_number',
+    (),
+    (),
+)
 _saturation_fire__derive2: Final = DeriveSpec(
     key='saturation_fire#3.1',
     rule='saturation_fire',
     source='SATURATION FIRE',
     name='saturation_damage',
     condition='when defense_total <= saturation_number',
+)
+_saturation_fire__derive2_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_damage',
+    ('when defense_total <= saturation_number',),
+    (('defense_total', 'saturation_number'),),
 )
 _saturation_fire__derive3: Final = DeriveSpec(
     key='saturation_fire#4.1',
@@ -5503,12 +6100,26 @@ _saturation_fire__derive3: Final = DeriveSpec(
     name='saturation_missiles',
     condition='when weapon == missile',
 )
+_saturation_fire__derive3_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_missiles',
+    ('when weapon == missile',),
+    (('weapon',),),
+)
 _saturation_fire__derive4: Final = DeriveSpec(
     key='saturation_fire#4else.1',
     rule='saturation_fire',
     source='SATURATION FIRE',
     name='saturation_rounds',
     condition='unless weapon == missile',
+)
+_saturation_fire__derive4_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_rounds',
+    ('unless weapon == missile',),
+    (('weapon',),),
 )
 _saturation_fire__text1: Final = TextSpec(
     key='saturation_fire#5.1',
@@ -5519,6 +6130,13 @@ _saturation_fire__text1: Final = TextSpec(
     quote=None,
     condition='when range_band in {long, extreme}',
 )
+_saturation_fire__text1_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'cannot saturate a hex beyond medium range',
+    ('when range_band in {long, extreme}',),
+    (('range_band',),),
+)
 _saturation_fire__text2: Final = TextSpec(
     key='saturation_fire#6',
     rule='saturation_fire',
@@ -5527,6 +6145,13 @@ _saturation_fire__text2: Final = TextSpec(
     text='Any unit entering the target hex must beat this number defensively or suffer an attack.',
     quote=None,
     condition='',
+)
+_saturation_fire__text2_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'note: Any unit entering the target hex must beat this number defensively or suffer an attack.',
+    (),
+    (),
 )
 _saturation_fire__text3: Final = TextSpec(
     key='saturation_fire#7',
@@ -5537,15 +6162,22 @@ _saturation_fire__text3: Final = TextSpec(
     quote='must beat this number defensively',
     condition='',
 )
+_saturation_fire__text3_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
+    (),
+    (),
+)
 
 _rule_saturation_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _saturation_fire__derive1, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_number', (), ()), lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
-    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_damage', ('when defense_total <= saturation_number',), (('defense_total', 'saturation_number'),)), lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
-    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_missiles', ('when weapon == missile',), (('weapon',),)), lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_rounds', ('unless weapon == missile',), (('weapon',),)), lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), TraceSpec('saturation_fire', 'SATURATION FIRE', 'cannot saturate a hex beyond medium range', ('when range_band in {long, extreme}',), (('range_band',),)), None, (('range_band', 0),)),
-    Step('text', _saturation_fire__text2, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'note: Any unit entering the target hex must beat this number defensively or suffer an attack.', (), ()), None, ()),
-    Step('text', _saturation_fire__text3, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.', (), ()), None, ()),
+    Step('derive', _saturation_fire__derive1, (), _saturation_fire__derive1_trace, lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
+    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), _saturation_fire__derive2_trace, lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
+    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), _saturation_fire__derive3_trace, lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), _saturation_fire__derive4_trace, lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), _saturation_fire__text1_trace, None, (('range_band', 0),)),
+    Step('text', _saturation_fire__text2, (), _saturation_fire__text2_trace, None, ()),
+    Step('text', _saturation_fire__text3, (), _saturation_fire__text3_trace, None, ()),
 )
 """Saturation fire (SATURATION FIRE).
 
@@ -5565,6 +6197,13 @@ _area_of_effect__derive1: Final = DeriveSpec(
     name='hex_defense',
     condition='when targeting_hex',
 )
+_area_of_effect__derive1_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive hex_defense',
+    ('when targeting_hex',),
+    (('targeting_hex',),),
+)
 _area_of_effect__derive2: Final = DeriveSpec(
     key='area_of_effect#3.1',
     rule='area_of_effect',
@@ -5572,12 +6211,26 @@ _area_of_effect__derive2: Final = DeriveSpec(
     name='concussion',
     condition='when in_space',
 )
+_area_of_effect__derive2_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion',
+    ('when in_space',),
+    (('in_space',),),
+)
 _area_of_effect__derive3: Final = DeriveSpec(
     key='area_of_effect#3else.1',
     rule='area_of_effect',
     source='AREA OF EFFECT (AOE) ATTACK',
     name='concussion_atmosphere',
     condition='unless in_space',
+)
+_area_of_effect__derive3_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion_atmosphere',
+    ('unless in_space',),
+    (('in_space',),),
 )
 _area_of_effect__text1: Final = TextSpec(
     key='area_of_effect#4',
@@ -5588,6 +6241,13 @@ _area_of_effect__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_area_of_effect__text1_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
+    (),
+    (),
+)
 _area_of_effect__text2: Final = TextSpec(
     key='area_of_effect#5',
     rule='area_of_effect',
@@ -5597,13 +6257,20 @@ _area_of_effect__text2: Final = TextSpec(
     quote='DM/2 in space',
     condition='',
 )
+_area_of_effect__text2_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'erratum: The source does not say how to round: rounded down.',
+    (),
+    (),
+)
 
 _rule_area_of_effect: Final[tuple[Step, ...]] = (
-    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive hex_defense', ('when targeting_hex',), (('targeting_hex',),)), lambda s: 1, (('targeting_hex', 0),)),
-    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion', ('when in_space',), (('in_space',),)), lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
-    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion_atmosphere', ('unless in_space',), (('in_space',),)), lambda s: s.e['DM'], (('in_space', 0),)),
-    Step('text', _area_of_effect__text1, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.', (), ()), None, ()),
-    Step('text', _area_of_effect__text2, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'erratum: The source does not say how to round: rounded down.', (), ()), None, ()),
+    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), _area_of_effect__derive1_trace, lambda s: 1, (('targeting_hex', 0),)),
+    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), _area_of_effect__derive2_trace, lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
+    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), _area_of_effect__derive3_trace, lambda s: s.e['DM'], (('in_space', 0),)),
+    Step('text', _area_of_effect__text1, (), _area_of_effect__text1_trace, None, ()),
+    Step('text', _area_of_effect__text2, (), _area_of_effect__text2_trace, None, ()),
 )
 """Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
 
@@ -5627,6 +6294,13 @@ _indirect_fire__mod1: Final = ModSpec(
     condition='when observer',
     label="forward observer's obscurement",
 )
+_indirect_fire__mod1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'attack -observer_obscurement',
+    ('when observer',),
+    (('observer',),),
+)
 _indirect_fire__text1: Final = TextSpec(
     key='indirect_fire#2.2',
     rule='indirect_fire',
@@ -5636,12 +6310,26 @@ _indirect_fire__text1: Final = TextSpec(
     quote=None,
     condition='when observer',
 )
+_indirect_fire__text1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
+    ('when observer',),
+    (('observer',),),
+)
 _indirect_fire__derive1: Final = DeriveSpec(
     key='indirect_fire#2else.1',
     rule='indirect_fire',
     source='INDIRECT FIRE',
     name='deviation',
     condition='unless observer',
+)
+_indirect_fire__derive1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'derive deviation',
+    ('unless observer',),
+    (('observer',),),
 )
 _indirect_fire__text2: Final = TextSpec(
     key='indirect_fire#3',
@@ -5652,12 +6340,19 @@ _indirect_fire__text2: Final = TextSpec(
     quote='attack deviates 1 die distance',
     condition='',
 )
+_indirect_fire__text2_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.',
+    (),
+    (),
+)
 
 _rule_indirect_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'attack -observer_obscurement', ('when observer',), (('observer',),)), lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
-    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.', ('when observer',), (('observer',),)), None, (('observer', 0),)),
-    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'derive deviation', ('unless observer',), (('observer',),)), lambda s: Dice(((1, 6),)), (('observer', 0),)),
-    Step('text', _indirect_fire__text2, (), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.', (), ()), None, ()),
+    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), _indirect_fire__mod1_trace, lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
+    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), _indirect_fire__text1_trace, None, (('observer', 0),)),
+    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), _indirect_fire__derive1_trace, lambda s: Dice(((1, 6),)), (('observer', 0),)),
+    Step('text', _indirect_fire__text2, (), _indirect_fire__text2_trace, None, ()),
 )
 """Indirect fire (INDIRECT FIRE).
 
@@ -5680,6 +6375,13 @@ _anti_missile_fire__mod1: Final = ModSpec(
     condition='',
     label='anti-missile fire',
 )
+_anti_missile_fire__mod1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack -6',
+    (),
+    (),
+)
 _anti_missile_fire__mod2: Final = ModSpec(
     key='anti_missile_fire#3',
     rule='anti_missile_fire',
@@ -5693,12 +6395,26 @@ _anti_missile_fire__mod2: Final = ModSpec(
     condition='',
     label='ROF used to reduce the penalty',
 )
+_anti_missile_fire__mod2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack +min(rof, 6)',
+    (),
+    (),
+)
 _anti_missile_fire__derive1: Final = DeriveSpec(
     key='anti_missile_fire#4',
     rule='anti_missile_fire',
     source='ANTI-MISSILE FIRE',
     name='am_shots',
     condition='',
+)
+_anti_missile_fire__derive1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_shots',
+    (),
+    (),
 )
 _anti_missile_fire__derive2: Final = DeriveSpec(
     key='anti_missile_fire#5.1.1',
@@ -5707,6 +6423,13 @@ _anti_missile_fire__derive2: Final = DeriveSpec(
     name='am_missiles',
     condition='when rof > 0; when weapon == missile',
 )
+_anti_missile_fire__derive2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_missiles',
+    ('when rof > 0', 'when weapon == missile'),
+    (('rof',), ('weapon',)),
+)
 _anti_missile_fire__derive3: Final = DeriveSpec(
     key='anti_missile_fire#5.1else.1',
     rule='anti_missile_fire',
@@ -5714,12 +6437,26 @@ _anti_missile_fire__derive3: Final = DeriveSpec(
     name='am_rounds',
     condition='when rof > 0; unless weapon == missile',
 )
+_anti_missile_fire__derive3_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_rounds',
+    ('when rof > 0', 'unless weapon == missile'),
+    (('rof',), ('weapon',)),
+)
 _anti_missile_fire__derive4: Final = DeriveSpec(
     key='anti_missile_fire#6.1',
     rule='anti_missile_fire',
     source='ANTI-MISSILE FIRE',
     name='missile_rof_left',
     condition='when missile_rof > 0',
+)
+_anti_missile_fire__derive4_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive missile_rof_left',
+    ('when missile_rof > 0',),
+    (('missile_rof',),),
 )
 _anti_missile_fire__text1: Final = TextSpec(
     key='anti_missile_fire#6.2.1',
@@ -5730,6 +6467,13 @@ _anti_missile_fire__text1: Final = TextSpec(
     quote=None,
     condition='when missile_rof > 0; when missile_rof_left < 0',
 )
+_anti_missile_fire__text1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: The missile flight is destroyed.',
+    ('when missile_rof > 0', 'when missile_rof_left < 0'),
+    (('missile_rof',), ('missile_rof_left',)),
+)
 _anti_missile_fire__text2: Final = TextSpec(
     key='anti_missile_fire#6.3.1',
     rule='anti_missile_fire',
@@ -5738,6 +6482,13 @@ _anti_missile_fire__text2: Final = TextSpec(
     text='defend against an ROF missile attack without burst fire',
     quote=None,
     condition='when missile_rof > 0; when rof == 0',
+)
+_anti_missile_fire__text2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'cannot defend against an ROF missile attack without burst fire',
+    ('when missile_rof > 0', 'when rof == 0'),
+    (('missile_rof',), ('rof',)),
 )
 _anti_missile_fire__text3: Final = TextSpec(
     key='anti_missile_fire#7',
@@ -5748,6 +6499,13 @@ _anti_missile_fire__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_anti_missile_fire__text3_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: Does not use actions to perform. A hit against a single missile destroys it.',
+    (),
+    (),
+)
 _anti_missile_fire__text4: Final = TextSpec(
     key='anti_missile_fire#8',
     rule='anti_missile_fire',
@@ -5756,6 +6514,13 @@ _anti_missile_fire__text4: Final = TextSpec(
     text='Each point of ROF removes a point of the -6, down to no penalty.',
     quote='may use ROF to reduce penalty',
     condition='',
+)
+_anti_missile_fire__text4_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: Each point of ROF removes a point of the -6, down to no penalty.',
+    (),
+    (),
 )
 _anti_missile_fire__text5: Final = TextSpec(
     key='anti_missile_fire#9',
@@ -5766,19 +6531,26 @@ _anti_missile_fire__text5: Final = TextSpec(
     quote='If ROF reduced below 0, missile flight destroyed',
     condition='',
 )
+_anti_missile_fire__text5_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: A missile ROF of exactly 0 is a single missile left.',
+    (),
+    (),
+)
 
 _rule_anti_missile_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _anti_missile_fire__mod1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack -6', (), ()), -6, ()),
-    Step('mod', _anti_missile_fire__mod2, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack +min(rof, 6)', (), ()), lambda s: min(s.v['rof'], 6), (('rof', 0),)),
-    Step('derive', _anti_missile_fire__derive1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_shots', (), ()), lambda s: max(5 - s.e['MoS'], 1), ()),
-    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_missiles', ('when rof > 0', 'when weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_rounds', ('when rof > 0', 'unless weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive missile_rof_left', ('when missile_rof > 0',), (('missile_rof',),)), lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: The missile flight is destroyed.', ('when missile_rof > 0', 'when missile_rof_left < 0'), (('missile_rof',), ('missile_rof_left',))), None, (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'cannot defend against an ROF missile attack without burst fire', ('when missile_rof > 0', 'when rof == 0'), (('missile_rof',), ('rof',))), None, (('missile_rof', 0), ('rof', 1))),
-    Step('text', _anti_missile_fire__text3, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: Does not use actions to perform. A hit against a single missile destroys it.', (), ()), None, ()),
-    Step('text', _anti_missile_fire__text4, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: Each point of ROF removes a point of the -6, down to no penalty.', (), ()), None, ()),
-    Step('text', _anti_missile_fire__text5, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: A missile ROF of exactly 0 is a single missile left.', (), ()), None, ()),
+    Step('mod', _anti_missile_fire__mod1, (), _anti_missile_fire__mod1_trace, -6, ()),
+    Step('mod', _anti_missile_fire__mod2, (), _anti_missile_fire__mod2_trace, lambda s: min(s.v['rof'], 6), (('rof', 0),)),
+    Step('derive', _anti_missile_fire__derive1, (), _anti_missile_fire__derive1_trace, lambda s: max(5 - s.e['MoS'], 1), ()),
+    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), _anti_missile_fire__derive2_trace, lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), _anti_missile_fire__derive3_trace, lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), _anti_missile_fire__derive4_trace, lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), _anti_missile_fire__text1_trace, None, (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), _anti_missile_fire__text2_trace, None, (('missile_rof', 0), ('rof', 1))),
+    Step('text', _anti_missile_fire__text3, (), _anti_missile_fire__text3_trace, None, ()),
+    Step('text', _anti_missile_fire__text4, (), _anti_missile_fire__text4_trace, None, ()),
+    Step('text', _anti_missile_fire__text5, (), _anti_missile_fire__text5_trace, None, ()),
 )
 """Anti-missile fire (ANTI-MISSILE FIRE).
 
@@ -5806,6 +6578,13 @@ _ramming__mod1: Final = ModSpec(
     condition='when ram_direction == head_on',
     label='Head On = Sum of Spd/Velocity',
 )
+_ramming__mod1_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed +other_speed',
+    ('when ram_direction == head_on',),
+    (('ram_direction',),),
+)
 _ramming__mod2: Final = ModSpec(
     key='ramming#3.1',
     rule='ramming',
@@ -5819,6 +6598,13 @@ _ramming__mod2: Final = ModSpec(
     condition='when ram_direction == rear',
     label='Rear = Difference of Spd/Velocity',
 )
+_ramming__mod2_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed = abs(own_speed - other_speed)',
+    ('when ram_direction == rear',),
+    (('ram_direction',),),
+)
 _ramming__text1: Final = TextSpec(
     key='ramming#4.1',
     rule='ramming',
@@ -5827,6 +6613,13 @@ _ramming__text1: Final = TextSpec(
     text='ram: there is no impact speed',
     quote=None,
     condition='when ram_direction == rear and own_speed == other_speed',
+)
+_ramming__text1_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'cannot ram: there is no impact speed',
+    ('when ram_direction == rear and own_speed == other_speed',),
+    (('ram_direction', 'own_speed', 'other_speed'),),
 )
 _ramming__mod3: Final = ModSpec(
     key='ramming#4else.1.1',
@@ -5841,6 +6634,13 @@ _ramming__mod3: Final = ModSpec(
     condition='unless ram_direction == rear and own_speed == other_speed; when air_space',
     label='air/space DM mod',
 )
+_ramming__mod3_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].air_space',
+    ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
 _ramming__mod4: Final = ModSpec(
     key='ramming#4else.1else.1',
     rule='ramming',
@@ -5854,6 +6654,13 @@ _ramming__mod4: Final = ModSpec(
     condition='unless ram_direction == rear and own_speed == other_speed; unless air_space',
     label='ground DM modifier',
 )
+_ramming__mod4_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].ground',
+    ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
 _ramming__text2: Final = TextSpec(
     key='ramming#5',
     rule='ramming',
@@ -5862,6 +6669,13 @@ _ramming__text2: Final = TextSpec(
     text="Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
     quote=None,
     condition='',
+)
+_ramming__text2_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
+    (),
+    (),
 )
 _ramming__text3: Final = TextSpec(
     key='ramming#6',
@@ -5872,15 +6686,22 @@ _ramming__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ramming__text3_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'note: The source does not print the dice of the opposed roll.',
+    (),
+    (),
+)
 
 _rule_ramming: Final[tuple[Step, ...]] = (
-    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), TraceSpec('ramming', 'RAMMING', 'impact_speed +other_speed', ('when ram_direction == head_on',), (('ram_direction',),)), lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
-    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), TraceSpec('ramming', 'RAMMING', 'impact_speed = abs(own_speed - other_speed)', ('when ram_direction == rear',), (('ram_direction',),)), lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
-    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), TraceSpec('ramming', 'RAMMING', 'cannot ram: there is no impact speed', ('when ram_direction == rear and own_speed == other_speed',), (('ram_direction', 'own_speed', 'other_speed'),)), None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
-    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].air_space', ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].ground', ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('text', _ramming__text2, (), TraceSpec('ramming', 'RAMMING', "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.", (), ()), None, ()),
-    Step('text', _ramming__text3, (), TraceSpec('ramming', 'RAMMING', 'note: The source does not print the dice of the opposed roll.', (), ()), None, ()),
+    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), _ramming__mod1_trace, lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
+    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), _ramming__mod2_trace, lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
+    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), _ramming__text1_trace, None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
+    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), _ramming__mod3_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), _ramming__mod4_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('text', _ramming__text2, (), _ramming__text2_trace, None, ()),
+    Step('text', _ramming__text3, (), _ramming__text3_trace, None, ()),
 )
 """Ramming (RAMMING).
 
@@ -5900,6 +6721,13 @@ _ecm_jam__derive1: Final = DeriveSpec(
     name='jam_threshold',
     condition='',
 )
+_ecm_jam__derive1_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'derive jam_threshold',
+    (),
+    (),
+)
 _ecm_jam__text1: Final = TextSpec(
     key='ecm_jam#3',
     rule='ecm_jam',
@@ -5908,6 +6736,13 @@ _ecm_jam__text1: Final = TextSpec(
     text="IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
     quote=None,
     condition='',
+)
+_ecm_jam__text1_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
+    (),
+    (),
 )
 _ecm_jam__text2: Final = TextSpec(
     key='ecm_jam#4',
@@ -5918,11 +6753,18 @@ _ecm_jam__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ecm_jam__text2_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'note: If transferring CPs, failure results in the loss of the CPs.',
+    (),
+    (),
+)
 
 _rule_ecm_jam: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_jam__derive1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'derive jam_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_jam__text1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.", (), ()), None, ()),
-    Step('text', _ecm_jam__text2, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'note: If transferring CPs, failure results in the loss of the CPs.', (), ()), None, ()),
+    Step('derive', _ecm_jam__derive1, (), _ecm_jam__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_jam__text1, (), _ecm_jam__text1_trace, None, ()),
+    Step('text', _ecm_jam__text2, (), _ecm_jam__text2_trace, None, ()),
 )
 """ECM: jam communications (ECM - JAM COMMUNICATIONS).
 
@@ -5938,6 +6780,13 @@ _ecm_degrade_sensors__derive1: Final = DeriveSpec(
     name='sensor_threshold',
     condition='',
 )
+_ecm_degrade_sensors__derive1_trace: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    'derive sensor_threshold',
+    (),
+    (),
+)
 _ecm_degrade_sensors__text1: Final = TextSpec(
     key='ecm_degrade_sensors#3',
     rule='ecm_degrade_sensors',
@@ -5947,10 +6796,17 @@ _ecm_degrade_sensors__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ecm_degrade_sensors__text1_trace: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
+    (),
+    (),
+)
 
 _rule_ecm_degrade_sensors: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_degrade_sensors__derive1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', 'derive sensor_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_degrade_sensors__text1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.", (), ()), None, ()),
+    Step('derive', _ecm_degrade_sensors__derive1, (), _ecm_degrade_sensors__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_degrade_sensors__text1, (), _ecm_degrade_sensors__text1_trace, None, ()),
 )
 """ECM: degrade sensors (ECM - DEGRADE SENSORS).
 
@@ -5966,6 +6822,13 @@ _ecm_spoof__derive1: Final = DeriveSpec(
     name='spoof_defense',
     condition='when guided',
 )
+_ecm_spoof__derive1_trace: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'derive spoof_defense',
+    ('when guided',),
+    (('guided',),),
+)
 _ecm_spoof__text1: Final = TextSpec(
     key='ecm_spoof#2.2',
     rule='ecm_spoof',
@@ -5975,10 +6838,17 @@ _ecm_spoof__text1: Final = TextSpec(
     quote=None,
     condition='when guided',
 )
+_ecm_spoof__text1_trace: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'note: If either Defense roll is successful, the attack fails.',
+    ('when guided',),
+    (('guided',),),
+)
 
 _rule_ecm_spoof: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'derive spoof_defense', ('when guided',), (('guided',),)), lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
-    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'note: If either Defense roll is successful, the attack fails.', ('when guided',), (('guided',),)), None, (('guided', 0),)),
+    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), _ecm_spoof__derive1_trace, lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
+    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), _ecm_spoof__text1_trace, None, (('guided', 0),)),
 )
 """ECM: spoof attack (ECM - SPOOF ATTACK).
 
@@ -6000,6 +6870,13 @@ _eecm_counteract__mod1: Final = ModSpec(
     condition='',
     label='EECM MoS',
 )
+_eecm_counteract__mod1_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold -eecm_mos',
+    (),
+    (),
+)
 _eecm_counteract__mod2: Final = ModSpec(
     key='eecm_counteract#3',
     rule='eecm_counteract',
@@ -6013,6 +6890,13 @@ _eecm_counteract__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
+_eecm_counteract__mod2_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold min 0',
+    (),
+    (),
+)
 _eecm_counteract__text1: Final = TextSpec(
     key='eecm_counteract#4',
     rule='eecm_counteract',
@@ -6021,6 +6905,13 @@ _eecm_counteract__text1: Final = TextSpec(
     text='Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
     quote=None,
     condition='',
+)
+_eecm_counteract__text1_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
+    (),
+    (),
 )
 _eecm_counteract__text2: Final = TextSpec(
     key='eecm_counteract#5',
@@ -6031,12 +6922,19 @@ _eecm_counteract__text2: Final = TextSpec(
     quote='subtract MoS from the ECM threshold',
     condition='',
 )
+_eecm_counteract__text2_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'erratum: The threshold never drops below 0.',
+    (),
+    (),
+)
 
 _rule_eecm_counteract: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_counteract__mod1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_counteract__mod2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold min 0', (), ()), 0, ()),
-    Step('text', _eecm_counteract__text1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.', (), ()), None, ()),
-    Step('text', _eecm_counteract__text2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'erratum: The threshold never drops below 0.', (), ()), None, ()),
+    Step('mod', _eecm_counteract__mod1, (), _eecm_counteract__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_counteract__mod2, (), _eecm_counteract__mod2_trace, 0, ()),
+    Step('text', _eecm_counteract__text1, (), _eecm_counteract__text1_trace, None, ()),
+    Step('text', _eecm_counteract__text2, (), _eecm_counteract__text2_trace, None, ()),
 )
 """EECM: counteract ECM (EECM - COUNTERACT ECM).
 
@@ -6059,6 +6957,13 @@ _eecm_degrade_range__mod1: Final = ModSpec(
     condition='',
     label='MoS in km',
 )
+_eecm_degrade_range__mod1_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range -eecm_mos',
+    (),
+    (),
+)
 _eecm_degrade_range__mod2: Final = ModSpec(
     key='eecm_degrade_range#3',
     rule='eecm_degrade_range',
@@ -6072,6 +6977,13 @@ _eecm_degrade_range__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
+_eecm_degrade_range__mod2_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range min 0',
+    (),
+    (),
+)
 _eecm_degrade_range__text1: Final = TextSpec(
     key='eecm_degrade_range#4',
     rule='eecm_degrade_range',
@@ -6080,6 +6992,13 @@ _eecm_degrade_range__text1: Final = TextSpec(
     text='Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
     quote=None,
     condition='',
+)
+_eecm_degrade_range__text1_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
+    (),
+    (),
 )
 _eecm_degrade_range__text2: Final = TextSpec(
     key='eecm_degrade_range#5',
@@ -6090,12 +7009,19 @@ _eecm_degrade_range__text2: Final = TextSpec(
     quote='subtract MoS in km from ECM range',
     condition='',
 )
+_eecm_degrade_range__text2_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'erratum: The range never drops below 0 km.',
+    (),
+    (),
+)
 
 _rule_eecm_degrade_range: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_degrade_range__mod1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_degrade_range__mod2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range min 0', (), ()), 0, ()),
-    Step('text', _eecm_degrade_range__text1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.', (), ()), None, ()),
-    Step('text', _eecm_degrade_range__text2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'erratum: The range never drops below 0 km.', (), ()), None, ()),
+    Step('mod', _eecm_degrade_range__mod1, (), _eecm_degrade_range__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_degrade_range__mod2, (), _eecm_degrade_range__mod2_trace, 0, ()),
+    Step('text', _eecm_degrade_range__text1, (), _eecm_degrade_range__text1_trace, None, ()),
+    Step('text', _eecm_degrade_range__text2, (), _eecm_degrade_range__text2_trace, None, ()),
 )
 """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
@@ -6112,6 +7038,13 @@ _damage__derive1: Final = DeriveSpec(
     name='damage_effect',
     condition='',
 )
+_damage__derive1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'derive damage_effect',
+    (),
+    (),
+)
 _damage__text1: Final = TextSpec(
     key='damage#3.1',
     rule='damage',
@@ -6120,6 +7053,13 @@ _damage__text1: Final = TextSpec(
     text='No Effect.',
     quote=None,
     condition='when damage_band == 0',
+)
+_damage__text1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: No Effect.',
+    ('when damage_band == 0',),
+    (('damage_band',),),
 )
 _damage__mod1: Final = ModSpec(
     key='damage#4.1.1',
@@ -6134,6 +7074,13 @@ _damage__mod1: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
     label='Light Damage',
 )
+_damage__mod1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -1',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
 _damage__text2: Final = TextSpec(
     key='damage#4.1.2',
     rule='damage',
@@ -6142,6 +7089,13 @@ _damage__text2: Final = TextSpec(
     text='Roll on the Light Damage system table (its own card).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
+)
+_damage__text2_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Light Damage system table (its own card).',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
 )
 _damage__mod2: Final = ModSpec(
     key='damage#4.1else.1',
@@ -6156,6 +7110,13 @@ _damage__mod2: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
     label='Heavy Damage',
 )
+_damage__mod2_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -2',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
 _damage__text3: Final = TextSpec(
     key='damage#4.1else.2',
     rule='damage',
@@ -6164,6 +7125,13 @@ _damage__text3: Final = TextSpec(
     text='Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
+)
+_damage__text3_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
 )
 _damage__text4: Final = TextSpec(
     key='damage#5.1',
@@ -6174,6 +7142,13 @@ _damage__text4: Final = TextSpec(
     quote=None,
     condition='when damage_band >= 3',
 )
+_damage__text4_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'cannot fight on: Overkill, target destroyed',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
 _damage__text5: Final = TextSpec(
     key='damage#5.2',
     rule='damage',
@@ -6183,16 +7158,23 @@ _damage__text5: Final = TextSpec(
     quote=None,
     condition='when damage_band >= 3',
 )
+_damage__text5_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Overkill: the crew may eject (see Overkill ejecting).',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
 
 _rule_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _damage__derive1, (), TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ()), lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
-    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: No Effect.', ('when damage_band == 0',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -1', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), -1, (('damage_band', 0),)),
-    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (its own card).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
-    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
-    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
-    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (see Overkill ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('derive', _damage__derive1, (), _damage__derive1_trace, lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
+    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), _damage__text1_trace, None, (('damage_band', 0),)),
+    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__mod1_trace, -1, (('damage_band', 0),)),
+    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__text2_trace, None, (('damage_band', 0),)),
+    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__mod2_trace, -2, (('damage_band', 0),)),
+    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__text3_trace, None, (('damage_band', 0),)),
+    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), _damage__text4_trace, None, (('damage_band', 0),)),
+    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), _damage__text5_trace, None, (('damage_band', 0),)),
 )
 """Damage effects (DAMAGE EFFECTS).
 
@@ -6222,6 +7204,13 @@ _overkill_ejecting__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_overkill_ejecting__roll1_trace: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'roll eject',
+    (),
+    (),
+)
 _overkill_ejecting__text1: Final = TextSpec(
     key='overkill_ejecting#3',
     rule='overkill_ejecting',
@@ -6231,10 +7220,17 @@ _overkill_ejecting__text1: Final = TextSpec(
     quote='ROLL NEEDED ON ONE DIE  6 / 2',
     condition='',
 )
+_overkill_ejecting__text1_trace: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'erratum: Read as that number or more on one d6.',
+    (),
+    (),
+)
 
 _rule_overkill_ejecting: Final[tuple[Step, ...]] = (
-    Step('roll', _overkill_ejecting__roll1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'roll eject', (), ()), (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
-    Step('text', _overkill_ejecting__text1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'erratum: Read as that number or more on one d6.', (), ()), None, ()),
+    Step('roll', _overkill_ejecting__roll1, (), _overkill_ejecting__roll1_trace, (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
+    Step('text', _overkill_ejecting__text1, (), _overkill_ejecting__text1_trace, None, ()),
 )
 """Overkill ejecting (OVERKILL EJECTING).
 
@@ -6250,12 +7246,26 @@ _walker_knockdown__derive1: Final = DeriveSpec(
     name='damage_required',
     condition='',
 )
+_walker_knockdown__derive1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'derive damage_required',
+    (),
+    (),
+)
 _walker_knockdown__derive2: Final = DeriveSpec(
     key='walker_knockdown#3.1',
     rule='walker_knockdown',
     source='WALKER KNOCKDOWN',
     name='knockdown_threshold',
     condition='when unit == walker and damage_taken >= damage_required',
+)
+_walker_knockdown__derive2_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'derive knockdown_threshold',
+    ('when unit == walker and damage_taken >= damage_required',),
+    (('unit', 'damage_taken', 'damage_required'),),
 )
 _walker_knockdown__roll1: Final = RollSpec(
     key='walker_knockdown#3.2',
@@ -6304,6 +7314,13 @@ _walker_knockdown__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_walker_knockdown__roll1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'roll knockdown',
+    ('when unit == walker and damage_taken >= damage_required',),
+    (('unit', 'damage_taken', 'damage_required'),),
+)
 _walker_knockdown__text1: Final = TextSpec(
     key='walker_knockdown#4',
     rule='walker_knockdown',
@@ -6312,6 +7329,13 @@ _walker_knockdown__text1: Final = TextSpec(
     text='Walker must spend 1MP to stand up before it may move.',
     quote=None,
     condition='',
+)
+_walker_knockdown__text1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'note: Walker must spend 1MP to stand up before it may move.',
+    (),
+    (),
 )
 _walker_knockdown__text2: Final = TextSpec(
     key='walker_knockdown#5',
@@ -6322,13 +7346,20 @@ _walker_knockdown__text2: Final = TextSpec(
     quote='DAMAGE REQUIRED  2 x SIZE',
     condition='',
 )
+_walker_knockdown__text2_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    "erratum: Read as at least twice the walker's size, from one attack.",
+    (),
+    (),
+)
 
 _rule_walker_knockdown: Final[tuple[Step, ...]] = (
-    Step('derive', _walker_knockdown__derive1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive damage_required', (), ()), lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
-    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive knockdown_threshold', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
-    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
-    Step('text', _walker_knockdown__text1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'note: Walker must spend 1MP to stand up before it may move.', (), ()), None, ()),
-    Step('text', _walker_knockdown__text2, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', "erratum: Read as at least twice the walker's size, from one attack.", (), ()), None, ()),
+    Step('derive', _walker_knockdown__derive1, (), _walker_knockdown__derive1_trace, lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
+    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__derive2_trace, lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
+    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__roll1_trace, (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
+    Step('text', _walker_knockdown__text1, (), _walker_knockdown__text1_trace, None, ()),
+    Step('text', _walker_knockdown__text2, (), _walker_knockdown__text2_trace, None, ()),
 )
 """Walker knockdown (WALKER KNOCKDOWN).
 
@@ -6352,6 +7383,13 @@ _detection__mod1: Final = ModSpec(
     condition='',
     label='base sensor rating',
 )
+_detection__mod1_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection +sensor_ratings[sensor].modifier',
+    (),
+    (),
+)
 _detection__mod2: Final = ModSpec(
     key='detection#3.1',
     rule='detection',
@@ -6364,6 +7402,13 @@ _detection__mod2: Final = ModSpec(
     rounding=None,
     condition='when sensor == active',
     label='Active: Extra Range Band -1/range band',
+)
+_detection__mod2_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -1 per extra_range_bands',
+    ('when sensor == active',),
+    (('sensor',),),
 )
 _detection__mod3: Final = ModSpec(
     key='detection#4',
@@ -6378,6 +7423,13 @@ _detection__mod3: Final = ModSpec(
     condition='',
     label='Obscurement Penalty, per the terrain table',
 )
+_detection__mod3_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -obscurement_points',
+    (),
+    (),
+)
 _detection__mod4: Final = ModSpec(
     key='detection#5.1',
     rule='detection',
@@ -6390,6 +7442,13 @@ _detection__mod4: Final = ModSpec(
     rounding=None,
     condition='when sensor in {visual_day, visual_night, passive}',
     label='Concealment Penalty: passive/visual detection only',
+)
+_detection__mod4_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -concealment_points',
+    ('when sensor in {visual_day, visual_night, passive}',),
+    (('sensor',),),
 )
 _detection__mod5: Final = ModSpec(
     key='detection#6.1',
@@ -6404,6 +7463,13 @@ _detection__mod5: Final = ModSpec(
     condition='when defender_range_bands > 0',
     label='Sensor Range Increased (includes the -1 for Active Sensors Used)',
 )
+_detection__mod5_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -2 per defender_range_bands',
+    ('when defender_range_bands > 0',),
+    (('defender_range_bands',),),
+)
 _detection__mod6: Final = ModSpec(
     key='detection#6else.1.1',
     rule='detection',
@@ -6416,6 +7482,13 @@ _detection__mod6: Final = ModSpec(
     rounding=None,
     condition='unless defender_range_bands > 0; when defender_active',
     label='Active Sensors Used',
+)
+_detection__mod6_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1',
+    ('unless defender_range_bands > 0', 'when defender_active'),
+    (('defender_range_bands',), ('defender_active',)),
 )
 _detection__mod7: Final = ModSpec(
     key='detection#7',
@@ -6430,6 +7503,13 @@ _detection__mod7: Final = ModSpec(
     condition='',
     label='Stealth Rating (perk)',
 )
+_detection__mod7_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth +stealth_rating',
+    (),
+    (),
+)
 _detection__mod8: Final = ModSpec(
     key='detection#8',
     rule='detection',
@@ -6442,6 +7522,13 @@ _detection__mod8: Final = ModSpec(
     rounding=None,
     condition='',
     label='Large Sensor Profile (flaw)',
+)
+_detection__mod8_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -sensor_profile',
+    (),
+    (),
 )
 _detection__mod9: Final = ModSpec(
     key='detection#9',
@@ -6456,6 +7543,13 @@ _detection__mod9: Final = ModSpec(
     condition='',
     label='Movement Penalty',
 )
+_detection__mod9_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per hexes_moved',
+    (),
+    (),
+)
 _detection__mod10: Final = ModSpec(
     key='detection#10',
     rule='detection',
@@ -6468,6 +7562,13 @@ _detection__mod10: Final = ModSpec(
     rounding=None,
     condition='',
     label='Space Movement Penalty',
+)
+_detection__mod10_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per thrust_spent',
+    (),
+    (),
 )
 _detection__mod11: Final = ModSpec(
     key='detection#11',
@@ -6482,6 +7583,13 @@ _detection__mod11: Final = ModSpec(
     condition='',
     label='Combat Penalty',
 )
+_detection__mod11_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per weapons_fired',
+    (),
+    (),
+)
 _detection__mod12: Final = ModSpec(
     key='detection#12',
     rule='detection',
@@ -6495,6 +7603,13 @@ _detection__mod12: Final = ModSpec(
     condition='',
     label='Additional RoF Penalty',
 )
+_detection__mod12_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per rof_points',
+    (),
+    (),
+)
 _detection__text1: Final = TextSpec(
     key='detection#13',
     rule='detection',
@@ -6503,6 +7618,13 @@ _detection__text1: Final = TextSpec(
     text='A weapon fired multiple times counts as multiple weapons fired.',
     quote=None,
     condition='',
+)
+_detection__text1_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'note: A weapon fired multiple times counts as multiple weapons fired.',
+    (),
+    (),
 )
 _detection__text2: Final = TextSpec(
     key='detection#14',
@@ -6513,6 +7635,13 @@ _detection__text2: Final = TextSpec(
     quote='Stealth Rating  R  Perk; Default = 0 / Large Sensor Profile  R  Flaw; Default = 0',
     condition='',
 )
+_detection__text2_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
+    (),
+    (),
+)
 _detection__text3: Final = TextSpec(
     key='detection#15',
     rule='detection',
@@ -6522,23 +7651,30 @@ _detection__text3: Final = TextSpec(
     quote='DEFENDER MODIFIERS',
     condition='',
 )
+_detection__text3_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
+    (),
+    (),
+)
 
 _rule_detection: Final[tuple[Step, ...]] = (
-    Step('mod', _detection__mod1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection +sensor_ratings[sensor].modifier', (), ()), lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
-    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -1 per extra_range_bands', ('when sensor == active',), (('sensor',),)), lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
-    Step('mod', _detection__mod3, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -concealment_points', ('when sensor in {visual_day, visual_night, passive}',), (('sensor',),)), lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
-    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -2 per defender_range_bands', ('when defender_range_bands > 0',), (('defender_range_bands',),)), lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
-    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1', ('unless defender_range_bands > 0', 'when defender_active'), (('defender_range_bands',), ('defender_active',))), -1, (('defender_range_bands', 0), ('defender_active', 1))),
-    Step('mod', _detection__mod7, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth +stealth_rating', (), ()), lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
-    Step('mod', _detection__mod8, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -sensor_profile', (), ()), lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
-    Step('mod', _detection__mod9, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per hexes_moved', (), ()), lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
-    Step('mod', _detection__mod10, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per thrust_spent', (), ()), lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
-    Step('mod', _detection__mod11, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per weapons_fired', (), ()), lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
-    Step('mod', _detection__mod12, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per rof_points', (), ()), lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
-    Step('text', _detection__text1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'note: A weapon fired multiple times counts as multiple weapons fired.', (), ()), None, ()),
-    Step('text', _detection__text2, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).', (), ()), None, ()),
-    Step('text', _detection__text3, (), TraceSpec('detection', 'DETECTION MODIFIERS', "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.", (), ()), None, ()),
+    Step('mod', _detection__mod1, (), _detection__mod1_trace, lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
+    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), _detection__mod2_trace, lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
+    Step('mod', _detection__mod3, (), _detection__mod3_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), _detection__mod4_trace, lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
+    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), _detection__mod5_trace, lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
+    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), _detection__mod6_trace, -1, (('defender_range_bands', 0), ('defender_active', 1))),
+    Step('mod', _detection__mod7, (), _detection__mod7_trace, lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
+    Step('mod', _detection__mod8, (), _detection__mod8_trace, lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
+    Step('mod', _detection__mod9, (), _detection__mod9_trace, lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
+    Step('mod', _detection__mod10, (), _detection__mod10_trace, lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
+    Step('mod', _detection__mod11, (), _detection__mod11_trace, lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
+    Step('mod', _detection__mod12, (), _detection__mod12_trace, lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
+    Step('text', _detection__text1, (), _detection__text1_trace, None, ()),
+    Step('text', _detection__text2, (), _detection__text2_trace, None, ()),
+    Step('text', _detection__text3, (), _detection__text3_trace, None, ()),
 )
 """Detection modifiers (DETECTION MODIFIERS).
 
@@ -7471,50 +8607,10 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
-# rule forest_adjustment, straight
+# rule forest_adjustment, written out
 
-_forest_adjustment__trace1: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'forest_entry +forest_shift[vehicle_size].levels levels',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_forest_adjustment__trace2: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'forest_entry min sparse',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_forest_adjustment__trace3: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_forest_adjustment__trace4: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_forest_adjustment__said3: Final = Note(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    '-2 Levels',
-    'erratum',
-)
-_forest_adjustment__said4: Final = Note(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    "The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
-    'Standard Entry',
-    'erratum',
-)
+_forest_adjustment__said3: Final = note_of(_forest_adjustment__text1)
+_forest_adjustment__said4: Final = note_of(_forest_adjustment__text2)
 _forest_adjustment__unread1: Final = Note(
     'forest_adjustment',
     'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
@@ -7527,8 +8623,7 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
     """Vehicle size forest adjustment: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7539,17 +8634,17 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
     d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_forest_adjustment__trace1, d1, v, e))
+    trace.append(TraceEntry(_forest_adjustment__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
-    trace.append(TraceEntry(_forest_adjustment__trace2, d2, v, e))
+    trace.append(TraceEntry(_forest_adjustment__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_forest_adjustment__mod2, 'sparse'))
     e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
     d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
-    trace.append(TraceEntry(_forest_adjustment__trace3, d3, v, e))
-    trace.append(TraceEntry(_forest_adjustment__trace4, d4, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text2_trace, d4, v, e))
     notes: list[Note] = []
     if d3 < 0:
         notes.append(_forest_adjustment__said3)
@@ -7576,131 +8671,19 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
-# rule terrain_movement, straight
+# rule terrain_movement, written out
 
-_terrain_movement__trace1: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'forest_entry +forest_shift[vehicle_size].levels levels',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_terrain_movement__trace2: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'forest_entry min sparse',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_terrain_movement__trace3: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_terrain_movement__trace4: Final = TraceSpec(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
-    ('when unit != infantry and forest != no_forest',),
-    (('unit', 'forest'),),
-)
-_terrain_movement__trace5: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive terrain_cost',
-    (),
-    (),
-)
-_terrain_movement__trace6: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive vegetation_cost',
-    (),
-    (),
-)
-_terrain_movement__trace7: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive surface_cost',
-    (),
-    (),
-)
-_terrain_movement__trace8: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive elevation_cost',
-    (),
-    (),
-)
-_terrain_movement__trace9: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'forest_column = infantry',
-    ('when unit != infantry and vehicle_size <= 2',),
-    (('unit', 'vehicle_size'),),
-)
-_terrain_movement__trace10: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive forest_cost',
-    (),
-    (),
-)
-_terrain_movement__trace11: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'derive cost',
-    (),
-    (),
-)
-_terrain_movement__trace12: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'cannot enter this hex: impassable (X) for this movement type',
-    ('when cost == X',),
-    (('cost',),),
-)
-_terrain_movement__trace13: Final = TraceSpec(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'cannot enter this hex: the terrain table has no entry (N/A) for this movement type',
-    ('when cost == N/A',),
-    (('cost',),),
-)
-_terrain_movement__said3: Final = Note(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    'Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
-    '-2 Levels',
-    'erratum',
-)
-_terrain_movement__said4: Final = Note(
-    'forest_adjustment',
-    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
-    "The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
-    'Standard Entry',
-    'erratum',
-)
-_terrain_movement__said12: Final = Restriction(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'enter this hex: impassable (X) for this movement type',
-)
-_terrain_movement__said13: Final = Restriction(
-    'terrain_movement',
-    'TERRAIN TYPE',
-    'enter this hex: the terrain table has no entry (N/A) for this movement type',
-)
+_terrain_movement__said3: Final = note_of(_forest_adjustment__text1)
+_terrain_movement__said4: Final = note_of(_forest_adjustment__text2)
+_terrain_movement__said12: Final = restriction_of(_terrain_movement__text1)
+_terrain_movement__said13: Final = restriction_of(_terrain_movement__text2)
 
 
 def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Movement cost of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7712,10 +8695,10 @@ def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resol
     d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_terrain_movement__trace1, d1, v, e))
+    trace.append(TraceEntry(_forest_adjustment__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
-    trace.append(TraceEntry(_terrain_movement__trace2, d2, v, e))
+    trace.append(TraceEntry(_forest_adjustment__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_forest_adjustment__mod2, 'sparse'))
     e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
@@ -7723,30 +8706,30 @@ def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resol
         v['forest_column'] = whole(v['unit'])
     d9 = -1 if v['unit'] != 'infantry' and v['vehicle_size'] <= 2 else 0
     held = []
-    trace.append(TraceEntry(_terrain_movement__trace9, d9, v, e))
+    trace.append(TraceEntry(_terrain_movement__mod1_trace, d9, v, e))
     if d9 < 0:
         held.append((_terrain_movement__mod1, 'infantry'))
     e['forest_column'] = settle_held(_BOOK, 'forest_column', v['forest_column'], held, modifiers)
-    trace.append(TraceEntry(_terrain_movement__trace5, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive1_trace, -1, v, e))
     e['terrain_cost'] = derived['terrain_cost'] = whole(s.lookup('terrain_costs', (v['terrain'], v['unit']), 'infantry'))
-    trace.append(TraceEntry(_terrain_movement__trace6, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive2_trace, -1, v, e))
     e['vegetation_cost'] = derived['vegetation_cost'] = whole(s.lookup('vegetation_costs', (v['vegetation'], v['unit']), 'infantry'))
-    trace.append(TraceEntry(_terrain_movement__trace7, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive3_trace, -1, v, e))
     e['surface_cost'] = derived['surface_cost'] = whole(s.lookup('surface_costs', (v['surface'], v['unit']), 'infantry'))
-    trace.append(TraceEntry(_terrain_movement__trace8, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive4_trace, -1, v, e))
     e['elevation_cost'] = derived['elevation_cost'] = whole(s.lookup('elevation_costs', (v['elevation'], v['unit']), 'infantry'))
-    trace.append(TraceEntry(_terrain_movement__trace10, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive5_trace, -1, v, e))
     e['forest_cost'] = derived['forest_cost'] = whole(s.lookup('forest_costs', (e['forest_entry'], e['forest_column']), 'infantry'))
-    trace.append(TraceEntry(_terrain_movement__trace11, -1, v, e))
+    trace.append(TraceEntry(_terrain_movement__derive6_trace, -1, v, e))
     e['cost'] = derived['cost'] = whole(cell_add(cell_add(cell_add(cell_add(e['terrain_cost'], e['forest_cost']), e['vegetation_cost']), e['surface_cost']), e['elevation_cost']))
     d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
     d12 = -1 if e['cost'] == IMPASSABLE else 0
     d13 = -1 if e['cost'] == NOT_APPLICABLE else 0
-    trace.append(TraceEntry(_terrain_movement__trace3, d3, v, e))
-    trace.append(TraceEntry(_terrain_movement__trace4, d4, v, e))
-    trace.append(TraceEntry(_terrain_movement__trace12, d12, v, e))
-    trace.append(TraceEntry(_terrain_movement__trace13, d13, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text2_trace, d4, v, e))
+    trace.append(TraceEntry(_terrain_movement__text1_trace, d12, v, e))
+    trace.append(TraceEntry(_terrain_movement__text2_trace, d13, v, e))
     restrictions: list[Restriction] = []
     if d12 < 0:
         restrictions.append(_terrain_movement__said12)
@@ -7781,71 +8764,10 @@ def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule hex_obscurement, straight
+# rule hex_obscurement, written out
 
-_hex_obscurement__trace1: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'obscurement +terrain_features[terrain].obscurement',
-    (),
-    (),
-)
-_hex_obscurement__trace2: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'obscurement +forest_features[forest].obscurement',
-    (),
-    (),
-)
-_hex_obscurement__trace3: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'obscurement +vegetation_features[vegetation].obscurement',
-    (),
-    (),
-)
-_hex_obscurement__trace4: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'obscurement +1',
-    ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'),
-    (('unit', 'vehicle_size'), ('vegetation',)),
-)
-_hex_obscurement__trace5: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'obscurement +1',
-    ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'),
-    (('unit', 'vehicle_size'), ('surface',)),
-)
-_hex_obscurement__trace6: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
-    (),
-    (),
-)
-_hex_obscurement__trace7: Final = TraceSpec(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
-    (),
-    (),
-)
-_hex_obscurement__said6: Final = Note(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    'Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
-    None,
-    'note',
-)
-_hex_obscurement__said7: Final = Note(
-    'hex_obscurement',
-    'TERRAIN TYPE',
-    "Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
-    'Jungle ... +1 ... 2 obscurement for infantry and size <2 vehicles',
-    'erratum',
-)
+_hex_obscurement__said6: Final = note_of(_hex_obscurement__text1)
+_hex_obscurement__said7: Final = note_of(_hex_obscurement__text2)
 _hex_obscurement__unread1: Final = Note(
     'hex_obscurement',
     'TERRAIN TYPE',
@@ -7858,8 +8780,7 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
     """Obscurement of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7878,23 +8799,23 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
     else:
         d5 = -1
     value = v['obscurement']
-    trace.append(TraceEntry(_hex_obscurement__trace1, -1, v, e))
+    trace.append(TraceEntry(_hex_obscurement__mod1_trace, -1, v, e))
     amount = s.lookup('terrain_features', (v['terrain'],), 'obscurement')
     value += amount
     modifiers.append(Modifier(_hex_obscurement__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_hex_obscurement__trace2, -1, v, e))
+    trace.append(TraceEntry(_hex_obscurement__mod2_trace, -1, v, e))
     amount = s.lookup('forest_features', (v['forest'],), 'obscurement')
     value += amount
     modifiers.append(Modifier(_hex_obscurement__mod2, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_hex_obscurement__trace3, -1, v, e))
+    trace.append(TraceEntry(_hex_obscurement__mod3_trace, -1, v, e))
     amount = s.lookup('vegetation_features', (v['vegetation'],), 'obscurement')
     value += amount
     modifiers.append(Modifier(_hex_obscurement__mod3, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_hex_obscurement__trace4, d4, v, e))
+    trace.append(TraceEntry(_hex_obscurement__mod4_trace, d4, v, e))
     if d4 < 0:
         value += 1
         modifiers.append(Modifier(_hex_obscurement__mod4, 1, 'applied', None))
-    trace.append(TraceEntry(_hex_obscurement__trace5, d5, v, e))
+    trace.append(TraceEntry(_hex_obscurement__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 1
         modifiers.append(Modifier(_hex_obscurement__mod5, 1, 'applied', None))
@@ -7924,84 +8845,35 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule hull_down, straight
+# rule hull_down, written out
 
-_hull_down__trace1: Final = TraceSpec('hull_down', 'TERRAIN', 'derive terrain_hull_down', (), ())
-_hull_down__trace2: Final = TraceSpec('hull_down', 'TERRAIN', 'derive forest_hull_down', (), ())
-_hull_down__trace3: Final = TraceSpec(
-    'hull_down',
-    'TERRAIN',
-    'derive vegetation_hull_down',
-    (),
-    (),
-)
-_hull_down__trace4: Final = TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ())
-_hull_down__trace5: Final = TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ())
-_hull_down__trace6: Final = TraceSpec(
-    'hull_down',
-    'TERRAIN',
-    'cannot take a hull-down position: N/A in this terrain',
-    ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',),
-    (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),),
-)
-_hull_down__trace7: Final = TraceSpec(
-    'hull_down',
-    'TERRAIN',
-    'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
-    (),
-    (),
-)
-_hull_down__trace8: Final = TraceSpec(
-    'hull_down',
-    'TERRAIN',
-    'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
-    (),
-    (),
-)
-_hull_down__said6: Final = Restriction(
-    'hull_down',
-    'TERRAIN',
-    'take a hull-down position: N/A in this terrain',
-)
-_hull_down__said7: Final = Note(
-    'hull_down',
-    'TERRAIN',
-    'N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
-    None,
-    'note',
-)
-_hull_down__said8: Final = Note(
-    'hull_down',
-    'TERRAIN',
-    'The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
-    'N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
-    'erratum',
-)
+_hull_down__said6: Final = restriction_of(_hull_down__text1)
+_hull_down__said7: Final = note_of(_hull_down__text2)
+_hull_down__said8: Final = note_of(_hull_down__text3)
 
 
 def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Hull-down position: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_hull_down__trace1, -1, v, e))
+    trace.append(TraceEntry(_hull_down__derive1_trace, -1, v, e))
     e['terrain_hull_down'] = derived['terrain_hull_down'] = whole(s.lookup('terrain_features', (v['terrain'],), 'hull_down'))
-    trace.append(TraceEntry(_hull_down__trace2, -1, v, e))
+    trace.append(TraceEntry(_hull_down__derive2_trace, -1, v, e))
     e['forest_hull_down'] = derived['forest_hull_down'] = whole(s.lookup('forest_features', (v['forest'],), 'hull_down'))
-    trace.append(TraceEntry(_hull_down__trace3, -1, v, e))
+    trace.append(TraceEntry(_hull_down__derive3_trace, -1, v, e))
     e['vegetation_hull_down'] = derived['vegetation_hull_down'] = whole(s.lookup('vegetation_features', (v['vegetation'],), 'hull_down'))
-    trace.append(TraceEntry(_hull_down__trace4, -1, v, e))
+    trace.append(TraceEntry(_hull_down__derive4_trace, -1, v, e))
     e['surface_hull_down'] = derived['surface_hull_down'] = whole(s.lookup('surface_features', (v['surface'],), 'hull_down'))
-    trace.append(TraceEntry(_hull_down__trace5, -1, v, e))
+    trace.append(TraceEntry(_hull_down__derive5_trace, -1, v, e))
     e['elevation_hull_down'] = derived['elevation_hull_down'] = whole(s.lookup('elevation_features', (v['elevation'],), 'hull_down'))
     d6 = -1 if e['terrain_hull_down'] == NOT_APPLICABLE and e['forest_hull_down'] == NOT_APPLICABLE and e['vegetation_hull_down'] == NOT_APPLICABLE and e['surface_hull_down'] == NOT_APPLICABLE and e['elevation_hull_down'] == NOT_APPLICABLE else 0
-    trace.append(TraceEntry(_hull_down__trace6, d6, v, e))
+    trace.append(TraceEntry(_hull_down__text1_trace, d6, v, e))
     restrictions: list[Restriction] = []
     if d6 < 0:
         restrictions.append(_hull_down__said6)
@@ -8025,93 +8897,18 @@ def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule weather, straight
+# rule weather, written out
 
-_weather__trace1: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'derive weather_obscurement',
-    (),
-    (),
-)
-_weather__trace2: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'MP * weather_effects[weather].movement round down',
-    (),
-    (),
-)
-_weather__trace3: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'attack -2',
-    ('when weather == high_wind', 'when weapon == missile'),
-    (('weather',), ('weapon',)),
-)
-_weather__trace4: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'attack -1',
-    ('when weather == high_wind', 'unless weapon == missile'),
-    (('weather',), ('weapon',)),
-)
-_weather__trace5: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
-    ('when weather == high_wind',),
-    (('weather',),),
-)
-_weather__trace6: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'attack -weather_obscurement',
-    ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',),
-    (('weapon', 'weather'),),
-)
-_weather__trace7: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
-    ('when weather_obscurement > 0',),
-    (('weather_obscurement',),),
-)
-_weather__trace8: Final = TraceSpec(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
-    (),
-    (),
-)
-_weather__said5: Final = Note(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
-    'Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
-    'erratum',
-)
-_weather__said7: Final = Note(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    "Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
-    None,
-    'note',
-)
-_weather__said8: Final = Note(
-    'weather',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
-    'MOVEMENT 3/4',
-    'erratum',
-)
+_weather__said5: Final = note_of(_weather__text1)
+_weather__said7: Final = note_of(_weather__text2)
+_weather__said8: Final = note_of(_weather__text3)
 
 
 def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Weather and environment: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8119,10 +8916,10 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_weather__trace2, -1, v, e))
+    trace.append(TraceEntry(_weather__mod1_trace, -1, v, e))
     held.append((_weather__mod1, s.lookup('weather_effects', (v['weather'],), 'movement')))
     e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
-    trace.append(TraceEntry(_weather__trace1, -1, v, e))
+    trace.append(TraceEntry(_weather__derive1_trace, -1, v, e))
     e['weather_obscurement'] = derived['weather_obscurement'] = whole(round_value(s.lookup('weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'))
     if v['weather'] != 'high_wind':
         d3 = 0
@@ -8138,15 +8935,15 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = -1
     d6 = -1 if v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm') else 0
     value = v['attack']
-    trace.append(TraceEntry(_weather__trace3, d3, v, e))
+    trace.append(TraceEntry(_weather__mod2_trace, d3, v, e))
     if d3 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_weather__mod2, -2, 'applied', None))
-    trace.append(TraceEntry(_weather__trace4, d4, v, e))
+    trace.append(TraceEntry(_weather__mod3_trace, d4, v, e))
     if d4 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_weather__mod3, -1, 'applied', None))
-    trace.append(TraceEntry(_weather__trace6, d6, v, e))
+    trace.append(TraceEntry(_weather__mod4_trace, d6, v, e))
     if d6 < 0:
         amount = -e['weather_obscurement']
         value += amount
@@ -8154,8 +8951,8 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['attack'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0 or d6 < 0)
     d5 = -1 if v['weather'] == 'high_wind' else 0
     d7 = -1 if e['weather_obscurement'] > 0 else 0
-    trace.append(TraceEntry(_weather__trace5, d5, v, e))
-    trace.append(TraceEntry(_weather__trace7, d7, v, e))
+    trace.append(TraceEntry(_weather__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_weather__text2_trace, d7, v, e))
     notes: list[Note] = []
     if d5 < 0:
         notes.append(_weather__said5)
@@ -8182,71 +8979,30 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule night, straight
+# rule night, written out
 
-_night__trace1: Final = TraceSpec(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'MP / 2 round down',
-    ('when night and not has_sensors',),
-    (('night', 'has_sensors'),),
-)
-_night__trace2: Final = TraceSpec(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'obscurement +1',
-    ('when night and not has_sensors',),
-    (('night', 'has_sensors'),),
-)
-_night__trace3: Final = TraceSpec(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'note: Penalties only for vehicles/personnel without sensors.',
-    (),
-    (),
-)
-_night__trace4: Final = TraceSpec(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
-    (),
-    (),
-)
-_night__said3: Final = Note(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'Penalties only for vehicles/personnel without sensors.',
-    None,
-    'note',
-)
-_night__said4: Final = Note(
-    'night',
-    'WEATHER/ENVIRONMENT MODIFIERS',
-    'Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
-    'Night  1 (total)  1/2',
-    'erratum',
-)
+_night__said3: Final = note_of(_night__text1)
+_night__said4: Final = note_of(_night__text2)
 
 
 def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Night: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['night'] and not v['has_sensors'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_night__trace1, d1, v, e))
+    trace.append(TraceEntry(_night__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_night__mod1, 2))
     e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
     d2 = -1 if v['night'] and not v['has_sensors'] else 0
     value = v['obscurement']
-    trace.append(TraceEntry(_night__trace2, d2, v, e))
+    trace.append(TraceEntry(_night__mod2_trace, d2, v, e))
     if d2 < 0:
         value += 1
         modifiers.append(Modifier(_night__mod2, 1, 'applied', None))
@@ -8270,29 +9026,21 @@ def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule crew_actions, straight
+# rule crew_actions, written out
 
-_crew_actions__trace1: Final = TraceSpec(
-    'crew_actions',
-    'NUMBER OF ACTIONS',
-    'derive total_actions',
-    (),
-    (),
-)
 
 
 def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Number of actions: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_crew_actions__trace1, -1, v, e))
+    trace.append(TraceEntry(_crew_actions__derive1_trace, -1, v, e))
     e['total_actions'] = derived['total_actions'] = whole(s.lookup('actions', (v['crew'],), 'total'))
     return Resolution(
         rulebook='mecha_tables',
@@ -8308,142 +9056,20 @@ def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule firing, straight
+# rule firing, written out
 
-_firing__trace1: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack +range_modifiers[range_band].modifier',
-    (),
-    (),
-)
-_firing__trace2: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack +attacker_movement[speed].modifier',
-    (),
-    (),
-)
-_firing__trace3: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack_dice +aiming[aim].dice',
-    (),
-    (),
-)
-_firing__trace4: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack +target_movement[target_speed].modifier',
-    (),
-    (),
-)
-_firing__trace5: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'defense +defensive_arc[arc].modifier',
-    (),
-    (),
-)
-_firing__trace6: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack -obscurement_points',
-    (),
-    (),
-)
-_firing__trace7: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack -2',
-    ('when turret_locked',),
-    (('turret_locked',),),
-)
-_firing__trace8: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'attack -2',
-    ('when different_environment',),
-    (('different_environment',),),
-)
-_firing__trace9: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'note: Target movement, Evasion: Special (not described in the source).',
-    (),
-    (),
-)
-_firing__trace10: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'note: Aiming may leave fewer than one attack die: the source does not say what then happens.',
-    (),
-    (),
-)
-_firing__trace11: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
-    (),
-    (),
-)
-_firing__trace12: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
-    (),
-    (),
-)
-_firing__trace13: Final = TraceSpec(
-    'firing',
-    'FIRING MODIFIERS',
-    "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
-    (),
-    (),
-)
-_firing__said9: Final = Note(
-    'firing',
-    'FIRING MODIFIERS',
-    'Target movement, Evasion: Special (not described in the source).',
-    None,
-    'note',
-)
-_firing__said10: Final = Note(
-    'firing',
-    'FIRING MODIFIERS',
-    'Aiming may leave fewer than one attack die: the source does not say what then happens.',
-    None,
-    'note',
-)
-_firing__said11: Final = Note(
-    'firing',
-    'FIRING MODIFIERS',
-    'DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
-    None,
-    'note',
-)
-_firing__said12: Final = Note(
-    'firing',
-    'FIRING MODIFIERS',
-    "A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
-    'TARGET DEFENSIVE ARC  Front -0  Rear Flank -1  Rear -2',
-    'erratum',
-)
-_firing__said13: Final = Note(
-    'firing',
-    'FIRING MODIFIERS',
-    "The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
-    'OBSCUREMENT  See Table',
-    'erratum',
-)
+_firing__said9: Final = note_of(_firing__text1)
+_firing__said10: Final = note_of(_firing__text2)
+_firing__said11: Final = note_of(_firing__text3)
+_firing__said12: Final = note_of(_firing__text4)
+_firing__said13: Final = note_of(_firing__text5)
 
 
 def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Firing modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8452,39 +9078,39 @@ def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d7 = -1 if v['turret_locked'] else 0
     d8 = -1 if v['different_environment'] else 0
     value = v['attack']
-    trace.append(TraceEntry(_firing__trace1, -1, v, e))
+    trace.append(TraceEntry(_firing__mod1_trace, -1, v, e))
     amount = s.lookup('range_modifiers', (v['range_band'],), 'modifier')
     value += amount
     modifiers.append((0, Modifier(_firing__mod1, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_firing__trace2, -1, v, e))
+    trace.append(TraceEntry(_firing__mod2_trace, -1, v, e))
     amount = s.lookup('attacker_movement', (v['speed'],), 'modifier')
     value += amount
     modifiers.append((1, Modifier(_firing__mod2, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_firing__trace4, -1, v, e))
+    trace.append(TraceEntry(_firing__mod4_trace, -1, v, e))
     amount = s.lookup('target_movement', (v['target_speed'],), 'modifier')
     value += amount
     modifiers.append((3, Modifier(_firing__mod4, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_firing__trace6, -1, v, e))
+    trace.append(TraceEntry(_firing__mod6_trace, -1, v, e))
     amount = -v['obscurement_points']
     value += amount
     modifiers.append((5, Modifier(_firing__mod6, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_firing__trace7, d7, v, e))
+    trace.append(TraceEntry(_firing__mod7_trace, d7, v, e))
     if d7 < 0:
-        value += -2
+        value -= 2
         modifiers.append((6, Modifier(_firing__mod7, -2, 'applied', None)))
-    trace.append(TraceEntry(_firing__trace8, d8, v, e))
+    trace.append(TraceEntry(_firing__mod8_trace, d8, v, e))
     if d8 < 0:
-        value += -2
+        value -= 2
         modifiers.append((7, Modifier(_firing__mod8, -2, 'applied', None)))
     e['attack'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['attack_dice']
-    trace.append(TraceEntry(_firing__trace3, -1, v, e))
+    trace.append(TraceEntry(_firing__mod3_trace, -1, v, e))
     amount = s.lookup('aiming', (v['aim'],), 'dice')
     value += amount
     modifiers.append((2, Modifier(_firing__mod3, whole(amount), 'applied', None)))
     e['attack_dice'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['defense']
-    trace.append(TraceEntry(_firing__trace5, -1, v, e))
+    trace.append(TraceEntry(_firing__mod5_trace, -1, v, e))
     amount = s.lookup('defensive_arc', (v['arc'],), 'modifier')
     value += amount
     modifiers.append((4, Modifier(_firing__mod5, whole(amount), 'applied', None)))
@@ -8516,31 +9142,15 @@ def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule burst_fire, straight
+# rule burst_fire, written out
 
-_burst_fire__trace1: Final = TraceSpec(
-    'burst_fire',
-    'BURST FIRE',
-    'DM +rof',
-    ('when armored_target',),
-    (('armored_target',),),
-)
-_burst_fire__trace2: Final = TraceSpec(
-    'burst_fire',
-    'BURST FIRE',
-    'MoS +rof',
-    ('unless armored_target',),
-    (('armored_target',),),
-)
-_burst_fire__trace3: Final = TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ())
 
 
 def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Burst fire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8548,7 +9158,7 @@ def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     derived: dict[str, Value] = {}
     d1 = -1 if v['armored_target'] else 0
     value = v['DM']
-    trace.append(TraceEntry(_burst_fire__trace1, d1, v, e))
+    trace.append(TraceEntry(_burst_fire__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = v['rof']
         value += amount
@@ -8556,13 +9166,13 @@ def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['DM'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d2 = -1 if not v['armored_target'] else 0
     value = v['MoS']
-    trace.append(TraceEntry(_burst_fire__trace2, d2, v, e))
+    trace.append(TraceEntry(_burst_fire__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['rof']
         value += amount
         modifiers.append(Modifier(_burst_fire__mod2, whole(amount), 'applied', None))
     e['MoS'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
-    trace.append(TraceEntry(_burst_fire__trace3, -1, v, e))
+    trace.append(TraceEntry(_burst_fire__derive1_trace, -1, v, e))
     e['rounds'] = derived['rounds'] = whole(5 * v['rof'])
     return Resolution(
         rulebook='mecha_tables',
@@ -8583,101 +9193,28 @@ def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule walking_fire, straight
+# rule walking_fire, written out
 
-_walking_fire__trace1: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'derive max_targets',
-    (),
-    (),
-)
-_walking_fire__trace2: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'derive damage_rof',
-    (),
-    (),
-)
-_walking_fire__trace3: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'derive walking_rounds',
-    (),
-    (),
-)
-_walking_fire__trace4: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'DM +damage_rof',
-    ('when armored_target',),
-    (('armored_target',),),
-)
-_walking_fire__trace5: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'MoS +damage_rof',
-    ('unless armored_target',),
-    (('armored_target',),),
-)
-_walking_fire__trace6: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    "cannot attack more targets than the weapon's ROF + 1",
-    ('when targets > max_targets',),
-    (('targets', 'max_targets'),),
-)
-_walking_fire__trace7: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
-    (),
-    (),
-)
-_walking_fire__trace8: Final = TraceSpec(
-    'walking_fire',
-    'WALKING FIRE',
-    'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
-    (),
-    (),
-)
-_walking_fire__said6: Final = Restriction(
-    'walking_fire',
-    'WALKING FIRE',
-    "attack more targets than the weapon's ROF + 1",
-)
-_walking_fire__said7: Final = Note(
-    'walking_fire',
-    'WALKING FIRE',
-    'If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
-    None,
-    'note',
-)
-_walking_fire__said8: Final = Note(
-    'walking_fire',
-    'WALKING FIRE',
-    'Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
-    'Decrease the ROF for figuring damage by 1 for every target attacked',
-    'erratum',
-)
+_walking_fire__said6: Final = restriction_of(_walking_fire__text1)
+_walking_fire__said7: Final = note_of(_walking_fire__text2)
+_walking_fire__said8: Final = note_of(_walking_fire__text3)
 
 
 def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Walking fire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_walking_fire__trace2, -1, v, e))
+    trace.append(TraceEntry(_walking_fire__derive2_trace, -1, v, e))
     e['damage_rof'] = derived['damage_rof'] = whole(max(v['rof'] - v['targets'], 0))
     d4 = -1 if v['armored_target'] else 0
     value = v['DM']
-    trace.append(TraceEntry(_walking_fire__trace4, d4, v, e))
+    trace.append(TraceEntry(_walking_fire__mod1_trace, d4, v, e))
     if d4 < 0:
         amount = e['damage_rof']
         value += amount
@@ -8685,18 +9222,18 @@ def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     e['DM'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
     d5 = -1 if not v['armored_target'] else 0
     value = v['MoS']
-    trace.append(TraceEntry(_walking_fire__trace5, d5, v, e))
+    trace.append(TraceEntry(_walking_fire__mod2_trace, d5, v, e))
     if d5 < 0:
         amount = e['damage_rof']
         value += amount
         modifiers.append(Modifier(_walking_fire__mod2, whole(amount), 'applied', None))
     e['MoS'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
-    trace.append(TraceEntry(_walking_fire__trace1, -1, v, e))
+    trace.append(TraceEntry(_walking_fire__derive1_trace, -1, v, e))
     e['max_targets'] = derived['max_targets'] = whole(v['rof'] + 1)
-    trace.append(TraceEntry(_walking_fire__trace3, -1, v, e))
+    trace.append(TraceEntry(_walking_fire__derive3_trace, -1, v, e))
     e['walking_rounds'] = derived['walking_rounds'] = whole(5 * v['rof'])
     d6 = -1 if v['targets'] > e['max_targets'] else 0
-    trace.append(TraceEntry(_walking_fire__trace6, d6, v, e))
+    trace.append(TraceEntry(_walking_fire__text1_trace, d6, v, e))
     restrictions: list[Restriction] = []
     if d6 < 0:
         restrictions.append(_walking_fire__said6)
@@ -8720,111 +9257,45 @@ def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule saturation_fire, straight
+# rule saturation_fire, written out
 
-_saturation_fire__trace1: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'derive saturation_number',
-    (),
-    (),
-)
-_saturation_fire__trace2: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'derive saturation_damage',
-    ('when defense_total <= saturation_number',),
-    (('defense_total', 'saturation_number'),),
-)
-_saturation_fire__trace3: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'derive saturation_missiles',
-    ('when weapon == missile',),
-    (('weapon',),),
-)
-_saturation_fire__trace4: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'derive saturation_rounds',
-    ('unless weapon == missile',),
-    (('weapon',),),
-)
-_saturation_fire__trace5: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'cannot saturate a hex beyond medium range',
-    ('when range_band in {long, extreme}',),
-    (('range_band',),),
-)
-_saturation_fire__trace6: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'note: Any unit entering the target hex must beat this number defensively or suffer an attack.',
-    (),
-    (),
-)
-_saturation_fire__trace7: Final = TraceSpec(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
-    (),
-    (),
-)
-_saturation_fire__said5: Final = Restriction(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'saturate a hex beyond medium range',
-)
-_saturation_fire__said6: Final = Note(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'Any unit entering the target hex must beat this number defensively or suffer an attack.',
-    None,
-    'note',
-)
-_saturation_fire__said7: Final = Note(
-    'saturation_fire',
-    'SATURATION FIRE',
-    'A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
-    'must beat this number defensively',
-    'erratum',
-)
+_saturation_fire__said5: Final = restriction_of(_saturation_fire__text1)
+_saturation_fire__said6: Final = note_of(_saturation_fire__text2)
+_saturation_fire__said7: Final = note_of(_saturation_fire__text3)
 
 
 def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Saturation fire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
     e['DM'] = v['DM']
-    trace.append(TraceEntry(_saturation_fire__trace1, -1, v, e))
+    trace.append(TraceEntry(_saturation_fire__derive1_trace, -1, v, e))
     e['saturation_number'] = derived['saturation_number'] = whole(v['attack_total'] + v['rof'])
     d2 = -1 if v['defense_total'] <= e['saturation_number'] else 0
-    trace.append(TraceEntry(_saturation_fire__trace2, d2, v, e))
+    trace.append(TraceEntry(_saturation_fire__derive2_trace, d2, v, e))
     if d2 < 0:
         e['saturation_damage'] = derived['saturation_damage'] = whole((e['saturation_number'] - v['defense_total']) * e['DM'])
     else:
         e.wait('saturation_damage', lambda: whole((e['saturation_number'] - v['defense_total']) * e['DM']))
     d3 = -1 if v['weapon'] == 'missile' else 0
-    trace.append(TraceEntry(_saturation_fire__trace3, d3, v, e))
+    trace.append(TraceEntry(_saturation_fire__derive3_trace, d3, v, e))
     if d3 < 0:
         e['saturation_missiles'] = derived['saturation_missiles'] = whole(8 * v['rof'])
     else:
         e.wait('saturation_missiles', lambda: whole(8 * v['rof']))
     d4 = -1 if v['weapon'] != 'missile' else 0
-    trace.append(TraceEntry(_saturation_fire__trace4, d4, v, e))
+    trace.append(TraceEntry(_saturation_fire__derive4_trace, d4, v, e))
     if d4 < 0:
         e['saturation_rounds'] = derived['saturation_rounds'] = whole(10 * v['rof'])
     else:
         e.wait('saturation_rounds', lambda: whole(10 * v['rof']))
     d5 = -1 if v['range_band'] in ('long', 'extreme') else 0
-    trace.append(TraceEntry(_saturation_fire__trace5, d5, v, e))
+    trace.append(TraceEntry(_saturation_fire__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_saturation_fire__said5)
@@ -8849,84 +9320,36 @@ def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule area_of_effect, straight
+# rule area_of_effect, written out
 
-_area_of_effect__trace1: Final = TraceSpec(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'derive hex_defense',
-    ('when targeting_hex',),
-    (('targeting_hex',),),
-)
-_area_of_effect__trace2: Final = TraceSpec(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'derive concussion',
-    ('when in_space',),
-    (('in_space',),),
-)
-_area_of_effect__trace3: Final = TraceSpec(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'derive concussion_atmosphere',
-    ('unless in_space',),
-    (('in_space',),),
-)
-_area_of_effect__trace4: Final = TraceSpec(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
-    (),
-    (),
-)
-_area_of_effect__trace5: Final = TraceSpec(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'erratum: The source does not say how to round: rounded down.',
-    (),
-    (),
-)
-_area_of_effect__said4: Final = Note(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
-    None,
-    'note',
-)
-_area_of_effect__said5: Final = Note(
-    'area_of_effect',
-    'AREA OF EFFECT (AOE) ATTACK',
-    'The source does not say how to round: rounded down.',
-    'DM/2 in space',
-    'erratum',
-)
+_area_of_effect__said4: Final = note_of(_area_of_effect__text1)
+_area_of_effect__said5: Final = note_of(_area_of_effect__text2)
 
 
 def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Area of effect attack: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
     e['DM'] = v['DM']
     d1 = -1 if v['targeting_hex'] else 0
-    trace.append(TraceEntry(_area_of_effect__trace1, d1, v, e))
+    trace.append(TraceEntry(_area_of_effect__derive1_trace, d1, v, e))
     if d1 < 0:
         e['hex_defense'] = derived['hex_defense'] = whole(1)
     else:
         e.wait('hex_defense', lambda: whole(1))
     d2 = -1 if v['in_space'] else 0
-    trace.append(TraceEntry(_area_of_effect__trace2, d2, v, e))
+    trace.append(TraceEntry(_area_of_effect__derive2_trace, d2, v, e))
     if d2 < 0:
         e['concussion'] = derived['concussion'] = whole(round_value(Fraction(e['DM']) / 2, 'down'))
     else:
         e.wait('concussion', lambda: whole(round_value(Fraction(e['DM']) / 2, 'down')))
     d3 = -1 if not v['in_space'] else 0
-    trace.append(TraceEntry(_area_of_effect__trace3, d3, v, e))
+    trace.append(TraceEntry(_area_of_effect__derive3_trace, d3, v, e))
     if d3 < 0:
         e['concussion_atmosphere'] = derived['concussion_atmosphere'] = whole(e['DM'])
     else:
@@ -8945,50 +9368,10 @@ def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule indirect_fire, straight
+# rule indirect_fire, written out
 
-_indirect_fire__trace1: Final = TraceSpec(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'attack -observer_obscurement',
-    ('when observer',),
-    (('observer',),),
-)
-_indirect_fire__trace2: Final = TraceSpec(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
-    ('when observer',),
-    (('observer',),),
-)
-_indirect_fire__trace3: Final = TraceSpec(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'derive deviation',
-    ('unless observer',),
-    (('observer',),),
-)
-_indirect_fire__trace4: Final = TraceSpec(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.',
-    (),
-    (),
-)
-_indirect_fire__said2: Final = Note(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
-    None,
-    'note',
-)
-_indirect_fire__said4: Final = Note(
-    'indirect_fire',
-    'INDIRECT FIRE',
-    'Read as 1d6 hexes, in a direction the gamemaster picks.',
-    'attack deviates 1 die distance',
-    'erratum',
-)
+_indirect_fire__said2: Final = note_of(_indirect_fire__text1)
+_indirect_fire__said4: Final = note_of(_indirect_fire__text2)
 _indirect_fire__unread1: Final = Note(
     'indirect_fire',
     'INDIRECT FIRE',
@@ -9001,8 +9384,7 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     """Indirect fire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9010,20 +9392,20 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     derived: dict[str, Value] = {}
     d1 = -1 if v['observer'] else 0
     value = v['attack']
-    trace.append(TraceEntry(_indirect_fire__trace1, d1, v, e))
+    trace.append(TraceEntry(_indirect_fire__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = -v['observer_obscurement']
         value += amount
         modifiers.append(Modifier(_indirect_fire__mod1, whole(amount), 'applied', None))
     e['attack'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d3 = -1 if not v['observer'] else 0
-    trace.append(TraceEntry(_indirect_fire__trace3, d3, v, e))
+    trace.append(TraceEntry(_indirect_fire__derive1_trace, d3, v, e))
     if d3 < 0:
         e['deviation'] = derived['deviation'] = whole(Dice(((1, 6),)))
     else:
         e.wait('deviation', lambda: whole(Dice(((1, 6),))))
     d2 = -1 if v['observer'] else 0
-    trace.append(TraceEntry(_indirect_fire__trace2, d2, v, e))
+    trace.append(TraceEntry(_indirect_fire__text1_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_indirect_fire__said2)
@@ -9048,118 +9430,13 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule anti_missile_fire, straight
+# rule anti_missile_fire, written out
 
-_anti_missile_fire__trace1: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'attack -6',
-    (),
-    (),
-)
-_anti_missile_fire__trace2: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'attack +min(rof, 6)',
-    (),
-    (),
-)
-_anti_missile_fire__trace3: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'derive am_shots',
-    (),
-    (),
-)
-_anti_missile_fire__trace4: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'derive am_missiles',
-    ('when rof > 0', 'when weapon == missile'),
-    (('rof',), ('weapon',)),
-)
-_anti_missile_fire__trace5: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'derive am_rounds',
-    ('when rof > 0', 'unless weapon == missile'),
-    (('rof',), ('weapon',)),
-)
-_anti_missile_fire__trace6: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'derive missile_rof_left',
-    ('when missile_rof > 0',),
-    (('missile_rof',),),
-)
-_anti_missile_fire__trace7: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'note: The missile flight is destroyed.',
-    ('when missile_rof > 0', 'when missile_rof_left < 0'),
-    (('missile_rof',), ('missile_rof_left',)),
-)
-_anti_missile_fire__trace8: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'cannot defend against an ROF missile attack without burst fire',
-    ('when missile_rof > 0', 'when rof == 0'),
-    (('missile_rof',), ('rof',)),
-)
-_anti_missile_fire__trace9: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'note: Does not use actions to perform. A hit against a single missile destroys it.',
-    (),
-    (),
-)
-_anti_missile_fire__trace10: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'erratum: Each point of ROF removes a point of the -6, down to no penalty.',
-    (),
-    (),
-)
-_anti_missile_fire__trace11: Final = TraceSpec(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'erratum: A missile ROF of exactly 0 is a single missile left.',
-    (),
-    (),
-)
-_anti_missile_fire__said7: Final = Note(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'The missile flight is destroyed.',
-    None,
-    'note',
-)
-_anti_missile_fire__said8: Final = Restriction(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'defend against an ROF missile attack without burst fire',
-)
-_anti_missile_fire__said9: Final = Note(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'Does not use actions to perform. A hit against a single missile destroys it.',
-    None,
-    'note',
-)
-_anti_missile_fire__said10: Final = Note(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'Each point of ROF removes a point of the -6, down to no penalty.',
-    'may use ROF to reduce penalty',
-    'erratum',
-)
-_anti_missile_fire__said11: Final = Note(
-    'anti_missile_fire',
-    'ANTI-MISSILE FIRE',
-    'A missile ROF of exactly 0 is a single missile left.',
-    'If ROF reduced below 0, missile flight destroyed',
-    'erratum',
-)
+_anti_missile_fire__said7: Final = note_of(_anti_missile_fire__text1)
+_anti_missile_fire__said8: Final = restriction_of(_anti_missile_fire__text2)
+_anti_missile_fire__said9: Final = note_of(_anti_missile_fire__text3)
+_anti_missile_fire__said10: Final = note_of(_anti_missile_fire__text4)
+_anti_missile_fire__said11: Final = note_of(_anti_missile_fire__text5)
 _anti_missile_fire__unread1: Final = Note(
     'anti_missile_fire',
     'ANTI-MISSILE FIRE',
@@ -9172,24 +9449,23 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
     """Anti-missile fire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     value = v['attack']
-    trace.append(TraceEntry(_anti_missile_fire__trace1, -1, v, e))
-    value += -6
+    trace.append(TraceEntry(_anti_missile_fire__mod1_trace, -1, v, e))
+    value -= 6
     modifiers.append(Modifier(_anti_missile_fire__mod1, -6, 'applied', None))
-    trace.append(TraceEntry(_anti_missile_fire__trace2, -1, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__mod2_trace, -1, v, e))
     amount = min(v['rof'], 6)
     value += amount
     modifiers.append(Modifier(_anti_missile_fire__mod2, whole(amount), 'applied', None))
     e['attack'] = value if type(value) is int else added_total(value, 'int', True)
     e['MoS'] = v['MoS']
-    trace.append(TraceEntry(_anti_missile_fire__trace3, -1, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__derive1_trace, -1, v, e))
     e['am_shots'] = derived['am_shots'] = whole(max(5 - e['MoS'], 1))
     if not v['rof'] > 0:
         d4 = 0
@@ -9197,7 +9473,7 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
         d4 = 1
     else:
         d4 = -1
-    trace.append(TraceEntry(_anti_missile_fire__trace4, d4, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__derive2_trace, d4, v, e))
     if d4 < 0:
         e['am_missiles'] = derived['am_missiles'] = whole(e['am_shots'] * 2)
     else:
@@ -9208,13 +9484,13 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
         d5 = 1
     else:
         d5 = -1
-    trace.append(TraceEntry(_anti_missile_fire__trace5, d5, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__derive3_trace, d5, v, e))
     if d5 < 0:
         e['am_rounds'] = derived['am_rounds'] = whole(e['am_shots'] * 5)
     else:
         e.wait('am_rounds', lambda: whole(e['am_shots'] * 5))
     d6 = -1 if v['missile_rof'] > 0 else 0
-    trace.append(TraceEntry(_anti_missile_fire__trace6, d6, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__derive4_trace, d6, v, e))
     if d6 < 0:
         e['missile_rof_left'] = derived['missile_rof_left'] = whole(v['missile_rof'] - e['MoS'])
     else:
@@ -9231,8 +9507,8 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
         d8 = 1
     else:
         d8 = -1
-    trace.append(TraceEntry(_anti_missile_fire__trace7, d7, v, e))
-    trace.append(TraceEntry(_anti_missile_fire__trace8, d8, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__text2_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d8 < 0:
         restrictions.append(_anti_missile_fire__said8)
@@ -9264,72 +9540,11 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
-# rule ramming, straight
+# rule ramming, written out
 
-_ramming__trace1: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'impact_speed +other_speed',
-    ('when ram_direction == head_on',),
-    (('ram_direction',),),
-)
-_ramming__trace2: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'impact_speed = abs(own_speed - other_speed)',
-    ('when ram_direction == rear',),
-    (('ram_direction',),),
-)
-_ramming__trace3: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'cannot ram: there is no impact speed',
-    ('when ram_direction == rear and own_speed == other_speed',),
-    (('ram_direction', 'own_speed', 'other_speed'),),
-)
-_ramming__trace4: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'ram_dm +impact_dm[impact_speed].air_space',
-    ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'),
-    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
-)
-_ramming__trace5: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'ram_dm +impact_dm[impact_speed].ground',
-    ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'),
-    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
-)
-_ramming__trace6: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
-    (),
-    (),
-)
-_ramming__trace7: Final = TraceSpec(
-    'ramming',
-    'RAMMING',
-    'note: The source does not print the dice of the opposed roll.',
-    (),
-    (),
-)
-_ramming__said3: Final = Restriction('ramming', 'RAMMING', 'ram: there is no impact speed')
-_ramming__said6: Final = Note(
-    'ramming',
-    'RAMMING',
-    "Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
-    None,
-    'note',
-)
-_ramming__said7: Final = Note(
-    'ramming',
-    'RAMMING',
-    'The source does not print the dice of the opposed roll.',
-    None,
-    'note',
-)
+_ramming__said3: Final = restriction_of(_ramming__text1)
+_ramming__said6: Final = note_of(_ramming__text2)
+_ramming__said7: Final = note_of(_ramming__text3)
 _ramming__unread1: Final = Note(
     'ramming',
     'RAMMING',
@@ -9342,8 +9557,7 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Ramming: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9354,10 +9568,10 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['ram_direction'] == 'head_on' else 0
     d2 = -1 if v['ram_direction'] == 'rear' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_ramming__trace1, d1, v, e))
+    trace.append(TraceEntry(_ramming__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_ramming__mod1, v['other_speed']))
-    trace.append(TraceEntry(_ramming__trace2, d2, v, e))
+    trace.append(TraceEntry(_ramming__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_ramming__mod2, abs(v['own_speed'] - v['other_speed'])))
     e['impact_speed'] = settle_held(_BOOK, 'impact_speed', v['impact_speed'], held, modifiers)
@@ -9376,19 +9590,19 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d5 = -1
     value = v['ram_dm']
-    trace.append(TraceEntry(_ramming__trace4, d4, v, e))
+    trace.append(TraceEntry(_ramming__mod3_trace, d4, v, e))
     if d4 < 0:
         amount = s.lookup('impact_dm', (e['impact_speed'],), 'air_space')
         value += amount
         modifiers.append(Modifier(_ramming__mod3, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_ramming__trace5, d5, v, e))
+    trace.append(TraceEntry(_ramming__mod4_trace, d5, v, e))
     if d5 < 0:
         amount = s.lookup('impact_dm', (e['impact_speed'],), 'ground')
         value += amount
         modifiers.append(Modifier(_ramming__mod4, whole(amount), 'applied', None))
     e['ram_dm'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d5 < 0)
     d3 = -1 if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed'] else 0
-    trace.append(TraceEntry(_ramming__trace3, d3, v, e))
+    trace.append(TraceEntry(_ramming__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_ramming__said3)
@@ -9417,51 +9631,17 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule ecm_jam, straight
+# rule ecm_jam, written out
 
-_ecm_jam__trace1: Final = TraceSpec(
-    'ecm_jam',
-    'ECM - JAM COMMUNICATIONS',
-    'derive jam_threshold',
-    (),
-    (),
-)
-_ecm_jam__trace2: Final = TraceSpec(
-    'ecm_jam',
-    'ECM - JAM COMMUNICATIONS',
-    "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
-    (),
-    (),
-)
-_ecm_jam__trace3: Final = TraceSpec(
-    'ecm_jam',
-    'ECM - JAM COMMUNICATIONS',
-    'note: If transferring CPs, failure results in the loss of the CPs.',
-    (),
-    (),
-)
-_ecm_jam__said2: Final = Note(
-    'ecm_jam',
-    'ECM - JAM COMMUNICATIONS',
-    "IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
-    None,
-    'note',
-)
-_ecm_jam__said3: Final = Note(
-    'ecm_jam',
-    'ECM - JAM COMMUNICATIONS',
-    'If transferring CPs, failure results in the loss of the CPs.',
-    None,
-    'note',
-)
+_ecm_jam__said2: Final = note_of(_ecm_jam__text1)
+_ecm_jam__said3: Final = note_of(_ecm_jam__text2)
 
 
 def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """ECM: jam communications: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9469,7 +9649,7 @@ def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     if v['ecm_threshold'] is None:
         v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
     e['ecm_threshold'] = v['ecm_threshold']
-    trace.append(TraceEntry(_ecm_jam__trace1, -1, v, e))
+    trace.append(TraceEntry(_ecm_jam__derive1_trace, -1, v, e))
     e['jam_threshold'] = derived['jam_threshold'] = whole(e['ecm_threshold'])
     return Resolution(
         rulebook='mecha_tables',
@@ -9489,37 +9669,16 @@ def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule ecm_degrade_sensors, straight
+# rule ecm_degrade_sensors, written out
 
-_ecm_degrade_sensors__trace1: Final = TraceSpec(
-    'ecm_degrade_sensors',
-    'ECM - DEGRADE SENSORS',
-    'derive sensor_threshold',
-    (),
-    (),
-)
-_ecm_degrade_sensors__trace2: Final = TraceSpec(
-    'ecm_degrade_sensors',
-    'ECM - DEGRADE SENSORS',
-    "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
-    (),
-    (),
-)
-_ecm_degrade_sensors__said2: Final = Note(
-    'ecm_degrade_sensors',
-    'ECM - DEGRADE SENSORS',
-    "IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
-    None,
-    'note',
-)
+_ecm_degrade_sensors__said2: Final = note_of(_ecm_degrade_sensors__text1)
 
 
 def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """ECM: degrade sensors: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9527,7 +9686,7 @@ def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Re
     if v['ecm_threshold'] is None:
         v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
     e['ecm_threshold'] = v['ecm_threshold']
-    trace.append(TraceEntry(_ecm_degrade_sensors__trace1, -1, v, e))
+    trace.append(TraceEntry(_ecm_degrade_sensors__derive1_trace, -1, v, e))
     e['sensor_threshold'] = derived['sensor_threshold'] = whole(e['ecm_threshold'])
     return Resolution(
         rulebook='mecha_tables',
@@ -9547,29 +9706,9 @@ def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule ecm_spoof, straight
+# rule ecm_spoof, written out
 
-_ecm_spoof__trace1: Final = TraceSpec(
-    'ecm_spoof',
-    'ECM - SPOOF ATTACK',
-    'derive spoof_defense',
-    ('when guided',),
-    (('guided',),),
-)
-_ecm_spoof__trace2: Final = TraceSpec(
-    'ecm_spoof',
-    'ECM - SPOOF ATTACK',
-    'note: If either Defense roll is successful, the attack fails.',
-    ('when guided',),
-    (('guided',),),
-)
-_ecm_spoof__said2: Final = Note(
-    'ecm_spoof',
-    'ECM - SPOOF ATTACK',
-    'If either Defense roll is successful, the attack fails.',
-    None,
-    'note',
-)
+_ecm_spoof__said2: Final = note_of(_ecm_spoof__text1)
 _ecm_spoof__unread1: Final = Note(
     'ecm_spoof',
     'ECM - SPOOF ATTACK',
@@ -9588,20 +9727,19 @@ def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """ECM: spoof attack: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
     d1 = -1 if v['guided'] else 0
-    trace.append(TraceEntry(_ecm_spoof__trace1, d1, v, e))
+    trace.append(TraceEntry(_ecm_spoof__derive1_trace, d1, v, e))
     if d1 < 0:
         e['spoof_defense'] = derived['spoof_defense'] = whole(v['ecm_iw'] + v['ecm_rating'])
     else:
         e.wait('spoof_defense', lambda: whole(v['ecm_iw'] + v['ecm_rating']))
     d2 = -1 if v['guided'] else 0
-    trace.append(TraceEntry(_ecm_spoof__trace2, d2, v, e))
+    trace.append(TraceEntry(_ecm_spoof__text1_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_ecm_spoof__said2)
@@ -9623,58 +9761,17 @@ def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule eecm_counteract, straight
+# rule eecm_counteract, written out
 
-_eecm_counteract__trace1: Final = TraceSpec(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'ecm_threshold -eecm_mos',
-    (),
-    (),
-)
-_eecm_counteract__trace2: Final = TraceSpec(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'ecm_threshold min 0',
-    (),
-    (),
-)
-_eecm_counteract__trace3: Final = TraceSpec(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
-    (),
-    (),
-)
-_eecm_counteract__trace4: Final = TraceSpec(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'erratum: The threshold never drops below 0.',
-    (),
-    (),
-)
-_eecm_counteract__said3: Final = Note(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
-    None,
-    'note',
-)
-_eecm_counteract__said4: Final = Note(
-    'eecm_counteract',
-    'EECM - COUNTERACT ECM',
-    'The threshold never drops below 0.',
-    'subtract MoS from the ECM threshold',
-    'erratum',
-)
+_eecm_counteract__said3: Final = note_of(_eecm_counteract__text1)
+_eecm_counteract__said4: Final = note_of(_eecm_counteract__text2)
 
 
 def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """EECM: counteract ECM: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9682,9 +9779,9 @@ def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolu
     if v['ecm_threshold'] is None:
         v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_eecm_counteract__trace1, -1, v, e))
+    trace.append(TraceEntry(_eecm_counteract__mod1_trace, -1, v, e))
     held.append((_eecm_counteract__mod1, -v['eecm_mos']))
-    trace.append(TraceEntry(_eecm_counteract__trace2, -1, v, e))
+    trace.append(TraceEntry(_eecm_counteract__mod2_trace, -1, v, e))
     held.append((_eecm_counteract__mod2, 0))
     e['ecm_threshold'] = settle_held(_BOOK, 'ecm_threshold', v['ecm_threshold'], held, modifiers)
     return Resolution(
@@ -9706,66 +9803,25 @@ def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule eecm_degrade_range, straight
+# rule eecm_degrade_range, written out
 
-_eecm_degrade_range__trace1: Final = TraceSpec(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'ecm_range -eecm_mos',
-    (),
-    (),
-)
-_eecm_degrade_range__trace2: Final = TraceSpec(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'ecm_range min 0',
-    (),
-    (),
-)
-_eecm_degrade_range__trace3: Final = TraceSpec(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
-    (),
-    (),
-)
-_eecm_degrade_range__trace4: Final = TraceSpec(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'erratum: The range never drops below 0 km.',
-    (),
-    (),
-)
-_eecm_degrade_range__said3: Final = Note(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
-    None,
-    'note',
-)
-_eecm_degrade_range__said4: Final = Note(
-    'eecm_degrade_range',
-    'EECM - DEGRADE ECM RANGE',
-    'The range never drops below 0 km.',
-    'subtract MoS in km from ECM range',
-    'erratum',
-)
+_eecm_degrade_range__said3: Final = note_of(_eecm_degrade_range__text1)
+_eecm_degrade_range__said4: Final = note_of(_eecm_degrade_range__text2)
 
 
 def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """EECM: degrade ECM range: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_eecm_degrade_range__trace1, -1, v, e))
+    trace.append(TraceEntry(_eecm_degrade_range__mod1_trace, -1, v, e))
     held.append((_eecm_degrade_range__mod1, -v['eecm_mos']))
-    trace.append(TraceEntry(_eecm_degrade_range__trace2, -1, v, e))
+    trace.append(TraceEntry(_eecm_degrade_range__mod2_trace, -1, v, e))
     held.append((_eecm_degrade_range__mod2, 0))
     e['ecm_range'] = settle_held(_BOOK, 'ecm_range', v['ecm_range'], held, modifiers)
     return Resolution(
@@ -9782,93 +9838,20 @@ def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
-# rule damage, straight
+# rule damage, written out
 
-_damage__trace1: Final = TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ())
-_damage__trace2: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'note: No Effect.',
-    ('when damage_band == 0',),
-    (('damage_band',),),
-)
-_damage__trace3: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'armor -1',
-    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
-    (('damage_band',), ('damage_band',)),
-)
-_damage__trace4: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'note: Roll on the Light Damage system table (its own card).',
-    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
-    (('damage_band',), ('damage_band',)),
-)
-_damage__trace5: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'armor -2',
-    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
-    (('damage_band',), ('damage_band',)),
-)
-_damage__trace6: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
-    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
-    (('damage_band',), ('damage_band',)),
-)
-_damage__trace7: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'cannot fight on: Overkill, target destroyed',
-    ('when damage_band >= 3',),
-    (('damage_band',),),
-)
-_damage__trace8: Final = TraceSpec(
-    'damage',
-    'DAMAGE EFFECTS',
-    'note: Overkill: the crew may eject (see Overkill ejecting).',
-    ('when damage_band >= 3',),
-    (('damage_band',),),
-)
-_damage__said2: Final = Note('damage', 'DAMAGE EFFECTS', 'No Effect.', None, 'note')
-_damage__said4: Final = Note(
-    'damage',
-    'DAMAGE EFFECTS',
-    'Roll on the Light Damage system table (its own card).',
-    None,
-    'note',
-)
-_damage__said6: Final = Note(
-    'damage',
-    'DAMAGE EFFECTS',
-    'Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
-    None,
-    'note',
-)
-_damage__said7: Final = Restriction(
-    'damage',
-    'DAMAGE EFFECTS',
-    'fight on: Overkill, target destroyed',
-)
-_damage__said8: Final = Note(
-    'damage',
-    'DAMAGE EFFECTS',
-    'Overkill: the crew may eject (see Overkill ejecting).',
-    None,
-    'note',
-)
+_damage__said2: Final = note_of(_damage__text1)
+_damage__said4: Final = note_of(_damage__text2)
+_damage__said6: Final = note_of(_damage__text3)
+_damage__said7: Final = restriction_of(_damage__text4)
+_damage__said8: Final = note_of(_damage__text5)
 
 
 def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Damage effects: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9888,16 +9871,16 @@ def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d5 = -1
     value = v['armor']
-    trace.append(TraceEntry(_damage__trace3, d3, v, e))
+    trace.append(TraceEntry(_damage__mod1_trace, d3, v, e))
     if d3 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_damage__mod1, -1, 'applied', None))
-    trace.append(TraceEntry(_damage__trace5, d5, v, e))
+    trace.append(TraceEntry(_damage__mod2_trace, d5, v, e))
     if d5 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_damage__mod2, -2, 'applied', None))
     e['armor'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
-    trace.append(TraceEntry(_damage__trace1, -1, v, e))
+    trace.append(TraceEntry(_damage__derive1_trace, -1, v, e))
     e['damage_effect'] = derived['damage_effect'] = whole(s.lookup('damage_effects', (v['damage_band'],), 'effect'))
     d2 = -1 if v['damage_band'] == 0 else 0
     if not (v['damage_band'] == 1 or v['damage_band'] == 2):
@@ -9914,11 +9897,11 @@ def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = -1
     d7 = -1 if v['damage_band'] >= 3 else 0
     d8 = -1 if v['damage_band'] >= 3 else 0
-    trace.append(TraceEntry(_damage__trace2, d2, v, e))
-    trace.append(TraceEntry(_damage__trace4, d4, v, e))
-    trace.append(TraceEntry(_damage__trace6, d6, v, e))
-    trace.append(TraceEntry(_damage__trace7, d7, v, e))
-    trace.append(TraceEntry(_damage__trace8, d8, v, e))
+    trace.append(TraceEntry(_damage__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_damage__text2_trace, d4, v, e))
+    trace.append(TraceEntry(_damage__text3_trace, d6, v, e))
+    trace.append(TraceEntry(_damage__text4_trace, d7, v, e))
+    trace.append(TraceEntry(_damage__text5_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d7 < 0:
         restrictions.append(_damage__said7)
@@ -9945,43 +9928,22 @@ def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule overkill_ejecting, straight
+# rule overkill_ejecting, written out
 
-_overkill_ejecting__trace1: Final = TraceSpec(
-    'overkill_ejecting',
-    'OVERKILL EJECTING',
-    'roll eject',
-    (),
-    (),
-)
-_overkill_ejecting__trace2: Final = TraceSpec(
-    'overkill_ejecting',
-    'OVERKILL EJECTING',
-    'erratum: Read as that number or more on one d6.',
-    (),
-    (),
-)
-_overkill_ejecting__said2: Final = Note(
-    'overkill_ejecting',
-    'OVERKILL EJECTING',
-    'Read as that number or more on one d6.',
-    'ROLL NEEDED ON ONE DIE  6 / 2',
-    'erratum',
-)
+_overkill_ejecting__said2: Final = note_of(_overkill_ejecting__text1)
 
 
 def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Overkill ejecting: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_overkill_ejecting__trace1, -1, v, e))
+    trace.append(TraceEntry(_overkill_ejecting__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_overkill_ejecting[0]))
     return Resolution(
         rulebook='mecha_tables',
@@ -9997,134 +9959,11 @@ def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
-# rule detection, straight
+# rule detection, written out
 
-_detection__trace1: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'detection +sensor_ratings[sensor].modifier',
-    (),
-    (),
-)
-_detection__trace2: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'detection -1 per extra_range_bands',
-    ('when sensor == active',),
-    (('sensor',),),
-)
-_detection__trace3: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'detection -obscurement_points',
-    (),
-    (),
-)
-_detection__trace4: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'detection -concealment_points',
-    ('when sensor in {visual_day, visual_night, passive}',),
-    (('sensor',),),
-)
-_detection__trace5: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -2 per defender_range_bands',
-    ('when defender_range_bands > 0',),
-    (('defender_range_bands',),),
-)
-_detection__trace6: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -1',
-    ('unless defender_range_bands > 0', 'when defender_active'),
-    (('defender_range_bands',), ('defender_active',)),
-)
-_detection__trace7: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth +stealth_rating',
-    (),
-    (),
-)
-_detection__trace8: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -sensor_profile',
-    (),
-    (),
-)
-_detection__trace9: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -1 per hexes_moved',
-    (),
-    (),
-)
-_detection__trace10: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -1 per thrust_spent',
-    (),
-    (),
-)
-_detection__trace11: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -1 per weapons_fired',
-    (),
-    (),
-)
-_detection__trace12: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'stealth -1 per rof_points',
-    (),
-    (),
-)
-_detection__trace13: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'note: A weapon fired multiple times counts as multiple weapons fired.',
-    (),
-    (),
-)
-_detection__trace14: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
-    (),
-    (),
-)
-_detection__trace15: Final = TraceSpec(
-    'detection',
-    'DETECTION MODIFIERS',
-    "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
-    (),
-    (),
-)
-_detection__said13: Final = Note(
-    'detection',
-    'DETECTION MODIFIERS',
-    'A weapon fired multiple times counts as multiple weapons fired.',
-    None,
-    'note',
-)
-_detection__said14: Final = Note(
-    'detection',
-    'DETECTION MODIFIERS',
-    'Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
-    'Stealth Rating  R  Perk; Default = 0 / Large Sensor Profile  R  Flaw; Default = 0',
-    'erratum',
-)
-_detection__said15: Final = Note(
-    'detection',
-    'DETECTION MODIFIERS',
-    "The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
-    'DEFENDER MODIFIERS',
-    'erratum',
-)
+_detection__said13: Final = note_of(_detection__text1)
+_detection__said14: Final = note_of(_detection__text2)
+_detection__said15: Final = note_of(_detection__text3)
 _detection__unread1: Final = Note(
     'detection',
     'DETECTION MODIFIERS',
@@ -10149,8 +9988,7 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Detection modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10159,20 +9997,20 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['sensor'] == 'active' else 0
     d4 = -1 if v['sensor'] in ('visual_day', 'visual_night', 'passive') else 0
     value = v['detection']
-    trace.append(TraceEntry(_detection__trace1, -1, v, e))
+    trace.append(TraceEntry(_detection__mod1_trace, -1, v, e))
     amount = s.lookup('sensor_ratings', (v['sensor'],), 'modifier')
     value += amount
     modifiers.append(Modifier(_detection__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace2, d2, v, e))
+    trace.append(TraceEntry(_detection__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = -1 * v['extra_range_bands']
         value += amount
         modifiers.append(Modifier(_detection__mod2, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace3, -1, v, e))
+    trace.append(TraceEntry(_detection__mod3_trace, -1, v, e))
     amount = -v['obscurement_points']
     value += amount
     modifiers.append(Modifier(_detection__mod3, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace4, d4, v, e))
+    trace.append(TraceEntry(_detection__mod4_trace, d4, v, e))
     if d4 < 0:
         amount = -v['concealment_points']
         value += amount
@@ -10186,36 +10024,36 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d6 = -1
     value = v['stealth']
-    trace.append(TraceEntry(_detection__trace5, d5, v, e))
+    trace.append(TraceEntry(_detection__mod5_trace, d5, v, e))
     if d5 < 0:
         amount = -2 * v['defender_range_bands']
         value += amount
         modifiers.append(Modifier(_detection__mod5, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace6, d6, v, e))
+    trace.append(TraceEntry(_detection__mod6_trace, d6, v, e))
     if d6 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_detection__mod6, -1, 'applied', None))
-    trace.append(TraceEntry(_detection__trace7, -1, v, e))
+    trace.append(TraceEntry(_detection__mod7_trace, -1, v, e))
     amount = v['stealth_rating']
     value += amount
     modifiers.append(Modifier(_detection__mod7, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace8, -1, v, e))
+    trace.append(TraceEntry(_detection__mod8_trace, -1, v, e))
     amount = -v['sensor_profile']
     value += amount
     modifiers.append(Modifier(_detection__mod8, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace9, -1, v, e))
+    trace.append(TraceEntry(_detection__mod9_trace, -1, v, e))
     amount = -1 * v['hexes_moved']
     value += amount
     modifiers.append(Modifier(_detection__mod9, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace10, -1, v, e))
+    trace.append(TraceEntry(_detection__mod10_trace, -1, v, e))
     amount = -1 * v['thrust_spent']
     value += amount
     modifiers.append(Modifier(_detection__mod10, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace11, -1, v, e))
+    trace.append(TraceEntry(_detection__mod11_trace, -1, v, e))
     amount = -1 * v['weapons_fired']
     value += amount
     modifiers.append(Modifier(_detection__mod11, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_detection__trace12, -1, v, e))
+    trace.append(TraceEntry(_detection__mod12_trace, -1, v, e))
     amount = -1 * v['rof_points']
     value += amount
     modifiers.append(Modifier(_detection__mod12, whole(amount), 'applied', None))

@@ -2409,12 +2409,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -4317,6 +4331,13 @@ _broken_ground__mod1: Final = ModSpec(
     condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
+_broken_ground__mod1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'DEX -2',
+    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
+    (('moved', 'weapon'), ('moved', 'weapon')),
+)
 _broken_ground__roll1: Final = RollSpec(
     key='broken_ground#3.1',
     rule='broken_ground',
@@ -4342,6 +4363,13 @@ _broken_ground__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when acrobatics',
 )
+_broken_ground__roll1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'roll fall',
+    ('when moved > MOV / 2',),
+    (('moved', 'MOV'),),
+)
 _broken_ground__text1: Final = TextSpec(
     key='broken_ground#4',
     rule='broken_ground',
@@ -4350,6 +4378,13 @@ _broken_ground__text1: Final = TextSpec(
     text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
     quote='except those that do not move and use thrown or missile weapon',
     condition='',
+)
+_broken_ground__text1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    (),
+    (),
 )
 _broken_ground__text2: Final = TextSpec(
     key='broken_ground#5',
@@ -4360,6 +4395,13 @@ _broken_ground__text2: Final = TextSpec(
     quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
     condition='',
 )
+_broken_ground__text2_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    (),
+    (),
+)
 _broken_ground__text3: Final = TextSpec(
     key='broken_ground#6',
     rule='broken_ground',
@@ -4369,13 +4411,20 @@ _broken_ground__text3: Final = TextSpec(
     quote='Characters with Acrobatics need only roll 2d6/eDEX',
     condition='',
 )
+_broken_ground__text3_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    (),
+    (),
+)
 
 _rule_broken_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
-    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
-    Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
-    Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
-    Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
+    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), _broken_ground__mod1_trace, -2, (('moved', 0), ('weapon', 0))),
+    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), _broken_ground__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
+    Step('text', _broken_ground__text1, (), _broken_ground__text1_trace, None, ()),
+    Step('text', _broken_ground__text2, (), _broken_ground__text2_trace, None, ()),
+    Step('text', _broken_ground__text3, (), _broken_ground__text3_trace, None, ()),
 )
 """Broken Ground (17.1).
 
@@ -4398,6 +4447,13 @@ _water__mod1: Final = ModSpec(
     condition='when water_depth == knee',
     label='knee-deep water',
 )
+_water__mod1_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'MOV / 2 round up',
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
 _water__text1: Final = TextSpec(
     key='water#4.1',
     rule='water',
@@ -4406,6 +4462,13 @@ _water__text1: Final = TextSpec(
     text='fight effectively in deep water',
     quote=None,
     condition='when water_depth == deep',
+)
+_water__text1_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'cannot fight effectively in deep water',
+    ('when water_depth == deep',),
+    (('water_depth',),),
 )
 _water__text2: Final = TextSpec(
     key='water#5',
@@ -4416,6 +4479,13 @@ _water__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_water__text2_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'note: Ankle deep is 10 cm; knee-deep is 50 cm.',
+    (),
+    (),
+)
 _water__text3: Final = TextSpec(
     key='water#6',
     rule='water',
@@ -4425,14 +4495,21 @@ _water__text3: Final = TextSpec(
     quote='water that is knee-deep (50cm) has the same effects and cuts MOV by half',
     condition='',
 )
+_water__text3_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.',
+    (),
+    (),
+)
 
 _rule_water: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'ankle',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == ankle',), (('water_depth',),))),
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == knee',), (('water_depth',),))),
-    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'MOV / 2 round up', ('when water_depth == knee',), (('water_depth',),)), 2, (('water_depth', 0),)),
-    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), TraceSpec('water', '17.2', 'cannot fight effectively in deep water', ('when water_depth == deep',), (('water_depth',),)), None, (('water_depth', 0),)),
-    Step('text', _water__text2, (), TraceSpec('water', '17.2', 'note: Ankle deep is 10 cm; knee-deep is 50 cm.', (), ()), None, ()),
-    Step('text', _water__text3, (), TraceSpec('water', '17.2', 'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.', (), ()), None, ()),
+    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), _water__mod1_trace, 2, (('water_depth', 0),)),
+    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), _water__text1_trace, None, (('water_depth', 0),)),
+    Step('text', _water__text2, (), _water__text2_trace, None, ()),
+    Step('text', _water__text3, (), _water__text3_trace, None, ()),
 )
 """Water (17.2).
 
@@ -4457,6 +4534,13 @@ _mud__mod1: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='mud, ankle deep',
 )
+_mud__mod1_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 2 round up',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
 _mud__mod2: Final = ModSpec(
     key='mud#4.1',
     rule='mud',
@@ -4469,6 +4553,13 @@ _mud__mod2: Final = ModSpec(
     rounding='up',
     condition='when ground_depth == knee',
     label='mud, knee deep',
+)
+_mud__mod2_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 4 round up',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
 )
 _mud__mod3: Final = ModSpec(
     key='mud#5',
@@ -4483,6 +4574,7 @@ _mud__mod3: Final = ModSpec(
     condition='',
     label=None,
 )
+_mud__mod3_trace: Final = TraceSpec('mud', '17.3', 'MOV min 1', (), ())
 _mud__text1: Final = TextSpec(
     key='mud#6',
     rule='mud',
@@ -4491,6 +4583,13 @@ _mud__text1: Final = TextSpec(
     text='The quarter is not said to be rounded; rounded up like the half before it.',
     quote='Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
     condition='',
+)
+_mud__text1_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'erratum: The quarter is not said to be rounded; rounded up like the half before it.',
+    (),
+    (),
 )
 _mud__text2: Final = TextSpec(
     key='mud#7',
@@ -4501,14 +4600,21 @@ _mud__text2: Final = TextSpec(
     quote='[rolls for slipping]',
     condition='',
 )
+_mud__text2_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
+    (),
+    (),
+)
 
 _rule_mud: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (), TraceSpec('mud', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('mud', '17.3', 'MOV / 2 round up', ('when ground_depth == ankle',), (('ground_depth',),)), 2, (('ground_depth', 0),)),
-    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('mud', '17.3', 'MOV / 4 round up', ('when ground_depth == knee',), (('ground_depth',),)), 4, (('ground_depth', 0),)),
-    Step('mod', _mud__mod3, (), TraceSpec('mud', '17.3', 'MOV min 1', (), ()), 1, ()),
-    Step('text', _mud__text1, (), TraceSpec('mud', '17.3', 'erratum: The quarter is not said to be rounded; rounded up like the half before it.', (), ()), None, ()),
-    Step('text', _mud__text2, (), TraceSpec('mud', '17.3', "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.", (), ()), None, ()),
+    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _mud__mod1_trace, 2, (('ground_depth', 0),)),
+    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _mud__mod2_trace, 4, (('ground_depth', 0),)),
+    Step('mod', _mud__mod3, (), _mud__mod3_trace, 1, ()),
+    Step('text', _mud__text1, (), _mud__text1_trace, None, ()),
+    Step('text', _mud__text2, (), _mud__text2_trace, None, ()),
 )
 """Mud (17.3).
 
@@ -4533,6 +4639,13 @@ _snow__mod1: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='snow, ankle deep',
 )
+_snow__mod1_trace: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -4',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
 _snow__mod2: Final = ModSpec(
     key='snow#4.1',
     rule='snow',
@@ -4545,6 +4658,13 @@ _snow__mod2: Final = ModSpec(
     rounding=None,
     condition='when ground_depth == knee',
     label='snow, knee deep',
+)
+_snow__mod2_trace: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -8',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
 )
 _snow__mod3: Final = ModSpec(
     key='snow#5',
@@ -4559,12 +4679,13 @@ _snow__mod3: Final = ModSpec(
     condition='',
     label='Minimum MOV is always 1',
 )
+_snow__mod3_trace: Final = TraceSpec('snow', '17.3', 'MOV min 1', (), ())
 
 _rule_snow: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (), TraceSpec('snow', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('snow', '17.3', 'MOV -4', ('when ground_depth == ankle',), (('ground_depth',),)), -4, (('ground_depth', 0),)),
-    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('snow', '17.3', 'MOV -8', ('when ground_depth == knee',), (('ground_depth',),)), -8, (('ground_depth', 0),)),
-    Step('mod', _snow__mod3, (), TraceSpec('snow', '17.3', 'MOV min 1', (), ()), 1, ()),
+    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _snow__mod1_trace, -4, (('ground_depth', 0),)),
+    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _snow__mod2_trace, -8, (('ground_depth', 0),)),
+    Step('mod', _snow__mod3, (), _snow__mod3_trace, 1, ()),
 )
 """Snow (17.3).
 
@@ -4589,6 +4710,13 @@ _smoke__mod1: Final = ModSpec(
     condition='when smoke_hexes > 0',
     label='for every hex fired through or into',
 )
+_smoke__mod1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'to_hit -1 per smoke_hexes',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
 _smoke__roll1: Final = RollSpec(
     key='smoke#2.2',
     rule='smoke',
@@ -4607,6 +4735,13 @@ _smoke__roll1: Final = RollSpec(
     notes=(),
     condition='when smoke_hexes > 0',
 )
+_smoke__roll1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'roll hit',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
 _smoke__mod2: Final = ModSpec(
     key='smoke#2.3.1',
     rule='smoke',
@@ -4619,6 +4754,13 @@ _smoke__mod2: Final = ModSpec(
     rounding=None,
     condition='when smoke_hexes > 0; when weapon == laser',
     label='for each smoke hex fired through',
+)
+_smoke__mod2_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 per smoke_hexes',
+    ('when smoke_hexes > 0', 'when weapon == laser'),
+    (('smoke_hexes',), ('weapon',)),
 )
 _smoke__mod3: Final = ModSpec(
     key='smoke#2.3.2.1',
@@ -4633,6 +4775,13 @@ _smoke__mod3: Final = ModSpec(
     condition='when smoke_hexes > 0; when weapon == laser; when anti_laser',
     label='anti-laser smoke, just like R1 shielding',
 )
+_smoke__mod3_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 die',
+    ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'),
+    (('smoke_hexes',), ('weapon',), ('anti_laser',)),
+)
 _smoke__mod4: Final = ModSpec(
     key='smoke#3.1',
     rule='smoke',
@@ -4646,6 +4795,13 @@ _smoke__mod4: Final = ModSpec(
     condition='when in_smoke and not gas_mask',
     label='standing in smoke without a gas mask',
 )
+_smoke__mod4_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'DEX -2',
+    ('when in_smoke and not gas_mask',),
+    (('in_smoke', 'gas_mask'),),
+)
 _smoke__text1: Final = TextSpec(
     key='smoke#4',
     rule='smoke',
@@ -4654,6 +4810,13 @@ _smoke__text1: Final = TextSpec(
     text='The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
     quote='These produce a -1 DEX to hit for every hex fired through or into.',
     condition='',
+)
+_smoke__text1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
+    (),
+    (),
 )
 _smoke__text2: Final = TextSpec(
     key='smoke#5',
@@ -4664,6 +4827,13 @@ _smoke__text2: Final = TextSpec(
     quote='Laser weapons also have a -1 damage for each smoke hex it fired through.',
     condition='',
 )
+_smoke__text2_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
+    (),
+    (),
+)
 _smoke__text3: Final = TextSpec(
     key='smoke#6',
     rule='smoke',
@@ -4673,16 +4843,23 @@ _smoke__text3: Final = TextSpec(
     quote='Anti-laser smoke reduces laser damage by 1 die \u2013 just like R1 shielding.',
     condition='',
 )
+_smoke__text3_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
+    (),
+    (),
+)
 
 _rule_smoke: Final[tuple[Step, ...]] = (
-    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'to_hit -1 per smoke_hexes', ('when smoke_hexes > 0',), (('smoke_hexes',),)), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
-    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'roll hit', ('when smoke_hexes > 0',), (('smoke_hexes',),)), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
-    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), TraceSpec('smoke', '17.4', 'laser_damage -1 per smoke_hexes', ('when smoke_hexes > 0', 'when weapon == laser'), (('smoke_hexes',), ('weapon',))), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
-    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), TraceSpec('smoke', '17.4', 'laser_damage -1 die', ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'), (('smoke_hexes',), ('weapon',), ('anti_laser',))), -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
-    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), TraceSpec('smoke', '17.4', 'DEX -2', ('when in_smoke and not gas_mask',), (('in_smoke', 'gas_mask'),)), -2, (('in_smoke', 0), ('gas_mask', 0))),
-    Step('text', _smoke__text1, (), TraceSpec('smoke', '17.4', 'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.', (), ()), None, ()),
-    Step('text', _smoke__text2, (), TraceSpec('smoke', '17.4', "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.", (), ()), None, ()),
-    Step('text', _smoke__text3, (), TraceSpec('smoke', '17.4', 'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.', (), ()), None, ()),
+    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__mod1_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
+    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__roll1_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
+    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), _smoke__mod2_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
+    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), _smoke__mod3_trace, -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
+    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), _smoke__mod4_trace, -2, (('in_smoke', 0), ('gas_mask', 0))),
+    Step('text', _smoke__text1, (), _smoke__text1_trace, None, ()),
+    Step('text', _smoke__text2, (), _smoke__text2_trace, None, ()),
+    Step('text', _smoke__text3, (), _smoke__text3_trace, None, ()),
 )
 """Smoke, Fog, and Dense Atmospheres (17.4).
 
@@ -4708,6 +4885,13 @@ _darkness__mod1: Final = ModSpec(
     condition='unless lit',
     label='complete darkness',
 )
+_darkness__mod1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'DEX -8',
+    ('unless lit',),
+    (('lit',),),
+)
 _darkness__roll1: Final = RollSpec(
     key='darkness#2.2.1',
     rule='darkness',
@@ -4726,6 +4910,13 @@ _darkness__roll1: Final = RollSpec(
     notes=(),
     condition='unless lit; when moved > MOV / 2',
 )
+_darkness__roll1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll fall',
+    ('unless lit', 'when moved > MOV / 2'),
+    (('lit',), ('moved', 'MOV')),
+)
 _darkness__mod2: Final = ModSpec(
     key='darkness#2.3.1',
     rule='darkness',
@@ -4738,6 +4929,13 @@ _darkness__mod2: Final = ModSpec(
     rounding=None,
     condition='unless lit; when weapon in {missile, thrown, laser}',
     label='not reduced by 5: DEX is considered 5',
+)
+_darkness__mod2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'to_hit = 5',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
 )
 _darkness__roll2: Final = RollSpec(
     key='darkness#2.3.2',
@@ -4757,6 +4955,13 @@ _darkness__roll2: Final = RollSpec(
     notes=('Only lucky shots hit.',),
     condition='unless lit; when weapon in {missile, thrown, laser}',
 )
+_darkness__roll2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll hit',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
+)
 _darkness__text1: Final = TextSpec(
     key='darkness#3',
     rule='darkness',
@@ -4765,6 +4970,13 @@ _darkness__text1: Final = TextSpec(
     text='A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
     quote=None,
     condition='',
+)
+_darkness__text1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    (),
+    (),
 )
 _darkness__text2: Final = TextSpec(
     key='darkness#4',
@@ -4775,6 +4987,13 @@ _darkness__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_darkness__text2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
+    (),
+    (),
+)
 _darkness__text3: Final = TextSpec(
     key='darkness#5',
     rule='darkness',
@@ -4784,15 +5003,22 @@ _darkness__text3: Final = TextSpec(
     quote='his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
     condition='',
 )
+_darkness__text3_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
+    (),
+    (),
+)
 
 _rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),)), -8, (('lit', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
-    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'to_hit = 5', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), 5, (('lit', 0), ('weapon', 1))),
-    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'roll hit', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
-    Step('text', _darkness__text1, (), TraceSpec('darkness', '17.5', 'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.', (), ()), None, ()),
-    Step('text', _darkness__text2, (), TraceSpec('darkness', '17.5', 'note: A flashlight is a small one-handed item and must be ready to turn on and point.', (), ()), None, ()),
-    Step('text', _darkness__text3, (), TraceSpec('darkness', '17.5', 'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.', (), ()), None, ()),
+    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), _darkness__mod1_trace, -8, (('lit', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), _darkness__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
+    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__mod2_trace, 5, (('lit', 0), ('weapon', 1))),
+    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__roll2_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
+    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
+    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
+    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
 )
 """Complete Darkness (17.5).
 
@@ -4829,6 +5055,13 @@ _ice__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when moved > 5',
 )
+_ice__roll1_trace: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'roll fall',
+    ('unless stance in {prone, kneeling, crawling}',),
+    (('stance',),),
+)
 _ice__text1: Final = TextSpec(
     key='ice#3',
     rule='ice',
@@ -4838,10 +5071,17 @@ _ice__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ice__text1_trace: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'note: One cannot fall if he is prone, kneeling, or crawling.',
+    (),
+    (),
+)
 
 _rule_ice: Final[tuple[Step, ...]] = (
-    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), TraceSpec('ice', '17.6', 'roll fall', ('unless stance in {prone, kneeling, crawling}',), (('stance',),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
-    Step('text', _ice__text1, (), TraceSpec('ice', '17.6', 'note: One cannot fall if he is prone, kneeling, or crawling.', (), ()), None, ()),
+    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), _ice__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
+    Step('text', _ice__text1, (), _ice__text1_trace, None, ()),
 )
 """Ice (17.6).
 
@@ -4857,6 +5097,7 @@ _wall_cover__derive1: Final = DeriveSpec(
     name='protected',
     condition='',
 )
+_wall_cover__derive1_trace: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
 _wall_cover__text1: Final = TextSpec(
     key='wall_cover#3.1',
     rule='wall_cover',
@@ -4865,6 +5106,13 @@ _wall_cover__text1: Final = TextSpec(
     text='fire over the wall',
     quote=None,
     condition='when wall == one_meter and stance == prone',
+)
+_wall_cover__text1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == one_meter and stance == prone',),
+    (('wall', 'stance'),),
 )
 _wall_cover__text2: Final = TextSpec(
     key='wall_cover#4.1',
@@ -4875,6 +5123,13 @@ _wall_cover__text2: Final = TextSpec(
     quote=None,
     condition='when wall == two_meters and stance != standing',
 )
+_wall_cover__text2_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == two_meters and stance != standing',),
+    (('wall', 'stance'),),
+)
 _wall_cover__text3: Final = TextSpec(
     key='wall_cover#5.1',
     rule='wall_cover',
@@ -4884,6 +5139,13 @@ _wall_cover__text3: Final = TextSpec(
     quote=None,
     condition='when wall == over_two_meters',
 )
+_wall_cover__text3_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == over_two_meters',),
+    (('wall',),),
+)
 _wall_cover__text4: Final = TextSpec(
     key='wall_cover#6.1',
     rule='wall_cover',
@@ -4892,6 +5154,13 @@ _wall_cover__text4: Final = TextSpec(
     text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
     condition='when firing_over',
+)
+_wall_cover__text4_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
 )
 _wall_cover__mod1: Final = ModSpec(
     key='wall_cover#7.1',
@@ -4906,6 +5175,13 @@ _wall_cover__mod1: Final = ModSpec(
     condition='when throwing_grenade',
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
+_wall_cover__mod1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
 _wall_cover__text5: Final = TextSpec(
     key='wall_cover#8',
     rule='wall_cover',
@@ -4914,6 +5190,13 @@ _wall_cover__text5: Final = TextSpec(
     text='One can throw grenades over a wall without exposing himself.',
     quote=None,
     condition='',
+)
+_wall_cover__text5_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
 )
 _wall_cover__text6: Final = TextSpec(
     key='wall_cover#9',
@@ -4924,6 +5207,13 @@ _wall_cover__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_wall_cover__text6_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
 _wall_cover__text7: Final = TextSpec(
     key='wall_cover#10',
     rule='wall_cover',
@@ -4933,17 +5223,24 @@ _wall_cover__text7: Final = TextSpec(
     quote='A meter wall does not protect from one next to it.',
     condition='',
 )
+_wall_cover__text7_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
 
 _rule_wall_cover: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == one_meter and stance == prone',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == two_meters and stance != standing',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == over_two_meters',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
-    Step('text', _wall_cover__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
-    Step('text', _wall_cover__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+    Step('derive', _wall_cover__derive1, (), _wall_cover__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__text1_trace, None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__text2_trace, None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), _wall_cover__text3_trace, None, (('wall', 0),)),
+    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), _wall_cover__text4_trace, None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__mod1_trace, -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__text5, (), _wall_cover__text5_trace, None, ()),
+    Step('text', _wall_cover__text6, (), _wall_cover__text6_trace, None, ()),
+    Step('text', _wall_cover__text7, (), _wall_cover__text7_trace, None, ()),
 )
 """Walls: cover (17.7).
 
@@ -4965,6 +5262,13 @@ _wall_crossing__text1: Final = TextSpec(
     quote=None,
     condition='when wall == one_meter',
 )
+_wall_crossing__text1_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall: it must be jumped over (see Jumping)',
+    ('when wall == one_meter',),
+    (('wall',),),
+)
 _wall_crossing__text2: Final = TextSpec(
     key='wall_crossing#3.1',
     rule='wall_crossing',
@@ -4973,6 +5277,13 @@ _wall_crossing__text2: Final = TextSpec(
     text='move over the wall',
     quote=None,
     condition='when wall in {two_meters, over_two_meters}',
+)
+_wall_crossing__text2_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
 )
 _wall_crossing__text3: Final = TextSpec(
     key='wall_crossing#3.2',
@@ -4983,6 +5294,13 @@ _wall_crossing__text3: Final = TextSpec(
     quote=None,
     condition='when wall in {two_meters, over_two_meters}',
 )
+_wall_crossing__text3_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot jump over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
+)
 _wall_crossing__text4: Final = TextSpec(
     key='wall_crossing#4',
     rule='wall_crossing',
@@ -4992,12 +5310,19 @@ _wall_crossing__text4: Final = TextSpec(
     quote='walls that are 1 meter high cannot be moved over they must be jumped over',
     condition='',
 )
+_wall_crossing__text4_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
+    (),
+    (),
+)
 
 _rule_wall_crossing: Final[tuple[Step, ...]] = (
-    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall: it must be jumped over (see Jumping)', ('when wall == one_meter',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot jump over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text4, (), TraceSpec('wall_crossing', '17.7', 'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.', (), ()), None, ()),
+    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), _wall_crossing__text1_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text2_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text3_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text4, (), _wall_crossing__text4_trace, None, ()),
 )
 """Walls: crossing (17.7).
 
@@ -5015,6 +5340,13 @@ _wall_cover__part10__derive1: Final = DeriveSpec(
     name='protected',
     condition='',
 )
+_wall_cover__part10__derive1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'derive protected',
+    (),
+    (),
+)
 _wall_cover__part10__text1: Final = TextSpec(
     key='wall_cover#3.1[wall=pit]',
     rule='wall_cover',
@@ -5023,6 +5355,13 @@ _wall_cover__part10__text1: Final = TextSpec(
     text='fire over the wall',
     quote=None,
     condition='when pit == one_meter and stance == prone',
+)
+_wall_cover__part10__text1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == one_meter and stance == prone',),
+    (('pit', 'stance'),),
 )
 _wall_cover__part10__text2: Final = TextSpec(
     key='wall_cover#4.1[wall=pit]',
@@ -5033,6 +5372,13 @@ _wall_cover__part10__text2: Final = TextSpec(
     quote=None,
     condition='when pit == two_meters and stance != standing',
 )
+_wall_cover__part10__text2_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == two_meters and stance != standing',),
+    (('pit', 'stance'),),
+)
 _wall_cover__part10__text3: Final = TextSpec(
     key='wall_cover#5.1[wall=pit]',
     rule='wall_cover',
@@ -5042,6 +5388,13 @@ _wall_cover__part10__text3: Final = TextSpec(
     quote=None,
     condition='when pit == over_two_meters',
 )
+_wall_cover__part10__text3_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == over_two_meters',),
+    (('pit',),),
+)
 _wall_cover__part10__text4: Final = TextSpec(
     key='wall_cover#6.1',
     rule='wall_cover',
@@ -5050,6 +5403,13 @@ _wall_cover__part10__text4: Final = TextSpec(
     text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
     condition='when firing_over',
+)
+_wall_cover__part10__text4_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
 )
 _wall_cover__part10__mod1: Final = ModSpec(
     key='wall_cover#7.1',
@@ -5064,6 +5424,13 @@ _wall_cover__part10__mod1: Final = ModSpec(
     condition='when throwing_grenade',
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
+_wall_cover__part10__mod1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
 _wall_cover__part10__text5: Final = TextSpec(
     key='wall_cover#8',
     rule='wall_cover',
@@ -5072,6 +5439,13 @@ _wall_cover__part10__text5: Final = TextSpec(
     text='One can throw grenades over a wall without exposing himself.',
     quote=None,
     condition='',
+)
+_wall_cover__part10__text5_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
 )
 _wall_cover__part10__text6: Final = TextSpec(
     key='wall_cover#9',
@@ -5082,6 +5456,13 @@ _wall_cover__part10__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_wall_cover__part10__text6_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
 _wall_cover__part10__text7: Final = TextSpec(
     key='wall_cover#10',
     rule='wall_cover',
@@ -5091,17 +5472,24 @@ _wall_cover__part10__text7: Final = TextSpec(
     quote='A meter wall does not protect from one next to it.',
     condition='',
 )
+_wall_cover__part10__text7_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
 
 _rule_wall_cover__part10: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__part10__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == one_meter and stance == prone',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == two_meters and stance != standing',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == over_two_meters',), (('pit',),)), None, (('pit', 0),)),
-    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__part10__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
-    Step('text', _wall_cover__part10__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
-    Step('text', _wall_cover__part10__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+    Step('derive', _wall_cover__part10__derive1, (), _wall_cover__part10__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__part10__text1_trace, None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__part10__text2_trace, None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), _wall_cover__part10__text3_trace, None, (('pit', 0),)),
+    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), _wall_cover__part10__text4_trace, None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__part10__mod1_trace, -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__part10__text5, (), _wall_cover__part10__text5_trace, None, ()),
+    Step('text', _wall_cover__part10__text6, (), _wall_cover__part10__text6_trace, None, ()),
+    Step('text', _wall_cover__part10__text7, (), _wall_cover__part10__text7_trace, None, ()),
 )
 """wall_cover as composed with wall=pit."""
 
@@ -5116,6 +5504,13 @@ _pits__text1: Final = TextSpec(
     quote=None,
     condition='when pit != half_meter',
 )
+_pits__text1_trace: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'cannot walk through the pit: it must be jumped over (see Jumping and Falling)',
+    ('when pit != half_meter',),
+    (('pit',),),
+)
 _pits__text2: Final = TextSpec(
     key='pits#4',
     rule='pits',
@@ -5125,11 +5520,18 @@ _pits__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_pits__text2_trace: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'note: Pits are sometimes called foxholes.',
+    (),
+    (),
+)
 
 _rule_pits: Final[tuple[Step, ...]] = (
     Step('part', 'wall_cover[wall=pit]', (), TraceSpec('pits', '17.8', 'as wall_cover', (), ())),
-    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), TraceSpec('pits', '17.8', 'cannot walk through the pit: it must be jumped over (see Jumping and Falling)', ('when pit != half_meter',), (('pit',),)), None, (('pit', 0),)),
-    Step('text', _pits__text2, (), TraceSpec('pits', '17.8', 'note: Pits are sometimes called foxholes.', (), ()), None, ()),
+    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), _pits__text1_trace, None, (('pit', 0),)),
+    Step('text', _pits__text2, (), _pits__text2_trace, None, ()),
 )
 """Pits and Holes (17.8).
 
@@ -5146,6 +5548,7 @@ _gravity__derive1: Final = DeriveSpec(
     name='load',
     condition='',
 )
+_gravity__derive1_trace: Final = TraceSpec('gravity', '17.9', 'derive load', (), ())
 _gravity__derive2: Final = DeriveSpec(
     key='gravity#3',
     rule='gravity',
@@ -5153,6 +5556,7 @@ _gravity__derive2: Final = DeriveSpec(
     name='jump_width',
     condition='',
 )
+_gravity__derive2_trace: Final = TraceSpec('gravity', '17.9', 'derive jump_width', (), ())
 _gravity__text1: Final = TextSpec(
     key='gravity#4',
     rule='gravity',
@@ -5161,6 +5565,13 @@ _gravity__text1: Final = TextSpec(
     text='Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
     quote=None,
     condition='',
+)
+_gravity__text1_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
+    (),
+    (),
 )
 _gravity__text2: Final = TextSpec(
     key='gravity#5',
@@ -5171,6 +5582,13 @@ _gravity__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_gravity__text2_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
+    (),
+    (),
+)
 _gravity__text3: Final = TextSpec(
     key='gravity#6',
     rule='gravity',
@@ -5179,6 +5597,13 @@ _gravity__text3: Final = TextSpec(
     text='A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
     quote=None,
     condition='',
+)
+_gravity__text3_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
+    (),
+    (),
 )
 _gravity__text4: Final = TextSpec(
     key='gravity#7',
@@ -5189,6 +5614,13 @@ _gravity__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_gravity__text4_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
+    (),
+    (),
+)
 _gravity__text5: Final = TextSpec(
     key='gravity#8',
     rule='gravity',
@@ -5197,6 +5629,13 @@ _gravity__text5: Final = TextSpec(
     text='The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
     quote='His own weight would be -0.3 x 70 or -21 to yield the effects of having -45kg.',
     condition='',
+)
+_gravity__text5_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
+    (),
+    (),
 )
 _gravity__text6: Final = TextSpec(
     key='gravity#9',
@@ -5207,16 +5646,23 @@ _gravity__text6: Final = TextSpec(
     quote='[ increase effective STR ]',
     condition='',
 )
+_gravity__text6_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
+    (),
+    (),
+)
 
 _rule_gravity: Final[tuple[Step, ...]] = (
-    Step('derive', _gravity__derive1, (), TraceSpec('gravity', '17.9', 'derive load', (), ()), lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
-    Step('derive', _gravity__derive2, (), TraceSpec('gravity', '17.9', 'derive jump_width', (), ()), lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
-    Step('text', _gravity__text1, (), TraceSpec('gravity', '17.9', 'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.', (), ()), None, ()),
-    Step('text', _gravity__text2, (), TraceSpec('gravity', '17.9', 'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.', (), ()), None, ()),
-    Step('text', _gravity__text3, (), TraceSpec('gravity', '17.9', 'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.', (), ()), None, ()),
-    Step('text', _gravity__text4, (), TraceSpec('gravity', '17.9', "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).", (), ()), None, ()),
-    Step('text', _gravity__text5, (), TraceSpec('gravity', '17.9', 'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.', (), ()), None, ()),
-    Step('text', _gravity__text6, (), TraceSpec('gravity', '17.9', "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.", (), ()), None, ()),
+    Step('derive', _gravity__derive1, (), _gravity__derive1_trace, lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
+    Step('derive', _gravity__derive2, (), _gravity__derive2_trace, lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
+    Step('text', _gravity__text1, (), _gravity__text1_trace, None, ()),
+    Step('text', _gravity__text2, (), _gravity__text2_trace, None, ()),
+    Step('text', _gravity__text3, (), _gravity__text3_trace, None, ()),
+    Step('text', _gravity__text4, (), _gravity__text4_trace, None, ()),
+    Step('text', _gravity__text5, (), _gravity__text5_trace, None, ()),
+    Step('text', _gravity__text6, (), _gravity__text6_trace, None, ()),
 )
 """Changes in Gravity (17.9).
 
@@ -5272,12 +5718,26 @@ _microgravity__roll1_change4: Final = ChangeSpec(
     success=True,
     condition='when stance == prone',
 )
+_microgravity__roll1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'roll footing',
+    ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',),
+    (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),),
+)
 _microgravity__derive1: Final = DeriveSpec(
     key='microgravity#3.1',
     rule='microgravity',
     source='17.10',
     name='float_speed',
     condition='when shots > 0',
+)
+_microgravity__derive1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive float_speed',
+    ('when shots > 0',),
+    (('shots',),),
 )
 _microgravity__derive2: Final = DeriveSpec(
     key='microgravity#4',
@@ -5286,12 +5746,26 @@ _microgravity__derive2: Final = DeriveSpec(
     name='wall_hits',
     condition='',
 )
+_microgravity__derive2_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive wall_hits',
+    (),
+    (),
+)
 _microgravity__derive3: Final = DeriveSpec(
     key='microgravity#5',
     rule='microgravity',
     source='17.10',
     name='collision_speed',
     condition='',
+)
+_microgravity__derive3_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive collision_speed',
+    (),
+    (),
 )
 _microgravity__mod1: Final = ModSpec(
     key='microgravity#6.1',
@@ -5306,6 +5780,13 @@ _microgravity__mod1: Final = ModSpec(
     condition='when at_tether and weapon in {thrown, missile, laser}',
     label='a tether is -8 to hit with a thrown or missile weapon',
 )
+_microgravity__mod1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'to_hit -8',
+    ('when at_tether and weapon in {thrown, missile, laser}',),
+    (('at_tether', 'weapon'),),
+)
 _microgravity__text1: Final = TextSpec(
     key='microgravity#7',
     rule='microgravity',
@@ -5314,6 +5795,13 @@ _microgravity__text1: Final = TextSpec(
     text='Microgravity occurs in objects in deep space, in orbit or in freefall.',
     quote=None,
     condition='',
+)
+_microgravity__text1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Microgravity occurs in objects in deep space, in orbit or in freefall.',
+    (),
+    (),
 )
 _microgravity__text2: Final = TextSpec(
     key='microgravity#8',
@@ -5324,6 +5812,13 @@ _microgravity__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text2_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
+    (),
+    (),
+)
 _microgravity__text3: Final = TextSpec(
     key='microgravity#9',
     rule='microgravity',
@@ -5332,6 +5827,13 @@ _microgravity__text3: Final = TextSpec(
     text='You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
     quote=None,
     condition='',
+)
+_microgravity__text3_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
+    (),
+    (),
 )
 _microgravity__text4: Final = TextSpec(
     key='microgravity#10',
@@ -5342,6 +5844,13 @@ _microgravity__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text4_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
+    (),
+    (),
+)
 _microgravity__text5: Final = TextSpec(
     key='microgravity#11',
     rule='microgravity',
@@ -5350,6 +5859,13 @@ _microgravity__text5: Final = TextSpec(
     text='One that loses footing cannot change direction or speed by using his feet.',
     quote=None,
     condition='',
+)
+_microgravity__text5_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One that loses footing cannot change direction or speed by using his feet.',
+    (),
+    (),
 )
 _microgravity__text6: Final = TextSpec(
     key='microgravity#12',
@@ -5360,6 +5876,13 @@ _microgravity__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text6_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
+    (),
+    (),
+)
 _microgravity__text7: Final = TextSpec(
     key='microgravity#13',
     rule='microgravity',
@@ -5368,6 +5891,13 @@ _microgravity__text7: Final = TextSpec(
     text='To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
     quote=None,
     condition='',
+)
+_microgravity__text7_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
+    (),
+    (),
 )
 _microgravity__text8: Final = TextSpec(
     key='microgravity#14',
@@ -5378,6 +5908,13 @@ _microgravity__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text8_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
+    (),
+    (),
+)
 _microgravity__text9: Final = TextSpec(
     key='microgravity#15',
     rule='microgravity',
@@ -5386,6 +5923,13 @@ _microgravity__text9: Final = TextSpec(
     text='You can also turn and fire your weapon to stop moving.',
     quote=None,
     condition='',
+)
+_microgravity__text9_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can also turn and fire your weapon to stop moving.',
+    (),
+    (),
 )
 _microgravity__text10: Final = TextSpec(
     key='microgravity#16',
@@ -5396,6 +5940,13 @@ _microgravity__text10: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text10_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
+    (),
+    (),
+)
 _microgravity__text11: Final = TextSpec(
     key='microgravity#17',
     rule='microgravity',
@@ -5404,6 +5955,13 @@ _microgravity__text11: Final = TextSpec(
     text='Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
     quote=None,
     condition='',
+)
+_microgravity__text11_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
+    (),
+    (),
 )
 _microgravity__text12: Final = TextSpec(
     key='microgravity#18',
@@ -5414,6 +5972,13 @@ _microgravity__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text12_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One can pull himself along a tether at half his MA.',
+    (),
+    (),
+)
 _microgravity__text13: Final = TextSpec(
     key='microgravity#19',
     rule='microgravity',
@@ -5422,6 +5987,13 @@ _microgravity__text13: Final = TextSpec(
     text='A tether has ST 25 if you try to break it.',
     quote=None,
     condition='',
+)
+_microgravity__text13_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A tether has ST 25 if you try to break it.',
+    (),
+    (),
 )
 _microgravity__text14: Final = TextSpec(
     key='microgravity#20',
@@ -5432,6 +6004,13 @@ _microgravity__text14: Final = TextSpec(
     quote='make a saving roll of 4 dice against your STR + DEX, halved',
     condition='',
 )
+_microgravity__text14_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
+    (),
+    (),
+)
 _microgravity__text15: Final = TextSpec(
     key='microgravity#21',
     rule='microgravity',
@@ -5441,28 +6020,35 @@ _microgravity__text15: Final = TextSpec(
     quote='A figure can turn turn his counter by one hex side/turn',
     condition='',
 )
+_microgravity__text15_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The doubled "turn" is a typo.',
+    (),
+    (),
+)
 
 _rule_microgravity: Final[tuple[Step, ...]] = (
-    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), TraceSpec('microgravity', '17.10', 'roll footing', ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',), (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),)), (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
-    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), TraceSpec('microgravity', '17.10', 'derive float_speed', ('when shots > 0',), (('shots',),)), lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
-    Step('derive', _microgravity__derive2, (), TraceSpec('microgravity', '17.10', 'derive wall_hits', (), ()), lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
-    Step('derive', _microgravity__derive3, (), TraceSpec('microgravity', '17.10', 'derive collision_speed', (), ()), lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
-    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), TraceSpec('microgravity', '17.10', 'to_hit -8', ('when at_tether and weapon in {thrown, missile, laser}',), (('at_tether', 'weapon'),)), -8, (('at_tether', 0), ('weapon', 0))),
-    Step('text', _microgravity__text1, (), TraceSpec('microgravity', '17.10', 'note: Microgravity occurs in objects in deep space, in orbit or in freefall.', (), ()), None, ()),
-    Step('text', _microgravity__text2, (), TraceSpec('microgravity', '17.10', 'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.', (), ()), None, ()),
-    Step('text', _microgravity__text3, (), TraceSpec('microgravity', '17.10', 'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.', (), ()), None, ()),
-    Step('text', _microgravity__text4, (), TraceSpec('microgravity', '17.10', 'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.', (), ()), None, ()),
-    Step('text', _microgravity__text5, (), TraceSpec('microgravity', '17.10', 'note: One that loses footing cannot change direction or speed by using his feet.', (), ()), None, ()),
-    Step('text', _microgravity__text6, (), TraceSpec('microgravity', '17.10', 'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.', (), ()), None, ()),
-    Step('text', _microgravity__text7, (), TraceSpec('microgravity', '17.10', 'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.', (), ()), None, ()),
-    Step('text', _microgravity__text8, (), TraceSpec('microgravity', '17.10', 'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.', (), ()), None, ()),
-    Step('text', _microgravity__text9, (), TraceSpec('microgravity', '17.10', 'note: You can also turn and fire your weapon to stop moving.', (), ()), None, ()),
-    Step('text', _microgravity__text10, (), TraceSpec('microgravity', '17.10', 'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.', (), ()), None, ()),
-    Step('text', _microgravity__text11, (), TraceSpec('microgravity', '17.10', 'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.', (), ()), None, ()),
-    Step('text', _microgravity__text12, (), TraceSpec('microgravity', '17.10', 'note: One can pull himself along a tether at half his MA.', (), ()), None, ()),
-    Step('text', _microgravity__text13, (), TraceSpec('microgravity', '17.10', 'note: A tether has ST 25 if you try to break it.', (), ()), None, ()),
-    Step('text', _microgravity__text14, (), TraceSpec('microgravity', '17.10', 'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.', (), ()), None, ()),
-    Step('text', _microgravity__text15, (), TraceSpec('microgravity', '17.10', 'erratum: The doubled "turn" is a typo.', (), ()), None, ()),
+    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), _microgravity__roll1_trace, (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
+    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), _microgravity__derive1_trace, lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
+    Step('derive', _microgravity__derive2, (), _microgravity__derive2_trace, lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
+    Step('derive', _microgravity__derive3, (), _microgravity__derive3_trace, lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
+    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), _microgravity__mod1_trace, -8, (('at_tether', 0), ('weapon', 0))),
+    Step('text', _microgravity__text1, (), _microgravity__text1_trace, None, ()),
+    Step('text', _microgravity__text2, (), _microgravity__text2_trace, None, ()),
+    Step('text', _microgravity__text3, (), _microgravity__text3_trace, None, ()),
+    Step('text', _microgravity__text4, (), _microgravity__text4_trace, None, ()),
+    Step('text', _microgravity__text5, (), _microgravity__text5_trace, None, ()),
+    Step('text', _microgravity__text6, (), _microgravity__text6_trace, None, ()),
+    Step('text', _microgravity__text7, (), _microgravity__text7_trace, None, ()),
+    Step('text', _microgravity__text8, (), _microgravity__text8_trace, None, ()),
+    Step('text', _microgravity__text9, (), _microgravity__text9_trace, None, ()),
+    Step('text', _microgravity__text10, (), _microgravity__text10_trace, None, ()),
+    Step('text', _microgravity__text11, (), _microgravity__text11_trace, None, ()),
+    Step('text', _microgravity__text12, (), _microgravity__text12_trace, None, ()),
+    Step('text', _microgravity__text13, (), _microgravity__text13_trace, None, ()),
+    Step('text', _microgravity__text14, (), _microgravity__text14_trace, None, ()),
+    Step('text', _microgravity__text15, (), _microgravity__text15_trace, None, ()),
 )
 """Microgravity (17.10).
 
@@ -5488,6 +6074,7 @@ _spacesuit__mod1: Final = ModSpec(
     condition='',
     label='spacesuit',
 )
+_spacesuit__mod1_trace: Final = TraceSpec('spacesuit', '17.11', 'DEX -2', (), ())
 _spacesuit__mod2: Final = ModSpec(
     key='spacesuit#3',
     rule='spacesuit',
@@ -5501,6 +6088,7 @@ _spacesuit__mod2: Final = ModSpec(
     condition='',
     label='spacesuit',
 )
+_spacesuit__mod2_trace: Final = TraceSpec('spacesuit', '17.11', 'MOV -2', (), ())
 _spacesuit__mod3: Final = ModSpec(
     key='spacesuit#4',
     rule='spacesuit',
@@ -5514,6 +6102,7 @@ _spacesuit__mod3: Final = ModSpec(
     condition='',
     label=None,
 )
+_spacesuit__mod3_trace: Final = TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ())
 _spacesuit__text1: Final = TextSpec(
     key='spacesuit#5',
     rule='spacesuit',
@@ -5522,6 +6111,13 @@ _spacesuit__text1: Final = TextSpec(
     text='wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both',
     quote=None,
     condition='',
+)
+_spacesuit__text1_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both',
+    (),
+    (),
 )
 _spacesuit__text2: Final = TextSpec(
     key='spacesuit#6',
@@ -5532,6 +6128,13 @@ _spacesuit__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text2_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.',
+    (),
+    (),
+)
 _spacesuit__text3: Final = TextSpec(
     key='spacesuit#7',
     rule='spacesuit',
@@ -5541,12 +6144,26 @@ _spacesuit__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text3_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.',
+    (),
+    (),
+)
 _spacesuit__derive1: Final = DeriveSpec(
     key='spacesuit#8.1',
     rule='spacesuit',
     source='17.11',
     name='leak_damage',
     condition='when leak_turns > 0',
+)
+_spacesuit__derive1_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'derive leak_damage',
+    ('when leak_turns > 0',),
+    (('leak_turns',),),
 )
 _spacesuit__text4: Final = TextSpec(
     key='spacesuit#10',
@@ -5557,6 +6174,13 @@ _spacesuit__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text4_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: If any hit penetrates the spacesuit a leak occurs. One must spend all of the next turn patching one leak or take the leak damage.',
+    (),
+    (),
+)
 _spacesuit__text5: Final = TextSpec(
     key='spacesuit#11',
     rule='spacesuit',
@@ -5565,6 +6189,13 @@ _spacesuit__text5: Final = TextSpec(
     text='No matter how many leaks there are, one always takes the same damage.',
     quote=None,
     condition='',
+)
+_spacesuit__text5_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: No matter how many leaks there are, one always takes the same damage.',
+    (),
+    (),
 )
 _spacesuit__text6: Final = TextSpec(
     key='spacesuit#12',
@@ -5575,6 +6206,13 @@ _spacesuit__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text6_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: Hostile environments, such as poisonous or poisoned atmospheres, differ only in the damage produced; the players decide what it is.',
+    (),
+    (),
+)
 _spacesuit__text7: Final = TextSpec(
     key='spacesuit#13',
     rule='spacesuit',
@@ -5583,6 +6221,13 @@ _spacesuit__text7: Final = TextSpec(
     text='"taken" is read as "takes".',
     quote='No matter how many leaks there are one always taken the same damage.',
     condition='',
+)
+_spacesuit__text7_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'erratum: "taken" is read as "takes".',
+    (),
+    (),
 )
 _spacesuit__text8: Final = TextSpec(
     key='spacesuit#14',
@@ -5593,20 +6238,27 @@ _spacesuit__text8: Final = TextSpec(
     quote='The spacesuit produces a -2 DEX and a -2 MOV.',
     condition='',
 )
+_spacesuit__text8_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'erratum: "Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.',
+    (),
+    (),
+)
 
 _rule_spacesuit: Final[tuple[Step, ...]] = (
-    Step('mod', _spacesuit__mod1, (), TraceSpec('spacesuit', '17.11', 'DEX -2', (), ()), -2, ()),
-    Step('mod', _spacesuit__mod2, (), TraceSpec('spacesuit', '17.11', 'MOV -2', (), ()), -2, ()),
-    Step('mod', _spacesuit__mod3, (), TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ()), 1, ()),
-    Step('text', _spacesuit__text1, (), TraceSpec('spacesuit', '17.11', 'cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both', (), ()), None, ()),
-    Step('text', _spacesuit__text2, (), TraceSpec('spacesuit', '17.11', 'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.', (), ()), None, ()),
-    Step('text', _spacesuit__text3, (), TraceSpec('spacesuit', '17.11', 'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.', (), ()), None, ()),
-    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), TraceSpec('spacesuit', '17.11', 'derive leak_damage', ('when leak_turns > 0',), (('leak_turns',),)), lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
-    Step('text', _spacesuit__text4, (), TraceSpec('spacesuit', '17.11', 'note: If any hit penetrates the spacesuit a leak occurs. One must spend all of the next turn patching one leak or take the leak damage.', (), ()), None, ()),
-    Step('text', _spacesuit__text5, (), TraceSpec('spacesuit', '17.11', 'note: No matter how many leaks there are, one always takes the same damage.', (), ()), None, ()),
-    Step('text', _spacesuit__text6, (), TraceSpec('spacesuit', '17.11', 'note: Hostile environments, such as poisonous or poisoned atmospheres, differ only in the damage produced; the players decide what it is.', (), ()), None, ()),
-    Step('text', _spacesuit__text7, (), TraceSpec('spacesuit', '17.11', 'erratum: "taken" is read as "takes".', (), ()), None, ()),
-    Step('text', _spacesuit__text8, (), TraceSpec('spacesuit', '17.11', 'erratum: "Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.', (), ()), None, ()),
+    Step('mod', _spacesuit__mod1, (), _spacesuit__mod1_trace, -2, ()),
+    Step('mod', _spacesuit__mod2, (), _spacesuit__mod2_trace, -2, ()),
+    Step('mod', _spacesuit__mod3, (), _spacesuit__mod3_trace, 1, ()),
+    Step('text', _spacesuit__text1, (), _spacesuit__text1_trace, None, ()),
+    Step('text', _spacesuit__text2, (), _spacesuit__text2_trace, None, ()),
+    Step('text', _spacesuit__text3, (), _spacesuit__text3_trace, None, ()),
+    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), _spacesuit__derive1_trace, lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
+    Step('text', _spacesuit__text4, (), _spacesuit__text4_trace, None, ()),
+    Step('text', _spacesuit__text5, (), _spacesuit__text5_trace, None, ()),
+    Step('text', _spacesuit__text6, (), _spacesuit__text6_trace, None, ()),
+    Step('text', _spacesuit__text7, (), _spacesuit__text7_trace, None, ()),
+    Step('text', _spacesuit__text8, (), _spacesuit__text8_trace, None, ()),
 )
 """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
@@ -5669,64 +6321,11 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
-# rule broken_ground, straight
+# rule broken_ground, written out
 
-_broken_ground__trace1: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'DEX -2',
-    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
-    (('moved', 'weapon'), ('moved', 'weapon')),
-)
-_broken_ground__trace2: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'roll fall',
-    ('when moved > MOV / 2',),
-    (('moved', 'MOV'),),
-)
-_broken_ground__trace3: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    (),
-    (),
-)
-_broken_ground__trace4: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    (),
-    (),
-)
-_broken_ground__trace5: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    (),
-    (),
-)
-_broken_ground__said3: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    'except those that do not move and use thrown or missile weapon',
-    'erratum',
-)
-_broken_ground__said4: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    'erratum',
-)
-_broken_ground__said5: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    'Characters with Acrobatics need only roll 2d6/eDEX',
-    'erratum',
-)
+_broken_ground__said3: Final = note_of(_broken_ground__text1)
+_broken_ground__said4: Final = note_of(_broken_ground__text2)
+_broken_ground__said5: Final = note_of(_broken_ground__text3)
 _broken_ground__unread1: Final = Note(
     'broken_ground',
     '17.1',
@@ -5739,8 +6338,7 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     """Broken Ground: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -5753,15 +6351,15 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     else:
         d1 = -1
     value = v['DEX']
-    trace.append(TraceEntry(_broken_ground__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
     e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     e['MOV'] = v['MOV']
     rolls: list[Roll] = []
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
-    trace.append(TraceEntry(_broken_ground__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_broken_ground[1]))
     notes: list[Note] = [_broken_ground__said3, _broken_ground__said4, _broken_ground__said5]
@@ -5787,107 +6385,13 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule mud, straight
+# rule mud, written out
 
-_mud__trace1: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'DEX -2',
-    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
-    (('moved', 'weapon'), ('moved', 'weapon')),
-)
-_mud__trace2: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'roll fall',
-    ('when moved > MOV / 2',),
-    (('moved', 'MOV'),),
-)
-_mud__trace3: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    (),
-    (),
-)
-_mud__trace4: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    (),
-    (),
-)
-_mud__trace5: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    (),
-    (),
-)
-_mud__trace6: Final = TraceSpec(
-    'mud',
-    '17.3',
-    'MOV / 2 round up',
-    ('when ground_depth == ankle',),
-    (('ground_depth',),),
-)
-_mud__trace7: Final = TraceSpec(
-    'mud',
-    '17.3',
-    'MOV / 4 round up',
-    ('when ground_depth == knee',),
-    (('ground_depth',),),
-)
-_mud__trace8: Final = TraceSpec('mud', '17.3', 'MOV min 1', (), ())
-_mud__trace9: Final = TraceSpec(
-    'mud',
-    '17.3',
-    'erratum: The quarter is not said to be rounded; rounded up like the half before it.',
-    (),
-    (),
-)
-_mud__trace10: Final = TraceSpec(
-    'mud',
-    '17.3',
-    "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
-    (),
-    (),
-)
-_mud__said3: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    'except those that do not move and use thrown or missile weapon',
-    'erratum',
-)
-_mud__said4: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    'erratum',
-)
-_mud__said5: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    'Characters with Acrobatics need only roll 2d6/eDEX',
-    'erratum',
-)
-_mud__said9: Final = Note(
-    'mud',
-    '17.3',
-    'The quarter is not said to be rounded; rounded up like the half before it.',
-    'Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
-    'erratum',
-)
-_mud__said10: Final = Note(
-    'mud',
-    '17.3',
-    "A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
-    '[rolls for slipping]',
-    'erratum',
-)
+_mud__said3: Final = note_of(_broken_ground__text1)
+_mud__said4: Final = note_of(_broken_ground__text2)
+_mud__said5: Final = note_of(_broken_ground__text3)
+_mud__said9: Final = note_of(_mud__text1)
+_mud__said10: Final = note_of(_mud__text2)
 _mud__unread1: Final = Note(
     'broken_ground',
     '17.1',
@@ -5900,8 +6404,7 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Mud: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -5914,26 +6417,26 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d1 = -1
     value = v['DEX']
-    trace.append(TraceEntry(_mud__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
     e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d6 = -1 if v['ground_depth'] == 'ankle' else 0
     d7 = -1 if v['ground_depth'] == 'knee' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_mud__trace6, d6, v, e))
+    trace.append(TraceEntry(_mud__mod1_trace, d6, v, e))
     if d6 < 0:
         held.append((_mud__mod1, 2))
-    trace.append(TraceEntry(_mud__trace7, d7, v, e))
+    trace.append(TraceEntry(_mud__mod2_trace, d7, v, e))
     if d7 < 0:
         held.append((_mud__mod2, 4))
-    trace.append(TraceEntry(_mud__trace8, -1, v, e))
+    trace.append(TraceEntry(_mud__mod3_trace, -1, v, e))
     held.append((_mud__mod3, 1))
     e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
     rolls: list[Roll] = []
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
-    trace.append(TraceEntry(_mud__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_broken_ground[1]))
     notes: list[Note] = [_mud__said3, _mud__said4, _mud__said5, _mud__said9, _mud__said10]
@@ -5960,79 +6463,11 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule snow, straight
+# rule snow, written out
 
-_snow__trace1: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'DEX -2',
-    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
-    (('moved', 'weapon'), ('moved', 'weapon')),
-)
-_snow__trace2: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'roll fall',
-    ('when moved > MOV / 2',),
-    (('moved', 'MOV'),),
-)
-_snow__trace3: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    (),
-    (),
-)
-_snow__trace4: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    (),
-    (),
-)
-_snow__trace5: Final = TraceSpec(
-    'broken_ground',
-    '17.1',
-    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    (),
-    (),
-)
-_snow__trace6: Final = TraceSpec(
-    'snow',
-    '17.3',
-    'MOV -4',
-    ('when ground_depth == ankle',),
-    (('ground_depth',),),
-)
-_snow__trace7: Final = TraceSpec(
-    'snow',
-    '17.3',
-    'MOV -8',
-    ('when ground_depth == knee',),
-    (('ground_depth',),),
-)
-_snow__trace8: Final = TraceSpec('snow', '17.3', 'MOV min 1', (), ())
-_snow__said3: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
-    'except those that do not move and use thrown or missile weapon',
-    'erratum',
-)
-_snow__said4: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
-    'Anyone that moves more than half his MOV must roll 3 dice against DEX',
-    'erratum',
-)
-_snow__said5: Final = Note(
-    'broken_ground',
-    '17.1',
-    'Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
-    'Characters with Acrobatics need only roll 2d6/eDEX',
-    'erratum',
-)
+_snow__said3: Final = note_of(_broken_ground__text1)
+_snow__said4: Final = note_of(_broken_ground__text2)
+_snow__said5: Final = note_of(_broken_ground__text3)
 _snow__unread1: Final = Note(
     'broken_ground',
     '17.1',
@@ -6045,8 +6480,7 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Snow: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6059,26 +6493,26 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d1 = -1
     value = v['DEX']
-    trace.append(TraceEntry(_snow__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
     e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d6 = -1 if v['ground_depth'] == 'ankle' else 0
     d7 = -1 if v['ground_depth'] == 'knee' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_snow__trace6, d6, v, e))
+    trace.append(TraceEntry(_snow__mod1_trace, d6, v, e))
     if d6 < 0:
         held.append((_snow__mod1, -4))
-    trace.append(TraceEntry(_snow__trace7, d7, v, e))
+    trace.append(TraceEntry(_snow__mod2_trace, d7, v, e))
     if d7 < 0:
         held.append((_snow__mod2, -8))
-    trace.append(TraceEntry(_snow__trace8, -1, v, e))
+    trace.append(TraceEntry(_snow__mod3_trace, -1, v, e))
     held.append((_snow__mod3, 1))
     e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
     rolls: list[Roll] = []
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
-    trace.append(TraceEntry(_snow__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_broken_ground[1]))
     notes: list[Note] = [_snow__said3, _snow__said4, _snow__said5]
@@ -6105,85 +6539,11 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule smoke, straight
+# rule smoke, written out
 
-_smoke__trace1: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'to_hit -1 per smoke_hexes',
-    ('when smoke_hexes > 0',),
-    (('smoke_hexes',),),
-)
-_smoke__trace2: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'roll hit',
-    ('when smoke_hexes > 0',),
-    (('smoke_hexes',),),
-)
-_smoke__trace3: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'laser_damage -1 per smoke_hexes',
-    ('when smoke_hexes > 0', 'when weapon == laser'),
-    (('smoke_hexes',), ('weapon',)),
-)
-_smoke__trace4: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'laser_damage -1 die',
-    ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'),
-    (('smoke_hexes',), ('weapon',), ('anti_laser',)),
-)
-_smoke__trace5: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'DEX -2',
-    ('when in_smoke and not gas_mask',),
-    (('in_smoke', 'gas_mask'),),
-)
-_smoke__trace6: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
-    (),
-    (),
-)
-_smoke__trace7: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
-    (),
-    (),
-)
-_smoke__trace8: Final = TraceSpec(
-    'smoke',
-    '17.4',
-    'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
-    (),
-    (),
-)
-_smoke__said6: Final = Note(
-    'smoke',
-    '17.4',
-    'The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
-    'These produce a -1 DEX to hit for every hex fired through or into.',
-    'erratum',
-)
-_smoke__said7: Final = Note(
-    'smoke',
-    '17.4',
-    "Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
-    'Laser weapons also have a -1 damage for each smoke hex it fired through.',
-    'erratum',
-)
-_smoke__said8: Final = Note(
-    'smoke',
-    '17.4',
-    'The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
-    'Anti-laser smoke reduces laser damage by 1 die \u2013 just like R1 shielding.',
-    'erratum',
-)
+_smoke__said6: Final = note_of(_smoke__text1)
+_smoke__said7: Final = note_of(_smoke__text2)
+_smoke__said8: Final = note_of(_smoke__text3)
 _smoke__unread1: Final = Note(
     'smoke',
     '17.4',
@@ -6202,8 +6562,7 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Smoke, Fog, and Dense Atmospheres: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6211,16 +6570,16 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     modifiers: list[tuple[int, Modifier]] = []
     d5 = -1 if v['in_smoke'] and not v['gas_mask'] else 0
     value = v['DEX']
-    trace.append(TraceEntry(_smoke__trace5, d5, v, e))
+    trace.append(TraceEntry(_smoke__mod4_trace, d5, v, e))
     if d5 < 0:
-        value += -2
+        value -= 2
         modifiers.append((4, Modifier(_smoke__mod4, -2, 'applied', None)))
     e['DEX'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
     if v['to_hit'] is None:
         v['to_hit'] = whole(e['DEX'])
     d1 = -1 if v['smoke_hexes'] > 0 else 0
     value = v['to_hit']
-    trace.append(TraceEntry(_smoke__trace1, d1, v, e))
+    trace.append(TraceEntry(_smoke__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = -1 * v['smoke_hexes']
         value += amount
@@ -6242,18 +6601,18 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = -1
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_smoke__trace3, d3, v, e))
+    trace.append(TraceEntry(_smoke__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_smoke__mod2, -1 * v['smoke_hexes']))
         where.append(2)
-    trace.append(TraceEntry(_smoke__trace4, d4, v, e))
+    trace.append(TraceEntry(_smoke__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_smoke__mod3, -1))
         where.append(3)
     e['laser_damage'] = settle_held(_BOOK, 'laser_damage', v['laser_damage'], held, modifiers, where)
     rolls: list[Roll] = []
     d2 = -1 if v['smoke_hexes'] > 0 else 0
-    trace.append(TraceEntry(_smoke__trace2, d2, v, e))
+    trace.append(TraceEntry(_smoke__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_smoke[1]))
     notes: list[Note] = [_smoke__said6, _smoke__said7, _smoke__said8]
@@ -6285,72 +6644,11 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule darkness, straight
+# rule darkness, written out
 
-_darkness__trace1: Final = TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),))
-_darkness__trace2: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'roll fall',
-    ('unless lit', 'when moved > MOV / 2'),
-    (('lit',), ('moved', 'MOV')),
-)
-_darkness__trace3: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'to_hit = 5',
-    ('unless lit', 'when weapon in {missile, thrown, laser}'),
-    (('lit',), ('weapon',)),
-)
-_darkness__trace4: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'roll hit',
-    ('unless lit', 'when weapon in {missile, thrown, laser}'),
-    (('lit',), ('weapon',)),
-)
-_darkness__trace5: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
-    (),
-    (),
-)
-_darkness__trace6: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
-    (),
-    (),
-)
-_darkness__trace7: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
-    (),
-    (),
-)
-_darkness__said5: Final = Note(
-    'darkness',
-    '17.5',
-    'A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
-    None,
-    'note',
-)
-_darkness__said6: Final = Note(
-    'darkness',
-    '17.5',
-    'A flashlight is a small one-handed item and must be ready to turn on and point.',
-    None,
-    'note',
-)
-_darkness__said7: Final = Note(
-    'darkness',
-    '17.5',
-    'The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
-    'his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
-    'erratum',
-)
+_darkness__said5: Final = note_of(_darkness__text1)
+_darkness__said6: Final = note_of(_darkness__text2)
+_darkness__said7: Final = note_of(_darkness__text3)
 _darkness__unread1: Final = Note(
     'darkness',
     '17.5',
@@ -6369,8 +6667,7 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Complete Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6378,9 +6675,9 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     modifiers: list[Modifier] = []
     d1 = -1 if not v['lit'] else 0
     value = v['DEX']
-    trace.append(TraceEntry(_darkness__trace1, d1, v, e))
+    trace.append(TraceEntry(_darkness__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -8
+        value -= 8
         modifiers.append(Modifier(_darkness__mod1, -8, 'applied', None))
     e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     if v['to_hit'] is None:
@@ -6392,7 +6689,7 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d3 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_darkness__trace3, d3, v, e))
+    trace.append(TraceEntry(_darkness__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_darkness__mod2, 5))
     e['to_hit'] = settle_held(_BOOK, 'to_hit', v['to_hit'], held, modifiers)
@@ -6410,10 +6707,10 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = 1
     else:
         d4 = -1
-    trace.append(TraceEntry(_darkness__trace2, d2, v, e))
+    trace.append(TraceEntry(_darkness__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_darkness[1]))
-    trace.append(TraceEntry(_darkness__trace4, d4, v, e))
+    trace.append(TraceEntry(_darkness__roll2_trace, d4, v, e))
     if d4 < 0:
         rolls.append(roll_of(s, _rule_darkness[3]))
     notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
@@ -6442,29 +6739,9 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule ice, straight
+# rule ice, written out
 
-_ice__trace1: Final = TraceSpec(
-    'ice',
-    '17.6',
-    'roll fall',
-    ('unless stance in {prone, kneeling, crawling}',),
-    (('stance',),),
-)
-_ice__trace2: Final = TraceSpec(
-    'ice',
-    '17.6',
-    'note: One cannot fall if he is prone, kneeling, or crawling.',
-    (),
-    (),
-)
-_ice__said2: Final = Note(
-    'ice',
-    '17.6',
-    'One cannot fall if he is prone, kneeling, or crawling.',
-    None,
-    'note',
-)
+_ice__said2: Final = note_of(_ice__text1)
 _ice__unread1: Final = Note(
     'ice',
     '17.6',
@@ -6477,8 +6754,7 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Ice: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6486,7 +6762,7 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['DEX'] = v['DEX']
     rolls: list[Roll] = []
     d1 = -1 if v['stance'] not in ('prone', 'kneeling', 'crawling') else 0
-    trace.append(TraceEntry(_ice__trace1, d1, v, e))
+    trace.append(TraceEntry(_ice__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_ice[0]))
     notes: list[Note] = [_ice__said2]
@@ -6506,104 +6782,22 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule wall_cover, straight
+# rule wall_cover, written out
 
-_wall_cover__trace1: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
-_wall_cover__trace2: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when wall == one_meter and stance == prone',),
-    (('wall', 'stance'),),
-)
-_wall_cover__trace3: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when wall == two_meters and stance != standing',),
-    (('wall', 'stance'),),
-)
-_wall_cover__trace4: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when wall == over_two_meters',),
-    (('wall',),),
-)
-_wall_cover__trace5: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: Firing over or around the wall, he exposes himself (see Concealment).',
-    ('when firing_over',),
-    (('firing_over',),),
-)
-_wall_cover__trace6: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'to_hit -8',
-    ('when throwing_grenade',),
-    (('throwing_grenade',),),
-)
-_wall_cover__trace7: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: One can throw grenades over a wall without exposing himself.',
-    (),
-    (),
-)
-_wall_cover__trace8: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: Walls of stone, brick, dirt, sandbags and the like.',
-    (),
-    (),
-)
-_wall_cover__trace9: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
-    (),
-    (),
-)
-_wall_cover__said2: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_wall_cover__said3: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_wall_cover__said4: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_wall_cover__said5: Final = Note(
-    'wall_cover',
-    '17.7',
-    'Firing over or around the wall, he exposes himself (see Concealment).',
-    None,
-    'note',
-)
-_wall_cover__said7: Final = Note(
-    'wall_cover',
-    '17.7',
-    'One can throw grenades over a wall without exposing himself.',
-    None,
-    'note',
-)
-_wall_cover__said8: Final = Note(
-    'wall_cover',
-    '17.7',
-    'Walls of stone, brick, dirt, sandbags and the like.',
-    None,
-    'note',
-)
-_wall_cover__said9: Final = Note(
-    'wall_cover',
-    '17.7',
-    "Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
-    'A meter wall does not protect from one next to it.',
-    'erratum',
-)
+_wall_cover__said2: Final = restriction_of(_wall_cover__text1)
+_wall_cover__said3: Final = restriction_of(_wall_cover__text2)
+_wall_cover__said4: Final = restriction_of(_wall_cover__text3)
+_wall_cover__said5: Final = note_of(_wall_cover__text4)
+_wall_cover__said7: Final = note_of(_wall_cover__text5)
+_wall_cover__said8: Final = note_of(_wall_cover__text6)
+_wall_cover__said9: Final = note_of(_wall_cover__text7)
 
 
 def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Walls: cover: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6614,21 +6808,21 @@ def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         v['to_hit'] = whole(e['DEX'])
     d6 = -1 if v['throwing_grenade'] else 0
     value = v['to_hit']
-    trace.append(TraceEntry(_wall_cover__trace6, d6, v, e))
+    trace.append(TraceEntry(_wall_cover__mod1_trace, d6, v, e))
     if d6 < 0:
-        value += -8
+        value -= 8
         modifiers.append(Modifier(_wall_cover__mod1, -8, 'applied', None))
     e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
-    trace.append(TraceEntry(_wall_cover__trace1, -1, v, e))
+    trace.append(TraceEntry(_wall_cover__derive1_trace, -1, v, e))
     e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'))
     d2 = -1 if v['wall'] == 'one_meter' and v['stance'] == 'prone' else 0
     d3 = -1 if v['wall'] == 'two_meters' and v['stance'] != 'standing' else 0
     d4 = -1 if v['wall'] == 'over_two_meters' else 0
     d5 = -1 if v['firing_over'] else 0
-    trace.append(TraceEntry(_wall_cover__trace2, d2, v, e))
-    trace.append(TraceEntry(_wall_cover__trace3, d3, v, e))
-    trace.append(TraceEntry(_wall_cover__trace4, d4, v, e))
-    trace.append(TraceEntry(_wall_cover__trace5, d5, v, e))
+    trace.append(TraceEntry(_wall_cover__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_cover__text2_trace, d3, v, e))
+    trace.append(TraceEntry(_wall_cover__text3_trace, d4, v, e))
+    trace.append(TraceEntry(_wall_cover__text4_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_wall_cover__said2)
@@ -6665,67 +6859,28 @@ def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule wall_crossing, straight
+# rule wall_crossing, written out
 
-_wall_crossing__trace1: Final = TraceSpec(
-    'wall_crossing',
-    '17.7',
-    'cannot move over the wall: it must be jumped over (see Jumping)',
-    ('when wall == one_meter',),
-    (('wall',),),
-)
-_wall_crossing__trace2: Final = TraceSpec(
-    'wall_crossing',
-    '17.7',
-    'cannot move over the wall',
-    ('when wall in {two_meters, over_two_meters}',),
-    (('wall',),),
-)
-_wall_crossing__trace3: Final = TraceSpec(
-    'wall_crossing',
-    '17.7',
-    'cannot jump over the wall',
-    ('when wall in {two_meters, over_two_meters}',),
-    (('wall',),),
-)
-_wall_crossing__trace4: Final = TraceSpec(
-    'wall_crossing',
-    '17.7',
-    'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
-    (),
-    (),
-)
-_wall_crossing__said1: Final = Restriction(
-    'wall_crossing',
-    '17.7',
-    'move over the wall: it must be jumped over (see Jumping)',
-)
-_wall_crossing__said2: Final = Restriction('wall_crossing', '17.7', 'move over the wall')
-_wall_crossing__said3: Final = Restriction('wall_crossing', '17.7', 'jump over the wall')
-_wall_crossing__said4: Final = Note(
-    'wall_crossing',
-    '17.7',
-    'Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
-    'walls that are 1 meter high cannot be moved over they must be jumped over',
-    'erratum',
-)
+_wall_crossing__said1: Final = restriction_of(_wall_crossing__text1)
+_wall_crossing__said2: Final = restriction_of(_wall_crossing__text2)
+_wall_crossing__said3: Final = restriction_of(_wall_crossing__text3)
+_wall_crossing__said4: Final = note_of(_wall_crossing__text4)
 
 
 def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Walls: crossing: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d1 = -1 if v['wall'] == 'one_meter' else 0
     d2 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
     d3 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
-    trace.append(TraceEntry(_wall_crossing__trace1, d1, v, e))
-    trace.append(TraceEntry(_wall_crossing__trace2, d2, v, e))
-    trace.append(TraceEntry(_wall_crossing__trace3, d3, v, e))
+    trace.append(TraceEntry(_wall_crossing__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_wall_crossing__text2_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_crossing__text3_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_wall_crossing__said1)
@@ -6747,124 +6902,24 @@ def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule pits, straight
+# rule pits, written out
 
-_pits__trace1: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
-_pits__trace2: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when pit == one_meter and stance == prone',),
-    (('pit', 'stance'),),
-)
-_pits__trace3: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when pit == two_meters and stance != standing',),
-    (('pit', 'stance'),),
-)
-_pits__trace4: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'cannot fire over the wall',
-    ('when pit == over_two_meters',),
-    (('pit',),),
-)
-_pits__trace5: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: Firing over or around the wall, he exposes himself (see Concealment).',
-    ('when firing_over',),
-    (('firing_over',),),
-)
-_pits__trace6: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'to_hit -8',
-    ('when throwing_grenade',),
-    (('throwing_grenade',),),
-)
-_pits__trace7: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: One can throw grenades over a wall without exposing himself.',
-    (),
-    (),
-)
-_pits__trace8: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    'note: Walls of stone, brick, dirt, sandbags and the like.',
-    (),
-    (),
-)
-_pits__trace9: Final = TraceSpec(
-    'wall_cover',
-    '17.7',
-    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
-    (),
-    (),
-)
-_pits__trace10: Final = TraceSpec(
-    'pits',
-    '17.8',
-    'cannot walk through the pit: it must be jumped over (see Jumping and Falling)',
-    ('when pit != half_meter',),
-    (('pit',),),
-)
-_pits__trace11: Final = TraceSpec(
-    'pits',
-    '17.8',
-    'note: Pits are sometimes called foxholes.',
-    (),
-    (),
-)
-_pits__said2: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_pits__said3: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_pits__said4: Final = Restriction('wall_cover', '17.7', 'fire over the wall')
-_pits__said5: Final = Note(
-    'wall_cover',
-    '17.7',
-    'Firing over or around the wall, he exposes himself (see Concealment).',
-    None,
-    'note',
-)
-_pits__said7: Final = Note(
-    'wall_cover',
-    '17.7',
-    'One can throw grenades over a wall without exposing himself.',
-    None,
-    'note',
-)
-_pits__said8: Final = Note(
-    'wall_cover',
-    '17.7',
-    'Walls of stone, brick, dirt, sandbags and the like.',
-    None,
-    'note',
-)
-_pits__said9: Final = Note(
-    'wall_cover',
-    '17.7',
-    "Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
-    'A meter wall does not protect from one next to it.',
-    'erratum',
-)
-_pits__said10: Final = Restriction(
-    'pits',
-    '17.8',
-    'walk through the pit: it must be jumped over (see Jumping and Falling)',
-)
-_pits__said11: Final = Note('pits', '17.8', 'Pits are sometimes called foxholes.', None, 'note')
+_pits__said2: Final = restriction_of(_wall_cover__part10__text1)
+_pits__said3: Final = restriction_of(_wall_cover__part10__text2)
+_pits__said4: Final = restriction_of(_wall_cover__part10__text3)
+_pits__said5: Final = note_of(_wall_cover__part10__text4)
+_pits__said7: Final = note_of(_wall_cover__part10__text5)
+_pits__said8: Final = note_of(_wall_cover__part10__text6)
+_pits__said9: Final = note_of(_wall_cover__part10__text7)
+_pits__said10: Final = restriction_of(_pits__text1)
+_pits__said11: Final = note_of(_pits__text2)
 
 
 def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Pits and Holes: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6875,23 +6930,23 @@ def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         v['to_hit'] = whole(e['DEX'])
     d6 = -1 if v['throwing_grenade'] else 0
     value = v['to_hit']
-    trace.append(TraceEntry(_pits__trace6, d6, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__mod1_trace, d6, v, e))
     if d6 < 0:
-        value += -8
+        value -= 8
         modifiers.append(Modifier(_wall_cover__part10__mod1, -8, 'applied', None))
     e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
-    trace.append(TraceEntry(_pits__trace1, -1, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__derive1_trace, -1, v, e))
     e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'))
     d2 = -1 if v['pit'] == 'one_meter' and v['stance'] == 'prone' else 0
     d3 = -1 if v['pit'] == 'two_meters' and v['stance'] != 'standing' else 0
     d4 = -1 if v['pit'] == 'over_two_meters' else 0
     d5 = -1 if v['firing_over'] else 0
     d10 = -1 if v['pit'] != 'half_meter' else 0
-    trace.append(TraceEntry(_pits__trace2, d2, v, e))
-    trace.append(TraceEntry(_pits__trace3, d3, v, e))
-    trace.append(TraceEntry(_pits__trace4, d4, v, e))
-    trace.append(TraceEntry(_pits__trace5, d5, v, e))
-    trace.append(TraceEntry(_pits__trace10, d10, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text2_trace, d3, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text3_trace, d4, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text4_trace, d5, v, e))
+    trace.append(TraceEntry(_pits__text1_trace, d10, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_pits__said2)
@@ -6931,109 +6986,28 @@ def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule gravity, straight
+# rule gravity, written out
 
-_gravity__trace1: Final = TraceSpec('gravity', '17.9', 'derive load', (), ())
-_gravity__trace2: Final = TraceSpec('gravity', '17.9', 'derive jump_width', (), ())
-_gravity__trace3: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
-    (),
-    (),
-)
-_gravity__trace4: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
-    (),
-    (),
-)
-_gravity__trace5: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
-    (),
-    (),
-)
-_gravity__trace6: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
-    (),
-    (),
-)
-_gravity__trace7: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
-    (),
-    (),
-)
-_gravity__trace8: Final = TraceSpec(
-    'gravity',
-    '17.9',
-    "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
-    (),
-    (),
-)
-_gravity__said3: Final = Note(
-    'gravity',
-    '17.9',
-    'Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
-    None,
-    'note',
-)
-_gravity__said4: Final = Note(
-    'gravity',
-    '17.9',
-    'Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
-    None,
-    'note',
-)
-_gravity__said5: Final = Note(
-    'gravity',
-    '17.9',
-    'A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
-    None,
-    'note',
-)
-_gravity__said6: Final = Note(
-    'gravity',
-    '17.9',
-    "The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
-    None,
-    'note',
-)
-_gravity__said7: Final = Note(
-    'gravity',
-    '17.9',
-    'The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
-    'His own weight would be -0.3 x 70 or -21 to yield the effects of having -45kg.',
-    'erratum',
-)
-_gravity__said8: Final = Note(
-    'gravity',
-    '17.9',
-    "A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
-    '[ increase effective STR ]',
-    'erratum',
-)
+_gravity__said3: Final = note_of(_gravity__text1)
+_gravity__said4: Final = note_of(_gravity__text2)
+_gravity__said5: Final = note_of(_gravity__text3)
+_gravity__said6: Final = note_of(_gravity__text4)
+_gravity__said7: Final = note_of(_gravity__text5)
+_gravity__said8: Final = note_of(_gravity__text6)
 
 
 def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Changes in Gravity: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_gravity__trace1, -1, v, e))
+    trace.append(TraceEntry(_gravity__derive1_trace, -1, v, e))
     e['load'] = derived['load'] = whole(v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70)
-    trace.append(TraceEntry(_gravity__trace2, -1, v, e))
+    trace.append(TraceEntry(_gravity__derive2_trace, -1, v, e))
     e['jump_width'] = derived['jump_width'] = whole(v['hole'] * v['gravity'])
     return Resolution(
         rulebook='skirmish_terrain',
@@ -7049,241 +7023,23 @@ def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule microgravity, straight
+# rule microgravity, written out
 
-_microgravity__trace1: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'roll footing',
-    ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',),
-    (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),),
-)
-_microgravity__trace2: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'derive float_speed',
-    ('when shots > 0',),
-    (('shots',),),
-)
-_microgravity__trace3: Final = TraceSpec('microgravity', '17.10', 'derive wall_hits', (), ())
-_microgravity__trace4: Final = TraceSpec('microgravity', '17.10', 'derive collision_speed', (), ())
-_microgravity__trace5: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'to_hit -8',
-    ('when at_tether and weapon in {thrown, missile, laser}',),
-    (('at_tether', 'weapon'),),
-)
-_microgravity__trace6: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: Microgravity occurs in objects in deep space, in orbit or in freefall.',
-    (),
-    (),
-)
-_microgravity__trace7: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
-    (),
-    (),
-)
-_microgravity__trace8: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
-    (),
-    (),
-)
-_microgravity__trace9: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
-    (),
-    (),
-)
-_microgravity__trace10: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: One that loses footing cannot change direction or speed by using his feet.',
-    (),
-    (),
-)
-_microgravity__trace11: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
-    (),
-    (),
-)
-_microgravity__trace12: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
-    (),
-    (),
-)
-_microgravity__trace13: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
-    (),
-    (),
-)
-_microgravity__trace14: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: You can also turn and fire your weapon to stop moving.',
-    (),
-    (),
-)
-_microgravity__trace15: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
-    (),
-    (),
-)
-_microgravity__trace16: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
-    (),
-    (),
-)
-_microgravity__trace17: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: One can pull himself along a tether at half his MA.',
-    (),
-    (),
-)
-_microgravity__trace18: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'note: A tether has ST 25 if you try to break it.',
-    (),
-    (),
-)
-_microgravity__trace19: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
-    (),
-    (),
-)
-_microgravity__trace20: Final = TraceSpec(
-    'microgravity',
-    '17.10',
-    'erratum: The doubled "turn" is a typo.',
-    (),
-    (),
-)
-_microgravity__said6: Final = Note(
-    'microgravity',
-    '17.10',
-    'Microgravity occurs in objects in deep space, in orbit or in freefall.',
-    None,
-    'note',
-)
-_microgravity__said7: Final = Note(
-    'microgravity',
-    '17.10',
-    'If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
-    None,
-    'note',
-)
-_microgravity__said8: Final = Note(
-    'microgravity',
-    '17.10',
-    'You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
-    None,
-    'note',
-)
-_microgravity__said9: Final = Note(
-    'microgravity',
-    '17.10',
-    'If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
-    None,
-    'note',
-)
-_microgravity__said10: Final = Note(
-    'microgravity',
-    '17.10',
-    'One that loses footing cannot change direction or speed by using his feet.',
-    None,
-    'note',
-)
-_microgravity__said11: Final = Note(
-    'microgravity',
-    '17.10',
-    'A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
-    None,
-    'note',
-)
-_microgravity__said12: Final = Note(
-    'microgravity',
-    '17.10',
-    'To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
-    None,
-    'note',
-)
-_microgravity__said13: Final = Note(
-    'microgravity',
-    '17.10',
-    'You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
-    None,
-    'note',
-)
-_microgravity__said14: Final = Note(
-    'microgravity',
-    '17.10',
-    'You can also turn and fire your weapon to stop moving.',
-    None,
-    'note',
-)
-_microgravity__said15: Final = Note(
-    'microgravity',
-    '17.10',
-    'If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
-    None,
-    'note',
-)
-_microgravity__said16: Final = Note(
-    'microgravity',
-    '17.10',
-    'Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
-    None,
-    'note',
-)
-_microgravity__said17: Final = Note(
-    'microgravity',
-    '17.10',
-    'One can pull himself along a tether at half his MA.',
-    None,
-    'note',
-)
-_microgravity__said18: Final = Note(
-    'microgravity',
-    '17.10',
-    'A tether has ST 25 if you try to break it.',
-    None,
-    'note',
-)
-_microgravity__said19: Final = Note(
-    'microgravity',
-    '17.10',
-    'The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
-    'make a saving roll of 4 dice against your STR + DEX, halved',
-    'erratum',
-)
-_microgravity__said20: Final = Note(
-    'microgravity',
-    '17.10',
-    'The doubled "turn" is a typo.',
-    'A figure can turn turn his counter by one hex side/turn',
-    'erratum',
-)
+_microgravity__said6: Final = note_of(_microgravity__text1)
+_microgravity__said7: Final = note_of(_microgravity__text2)
+_microgravity__said8: Final = note_of(_microgravity__text3)
+_microgravity__said9: Final = note_of(_microgravity__text4)
+_microgravity__said10: Final = note_of(_microgravity__text5)
+_microgravity__said11: Final = note_of(_microgravity__text6)
+_microgravity__said12: Final = note_of(_microgravity__text7)
+_microgravity__said13: Final = note_of(_microgravity__text8)
+_microgravity__said14: Final = note_of(_microgravity__text9)
+_microgravity__said15: Final = note_of(_microgravity__text10)
+_microgravity__said16: Final = note_of(_microgravity__text11)
+_microgravity__said17: Final = note_of(_microgravity__text12)
+_microgravity__said18: Final = note_of(_microgravity__text13)
+_microgravity__said19: Final = note_of(_microgravity__text14)
+_microgravity__said20: Final = note_of(_microgravity__text15)
 _microgravity__unread1: Final = Note(
     'microgravity',
     '17.10',
@@ -7314,8 +7070,7 @@ def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     """Microgravity: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7327,25 +7082,25 @@ def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         v['to_hit'] = whole(e['DEX'])
     d5 = -1 if v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser') else 0
     value = v['to_hit']
-    trace.append(TraceEntry(_microgravity__trace5, d5, v, e))
+    trace.append(TraceEntry(_microgravity__mod1_trace, d5, v, e))
     if d5 < 0:
-        value += -8
+        value -= 8
         modifiers.append(Modifier(_microgravity__mod1, -8, 'applied', None))
     e['to_hit'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
     e['STR'] = v['STR']
     d2 = -1 if v['shots'] > 0 else 0
-    trace.append(TraceEntry(_microgravity__trace2, d2, v, e))
+    trace.append(TraceEntry(_microgravity__derive1_trace, d2, v, e))
     if d2 < 0:
         e['float_speed'] = derived['float_speed'] = whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed'))
     else:
         e.wait('float_speed', lambda: whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed')))
-    trace.append(TraceEntry(_microgravity__trace3, -1, v, e))
+    trace.append(TraceEntry(_microgravity__derive2_trace, -1, v, e))
     e['wall_hits'] = derived['wall_hits'] = whole(round_value(Fraction(v['floating_speed']) / 3, 'down'))
-    trace.append(TraceEntry(_microgravity__trace4, -1, v, e))
+    trace.append(TraceEntry(_microgravity__derive3_trace, -1, v, e))
     e['collision_speed'] = derived['collision_speed'] = whole(Fraction(v['floating_speed']) / 2)
     rolls: list[Roll] = []
     d1 = -1 if v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'] else 0
-    trace.append(TraceEntry(_microgravity__trace1, d1, v, e))
+    trace.append(TraceEntry(_microgravity__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_microgravity[0]))
     notes: list[Note] = [_microgravity__said6, _microgravity__said7, _microgravity__said8, _microgravity__said9, _microgravity__said10, _microgravity__said11, _microgravity__said12, _microgravity__said13, _microgravity__said14, _microgravity__said15, _microgravity__said16, _microgravity__said17, _microgravity__said18, _microgravity__said19, _microgravity__said20]

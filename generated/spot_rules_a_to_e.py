@@ -2409,12 +2409,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -4446,6 +4460,13 @@ _skill_roll__mod1: Final = ModSpec(
     condition='when easy',
     label='Easy: double the rating',
 )
+_skill_roll__mod1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is easy',
+    ('when easy',),
+    (('easy',),),
+)
 _skill_roll__mod2: Final = ModSpec(
     key='skill_roll#3.1',
     rule='skill_roll',
@@ -4458,6 +4479,13 @@ _skill_roll__mod2: Final = ModSpec(
     rounding=None,
     condition='when difficult',
     label='Difficult: half the rating, round up',
+)
+_skill_roll__mod2_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is difficult',
+    ('when difficult',),
+    (('difficult',),),
 )
 _skill_roll__mod3: Final = ModSpec(
     key='skill_roll#4.1',
@@ -4472,6 +4500,13 @@ _skill_roll__mod3: Final = ModSpec(
     condition='when at_one_fifth',
     label='1/5 of the rating, round up',
 )
+_skill_roll__mod3_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is one_fifth',
+    ('when at_one_fifth',),
+    (('at_one_fifth',),),
+)
 _skill_roll__mod4: Final = ModSpec(
     key='skill_roll#5.1',
     rule='skill_roll',
@@ -4484,6 +4519,13 @@ _skill_roll__mod4: Final = ModSpec(
     rounding=None,
     condition='when impossible',
     label=None,
+)
+_skill_roll__mod4_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is impossible',
+    ('when impossible',),
+    (('impossible',),),
 )
 _skill_roll__roll1: Final = RollSpec(
     key='skill_roll#6',
@@ -4503,6 +4545,13 @@ _skill_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_skill_roll__roll1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'roll skill_check',
+    (),
+    (),
+)
 _skill_roll__text1: Final = TextSpec(
     key='skill_roll#7',
     rule='skill_roll',
@@ -4511,6 +4560,13 @@ _skill_roll__text1: Final = TextSpec(
     text='Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
     quote=None,
     condition='',
+)
+_skill_roll__text1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
+    (),
+    (),
 )
 _skill_roll__text2: Final = TextSpec(
     key='skill_roll#8',
@@ -4521,15 +4577,22 @@ _skill_roll__text2: Final = TextSpec(
     quote='Missile weapon attacks are at 1/5 skill rating',
     condition='',
 )
+_skill_roll__text2_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
+    (),
+    (),
+)
 
 _rule_skill_roll: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is easy', ('when easy',), (('easy',),)), 'easy', (('easy', 0),)),
-    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is difficult', ('when difficult',), (('difficult',),)), 'difficult', (('difficult', 0),)),
-    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is one_fifth', ('when at_one_fifth',), (('at_one_fifth',),)), 'one_fifth', (('at_one_fifth', 0),)),
-    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is impossible', ('when impossible',), (('impossible',),)), 'impossible', (('impossible', 0),)),
-    Step('roll', _skill_roll__roll1, (), TraceSpec('skill_roll', '7 (system conventions)', 'roll skill_check', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
-    Step('text', _skill_roll__text1, (), TraceSpec('skill_roll', '7 (system conventions)', 'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.', (), ()), None, ()),
-    Step('text', _skill_roll__text2, (), TraceSpec('skill_roll', '7 (system conventions)', 'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.', (), ()), None, ()),
+    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), _skill_roll__mod1_trace, 'easy', (('easy', 0),)),
+    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), _skill_roll__mod2_trace, 'difficult', (('difficult', 0),)),
+    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), _skill_roll__mod3_trace, 'one_fifth', (('at_one_fifth', 0),)),
+    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), _skill_roll__mod4_trace, 'impossible', (('impossible', 0),)),
+    Step('roll', _skill_roll__roll1, (), _skill_roll__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+    Step('text', _skill_roll__text1, (), _skill_roll__text1_trace, None, ()),
+    Step('text', _skill_roll__text2, (), _skill_roll__text2_trace, None, ()),
 )
 """Skill rolls (7 (system conventions)).
 
@@ -4560,6 +4623,13 @@ _characteristic_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll1_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll str_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll2: Final = RollSpec(
     key='characteristic_roll#3',
     rule='characteristic_roll',
@@ -4577,6 +4647,13 @@ _characteristic_roll__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll2_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll con_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll3: Final = RollSpec(
     key='characteristic_roll#4',
@@ -4596,6 +4673,13 @@ _characteristic_roll__roll3: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll3_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll int_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll4: Final = RollSpec(
     key='characteristic_roll#5',
     rule='characteristic_roll',
@@ -4613,6 +4697,13 @@ _characteristic_roll__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll4_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll pow_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll5: Final = RollSpec(
     key='characteristic_roll#6',
@@ -4632,6 +4723,13 @@ _characteristic_roll__roll5: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll5_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll dex_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll6: Final = RollSpec(
     key='characteristic_roll#7',
     rule='characteristic_roll',
@@ -4649,6 +4747,13 @@ _characteristic_roll__roll6: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll6_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll cha_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll7: Final = RollSpec(
     key='characteristic_roll#8',
@@ -4668,6 +4773,13 @@ _characteristic_roll__roll7: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll7_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll stamina_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll8: Final = RollSpec(
     key='characteristic_roll#9',
     rule='characteristic_roll',
@@ -4685,6 +4797,13 @@ _characteristic_roll__roll8: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll8_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll agility_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll9: Final = RollSpec(
     key='characteristic_roll#10',
@@ -4704,6 +4823,13 @@ _characteristic_roll__roll9: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll9_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll idea_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll10: Final = RollSpec(
     key='characteristic_roll#11',
     rule='characteristic_roll',
@@ -4722,6 +4848,13 @@ _characteristic_roll__roll10: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll10_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll luck_roll',
+    (),
+    (),
+)
 _characteristic_roll__text1: Final = TextSpec(
     key='characteristic_roll#12',
     rule='characteristic_roll',
@@ -4731,19 +4864,26 @@ _characteristic_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_characteristic_roll__text1_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
+    (),
+    (),
+)
 
 _rule_characteristic_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _characteristic_roll__roll1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll str_roll', (), ()), (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll2, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll con_roll', (), ()), (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll3, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll int_roll', (), ()), (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll4, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll pow_roll', (), ()), (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll5, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll dex_roll', (), ()), (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll6, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll cha_roll', (), ()), (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll7, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll stamina_roll', (), ()), (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll8, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll agility_roll', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll9, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll idea_roll', (), ()), (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll10, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll luck_roll', (), ()), (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
-    Step('text', _characteristic_roll__text1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).', (), ()), None, ()),
+    Step('roll', _characteristic_roll__roll1, (), _characteristic_roll__roll1_trace, (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll2, (), _characteristic_roll__roll2_trace, (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll3, (), _characteristic_roll__roll3_trace, (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll4, (), _characteristic_roll__roll4_trace, (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll5, (), _characteristic_roll__roll5_trace, (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll6, (), _characteristic_roll__roll6_trace, (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll7, (), _characteristic_roll__roll7_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll8, (), _characteristic_roll__roll8_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll9, (), _characteristic_roll__roll9_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll10, (), _characteristic_roll__roll10_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
+    Step('text', _characteristic_roll__text1, (), _characteristic_roll__text1_trace, None, ()),
 )
 """Characteristic rolls (7 (system conventions)).
 
@@ -4779,6 +4919,13 @@ _resistance_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_resistance_roll__roll1_trace: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'roll resist',
+    (),
+    (),
+)
 _resistance_roll__text1: Final = TextSpec(
     key='resistance_roll#3',
     rule='resistance_roll',
@@ -4788,10 +4935,17 @@ _resistance_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_resistance_roll__text1_trace: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
+    (),
+    (),
+)
 
 _rule_resistance_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _resistance_roll__roll1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'roll resist', (), ()), (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
-    Step('text', _resistance_roll__text1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.', (), ()), None, ()),
+    Step('roll', _resistance_roll__roll1, (), _resistance_roll__roll1_trace, (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
+    Step('text', _resistance_roll__text1, (), _resistance_roll__text1_trace, None, ()),
 )
 """Resistance rolls (7 (system conventions)).
 
@@ -4813,6 +4967,13 @@ _acid__mod1: Final = ModSpec(
     condition='when acid == weak',
     label='weak acid: 1D3-1 per round',
 )
+_acid__mod1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d3 - 1',
+    ('when acid == weak',),
+    (('acid',),),
+)
 _acid__mod2: Final = ModSpec(
     key='acid#3.1',
     rule='acid',
@@ -4825,6 +4986,13 @@ _acid__mod2: Final = ModSpec(
     rounding=None,
     condition='when acid == strong',
     label='strong acid: 1D4 per round',
+)
+_acid__mod2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d4',
+    ('when acid == strong',),
+    (('acid',),),
 )
 _acid__mod3: Final = ModSpec(
     key='acid#4.1',
@@ -4839,6 +5007,13 @@ _acid__mod3: Final = ModSpec(
     condition='when acid == very_strong',
     label='very strong acid: 1D6+1 per round',
 )
+_acid__mod3_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d6 + 1',
+    ('when acid == very_strong',),
+    (('acid',),),
+)
 _acid__mod4: Final = ModSpec(
     key='acid#5.1.1',
     rule='acid',
@@ -4851,6 +5026,13 @@ _acid__mod4: Final = ModSpec(
     rounding='up',
     condition='when armored; when acid_round <= protection_rounds',
     label="armor halves the acid's damage",
+)
+_acid__mod4_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage / 2 round up',
+    ('when armored', 'when acid_round <= protection_rounds'),
+    (('armored',), ('acid_round', 'protection_rounds')),
 )
 _acid__roll1: Final = RollSpec(
     key='acid#5.2',
@@ -4870,6 +5052,13 @@ _acid__roll1: Final = RollSpec(
     notes=(),
     condition='when armored',
 )
+_acid__roll1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_slows',
+    ('when armored',),
+    (('armored',),),
+)
 _acid__roll2: Final = RollSpec(
     key='acid#5.3.1',
     rule='acid',
@@ -4888,6 +5077,13 @@ _acid__roll2: Final = RollSpec(
     notes=(),
     condition='when armored; when acid == very_strong',
 )
+_acid__roll2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_survives',
+    ('when armored', 'when acid == very_strong'),
+    (('armored',), ('acid',)),
+)
 _acid__text1: Final = TextSpec(
     key='acid#5.3.2.1',
     rule='acid',
@@ -4896,6 +5092,13 @@ _acid__text1: Final = TextSpec(
     text='use the armor: very strong acid has functionally destroyed it',
     quote=None,
     condition='when armored; when acid == very_strong; when acid_round > armor_life',
+)
+_acid__text1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'cannot use the armor: very strong acid has functionally destroyed it',
+    ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'),
+    (('armored',), ('acid',), ('acid_round', 'armor_life')),
 )
 _acid__text2: Final = TextSpec(
     key='acid#6',
@@ -4906,6 +5109,13 @@ _acid__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
+    (),
+    (),
+)
 _acid__text3: Final = TextSpec(
     key='acid#7',
     rule='acid',
@@ -4914,6 +5124,13 @@ _acid__text3: Final = TextSpec(
     text='Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
     quote=None,
     condition='',
+)
+_acid__text3_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
+    (),
+    (),
 )
 _acid__text4: Final = TextSpec(
     key='acid#8',
@@ -4924,6 +5141,13 @@ _acid__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text4_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
+    (),
+    (),
+)
 _acid__text5: Final = TextSpec(
     key='acid#9',
     rule='acid',
@@ -4932,6 +5156,13 @@ _acid__text5: Final = TextSpec(
     text="The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
     quote=None,
     condition='',
+)
+_acid__text5_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
+    (),
+    (),
 )
 _acid__text6: Final = TextSpec(
     key='acid#10',
@@ -4942,6 +5173,13 @@ _acid__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text6_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
+    (),
+    (),
+)
 _acid__text7: Final = TextSpec(
     key='acid#11',
     rule='acid',
@@ -4951,21 +5189,28 @@ _acid__text7: Final = TextSpec(
     quote='Armor protection against acids lasts 1D3 rounds. After that, the acid inflicts normal damage.',
     condition='',
 )
+_acid__text7_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
+    (),
+    (),
+)
 
 _rule_acid: Final[tuple[Step, ...]] = (
-    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), TraceSpec('acid', '7. Acid', 'acid_damage = d3 - 1', ('when acid == weak',), (('acid',),)), Dice(((1, 3),)).plus(-1), (('acid', 0),)),
-    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d4', ('when acid == strong',), (('acid',),)), Dice(((1, 4),)), (('acid', 0),)),
-    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d6 + 1', ('when acid == very_strong',), (('acid',),)), Dice(((1, 6),)).plus(1), (('acid', 0),)),
-    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), TraceSpec('acid', '7. Acid', 'acid_damage / 2 round up', ('when armored', 'when acid_round <= protection_rounds'), (('armored',), ('acid_round', 'protection_rounds'))), 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
-    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), TraceSpec('acid', '7. Acid', 'roll armor_slows', ('when armored',), (('armored',),)), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
-    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), TraceSpec('acid', '7. Acid', 'roll armor_survives', ('when armored', 'when acid == very_strong'), (('armored',), ('acid',))), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
-    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), TraceSpec('acid', '7. Acid', 'cannot use the armor: very strong acid has functionally destroyed it', ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'), (('armored',), ('acid',), ('acid_round', 'armor_life'))), None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
-    Step('text', _acid__text2, (), TraceSpec('acid', '7. Acid', 'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.', (), ()), None, ()),
-    Step('text', _acid__text3, (), TraceSpec('acid', '7. Acid', 'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.', (), ()), None, ()),
-    Step('text', _acid__text4, (), TraceSpec('acid', '7. Acid', "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.", (), ()), None, ()),
-    Step('text', _acid__text5, (), TraceSpec('acid', '7. Acid', "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.", (), ()), None, ()),
-    Step('text', _acid__text6, (), TraceSpec('acid', '7. Acid', 'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.', (), ()), None, ()),
-    Step('text', _acid__text7, (), TraceSpec('acid', '7. Acid', 'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.', (), ()), None, ()),
+    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), _acid__mod1_trace, Dice(((1, 3),)).plus(-1), (('acid', 0),)),
+    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), _acid__mod2_trace, Dice(((1, 4),)), (('acid', 0),)),
+    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), _acid__mod3_trace, Dice(((1, 6),)).plus(1), (('acid', 0),)),
+    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), _acid__mod4_trace, 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
+    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), _acid__roll1_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
+    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), _acid__roll2_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
+    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), _acid__text1_trace, None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
+    Step('text', _acid__text2, (), _acid__text2_trace, None, ()),
+    Step('text', _acid__text3, (), _acid__text3_trace, None, ()),
+    Step('text', _acid__text4, (), _acid__text4_trace, None, ()),
+    Step('text', _acid__text5, (), _acid__text5_trace, None, ()),
+    Step('text', _acid__text6, (), _acid__text6_trace, None, ()),
+    Step('text', _acid__text7, (), _acid__text7_trace, None, ()),
 )
 """Acid (7. Acid).
 
@@ -4993,6 +5238,13 @@ _aerial_combat__mod1: Final = ModSpec(
     condition='when stunt == moderately_difficult',
     label='moderately difficult stunt (roll)',
 )
+_aerial_combat__mod1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when stunt == moderately_difficult',),
+    (('stunt',),),
+)
 _aerial_combat__mod2: Final = ModSpec(
     key='aerial_combat#3.1',
     rule='aerial_combat',
@@ -5005,6 +5257,13 @@ _aerial_combat__mod2: Final = ModSpec(
     rounding=None,
     condition='when stunt == difficult_stunt',
     label='difficult stunt (wingover)',
+)
+_aerial_combat__mod2_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when stunt == difficult_stunt',),
+    (('stunt',),),
 )
 _aerial_combat__mod3: Final = ModSpec(
     key='aerial_combat#4.1',
@@ -5019,6 +5278,13 @@ _aerial_combat__mod3: Final = ModSpec(
     condition='when stunt == extremely_difficult',
     label='extremely difficult stunt (loop-the-loop)',
 )
+_aerial_combat__mod3_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when stunt == extremely_difficult',),
+    (('stunt',),),
+)
 _aerial_combat__mod4: Final = ModSpec(
     key='aerial_combat#5.1.1',
     rule='aerial_combat',
@@ -5031,6 +5297,13 @@ _aerial_combat__mod4: Final = ModSpec(
     rounding=None,
     condition='when wind == strong; unless tail_wind',
     label='strong wind',
+)
+_aerial_combat__mod4_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == strong', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod5: Final = ModSpec(
     key='aerial_combat#6.1.1',
@@ -5045,6 +5318,13 @@ _aerial_combat__mod5: Final = ModSpec(
     condition='when wind == severe; when tail_wind',
     label='severe tail wind',
 )
+_aerial_combat__mod5_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == severe', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod6: Final = ModSpec(
     key='aerial_combat#6.1else.1',
     rule='aerial_combat',
@@ -5057,6 +5337,13 @@ _aerial_combat__mod6: Final = ModSpec(
     rounding=None,
     condition='when wind == severe; unless tail_wind',
     label='severe wind',
+)
+_aerial_combat__mod6_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == severe', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod7: Final = ModSpec(
     key='aerial_combat#7.1.1',
@@ -5071,6 +5358,13 @@ _aerial_combat__mod7: Final = ModSpec(
     condition='when wind == windstorm; when tail_wind',
     label='windstorm, tail wind',
 )
+_aerial_combat__mod7_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == windstorm', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod8: Final = ModSpec(
     key='aerial_combat#7.1else.1',
     rule='aerial_combat',
@@ -5083,6 +5377,13 @@ _aerial_combat__mod8: Final = ModSpec(
     rounding=None,
     condition='when wind == windstorm; unless tail_wind',
     label='windstorm',
+)
+_aerial_combat__mod8_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == windstorm', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod9: Final = ModSpec(
     key='aerial_combat#8.1.1',
@@ -5097,6 +5398,13 @@ _aerial_combat__mod9: Final = ModSpec(
     condition='when wind == hurricane; when tail_wind',
     label='hurricane-force tail wind',
 )
+_aerial_combat__mod9_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == hurricane', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod10: Final = ModSpec(
     key='aerial_combat#8.1else.1',
     rule='aerial_combat',
@@ -5109,6 +5417,13 @@ _aerial_combat__mod10: Final = ModSpec(
     rounding=None,
     condition='when wind == hurricane; unless tail_wind',
     label='hurricane-force wind',
+)
+_aerial_combat__mod10_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -75%',
+    ('when wind == hurricane', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod11: Final = ModSpec(
     key='aerial_combat#9.1',
@@ -5123,6 +5438,13 @@ _aerial_combat__mod11: Final = ModSpec(
     condition='when wind == tornado',
     label='tornado-force wind',
 )
+_aerial_combat__mod11_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -100%',
+    ('when wind == tornado',),
+    (('wind',),),
+)
 _aerial_combat__mod12: Final = ModSpec(
     key='aerial_combat#10.1',
     rule='aerial_combat',
@@ -5135,6 +5457,13 @@ _aerial_combat__mod12: Final = ModSpec(
     rounding=None,
     condition='when thin_air',
     label='high altitude, low pressure or becalmed',
+)
+_aerial_combat__mod12_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when thin_air',),
+    (('thin_air',),),
 )
 _aerial_combat__mod13: Final = ModSpec(
     key='aerial_combat#11.1',
@@ -5149,6 +5478,13 @@ _aerial_combat__mod13: Final = ModSpec(
     condition='when armor_worn == light_armor',
     label='light armor',
 )
+_aerial_combat__mod13_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when armor_worn == light_armor',),
+    (('armor_worn',),),
+)
 _aerial_combat__mod14: Final = ModSpec(
     key='aerial_combat#12.1',
     rule='aerial_combat',
@@ -5162,6 +5498,13 @@ _aerial_combat__mod14: Final = ModSpec(
     condition='when armor_worn == medium_armor',
     label='medium armor',
 )
+_aerial_combat__mod14_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when armor_worn == medium_armor',),
+    (('armor_worn',),),
+)
 _aerial_combat__mod15: Final = ModSpec(
     key='aerial_combat#13.1',
     rule='aerial_combat',
@@ -5174,6 +5517,13 @@ _aerial_combat__mod15: Final = ModSpec(
     rounding=None,
     condition='when armor_worn == heavy_armor',
     label='heavy armor',
+)
+_aerial_combat__mod15_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when armor_worn == heavy_armor',),
+    (('armor_worn',),),
 )
 _aerial_combat__roll1: Final = RollSpec(
     key='aerial_combat#14',
@@ -5193,6 +5543,13 @@ _aerial_combat__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_aerial_combat__roll1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'roll fly_roll',
+    (),
+    (),
+)
 _aerial_combat__mod16: Final = ModSpec(
     key='aerial_combat#15.1',
     rule='aerial_combat',
@@ -5205,6 +5562,13 @@ _aerial_combat__mod16: Final = ModSpec(
     rounding=None,
     condition='when flying',
     label='combat skills are limited to the Fly skill',
+)
+_aerial_combat__mod16_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill -max(0, base skill - base fly)',
+    ('when flying',),
+    (('flying',),),
 )
 _aerial_combat__mod17: Final = ModSpec(
     key='aerial_combat#15.2.1',
@@ -5219,6 +5583,13 @@ _aerial_combat__mod17: Final = ModSpec(
     condition='when flying; when fly_result == fly_failure',
     label='failed Fly roll',
 )
+_aerial_combat__mod17_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is difficult',
+    ('when flying', 'when fly_result == fly_failure'),
+    (('flying',), ('fly_result',)),
+)
 _aerial_combat__mod18: Final = ModSpec(
     key='aerial_combat#15.3.1',
     rule='aerial_combat',
@@ -5232,6 +5603,13 @@ _aerial_combat__mod18: Final = ModSpec(
     condition='when flying; when fly_result == fly_critical',
     label='critical Fly roll',
 )
+_aerial_combat__mod18_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is easy',
+    ('when flying', 'when fly_result == fly_critical'),
+    (('flying',), ('fly_result',)),
+)
 _aerial_combat__text1: Final = TextSpec(
     key='aerial_combat#15.4.1',
     rule='aerial_combat',
@@ -5240,6 +5618,13 @@ _aerial_combat__text1: Final = TextSpec(
     text='attack or act this round: the Fly roll fumbled',
     quote=None,
     condition='when flying; when fly_result == fly_fumble',
+)
+_aerial_combat__text1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'cannot attack or act this round: the Fly roll fumbled',
+    ('when flying', 'when fly_result == fly_fumble'),
+    (('flying',), ('fly_result',)),
 )
 _aerial_combat__text2: Final = TextSpec(
     key='aerial_combat#16',
@@ -5250,6 +5635,13 @@ _aerial_combat__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aerial_combat__text2_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
+    (),
+    (),
+)
 _aerial_combat__text3: Final = TextSpec(
     key='aerial_combat#17',
     rule='aerial_combat',
@@ -5258,6 +5650,13 @@ _aerial_combat__text3: Final = TextSpec(
     text='A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
     quote=None,
     condition='',
+)
+_aerial_combat__text3_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
+    (),
+    (),
 )
 _aerial_combat__text4: Final = TextSpec(
     key='aerial_combat#18',
@@ -5268,6 +5667,13 @@ _aerial_combat__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aerial_combat__text4_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
+    (),
+    (),
+)
 _aerial_combat__text5: Final = TextSpec(
     key='aerial_combat#19',
     rule='aerial_combat',
@@ -5276,6 +5682,13 @@ _aerial_combat__text5: Final = TextSpec(
     text='See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     quote=None,
     condition='',
+)
+_aerial_combat__text5_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
+    (),
+    (),
 )
 _aerial_combat__text6: Final = TextSpec(
     key='aerial_combat#20',
@@ -5286,6 +5699,13 @@ _aerial_combat__text6: Final = TextSpec(
     quote="combat skill ratings are reduced to the level of your character's Flight skill",
     condition='',
 )
+_aerial_combat__text6_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
+    (),
+    (),
+)
 _aerial_combat__text7: Final = TextSpec(
     key='aerial_combat#21',
     rule='aerial_combat',
@@ -5295,34 +5715,41 @@ _aerial_combat__text7: Final = TextSpec(
     quote='Tornado-force Wind: -100% penalty',
     condition='',
 )
+_aerial_combat__text7_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: No tail-wind relief is given for a tornado; none is encoded.',
+    (),
+    (),
+)
 
 _rule_aerial_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when stunt == moderately_difficult',), (('stunt',),)), -10, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when stunt == difficult_stunt',), (('stunt',),)), -25, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when stunt == extremely_difficult',), (('stunt',),)), -50, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == strong', 'unless tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == severe', 'when tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == severe', 'unless tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == windstorm', 'when tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == windstorm', 'unless tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == hurricane', 'when tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -75%', ('when wind == hurricane', 'unless tail_wind'), (('wind',), ('tail_wind',))), -75, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -100%', ('when wind == tornado',), (('wind',),)), -100, (('wind', 0),)),
-    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when thin_air',), (('thin_air',),)), -25, (('thin_air', 0),)),
-    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when armor_worn == light_armor',), (('armor_worn',),)), -10, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when armor_worn == medium_armor',), (('armor_worn',),)), -25, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when armor_worn == heavy_armor',), (('armor_worn',),)), -50, (('armor_worn', 0),)),
-    Step('roll', _aerial_combat__roll1, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'roll fly_roll', (), ()), (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
-    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill -max(0, base skill - base fly)', ('when flying',), (('flying',),)), lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
-    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is difficult', ('when flying', 'when fly_result == fly_failure'), (('flying',), ('fly_result',))), 'difficult', (('flying', 0), ('fly_result', 1))),
-    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is easy', ('when flying', 'when fly_result == fly_critical'), (('flying',), ('fly_result',))), 'easy', (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), TraceSpec('aerial_combat', '7. Aerial Combat', 'cannot attack or act this round: the Fly roll fumbled', ('when flying', 'when fly_result == fly_fumble'), (('flying',), ('fly_result',))), None, (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text2, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.', (), ()), None, ()),
-    Step('text', _aerial_combat__text3, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.', (), ()), None, ()),
-    Step('text', _aerial_combat__text4, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.', (), ()), None, ()),
-    Step('text', _aerial_combat__text5, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.', (), ()), None, ()),
-    Step('text', _aerial_combat__text6, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.', (), ()), None, ()),
-    Step('text', _aerial_combat__text7, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: No tail-wind relief is given for a tornado; none is encoded.', (), ()), None, ()),
+    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), _aerial_combat__mod1_trace, -10, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), _aerial_combat__mod2_trace, -25, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), _aerial_combat__mod3_trace, -50, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), _aerial_combat__mod4_trace, -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), _aerial_combat__mod5_trace, -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), _aerial_combat__mod6_trace, -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), _aerial_combat__mod7_trace, -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), _aerial_combat__mod8_trace, -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), _aerial_combat__mod9_trace, -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), _aerial_combat__mod10_trace, -75, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), _aerial_combat__mod11_trace, -100, (('wind', 0),)),
+    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), _aerial_combat__mod12_trace, -25, (('thin_air', 0),)),
+    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), _aerial_combat__mod13_trace, -10, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), _aerial_combat__mod14_trace, -25, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), _aerial_combat__mod15_trace, -50, (('armor_worn', 0),)),
+    Step('roll', _aerial_combat__roll1, (), _aerial_combat__roll1_trace, (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
+    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), _aerial_combat__mod16_trace, lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
+    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), _aerial_combat__mod17_trace, 'difficult', (('flying', 0), ('fly_result', 1))),
+    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), _aerial_combat__mod18_trace, 'easy', (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), _aerial_combat__text1_trace, None, (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text2, (), _aerial_combat__text2_trace, None, ()),
+    Step('text', _aerial_combat__text3, (), _aerial_combat__text3_trace, None, ()),
+    Step('text', _aerial_combat__text4, (), _aerial_combat__text4_trace, None, ()),
+    Step('text', _aerial_combat__text5, (), _aerial_combat__text5_trace, None, ()),
+    Step('text', _aerial_combat__text6, (), _aerial_combat__text6_trace, None, ()),
+    Step('text', _aerial_combat__text7, (), _aerial_combat__text7_trace, None, ()),
 )
 """Aerial Combat (7. Aerial Combat).
 
@@ -5368,6 +5795,13 @@ _aimed_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when interrupted',
 )
+_aimed_attacks__roll1_trace: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'roll keep_aim',
+    ('when interrupted',),
+    (('interrupted',),),
+)
 _aimed_attacks__text1: Final = TextSpec(
     key='aimed_attacks#3',
     rule='aimed_attacks',
@@ -5377,10 +5811,17 @@ _aimed_attacks__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aimed_attacks__text1_trace: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
+    (),
+    (),
+)
 
 _rule_aimed_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'roll keep_aim', ('when interrupted',), (('interrupted',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
-    Step('text', _aimed_attacks__text1, (), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.', (), ()), None, ()),
+    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), _aimed_attacks__roll1_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
+    Step('text', _aimed_attacks__text1, (), _aimed_attacks__text1_trace, None, ()),
 )
 """Aimed Attacks (7. Aimed Attacks).
 
@@ -5402,6 +5843,13 @@ _aim_bonus__mod1: Final = ModSpec(
     condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
     label='aiming (after the 5 ranks that offset the area)',
 )
+_aim_bonus__mod1_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
 _aim_bonus__mod2: Final = ModSpec(
     key='aim_bonus#2.1else.1',
     rule='aim_bonus',
@@ -5415,6 +5863,13 @@ _aim_bonus__mod2: Final = ModSpec(
     condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
     label='aiming: +1/10 of the skill per 5 DEX ranks',
 )
+_aim_bonus__mod2_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
 _aim_bonus__text1: Final = TextSpec(
     key='aim_bonus#3',
     rule='aim_bonus',
@@ -5424,11 +5879,18 @@ _aim_bonus__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aim_bonus__text1_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    (),
+    (),
+)
 
 _rule_aim_bonus: Final[tuple[Step, ...]] = (
-    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)', ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)', ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('text', _aim_bonus__text1, (), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.', (), ()), None, ()),
+    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), _aim_bonus__mod1_trace, lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), _aim_bonus__mod2_trace, lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('text', _aim_bonus__text1, (), _aim_bonus__text1_trace, None, ()),
 )
 """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
@@ -5451,6 +5913,13 @@ _targeting_specific_area__mod1: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
+_targeting_specific_area__mod1_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is difficult',
+    ('when target_area',),
+    (('target_area',),),
+)
 _targeting_specific_area__mod2: Final = ModSpec(
     key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
@@ -5464,6 +5933,13 @@ _targeting_specific_area__mod2: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
+_targeting_specific_area__mod2_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is easy',
+    ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'),
+    (('target_area',), ('aim_ranks', 'beyond_double_range')),
+)
 _targeting_specific_area__text1: Final = TextSpec(
     key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
@@ -5472,6 +5948,13 @@ _targeting_specific_area__text1: Final = TextSpec(
     text="A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
     quote=None,
     condition='when target_area; when unarmored_area',
+)
+_targeting_specific_area__text1_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    ('when target_area', 'when unarmored_area'),
+    (('target_area',), ('unarmored_area',)),
 )
 _targeting_specific_area__text2: Final = TextSpec(
     key='targeting_specific_area#4',
@@ -5482,6 +5965,13 @@ _targeting_specific_area__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_targeting_specific_area__text2_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    (),
+    (),
+)
 _targeting_specific_area__text3: Final = TextSpec(
     key='targeting_specific_area#5',
     rule='targeting_specific_area',
@@ -5491,14 +5981,21 @@ _targeting_specific_area__text3: Final = TextSpec(
     quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
     condition='',
 )
+_targeting_specific_area__text3_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    (),
+    (),
+)
 
 _rule_targeting_specific_area: Final[tuple[Step, ...]] = (
     Step('part', 'aim_bonus', (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'as aim_bonus', (), ())),
-    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is difficult', ('when target_area',), (('target_area',),)), 'difficult', (('target_area', 0),)),
-    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is easy', ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'), (('target_area',), ('aim_ranks', 'beyond_double_range'))), 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
-    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.", ('when target_area', 'when unarmored_area'), (('target_area',), ('unarmored_area',))), None, (('target_area', 0), ('unarmored_area', 1))),
-    Step('text', _targeting_specific_area__text2, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.', (), ()), None, ()),
-    Step('text', _targeting_specific_area__text3, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.', (), ()), None, ()),
+    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), _targeting_specific_area__mod1_trace, 'difficult', (('target_area', 0),)),
+    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), _targeting_specific_area__mod2_trace, 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
+    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), _targeting_specific_area__text1_trace, None, (('target_area', 0), ('unarmored_area', 1))),
+    Step('text', _targeting_specific_area__text2, (), _targeting_specific_area__text2_trace, None, ()),
+    Step('text', _targeting_specific_area__text3, (), _targeting_specific_area__text3_trace, None, ()),
 )
 """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
@@ -5518,6 +6015,13 @@ _taking_more_time__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_taking_more_time__text1_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: The bonus applies to the first shot only; once the shot is taken, the bonus no longer applies.',
+    (),
+    (),
+)
 _taking_more_time__text2: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
@@ -5526,6 +6030,13 @@ _taking_more_time__text2: Final = TextSpec(
     text='With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.',
     quote=None,
     condition='',
+)
+_taking_more_time__text2_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.',
+    (),
+    (),
 )
 _taking_more_time__text3: Final = TextSpec(
     key='taking_more_time#5',
@@ -5536,6 +6047,13 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_taking_more_time__text3_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: If aiming at a doorway or small aperture and waiting for a target to appear in it, the target must be at half or less of base range.',
+    (),
+    (),
+)
 _taking_more_time__text4: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
@@ -5545,14 +6063,21 @@ _taking_more_time__text4: Final = TextSpec(
     quote='add 1/10 of the existing skill rating (round up) as a bonus, cumulative',
     condition='',
 )
+_taking_more_time__text4_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'erratum: Read as 1/10 of the rating before aiming, rounded up, added once for every full five DEX ranks of delay.',
+    (),
+    (),
+)
 
 _rule_taking_more_time: Final[tuple[Step, ...]] = (
     Step('part', 'aim_bonus', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as aim_bonus', (), ())),
     Step('part', 'targeting_specific_area', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as targeting_specific_area', (), ())),
-    Step('text', _taking_more_time__text1, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: The bonus applies to the first shot only; once the shot is taken, the bonus no longer applies.', (), ()), None, ()),
-    Step('text', _taking_more_time__text2, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.', (), ()), None, ()),
-    Step('text', _taking_more_time__text3, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: If aiming at a doorway or small aperture and waiting for a target to appear in it, the target must be at half or less of base range.', (), ()), None, ()),
-    Step('text', _taking_more_time__text4, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'erratum: Read as 1/10 of the rating before aiming, rounded up, added once for every full five DEX ranks of delay.', (), ()), None, ()),
+    Step('text', _taking_more_time__text1, (), _taking_more_time__text1_trace, None, ()),
+    Step('text', _taking_more_time__text2, (), _taking_more_time__text2_trace, None, ()),
+    Step('text', _taking_more_time__text3, (), _taking_more_time__text3_trace, None, ()),
+    Step('text', _taking_more_time__text4, (), _taking_more_time__text4_trace, None, ()),
 )
 """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
@@ -5580,6 +6105,13 @@ _ambushes__roll1: Final = RollSpec(
     notes=(),
     condition='when ambush != no_ambush and not after_first_round',
 )
+_ambushes__roll1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll ambush_stealth',
+    ('when ambush != no_ambush and not after_first_round',),
+    (('ambush', 'after_first_round'),),
+)
 _ambushes__mod1: Final = ModSpec(
     key='ambushes#2.2.1',
     rule='ambushes',
@@ -5593,6 +6125,13 @@ _ambushes__mod1: Final = ModSpec(
     condition='when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
     label='a free round of Easy attacks',
 )
+_ambushes__mod1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'),
+    (('ambush', 'after_first_round'), ('ambush',)),
+)
 _ambushes__text1: Final = TextSpec(
     key='ambushes#2.2.2.1',
     rule='ambushes',
@@ -5601,6 +6140,13 @@ _ambushes__text1: Final = TextSpec(
     text='dodge or parry this initial round of attacks (the attackers are not seen)',
     quote=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen',
+)
+_ambushes__text1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot dodge or parry this initial round of attacks (the attackers are not seen)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'),
+    (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',)),
 )
 _ambushes__mod2: Final = ModSpec(
     key='ambushes#2.3.1.1',
@@ -5614,6 +6160,13 @@ _ambushes__mod2: Final = ModSpec(
     rounding=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded',
     label='Easy roll to notice the oncoming attackers',
+)
+_ambushes__mod2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'perception is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
 )
 _ambushes__roll2: Final = RollSpec(
     key='ambushes#2.3.1.2',
@@ -5633,6 +6186,13 @@ _ambushes__roll2: Final = RollSpec(
     notes=(),
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded',
 )
+_ambushes__roll2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll notice_attackers',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
+)
 _ambushes__mod3: Final = ModSpec(
     key='ambushes#2.3.2.1',
     rule='ambushes',
@@ -5645,6 +6205,13 @@ _ambushes__mod3: Final = ModSpec(
     rounding=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed',
     label='the targets failed to detect the attackers',
+)
+_ambushes__mod3_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
 )
 _ambushes__mod4: Final = ModSpec(
     key='ambushes#2.3.2.2',
@@ -5659,6 +6226,13 @@ _ambushes__mod4: Final = ModSpec(
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed',
     label='parries and dodges of the undetecting target',
 )
+_ambushes__mod4_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'defense is difficult',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
+)
 _ambushes__text2: Final = TextSpec(
     key='ambushes#2.3.2else.1',
     rule='ambushes',
@@ -5667,6 +6241,13 @@ _ambushes__text2: Final = TextSpec(
     text='retaliate or move until the next combat round (the target noticed the attackers)',
     quote=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed',
+)
+_ambushes__text2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot retaliate or move until the next combat round (the target noticed the attackers)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
 )
 _ambushes__text3: Final = TextSpec(
     key='ambushes#3',
@@ -5677,6 +6258,13 @@ _ambushes__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ambushes__text3_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
+    (),
+    (),
+)
 _ambushes__text4: Final = TextSpec(
     key='ambushes#4',
     rule='ambushes',
@@ -5685,6 +6273,13 @@ _ambushes__text4: Final = TextSpec(
     text='After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
     quote=None,
     condition='',
+)
+_ambushes__text4_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
+    (),
+    (),
 )
 _ambushes__text5: Final = TextSpec(
     key='ambushes#5',
@@ -5695,6 +6290,13 @@ _ambushes__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ambushes__text5_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
+    (),
+    (),
+)
 _ambushes__text6: Final = TextSpec(
     key='ambushes#6',
     rule='ambushes',
@@ -5704,20 +6306,27 @@ _ambushes__text6: Final = TextSpec(
     quote='If the attackers are using hand-to-hand weapons and have not made successful Stealth rolls, the targets must make a successful Easy Listen, Sense, or Spot roll',
     condition='',
 )
+_ambushes__text6_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
+    (),
+    (),
+)
 
 _rule_ambushes: Final[tuple[Step, ...]] = (
-    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), TraceSpec('ambushes', '7. Ambushes', 'roll ambush_stealth', ('when ambush != no_ambush and not after_first_round',), (('ambush', 'after_first_round'),)), (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
-    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'), (('ambush', 'after_first_round'), ('ambush',))), 'easy', (('ambush', 0), ('after_first_round', 0))),
-    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), TraceSpec('ambushes', '7. Ambushes', 'cannot dodge or parry this initial round of attacks (the attackers are not seen)', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'), (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',))), None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
-    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'perception is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'roll notice_attackers', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'defense is difficult', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), TraceSpec('ambushes', '7. Ambushes', 'cannot retaliate or move until the next combat round (the target noticed the attackers)', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text3, (), TraceSpec('ambushes', '7. Ambushes', "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.", (), ()), None, ()),
-    Step('text', _ambushes__text4, (), TraceSpec('ambushes', '7. Ambushes', 'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.', (), ()), None, ()),
-    Step('text', _ambushes__text5, (), TraceSpec('ambushes', '7. Ambushes', "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.", (), ()), None, ()),
-    Step('text', _ambushes__text6, (), TraceSpec('ambushes', '7. Ambushes', 'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).', (), ()), None, ()),
+    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), _ambushes__roll1_trace, (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
+    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), _ambushes__mod1_trace, 'easy', (('ambush', 0), ('after_first_round', 0))),
+    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), _ambushes__text1_trace, None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
+    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__mod2_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__roll2_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod3_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod4_trace, 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), _ambushes__text2_trace, None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text3, (), _ambushes__text3_trace, None, ()),
+    Step('text', _ambushes__text4, (), _ambushes__text4_trace, None, ()),
+    Step('text', _ambushes__text5, (), _ambushes__text5_trace, None, ()),
+    Step('text', _ambushes__text6, (), _ambushes__text6_trace, None, ()),
 )
 """Ambushes (7. Ambushes).
 
@@ -5751,6 +6360,13 @@ _area_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when area_response == dodge_area',
 )
+_area_attacks__roll1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll dodge_area_roll',
+    ('when area_response == dodge_area',),
+    (('area_response',),),
+)
 _area_attacks__roll2: Final = RollSpec(
     key='area_attacks#3.1',
     rule='area_attacks',
@@ -5769,6 +6385,13 @@ _area_attacks__roll2: Final = RollSpec(
     notes=(),
     condition='when area_response == agility_area',
 )
+_area_attacks__roll2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll agility_area_roll',
+    ('when area_response == agility_area',),
+    (('area_response',),),
+)
 _area_attacks__mod1: Final = ModSpec(
     key='area_attacks#3.2.1',
     rule='area_attacks',
@@ -5782,6 +6405,13 @@ _area_attacks__mod1: Final = ModSpec(
     condition='when area_response == agility_area; when response_succeeded',
     label='half damage behind cover',
 )
+_area_attacks__mod1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'damage / 2 round up',
+    ('when area_response == agility_area', 'when response_succeeded'),
+    (('area_response',), ('response_succeeded',)),
+)
 _area_attacks__derive1: Final = DeriveSpec(
     key='area_attacks#4',
     rule='area_attacks',
@@ -5789,12 +6419,26 @@ _area_attacks__derive1: Final = DeriveSpec(
     name='struck',
     condition='',
 )
+_area_attacks__derive1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive struck',
+    (),
+    (),
+)
 _area_attacks__derive2: Final = DeriveSpec(
     key='area_attacks#5.1',
     rule='area_attacks',
     source='7. Area Attacks',
     name='stand_up',
     condition='when area_response != no_response',
+)
+_area_attacks__derive2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive stand_up',
+    ('when area_response != no_response',),
+    (('area_response',),),
 )
 _area_attacks__text1: Final = TextSpec(
     key='area_attacks#5.2',
@@ -5805,6 +6449,13 @@ _area_attacks__text1: Final = TextSpec(
     quote=None,
     condition='when area_response != no_response',
 )
+_area_attacks__text1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    ('when area_response != no_response',),
+    (('area_response',),),
+)
 _area_attacks__text2: Final = TextSpec(
     key='area_attacks#6',
     rule='area_attacks',
@@ -5813,6 +6464,13 @@ _area_attacks__text2: Final = TextSpec(
     text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
+)
+_area_attacks__text2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    (),
+    (),
 )
 _area_attacks__text3: Final = TextSpec(
     key='area_attacks#7',
@@ -5823,6 +6481,13 @@ _area_attacks__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_area_attacks__text3_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
+    (),
+    (),
+)
 _area_attacks__text4: Final = TextSpec(
     key='area_attacks#8',
     rule='area_attacks',
@@ -5832,17 +6497,24 @@ _area_attacks__text4: Final = TextSpec(
     quote='an Agility roll to reduce damage by half',
     condition='',
 )
+_area_attacks__text4_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
+    (),
+    (),
+)
 
 _rule_area_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll dodge_area_roll', ('when area_response == dodge_area',), (('area_response',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll agility_area_roll', ('when area_response == agility_area',), (('area_response',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), TraceSpec('area_attacks', '7. Area Attacks', 'damage / 2 round up', ('when area_response == agility_area', 'when response_succeeded'), (('area_response',), ('response_succeeded',))), 2, (('area_response', 0), ('response_succeeded', 1))),
-    Step('derive', _area_attacks__derive1, (), TraceSpec('area_attacks', '7. Area Attacks', 'derive struck', (), ()), lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
-    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'derive stand_up', ('when area_response != no_response',), (('area_response',),)), lambda s: 5, (('area_response', 0),)),
-    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).', ('when area_response != no_response',), (('area_response',),)), None, (('area_response', 0),)),
-    Step('text', _area_attacks__text2, (), TraceSpec('area_attacks', '7. Area Attacks', 'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).', (), ()), None, ()),
-    Step('text', _area_attacks__text3, (), TraceSpec('area_attacks', '7. Area Attacks', "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.", (), ()), None, ()),
-    Step('text', _area_attacks__text4, (), TraceSpec('area_attacks', '7. Area Attacks', 'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.', (), ()), None, ()),
+    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), _area_attacks__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), _area_attacks__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), _area_attacks__mod1_trace, 2, (('area_response', 0), ('response_succeeded', 1))),
+    Step('derive', _area_attacks__derive1, (), _area_attacks__derive1_trace, lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
+    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__derive2_trace, lambda s: 5, (('area_response', 0),)),
+    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__text1_trace, None, (('area_response', 0),)),
+    Step('text', _area_attacks__text2, (), _area_attacks__text2_trace, None, ()),
+    Step('text', _area_attacks__text3, (), _area_attacks__text3_trace, None, ()),
+    Step('text', _area_attacks__text4, (), _area_attacks__text4_trace, None, ()),
 )
 """Area Attacks (7. Area Attacks).
 
@@ -5868,6 +6540,13 @@ _armor_damaged__mod1: Final = ModSpec(
     condition='when armor_state == damaged',
     label='damaged: half the armor value, rounded down',
 )
+_armor_damaged__mod1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
 _armor_damaged__mod2: Final = ModSpec(
     key='armor_damaged#2.2',
     rule='armor_damaged',
@@ -5881,12 +6560,26 @@ _armor_damaged__mod2: Final = ModSpec(
     condition='when armor_state == damaged',
     label='damaged: half the random armor value, rounded down',
 )
+_armor_damaged__mod2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor_roll / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
 _armor_damaged__derive1: Final = DeriveSpec(
     key='armor_damaged#2.3',
     rule='armor_damaged',
     source='7. Armor Damaged',
     name='repair_cost',
     condition='when armor_state == damaged',
+)
+_armor_damaged__derive1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive repair_cost',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
 )
 _armor_damaged__mod3: Final = ModSpec(
     key='armor_damaged#3.1',
@@ -5901,12 +6594,26 @@ _armor_damaged__mod3: Final = ModSpec(
     condition='when armor_state == destroyed',
     label='destroyed: no protection',
 )
+_armor_damaged__mod3_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor = 0',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
+)
 _armor_damaged__derive2: Final = DeriveSpec(
     key='armor_damaged#3.2',
     rule='armor_damaged',
     source='7. Armor Damaged',
     name='rebuild_cost',
     condition='when armor_state == destroyed',
+)
+_armor_damaged__derive2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive rebuild_cost',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
 )
 _armor_damaged__text1: Final = TextSpec(
     key='armor_damaged#3.3',
@@ -5916,6 +6623,13 @@ _armor_damaged__text1: Final = TextSpec(
     text='Destroyed armor offers no protection but full ENC and burden.',
     quote=None,
     condition='when armor_state == destroyed',
+)
+_armor_damaged__text1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Destroyed armor offers no protection but full ENC and burden.',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
 )
 _armor_damaged__mod4: Final = ModSpec(
     key='armor_damaged#4.1',
@@ -5930,6 +6644,13 @@ _armor_damaged__mod4: Final = ModSpec(
     condition='when armor_state == repaired_after_destruction',
     label='repaired after destruction: 1 point less',
 )
+_armor_damaged__mod4_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor -1',
+    ('when armor_state == repaired_after_destruction',),
+    (('armor_state',),),
+)
 _armor_damaged__text2: Final = TextSpec(
     key='armor_damaged#5',
     rule='armor_damaged',
@@ -5938,6 +6659,13 @@ _armor_damaged__text2: Final = TextSpec(
     text="Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
     quote=None,
     condition='',
+)
+_armor_damaged__text2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    (),
+    (),
 )
 _armor_damaged__text3: Final = TextSpec(
     key='armor_damaged#6',
@@ -5948,6 +6676,13 @@ _armor_damaged__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armor_damaged__text3_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
+    (),
+    (),
+)
 _armor_damaged__text4: Final = TextSpec(
     key='armor_damaged#7',
     rule='armor_damaged',
@@ -5956,6 +6691,13 @@ _armor_damaged__text4: Final = TextSpec(
     text="Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
     quote=None,
     condition='',
+)
+_armor_damaged__text4_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
+    (),
+    (),
 )
 _armor_damaged__text5: Final = TextSpec(
     key='armor_damaged#8',
@@ -5966,19 +6708,26 @@ _armor_damaged__text5: Final = TextSpec(
     quote='armor worth 1D8+1 may be reduced to 1D4 protection, which is 1/2 of 1D8, with the +1 rounded down',
     condition='',
 )
+_armor_damaged__text5_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
+    (),
+    (),
+)
 
 _rule_armor_damaged: Final[tuple[Step, ...]] = (
-    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor_roll / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive repair_cost', ('when armor_state == damaged',), (('armor_state',),)), lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
-    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor = 0', ('when armor_state == destroyed',), (('armor_state',),)), 0, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive rebuild_cost', ('when armor_state == destroyed',), (('armor_state',),)), lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
-    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Destroyed armor offers no protection but full ENC and burden.', ('when armor_state == destroyed',), (('armor_state',),)), None, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor -1', ('when armor_state == repaired_after_destruction',), (('armor_state',),)), -1, (('armor_state', 0),)),
-    Step('text', _armor_damaged__text2, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.", (), ()), None, ()),
-    Step('text', _armor_damaged__text3, (), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Already-damaged armor that is damaged again before being repaired is destroyed.', (), ()), None, ()),
-    Step('text', _armor_damaged__text4, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.", (), ()), None, ()),
-    Step('text', _armor_damaged__text5, (), TraceSpec('armor_damaged', '7. Armor Damaged', "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.", (), ()), None, ()),
+    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod1_trace, 2, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod2_trace, 2, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__derive1_trace, lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
+    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__mod3_trace, 0, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__derive2_trace, lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
+    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__text1_trace, None, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), _armor_damaged__mod4_trace, -1, (('armor_state', 0),)),
+    Step('text', _armor_damaged__text2, (), _armor_damaged__text2_trace, None, ()),
+    Step('text', _armor_damaged__text3, (), _armor_damaged__text3_trace, None, ()),
+    Step('text', _armor_damaged__text4, (), _armor_damaged__text4_trace, None, ()),
+    Step('text', _armor_damaged__text5, (), _armor_damaged__text5_trace, None, ()),
 )
 """Armor Damaged (7. Armor Damaged).
 
@@ -6005,6 +6754,13 @@ _aura_attacks__mod1: Final = ModSpec(
     condition='',
     label='Command roll',
 )
+_aura_attacks__mod1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[command_roll]',
+    (),
+    (),
+)
 _aura_attacks__mod2: Final = ModSpec(
     key='aura_attacks#3',
     rule='aura_attacks',
@@ -6017,6 +6773,13 @@ _aura_attacks__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='Passion roll',
+)
+_aura_attacks__mod2_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[passion_roll]',
+    (),
+    (),
 )
 _aura_attacks__mod3: Final = ModSpec(
     key='aura_attacks#4.1',
@@ -6031,6 +6794,13 @@ _aura_attacks__mod3: Final = ModSpec(
     condition='when command_roll == fumble_result',
     label='fumbled Command roll: half the aura total',
 )
+_aura_attacks__mod3_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when command_roll == fumble_result',),
+    (('command_roll',),),
+)
 _aura_attacks__mod4: Final = ModSpec(
     key='aura_attacks#5.1',
     rule='aura_attacks',
@@ -6043,6 +6813,13 @@ _aura_attacks__mod4: Final = ModSpec(
     rounding='up',
     condition='when passion_roll == fumble_result',
     label='fumbled Passion roll: half the aura total',
+)
+_aura_attacks__mod4_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when passion_roll == fumble_result',),
+    (('passion_roll',),),
 )
 _aura_attacks__mod5: Final = ModSpec(
     key='aura_attacks#6.1',
@@ -6057,6 +6834,13 @@ _aura_attacks__mod5: Final = ModSpec(
     condition='when previous_aura_success',
     label='previous success against the target',
 )
+_aura_attacks__mod5_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +1',
+    ('when previous_aura_success',),
+    (('previous_aura_success',),),
+)
 _aura_attacks__mod6: Final = ModSpec(
     key='aura_attacks#7',
     rule='aura_attacks',
@@ -6070,6 +6854,13 @@ _aura_attacks__mod6: Final = ModSpec(
     condition='',
     label='experience',
 )
+_aura_attacks__mod6_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +experience',
+    (),
+    (),
+)
 _aura_attacks__mod7: Final = ModSpec(
     key='aura_attacks#8',
     rule='aura_attacks',
@@ -6082,6 +6873,13 @@ _aura_attacks__mod7: Final = ModSpec(
     rounding=None,
     condition='',
     label='circumstances',
+)
+_aura_attacks__mod7_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +aura_circumstances',
+    (),
+    (),
 )
 _aura_attacks__roll1: Final = RollSpec(
     key='aura_attacks#9',
@@ -6101,6 +6899,13 @@ _aura_attacks__roll1: Final = RollSpec(
     notes=('On a fumbled resistance roll the target is demoralized and may surrender or flee; all its actions are Difficult for the rest of that combat round.',),
     condition='',
 )
+_aura_attacks__roll1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'roll resist_aura',
+    (),
+    (),
+)
 _aura_attacks__text1: Final = TextSpec(
     key='aura_attacks#10',
     rule='aura_attacks',
@@ -6109,6 +6914,13 @@ _aura_attacks__text1: Final = TextSpec(
     text='An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
     quote=None,
     condition='',
+)
+_aura_attacks__text1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
+    (),
+    (),
 )
 _aura_attacks__text2: Final = TextSpec(
     key='aura_attacks#11',
@@ -6119,6 +6931,13 @@ _aura_attacks__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aura_attacks__text2_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Anyone who can view the character must make the resistance roll.',
+    (),
+    (),
+)
 _aura_attacks__text3: Final = TextSpec(
     key='aura_attacks#12',
     rule='aura_attacks',
@@ -6127,6 +6946,13 @@ _aura_attacks__text3: Final = TextSpec(
     text='Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
     quote=None,
     condition='',
+)
+_aura_attacks__text3_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
+    (),
+    (),
 )
 _aura_attacks__text4: Final = TextSpec(
     key='aura_attacks#13',
@@ -6137,6 +6963,13 @@ _aura_attacks__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aura_attacks__text4_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
+    (),
+    (),
+)
 _aura_attacks__text5: Final = TextSpec(
     key='aura_attacks#14',
     rule='aura_attacks',
@@ -6145,6 +6978,13 @@ _aura_attacks__text5: Final = TextSpec(
     text='Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
     quote=None,
     condition='',
+)
+_aura_attacks__text5_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
+    (),
+    (),
 )
 _aura_attacks__text6: Final = TextSpec(
     key='aura_attacks#15',
@@ -6155,6 +6995,13 @@ _aura_attacks__text6: Final = TextSpec(
     quote='A fumbled roll reduces the aura total by half (round up).',
     condition='',
 )
+_aura_attacks__text6_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
+    (),
+    (),
+)
 _aura_attacks__text7: Final = TextSpec(
     key='aura_attacks#16',
     rule='aura_attacks',
@@ -6164,23 +7011,30 @@ _aura_attacks__text7: Final = TextSpec(
     quote='Passions: A successful appropriate Passion roll',
     condition='',
 )
+_aura_attacks__text7_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'erratum: Formatting slip (no bold); read as the same kind of entry as Command.',
+    (),
+    (),
+)
 
 _rule_aura_attacks: Final[tuple[Step, ...]] = (
-    Step('mod', _aura_attacks__mod1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[command_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[passion_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when command_roll == fumble_result',), (('command_roll',),)), 2, (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when passion_roll == fumble_result',), (('passion_roll',),)), 2, (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +1', ('when previous_aura_success',), (('previous_aura_success',),)), 1, (('previous_aura_success', 0),)),
-    Step('mod', _aura_attacks__mod6, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +experience', (), ()), lambda s: s.v['experience'], (('experience', 0),)),
-    Step('mod', _aura_attacks__mod7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +aura_circumstances', (), ()), lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
-    Step('roll', _aura_attacks__roll1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'roll resist_aura', (), ()), (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
-    Step('text', _aura_attacks__text1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.', (), ()), None, ()),
-    Step('text', _aura_attacks__text2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Anyone who can view the character must make the resistance roll.', (), ()), None, ()),
-    Step('text', _aura_attacks__text3, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.', (), ()), None, ()),
-    Step('text', _aura_attacks__text4, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.', (), ()), None, ()),
-    Step('text', _aura_attacks__text5, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.', (), ()), None, ()),
-    Step('text', _aura_attacks__text6, (), TraceSpec('aura_attacks', '7. Aura Attacks', "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.", (), ()), None, ()),
-    Step('text', _aura_attacks__text7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'erratum: Formatting slip (no bold); read as the same kind of entry as Command.', (), ()), None, ()),
+    Step('mod', _aura_attacks__mod1, (), _aura_attacks__mod1_trace, lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod2, (), _aura_attacks__mod2_trace, lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), _aura_attacks__mod3_trace, 2, (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), _aura_attacks__mod4_trace, 2, (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), _aura_attacks__mod5_trace, 1, (('previous_aura_success', 0),)),
+    Step('mod', _aura_attacks__mod6, (), _aura_attacks__mod6_trace, lambda s: s.v['experience'], (('experience', 0),)),
+    Step('mod', _aura_attacks__mod7, (), _aura_attacks__mod7_trace, lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
+    Step('roll', _aura_attacks__roll1, (), _aura_attacks__roll1_trace, (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
+    Step('text', _aura_attacks__text1, (), _aura_attacks__text1_trace, None, ()),
+    Step('text', _aura_attacks__text2, (), _aura_attacks__text2_trace, None, ()),
+    Step('text', _aura_attacks__text3, (), _aura_attacks__text3_trace, None, ()),
+    Step('text', _aura_attacks__text4, (), _aura_attacks__text4_trace, None, ()),
+    Step('text', _aura_attacks__text5, (), _aura_attacks__text5_trace, None, ()),
+    Step('text', _aura_attacks__text6, (), _aura_attacks__text6_trace, None, ()),
+    Step('text', _aura_attacks__text7, (), _aura_attacks__text7_trace, None, ()),
 )
 """Aura Attacks (7. Aura Attacks).
 
@@ -6209,6 +7063,13 @@ _autofire__mod1: Final = ModSpec(
     condition='when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst',
     label='burst against a single target',
 )
+_autofire__mod1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
+)
 _autofire__mod2: Final = ModSpec(
     key='autofire#2.1.2.1',
     rule='autofire',
@@ -6221,6 +7082,13 @@ _autofire__mod2: Final = ModSpec(
     rounding=None,
     condition='when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == full_autofire',
     label='autofire against a single target',
+)
+_autofire__mod2_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +40%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
 )
 _autofire__mod3: Final = ModSpec(
     key='autofire#2.2.1',
@@ -6235,12 +7103,26 @@ _autofire__mod3: Final = ModSpec(
     condition='when fire_mode != single_shot; when autofire_targets == narrow_targets',
     label='narrow field of fire',
 )
+_autofire__mod3_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'),
+    (('fire_mode',), ('autofire_targets',)),
+)
 _autofire__derive1: Final = DeriveSpec(
     key='autofire#2.3',
     rule='autofire',
     source='7. Autofire',
     name='hits',
     condition='when fire_mode != single_shot',
+)
+_autofire__derive1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'derive hits',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
 )
 _autofire__roll1: Final = RollSpec(
     key='autofire#2.4',
@@ -6260,6 +7142,13 @@ _autofire__roll1: Final = RollSpec(
     notes=(),
     condition='when fire_mode != single_shot',
 )
+_autofire__roll1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'roll burst_attack',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
+)
 _autofire__text1: Final = TextSpec(
     key='autofire#3',
     rule='autofire',
@@ -6268,6 +7157,13 @@ _autofire__text1: Final = TextSpec(
     text="Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
     quote=None,
     condition='',
+)
+_autofire__text1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
+    (),
+    (),
 )
 _autofire__text2: Final = TextSpec(
     key='autofire#4',
@@ -6278,6 +7174,13 @@ _autofire__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_autofire__text2_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: The attacker announces how many shots are fired and keeps track of spent ammunition.',
+    (),
+    (),
+)
 _autofire__text3: Final = TextSpec(
     key='autofire#5',
     rule='autofire',
@@ -6286,6 +7189,13 @@ _autofire__text3: Final = TextSpec(
     text='Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
     quote=None,
     condition='',
+)
+_autofire__text3_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
+    (),
+    (),
 )
 _autofire__text4: Final = TextSpec(
     key='autofire#6',
@@ -6296,6 +7206,13 @@ _autofire__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_autofire__text4_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
+    (),
+    (),
+)
 _autofire__text5: Final = TextSpec(
     key='autofire#7',
     rule='autofire',
@@ -6304,6 +7221,13 @@ _autofire__text5: Final = TextSpec(
     text='Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
     quote="the attacker's skill rating is increased by an additional +20%",
     condition='',
+)
+_autofire__text5_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
+    (),
+    (),
 )
 _autofire__text6: Final = TextSpec(
     key='autofire#8',
@@ -6314,19 +7238,26 @@ _autofire__text6: Final = TextSpec(
     quote='To get an odd number, roll an appropriate dice type and divide by two (round up).',
     condition='',
 )
+_autofire__text6_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
+    (),
+    (),
+)
 
 _rule_autofire: Final[tuple[Step, ...]] = (
-    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), TraceSpec('autofire', '7. Autofire', 'skill +40%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 40, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'), (('fire_mode',), ('autofire_targets',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'derive hits', ('when fire_mode != single_shot',), (('fire_mode',),)), lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
-    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'roll burst_attack', ('when fire_mode != single_shot',), (('fire_mode',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
-    Step('text', _autofire__text1, (), TraceSpec('autofire', '7. Autofire', "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.", (), ()), None, ()),
-    Step('text', _autofire__text2, (), TraceSpec('autofire', '7. Autofire', 'note: The attacker announces how many shots are fired and keeps track of spent ammunition.', (), ()), None, ()),
-    Step('text', _autofire__text3, (), TraceSpec('autofire', '7. Autofire', 'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.', (), ()), None, ()),
-    Step('text', _autofire__text4, (), TraceSpec('autofire', '7. Autofire', 'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.', (), ()), None, ()),
-    Step('text', _autofire__text5, (), TraceSpec('autofire', '7. Autofire', 'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.', (), ()), None, ()),
-    Step('text', _autofire__text6, (), TraceSpec('autofire', '7. Autofire', 'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".', (), ()), None, ()),
+    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), _autofire__mod1_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), _autofire__mod2_trace, 40, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), _autofire__mod3_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__derive1_trace, lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
+    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
+    Step('text', _autofire__text1, (), _autofire__text1_trace, None, ()),
+    Step('text', _autofire__text2, (), _autofire__text2_trace, None, ()),
+    Step('text', _autofire__text3, (), _autofire__text3_trace, None, ()),
+    Step('text', _autofire__text4, (), _autofire__text4_trace, None, ()),
+    Step('text', _autofire__text5, (), _autofire__text5_trace, None, ()),
+    Step('text', _autofire__text6, (), _autofire__text6_trace, None, ()),
 )
 """Autofire (7. Autofire).
 
@@ -6352,6 +7283,13 @@ _backstabs__mod1: Final = ModSpec(
     condition='when backstab',
     label='attack to the unprotected back',
 )
+_backstabs__mod1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when backstab',),
+    (('backstab',),),
+)
 _backstabs__mod2: Final = ModSpec(
     key='backstabs#2.2',
     rule='backstabs',
@@ -6364,6 +7302,13 @@ _backstabs__mod2: Final = ModSpec(
     rounding=None,
     condition='when backstab',
     label='Difficult Listen or Sense to sense the backstab',
+)
+_backstabs__mod2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'perception is difficult',
+    ('when backstab',),
+    (('backstab',),),
 )
 _backstabs__roll1: Final = RollSpec(
     key='backstabs#2.3',
@@ -6383,6 +7328,13 @@ _backstabs__roll1: Final = RollSpec(
     notes=(),
     condition='when backstab',
 )
+_backstabs__roll1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll sense_backstab',
+    ('when backstab',),
+    (('backstab',),),
+)
 _backstabs__mod3: Final = ModSpec(
     key='backstabs#2.4',
     rule='backstabs',
@@ -6395,6 +7347,13 @@ _backstabs__mod3: Final = ModSpec(
     rounding=None,
     condition='when backstab',
     label='Difficult Dodge or parry against a backstab',
+)
+_backstabs__mod3_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'defense is difficult',
+    ('when backstab',),
+    (('backstab',),),
 )
 _backstabs__mod4: Final = ModSpec(
     key='backstabs#3.1',
@@ -6409,6 +7368,13 @@ _backstabs__mod4: Final = ModSpec(
     condition='when helpless',
     label='helpless target',
 )
+_backstabs__mod4_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when helpless',),
+    (('helpless',),),
+)
 _backstabs__text1: Final = TextSpec(
     key='backstabs#3.2',
     rule='backstabs',
@@ -6417,6 +7383,13 @@ _backstabs__text1: Final = TextSpec(
     text='dodge or parry: the target is helpless',
     quote=None,
     condition='when helpless',
+)
+_backstabs__text1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'cannot dodge or parry: the target is helpless',
+    ('when helpless',),
+    (('helpless',),),
 )
 _backstabs__roll2: Final = RollSpec(
     key='backstabs#3.3',
@@ -6436,6 +7409,13 @@ _backstabs__roll2: Final = RollSpec(
     notes=(),
     condition='when helpless',
 )
+_backstabs__roll2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll lucky_incident',
+    ('when helpless',),
+    (('helpless',),),
+)
 _backstabs__text2: Final = TextSpec(
     key='backstabs#4',
     rule='backstabs',
@@ -6445,16 +7425,23 @@ _backstabs__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_backstabs__text2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'note: No additional damage is done by such an attack.',
+    (),
+    (),
+)
 
 _rule_backstabs: Final[tuple[Step, ...]] = (
-    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when backstab',), (('backstab',),)), 'easy', (('backstab', 0),)),
-    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'perception is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
-    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll sense_backstab', ('when backstab',), (('backstab',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
-    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'defense is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
-    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when helpless',), (('helpless',),)), 'easy', (('helpless', 0),)),
-    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'cannot dodge or parry: the target is helpless', ('when helpless',), (('helpless',),)), None, (('helpless', 0),)),
-    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll lucky_incident', ('when helpless',), (('helpless',),)), (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
-    Step('text', _backstabs__text2, (), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'note: No additional damage is done by such an attack.', (), ()), None, ()),
+    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), _backstabs__mod1_trace, 'easy', (('backstab', 0),)),
+    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), _backstabs__mod2_trace, 'difficult', (('backstab', 0),)),
+    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), _backstabs__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
+    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), _backstabs__mod3_trace, 'difficult', (('backstab', 0),)),
+    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), _backstabs__mod4_trace, 'easy', (('helpless', 0),)),
+    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), _backstabs__text1_trace, None, (('helpless', 0),)),
+    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), _backstabs__roll2_trace, (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
+    Step('text', _backstabs__text2, (), _backstabs__text2_trace, None, ()),
 )
 """Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
 
@@ -6482,6 +7469,13 @@ _big_and_little_targets__mod1: Final = ModSpec(
     condition='when target_kind == creature; when target_SIZ > 2 * SIZ',
     label="target more than twice the attacker's SIZ",
 )
+_big_and_little_targets__mod1_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill +20%',
+    ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
+)
 _big_and_little_targets__mod2: Final = ModSpec(
     key='big_and_little_targets#2.2.1',
     rule='big_and_little_targets',
@@ -6494,6 +7488,13 @@ _big_and_little_targets__mod2: Final = ModSpec(
     rounding=None,
     condition='when target_kind == creature; when target_SIZ < SIZ / 2 round up',
     label="target less than half the attacker's SIZ",
+)
+_big_and_little_targets__mod2_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill -20%',
+    ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
 )
 _big_and_little_targets__mod3: Final = ModSpec(
     key='big_and_little_targets#3.1',
@@ -6508,6 +7509,13 @@ _big_and_little_targets__mod3: Final = ModSpec(
     condition='when target_kind == large_object',
     label='large inanimate object',
 )
+_big_and_little_targets__mod3_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is easy',
+    ('when target_kind == large_object',),
+    (('target_kind',),),
+)
 _big_and_little_targets__mod4: Final = ModSpec(
     key='big_and_little_targets#4.1',
     rule='big_and_little_targets',
@@ -6521,6 +7529,13 @@ _big_and_little_targets__mod4: Final = ModSpec(
     condition='when target_kind == tiny_object',
     label='tiny inanimate object',
 )
+_big_and_little_targets__mod4_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is difficult',
+    ('when target_kind == tiny_object',),
+    (('target_kind',),),
+)
 _big_and_little_targets__text1: Final = TextSpec(
     key='big_and_little_targets#5',
     rule='big_and_little_targets',
@@ -6529,6 +7544,13 @@ _big_and_little_targets__text1: Final = TextSpec(
     text='Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
     quote=None,
     condition='',
+)
+_big_and_little_targets__text1_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
+    (),
+    (),
 )
 _big_and_little_targets__text2: Final = TextSpec(
     key='big_and_little_targets#6',
@@ -6539,14 +7561,21 @@ _big_and_little_targets__text2: Final = TextSpec(
     quote="If the target is less than half your character's size (round up)",
     condition='',
 )
+_big_and_little_targets__text2_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
+    (),
+    (),
+)
 
 _rule_big_and_little_targets: Final[tuple[Step, ...]] = (
-    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill +20%', ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'), (('target_kind',), ('target_SIZ', 'SIZ'))), 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill -20%', ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'), (('target_kind',), ('target_SIZ', 'SIZ'))), -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is easy', ('when target_kind == large_object',), (('target_kind',),)), 'easy', (('target_kind', 0),)),
-    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is difficult', ('when target_kind == tiny_object',), (('target_kind',),)), 'difficult', (('target_kind', 0),)),
-    Step('text', _big_and_little_targets__text1, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.', (), ()), None, ()),
-    Step('text', _big_and_little_targets__text2, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).", (), ()), None, ()),
+    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), _big_and_little_targets__mod1_trace, 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), _big_and_little_targets__mod2_trace, -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), _big_and_little_targets__mod3_trace, 'easy', (('target_kind', 0),)),
+    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), _big_and_little_targets__mod4_trace, 'difficult', (('target_kind', 0),)),
+    Step('text', _big_and_little_targets__text1, (), _big_and_little_targets__text1_trace, None, ()),
+    Step('text', _big_and_little_targets__text2, (), _big_and_little_targets__text2_trace, None, ()),
 )
 """Big and Little Targets (7. Big and Little Targets).
 
@@ -6576,6 +7605,13 @@ _both_sides_surprised__roll1: Final = RollSpec(
     notes=(),
     condition='when both_surprised',
 )
+_both_sides_surprised__roll1_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll detect_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
 _both_sides_surprised__roll2: Final = RollSpec(
     key='both_sides_surprised#2.2',
     rule='both_sides_surprised',
@@ -6593,6 +7629,13 @@ _both_sides_surprised__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when both_surprised',
+)
+_both_sides_surprised__roll2_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll other_detects',
+    ('when both_surprised',),
+    (('both_surprised',),),
 )
 _both_sides_surprised__roll3: Final = RollSpec(
     key='both_sides_surprised#2.3',
@@ -6612,6 +7655,13 @@ _both_sides_surprised__roll3: Final = RollSpec(
     notes=(),
     condition='when both_surprised',
 )
+_both_sides_surprised__roll3_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll act_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
 _both_sides_surprised__text1: Final = TextSpec(
     key='both_sides_surprised#2.4.1',
     rule='both_sides_surprised',
@@ -6620,6 +7670,13 @@ _both_sides_surprised__text1: Final = TextSpec(
     text='Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
     quote=None,
     condition='when both_surprised; when both_ideas_succeed',
+)
+_both_sides_surprised__text1_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    ('when both_surprised', 'when both_ideas_succeed'),
+    (('both_surprised',), ('both_ideas_succeed',)),
 )
 _both_sides_surprised__text2: Final = TextSpec(
     key='both_sides_surprised#3',
@@ -6630,6 +7687,13 @@ _both_sides_surprised__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_both_sides_surprised__text2_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    (),
+    (),
+)
 _both_sides_surprised__text3: Final = TextSpec(
     key='both_sides_surprised#4',
     rule='both_sides_surprised',
@@ -6638,6 +7702,13 @@ _both_sides_surprised__text3: Final = TextSpec(
     text='The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
     quote=None,
     condition='',
+)
+_both_sides_surprised__text3_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    (),
+    (),
 )
 _both_sides_surprised__text4: Final = TextSpec(
     key='both_sides_surprised#5',
@@ -6648,15 +7719,22 @@ _both_sides_surprised__text4: Final = TextSpec(
     quote='make an opposed Spot or Listen roll to determine who detects the other first',
     condition='',
 )
+_both_sides_surprised__text4_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
+    (),
+    (),
+)
 
 _rule_both_sides_surprised: Final[tuple[Step, ...]] = (
-    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll detect_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll other_detects', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
-    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll act_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.', ('when both_surprised', 'when both_ideas_succeed'), (('both_surprised',), ('both_ideas_succeed',))), None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
-    Step('text', _both_sides_surprised__text2, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.', (), ()), None, ()),
-    Step('text', _both_sides_surprised__text3, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.', (), ()), None, ()),
-    Step('text', _both_sides_surprised__text4, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.", (), ()), None, ()),
+    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll2_trace, (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
+    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll3_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), _both_sides_surprised__text1_trace, None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
+    Step('text', _both_sides_surprised__text2, (), _both_sides_surprised__text2_trace, None, ()),
+    Step('text', _both_sides_surprised__text3, (), _both_sides_surprised__text3_trace, None, ()),
+    Step('text', _both_sides_surprised__text4, (), _both_sides_surprised__text4_trace, None, ()),
 )
 """Both Sides Surprised (7. Both Sides Surprised).
 
@@ -6680,6 +7758,13 @@ _broken_weapons__mod1: Final = ModSpec(
     condition='when weapon_broken',
     label='broken weapon: half its rolled damage, round up',
 )
+_broken_weapons__mod1_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'damage / 2 round up',
+    ('when weapon_broken',),
+    (('weapon_broken',),),
+)
 _broken_weapons__mod2: Final = ModSpec(
     key='broken_weapons#2.2.1',
     rule='broken_weapons',
@@ -6692,6 +7777,13 @@ _broken_weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when weapon_broken; unless resembles_familiar',
     label='attacking or parrying with a broken weapon',
+)
+_broken_weapons__mod2_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'skill is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
 )
 _broken_weapons__mod3: Final = ModSpec(
     key='broken_weapons#2.2.2',
@@ -6706,6 +7798,13 @@ _broken_weapons__mod3: Final = ModSpec(
     condition='when weapon_broken; unless resembles_familiar',
     label='parrying with a broken weapon',
 )
+_broken_weapons__mod3_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'defense is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
+)
 _broken_weapons__text1: Final = TextSpec(
     key='broken_weapons#3',
     rule='broken_weapons',
@@ -6714,6 +7813,13 @@ _broken_weapons__text1: Final = TextSpec(
     text='A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
     quote=None,
     condition='',
+)
+_broken_weapons__text1_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
+    (),
+    (),
 )
 _broken_weapons__text2: Final = TextSpec(
     key='broken_weapons#4',
@@ -6724,13 +7830,20 @@ _broken_weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_broken_weapons__text2_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
+    (),
+    (),
+)
 
 _rule_broken_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), TraceSpec('broken_weapons', '7. Broken Weapons', 'damage / 2 round up', ('when weapon_broken',), (('weapon_broken',),)), 2, (('weapon_broken', 0),)),
-    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'skill is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'defense is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('text', _broken_weapons__text1, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.', (), ()), None, ()),
-    Step('text', _broken_weapons__text2, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.', (), ()), None, ()),
+    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), _broken_weapons__mod1_trace, 2, (('weapon_broken', 0),)),
+    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod2_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod3_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('text', _broken_weapons__text1, (), _broken_weapons__text1_trace, None, ()),
+    Step('text', _broken_weapons__text2, (), _broken_weapons__text2_trace, None, ()),
 )
 """Broken Weapons (7. Broken Weapons).
 
@@ -6759,6 +7872,13 @@ _chases__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_chases__roll1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'roll chase_roll',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _chases__derive1: Final = DeriveSpec(
     key='chases#2.2',
     rule='chases',
@@ -6766,12 +7886,26 @@ _chases__derive1: Final = DeriveSpec(
     name='moves',
     condition='when in_chase',
 )
+_chases__derive1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive moves',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _chases__derive2: Final = DeriveSpec(
     key='chases#2.3',
     rule='chases',
     source='7. Chases',
     name='steps_back',
     condition='when in_chase',
+)
+_chases__derive2_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive steps_back',
+    ('when in_chase',),
+    (('in_chase',),),
 )
 _chases__text1: Final = TextSpec(
     key='chases#3',
@@ -6782,6 +7916,13 @@ _chases__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases__text1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
+    (),
+    (),
+)
 _chases__text2: Final = TextSpec(
     key='chases#4',
     rule='chases',
@@ -6790,6 +7931,13 @@ _chases__text2: Final = TextSpec(
     text="Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
     quote=None,
     condition='',
+)
+_chases__text2_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
+    (),
+    (),
 )
 _chases__text3: Final = TextSpec(
     key='chases#5',
@@ -6800,6 +7948,13 @@ _chases__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases__text3_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
+    (),
+    (),
+)
 _chases__text4: Final = TextSpec(
     key='chases#6',
     rule='chases',
@@ -6809,15 +7964,22 @@ _chases__text4: Final = TextSpec(
     quote='all participants must make the appropriate rolls to determine how far forward (to the right) they advance. Success means that no advancement is made',
     condition='',
 )
+_chases__text4_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
+    (),
+    (),
+)
 
 _rule_chases: Final[tuple[Step, ...]] = (
-    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'roll chase_roll', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
-    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive moves', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
-    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive steps_back', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
-    Step('text', _chases__text1, (), TraceSpec('chases', '7. Chases', 'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).', (), ()), None, ()),
-    Step('text', _chases__text2, (), TraceSpec('chases', '7. Chases', "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.", (), ()), None, ()),
-    Step('text', _chases__text3, (), TraceSpec('chases', '7. Chases', "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.", (), ()), None, ()),
-    Step('text', _chases__text4, (), TraceSpec('chases', '7. Chases', 'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.', (), ()), None, ()),
+    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), _chases__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), _chases__derive1_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
+    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), _chases__derive2_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
+    Step('text', _chases__text1, (), _chases__text1_trace, None, ()),
+    Step('text', _chases__text2, (), _chases__text2_trace, None, ()),
+    Step('text', _chases__text3, (), _chases__text3_trace, None, ()),
+    Step('text', _chases__text4, (), _chases__text4_trace, None, ()),
 )
 """Chases (7. Chases).
 
@@ -6835,6 +7997,13 @@ _range_track_attacks__derive1: Final = DeriveSpec(
     name='range_number',
     condition='when in_chase',
 )
+_range_track_attacks__derive1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'derive range_number',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _range_track_attacks__text1: Final = TextSpec(
     key='range_track_attacks#2.2.1',
     rule='range_track_attacks',
@@ -6843,6 +8012,13 @@ _range_track_attacks__text1: Final = TextSpec(
     text='attack hand to hand beyond Side-by-Side range',
     quote=None,
     condition='when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack',
+)
+_range_track_attacks__text1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'cannot attack hand to hand beyond Side-by-Side range',
+    ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'),
+    (('in_chase',), ('chase_range', 'chase_attack')),
 )
 _range_track_attacks__mod1: Final = ModSpec(
     key='range_track_attacks#2.3.1.1',
@@ -6857,6 +8033,13 @@ _range_track_attacks__mod1: Final = ModSpec(
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths',
     label='missile attack at Two Lengths',
 )
+_range_track_attacks__mod1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is difficult',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
 _range_track_attacks__mod2: Final = ModSpec(
     key='range_track_attacks#2.3.2.1',
     rule='range_track_attacks',
@@ -6869,6 +8052,13 @@ _range_track_attacks__mod2: Final = ModSpec(
     rounding=None,
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == close',
     label='missile attack at Close range: 1/5',
+)
+_range_track_attacks__mod2_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is one_fifth',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
 )
 _range_track_attacks__mod3: Final = ModSpec(
     key='range_track_attacks#2.3.3.1',
@@ -6883,6 +8073,13 @@ _range_track_attacks__mod3: Final = ModSpec(
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == in_sight',
     label='In Sight: only a roll of 01 hits',
 )
+_range_track_attacks__mod3_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 1',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
 _range_track_attacks__mod4: Final = ModSpec(
     key='range_track_attacks#2.3.4.1',
     rule='range_track_attacks',
@@ -6895,6 +8092,13 @@ _range_track_attacks__mod4: Final = ModSpec(
     rounding=None,
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight',
     label='Out of Sight: no chance to hit',
+)
+_range_track_attacks__mod4_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 0',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
 )
 _range_track_attacks__roll1: Final = RollSpec(
     key='range_track_attacks#2.4',
@@ -6914,15 +8118,22 @@ _range_track_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_range_track_attacks__roll1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'roll chase_shot',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 
 _rule_range_track_attacks: Final[tuple[Step, ...]] = (
-    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'derive range_number', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
-    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'cannot attack hand to hand beyond Side-by-Side range', ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'), (('in_chase',), ('chase_range', 'chase_attack'))), None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
-    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is difficult', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is one_fifth', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 1', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 0', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'roll chase_shot', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), _range_track_attacks__derive1_trace, lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
+    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), _range_track_attacks__text1_trace, None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
+    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), _range_track_attacks__mod1_trace, 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), _range_track_attacks__mod2_trace, 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), _range_track_attacks__mod3_trace, 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), _range_track_attacks__mod4_trace, 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), _range_track_attacks__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
 )
 """Chases: attacks on the Range Track (7. Chases: Range Track).
 
@@ -6955,6 +8166,13 @@ _chases_on_foot__roll1: Final = RollSpec(
     notes=(),
     condition='when on_foot',
 )
+_chases_on_foot__roll1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll outrun',
+    ('when on_foot',),
+    (('on_foot',),),
+)
 _chases_on_foot__mod1: Final = ModSpec(
     key='chases_on_foot#2.2.1',
     rule='chases_on_foot',
@@ -6967,6 +8185,13 @@ _chases_on_foot__mod1: Final = ModSpec(
     rounding=None,
     condition='when on_foot; when encumbered',
     label='heavily armored or encumbered',
+)
+_chases_on_foot__mod1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'stamina is difficult',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
 )
 _chases_on_foot__roll2: Final = RollSpec(
     key='chases_on_foot#2.2.2',
@@ -6986,6 +8211,13 @@ _chases_on_foot__roll2: Final = RollSpec(
     notes=(),
     condition='when on_foot; when encumbered',
 )
+_chases_on_foot__roll2_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll keep_going',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
+)
 _chases_on_foot__text1: Final = TextSpec(
     key='chases_on_foot#2.2.3.1',
     rule='chases_on_foot',
@@ -6994,6 +8226,13 @@ _chases_on_foot__text1: Final = TextSpec(
     text='continue the chase: too winded or overburdened after two failed rolls in a row',
     quote=None,
     condition='when on_foot; when encumbered; when winded_failures >= 2',
+)
+_chases_on_foot__text1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'cannot continue the chase: too winded or overburdened after two failed rolls in a row',
+    ('when on_foot', 'when encumbered', 'when winded_failures >= 2'),
+    (('on_foot',), ('encumbered',), ('winded_failures',)),
 )
 _chases_on_foot__text2: Final = TextSpec(
     key='chases_on_foot#3',
@@ -7004,13 +8243,20 @@ _chases_on_foot__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases_on_foot__text2_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
+    (),
+    (),
+)
 
 _rule_chases_on_foot: Final[tuple[Step, ...]] = (
-    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll outrun', ('when on_foot',), (('on_foot',),)), (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
-    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'stamina is difficult', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), 'difficult', (('on_foot', 0), ('encumbered', 1))),
-    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll keep_going', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
-    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'cannot continue the chase: too winded or overburdened after two failed rolls in a row', ('when on_foot', 'when encumbered', 'when winded_failures >= 2'), (('on_foot',), ('encumbered',), ('winded_failures',))), None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
-    Step('text', _chases_on_foot__text2, (), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.", (), ()), None, ()),
+    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), _chases_on_foot__roll1_trace, (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
+    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__mod1_trace, 'difficult', (('on_foot', 0), ('encumbered', 1))),
+    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__roll2_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
+    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), _chases_on_foot__text1_trace, None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
+    Step('text', _chases_on_foot__text2, (), _chases_on_foot__text2_trace, None, ()),
 )
 """Chases on Foot (7. Chases: Chases on Foot).
 
@@ -7029,6 +8275,13 @@ _vehicular_chases__derive1: Final = DeriveSpec(
     name='range_shift',
     condition='',
 )
+_vehicular_chases__derive1_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'derive range_shift',
+    (),
+    (),
+)
 _vehicular_chases__text1: Final = TextSpec(
     key='vehicular_chases#3.1',
     rule='vehicular_chases',
@@ -7037,6 +8290,13 @@ _vehicular_chases__text1: Final = TextSpec(
     text="travel faster than the vehicle's rated speed",
     quote=None,
     condition='when speed > top_speed',
+)
+_vehicular_chases__text1_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "cannot travel faster than the vehicle's rated speed",
+    ('when speed > top_speed',),
+    (('speed', 'top_speed'),),
 )
 _vehicular_chases__text2: Final = TextSpec(
     key='vehicular_chases#4',
@@ -7047,6 +8307,13 @@ _vehicular_chases__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text2_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    (),
+    (),
+)
 _vehicular_chases__text3: Final = TextSpec(
     key='vehicular_chases#5',
     rule='vehicular_chases',
@@ -7055,6 +8322,13 @@ _vehicular_chases__text3: Final = TextSpec(
     text='Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
     quote=None,
     condition='',
+)
+_vehicular_chases__text3_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    (),
+    (),
 )
 _vehicular_chases__text4: Final = TextSpec(
     key='vehicular_chases#6',
@@ -7065,6 +8339,13 @@ _vehicular_chases__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text4_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    (),
+    (),
+)
 _vehicular_chases__text5: Final = TextSpec(
     key='vehicular_chases#7',
     rule='vehicular_chases',
@@ -7073,6 +8354,13 @@ _vehicular_chases__text5: Final = TextSpec(
     text='Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
     quote=None,
     condition='',
+)
+_vehicular_chases__text5_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    (),
+    (),
 )
 _vehicular_chases__text6: Final = TextSpec(
     key='vehicular_chases#8',
@@ -7083,15 +8371,22 @@ _vehicular_chases__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text6_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
+    (),
+    (),
+)
 
 _rule_vehicular_chases: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicular_chases__derive1, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'derive range_shift', (), ()), lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
-    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "cannot travel faster than the vehicle's rated speed", ('when speed > top_speed',), (('speed', 'top_speed'),)), None, (('speed', 0), ('top_speed', 0))),
-    Step('text', _vehicular_chases__text2, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text3, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text4, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).', (), ()), None, ()),
-    Step('text', _vehicular_chases__text5, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text6, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).", (), ()), None, ()),
+    Step('derive', _vehicular_chases__derive1, (), _vehicular_chases__derive1_trace, lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
+    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), _vehicular_chases__text1_trace, None, (('speed', 0), ('top_speed', 0))),
+    Step('text', _vehicular_chases__text2, (), _vehicular_chases__text2_trace, None, ()),
+    Step('text', _vehicular_chases__text3, (), _vehicular_chases__text3_trace, None, ()),
+    Step('text', _vehicular_chases__text4, (), _vehicular_chases__text4_trace, None, ()),
+    Step('text', _vehicular_chases__text5, (), _vehicular_chases__text5_trace, None, ()),
+    Step('text', _vehicular_chases__text6, (), _vehicular_chases__text6_trace, None, ()),
 )
 """Vehicular Chases (7. Chases: Vehicular Chases).
 
@@ -7114,6 +8409,13 @@ _maneuver_penalty__mod1: Final = ModSpec(
     condition='',
     label='maneuver (Skill Roll Modifiers Chart)',
 )
+_maneuver_penalty__mod1_trace: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +maneuver_modifier[maneuver]',
+    (),
+    (),
+)
 _maneuver_penalty__text1: Final = TextSpec(
     key='maneuver_penalty#3',
     rule='maneuver_penalty',
@@ -7123,10 +8425,17 @@ _maneuver_penalty__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_maneuver_penalty__text1_trace: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    (),
+    (),
+)
 
 _rule_maneuver_penalty: Final[tuple[Step, ...]] = (
-    Step('mod', _maneuver_penalty__mod1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'skill +maneuver_modifier[maneuver]', (), ()), lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
-    Step('text', _maneuver_penalty__text1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.', (), ()), None, ()),
+    Step('mod', _maneuver_penalty__mod1, (), _maneuver_penalty__mod1_trace, lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
+    Step('text', _maneuver_penalty__text1, (), _maneuver_penalty__text1_trace, None, ()),
 )
 """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
@@ -7153,6 +8462,13 @@ _maneuvers__roll1: Final = RollSpec(
     notes=(),
     condition='when maneuver in {turn, u_turn}',
 )
+_maneuvers__roll1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll turn_roll',
+    ('when maneuver in {turn, u_turn}',),
+    (('maneuver',),),
+)
 _maneuvers__roll2: Final = RollSpec(
     key='maneuvers#4.1',
     rule='maneuvers',
@@ -7172,6 +8488,13 @@ _maneuvers__roll2: Final = RollSpec(
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
     steps=(('failure', 'roll on chase_trouble'),),
 )
+_maneuvers__roll2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll maneuver_roll',
+    ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',),
+    (('maneuver',),),
+)
 _maneuvers__text1: Final = TextSpec(
     key='maneuvers#5.1',
     rule='maneuvers',
@@ -7180,6 +8503,13 @@ _maneuvers__text1: Final = TextSpec(
     text='make a U-turn above Speed 1: slow to Speed 1 first',
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
+)
+_maneuvers__text1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'cannot make a U-turn above Speed 1: slow to Speed 1 first',
+    ('when maneuver == u_turn and speed > 1',),
+    (('maneuver', 'speed'),),
 )
 _maneuvers__text2: Final = TextSpec(
     key='maneuvers#6.1.1',
@@ -7190,6 +8520,13 @@ _maneuvers__text2: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
+_maneuvers__text2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'cannot perform a bootlegger reverse with horses or a horse-drawn vehicle',
+    ('when maneuver == bootlegger_reverse', 'when horse_drawn'),
+    (('maneuver',), ('horse_drawn',)),
+)
 _maneuvers__text3: Final = TextSpec(
     key='maneuvers#6.2',
     rule='maneuvers',
@@ -7198,6 +8535,13 @@ _maneuvers__text3: Final = TextSpec(
     text='Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.',
     quote=None,
     condition='when maneuver == bootlegger_reverse',
+)
+_maneuvers__text3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.',
+    ('when maneuver == bootlegger_reverse',),
+    (('maneuver',),),
 )
 _maneuvers__mod1: Final = ModSpec(
     key='maneuvers#7.1',
@@ -7212,6 +8556,13 @@ _maneuvers__mod1: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
+_maneuvers__mod1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'crash_damage = speed d6',
+    ('when maneuver == collide',),
+    (('maneuver',),),
+)
 _maneuvers__mod2: Final = ModSpec(
     key='maneuvers#7.2',
     rule='maneuvers',
@@ -7224,6 +8575,13 @@ _maneuvers__mod2: Final = ModSpec(
     rounding=None,
     condition='when maneuver == collide',
     label='collision: 1D3 per level of Speed to each passenger',
+)
+_maneuvers__mod2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage = speed d3',
+    ('when maneuver == collide',),
+    (('maneuver',),),
 )
 _maneuvers__roll3: Final = RollSpec(
     key='maneuvers#7.3',
@@ -7243,6 +8601,13 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
+_maneuvers__roll3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll knocked_aside',
+    ('when maneuver == collide',),
+    (('maneuver',),),
+)
 _maneuvers__mod3: Final = ModSpec(
     key='maneuvers#8.1',
     rule='maneuvers',
@@ -7256,6 +8621,13 @@ _maneuvers__mod3: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
+_maneuvers__mod3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'crash_damage = speed d10',
+    ('when maneuver == ram',),
+    (('maneuver',),),
+)
 _maneuvers__mod4: Final = ModSpec(
     key='maneuvers#8.2',
     rule='maneuvers',
@@ -7268,6 +8640,13 @@ _maneuvers__mod4: Final = ModSpec(
     rounding=None,
     condition='when maneuver == ram',
     label='ram: 1D6 per level of Speed to the occupants of both',
+)
+_maneuvers__mod4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage = speed d6',
+    ('when maneuver == ram',),
+    (('maneuver',),),
 )
 _maneuvers__roll4: Final = RollSpec(
     key='maneuvers#8.3',
@@ -7287,6 +8666,13 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
+_maneuvers__roll4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll ram_prevails',
+    ('when maneuver == ram',),
+    (('maneuver',),),
+)
 _maneuvers__mod5: Final = ModSpec(
     key='maneuvers#8.4.1',
     rule='maneuvers',
@@ -7299,6 +8685,13 @@ _maneuvers__mod5: Final = ModSpec(
     rounding=None,
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
+)
+_maneuvers__mod5_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'rebound_damage = speed d10',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
 )
 _maneuvers__mod6: Final = ModSpec(
     key='maneuvers#8.4.2',
@@ -7313,6 +8706,13 @@ _maneuvers__mod6: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
+_maneuvers__mod6_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'rebound_damage / 2 round up',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
+)
 _maneuvers__text4: Final = TextSpec(
     key='maneuvers#8.4.3',
     rule='maneuvers',
@@ -7321,6 +8721,13 @@ _maneuvers__text4: Final = TextSpec(
     text='The target was destroyed outright: the ramming vehicle may continue through it.',
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
+)
+_maneuvers__text4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: The target was destroyed outright: the ramming vehicle may continue through it.',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
 )
 _maneuvers__mod7: Final = ModSpec(
     key='maneuvers#9.1.1',
@@ -7335,6 +8742,13 @@ _maneuvers__mod7: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
+_maneuvers__mod7_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage / 2 round up',
+    ('when maneuver in {collide, ram}', 'when protection == adequate'),
+    (('maneuver',), ('protection',)),
+)
 _maneuvers__mod8: Final = ModSpec(
     key='maneuvers#9.2.1',
     rule='maneuvers',
@@ -7348,6 +8762,13 @@ _maneuvers__mod8: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
+_maneuvers__mod8_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage * 1 / 4 round up',
+    ('when maneuver in {collide, ram}', 'when protection == exceptional'),
+    (('maneuver',), ('protection',)),
+)
 _maneuvers__text5: Final = TextSpec(
     key='maneuvers#10',
     rule='maneuvers',
@@ -7356,6 +8777,13 @@ _maneuvers__text5: Final = TextSpec(
     text='A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
     quote=None,
     condition='',
+)
+_maneuvers__text5_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
+    (),
+    (),
 )
 _maneuvers__text6: Final = TextSpec(
     key='maneuvers#11',
@@ -7366,6 +8794,13 @@ _maneuvers__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_maneuvers__text6_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.",
+    (),
+    (),
+)
 _maneuvers__text7: Final = TextSpec(
     key='maneuvers#12',
     rule='maneuvers',
@@ -7374,6 +8809,13 @@ _maneuvers__text7: Final = TextSpec(
     text="The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.",
     quote=None,
     condition='',
+)
+_maneuvers__text7_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    "note: The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.",
+    (),
+    (),
 )
 _maneuvers__text8: Final = TextSpec(
     key='maneuvers#13',
@@ -7384,29 +8826,36 @@ _maneuvers__text8: Final = TextSpec(
     quote='Adequate protection (seatbelts, etc.) can reduce the damage suffered by the passengers by 1/2 (round up). Exceptional protection ... by 3/4 (round up).',
     condition='',
 )
+_maneuvers__text8_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.',
+    (),
+    (),
+)
 
 _rule_maneuvers: Final[tuple[Step, ...]] = (
     Step('part', 'maneuver_penalty', (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'as maneuver_penalty', (), ())),
-    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll turn_roll', ('when maneuver in {turn, u_turn}',), (('maneuver',),)), (None, ()), (('maneuver', 0),)),
-    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll maneuver_roll', ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',), (('maneuver',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
-    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot make a U-turn above Speed 1: slow to Speed 1 first', ('when maneuver == u_turn and speed > 1',), (('maneuver', 'speed'),)), None, (('maneuver', 0), ('speed', 0))),
-    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot perform a bootlegger reverse with horses or a horse-drawn vehicle', ('when maneuver == bootlegger_reverse', 'when horse_drawn'), (('maneuver',), ('horse_drawn',))), None, (('maneuver', 0), ('horse_drawn', 1))),
-    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.', ('when maneuver == bootlegger_reverse',), (('maneuver',),)), None, (('maneuver', 0),)),
-    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d6', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d3', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll knocked_aside', ('when maneuver == collide',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d10', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d6', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll ram_prevails', ('when maneuver == ram',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage = speed d10', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
-    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage / 2 round up', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), 2, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: The target was destroyed outright: the ramming vehicle may continue through it.', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), None, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage / 2 round up', ('when maneuver in {collide, ram}', 'when protection == adequate'), (('maneuver',), ('protection',))), 2, (('maneuver', 0), ('protection', 1))),
-    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage * 1 / 4 round up', ('when maneuver in {collide, ram}', 'when protection == exceptional'), (('maneuver',), ('protection',))), Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
-    Step('text', _maneuvers__text5, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.', (), ()), None, ()),
-    Step('text', _maneuvers__text6, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.", (), ()), None, ()),
-    Step('text', _maneuvers__text7, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.", (), ()), None, ()),
-    Step('text', _maneuvers__text8, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.', (), ()), None, ()),
+    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), _maneuvers__roll1_trace, (None, ()), (('maneuver', 0),)),
+    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), _maneuvers__roll2_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
+    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), _maneuvers__text1_trace, None, (('maneuver', 0), ('speed', 0))),
+    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), _maneuvers__text2_trace, None, (('maneuver', 0), ('horse_drawn', 1))),
+    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), _maneuvers__text3_trace, None, (('maneuver', 0),)),
+    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod1_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__roll3_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod3_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod4_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__roll4_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod5_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
+    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod6_trace, 2, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__text4_trace, None, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), _maneuvers__mod7_trace, 2, (('maneuver', 0), ('protection', 1))),
+    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), _maneuvers__mod8_trace, Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
+    Step('text', _maneuvers__text5, (), _maneuvers__text5_trace, None, ()),
+    Step('text', _maneuvers__text6, (), _maneuvers__text6_trace, None, ()),
+    Step('text', _maneuvers__text7, (), _maneuvers__text7_trace, None, ()),
+    Step('text', _maneuvers__text8, (), _maneuvers__text8_trace, None, ()),
 )
 """Chases: Maneuvers (7. Chases: Maneuvers).
 
@@ -7436,12 +8885,26 @@ _vehicle_damage__derive1: Final = DeriveSpec(
     name='hit_points_lost',
     condition='',
 )
+_vehicle_damage__derive1_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive hit_points_lost',
+    (),
+    (),
+)
 _vehicle_damage__derive2: Final = DeriveSpec(
     key='vehicle_damage#3.1',
     rule='vehicle_damage',
     source='7. Chases: Maneuvers (Vehicle Damage)',
     name='damaged_top_speed',
     condition='when vehicle_hit_points * 2 < vehicle_max_hit_points',
+)
+_vehicle_damage__derive2_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive damaged_top_speed',
+    ('when vehicle_hit_points * 2 < vehicle_max_hit_points',),
+    (('vehicle_hit_points', 'vehicle_max_hit_points'),),
 )
 _vehicle_damage__text1: Final = TextSpec(
     key='vehicle_damage#4.1',
@@ -7452,6 +8915,13 @@ _vehicle_damage__text1: Final = TextSpec(
     quote=None,
     condition='when vehicle_hit_points <= 5 and vehicle_hit_points > 0',
 )
+_vehicle_damage__text1_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
+    ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',),
+    (('vehicle_hit_points',),),
+)
 _vehicle_damage__text2: Final = TextSpec(
     key='vehicle_damage#5.1',
     rule='vehicle_damage',
@@ -7460,6 +8930,13 @@ _vehicle_damage__text2: Final = TextSpec(
     text='function: the vehicle is destroyed',
     quote=None,
     condition='when vehicle_hit_points <= 0',
+)
+_vehicle_damage__text2_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle is destroyed',
+    ('when vehicle_hit_points <= 0',),
+    (('vehicle_hit_points',),),
 )
 _vehicle_damage__text3: Final = TextSpec(
     key='vehicle_damage#6',
@@ -7470,6 +8947,13 @@ _vehicle_damage__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicle_damage__text3_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: Sample vehicle hit points are on page 184 (not part of this chapter).',
+    (),
+    (),
+)
 _vehicle_damage__text4: Final = TextSpec(
     key='vehicle_damage#7',
     rule='vehicle_damage',
@@ -7478,6 +8962,13 @@ _vehicle_damage__text4: Final = TextSpec(
     text='If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
+)
+_vehicle_damage__text4_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
+    (),
+    (),
 )
 _vehicle_damage__text5: Final = TextSpec(
     key='vehicle_damage#8',
@@ -7488,6 +8979,13 @@ _vehicle_damage__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicle_damage__text5_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
+    (),
+    (),
+)
 _vehicle_damage__text6: Final = TextSpec(
     key='vehicle_damage#9',
     rule='vehicle_damage',
@@ -7497,16 +8995,23 @@ _vehicle_damage__text6: Final = TextSpec(
     quote='When the vehicle has taken more than half its hit points',
     condition='',
 )
+_vehicle_damage__text6_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'erratum: Read as: its current hit points are below half its full hit points.',
+    (),
+    (),
+)
 
 _rule_vehicle_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicle_damage__derive1, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive hit_points_lost', (), ()), lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
-    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive damaged_top_speed', ('when vehicle_hit_points * 2 < vehicle_max_hit_points',), (('vehicle_hit_points', 'vehicle_max_hit_points'),)), lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
-    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text3, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: Sample vehicle hit points are on page 184 (not part of this chapter).', (), ()), None, ()),
-    Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).', (), ()), None, ()),
-    Step('text', _vehicle_damage__text5, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.', (), ()), None, ()),
-    Step('text', _vehicle_damage__text6, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'erratum: Read as: its current hit points are below half its full hit points.', (), ()), None, ()),
+    Step('derive', _vehicle_damage__derive1, (), _vehicle_damage__derive1_trace, lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
+    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), _vehicle_damage__derive2_trace, lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
+    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), _vehicle_damage__text1_trace, None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), _vehicle_damage__text2_trace, None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text3, (), _vehicle_damage__text3_trace, None, ()),
+    Step('text', _vehicle_damage__text4, (), _vehicle_damage__text4_trace, None, ()),
+    Step('text', _vehicle_damage__text5, (), _vehicle_damage__text5_trace, None, ()),
+    Step('text', _vehicle_damage__text6, (), _vehicle_damage__text6_trace, None, ()),
 )
 """Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
 
@@ -7531,6 +9036,13 @@ _skill_roll_modifiers__mod1: Final = ModSpec(
     condition='when fog',
     label='fog',
 )
+_skill_roll_modifiers__mod1_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when fog',),
+    (('fog',),),
+)
 _skill_roll_modifiers__mod2: Final = ModSpec(
     key='skill_roll_modifiers#3.1',
     rule='skill_roll_modifiers',
@@ -7543,6 +9055,13 @@ _skill_roll_modifiers__mod2: Final = ModSpec(
     rounding=None,
     condition='when night',
     label='night',
+)
+_skill_roll_modifiers__mod2_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when night',),
+    (('night',),),
 )
 _skill_roll_modifiers__mod3: Final = ModSpec(
     key='skill_roll_modifiers#4.1',
@@ -7557,6 +9076,13 @@ _skill_roll_modifiers__mod3: Final = ModSpec(
     condition='when rain',
     label='rain',
 )
+_skill_roll_modifiers__mod3_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when rain',),
+    (('rain',),),
+)
 _skill_roll_modifiers__mod4: Final = ModSpec(
     key='skill_roll_modifiers#5.1',
     rule='skill_roll_modifiers',
@@ -7569,6 +9095,13 @@ _skill_roll_modifiers__mod4: Final = ModSpec(
     rounding=None,
     condition='when chase_wind',
     label='wind',
+)
+_skill_roll_modifiers__mod4_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when chase_wind',),
+    (('chase_wind',),),
 )
 _skill_roll_modifiers__mod5: Final = ModSpec(
     key='skill_roll_modifiers#6.1',
@@ -7583,6 +9116,13 @@ _skill_roll_modifiers__mod5: Final = ModSpec(
     condition='when heavy_rain',
     label='heavy rain',
 )
+_skill_roll_modifiers__mod5_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when heavy_rain',),
+    (('heavy_rain',),),
+)
 _skill_roll_modifiers__mod6: Final = ModSpec(
     key='skill_roll_modifiers#7.1',
     rule='skill_roll_modifiers',
@@ -7595,6 +9135,13 @@ _skill_roll_modifiers__mod6: Final = ModSpec(
     rounding=None,
     condition='when oily_or_icy',
     label='oily or icy',
+)
+_skill_roll_modifiers__mod6_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when oily_or_icy',),
+    (('oily_or_icy',),),
 )
 _skill_roll_modifiers__mod7: Final = ModSpec(
     key='skill_roll_modifiers#8.1',
@@ -7609,6 +9156,13 @@ _skill_roll_modifiers__mod7: Final = ModSpec(
     condition='when snow',
     label='snow',
 )
+_skill_roll_modifiers__mod7_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when snow',),
+    (('snow',),),
+)
 _skill_roll_modifiers__mod8: Final = ModSpec(
     key='skill_roll_modifiers#9.1',
     rule='skill_roll_modifiers',
@@ -7621,6 +9175,13 @@ _skill_roll_modifiers__mod8: Final = ModSpec(
     rounding=None,
     condition='when speed >= 1 and speed <= 2',
     label='at Speed 1 or 2',
+)
+_skill_roll_modifiers__mod8_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +10%',
+    ('when speed >= 1 and speed <= 2',),
+    (('speed',),),
 )
 _skill_roll_modifiers__mod9: Final = ModSpec(
     key='skill_roll_modifiers#10.1',
@@ -7635,6 +9196,13 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     condition='when speed == top_speed',
     label='at maximum speed',
 )
+_skill_roll_modifiers__mod9_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when speed == top_speed',),
+    (('speed', 'top_speed'),),
+)
 _skill_roll_modifiers__mod10: Final = ModSpec(
     key='skill_roll_modifiers#12.1',
     rule='skill_roll_modifiers',
@@ -7647,6 +9215,13 @@ _skill_roll_modifiers__mod10: Final = ModSpec(
     rounding=None,
     condition='when gravel_road',
     label='gravel road',
+)
+_skill_roll_modifiers__mod10_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when gravel_road',),
+    (('gravel_road',),),
 )
 _skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#13.1',
@@ -7661,6 +9236,13 @@ _skill_roll_modifiers__mod11: Final = ModSpec(
     condition='when downhill_grade',
     label='long downhill grade',
 )
+_skill_roll_modifiers__mod11_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when downhill_grade',),
+    (('downhill_grade',),),
+)
 _skill_roll_modifiers__mod12: Final = ModSpec(
     key='skill_roll_modifiers#14.1',
     rule='skill_roll_modifiers',
@@ -7673,6 +9255,13 @@ _skill_roll_modifiers__mod12: Final = ModSpec(
     rounding=None,
     condition='when dirt_road',
     label='dirt road',
+)
+_skill_roll_modifiers__mod12_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when dirt_road',),
+    (('dirt_road',),),
 )
 _skill_roll_modifiers__mod13: Final = ModSpec(
     key='skill_roll_modifiers#15.1',
@@ -7687,6 +9276,13 @@ _skill_roll_modifiers__mod13: Final = ModSpec(
     condition='when limbs_rocks',
     label='limbs, rocks',
 )
+_skill_roll_modifiers__mod13_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when limbs_rocks',),
+    (('limbs_rocks',),),
+)
 _skill_roll_modifiers__mod14: Final = ModSpec(
     key='skill_roll_modifiers#16.1',
     rule='skill_roll_modifiers',
@@ -7699,6 +9295,13 @@ _skill_roll_modifiers__mod14: Final = ModSpec(
     rounding=None,
     condition='when minor_vehicle_damage',
     label='minor vehicle damage',
+)
+_skill_roll_modifiers__mod14_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when minor_vehicle_damage',),
+    (('minor_vehicle_damage',),),
 )
 _skill_roll_modifiers__mod15: Final = ModSpec(
     key='skill_roll_modifiers#17',
@@ -7713,6 +9316,13 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     condition='',
     label='handling (by vehicle type)',
 )
+_skill_roll_modifiers__mod15_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +handling',
+    (),
+    (),
+)
 _skill_roll_modifiers__text1: Final = TextSpec(
     key='skill_roll_modifiers#18',
     rule='skill_roll_modifiers',
@@ -7721,6 +9331,13 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
     quote=None,
     condition='',
+)
+_skill_roll_modifiers__text1_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    (),
+    (),
 )
 _skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#19',
@@ -7731,26 +9348,33 @@ _skill_roll_modifiers__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_skill_roll_modifiers__text2_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: See the vehicle record for use in chases.',
+    (),
+    (),
+)
 
 _rule_skill_roll_modifiers: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when fog',), (('fog',),)), -10, (('fog', 0),)),
-    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when night',), (('night',),)), -10, (('night', 0),)),
-    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when rain',), (('rain',),)), -10, (('rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when chase_wind',), (('chase_wind',),)), -10, (('chase_wind', 0),)),
-    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when heavy_rain',), (('heavy_rain',),)), -20, (('heavy_rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when oily_or_icy',), (('oily_or_icy',),)), -20, (('oily_or_icy', 0),)),
-    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when snow',), (('snow',),)), -20, (('snow', 0),)),
-    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +10%', ('when speed >= 1 and speed <= 2',), (('speed',),)), 10, (('speed', 0),)),
-    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when speed == top_speed',), (('speed', 'top_speed'),)), -10, (('speed', 0), ('top_speed', 0))),
+    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), _skill_roll_modifiers__mod1_trace, -10, (('fog', 0),)),
+    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), _skill_roll_modifiers__mod2_trace, -10, (('night', 0),)),
+    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), _skill_roll_modifiers__mod3_trace, -10, (('rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), _skill_roll_modifiers__mod4_trace, -10, (('chase_wind', 0),)),
+    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), _skill_roll_modifiers__mod5_trace, -20, (('heavy_rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), _skill_roll_modifiers__mod6_trace, -20, (('oily_or_icy', 0),)),
+    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), _skill_roll_modifiers__mod7_trace, -20, (('snow', 0),)),
+    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), _skill_roll_modifiers__mod8_trace, 10, (('speed', 0),)),
+    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), _skill_roll_modifiers__mod9_trace, -10, (('speed', 0), ('top_speed', 0))),
     Step('part', 'maneuver_penalty', (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'as maneuver_penalty', (), ())),
-    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when gravel_road',), (('gravel_road',),)), -10, (('gravel_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when downhill_grade',), (('downhill_grade',),)), -10, (('downhill_grade', 0),)),
-    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when dirt_road',), (('dirt_road',),)), -20, (('dirt_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when limbs_rocks',), (('limbs_rocks',),)), -20, (('limbs_rocks', 0),)),
-    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when minor_vehicle_damage',), (('minor_vehicle_damage',),)), -10, (('minor_vehicle_damage', 0),)),
-    Step('mod', _skill_roll_modifiers__mod15, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +handling', (), ()), lambda s: s.v['handling'], (('handling', 0),)),
-    Step('text', _skill_roll_modifiers__text1, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.', (), ()), None, ()),
-    Step('text', _skill_roll_modifiers__text2, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: See the vehicle record for use in chases.', (), ()), None, ()),
+    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), _skill_roll_modifiers__mod10_trace, -10, (('gravel_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), _skill_roll_modifiers__mod11_trace, -10, (('downhill_grade', 0),)),
+    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), _skill_roll_modifiers__mod12_trace, -20, (('dirt_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), _skill_roll_modifiers__mod13_trace, -20, (('limbs_rocks', 0),)),
+    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), _skill_roll_modifiers__mod14_trace, -10, (('minor_vehicle_damage', 0),)),
+    Step('mod', _skill_roll_modifiers__mod15, (), _skill_roll_modifiers__mod15_trace, lambda s: s.v['handling'], (('handling', 0),)),
+    Step('text', _skill_roll_modifiers__text1, (), _skill_roll_modifiers__text1_trace, None, ()),
+    Step('text', _skill_roll_modifiers__text2, (), _skill_roll_modifiers__text2_trace, None, ()),
 )
 """Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
 
@@ -7787,6 +9411,13 @@ _individual_actions__mod1: Final = ModSpec(
     condition='when moving_in_vehicle',
     label='movement skills in a chase',
 )
+_individual_actions__mod1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'skill is difficult',
+    ('when moving_in_vehicle',),
+    (('moving_in_vehicle',),),
+)
 _individual_actions__mod2: Final = ModSpec(
     key='individual_actions#3.1',
     rule='individual_actions',
@@ -7800,6 +9431,13 @@ _individual_actions__mod2: Final = ModSpec(
     condition='when thrown_risk and not enclosed_vehicle',
     label='Difficult Luck roll to grab hold',
 )
+_individual_actions__mod2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'luck is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__mod3: Final = ModSpec(
     key='individual_actions#3.2',
     rule='individual_actions',
@@ -7812,6 +9450,13 @@ _individual_actions__mod3: Final = ModSpec(
     rounding=None,
     condition='when thrown_risk and not enclosed_vehicle',
     label='Difficult Agility roll to grab hold',
+)
+_individual_actions__mod3_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'agility is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
 )
 _individual_actions__roll1: Final = RollSpec(
     key='individual_actions#3.3',
@@ -7831,6 +9476,13 @@ _individual_actions__roll1: Final = RollSpec(
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
 )
+_individual_actions__roll1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_luck',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__roll2: Final = RollSpec(
     key='individual_actions#3.4',
     rule='individual_actions',
@@ -7849,6 +9501,13 @@ _individual_actions__roll2: Final = RollSpec(
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
 )
+_individual_actions__roll2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_agility',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__text1: Final = TextSpec(
     key='individual_actions#4',
     rule='individual_actions',
@@ -7857,6 +9516,13 @@ _individual_actions__text1: Final = TextSpec(
     text='Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
     quote=None,
     condition='',
+)
+_individual_actions__text1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
+    (),
+    (),
 )
 _individual_actions__text2: Final = TextSpec(
     key='individual_actions#5',
@@ -7867,15 +9533,22 @@ _individual_actions__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_individual_actions__text2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
+    (),
+    (),
+)
 
 _rule_individual_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'skill is difficult', ('when moving_in_vehicle',), (('moving_in_vehicle',),)), 'difficult', (('moving_in_vehicle', 0),)),
-    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'luck is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'agility is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_luck', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_agility', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('text', _individual_actions__text1, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.', (), ()), None, ()),
-    Step('text', _individual_actions__text2, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.', (), ()), None, ()),
+    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), _individual_actions__mod1_trace, 'difficult', (('moving_in_vehicle', 0),)),
+    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod2_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod3_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('text', _individual_actions__text1, (), _individual_actions__text1_trace, None, ()),
+    Step('text', _individual_actions__text2, (), _individual_actions__text2_trace, None, ()),
 )
 """Chases: Individual Actions (7. Chases: Individual Actions).
 
@@ -7901,6 +9574,13 @@ _chase_trouble_effects__mod1: Final = ModSpec(
     condition='when trouble == skid',
     label='skid, this round only',
 )
+_chase_trouble_effects__mod1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -20%',
+    ('when trouble == skid',),
+    (('trouble',),),
+)
 _chase_trouble_effects__mod2: Final = ModSpec(
     key='chase_trouble_effects#3.1',
     rule='chase_trouble_effects',
@@ -7913,6 +9593,13 @@ _chase_trouble_effects__mod2: Final = ModSpec(
     rounding=None,
     condition='when trouble == minor_fishtail',
     label='minor fishtail, this round only',
+)
+_chase_trouble_effects__mod2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -10%',
+    ('when trouble == minor_fishtail',),
+    (('trouble',),),
 )
 _chase_trouble_effects__mod3: Final = ModSpec(
     key='chase_trouble_effects#4.1',
@@ -7927,6 +9614,13 @@ _chase_trouble_effects__mod3: Final = ModSpec(
     condition='when trouble == moderate_fishtail',
     label='moderate fishtail, this round only',
 )
+_chase_trouble_effects__mod3_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -15%',
+    ('when trouble == moderate_fishtail',),
+    (('trouble',),),
+)
 _chase_trouble_effects__mod4: Final = ModSpec(
     key='chase_trouble_effects#5.1',
     rule='chase_trouble_effects',
@@ -7940,6 +9634,13 @@ _chase_trouble_effects__mod4: Final = ModSpec(
     condition='when trouble == severe_fishtail',
     label='severe fishtail, this round only',
 )
+_chase_trouble_effects__mod4_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -30%',
+    ('when trouble == severe_fishtail',),
+    (('trouble',),),
+)
 _chase_trouble_effects__text1: Final = TextSpec(
     key='chase_trouble_effects#6.1',
     rule='chase_trouble_effects',
@@ -7949,12 +9650,26 @@ _chase_trouble_effects__text1: Final = TextSpec(
     quote=None,
     condition='when trouble == flat_tire and speed > 1',
 )
+_chase_trouble_effects__text1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'cannot go faster than Speed 1 until repaired',
+    ('when trouble == flat_tire and speed > 1',),
+    (('trouble', 'speed'),),
+)
 _chase_trouble_effects__derive1: Final = DeriveSpec(
     key='chase_trouble_effects#7.1',
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='vehicle_tumble',
     condition='when trouble == roll_or_tumble',
+)
+_chase_trouble_effects__derive1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive vehicle_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
 )
 _chase_trouble_effects__derive2: Final = DeriveSpec(
     key='chase_trouble_effects#7.2',
@@ -7963,12 +9678,26 @@ _chase_trouble_effects__derive2: Final = DeriveSpec(
     name='passenger_tumble',
     condition='when trouble == roll_or_tumble',
 )
+_chase_trouble_effects__derive2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive passenger_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
+)
 _chase_trouble_effects__derive3: Final = DeriveSpec(
     key='chase_trouble_effects#7.3.1',
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='hurled_free',
     condition='when trouble == roll_or_tumble; when creature_drawn',
+)
+_chase_trouble_effects__derive3_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive hurled_free',
+    ('when trouble == roll_or_tumble', 'when creature_drawn'),
+    (('trouble',), ('creature_drawn',)),
 )
 _chase_trouble_effects__roll1: Final = RollSpec(
     key='chase_trouble_effects#7.4.1',
@@ -7988,6 +9717,13 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     notes=(),
     condition='when trouble == roll_or_tumble; when fueled',
 )
+_chase_trouble_effects__roll1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'roll fuel_explosion',
+    ('when trouble == roll_or_tumble', 'when fueled'),
+    (('trouble',), ('fueled',)),
+)
 _chase_trouble_effects__text2: Final = TextSpec(
     key='chase_trouble_effects#8',
     rule='chase_trouble_effects',
@@ -7997,18 +9733,25 @@ _chase_trouble_effects__text2: Final = TextSpec(
     quote='Each roll does 2D3 hit points damage per Speed to vehicle',
     condition='',
 )
+_chase_trouble_effects__text2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
+    (),
+    (),
+)
 
 _rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
-    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -20%', ('when trouble == skid',), (('trouble',),)), -20, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -10%', ('when trouble == minor_fishtail',), (('trouble',),)), -10, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -15%', ('when trouble == moderate_fishtail',), (('trouble',),)), -15, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -30%', ('when trouble == severe_fishtail',), (('trouble',),)), -30, (('trouble', 0),)),
-    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'cannot go faster than Speed 1 until repaired', ('when trouble == flat_tire and speed > 1',), (('trouble', 'speed'),)), None, (('trouble', 0), ('speed', 0))),
-    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive vehicle_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive passenger_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive hurled_free', ('when trouble == roll_or_tumble', 'when creature_drawn'), (('trouble',), ('creature_drawn',))), lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
-    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'roll fuel_explosion', ('when trouble == roll_or_tumble', 'when fueled'), (('trouble',), ('fueled',))), (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
-    Step('text', _chase_trouble_effects__text2, (), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.', (), ()), None, ()),
+    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), _chase_trouble_effects__mod1_trace, -20, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), _chase_trouble_effects__mod2_trace, -10, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), _chase_trouble_effects__mod3_trace, -15, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), _chase_trouble_effects__mod4_trace, -30, (('trouble', 0),)),
+    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), _chase_trouble_effects__text1_trace, None, (('trouble', 0), ('speed', 0))),
+    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive1_trace, lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), _chase_trouble_effects__derive3_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
+    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), _chase_trouble_effects__roll1_trace, (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
+    Step('text', _chase_trouble_effects__text2, (), _chase_trouble_effects__text2_trace, None, ()),
 )
 """Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
 
@@ -8038,6 +9781,13 @@ _asphyxiation__mod1: Final = ModSpec(
     condition='when asphyxiation_start == expected',
     label='not a surprise',
 )
+_asphyxiation__mod1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].expected',
+    ('when asphyxiation_start == expected',),
+    (('asphyxiation_start',),),
+)
 _asphyxiation__mod2: Final = ModSpec(
     key='asphyxiation#3.1',
     rule='asphyxiation',
@@ -8051,6 +9801,13 @@ _asphyxiation__mod2: Final = ModSpec(
     condition='when asphyxiation_start == surprised_took_breath',
     label='surprised, took a breath',
 )
+_asphyxiation__mod2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].took_breath',
+    ('when asphyxiation_start == surprised_took_breath',),
+    (('asphyxiation_start',),),
+)
 _asphyxiation__mod3: Final = ModSpec(
     key='asphyxiation#4.1',
     rule='asphyxiation',
@@ -8063,6 +9820,13 @@ _asphyxiation__mod3: Final = ModSpec(
     rounding=None,
     condition='when asphyxiation_start == surprised_no_breath',
     label='surprised, no breath',
+)
+_asphyxiation__mod3_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].no_breath',
+    ('when asphyxiation_start == surprised_no_breath',),
+    (('asphyxiation_start',),),
 )
 _asphyxiation__roll1: Final = RollSpec(
     key='asphyxiation#5.1',
@@ -8082,6 +9846,13 @@ _asphyxiation__roll1: Final = RollSpec(
     notes=(),
     condition='unless breath_failed',
 )
+_asphyxiation__roll1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll hold_breath',
+    ('unless breath_failed',),
+    (('breath_failed',),),
+)
 _asphyxiation__roll2: Final = RollSpec(
     key='asphyxiation#6.1',
     rule='asphyxiation',
@@ -8100,12 +9871,26 @@ _asphyxiation__roll2: Final = RollSpec(
     notes=(),
     condition='when asphyxiation_start != expected and asphyxiation_round == 1',
 )
+_asphyxiation__roll2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll took_a_breath',
+    ('when asphyxiation_start != expected and asphyxiation_round == 1',),
+    (('asphyxiation_start', 'asphyxiation_round'),),
+)
 _asphyxiation__derive1: Final = DeriveSpec(
     key='asphyxiation#7.1',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     name='damage_per_round',
     condition='when breath_failed',
+)
+_asphyxiation__derive1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'derive damage_per_round',
+    ('when breath_failed',),
+    (('breath_failed',),),
 )
 _asphyxiation__text1: Final = TextSpec(
     key='asphyxiation#9',
@@ -8116,6 +9901,13 @@ _asphyxiation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_asphyxiation__text1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.',
+    (),
+    (),
+)
 _asphyxiation__text2: Final = TextSpec(
     key='asphyxiation#10',
     rule='asphyxiation',
@@ -8124,6 +9916,13 @@ _asphyxiation__text2: Final = TextSpec(
     text='Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.',
     quote=None,
     condition='',
+)
+_asphyxiation__text2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'note: Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.',
+    (),
+    (),
 )
 _asphyxiation__text3: Final = TextSpec(
     key='asphyxiation#11',
@@ -8134,6 +9933,13 @@ _asphyxiation__text3: Final = TextSpec(
     quote='the first roll is equal to CON x 3, then reduced each round until stopping at CON x 1',
     condition='',
 )
+_asphyxiation__text3_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'erratum: "follow the asphyxiation procedure described above (CON x 5, etc.)" is read as CON x 5 in the first round, then x 4, x 3 ...; without a breath, x 3, x 2, then x 1 from then on.',
+    (),
+    (),
+)
 _asphyxiation__text4: Final = TextSpec(
     key='asphyxiation#12',
     rule='asphyxiation',
@@ -8143,18 +9949,25 @@ _asphyxiation__text4: Final = TextSpec(
     quote='This continues until your character is no longer able to succeed in CON rolls, or until the roll reaches CON x 1.',
     condition='',
 )
+_asphyxiation__text4_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'erratum: Read as: the roll stays at CON x 1 once it gets there, until a roll fails.',
+    (),
+    (),
+)
 
 _rule_asphyxiation: Final[tuple[Step, ...]] = (
-    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].expected', ('when asphyxiation_start == expected',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].took_breath', ('when asphyxiation_start == surprised_took_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].no_breath', ('when asphyxiation_start == surprised_no_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll hold_breath', ('unless breath_failed',), (('breath_failed',),)), (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
-    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll took_a_breath', ('when asphyxiation_start != expected and asphyxiation_round == 1',), (('asphyxiation_start', 'asphyxiation_round'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
-    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'derive damage_per_round', ('when breath_failed',), (('breath_failed',),)), lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
-    Step('text', _asphyxiation__text1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.', (), ()), None, ()),
-    Step('text', _asphyxiation__text2, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.', (), ()), None, ()),
-    Step('text', _asphyxiation__text3, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: "follow the asphyxiation procedure described above (CON x 5, etc.)" is read as CON x 5 in the first round, then x 4, x 3 ...; without a breath, x 3, x 2, then x 1 from then on.', (), ()), None, ()),
-    Step('text', _asphyxiation__text4, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: Read as: the roll stays at CON x 1 once it gets there, until a roll fails.', (), ()), None, ()),
+    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), _asphyxiation__mod1_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), _asphyxiation__mod2_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), _asphyxiation__mod3_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), _asphyxiation__roll1_trace, (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
+    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), _asphyxiation__roll2_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
+    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), _asphyxiation__derive1_trace, lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
+    Step('text', _asphyxiation__text1, (), _asphyxiation__text1_trace, None, ()),
+    Step('text', _asphyxiation__text2, (), _asphyxiation__text2_trace, None, ()),
+    Step('text', _asphyxiation__text3, (), _asphyxiation__text3_trace, None, ()),
+    Step('text', _asphyxiation__text4, (), _asphyxiation__text4_trace, None, ()),
 )
 """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
@@ -8186,12 +9999,26 @@ _choking__roll1: Final = RollSpec(
     notes=(),
     condition='when choked',
 )
+_choking__roll1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll resist_choking',
+    ('when choked',),
+    (('choked',),),
+)
 _choking__derive1: Final = DeriveSpec(
     key='choking#2.2',
     rule='choking',
     source='7. Choking, Drowning, and Asphyxiation',
     name='choking_damage',
     condition='when choked',
+)
+_choking__derive1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'derive choking_damage',
+    ('when choked',),
+    (('choked',),),
 )
 _choking__text1: Final = TextSpec(
     key='choking#3',
@@ -8202,11 +10029,18 @@ _choking__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_choking__text1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
+    (),
+    (),
+)
 
 _rule_choking: Final[tuple[Step, ...]] = (
-    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'roll resist_choking', ('when choked',), (('choked',),)), (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
-    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'derive choking_damage', ('when choked',), (('choked',),)), lambda s: Dice(((1, 6),)), (('choked', 0),)),
-    Step('text', _choking__text1, (), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.", (), ()), None, ()),
+    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), _choking__roll1_trace, (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
+    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), _choking__derive1_trace, lambda s: Dice(((1, 6),)), (('choked', 0),)),
+    Step('text', _choking__text1, (), _choking__text1_trace, None, ()),
 )
 """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
@@ -8229,12 +10063,26 @@ _close_combat__mod1: Final = ModSpec(
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
     label='long weapon parrying in close combat (a Dodge is not affected)',
 )
+_close_combat__mod1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'defense is difficult',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
 _close_combat__derive1: Final = DeriveSpec(
     key='close_combat#2.1else.1',
     rule='close_combat',
     source='7. Close Combat',
     name='strikes_first',
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat',
+)
+_close_combat__derive1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'derive strikes_first',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
 )
 _close_combat__roll1: Final = RollSpec(
     key='close_combat#2.1else.2',
@@ -8254,6 +10102,13 @@ _close_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat',
 )
+_close_combat__roll1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll keep_at_bay',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
 _close_combat__roll2: Final = RollSpec(
     key='close_combat#3.1',
     rule='close_combat',
@@ -8272,6 +10127,13 @@ _close_combat__roll2: Final = RollSpec(
     notes=(),
     condition='when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',
 )
+_close_combat__roll2_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll slip_past',
+    ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',),
+    (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),),
+)
 _close_combat__text1: Final = TextSpec(
     key='close_combat#4',
     rule='close_combat',
@@ -8280,6 +10142,13 @@ _close_combat__text1: Final = TextSpec(
     text='A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
     quote=None,
     condition='',
+)
+_close_combat__text1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
+    (),
+    (),
 )
 _close_combat__text2: Final = TextSpec(
     key='close_combat#5',
@@ -8290,6 +10159,13 @@ _close_combat__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_close_combat__text2_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
+    (),
+    (),
+)
 _close_combat__text3: Final = TextSpec(
     key='close_combat#6',
     rule='close_combat',
@@ -8299,15 +10175,22 @@ _close_combat__text3: Final = TextSpec(
     quote='short hand-to-hand combat weapon (SIZ 0-1.5) ... longer hand-to-hand combat weapon (SIZ 2+)',
     condition='',
 )
+_close_combat__text3_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
+    (),
+    (),
+)
 
 _rule_close_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'defense is difficult', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'derive strikes_first', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'roll keep_at_bay', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), TraceSpec('close_combat', '7. Close Combat', 'roll slip_past', ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',), (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
-    Step('text', _close_combat__text1, (), TraceSpec('close_combat', '7. Close Combat', 'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.', (), ()), None, ()),
-    Step('text', _close_combat__text2, (), TraceSpec('close_combat', '7. Close Combat', 'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.', (), ()), None, ()),
-    Step('text', _close_combat__text3, (), TraceSpec('close_combat', '7. Close Combat', 'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.', (), ()), None, ()),
+    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), _close_combat__mod1_trace, 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), _close_combat__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
+    Step('text', _close_combat__text1, (), _close_combat__text1_trace, None, ()),
+    Step('text', _close_combat__text2, (), _close_combat__text2_trace, None, ()),
+    Step('text', _close_combat__text3, (), _close_combat__text3_trace, None, ()),
 )
 """Close Combat (7. Close Combat).
 
@@ -8326,6 +10209,13 @@ _closing__derive1: Final = DeriveSpec(
     name='first_strike',
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
 )
+_closing__derive1_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'derive first_strike',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
 _closing__text1: Final = TextSpec(
     key='closing#2.1.2',
     rule='closing',
@@ -8334,6 +10224,13 @@ _closing__text1: Final = TextSpec(
     text='do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
     quote=None,
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
+)
+_closing__text1_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
 )
 _closing__text2: Final = TextSpec(
     key='closing#2.2.1',
@@ -8344,6 +10241,13 @@ _closing__text2: Final = TextSpec(
     quote=None,
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2',
 )
+_closing__text2_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
 _closing__text3: Final = TextSpec(
     key='closing#3',
     rule='closing',
@@ -8352,6 +10256,13 @@ _closing__text3: Final = TextSpec(
     text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
     quote=None,
     condition='',
+)
+_closing__text3_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    (),
+    (),
 )
 _closing__text4: Final = TextSpec(
     key='closing#4',
@@ -8362,6 +10273,13 @@ _closing__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_closing__text4_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    (),
+    (),
+)
 _closing__text5: Final = TextSpec(
     key='closing#5',
     rule='closing',
@@ -8371,14 +10289,21 @@ _closing__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_closing__text5_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
+    (),
+    (),
+)
 
 _rule_closing: Final[tuple[Step, ...]] = (
-    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'derive first_strike', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).", (), ()), None, ()),
-    Step('text', _closing__text4, (), TraceSpec('closing', '7. Closing', 'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.', (), ()), None, ()),
-    Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.', (), ()), None, ()),
+    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__text1_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), _closing__text2_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text3, (), _closing__text3_trace, None, ()),
+    Step('text', _closing__text4, (), _closing__text4_trace, None, ()),
+    Step('text', _closing__text5, (), _closing__text5_trace, None, ()),
 )
 """Closing (7. Closing).
 
@@ -8396,12 +10321,26 @@ _cold_exposure_hunger_thirst__derive1: Final = DeriveSpec(
     name='days_deprived',
     condition='',
 )
+_cold_exposure_hunger_thirst__derive1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive days_deprived',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__derive2: Final = DeriveSpec(
     key='cold_exposure_hunger_thirst#3.1',
     rule='cold_exposure_hunger_thirst',
     source='7. Cold, Exposure, Hunger, and Thirst',
     name='fatigue_multiplier',
     condition='when days_exposed > 0 and fatigue_points_used',
+)
+_cold_exposure_hunger_thirst__derive2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive fatigue_multiplier',
+    ('when days_exposed > 0 and fatigue_points_used',),
+    (('days_exposed', 'fatigue_points_used'),),
 )
 _cold_exposure_hunger_thirst__text1: Final = TextSpec(
     key='cold_exposure_hunger_thirst#4.1',
@@ -8411,6 +10350,13 @@ _cold_exposure_hunger_thirst__text1: Final = TextSpec(
     text='The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
     quote=None,
     condition='when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',
+)
+_cold_exposure_hunger_thirst__text1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
+    ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water'),),
 )
 _cold_exposure_hunger_thirst__mod1: Final = ModSpec(
     key='cold_exposure_hunger_thirst#5.1',
@@ -8424,6 +10370,13 @@ _cold_exposure_hunger_thirst__mod1: Final = ModSpec(
     rounding=None,
     condition='when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',
     label='physical actions after the three-day mark',
+)
+_cold_exposure_hunger_thirst__mod1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),),
 )
 _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     key='cold_exposure_hunger_thirst#6.1',
@@ -8443,6 +10396,13 @@ _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     notes=(),
     condition='when days_deprived * 2 >= CON and physical_action',
 )
+_cold_exposure_hunger_thirst__roll1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'roll exertion',
+    ('when days_deprived * 2 >= CON and physical_action',),
+    (('days_deprived', 'CON', 'physical_action'),),
+)
 _cold_exposure_hunger_thirst__mod2: Final = ModSpec(
     key='cold_exposure_hunger_thirst#7.1',
     rule='cold_exposure_hunger_thirst',
@@ -8456,6 +10416,13 @@ _cold_exposure_hunger_thirst__mod2: Final = ModSpec(
     condition='when days_deprived >= CON',
     label='Mental, Physical and combat rolls after CON days',
 )
+_cold_exposure_hunger_thirst__mod2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
+)
 _cold_exposure_hunger_thirst__text2: Final = TextSpec(
     key='cold_exposure_hunger_thirst#7.2',
     rule='cold_exposure_hunger_thirst',
@@ -8464,6 +10431,13 @@ _cold_exposure_hunger_thirst__text2: Final = TextSpec(
     text='Wounds take twice as long to heal after CON days without food and/or water.',
     quote=None,
     condition='when days_deprived >= CON',
+)
+_cold_exposure_hunger_thirst__text2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Wounds take twice as long to heal after CON days without food and/or water.',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
 )
 _cold_exposure_hunger_thirst__text3: Final = TextSpec(
     key='cold_exposure_hunger_thirst#8',
@@ -8474,6 +10448,13 @@ _cold_exposure_hunger_thirst__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cold_exposure_hunger_thirst__text3_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text4: Final = TextSpec(
     key='cold_exposure_hunger_thirst#9',
     rule='cold_exposure_hunger_thirst',
@@ -8482,6 +10463,13 @@ _cold_exposure_hunger_thirst__text4: Final = TextSpec(
     text='While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
     quote=None,
     condition='',
+)
+_cold_exposure_hunger_thirst__text4_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
+    (),
+    (),
 )
 _cold_exposure_hunger_thirst__text5: Final = TextSpec(
     key='cold_exposure_hunger_thirst#10',
@@ -8492,6 +10480,13 @@ _cold_exposure_hunger_thirst__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cold_exposure_hunger_thirst__text5_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text6: Final = TextSpec(
     key='cold_exposure_hunger_thirst#11',
     rule='cold_exposure_hunger_thirst',
@@ -8500,6 +10495,13 @@ _cold_exposure_hunger_thirst__text6: Final = TextSpec(
     text='Powers such as Adaptation may negate the effects of exposure to extreme environments.',
     quote=None,
     condition='',
+)
+_cold_exposure_hunger_thirst__text6_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.',
+    (),
+    (),
 )
 _cold_exposure_hunger_thirst__text7: Final = TextSpec(
     key='cold_exposure_hunger_thirst#12',
@@ -8510,6 +10512,13 @@ _cold_exposure_hunger_thirst__text7: Final = TextSpec(
     quote='A healthy character can survive up to three days without food or water without any difficulty other than hunger and thirst. A hungry character has the same penalty ... after two days without food, and a thirsty character ... after one day',
     condition='',
 )
+_cold_exposure_hunger_thirst__text7_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     key='cold_exposure_hunger_thirst#13',
     rule='cold_exposure_hunger_thirst',
@@ -8519,21 +10528,28 @@ _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     quote='for 1/2 their CON in days',
     condition='',
 )
+_cold_exposure_hunger_thirst__text8_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
+    (),
+    (),
+)
 
 _rule_cold_exposure_hunger_thirst: Final[tuple[Step, ...]] = (
-    Step('derive', _cold_exposure_hunger_thirst__derive1, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive days_deprived', (), ()), lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
-    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive fatigue_multiplier', ('when days_exposed > 0 and fatigue_points_used',), (('days_exposed', 'fatigue_points_used'),)), lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
-    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).', ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',), (('fatigue_points_used', 'days_without_food', 'days_without_water'),)), None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',), (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),)), 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
-    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'roll exertion', ('when days_deprived * 2 >= CON and physical_action',), (('days_deprived', 'CON', 'physical_action'),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), 'difficult', (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Wounds take twice as long to heal after CON days without food and/or water.', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), None, (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text3, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text4, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text5, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text6, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text7, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text8, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).', (), ()), None, ()),
+    Step('derive', _cold_exposure_hunger_thirst__derive1, (), _cold_exposure_hunger_thirst__derive1_trace, lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
+    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), _cold_exposure_hunger_thirst__derive2_trace, lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
+    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), _cold_exposure_hunger_thirst__text1_trace, None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), _cold_exposure_hunger_thirst__mod1_trace, 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
+    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), _cold_exposure_hunger_thirst__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__mod2_trace, 'difficult', (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__text2_trace, None, (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text3, (), _cold_exposure_hunger_thirst__text3_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text4, (), _cold_exposure_hunger_thirst__text4_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text5, (), _cold_exposure_hunger_thirst__text5_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text6, (), _cold_exposure_hunger_thirst__text6_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text7, (), _cold_exposure_hunger_thirst__text7_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text8, (), _cold_exposure_hunger_thirst__text8_trace, None, ()),
 )
 """Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
 
@@ -8559,6 +10575,13 @@ _cover__mod1: Final = ModSpec(
     condition='when partial_cover',
     label='target partially covered',
 )
+_cover__mod1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'skill is difficult',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
 _cover__roll1: Final = RollSpec(
     key='cover#2.2',
     rule='cover',
@@ -8576,6 +10599,13 @@ _cover__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when partial_cover',
+)
+_cover__roll1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target',
+    ('when partial_cover',),
+    (('partial_cover',),),
 )
 _cover__roll2: Final = RollSpec(
     key='cover#2.3',
@@ -8595,6 +10625,13 @@ _cover__roll2: Final = RollSpec(
     notes=(),
     condition='when partial_cover',
 )
+_cover__roll2_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target_or_cover',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
 _cover__text1: Final = TextSpec(
     key='cover#3',
     rule='cover',
@@ -8603,6 +10640,13 @@ _cover__text1: Final = TextSpec(
     text="A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
     quote=None,
     condition='',
+)
+_cover__text1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    (),
+    (),
 )
 _cover__text2: Final = TextSpec(
     key='cover#4',
@@ -8613,6 +10657,13 @@ _cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cover__text2_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    (),
+    (),
+)
 _cover__text3: Final = TextSpec(
     key='cover#5',
     rule='cover',
@@ -8622,14 +10673,21 @@ _cover__text3: Final = TextSpec(
     quote='If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
     condition='',
 )
+_cover__text3_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    (),
+    (),
+)
 
 _rule_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'skill is difficult', ('when partial_cover',), (('partial_cover',),)), 'difficult', (('partial_cover', 0),)),
-    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target_or_cover', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('text', _cover__text1, (), TraceSpec('cover', '7. Cover', "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.", (), ()), None, ()),
-    Step('text', _cover__text2, (), TraceSpec('cover', '7. Cover', 'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.', (), ()), None, ()),
-    Step('text', _cover__text3, (), TraceSpec('cover', '7. Cover', "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.", (), ()), None, ()),
+    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), _cover__mod1_trace, 'difficult', (('partial_cover', 0),)),
+    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), _cover__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), _cover__roll2_trace, (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('text', _cover__text1, (), _cover__text1_trace, None, ()),
+    Step('text', _cover__text2, (), _cover__text2_trace, None, ()),
+    Step('text', _cover__text3, (), _cover__text3_trace, None, ()),
 )
 """Cover (7. Cover).
 
@@ -8653,6 +10711,13 @@ _darkness__mod1: Final = ModSpec(
     condition='when darkness != lit; unless darkness == complete_darkness and opponent_detected',
     label='darkness',
 )
+_darkness__mod1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -darkness_modifier',
+    ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'),
+    (('darkness',), ('darkness', 'opponent_detected')),
+)
 _darkness__mod2: Final = ModSpec(
     key='darkness#3.1',
     rule='darkness',
@@ -8665,6 +10730,13 @@ _darkness__mod2: Final = ModSpec(
     rounding=None,
     condition='when darkness == complete_darkness',
     label='detecting an opponent in complete darkness',
+)
+_darkness__mod2_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'perception is difficult',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
 )
 _darkness__roll1: Final = RollSpec(
     key='darkness#3.2',
@@ -8684,6 +10756,13 @@ _darkness__roll1: Final = RollSpec(
     notes=(),
     condition='when darkness == complete_darkness',
 )
+_darkness__roll1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'roll detect_in_dark',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
+)
 _darkness__mod3: Final = ModSpec(
     key='darkness#3.3.1',
     rule='darkness',
@@ -8697,6 +10776,13 @@ _darkness__mod3: Final = ModSpec(
     condition='when darkness == complete_darkness; when opponent_detected',
     label='darkness, halved after detecting the opponent',
 )
+_darkness__mod3_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -(darkness_modifier / 2 round up)',
+    ('when darkness == complete_darkness', 'when opponent_detected'),
+    (('darkness',), ('opponent_detected',)),
+)
 _darkness__text1: Final = TextSpec(
     key='darkness#4',
     rule='darkness',
@@ -8705,6 +10791,13 @@ _darkness__text1: Final = TextSpec(
     text='The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
     quote=None,
     condition='',
+)
+_darkness__text1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
+    (),
+    (),
 )
 _darkness__text2: Final = TextSpec(
     key='darkness#5',
@@ -8715,6 +10808,13 @@ _darkness__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_darkness__text2_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
+    (),
+    (),
+)
 _darkness__text3: Final = TextSpec(
     key='darkness#6',
     rule='darkness',
@@ -8724,15 +10824,22 @@ _darkness__text3: Final = TextSpec(
     quote='If successful, reduce the darkness modifier by half.',
     condition='',
 )
+_darkness__text3_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'erratum: No rounding is given; the halved penalty is rounded up.',
+    (),
+    (),
+)
 
 _rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), TraceSpec('darkness', '7. Darkness', 'skill -darkness_modifier', ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'), (('darkness',), ('darkness', 'opponent_detected'))), lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'perception is difficult', ('when darkness == complete_darkness',), (('darkness',),)), 'difficult', (('darkness', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'roll detect_in_dark', ('when darkness == complete_darkness',), (('darkness',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
-    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), TraceSpec('darkness', '7. Darkness', 'skill -(darkness_modifier / 2 round up)', ('when darkness == complete_darkness', 'when opponent_detected'), (('darkness',), ('opponent_detected',))), lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('text', _darkness__text1, (), TraceSpec('darkness', '7. Darkness', 'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.', (), ()), None, ()),
-    Step('text', _darkness__text2, (), TraceSpec('darkness', '7. Darkness', 'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.', (), ()), None, ()),
-    Step('text', _darkness__text3, (), TraceSpec('darkness', '7. Darkness', 'erratum: No rounding is given; the halved penalty is rounded up.', (), ()), None, ()),
+    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), _darkness__mod1_trace, lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__mod2_trace, 'difficult', (('darkness', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
+    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), _darkness__mod3_trace, lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
+    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
+    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
 )
 """Darkness (7. Darkness).
 
@@ -8757,6 +10864,13 @@ _desperate_actions__mod1: Final = ModSpec(
     condition='when desperate',
     label='Difficult Agility roll for a desperate action',
 )
+_desperate_actions__mod1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'agility is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__roll1: Final = RollSpec(
     key='desperate_actions#2.2',
     rule='desperate_actions',
@@ -8775,6 +10889,13 @@ _desperate_actions__roll1: Final = RollSpec(
     notes=(),
     condition='when desperate',
 )
+_desperate_actions__roll1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'roll desperate_agility',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__mod2: Final = ModSpec(
     key='desperate_actions#2.3',
     rule='desperate_actions',
@@ -8788,12 +10909,26 @@ _desperate_actions__mod2: Final = ModSpec(
     condition='when desperate',
     label='the desperate action itself',
 )
+_desperate_actions__mod2_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'skill is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__derive1: Final = DeriveSpec(
     key='desperate_actions#2.4.1',
     rule='desperate_actions',
     source='7. Desperate Actions',
     name='desperate_fatigue',
     condition='when desperate; when fatigue_points_used',
+)
+_desperate_actions__derive1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'derive desperate_fatigue',
+    ('when desperate', 'when fatigue_points_used'),
+    (('desperate',), ('fatigue_points_used',)),
 )
 _desperate_actions__text1: Final = TextSpec(
     key='desperate_actions#3.1',
@@ -8804,6 +10939,13 @@ _desperate_actions__text1: Final = TextSpec(
     quote=None,
     condition='when desperate_last_round',
 )
+_desperate_actions__text1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
+    ('when desperate_last_round',),
+    (('desperate_last_round',),),
+)
 _desperate_actions__text2: Final = TextSpec(
     key='desperate_actions#4',
     rule='desperate_actions',
@@ -8813,14 +10955,21 @@ _desperate_actions__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_desperate_actions__text2_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
+    (),
+    (),
+)
 
 _rule_desperate_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'agility is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
-    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'roll desperate_agility', ('when desperate',), (('desperate',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
-    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'skill is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
-    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), TraceSpec('desperate_actions', '7. Desperate Actions', 'derive desperate_fatigue', ('when desperate', 'when fatigue_points_used'), (('desperate',), ('fatigue_points_used',))), lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
-    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), TraceSpec('desperate_actions', '7. Desperate Actions', "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected", ('when desperate_last_round',), (('desperate_last_round',),)), None, (('desperate_last_round', 0),)),
-    Step('text', _desperate_actions__text2, (), TraceSpec('desperate_actions', '7. Desperate Actions', "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.", (), ()), None, ()),
+    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), _desperate_actions__mod1_trace, 'difficult', (('desperate', 0),)),
+    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), _desperate_actions__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
+    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), _desperate_actions__mod2_trace, 'difficult', (('desperate', 0),)),
+    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), _desperate_actions__derive1_trace, lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
+    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), _desperate_actions__text1_trace, None, (('desperate_last_round', 0),)),
+    Step('text', _desperate_actions__text2, (), _desperate_actions__text2_trace, None, ()),
 )
 """Desperate Actions (7. Desperate Actions).
 
@@ -8842,6 +10991,13 @@ _disarming__text1: Final = TextSpec(
     quote=None,
     condition='when disarm == grapple_disarm',
 )
+_disarming__text1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
+    ('when disarm == grapple_disarm',),
+    (('disarm',),),
+)
 _disarming__mod1: Final = ModSpec(
     key='disarming#3.1',
     rule='disarming',
@@ -8854,6 +11010,13 @@ _disarming__mod1: Final = ModSpec(
     rounding=None,
     condition='when disarm == strike_disarm',
     label='Difficult attack to strike the weapon',
+)
+_disarming__mod1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'skill is difficult',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
 )
 _disarming__roll1: Final = RollSpec(
     key='disarming#3.2',
@@ -8873,6 +11036,13 @@ _disarming__roll1: Final = RollSpec(
     notes=(),
     condition='when disarm == strike_disarm',
 )
+_disarming__roll1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll strike_weapon',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
 _disarming__roll2: Final = RollSpec(
     key='disarming#3.3',
     rule='disarming',
@@ -8891,12 +11061,26 @@ _disarming__roll2: Final = RollSpec(
     notes=(),
     condition='when disarm == strike_disarm',
 )
+_disarming__roll2_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll knock_away',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
 _disarming__derive1: Final = DeriveSpec(
     key='disarming#3.4',
     rule='disarming',
     source='7. Disarming',
     name='weapon_damage',
     condition='when disarm == strike_disarm',
+)
+_disarming__derive1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'derive weapon_damage',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
 )
 _disarming__text2: Final = TextSpec(
     key='disarming#3.5.1',
@@ -8907,6 +11091,13 @@ _disarming__text2: Final = TextSpec(
     quote=None,
     condition='when disarm == strike_disarm; unless disarm_suspected',
 )
+_disarming__text2_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
+    ('when disarm == strike_disarm', 'unless disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
+)
 _disarming__text3: Final = TextSpec(
     key='disarming#3.6.1',
     rule='disarming',
@@ -8915,6 +11106,13 @@ _disarming__text3: Final = TextSpec(
     text='The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
     quote=None,
     condition='when disarm == strike_disarm; when disarm_suspected',
+)
+_disarming__text3_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
+    ('when disarm == strike_disarm', 'when disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
 )
 _disarming__text4: Final = TextSpec(
     key='disarming#4',
@@ -8925,6 +11123,13 @@ _disarming__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disarming__text4_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
+    (),
+    (),
+)
 _disarming__text5: Final = TextSpec(
     key='disarming#5',
     rule='disarming',
@@ -8934,17 +11139,24 @@ _disarming__text5: Final = TextSpec(
     quote="Compare the damage rolled to the weapon's hit points: any in excess are removed from the weapon's hit points.",
     condition='',
 )
+_disarming__text5_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
+    (),
+    (),
+)
 
 _rule_disarming: Final[tuple[Step, ...]] = (
-    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), TraceSpec('disarming', '7. Disarming', 'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.', ('when disarm == grapple_disarm',), (('disarm',),)), None, (('disarm', 0),)),
-    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'skill is difficult', ('when disarm == strike_disarm',), (('disarm',),)), 'difficult', (('disarm', 0),)),
-    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll strike_weapon', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
-    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll knock_away', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
-    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'derive weapon_damage', ('when disarm == strike_disarm',), (('disarm',),)), lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
-    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.', ('when disarm == strike_disarm', 'unless disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.', ('when disarm == strike_disarm', 'when disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text4, (), TraceSpec('disarming', '7. Disarming', "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.", (), ()), None, ()),
-    Step('text', _disarming__text5, (), TraceSpec('disarming', '7. Disarming', "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).", (), ()), None, ()),
+    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), _disarming__text1_trace, None, (('disarm', 0),)),
+    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__mod1_trace, 'difficult', (('disarm', 0),)),
+    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
+    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll2_trace, (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
+    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__derive1_trace, lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
+    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), _disarming__text2_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), _disarming__text3_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text4, (), _disarming__text4_trace, None, ()),
+    Step('text', _disarming__text5, (), _disarming__text5_trace, None, ()),
 )
 """Disarming (7. Disarming).
 
@@ -8974,12 +11186,26 @@ _disease__roll1: Final = RollSpec(
     notes=(),
     condition='when exposed_to_disease',
 )
+_disease__roll1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'roll resist_disease',
+    ('when exposed_to_disease',),
+    (('exposed_to_disease',),),
+)
 _disease__derive1: Final = DeriveSpec(
     key='disease#3.1',
     rule='disease',
     source='7. Disease',
     name='severity',
     condition='when diseased',
+)
+_disease__derive1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive severity',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease__derive2: Final = DeriveSpec(
     key='disease#3.2',
@@ -8988,12 +11214,26 @@ _disease__derive2: Final = DeriveSpec(
     name='characteristic_loss',
     condition='when diseased',
 )
+_disease__derive2_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive characteristic_loss',
+    ('when diseased',),
+    (('diseased',),),
+)
 _disease__derive3: Final = DeriveSpec(
     key='disease#3.3',
     rule='disease',
     source='7. Disease',
     name='lost_characteristic',
     condition='when diseased',
+)
+_disease__derive3_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive lost_characteristic',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease__text1: Final = TextSpec(
     key='disease#4',
@@ -9004,6 +11244,13 @@ _disease__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
+    (),
+    (),
+)
 _disease__text2: Final = TextSpec(
     key='disease#5',
     rule='disease',
@@ -9012,6 +11259,13 @@ _disease__text2: Final = TextSpec(
     text='A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
     quote=None,
     condition='',
+)
+_disease__text2_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
+    (),
+    (),
 )
 _disease__text3: Final = TextSpec(
     key='disease#6',
@@ -9022,6 +11276,13 @@ _disease__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text3_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
+    (),
+    (),
+)
 _disease__text4: Final = TextSpec(
     key='disease#7',
     rule='disease',
@@ -9031,16 +11292,23 @@ _disease__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text4_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
+    (),
+    (),
+)
 
 _rule_disease: Final[tuple[Step, ...]] = (
-    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), TraceSpec('disease', '7. Disease', 'roll resist_disease', ('when exposed_to_disease',), (('exposed_to_disease',),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
-    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive severity', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive characteristic_loss', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive lost_characteristic', ('when diseased',), (('diseased',),)), lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
-    Step('text', _disease__text1, (), TraceSpec('disease', '7. Disease', 'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.', (), ()), None, ()),
-    Step('text', _disease__text2, (), TraceSpec('disease', '7. Disease', 'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.', (), ()), None, ()),
-    Step('text', _disease__text3, (), TraceSpec('disease', '7. Disease', 'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.', (), ()), None, ()),
-    Step('text', _disease__text4, (), TraceSpec('disease', '7. Disease', 'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).', (), ()), None, ()),
+    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), _disease__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
+    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), _disease__derive1_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), _disease__derive2_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), _disease__derive3_trace, lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
+    Step('text', _disease__text1, (), _disease__text1_trace, None, ()),
+    Step('text', _disease__text2, (), _disease__text2_trace, None, ()),
+    Step('text', _disease__text3, (), _disease__text3_trace, None, ()),
+    Step('text', _disease__text4, (), _disease__text4_trace, None, ()),
 )
 """Disease (7. Disease).
 
@@ -9058,6 +11326,13 @@ _disease_recovery__derive1: Final = DeriveSpec(
     source='7. Disease',
     name='recovery_multiplier',
     condition='when diseased',
+)
+_disease_recovery__derive1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'derive recovery_multiplier',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease_recovery__roll1: Final = RollSpec(
     key='disease_recovery#2.2',
@@ -9077,6 +11352,13 @@ _disease_recovery__roll1: Final = RollSpec(
     notes=(),
     condition='when diseased',
 )
+_disease_recovery__roll1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'roll recover',
+    ('when diseased',),
+    (('diseased',),),
+)
 _disease_recovery__text1: Final = TextSpec(
     key='disease_recovery#4',
     rule='disease_recovery',
@@ -9085,6 +11367,13 @@ _disease_recovery__text1: Final = TextSpec(
     text='The character must rest and be cared for while recuperating from a disease.',
     quote=None,
     condition='',
+)
+_disease_recovery__text1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'note: The character must rest and be cared for while recuperating from a disease.',
+    (),
+    (),
 )
 _disease_recovery__text2: Final = TextSpec(
     key='disease_recovery#5',
@@ -9095,12 +11384,19 @@ _disease_recovery__text2: Final = TextSpec(
     quote='Strenuous conditions ... reduce this characteristic roll by x1 per outstanding condition.',
     condition='',
 )
+_disease_recovery__text2_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    "erratum: The source's example lists four conditions, each one lower: not at home in bed, hiking in the wilderness, rigorous activity such as combat, other injuries or illness. Read as one step each, cumulative (strain 0 to 4). Below x1 nothing is said; the multiplier stops at 0.",
+    (),
+    (),
+)
 
 _rule_disease_recovery: Final[tuple[Step, ...]] = (
-    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'derive recovery_multiplier', ('when diseased',), (('diseased',),)), lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
-    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'roll recover', ('when diseased',), (('diseased',),)), (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
-    Step('text', _disease_recovery__text1, (), TraceSpec('disease_recovery', '7. Disease', 'note: The character must rest and be cared for while recuperating from a disease.', (), ()), None, ()),
-    Step('text', _disease_recovery__text2, (), TraceSpec('disease_recovery', '7. Disease', "erratum: The source's example lists four conditions, each one lower: not at home in bed, hiking in the wilderness, rigorous activity such as combat, other injuries or illness. Read as one step each, cumulative (strain 0 to 4). Below x1 nothing is said; the multiplier stops at 0.", (), ()), None, ()),
+    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), _disease_recovery__derive1_trace, lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
+    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), _disease_recovery__roll1_trace, (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
+    Step('text', _disease_recovery__text1, (), _disease_recovery__text1_trace, None, ()),
+    Step('text', _disease_recovery__text2, (), _disease_recovery__text2_trace, None, ()),
 )
 """Disease: recovery (7. Disease).
 
@@ -9128,6 +11424,13 @@ _disengaging__roll1: Final = RollSpec(
     notes=(),
     condition='when disengage == knockback_and_dodge',
 )
+_disengaging__roll1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll disengage_dodge',
+    ('when disengage == knockback_and_dodge',),
+    (('disengage',),),
+)
 _disengaging__text1: Final = TextSpec(
     key='disengaging#3.1',
     rule='disengaging',
@@ -9136,6 +11439,13 @@ _disengaging__text1: Final = TextSpec(
     text='attack during a fighting withdrawal: only dodges, parries and movement away',
     quote=None,
     condition='when disengage == fighting_withdrawal',
+)
+_disengaging__text1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot attack during a fighting withdrawal: only dodges, parries and movement away',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
 )
 _disengaging__roll2: Final = RollSpec(
     key='disengaging#3.2',
@@ -9155,12 +11465,26 @@ _disengaging__roll2: Final = RollSpec(
     notes=(),
     condition='when disengage == fighting_withdrawal',
 )
+_disengaging__roll2_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll withdrawal_defense',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
+)
 _disengaging__derive1: Final = DeriveSpec(
     key='disengaging#3.3',
     rule='disengaging',
     source='7. Disengaging',
     name='disengaged',
     condition='when disengage == fighting_withdrawal',
+)
+_disengaging__derive1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'derive disengaged',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
 )
 _disengaging__mod1: Final = ModSpec(
     key='disengaging#4.1',
@@ -9175,6 +11499,13 @@ _disengaging__mod1: Final = ModSpec(
     condition='when disengage == turn_and_run',
     label="opponents' immediate attack on the fleeing character",
 )
+_disengaging__mod1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'skill is difficult',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
 _disengaging__text2: Final = TextSpec(
     key='disengaging#4.2',
     rule='disengaging',
@@ -9183,6 +11514,13 @@ _disengaging__text2: Final = TextSpec(
     text='parry or Dodge the immediate attack on a fleeing character',
     quote=None,
     condition='when disengage == turn_and_run',
+)
+_disengaging__text2_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot parry or Dodge the immediate attack on a fleeing character',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
 )
 _disengaging__roll3: Final = RollSpec(
     key='disengaging#4.3',
@@ -9202,6 +11540,13 @@ _disengaging__roll3: Final = RollSpec(
     notes=(),
     condition='when disengage == turn_and_run',
 )
+_disengaging__roll3_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll parting_attack',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
 _disengaging__text3: Final = TextSpec(
     key='disengaging#5',
     rule='disengaging',
@@ -9210,6 +11555,13 @@ _disengaging__text3: Final = TextSpec(
     text='This applies when the opponent wishes to continue the fight.',
     quote=None,
     condition='',
+)
+_disengaging__text3_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'note: This applies when the opponent wishes to continue the fight.',
+    (),
+    (),
 )
 _disengaging__text4: Final = TextSpec(
     key='disengaging#6',
@@ -9220,17 +11572,24 @@ _disengaging__text4: Final = TextSpec(
     quote='If your character is successful in all dodges and/or parries made during this combat round',
     condition='',
 )
+_disengaging__text4_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
+    (),
+    (),
+)
 
 _rule_disengaging: Final[tuple[Step, ...]] = (
-    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), TraceSpec('disengaging', '7. Disengaging', 'roll disengage_dodge', ('when disengage == knockback_and_dodge',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'cannot attack during a fighting withdrawal: only dodges, parries and movement away', ('when disengage == fighting_withdrawal',), (('disengage',),)), None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'roll withdrawal_defense', ('when disengage == fighting_withdrawal',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'derive disengaged', ('when disengage == fighting_withdrawal',), (('disengage',),)), lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
-    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'skill is difficult', ('when disengage == turn_and_run',), (('disengage',),)), 'difficult', (('disengage', 0),)),
-    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'roll parting_attack', ('when disengage == turn_and_run',), (('disengage',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text3, (), TraceSpec('disengaging', '7. Disengaging', 'note: This applies when the opponent wishes to continue the fight.', (), ()), None, ()),
-    Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.', (), ()), None, ()),
+    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), _disengaging__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__text1_trace, None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__derive1_trace, lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
+    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__mod1_trace, 'difficult', (('disengage', 0),)),
+    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__text2_trace, None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__roll3_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text3, (), _disengaging__text3_trace, None, ()),
+    Step('text', _disengaging__text4, (), _disengaging__text4_trace, None, ()),
 )
 """Disengaging (7. Disengaging).
 
@@ -9258,6 +11617,13 @@ _drawing_weapons__mod1: Final = ModSpec(
     condition='when weapon_change != no_change; when base skill >= 101',
     label='101%+ with the weapon: draws or sheathes it for 0 DEX ranks',
 )
+_drawing_weapons__mod1_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 0',
+    ('when weapon_change != no_change', 'when base skill >= 101'),
+    (('weapon_change',), ('base skill',)),
+)
 _drawing_weapons__mod2: Final = ModSpec(
     key='drawing_weapons#2.1else.1.1',
     rule='drawing_weapons',
@@ -9270,6 +11636,13 @@ _drawing_weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange',
     label='put one weapon away and draw another',
+)
+_drawing_weapons__mod2_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 10',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
 )
 _drawing_weapons__mod3: Final = ModSpec(
     key='drawing_weapons#2.1else.2.1',
@@ -9284,6 +11657,13 @@ _drawing_weapons__mod3: Final = ModSpec(
     condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw',
     label='drop the weapon (0) and draw another (5)',
 )
+_drawing_weapons__mod3_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 5',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
+)
 _drawing_weapons__text1: Final = TextSpec(
     key='drawing_weapons#3',
     rule='drawing_weapons',
@@ -9292,6 +11672,13 @@ _drawing_weapons__text1: Final = TextSpec(
     text='A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
     quote=None,
     condition='',
+)
+_drawing_weapons__text1_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
+    (),
+    (),
 )
 _drawing_weapons__text2: Final = TextSpec(
     key='drawing_weapons#4',
@@ -9302,13 +11689,20 @@ _drawing_weapons__text2: Final = TextSpec(
     quote='if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
     condition='',
 )
+_drawing_weapons__text2_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
+    (),
+    (),
+)
 
 _rule_drawing_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 0', ('when weapon_change != no_change', 'when base skill >= 101'), (('weapon_change',), ('base skill',))), 0, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 10', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'), (('weapon_change',), ('base skill',), ('weapon_change',))), 10, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 5', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'), (('weapon_change',), ('base skill',), ('weapon_change',))), 5, (('weapon_change', 0),)),
-    Step('text', _drawing_weapons__text1, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.', (), ()), None, ()),
-    Step('text', _drawing_weapons__text2, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.', (), ()), None, ()),
+    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), _drawing_weapons__mod1_trace, 0, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), _drawing_weapons__mod2_trace, 10, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), _drawing_weapons__mod3_trace, 5, (('weapon_change', 0),)),
+    Step('text', _drawing_weapons__text1, (), _drawing_weapons__text1_trace, None, ()),
+    Step('text', _drawing_weapons__text2, (), _drawing_weapons__text2_trace, None, ()),
 )
 """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
@@ -9332,6 +11726,13 @@ _enclosed_environments__mod1: Final = ModSpec(
     condition='when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5',
     label='hand-to-hand weapon larger than SIZ/ENC 1.5 in under a meter',
 )
+_enclosed_environments__mod1_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
+)
 _enclosed_environments__text1: Final = TextSpec(
     key='enclosed_environments#2.2.1',
     rule='enclosed_environments',
@@ -9340,6 +11741,13 @@ _enclosed_environments__text1: Final = TextSpec(
     text="A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
     quote=None,
     condition='when space == under_one_meter and not ranged_weapon; when weapon_SIZ >= 2.5',
+)
+_enclosed_environments__text1_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
 )
 _enclosed_environments__mod2: Final = ModSpec(
     key='enclosed_environments#3.1',
@@ -9354,6 +11762,13 @@ _enclosed_environments__mod2: Final = ModSpec(
     condition='when space == under_half_meter and weapon_SIZ >= 1',
     label='weapon of SIZ/ENC 1 in under half a meter',
 )
+_enclosed_environments__mod2_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_half_meter and weapon_SIZ >= 1',),
+    (('space', 'weapon_SIZ'),),
+)
 _enclosed_environments__text2: Final = TextSpec(
     key='enclosed_environments#4',
     rule='enclosed_environments',
@@ -9362,6 +11777,13 @@ _enclosed_environments__text2: Final = TextSpec(
     text='A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
     quote=None,
     condition='',
+)
+_enclosed_environments__text2_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
+    (),
+    (),
 )
 _enclosed_environments__text3: Final = TextSpec(
     key='enclosed_environments#5',
@@ -9372,6 +11794,13 @@ _enclosed_environments__text3: Final = TextSpec(
     quote='If your character has less than a half-meter radius around them, all weapon attacks with hand-to-hand or ranged weapons of SIZ/ENC 1 are Difficult.',
     condition='',
 )
+_enclosed_environments__text3_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
+    (),
+    (),
+)
 _enclosed_environments__text4: Final = TextSpec(
     key='enclosed_environments#6',
     rule='enclosed_environments',
@@ -9381,14 +11810,21 @@ _enclosed_environments__text4: Final = TextSpec(
     quote='larger than SIZ/ENC 2.5+ might be Impossible',
     condition='',
 )
+_enclosed_environments__text4_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.",
+    (),
+    (),
+)
 
 _rule_enclosed_environments: Final[tuple[Step, ...]] = (
-    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).", ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_half_meter and weapon_SIZ >= 1',), (('space', 'weapon_SIZ'),)), 'difficult', (('space', 0), ('weapon_SIZ', 0))),
-    Step('text', _enclosed_environments__text2, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.', (), ()), None, ()),
-    Step('text', _enclosed_environments__text3, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.', (), ()), None, ()),
-    Step('text', _enclosed_environments__text4, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.", (), ()), None, ()),
+    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), _enclosed_environments__mod1_trace, 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), _enclosed_environments__text1_trace, None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), _enclosed_environments__mod2_trace, 'difficult', (('space', 0), ('weapon_SIZ', 0))),
+    Step('text', _enclosed_environments__text2, (), _enclosed_environments__text2_trace, None, ()),
+    Step('text', _enclosed_environments__text3, (), _enclosed_environments__text3_trace, None, ()),
+    Step('text', _enclosed_environments__text4, (), _enclosed_environments__text4_trace, None, ()),
 )
 """Enclosed Environments (7. Enclosed Environments).
 
@@ -9411,6 +11847,13 @@ _entangling__mod1: Final = ModSpec(
     condition='when entangle',
     label='attempting an entangle',
 )
+_entangling__mod1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'skill is difficult',
+    ('when entangle',),
+    (('entangle',),),
+)
 _entangling__roll1: Final = RollSpec(
     key='entangling#2.2',
     rule='entangling',
@@ -9429,6 +11872,13 @@ _entangling__roll1: Final = RollSpec(
     notes=(),
     condition='when entangle',
 )
+_entangling__roll1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'roll entangle_attack',
+    ('when entangle',),
+    (('entangle',),),
+)
 _entangling__text1: Final = TextSpec(
     key='entangling#3',
     rule='entangling',
@@ -9438,11 +11888,18 @@ _entangling__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_entangling__text1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
+    (),
+    (),
+)
 
 _rule_entangling: Final[tuple[Step, ...]] = (
-    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'skill is difficult', ('when entangle',), (('entangle',),)), 'difficult', (('entangle', 0),)),
-    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'roll entangle_attack', ('when entangle',), (('entangle',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
-    Step('text', _entangling__text1, (), TraceSpec('entangling', '7. Entangling', "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).", (), ()), None, ()),
+    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), _entangling__mod1_trace, 'difficult', (('entangle', 0),)),
+    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), _entangling__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
+    Step('text', _entangling__text1, (), _entangling__text1_trace, None, ()),
 )
 """Entangling (7. Entangling).
 
@@ -9848,79 +12305,17 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
-# rule skill_roll, straight
+# rule skill_roll, written out
 
-_skill_roll__trace1: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'skill is easy',
-    ('when easy',),
-    (('easy',),),
-)
-_skill_roll__trace2: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'skill is difficult',
-    ('when difficult',),
-    (('difficult',),),
-)
-_skill_roll__trace3: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'skill is one_fifth',
-    ('when at_one_fifth',),
-    (('at_one_fifth',),),
-)
-_skill_roll__trace4: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'skill is impossible',
-    ('when impossible',),
-    (('impossible',),),
-)
-_skill_roll__trace5: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'roll skill_check',
-    (),
-    (),
-)
-_skill_roll__trace6: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
-    (),
-    (),
-)
-_skill_roll__trace7: Final = TraceSpec(
-    'skill_roll',
-    '7 (system conventions)',
-    'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
-    (),
-    (),
-)
-_skill_roll__said6: Final = Note(
-    'skill_roll',
-    '7 (system conventions)',
-    'Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
-    None,
-    'note',
-)
-_skill_roll__said7: Final = Note(
-    'skill_roll',
-    '7 (system conventions)',
-    'The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
-    'Missile weapon attacks are at 1/5 skill rating',
-    'erratum',
-)
+_skill_roll__said6: Final = note_of(_skill_roll__text1)
+_skill_roll__said7: Final = note_of(_skill_roll__text2)
 
 
 def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Skill rolls: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9931,21 +12326,21 @@ def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['at_one_fifth'] else 0
     d4 = -1 if v['impossible'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_skill_roll__trace1, d1, v, e))
+    trace.append(TraceEntry(_skill_roll__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_skill_roll__mod1, 'easy'))
-    trace.append(TraceEntry(_skill_roll__trace2, d2, v, e))
+    trace.append(TraceEntry(_skill_roll__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_skill_roll__mod2, 'difficult'))
-    trace.append(TraceEntry(_skill_roll__trace3, d3, v, e))
+    trace.append(TraceEntry(_skill_roll__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_skill_roll__mod3, 'one_fifth'))
-    trace.append(TraceEntry(_skill_roll__trace4, d4, v, e))
+    trace.append(TraceEntry(_skill_roll__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_skill_roll__mod4, 'impossible'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_skill_roll__trace5, -1, v, e))
+    trace.append(TraceEntry(_skill_roll__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_skill_roll[4]))
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -9967,100 +12362,16 @@ def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule characteristic_roll, straight
+# rule characteristic_roll, written out
 
-_characteristic_roll__trace1: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll str_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace2: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll con_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace3: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll int_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace4: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll pow_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace5: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll dex_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace6: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll cha_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace7: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll stamina_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace8: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll agility_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace9: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll idea_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace10: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'roll luck_roll',
-    (),
-    (),
-)
-_characteristic_roll__trace11: Final = TraceSpec(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
-    (),
-    (),
-)
-_characteristic_roll__said11: Final = Note(
-    'characteristic_roll',
-    '7 (system conventions)',
-    'A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
-    None,
-    'note',
-)
+_characteristic_roll__said11: Final = note_of(_characteristic_roll__text1)
 
 
 def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Characteristic rolls: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10078,25 +12389,25 @@ def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Re
         v['luck'] = whole(v['POW'] * 5)
     e['luck'] = v['luck']
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_characteristic_roll__trace1, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[0]))
-    trace.append(TraceEntry(_characteristic_roll__trace2, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll2_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[1]))
-    trace.append(TraceEntry(_characteristic_roll__trace3, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll3_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[2]))
-    trace.append(TraceEntry(_characteristic_roll__trace4, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll4_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[3]))
-    trace.append(TraceEntry(_characteristic_roll__trace5, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll5_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[4]))
-    trace.append(TraceEntry(_characteristic_roll__trace6, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll6_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[5]))
-    trace.append(TraceEntry(_characteristic_roll__trace7, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll7_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[6]))
-    trace.append(TraceEntry(_characteristic_roll__trace8, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll8_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[7]))
-    trace.append(TraceEntry(_characteristic_roll__trace9, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll9_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[8]))
-    trace.append(TraceEntry(_characteristic_roll__trace10, -1, v, e))
+    trace.append(TraceEntry(_characteristic_roll__roll10_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_characteristic_roll[9]))
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -10129,43 +12440,22 @@ def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule resistance_roll, straight
+# rule resistance_roll, written out
 
-_resistance_roll__trace1: Final = TraceSpec(
-    'resistance_roll',
-    '7 (system conventions)',
-    'roll resist',
-    (),
-    (),
-)
-_resistance_roll__trace2: Final = TraceSpec(
-    'resistance_roll',
-    '7 (system conventions)',
-    'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
-    (),
-    (),
-)
-_resistance_roll__said2: Final = Note(
-    'resistance_roll',
-    '7 (system conventions)',
-    'The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
-    None,
-    'note',
-)
+_resistance_roll__said2: Final = note_of(_resistance_roll__text1)
 
 
 def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Resistance rolls: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_resistance_roll__trace1, -1, v, e))
+    trace.append(TraceEntry(_resistance_roll__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_resistance_roll[0]))
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -10181,146 +12471,15 @@ def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule acid, straight
+# rule acid, written out
 
-_acid__trace1: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'acid_damage = d3 - 1',
-    ('when acid == weak',),
-    (('acid',),),
-)
-_acid__trace2: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'acid_damage = d4',
-    ('when acid == strong',),
-    (('acid',),),
-)
-_acid__trace3: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'acid_damage = d6 + 1',
-    ('when acid == very_strong',),
-    (('acid',),),
-)
-_acid__trace4: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'acid_damage / 2 round up',
-    ('when armored', 'when acid_round <= protection_rounds'),
-    (('armored',), ('acid_round', 'protection_rounds')),
-)
-_acid__trace5: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'roll armor_slows',
-    ('when armored',),
-    (('armored',),),
-)
-_acid__trace6: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'roll armor_survives',
-    ('when armored', 'when acid == very_strong'),
-    (('armored',), ('acid',)),
-)
-_acid__trace7: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'cannot use the armor: very strong acid has functionally destroyed it',
-    ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'),
-    (('armored',), ('acid',), ('acid_round', 'armor_life')),
-)
-_acid__trace8: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
-    (),
-    (),
-)
-_acid__trace9: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
-    (),
-    (),
-)
-_acid__trace10: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
-    (),
-    (),
-)
-_acid__trace11: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
-    (),
-    (),
-)
-_acid__trace12: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
-    (),
-    (),
-)
-_acid__trace13: Final = TraceSpec(
-    'acid',
-    '7. Acid',
-    'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
-    (),
-    (),
-)
-_acid__said7: Final = Restriction(
-    'acid',
-    '7. Acid',
-    'use the armor: very strong acid has functionally destroyed it',
-)
-_acid__said8: Final = Note(
-    'acid',
-    '7. Acid',
-    'Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
-    None,
-    'note',
-)
-_acid__said9: Final = Note(
-    'acid',
-    '7. Acid',
-    'Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
-    None,
-    'note',
-)
-_acid__said10: Final = Note(
-    'acid',
-    '7. Acid',
-    "The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
-    None,
-    'note',
-)
-_acid__said11: Final = Note(
-    'acid',
-    '7. Acid',
-    "The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
-    None,
-    'note',
-)
-_acid__said12: Final = Note(
-    'acid',
-    '7. Acid',
-    'The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
-    None,
-    'note',
-)
-_acid__said13: Final = Note(
-    'acid',
-    '7. Acid',
-    'The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
-    'Armor protection against acids lasts 1D3 rounds. After that, the acid inflicts normal damage.',
-    'erratum',
-)
+_acid__said7: Final = restriction_of(_acid__text1)
+_acid__said8: Final = note_of(_acid__text2)
+_acid__said9: Final = note_of(_acid__text3)
+_acid__said10: Final = note_of(_acid__text4)
+_acid__said11: Final = note_of(_acid__text5)
+_acid__said12: Final = note_of(_acid__text6)
+_acid__said13: Final = note_of(_acid__text7)
 _acid__unread1: Final = Note(
     'acid',
     '7. Acid',
@@ -10345,8 +12504,7 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Acid: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10362,16 +12520,16 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d4 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_acid__trace1, d1, v, e))
+    trace.append(TraceEntry(_acid__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_acid__mod1, Dice(((1, 3),)).plus(-1)))
-    trace.append(TraceEntry(_acid__trace2, d2, v, e))
+    trace.append(TraceEntry(_acid__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_acid__mod2, Dice(((1, 4),))))
-    trace.append(TraceEntry(_acid__trace3, d3, v, e))
+    trace.append(TraceEntry(_acid__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_acid__mod3, Dice(((1, 6),)).plus(1)))
-    trace.append(TraceEntry(_acid__trace4, d4, v, e))
+    trace.append(TraceEntry(_acid__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_acid__mod4, 2))
     e['acid_damage'] = settle_held(_BOOK, 'acid_damage', v['acid_damage'], held, modifiers)
@@ -10383,10 +12541,10 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = 1
     else:
         d6 = -1
-    trace.append(TraceEntry(_acid__trace5, d5, v, e))
+    trace.append(TraceEntry(_acid__roll1_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_acid[4]))
-    trace.append(TraceEntry(_acid__trace6, d6, v, e))
+    trace.append(TraceEntry(_acid__roll2_trace, d6, v, e))
     if d6 < 0:
         rolls.append(roll_of(s, _rule_acid[5]))
     if not v['armored']:
@@ -10397,7 +12555,7 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d7 = 2
     else:
         d7 = -1
-    trace.append(TraceEntry(_acid__trace7, d7, v, e))
+    trace.append(TraceEntry(_acid__text1_trace, d7, v, e))
     restrictions: list[Restriction] = []
     if d7 < 0:
         restrictions.append(_acid__said7)
@@ -10429,237 +12587,15 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule aerial_combat, straight
+# rule aerial_combat, written out
 
-_aerial_combat__trace1: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -10%',
-    ('when stunt == moderately_difficult',),
-    (('stunt',),),
-)
-_aerial_combat__trace2: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -25%',
-    ('when stunt == difficult_stunt',),
-    (('stunt',),),
-)
-_aerial_combat__trace3: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -50%',
-    ('when stunt == extremely_difficult',),
-    (('stunt',),),
-)
-_aerial_combat__trace4: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -10%',
-    ('when wind == strong', 'unless tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace5: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -10%',
-    ('when wind == severe', 'when tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace6: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -25%',
-    ('when wind == severe', 'unless tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace7: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -25%',
-    ('when wind == windstorm', 'when tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace8: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -50%',
-    ('when wind == windstorm', 'unless tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace9: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -50%',
-    ('when wind == hurricane', 'when tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace10: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -75%',
-    ('when wind == hurricane', 'unless tail_wind'),
-    (('wind',), ('tail_wind',)),
-)
-_aerial_combat__trace11: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -100%',
-    ('when wind == tornado',),
-    (('wind',),),
-)
-_aerial_combat__trace12: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -25%',
-    ('when thin_air',),
-    (('thin_air',),),
-)
-_aerial_combat__trace13: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -10%',
-    ('when armor_worn == light_armor',),
-    (('armor_worn',),),
-)
-_aerial_combat__trace14: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -25%',
-    ('when armor_worn == medium_armor',),
-    (('armor_worn',),),
-)
-_aerial_combat__trace15: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'fly -50%',
-    ('when armor_worn == heavy_armor',),
-    (('armor_worn',),),
-)
-_aerial_combat__trace16: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'roll fly_roll',
-    (),
-    (),
-)
-_aerial_combat__trace17: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'skill -max(0, base skill - base fly)',
-    ('when flying',),
-    (('flying',),),
-)
-_aerial_combat__trace18: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'skill is difficult',
-    ('when flying', 'when fly_result == fly_failure'),
-    (('flying',), ('fly_result',)),
-)
-_aerial_combat__trace19: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'skill is easy',
-    ('when flying', 'when fly_result == fly_critical'),
-    (('flying',), ('fly_result',)),
-)
-_aerial_combat__trace20: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'cannot attack or act this round: the Fly roll fumbled',
-    ('when flying', 'when fly_result == fly_fumble'),
-    (('flying',), ('fly_result',)),
-)
-_aerial_combat__trace21: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
-    (),
-    (),
-)
-_aerial_combat__trace22: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
-    (),
-    (),
-)
-_aerial_combat__trace23: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
-    (),
-    (),
-)
-_aerial_combat__trace24: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
-    (),
-    (),
-)
-_aerial_combat__trace25: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
-    (),
-    (),
-)
-_aerial_combat__trace26: Final = TraceSpec(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'erratum: No tail-wind relief is given for a tornado; none is encoded.',
-    (),
-    (),
-)
-_aerial_combat__said20: Final = Restriction(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'attack or act this round: the Fly roll fumbled',
-)
-_aerial_combat__said21: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
-    None,
-    'note',
-)
-_aerial_combat__said22: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
-    None,
-    'note',
-)
-_aerial_combat__said23: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
-    None,
-    'note',
-)
-_aerial_combat__said24: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
-    None,
-    'note',
-)
-_aerial_combat__said25: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    '"Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
-    "combat skill ratings are reduced to the level of your character's Flight skill",
-    'erratum',
-)
-_aerial_combat__said26: Final = Note(
-    'aerial_combat',
-    '7. Aerial Combat',
-    'No tail-wind relief is given for a tornado; none is encoded.',
-    'Tornado-force Wind: -100% penalty',
-    'erratum',
-)
+_aerial_combat__said20: Final = restriction_of(_aerial_combat__text1)
+_aerial_combat__said21: Final = note_of(_aerial_combat__text2)
+_aerial_combat__said22: Final = note_of(_aerial_combat__text3)
+_aerial_combat__said23: Final = note_of(_aerial_combat__text4)
+_aerial_combat__said24: Final = note_of(_aerial_combat__text5)
+_aerial_combat__said25: Final = note_of(_aerial_combat__text6)
+_aerial_combat__said26: Final = note_of(_aerial_combat__text7)
 _aerial_combat__unread1: Final = Note(
     'aerial_combat',
     '7. Aerial Combat',
@@ -10678,8 +12614,7 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     """Aerial Combat: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10700,15 +12635,15 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         d19 = -1
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_aerial_combat__trace17, d17, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod16_trace, d17, v, e))
     if d17 < 0:
         held.append((_aerial_combat__mod16, -max(0, v['skill'] - v['fly'])))
         where.append(16)
-    trace.append(TraceEntry(_aerial_combat__trace18, d18, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod17_trace, d18, v, e))
     if d18 < 0:
         held.append((_aerial_combat__mod17, 'difficult'))
         where.append(17)
-    trace.append(TraceEntry(_aerial_combat__trace19, d19, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod18_trace, d19, v, e))
     if d19 < 0:
         held.append((_aerial_combat__mod18, 'easy'))
         where.append(18)
@@ -10764,69 +12699,69 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d14 = -1 if v['armor_worn'] == 'medium_armor' else 0
     d15 = -1 if v['armor_worn'] == 'heavy_armor' else 0
     value = v['fly']
-    trace.append(TraceEntry(_aerial_combat__trace1, d1, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -10
+        value -= 10
         modifiers.append((0, Modifier(_aerial_combat__mod1, -10, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace2, d2, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -25
+        value -= 25
         modifiers.append((1, Modifier(_aerial_combat__mod2, -25, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace3, d3, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -50
+        value -= 50
         modifiers.append((2, Modifier(_aerial_combat__mod3, -50, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace4, d4, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -10
+        value -= 10
         modifiers.append((3, Modifier(_aerial_combat__mod4, -10, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace5, d5, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod5_trace, d5, v, e))
     if d5 < 0:
-        value += -10
+        value -= 10
         modifiers.append((4, Modifier(_aerial_combat__mod5, -10, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace6, d6, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod6_trace, d6, v, e))
     if d6 < 0:
-        value += -25
+        value -= 25
         modifiers.append((5, Modifier(_aerial_combat__mod6, -25, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace7, d7, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod7_trace, d7, v, e))
     if d7 < 0:
-        value += -25
+        value -= 25
         modifiers.append((6, Modifier(_aerial_combat__mod7, -25, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace8, d8, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod8_trace, d8, v, e))
     if d8 < 0:
-        value += -50
+        value -= 50
         modifiers.append((7, Modifier(_aerial_combat__mod8, -50, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace9, d9, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod9_trace, d9, v, e))
     if d9 < 0:
-        value += -50
+        value -= 50
         modifiers.append((8, Modifier(_aerial_combat__mod9, -50, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace10, d10, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod10_trace, d10, v, e))
     if d10 < 0:
-        value += -75
+        value -= 75
         modifiers.append((9, Modifier(_aerial_combat__mod10, -75, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace11, d11, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod11_trace, d11, v, e))
     if d11 < 0:
-        value += -100
+        value -= 100
         modifiers.append((10, Modifier(_aerial_combat__mod11, -100, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace12, d12, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod12_trace, d12, v, e))
     if d12 < 0:
-        value += -25
+        value -= 25
         modifiers.append((11, Modifier(_aerial_combat__mod12, -25, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace13, d13, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod13_trace, d13, v, e))
     if d13 < 0:
-        value += -10
+        value -= 10
         modifiers.append((12, Modifier(_aerial_combat__mod13, -10, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace14, d14, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod14_trace, d14, v, e))
     if d14 < 0:
-        value += -25
+        value -= 25
         modifiers.append((13, Modifier(_aerial_combat__mod14, -25, 'applied', None)))
-    trace.append(TraceEntry(_aerial_combat__trace15, d15, v, e))
+    trace.append(TraceEntry(_aerial_combat__mod15_trace, d15, v, e))
     if d15 < 0:
-        value += -50
+        value -= 50
         modifiers.append((14, Modifier(_aerial_combat__mod15, -50, 'applied', None)))
     e['fly'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0 or d7 < 0 or d8 < 0 or d9 < 0 or d10 < 0 or d11 < 0 or d12 < 0 or d13 < 0 or d14 < 0 or d15 < 0)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_aerial_combat__trace16, -1, v, e))
+    trace.append(TraceEntry(_aerial_combat__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_aerial_combat[15]))
     if not v['flying']:
         d20 = 0
@@ -10834,7 +12769,7 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         d20 = 1
     else:
         d20 = -1
-    trace.append(TraceEntry(_aerial_combat__trace20, d20, v, e))
+    trace.append(TraceEntry(_aerial_combat__text1_trace, d20, v, e))
     restrictions: list[Restriction] = []
     if d20 < 0:
         restrictions.append(_aerial_combat__said20)
@@ -10868,37 +12803,16 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule aimed_attacks, straight
+# rule aimed_attacks, written out
 
-_aimed_attacks__trace1: Final = TraceSpec(
-    'aimed_attacks',
-    '7. Aimed Attacks',
-    'roll keep_aim',
-    ('when interrupted',),
-    (('interrupted',),),
-)
-_aimed_attacks__trace2: Final = TraceSpec(
-    'aimed_attacks',
-    '7. Aimed Attacks',
-    'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
-    (),
-    (),
-)
-_aimed_attacks__said2: Final = Note(
-    'aimed_attacks',
-    '7. Aimed Attacks',
-    'There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
-    None,
-    'note',
-)
+_aimed_attacks__said2: Final = note_of(_aimed_attacks__text1)
 
 
 def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Aimed Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10908,7 +12822,7 @@ def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     e['idea'] = v['idea']
     rolls: list[Roll] = []
     d1 = -1 if v['interrupted'] else 0
-    trace.append(TraceEntry(_aimed_attacks__trace1, d1, v, e))
+    trace.append(TraceEntry(_aimed_attacks__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_aimed_attacks[0]))
     return Resolution(
@@ -10925,36 +12839,9 @@ def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule aim_bonus, straight
+# rule aim_bonus, written out
 
-_aim_bonus__trace1: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
-    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
-    (('beyond_double_range',), ('target_area', 'aim_ranks')),
-)
-_aim_bonus__trace2: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
-    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
-    (('beyond_double_range',), ('target_area', 'aim_ranks')),
-)
-_aim_bonus__trace3: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
-    (),
-    (),
-)
-_aim_bonus__said3: Final = Note(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
-    None,
-    'note',
-)
+_aim_bonus__said3: Final = note_of(_aim_bonus__text1)
 _aim_bonus__unread1: Final = Note(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
@@ -10973,8 +12860,7 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Aimed Attacks: aiming bonus: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10992,12 +12878,12 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d2 = -1
     value = v['skill']
-    trace.append(TraceEntry(_aim_bonus__trace1, d1, v, e))
+    trace.append(TraceEntry(_aim_bonus__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')
         value += amount
         modifiers.append(Modifier(_aim_bonus__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_aim_bonus__trace2, d2, v, e))
+    trace.append(TraceEntry(_aim_bonus__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')
         value += amount
@@ -11027,92 +12913,12 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule targeting_specific_area, straight
+# rule targeting_specific_area, written out
 
-_targeting_specific_area__trace1: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
-    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
-    (('beyond_double_range',), ('target_area', 'aim_ranks')),
-)
-_targeting_specific_area__trace2: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
-    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
-    (('beyond_double_range',), ('target_area', 'aim_ranks')),
-)
-_targeting_specific_area__trace3: Final = TraceSpec(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
-    (),
-    (),
-)
-_targeting_specific_area__trace4: Final = TraceSpec(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'skill is difficult',
-    ('when target_area',),
-    (('target_area',),),
-)
-_targeting_specific_area__trace5: Final = TraceSpec(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'skill is easy',
-    ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'),
-    (('target_area',), ('aim_ranks', 'beyond_double_range')),
-)
-_targeting_specific_area__trace6: Final = TraceSpec(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
-    ('when target_area', 'when unarmored_area'),
-    (('target_area',), ('unarmored_area',)),
-)
-_targeting_specific_area__trace7: Final = TraceSpec(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
-    (),
-    (),
-)
-_targeting_specific_area__trace8: Final = TraceSpec(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
-    (),
-    (),
-)
-_targeting_specific_area__said3: Final = Note(
-    'aim_bonus',
-    '7. Aimed Attacks: Taking More Time',
-    'Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
-    None,
-    'note',
-)
-_targeting_specific_area__said6: Final = Note(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    "A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
-    None,
-    'note',
-)
-_targeting_specific_area__said7: Final = Note(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
-    None,
-    'note',
-)
-_targeting_specific_area__said8: Final = Note(
-    'targeting_specific_area',
-    '7. Aimed Attacks: Targeting a Specific Area',
-    'Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
-    'delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
-    'erratum',
-)
+_targeting_specific_area__said3: Final = note_of(_aim_bonus__text1)
+_targeting_specific_area__said6: Final = note_of(_targeting_specific_area__text1)
+_targeting_specific_area__said7: Final = note_of(_targeting_specific_area__text2)
+_targeting_specific_area__said8: Final = note_of(_targeting_specific_area__text3)
 _targeting_specific_area__unread1: Final = Note(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
@@ -11131,8 +12937,7 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
     """Aimed Attacks: Targeting a Specific Area: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11157,16 +12962,16 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
     else:
         d5 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_targeting_specific_area__trace1, d1, v, e))
+    trace.append(TraceEntry(_aim_bonus__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_aim_bonus__mod1, (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
-    trace.append(TraceEntry(_targeting_specific_area__trace2, d2, v, e))
+    trace.append(TraceEntry(_aim_bonus__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_aim_bonus__mod2, round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
-    trace.append(TraceEntry(_targeting_specific_area__trace4, d4, v, e))
+    trace.append(TraceEntry(_targeting_specific_area__mod1_trace, d4, v, e))
     if d4 < 0:
         held.append((_targeting_specific_area__mod1, 'difficult'))
-    trace.append(TraceEntry(_targeting_specific_area__trace5, d5, v, e))
+    trace.append(TraceEntry(_targeting_specific_area__mod2_trace, d5, v, e))
     if d5 < 0:
         held.append((_targeting_specific_area__mod2, 'easy'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
@@ -11176,7 +12981,7 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
         d6 = 1
     else:
         d6 = -1
-    trace.append(TraceEntry(_targeting_specific_area__trace6, d6, v, e))
+    trace.append(TraceEntry(_targeting_specific_area__text1_trace, d6, v, e))
     notes: list[Note] = []
     notes.append(_targeting_specific_area__said3)
     if d6 < 0:
@@ -11207,130 +13012,14 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
         trace=tuple(trace),
     )
 
-# rule ambushes, straight
+# rule ambushes, written out
 
-_ambushes__trace1: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'roll ambush_stealth',
-    ('when ambush != no_ambush and not after_first_round',),
-    (('ambush', 'after_first_round'),),
-)
-_ambushes__trace2: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'skill is easy',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'),
-    (('ambush', 'after_first_round'), ('ambush',)),
-)
-_ambushes__trace3: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'cannot dodge or parry this initial round of attacks (the attackers are not seen)',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'),
-    (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',)),
-)
-_ambushes__trace4: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'perception is easy',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
-    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
-)
-_ambushes__trace5: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'roll notice_attackers',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
-    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
-)
-_ambushes__trace6: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'skill is easy',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
-    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
-)
-_ambushes__trace7: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'defense is difficult',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
-    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
-)
-_ambushes__trace8: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'cannot retaliate or move until the next combat round (the target noticed the attackers)',
-    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'),
-    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
-)
-_ambushes__trace9: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
-    (),
-    (),
-)
-_ambushes__trace10: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
-    (),
-    (),
-)
-_ambushes__trace11: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
-    (),
-    (),
-)
-_ambushes__trace12: Final = TraceSpec(
-    'ambushes',
-    '7. Ambushes',
-    'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
-    (),
-    (),
-)
-_ambushes__said3: Final = Restriction(
-    'ambushes',
-    '7. Ambushes',
-    'dodge or parry this initial round of attacks (the attackers are not seen)',
-)
-_ambushes__said8: Final = Restriction(
-    'ambushes',
-    '7. Ambushes',
-    'retaliate or move until the next combat round (the target noticed the attackers)',
-)
-_ambushes__said9: Final = Note(
-    'ambushes',
-    '7. Ambushes',
-    "In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
-    None,
-    'note',
-)
-_ambushes__said10: Final = Note(
-    'ambushes',
-    '7. Ambushes',
-    'After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
-    None,
-    'note',
-)
-_ambushes__said11: Final = Note(
-    'ambushes',
-    '7. Ambushes',
-    "The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
-    None,
-    'note',
-)
-_ambushes__said12: Final = Note(
-    'ambushes',
-    '7. Ambushes',
-    'Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
-    'If the attackers are using hand-to-hand weapons and have not made successful Stealth rolls, the targets must make a successful Easy Listen, Sense, or Spot roll',
-    'erratum',
-)
+_ambushes__said3: Final = restriction_of(_ambushes__text1)
+_ambushes__said8: Final = restriction_of(_ambushes__text2)
+_ambushes__said9: Final = note_of(_ambushes__text3)
+_ambushes__said10: Final = note_of(_ambushes__text4)
+_ambushes__said11: Final = note_of(_ambushes__text5)
+_ambushes__said12: Final = note_of(_ambushes__text6)
 _ambushes__unread1: Final = Note(
     'ambushes',
     '7. Ambushes',
@@ -11361,8 +13050,7 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Ambushes: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11384,11 +13072,11 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = -1
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_ambushes__trace2, d2, v, e))
+    trace.append(TraceEntry(_ambushes__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_ambushes__mod1, 'easy'))
         where.append(1)
-    trace.append(TraceEntry(_ambushes__trace6, d6, v, e))
+    trace.append(TraceEntry(_ambushes__mod3_trace, d6, v, e))
     if d6 < 0:
         held.append((_ambushes__mod3, 'easy'))
         where.append(5)
@@ -11403,7 +13091,7 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d7 = -1
     held = []
     where = []
-    trace.append(TraceEntry(_ambushes__trace7, d7, v, e))
+    trace.append(TraceEntry(_ambushes__mod4_trace, d7, v, e))
     if d7 < 0:
         held.append((_ambushes__mod4, 'difficult'))
         where.append(6)
@@ -11418,7 +13106,7 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = -1
     held = []
     where = []
-    trace.append(TraceEntry(_ambushes__trace4, d4, v, e))
+    trace.append(TraceEntry(_ambushes__mod2_trace, d4, v, e))
     if d4 < 0:
         held.append((_ambushes__mod2, 'easy'))
         where.append(3)
@@ -11433,10 +13121,10 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d5 = 2
     else:
         d5 = -1
-    trace.append(TraceEntry(_ambushes__trace1, d1, v, e))
+    trace.append(TraceEntry(_ambushes__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_ambushes[0]))
-    trace.append(TraceEntry(_ambushes__trace5, d5, v, e))
+    trace.append(TraceEntry(_ambushes__roll2_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_ambushes[4]))
     if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
@@ -11455,8 +13143,8 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d8 = 2
     else:
         d8 = -1
-    trace.append(TraceEntry(_ambushes__trace3, d3, v, e))
-    trace.append(TraceEntry(_ambushes__trace8, d8, v, e))
+    trace.append(TraceEntry(_ambushes__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_ambushes__text2_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_ambushes__said3)
@@ -11496,107 +13184,19 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule area_attacks, straight
+# rule area_attacks, written out
 
-_area_attacks__trace1: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'roll dodge_area_roll',
-    ('when area_response == dodge_area',),
-    (('area_response',),),
-)
-_area_attacks__trace2: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'roll agility_area_roll',
-    ('when area_response == agility_area',),
-    (('area_response',),),
-)
-_area_attacks__trace3: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'damage / 2 round up',
-    ('when area_response == agility_area', 'when response_succeeded'),
-    (('area_response',), ('response_succeeded',)),
-)
-_area_attacks__trace4: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'derive struck',
-    (),
-    (),
-)
-_area_attacks__trace5: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'derive stand_up',
-    ('when area_response != no_response',),
-    (('area_response',),),
-)
-_area_attacks__trace6: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
-    ('when area_response != no_response',),
-    (('area_response',),),
-)
-_area_attacks__trace7: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
-    (),
-    (),
-)
-_area_attacks__trace8: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    (),
-    (),
-)
-_area_attacks__trace9: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
-    (),
-    (),
-)
-_area_attacks__said6: Final = Note(
-    'area_attacks',
-    '7. Area Attacks',
-    'Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
-    None,
-    'note',
-)
-_area_attacks__said7: Final = Note(
-    'area_attacks',
-    '7. Area Attacks',
-    'If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
-    None,
-    'note',
-)
-_area_attacks__said8: Final = Note(
-    'area_attacks',
-    '7. Area Attacks',
-    "At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    None,
-    'note',
-)
-_area_attacks__said9: Final = Note(
-    'area_attacks',
-    '7. Area Attacks',
-    'The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
-    'an Agility roll to reduce damage by half',
-    'erratum',
-)
+_area_attacks__said6: Final = note_of(_area_attacks__text1)
+_area_attacks__said7: Final = note_of(_area_attacks__text2)
+_area_attacks__said8: Final = note_of(_area_attacks__text3)
+_area_attacks__said9: Final = note_of(_area_attacks__text4)
 
 
 def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Area Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11614,14 +13214,14 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     else:
         d3 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_area_attacks__trace3, d3, v, e))
+    trace.append(TraceEntry(_area_attacks__mod1_trace, d3, v, e))
     if d3 < 0:
         held.append((_area_attacks__mod1, 2))
     e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
-    trace.append(TraceEntry(_area_attacks__trace4, -1, v, e))
+    trace.append(TraceEntry(_area_attacks__derive1_trace, -1, v, e))
     e['struck'] = derived['struck'] = whole(not (v['area_response'] == 'dodge_area' and v['response_succeeded']))
     d5 = -1 if v['area_response'] != 'no_response' else 0
-    trace.append(TraceEntry(_area_attacks__trace5, d5, v, e))
+    trace.append(TraceEntry(_area_attacks__derive2_trace, d5, v, e))
     if d5 < 0:
         e['stand_up'] = derived['stand_up'] = whole(5)
     else:
@@ -11629,14 +13229,14 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     rolls: list[Roll] = []
     d1 = -1 if v['area_response'] == 'dodge_area' else 0
     d2 = -1 if v['area_response'] == 'agility_area' else 0
-    trace.append(TraceEntry(_area_attacks__trace1, d1, v, e))
+    trace.append(TraceEntry(_area_attacks__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_area_attacks[0]))
-    trace.append(TraceEntry(_area_attacks__trace2, d2, v, e))
+    trace.append(TraceEntry(_area_attacks__roll2_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_area_attacks[1]))
     d6 = -1 if v['area_response'] != 'no_response' else 0
-    trace.append(TraceEntry(_area_attacks__trace6, d6, v, e))
+    trace.append(TraceEntry(_area_attacks__text1_trace, d6, v, e))
     notes: list[Note] = []
     if d6 < 0:
         notes.append(_area_attacks__said6)
@@ -11664,120 +13264,13 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule armor_damaged, straight
+# rule armor_damaged, written out
 
-_armor_damaged__trace1: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'armor / 2 round down',
-    ('when armor_state == damaged',),
-    (('armor_state',),),
-)
-_armor_damaged__trace2: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'armor_roll / 2 round down',
-    ('when armor_state == damaged',),
-    (('armor_state',),),
-)
-_armor_damaged__trace3: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'derive repair_cost',
-    ('when armor_state == damaged',),
-    (('armor_state',),),
-)
-_armor_damaged__trace4: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'armor = 0',
-    ('when armor_state == destroyed',),
-    (('armor_state',),),
-)
-_armor_damaged__trace5: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'derive rebuild_cost',
-    ('when armor_state == destroyed',),
-    (('armor_state',),),
-)
-_armor_damaged__trace6: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'note: Destroyed armor offers no protection but full ENC and burden.',
-    ('when armor_state == destroyed',),
-    (('armor_state',),),
-)
-_armor_damaged__trace7: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'armor -1',
-    ('when armor_state == repaired_after_destruction',),
-    (('armor_state',),),
-)
-_armor_damaged__trace8: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
-    (),
-    (),
-)
-_armor_damaged__trace9: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
-    (),
-    (),
-)
-_armor_damaged__trace10: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
-    (),
-    (),
-)
-_armor_damaged__trace11: Final = TraceSpec(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
-    (),
-    (),
-)
-_armor_damaged__said6: Final = Note(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'Destroyed armor offers no protection but full ENC and burden.',
-    None,
-    'note',
-)
-_armor_damaged__said8: Final = Note(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
-    None,
-    'note',
-)
-_armor_damaged__said9: Final = Note(
-    'armor_damaged',
-    '7. Armor Damaged',
-    'Already-damaged armor that is damaged again before being repaired is destroyed.',
-    None,
-    'note',
-)
-_armor_damaged__said10: Final = Note(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
-    None,
-    'note',
-)
-_armor_damaged__said11: Final = Note(
-    'armor_damaged',
-    '7. Armor Damaged',
-    "Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
-    'armor worth 1D8+1 may be reduced to 1D4 protection, which is 1/2 of 1D8, with the +1 rounded down',
-    'erratum',
-)
+_armor_damaged__said6: Final = note_of(_armor_damaged__text1)
+_armor_damaged__said8: Final = note_of(_armor_damaged__text2)
+_armor_damaged__said9: Final = note_of(_armor_damaged__text3)
+_armor_damaged__said10: Final = note_of(_armor_damaged__text4)
+_armor_damaged__said11: Final = note_of(_armor_damaged__text5)
 _armor_damaged__unread1: Final = Note(
     'armor_damaged',
     '7. Armor Damaged',
@@ -11790,8 +13283,7 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     """Armor Damaged: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11802,15 +13294,15 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d7 = -1 if v['armor_state'] == 'repaired_after_destruction' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_armor_damaged__trace1, d1, v, e))
+    trace.append(TraceEntry(_armor_damaged__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_armor_damaged__mod1, 2))
         where.append(0)
-    trace.append(TraceEntry(_armor_damaged__trace4, d4, v, e))
+    trace.append(TraceEntry(_armor_damaged__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_armor_damaged__mod3, 0))
         where.append(3)
-    trace.append(TraceEntry(_armor_damaged__trace7, d7, v, e))
+    trace.append(TraceEntry(_armor_damaged__mod4_trace, d7, v, e))
     if d7 < 0:
         held.append((_armor_damaged__mod4, -1))
         where.append(6)
@@ -11818,25 +13310,25 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d2 = -1 if v['armor_state'] == 'damaged' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_armor_damaged__trace2, d2, v, e))
+    trace.append(TraceEntry(_armor_damaged__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_armor_damaged__mod2, 2))
         where.append(1)
     e['armor_roll'] = settle_held(_BOOK, 'armor_roll', v['armor_roll'], held, modifiers, where)
     d3 = -1 if v['armor_state'] == 'damaged' else 0
-    trace.append(TraceEntry(_armor_damaged__trace3, d3, v, e))
+    trace.append(TraceEntry(_armor_damaged__derive1_trace, d3, v, e))
     if d3 < 0:
         e['repair_cost'] = derived['repair_cost'] = whole(Fraction(v['armor_cost'] * 3) / 2)
     else:
         e.wait('repair_cost', lambda: whole(Fraction(v['armor_cost'] * 3) / 2))
     d5 = -1 if v['armor_state'] == 'destroyed' else 0
-    trace.append(TraceEntry(_armor_damaged__trace5, d5, v, e))
+    trace.append(TraceEntry(_armor_damaged__derive2_trace, d5, v, e))
     if d5 < 0:
         e['rebuild_cost'] = derived['rebuild_cost'] = whole(v['armor_cost'])
     else:
         e.wait('rebuild_cost', lambda: whole(v['armor_cost']))
     d6 = -1 if v['armor_state'] == 'destroyed' else 0
-    trace.append(TraceEntry(_armor_damaged__trace6, d6, v, e))
+    trace.append(TraceEntry(_armor_damaged__text1_trace, d6, v, e))
     notes: list[Note] = []
     if d6 < 0:
         notes.append(_armor_damaged__said6)
@@ -11866,170 +13358,22 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule aura_attacks, straight
+# rule aura_attacks, written out
 
-_aura_attacks__trace1: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura +roll_bonus[command_roll]',
-    (),
-    (),
-)
-_aura_attacks__trace2: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura +roll_bonus[passion_roll]',
-    (),
-    (),
-)
-_aura_attacks__trace3: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura / 2 round up',
-    ('when command_roll == fumble_result',),
-    (('command_roll',),),
-)
-_aura_attacks__trace4: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura / 2 round up',
-    ('when passion_roll == fumble_result',),
-    (('passion_roll',),),
-)
-_aura_attacks__trace5: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura +1',
-    ('when previous_aura_success',),
-    (('previous_aura_success',),),
-)
-_aura_attacks__trace6: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura +experience',
-    (),
-    (),
-)
-_aura_attacks__trace7: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'aura +aura_circumstances',
-    (),
-    (),
-)
-_aura_attacks__trace8: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'roll resist_aura',
-    (),
-    (),
-)
-_aura_attacks__trace9: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
-    (),
-    (),
-)
-_aura_attacks__trace10: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'note: Anyone who can view the character must make the resistance roll.',
-    (),
-    (),
-)
-_aura_attacks__trace11: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
-    (),
-    (),
-)
-_aura_attacks__trace12: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
-    (),
-    (),
-)
-_aura_attacks__trace13: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
-    (),
-    (),
-)
-_aura_attacks__trace14: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
-    (),
-    (),
-)
-_aura_attacks__trace15: Final = TraceSpec(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'erratum: Formatting slip (no bold); read as the same kind of entry as Command.',
-    (),
-    (),
-)
-_aura_attacks__said9: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
-    None,
-    'note',
-)
-_aura_attacks__said10: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'Anyone who can view the character must make the resistance roll.',
-    None,
-    'note',
-)
-_aura_attacks__said11: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
-    None,
-    'note',
-)
-_aura_attacks__said12: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
-    None,
-    'note',
-)
-_aura_attacks__said13: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
-    None,
-    'note',
-)
-_aura_attacks__said14: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    "The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
-    'A fumbled roll reduces the aura total by half (round up).',
-    'erratum',
-)
-_aura_attacks__said15: Final = Note(
-    'aura_attacks',
-    '7. Aura Attacks',
-    'Formatting slip (no bold); read as the same kind of entry as Command.',
-    'Passions: A successful appropriate Passion roll',
-    'erratum',
-)
+_aura_attacks__said9: Final = note_of(_aura_attacks__text1)
+_aura_attacks__said10: Final = note_of(_aura_attacks__text2)
+_aura_attacks__said11: Final = note_of(_aura_attacks__text3)
+_aura_attacks__said12: Final = note_of(_aura_attacks__text4)
+_aura_attacks__said13: Final = note_of(_aura_attacks__text5)
+_aura_attacks__said14: Final = note_of(_aura_attacks__text6)
+_aura_attacks__said15: Final = note_of(_aura_attacks__text7)
 
 
 def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Aura Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12041,26 +13385,26 @@ def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d4 = -1 if v['passion_roll'] == 'fumble_result' else 0
     d5 = -1 if v['previous_aura_success'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_aura_attacks__trace1, -1, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod1_trace, -1, v, e))
     held.append((_aura_attacks__mod1, s.lookup('roll_bonus', (v['command_roll'],), 'value')))
-    trace.append(TraceEntry(_aura_attacks__trace2, -1, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod2_trace, -1, v, e))
     held.append((_aura_attacks__mod2, s.lookup('roll_bonus', (v['passion_roll'],), 'value')))
-    trace.append(TraceEntry(_aura_attacks__trace3, d3, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_aura_attacks__mod3, 2))
-    trace.append(TraceEntry(_aura_attacks__trace4, d4, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_aura_attacks__mod4, 2))
-    trace.append(TraceEntry(_aura_attacks__trace5, d5, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod5_trace, d5, v, e))
     if d5 < 0:
         held.append((_aura_attacks__mod5, 1))
-    trace.append(TraceEntry(_aura_attacks__trace6, -1, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod6_trace, -1, v, e))
     held.append((_aura_attacks__mod6, v['experience']))
-    trace.append(TraceEntry(_aura_attacks__trace7, -1, v, e))
+    trace.append(TraceEntry(_aura_attacks__mod7_trace, -1, v, e))
     held.append((_aura_attacks__mod7, v['aura_circumstances']))
     e['aura'] = settle_held(_BOOK, 'aura', v['aura'], held, modifiers)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_aura_attacks__trace8, -1, v, e))
+    trace.append(TraceEntry(_aura_attacks__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_aura_attacks[7]))
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -12088,127 +13432,14 @@ def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule autofire, straight
+# rule autofire, written out
 
-_autofire__trace1: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'skill +20%',
-    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'),
-    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
-)
-_autofire__trace2: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'skill +40%',
-    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'),
-    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
-)
-_autofire__trace3: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'skill +20%',
-    ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'),
-    (('fire_mode',), ('autofire_targets',)),
-)
-_autofire__trace4: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'derive hits',
-    ('when fire_mode != single_shot',),
-    (('fire_mode',),),
-)
-_autofire__trace5: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'roll burst_attack',
-    ('when fire_mode != single_shot',),
-    (('fire_mode',),),
-)
-_autofire__trace6: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
-    (),
-    (),
-)
-_autofire__trace7: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'note: The attacker announces how many shots are fired and keeps track of spent ammunition.',
-    (),
-    (),
-)
-_autofire__trace8: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
-    (),
-    (),
-)
-_autofire__trace9: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
-    (),
-    (),
-)
-_autofire__trace10: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
-    (),
-    (),
-)
-_autofire__trace11: Final = TraceSpec(
-    'autofire',
-    '7. Autofire',
-    'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
-    (),
-    (),
-)
-_autofire__said6: Final = Note(
-    'autofire',
-    '7. Autofire',
-    "Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
-    None,
-    'note',
-)
-_autofire__said7: Final = Note(
-    'autofire',
-    '7. Autofire',
-    'The attacker announces how many shots are fired and keeps track of spent ammunition.',
-    None,
-    'note',
-)
-_autofire__said8: Final = Note(
-    'autofire',
-    '7. Autofire',
-    'Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
-    None,
-    'note',
-)
-_autofire__said9: Final = Note(
-    'autofire',
-    '7. Autofire',
-    'Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
-    None,
-    'note',
-)
-_autofire__said10: Final = Note(
-    'autofire',
-    '7. Autofire',
-    'Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
-    "the attacker's skill rating is increased by an additional +20%",
-    'erratum',
-)
-_autofire__said11: Final = Note(
-    'autofire',
-    '7. Autofire',
-    'Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
-    'To get an odd number, roll an appropriate dice type and divide by two (round up).',
-    'erratum',
-)
+_autofire__said6: Final = note_of(_autofire__text1)
+_autofire__said7: Final = note_of(_autofire__text2)
+_autofire__said8: Final = note_of(_autofire__text3)
+_autofire__said9: Final = note_of(_autofire__text4)
+_autofire__said10: Final = note_of(_autofire__text5)
+_autofire__said11: Final = note_of(_autofire__text6)
 _autofire__unread1: Final = Note(
     'autofire',
     '7. Autofire',
@@ -12227,8 +13458,7 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Autofire: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12258,28 +13488,28 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d3 = -1
     value = v['skill']
-    trace.append(TraceEntry(_autofire__trace1, d1, v, e))
+    trace.append(TraceEntry(_autofire__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 20
         modifiers.append(Modifier(_autofire__mod1, 20, 'applied', None))
-    trace.append(TraceEntry(_autofire__trace2, d2, v, e))
+    trace.append(TraceEntry(_autofire__mod2_trace, d2, v, e))
     if d2 < 0:
         value += 40
         modifiers.append(Modifier(_autofire__mod2, 40, 'applied', None))
-    trace.append(TraceEntry(_autofire__trace3, d3, v, e))
+    trace.append(TraceEntry(_autofire__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 20
         modifiers.append(Modifier(_autofire__mod3, 20, 'applied', None))
     e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0)
     d4 = -1 if v['fire_mode'] != 'single_shot' else 0
-    trace.append(TraceEntry(_autofire__trace4, d4, v, e))
+    trace.append(TraceEntry(_autofire__derive1_trace, d4, v, e))
     if d4 < 0:
         e['hits'] = derived['hits'] = whole(s.lookup('autofire_hits', (v['shots'],), 'value'))
     else:
         e.wait('hits', lambda: whole(s.lookup('autofire_hits', (v['shots'],), 'value')))
     rolls: list[Roll] = []
     d5 = -1 if v['fire_mode'] != 'single_shot' else 0
-    trace.append(TraceEntry(_autofire__trace5, d5, v, e))
+    trace.append(TraceEntry(_autofire__roll1_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_autofire[4]))
     notes: list[Note] = [_autofire__said6, _autofire__said7, _autofire__said8, _autofire__said9, _autofire__said10, _autofire__said11]
@@ -12306,76 +13536,10 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule backstabs, straight
+# rule backstabs, written out
 
-_backstabs__trace1: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'skill is easy',
-    ('when backstab',),
-    (('backstab',),),
-)
-_backstabs__trace2: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'perception is difficult',
-    ('when backstab',),
-    (('backstab',),),
-)
-_backstabs__trace3: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'roll sense_backstab',
-    ('when backstab',),
-    (('backstab',),),
-)
-_backstabs__trace4: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'defense is difficult',
-    ('when backstab',),
-    (('backstab',),),
-)
-_backstabs__trace5: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'skill is easy',
-    ('when helpless',),
-    (('helpless',),),
-)
-_backstabs__trace6: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'cannot dodge or parry: the target is helpless',
-    ('when helpless',),
-    (('helpless',),),
-)
-_backstabs__trace7: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'roll lucky_incident',
-    ('when helpless',),
-    (('helpless',),),
-)
-_backstabs__trace8: Final = TraceSpec(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'note: No additional damage is done by such an attack.',
-    (),
-    (),
-)
-_backstabs__said6: Final = Restriction(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'dodge or parry: the target is helpless',
-)
-_backstabs__said8: Final = Note(
-    'backstabs',
-    '7. Backstabs and Helpless Opponents',
-    'No additional damage is done by such an attack.',
-    None,
-    'note',
-)
+_backstabs__said6: Final = restriction_of(_backstabs__text1)
+_backstabs__said8: Final = note_of(_backstabs__text2)
 _backstabs__unread1: Final = Note(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
@@ -12388,8 +13552,7 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Backstabs and Helpless Opponents: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12399,11 +13562,11 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d5 = -1 if v['helpless'] else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_backstabs__trace1, d1, v, e))
+    trace.append(TraceEntry(_backstabs__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_backstabs__mod1, 'easy'))
         where.append(0)
-    trace.append(TraceEntry(_backstabs__trace5, d5, v, e))
+    trace.append(TraceEntry(_backstabs__mod4_trace, d5, v, e))
     if d5 < 0:
         held.append((_backstabs__mod4, 'easy'))
         where.append(4)
@@ -12411,7 +13574,7 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if v['backstab'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_backstabs__trace4, d4, v, e))
+    trace.append(TraceEntry(_backstabs__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_backstabs__mod3, 'difficult'))
         where.append(3)
@@ -12419,7 +13582,7 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['backstab'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_backstabs__trace2, d2, v, e))
+    trace.append(TraceEntry(_backstabs__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_backstabs__mod2, 'difficult'))
         where.append(1)
@@ -12427,14 +13590,14 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     rolls: list[Roll] = []
     d3 = -1 if v['backstab'] else 0
     d7 = -1 if v['helpless'] else 0
-    trace.append(TraceEntry(_backstabs__trace3, d3, v, e))
+    trace.append(TraceEntry(_backstabs__roll1_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_backstabs[2]))
-    trace.append(TraceEntry(_backstabs__trace7, d7, v, e))
+    trace.append(TraceEntry(_backstabs__roll2_trace, d7, v, e))
     if d7 < 0:
         rolls.append(roll_of(s, _rule_backstabs[6]))
     d6 = -1 if v['helpless'] else 0
-    trace.append(TraceEntry(_backstabs__trace6, d6, v, e))
+    trace.append(TraceEntry(_backstabs__text1_trace, d6, v, e))
     restrictions: list[Restriction] = []
     if d6 < 0:
         restrictions.append(_backstabs__said6)
@@ -12463,64 +13626,10 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule big_and_little_targets, straight
+# rule big_and_little_targets, written out
 
-_big_and_little_targets__trace1: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'skill +20%',
-    ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'),
-    (('target_kind',), ('target_SIZ', 'SIZ')),
-)
-_big_and_little_targets__trace2: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'skill -20%',
-    ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'),
-    (('target_kind',), ('target_SIZ', 'SIZ')),
-)
-_big_and_little_targets__trace3: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'skill is easy',
-    ('when target_kind == large_object',),
-    (('target_kind',),),
-)
-_big_and_little_targets__trace4: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'skill is difficult',
-    ('when target_kind == tiny_object',),
-    (('target_kind',),),
-)
-_big_and_little_targets__trace5: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
-    (),
-    (),
-)
-_big_and_little_targets__trace6: Final = TraceSpec(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
-    (),
-    (),
-)
-_big_and_little_targets__said5: Final = Note(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    'Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
-    None,
-    'note',
-)
-_big_and_little_targets__said6: Final = Note(
-    'big_and_little_targets',
-    '7. Big and Little Targets',
-    "Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
-    "If the target is less than half your character's size (round up)",
-    'erratum',
-)
+_big_and_little_targets__said5: Final = note_of(_big_and_little_targets__text1)
+_big_and_little_targets__said6: Final = note_of(_big_and_little_targets__text2)
 _big_and_little_targets__unread1: Final = Note(
     'big_and_little_targets',
     '7. Big and Little Targets',
@@ -12539,8 +13648,7 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
     """Big and Little Targets: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12560,16 +13668,16 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
     d3 = -1 if v['target_kind'] == 'large_object' else 0
     d4 = -1 if v['target_kind'] == 'tiny_object' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_big_and_little_targets__trace1, d1, v, e))
+    trace.append(TraceEntry(_big_and_little_targets__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_big_and_little_targets__mod1, 20))
-    trace.append(TraceEntry(_big_and_little_targets__trace2, d2, v, e))
+    trace.append(TraceEntry(_big_and_little_targets__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_big_and_little_targets__mod2, -20))
-    trace.append(TraceEntry(_big_and_little_targets__trace3, d3, v, e))
+    trace.append(TraceEntry(_big_and_little_targets__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_big_and_little_targets__mod3, 'easy'))
-    trace.append(TraceEntry(_big_and_little_targets__trace4, d4, v, e))
+    trace.append(TraceEntry(_big_and_little_targets__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_big_and_little_targets__mod4, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
@@ -12597,85 +13705,12 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
         trace=tuple(trace),
     )
 
-# rule both_sides_surprised, straight
+# rule both_sides_surprised, written out
 
-_both_sides_surprised__trace1: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'roll detect_first',
-    ('when both_surprised',),
-    (('both_surprised',),),
-)
-_both_sides_surprised__trace2: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'roll other_detects',
-    ('when both_surprised',),
-    (('both_surprised',),),
-)
-_both_sides_surprised__trace3: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'roll act_first',
-    ('when both_surprised',),
-    (('both_surprised',),),
-)
-_both_sides_surprised__trace4: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
-    ('when both_surprised', 'when both_ideas_succeed'),
-    (('both_surprised',), ('both_ideas_succeed',)),
-)
-_both_sides_surprised__trace5: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
-    (),
-    (),
-)
-_both_sides_surprised__trace6: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
-    (),
-    (),
-)
-_both_sides_surprised__trace7: Final = TraceSpec(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
-    (),
-    (),
-)
-_both_sides_surprised__said4: Final = Note(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
-    None,
-    'note',
-)
-_both_sides_surprised__said5: Final = Note(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
-    None,
-    'note',
-)
-_both_sides_surprised__said6: Final = Note(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    'The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
-    None,
-    'note',
-)
-_both_sides_surprised__said7: Final = Note(
-    'both_sides_surprised',
-    '7. Both Sides Surprised',
-    "Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
-    'make an opposed Spot or Listen roll to determine who detects the other first',
-    'erratum',
-)
+_both_sides_surprised__said4: Final = note_of(_both_sides_surprised__text1)
+_both_sides_surprised__said5: Final = note_of(_both_sides_surprised__text2)
+_both_sides_surprised__said6: Final = note_of(_both_sides_surprised__text3)
+_both_sides_surprised__said7: Final = note_of(_both_sides_surprised__text4)
 _both_sides_surprised__unread1: Final = Note(
     'both_sides_surprised',
     '7. Both Sides Surprised',
@@ -12694,8 +13729,7 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
     """Both Sides Surprised: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12708,13 +13742,13 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
     d1 = -1 if v['both_surprised'] else 0
     d2 = -1 if v['both_surprised'] else 0
     d3 = -1 if v['both_surprised'] else 0
-    trace.append(TraceEntry(_both_sides_surprised__trace1, d1, v, e))
+    trace.append(TraceEntry(_both_sides_surprised__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_both_sides_surprised[0]))
-    trace.append(TraceEntry(_both_sides_surprised__trace2, d2, v, e))
+    trace.append(TraceEntry(_both_sides_surprised__roll2_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_both_sides_surprised[1]))
-    trace.append(TraceEntry(_both_sides_surprised__trace3, d3, v, e))
+    trace.append(TraceEntry(_both_sides_surprised__roll3_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_both_sides_surprised[2]))
     if not v['both_surprised']:
@@ -12723,7 +13757,7 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
         d4 = 1
     else:
         d4 = -1
-    trace.append(TraceEntry(_both_sides_surprised__trace4, d4, v, e))
+    trace.append(TraceEntry(_both_sides_surprised__text1_trace, d4, v, e))
     notes: list[Note] = []
     if d4 < 0:
         notes.append(_both_sides_surprised__said4)
@@ -12755,57 +13789,10 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
-# rule broken_weapons, straight
+# rule broken_weapons, written out
 
-_broken_weapons__trace1: Final = TraceSpec(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'damage / 2 round up',
-    ('when weapon_broken',),
-    (('weapon_broken',),),
-)
-_broken_weapons__trace2: Final = TraceSpec(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'skill is difficult',
-    ('when weapon_broken', 'unless resembles_familiar'),
-    (('weapon_broken',), ('resembles_familiar',)),
-)
-_broken_weapons__trace3: Final = TraceSpec(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'defense is difficult',
-    ('when weapon_broken', 'unless resembles_familiar'),
-    (('weapon_broken',), ('resembles_familiar',)),
-)
-_broken_weapons__trace4: Final = TraceSpec(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
-    (),
-    (),
-)
-_broken_weapons__trace5: Final = TraceSpec(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
-    (),
-    (),
-)
-_broken_weapons__said4: Final = Note(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
-    None,
-    'note',
-)
-_broken_weapons__said5: Final = Note(
-    'broken_weapons',
-    '7. Broken Weapons',
-    'For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
-    None,
-    'note',
-)
+_broken_weapons__said4: Final = note_of(_broken_weapons__text1)
+_broken_weapons__said5: Final = note_of(_broken_weapons__text2)
 _broken_weapons__unread1: Final = Note(
     'broken_weapons',
     '7. Broken Weapons',
@@ -12818,8 +13805,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """Broken Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12832,7 +13818,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d2 = -1
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_broken_weapons__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_weapons__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_broken_weapons__mod2, 'difficult'))
         where.append(1)
@@ -12845,7 +13831,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d3 = -1
     held = []
     where = []
-    trace.append(TraceEntry(_broken_weapons__trace3, d3, v, e))
+    trace.append(TraceEntry(_broken_weapons__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_broken_weapons__mod3, 'difficult'))
         where.append(2)
@@ -12853,7 +13839,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     d1 = -1 if v['weapon_broken'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_broken_weapons__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_weapons__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_broken_weapons__mod1, 2))
         where.append(0)
@@ -12882,85 +13868,12 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule chases, straight
+# rule chases, written out
 
-_chases__trace1: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    'roll chase_roll',
-    ('when in_chase',),
-    (('in_chase',),),
-)
-_chases__trace2: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    'derive moves',
-    ('when in_chase',),
-    (('in_chase',),),
-)
-_chases__trace3: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    'derive steps_back',
-    ('when in_chase',),
-    (('in_chase',),),
-)
-_chases__trace4: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
-    (),
-    (),
-)
-_chases__trace5: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
-    (),
-    (),
-)
-_chases__trace6: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
-    (),
-    (),
-)
-_chases__trace7: Final = TraceSpec(
-    'chases',
-    '7. Chases',
-    'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
-    (),
-    (),
-)
-_chases__said4: Final = Note(
-    'chases',
-    '7. Chases',
-    'Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
-    None,
-    'note',
-)
-_chases__said5: Final = Note(
-    'chases',
-    '7. Chases',
-    "Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
-    None,
-    'note',
-)
-_chases__said6: Final = Note(
-    'chases',
-    '7. Chases',
-    "The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
-    None,
-    'note',
-)
-_chases__said7: Final = Note(
-    'chases',
-    '7. Chases',
-    'The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
-    'all participants must make the appropriate rolls to determine how far forward (to the right) they advance. Success means that no advancement is made',
-    'erratum',
-)
+_chases__said4: Final = note_of(_chases__text1)
+_chases__said5: Final = note_of(_chases__text2)
+_chases__said6: Final = note_of(_chases__text3)
+_chases__said7: Final = note_of(_chases__text4)
 _chases__unread1: Final = Note(
     'chases',
     '7. Chases',
@@ -12973,8 +13886,7 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Chases: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12982,20 +13894,20 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     derived: dict[str, Value] = {}
     e['skill'] = v['skill']
     d2 = -1 if v['in_chase'] else 0
-    trace.append(TraceEntry(_chases__trace2, d2, v, e))
+    trace.append(TraceEntry(_chases__derive1_trace, d2, v, e))
     if d2 < 0:
         e['moves'] = derived['moves'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'mover'))
     else:
         e.wait('moves', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'mover')))
     d3 = -1 if v['in_chase'] else 0
-    trace.append(TraceEntry(_chases__trace3, d3, v, e))
+    trace.append(TraceEntry(_chases__derive2_trace, d3, v, e))
     if d3 < 0:
         e['steps_back'] = derived['steps_back'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'steps'))
     else:
         e.wait('steps_back', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'steps')))
     rolls: list[Roll] = []
     d1 = -1 if v['in_chase'] else 0
-    trace.append(TraceEntry(_chases__trace1, d1, v, e))
+    trace.append(TraceEntry(_chases__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_chases[0]))
     notes: list[Note] = [_chases__said4, _chases__said5, _chases__said6, _chases__said7]
@@ -13015,62 +13927,9 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule range_track_attacks, straight
+# rule range_track_attacks, written out
 
-_range_track_attacks__trace1: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'derive range_number',
-    ('when in_chase',),
-    (('in_chase',),),
-)
-_range_track_attacks__trace2: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'cannot attack hand to hand beyond Side-by-Side range',
-    ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'),
-    (('in_chase',), ('chase_range', 'chase_attack')),
-)
-_range_track_attacks__trace3: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'skill is difficult',
-    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'),
-    (('in_chase',), ('chase_attack',), ('chase_range',)),
-)
-_range_track_attacks__trace4: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'skill is one_fifth',
-    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'),
-    (('in_chase',), ('chase_attack',), ('chase_range',)),
-)
-_range_track_attacks__trace5: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'skill = 1',
-    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'),
-    (('in_chase',), ('chase_attack',), ('chase_range',)),
-)
-_range_track_attacks__trace6: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'skill = 0',
-    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'),
-    (('in_chase',), ('chase_attack',), ('chase_range',)),
-)
-_range_track_attacks__trace7: Final = TraceSpec(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'roll chase_shot',
-    ('when in_chase',),
-    (('in_chase',),),
-)
-_range_track_attacks__said2: Final = Restriction(
-    'range_track_attacks',
-    '7. Chases: Range Track',
-    'attack hand to hand beyond Side-by-Side range',
-)
+_range_track_attacks__said2: Final = restriction_of(_range_track_attacks__text1)
 _range_track_attacks__unread1: Final = Note(
     'range_track_attacks',
     '7. Chases: Range Track',
@@ -13089,8 +13948,7 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
     """Chases: attacks on the Range Track: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13130,28 +13988,28 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
     else:
         d6 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_range_track_attacks__trace3, d3, v, e))
+    trace.append(TraceEntry(_range_track_attacks__mod1_trace, d3, v, e))
     if d3 < 0:
         held.append((_range_track_attacks__mod1, 'difficult'))
-    trace.append(TraceEntry(_range_track_attacks__trace4, d4, v, e))
+    trace.append(TraceEntry(_range_track_attacks__mod2_trace, d4, v, e))
     if d4 < 0:
         held.append((_range_track_attacks__mod2, 'one_fifth'))
-    trace.append(TraceEntry(_range_track_attacks__trace5, d5, v, e))
+    trace.append(TraceEntry(_range_track_attacks__mod3_trace, d5, v, e))
     if d5 < 0:
         held.append((_range_track_attacks__mod3, 1))
-    trace.append(TraceEntry(_range_track_attacks__trace6, d6, v, e))
+    trace.append(TraceEntry(_range_track_attacks__mod4_trace, d6, v, e))
     if d6 < 0:
         held.append((_range_track_attacks__mod4, 0))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     d1 = -1 if v['in_chase'] else 0
-    trace.append(TraceEntry(_range_track_attacks__trace1, d1, v, e))
+    trace.append(TraceEntry(_range_track_attacks__derive1_trace, d1, v, e))
     if d1 < 0:
         e['range_number'] = derived['range_number'] = whole(s.lookup('range_track', (v['chase_range'],), 'range'))
     else:
         e.wait('range_number', lambda: whole(s.lookup('range_track', (v['chase_range'],), 'range')))
     rolls: list[Roll] = []
     d7 = -1 if v['in_chase'] else 0
-    trace.append(TraceEntry(_range_track_attacks__trace7, d7, v, e))
+    trace.append(TraceEntry(_range_track_attacks__roll1_trace, d7, v, e))
     if d7 < 0:
         rolls.append(roll_of(s, _rule_range_track_attacks[6]))
     if not v['in_chase']:
@@ -13160,7 +14018,7 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
         d2 = 1
     else:
         d2 = -1
-    trace.append(TraceEntry(_range_track_attacks__trace2, d2, v, e))
+    trace.append(TraceEntry(_range_track_attacks__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_range_track_attacks__said2)
@@ -13188,55 +14046,10 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule chases_on_foot, straight
+# rule chases_on_foot, written out
 
-_chases_on_foot__trace1: Final = TraceSpec(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    'roll outrun',
-    ('when on_foot',),
-    (('on_foot',),),
-)
-_chases_on_foot__trace2: Final = TraceSpec(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    'stamina is difficult',
-    ('when on_foot', 'when encumbered'),
-    (('on_foot',), ('encumbered',)),
-)
-_chases_on_foot__trace3: Final = TraceSpec(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    'roll keep_going',
-    ('when on_foot', 'when encumbered'),
-    (('on_foot',), ('encumbered',)),
-)
-_chases_on_foot__trace4: Final = TraceSpec(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    'cannot continue the chase: too winded or overburdened after two failed rolls in a row',
-    ('when on_foot', 'when encumbered', 'when winded_failures >= 2'),
-    (('on_foot',), ('encumbered',), ('winded_failures',)),
-)
-_chases_on_foot__trace5: Final = TraceSpec(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
-    (),
-    (),
-)
-_chases_on_foot__said4: Final = Restriction(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    'continue the chase: too winded or overburdened after two failed rolls in a row',
-)
-_chases_on_foot__said5: Final = Note(
-    'chases_on_foot',
-    '7. Chases: Chases on Foot',
-    "Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
-    None,
-    'note',
-)
+_chases_on_foot__said4: Final = restriction_of(_chases_on_foot__text1)
+_chases_on_foot__said5: Final = note_of(_chases_on_foot__text2)
 _chases_on_foot__unread1: Final = Note(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
@@ -13267,8 +14080,7 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """Chases on Foot: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13283,7 +14095,7 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
     else:
         d2 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_chases_on_foot__trace2, d2, v, e))
+    trace.append(TraceEntry(_chases_on_foot__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_chases_on_foot__mod1, 'difficult'))
     e['stamina'] = settle_held(_BOOK, 'stamina', v['stamina'], held, modifiers)
@@ -13295,10 +14107,10 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d3 = 1
     else:
         d3 = -1
-    trace.append(TraceEntry(_chases_on_foot__trace1, d1, v, e))
+    trace.append(TraceEntry(_chases_on_foot__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_chases_on_foot[0]))
-    trace.append(TraceEntry(_chases_on_foot__trace3, d3, v, e))
+    trace.append(TraceEntry(_chases_on_foot__roll2_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_chases_on_foot[2]))
     if not v['on_foot']:
@@ -13309,7 +14121,7 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d4 = 2
     else:
         d4 = -1
-    trace.append(TraceEntry(_chases_on_foot__trace4, d4, v, e))
+    trace.append(TraceEntry(_chases_on_foot__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_chases_on_foot__said4)
@@ -13343,113 +14155,29 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule vehicular_chases, straight
+# rule vehicular_chases, written out
 
-_vehicular_chases__trace1: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'derive range_shift',
-    (),
-    (),
-)
-_vehicular_chases__trace2: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    "cannot travel faster than the vehicle's rated speed",
-    ('when speed > top_speed',),
-    (('speed', 'top_speed'),),
-)
-_vehicular_chases__trace3: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
-    (),
-    (),
-)
-_vehicular_chases__trace4: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
-    (),
-    (),
-)
-_vehicular_chases__trace5: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
-    (),
-    (),
-)
-_vehicular_chases__trace6: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
-    (),
-    (),
-)
-_vehicular_chases__trace7: Final = TraceSpec(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
-    (),
-    (),
-)
-_vehicular_chases__said2: Final = Restriction(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    "travel faster than the vehicle's rated speed",
-)
-_vehicular_chases__said3: Final = Note(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
-    None,
-    'note',
-)
-_vehicular_chases__said4: Final = Note(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
-    None,
-    'note',
-)
-_vehicular_chases__said5: Final = Note(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
-    None,
-    'note',
-)
-_vehicular_chases__said6: Final = Note(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    'Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
-    None,
-    'note',
-)
-_vehicular_chases__said7: Final = Note(
-    'vehicular_chases',
-    '7. Chases: Vehicular Chases',
-    "Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
-    None,
-    'note',
-)
+_vehicular_chases__said2: Final = restriction_of(_vehicular_chases__text1)
+_vehicular_chases__said3: Final = note_of(_vehicular_chases__text2)
+_vehicular_chases__said4: Final = note_of(_vehicular_chases__text3)
+_vehicular_chases__said5: Final = note_of(_vehicular_chases__text4)
+_vehicular_chases__said6: Final = note_of(_vehicular_chases__text5)
+_vehicular_chases__said7: Final = note_of(_vehicular_chases__text6)
 
 
 def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Vehicular Chases: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_vehicular_chases__trace1, -1, v, e))
+    trace.append(TraceEntry(_vehicular_chases__derive1_trace, -1, v, e))
     e['range_shift'] = derived['range_shift'] = whole(max(0, v['speed'] - v['opponent_speed']))
     d2 = -1 if v['speed'] > v['top_speed'] else 0
-    trace.append(TraceEntry(_vehicular_chases__trace2, d2, v, e))
+    trace.append(TraceEntry(_vehicular_chases__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_vehicular_chases__said2)
@@ -13471,102 +14199,14 @@ def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule vehicle_damage, straight
+# rule vehicle_damage, written out
 
-_vehicle_damage__trace1: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'derive hit_points_lost',
-    (),
-    (),
-)
-_vehicle_damage__trace2: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'derive damaged_top_speed',
-    ('when vehicle_hit_points * 2 < vehicle_max_hit_points',),
-    (('vehicle_hit_points', 'vehicle_max_hit_points'),),
-)
-_vehicle_damage__trace3: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
-    ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',),
-    (('vehicle_hit_points',),),
-)
-_vehicle_damage__trace4: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'cannot function: the vehicle is destroyed',
-    ('when vehicle_hit_points <= 0',),
-    (('vehicle_hit_points',),),
-)
-_vehicle_damage__trace5: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'note: Sample vehicle hit points are on page 184 (not part of this chapter).',
-    (),
-    (),
-)
-_vehicle_damage__trace6: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
-    (),
-    (),
-)
-_vehicle_damage__trace7: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
-    (),
-    (),
-)
-_vehicle_damage__trace8: Final = TraceSpec(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'erratum: Read as: its current hit points are below half its full hit points.',
-    (),
-    (),
-)
-_vehicle_damage__said3: Final = Restriction(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
-)
-_vehicle_damage__said4: Final = Restriction(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'function: the vehicle is destroyed',
-)
-_vehicle_damage__said5: Final = Note(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'Sample vehicle hit points are on page 184 (not part of this chapter).',
-    None,
-    'note',
-)
-_vehicle_damage__said6: Final = Note(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
-    None,
-    'note',
-)
-_vehicle_damage__said7: Final = Note(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
-    None,
-    'note',
-)
-_vehicle_damage__said8: Final = Note(
-    'vehicle_damage',
-    '7. Chases: Maneuvers (Vehicle Damage)',
-    'Read as: its current hit points are below half its full hit points.',
-    'When the vehicle has taken more than half its hit points',
-    'erratum',
-)
+_vehicle_damage__said3: Final = restriction_of(_vehicle_damage__text1)
+_vehicle_damage__said4: Final = restriction_of(_vehicle_damage__text2)
+_vehicle_damage__said5: Final = note_of(_vehicle_damage__text3)
+_vehicle_damage__said6: Final = note_of(_vehicle_damage__text4)
+_vehicle_damage__said7: Final = note_of(_vehicle_damage__text5)
+_vehicle_damage__said8: Final = note_of(_vehicle_damage__text6)
 _vehicle_damage__unread1: Final = Note(
     'vehicle_damage',
     '7. Chases: Maneuvers (Vehicle Damage)',
@@ -13579,24 +14219,23 @@ def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """Chases: Vehicle Damage: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_vehicle_damage__trace1, -1, v, e))
+    trace.append(TraceEntry(_vehicle_damage__derive1_trace, -1, v, e))
     e['hit_points_lost'] = derived['hit_points_lost'] = whole(max(0, v['impact'] - v['vehicle_armor']))
     d2 = -1 if v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points'] else 0
-    trace.append(TraceEntry(_vehicle_damage__trace2, d2, v, e))
+    trace.append(TraceEntry(_vehicle_damage__derive2_trace, d2, v, e))
     if d2 < 0:
         e['damaged_top_speed'] = derived['damaged_top_speed'] = whole(round_value(Fraction(v['top_speed']) / 2, 'up'))
     else:
         e.wait('damaged_top_speed', lambda: whole(round_value(Fraction(v['top_speed']) / 2, 'up')))
     d3 = -1 if v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0 else 0
     d4 = -1 if v['vehicle_hit_points'] <= 0 else 0
-    trace.append(TraceEntry(_vehicle_damage__trace3, d3, v, e))
-    trace.append(TraceEntry(_vehicle_damage__trace4, d4, v, e))
+    trace.append(TraceEntry(_vehicle_damage__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_vehicle_damage__text2_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_vehicle_damage__said3)
@@ -13625,44 +14264,23 @@ def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule maneuver_penalty, straight
+# rule maneuver_penalty, written out
 
-_maneuver_penalty__trace1: Final = TraceSpec(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill +maneuver_modifier[maneuver]',
-    (),
-    (),
-)
-_maneuver_penalty__trace2: Final = TraceSpec(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
-    (),
-    (),
-)
-_maneuver_penalty__said2: Final = Note(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
-    None,
-    'note',
-)
+_maneuver_penalty__said2: Final = note_of(_maneuver_penalty__text1)
 
 
 def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Chases: maneuver modifier: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     modifiers: list[Modifier] = []
     value = v['skill']
-    trace.append(TraceEntry(_maneuver_penalty__trace1, -1, v, e))
+    trace.append(TraceEntry(_maneuver_penalty__mod1_trace, -1, v, e))
     amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
     value += amount
     modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
@@ -13681,170 +14299,18 @@ def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule skill_roll_modifiers, straight
+# rule skill_roll_modifiers, written out
 
-_skill_roll_modifiers__trace1: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when fog',),
-    (('fog',),),
-)
-_skill_roll_modifiers__trace2: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when night',),
-    (('night',),),
-)
-_skill_roll_modifiers__trace3: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when rain',),
-    (('rain',),),
-)
-_skill_roll_modifiers__trace4: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when chase_wind',),
-    (('chase_wind',),),
-)
-_skill_roll_modifiers__trace5: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -20%',
-    ('when heavy_rain',),
-    (('heavy_rain',),),
-)
-_skill_roll_modifiers__trace6: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -20%',
-    ('when oily_or_icy',),
-    (('oily_or_icy',),),
-)
-_skill_roll_modifiers__trace7: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -20%',
-    ('when snow',),
-    (('snow',),),
-)
-_skill_roll_modifiers__trace8: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill +10%',
-    ('when speed >= 1 and speed <= 2',),
-    (('speed',),),
-)
-_skill_roll_modifiers__trace9: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when speed == top_speed',),
-    (('speed', 'top_speed'),),
-)
-_skill_roll_modifiers__trace10: Final = TraceSpec(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill +maneuver_modifier[maneuver]',
-    (),
-    (),
-)
-_skill_roll_modifiers__trace11: Final = TraceSpec(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
-    (),
-    (),
-)
-_skill_roll_modifiers__trace12: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when gravel_road',),
-    (('gravel_road',),),
-)
-_skill_roll_modifiers__trace13: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when downhill_grade',),
-    (('downhill_grade',),),
-)
-_skill_roll_modifiers__trace14: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -20%',
-    ('when dirt_road',),
-    (('dirt_road',),),
-)
-_skill_roll_modifiers__trace15: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -20%',
-    ('when limbs_rocks',),
-    (('limbs_rocks',),),
-)
-_skill_roll_modifiers__trace16: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill -10%',
-    ('when minor_vehicle_damage',),
-    (('minor_vehicle_damage',),),
-)
-_skill_roll_modifiers__trace17: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'skill +handling',
-    (),
-    (),
-)
-_skill_roll_modifiers__trace18: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
-    (),
-    (),
-)
-_skill_roll_modifiers__trace19: Final = TraceSpec(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'note: See the vehicle record for use in chases.',
-    (),
-    (),
-)
-_skill_roll_modifiers__said11: Final = Note(
-    'maneuver_penalty',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
-    None,
-    'note',
-)
-_skill_roll_modifiers__said18: Final = Note(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
-    None,
-    'note',
-)
-_skill_roll_modifiers__said19: Final = Note(
-    'skill_roll_modifiers',
-    '7. Chases: Skill Roll Modifiers Chart',
-    'See the vehicle record for use in chases.',
-    None,
-    'note',
-)
+_skill_roll_modifiers__said11: Final = note_of(_maneuver_penalty__text1)
+_skill_roll_modifiers__said18: Final = note_of(_skill_roll_modifiers__text1)
+_skill_roll_modifiers__said19: Final = note_of(_skill_roll_modifiers__text2)
 
 
 def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Chases: Skill Roll Modifiers Chart: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13865,67 +14331,67 @@ def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> R
     d15 = -1 if v['limbs_rocks'] else 0
     d16 = -1 if v['minor_vehicle_damage'] else 0
     value = v['skill']
-    trace.append(TraceEntry(_skill_roll_modifiers__trace1, d1, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod1, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace2, d2, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod2, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace3, d3, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod3, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace4, d4, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod4, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace5, d5, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod5_trace, d5, v, e))
     if d5 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_skill_roll_modifiers__mod5, -20, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace6, d6, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod6_trace, d6, v, e))
     if d6 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_skill_roll_modifiers__mod6, -20, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace7, d7, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod7_trace, d7, v, e))
     if d7 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_skill_roll_modifiers__mod7, -20, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace8, d8, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod8_trace, d8, v, e))
     if d8 < 0:
         value += 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod8, 10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace9, d9, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod9_trace, d9, v, e))
     if d9 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod9, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace10, -1, v, e))
+    trace.append(TraceEntry(_maneuver_penalty__mod1_trace, -1, v, e))
     amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
     value += amount
     modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace12, d12, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod10_trace, d12, v, e))
     if d12 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod10, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace13, d13, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod11_trace, d13, v, e))
     if d13 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod11, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace14, d14, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod12_trace, d14, v, e))
     if d14 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_skill_roll_modifiers__mod12, -20, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace15, d15, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod13_trace, d15, v, e))
     if d15 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_skill_roll_modifiers__mod13, -20, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace16, d16, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod14_trace, d16, v, e))
     if d16 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_skill_roll_modifiers__mod14, -10, 'applied', None))
-    trace.append(TraceEntry(_skill_roll_modifiers__trace17, -1, v, e))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod15_trace, -1, v, e))
     amount = v['handling']
     value += amount
     modifiers.append(Modifier(_skill_roll_modifiers__mod15, whole(amount), 'applied', None))
@@ -13962,79 +14428,17 @@ def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
-# rule individual_actions, straight
+# rule individual_actions, written out
 
-_individual_actions__trace1: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'skill is difficult',
-    ('when moving_in_vehicle',),
-    (('moving_in_vehicle',),),
-)
-_individual_actions__trace2: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'luck is difficult',
-    ('when thrown_risk and not enclosed_vehicle',),
-    (('thrown_risk', 'enclosed_vehicle'),),
-)
-_individual_actions__trace3: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'agility is difficult',
-    ('when thrown_risk and not enclosed_vehicle',),
-    (('thrown_risk', 'enclosed_vehicle'),),
-)
-_individual_actions__trace4: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'roll grab_hold_luck',
-    ('when thrown_risk and not enclosed_vehicle',),
-    (('thrown_risk', 'enclosed_vehicle'),),
-)
-_individual_actions__trace5: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'roll grab_hold_agility',
-    ('when thrown_risk and not enclosed_vehicle',),
-    (('thrown_risk', 'enclosed_vehicle'),),
-)
-_individual_actions__trace6: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
-    (),
-    (),
-)
-_individual_actions__trace7: Final = TraceSpec(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
-    (),
-    (),
-)
-_individual_actions__said6: Final = Note(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
-    None,
-    'note',
-)
-_individual_actions__said7: Final = Note(
-    'individual_actions',
-    '7. Chases: Individual Actions',
-    'The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
-    None,
-    'note',
-)
+_individual_actions__said6: Final = note_of(_individual_actions__text1)
+_individual_actions__said7: Final = note_of(_individual_actions__text2)
 
 
 def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Chases: Individual Actions: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14043,7 +14447,7 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     d1 = -1 if v['moving_in_vehicle'] else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_individual_actions__trace1, d1, v, e))
+    trace.append(TraceEntry(_individual_actions__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_individual_actions__mod1, 'difficult'))
         where.append(0)
@@ -14053,7 +14457,7 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     d3 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_individual_actions__trace3, d3, v, e))
+    trace.append(TraceEntry(_individual_actions__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_individual_actions__mod3, 'difficult'))
         where.append(2)
@@ -14063,7 +14467,7 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     d2 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_individual_actions__trace2, d2, v, e))
+    trace.append(TraceEntry(_individual_actions__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_individual_actions__mod2, 'difficult'))
         where.append(1)
@@ -14071,10 +14475,10 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     rolls: list[Roll] = []
     d4 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
     d5 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
-    trace.append(TraceEntry(_individual_actions__trace4, d4, v, e))
+    trace.append(TraceEntry(_individual_actions__roll1_trace, d4, v, e))
     if d4 < 0:
         rolls.append(roll_of(s, _rule_individual_actions[3]))
-    trace.append(TraceEntry(_individual_actions__trace5, d5, v, e))
+    trace.append(TraceEntry(_individual_actions__roll2_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_individual_actions[4]))
     modifiers.sort(key=_FIRST)  # in the order of their steps
@@ -14101,90 +14505,10 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
-# rule chase_trouble_effects, straight
+# rule chase_trouble_effects, written out
 
-_chase_trouble_effects__trace1: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'skill -20%',
-    ('when trouble == skid',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace2: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'skill -10%',
-    ('when trouble == minor_fishtail',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace3: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'skill -15%',
-    ('when trouble == moderate_fishtail',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace4: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'skill -30%',
-    ('when trouble == severe_fishtail',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace5: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'cannot go faster than Speed 1 until repaired',
-    ('when trouble == flat_tire and speed > 1',),
-    (('trouble', 'speed'),),
-)
-_chase_trouble_effects__trace6: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'derive vehicle_tumble',
-    ('when trouble == roll_or_tumble',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace7: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'derive passenger_tumble',
-    ('when trouble == roll_or_tumble',),
-    (('trouble',),),
-)
-_chase_trouble_effects__trace8: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'derive hurled_free',
-    ('when trouble == roll_or_tumble', 'when creature_drawn'),
-    (('trouble',), ('creature_drawn',)),
-)
-_chase_trouble_effects__trace9: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'roll fuel_explosion',
-    ('when trouble == roll_or_tumble', 'when fueled'),
-    (('trouble',), ('fueled',)),
-)
-_chase_trouble_effects__trace10: Final = TraceSpec(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
-    (),
-    (),
-)
-_chase_trouble_effects__said5: Final = Restriction(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'go faster than Speed 1 until repaired',
-)
-_chase_trouble_effects__said10: Final = Note(
-    'chase_trouble_effects',
-    '7. Chases: Chase Trouble Table',
-    'Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
-    'Each roll does 2D3 hit points damage per Speed to vehicle',
-    'erratum',
-)
+_chase_trouble_effects__said5: Final = restriction_of(_chase_trouble_effects__text1)
+_chase_trouble_effects__said10: Final = note_of(_chase_trouble_effects__text2)
 _chase_trouble_effects__unread1: Final = Note(
     'chase_trouble_effects',
     '7. Chases: Chase Trouble Table',
@@ -14203,8 +14527,7 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
     """Chases: Chase Trouble effects: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14216,31 +14539,31 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
     d3 = -1 if v['trouble'] == 'moderate_fishtail' else 0
     d4 = -1 if v['trouble'] == 'severe_fishtail' else 0
     value = v['skill']
-    trace.append(TraceEntry(_chase_trouble_effects__trace1, d1, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -20
+        value -= 20
         modifiers.append(Modifier(_chase_trouble_effects__mod1, -20, 'applied', None))
-    trace.append(TraceEntry(_chase_trouble_effects__trace2, d2, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -10
+        value -= 10
         modifiers.append(Modifier(_chase_trouble_effects__mod2, -10, 'applied', None))
-    trace.append(TraceEntry(_chase_trouble_effects__trace3, d3, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -15
+        value -= 15
         modifiers.append(Modifier(_chase_trouble_effects__mod3, -15, 'applied', None))
-    trace.append(TraceEntry(_chase_trouble_effects__trace4, d4, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -30
+        value -= 30
         modifiers.append(Modifier(_chase_trouble_effects__mod4, -30, 'applied', None))
     e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0)
     d6 = -1 if v['trouble'] == 'roll_or_tumble' else 0
-    trace.append(TraceEntry(_chase_trouble_effects__trace6, d6, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__derive1_trace, d6, v, e))
     if d6 < 0:
         e['vehicle_tumble'] = derived['vehicle_tumble'] = whole(Dice.pool(int(2 * v['speed']), 3))
     else:
         e.wait('vehicle_tumble', lambda: whole(Dice.pool(int(2 * v['speed']), 3)))
     d7 = -1 if v['trouble'] == 'roll_or_tumble' else 0
-    trace.append(TraceEntry(_chase_trouble_effects__trace7, d7, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__derive2_trace, d7, v, e))
     if d7 < 0:
         e['passenger_tumble'] = derived['passenger_tumble'] = whole(Dice.pool(int(v['speed']), 3))
     else:
@@ -14251,7 +14574,7 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         d8 = 1
     else:
         d8 = -1
-    trace.append(TraceEntry(_chase_trouble_effects__trace8, d8, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__derive3_trace, d8, v, e))
     if d8 < 0:
         e['hurled_free'] = derived['hurled_free'] = whole(Dice.pool(int(v['speed']), 6))
     else:
@@ -14263,11 +14586,11 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         d9 = 1
     else:
         d9 = -1
-    trace.append(TraceEntry(_chase_trouble_effects__trace9, d9, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__roll1_trace, d9, v, e))
     if d9 < 0:
         rolls.append(roll_of(s, _rule_chase_trouble_effects[8]))
     d5 = -1 if v['trouble'] == 'flat_tire' and v['speed'] > 1 else 0
-    trace.append(TraceEntry(_chase_trouble_effects__trace5, d5, v, e))
+    trace.append(TraceEntry(_chase_trouble_effects__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_chase_trouble_effects__said5)
@@ -14296,36 +14619,9 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         trace=tuple(trace),
     )
 
-# rule choking, straight
+# rule choking, written out
 
-_choking__trace1: Final = TraceSpec(
-    'choking',
-    '7. Choking, Drowning, and Asphyxiation',
-    'roll resist_choking',
-    ('when choked',),
-    (('choked',),),
-)
-_choking__trace2: Final = TraceSpec(
-    'choking',
-    '7. Choking, Drowning, and Asphyxiation',
-    'derive choking_damage',
-    ('when choked',),
-    (('choked',),),
-)
-_choking__trace3: Final = TraceSpec(
-    'choking',
-    '7. Choking, Drowning, and Asphyxiation',
-    "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
-    (),
-    (),
-)
-_choking__said3: Final = Note(
-    'choking',
-    '7. Choking, Drowning, and Asphyxiation',
-    "A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
-    None,
-    'note',
-)
+_choking__said3: Final = note_of(_choking__text1)
 _choking__unread1: Final = Note(
     'choking',
     '7. Choking, Drowning, and Asphyxiation',
@@ -14338,22 +14634,21 @@ def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Choking: deliberate strangling: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     derived: dict[str, Value] = {}
     d2 = -1 if v['choked'] else 0
-    trace.append(TraceEntry(_choking__trace2, d2, v, e))
+    trace.append(TraceEntry(_choking__derive1_trace, d2, v, e))
     if d2 < 0:
         e['choking_damage'] = derived['choking_damage'] = whole(Dice(((1, 6),)))
     else:
         e.wait('choking_damage', lambda: whole(Dice(((1, 6),))))
     rolls: list[Roll] = []
     d1 = -1 if v['choked'] else 0
-    trace.append(TraceEntry(_choking__trace1, d1, v, e))
+    trace.append(TraceEntry(_choking__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_choking[0]))
     notes: list[Note] = [_choking__said3]
@@ -14373,78 +14668,11 @@ def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule close_combat, straight
+# rule close_combat, written out
 
-_close_combat__trace1: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'defense is difficult',
-    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'),
-    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
-)
-_close_combat__trace2: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'derive strikes_first',
-    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
-    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
-)
-_close_combat__trace3: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'roll keep_at_bay',
-    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
-    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
-)
-_close_combat__trace4: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'roll slip_past',
-    ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',),
-    (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),),
-)
-_close_combat__trace5: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
-    (),
-    (),
-)
-_close_combat__trace6: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
-    (),
-    (),
-)
-_close_combat__trace7: Final = TraceSpec(
-    'close_combat',
-    '7. Close Combat',
-    'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
-    (),
-    (),
-)
-_close_combat__said5: Final = Note(
-    'close_combat',
-    '7. Close Combat',
-    'A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
-    None,
-    'note',
-)
-_close_combat__said6: Final = Note(
-    'close_combat',
-    '7. Close Combat',
-    'Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
-    None,
-    'note',
-)
-_close_combat__said7: Final = Note(
-    'close_combat',
-    '7. Close Combat',
-    'Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
-    'short hand-to-hand combat weapon (SIZ 0-1.5) ... longer hand-to-hand combat weapon (SIZ 2+)',
-    'erratum',
-)
+_close_combat__said5: Final = note_of(_close_combat__text1)
+_close_combat__said6: Final = note_of(_close_combat__text2)
+_close_combat__said7: Final = note_of(_close_combat__text3)
 _close_combat__unread1: Final = Note(
     'close_combat',
     '7. Close Combat',
@@ -14457,8 +14685,7 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     """Close Combat: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14473,7 +14700,7 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     else:
         d1 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_close_combat__trace1, d1, v, e))
+    trace.append(TraceEntry(_close_combat__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_close_combat__mod1, 'difficult'))
     e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers)
@@ -14483,7 +14710,7 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         d2 = 1
     else:
         d2 = -1
-    trace.append(TraceEntry(_close_combat__trace2, d2, v, e))
+    trace.append(TraceEntry(_close_combat__derive1_trace, d2, v, e))
     if d2 < 0:
         e['strikes_first'] = derived['strikes_first'] = whole(True)
     else:
@@ -14496,10 +14723,10 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     else:
         d3 = -1
     d4 = -1 if v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'] else 0
-    trace.append(TraceEntry(_close_combat__trace3, d3, v, e))
+    trace.append(TraceEntry(_close_combat__roll1_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_close_combat[2]))
-    trace.append(TraceEntry(_close_combat__trace4, d4, v, e))
+    trace.append(TraceEntry(_close_combat__roll2_trace, d4, v, e))
     if d4 < 0:
         rolls.append(roll_of(s, _rule_close_combat[3]))
     notes: list[Note] = [_close_combat__said5, _close_combat__said6, _close_combat__said7]
@@ -14526,81 +14753,13 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule closing, straight
+# rule closing, written out
 
-_closing__trace1: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    'derive first_strike',
-    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
-    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
-)
-_closing__trace2: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
-    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
-    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
-)
-_closing__trace3: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
-    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'),
-    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
-)
-_closing__trace4: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
-    (),
-    (),
-)
-_closing__trace5: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
-    (),
-    (),
-)
-_closing__trace6: Final = TraceSpec(
-    'closing',
-    '7. Closing',
-    'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
-    (),
-    (),
-)
-_closing__said2: Final = Restriction(
-    'closing',
-    '7. Closing',
-    'do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
-)
-_closing__said3: Final = Restriction(
-    'closing',
-    '7. Closing',
-    'do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
-)
-_closing__said4: Final = Note(
-    'closing',
-    '7. Closing',
-    "After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
-    None,
-    'note',
-)
-_closing__said5: Final = Note(
-    'closing',
-    '7. Closing',
-    'Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
-    None,
-    'note',
-)
-_closing__said6: Final = Note(
-    'closing',
-    '7. Closing',
-    'See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
-    None,
-    'note',
-)
+_closing__said2: Final = restriction_of(_closing__text1)
+_closing__said3: Final = restriction_of(_closing__text2)
+_closing__said4: Final = note_of(_closing__text3)
+_closing__said5: Final = note_of(_closing__text4)
+_closing__said6: Final = note_of(_closing__text5)
 _closing__unread1: Final = Note(
     'closing',
     '7. Closing',
@@ -14613,8 +14772,7 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Closing: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14625,7 +14783,7 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d1 = 1
     else:
         d1 = -1
-    trace.append(TraceEntry(_closing__trace1, d1, v, e))
+    trace.append(TraceEntry(_closing__derive1_trace, d1, v, e))
     if d1 < 0:
         e['first_strike'] = derived['first_strike'] = whole(True)
     else:
@@ -14642,8 +14800,8 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d3 = 1
     else:
         d3 = -1
-    trace.append(TraceEntry(_closing__trace2, d2, v, e))
-    trace.append(TraceEntry(_closing__trace3, d3, v, e))
+    trace.append(TraceEntry(_closing__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_closing__text2_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_closing__said2)
@@ -14670,155 +14828,16 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule cold_exposure_hunger_thirst, straight
+# rule cold_exposure_hunger_thirst, written out
 
-_cold_exposure_hunger_thirst__trace1: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'derive days_deprived',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace2: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'derive fatigue_multiplier',
-    ('when days_exposed > 0 and fatigue_points_used',),
-    (('days_exposed', 'fatigue_points_used'),),
-)
-_cold_exposure_hunger_thirst__trace3: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
-    ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',),
-    (('fatigue_points_used', 'days_without_food', 'days_without_water'),),
-)
-_cold_exposure_hunger_thirst__trace4: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'skill is difficult',
-    ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',),
-    (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),),
-)
-_cold_exposure_hunger_thirst__trace5: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'roll exertion',
-    ('when days_deprived * 2 >= CON and physical_action',),
-    (('days_deprived', 'CON', 'physical_action'),),
-)
-_cold_exposure_hunger_thirst__trace6: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'skill is difficult',
-    ('when days_deprived >= CON',),
-    (('days_deprived', 'CON'),),
-)
-_cold_exposure_hunger_thirst__trace7: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: Wounds take twice as long to heal after CON days without food and/or water.',
-    ('when days_deprived >= CON',),
-    (('days_deprived', 'CON'),),
-)
-_cold_exposure_hunger_thirst__trace8: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace9: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace10: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace11: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace12: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__trace13: Final = TraceSpec(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
-    (),
-    (),
-)
-_cold_exposure_hunger_thirst__said3: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said7: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'Wounds take twice as long to heal after CON days without food and/or water.',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said8: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said9: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said10: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said11: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'Powers such as Adaptation may negate the effects of exposure to extreme environments.',
-    None,
-    'note',
-)
-_cold_exposure_hunger_thirst__said12: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
-    'A healthy character can survive up to three days without food or water without any difficulty other than hunger and thirst. A hungry character has the same penalty ... after two days without food, and a thirsty character ... after one day',
-    'erratum',
-)
-_cold_exposure_hunger_thirst__said13: Final = Note(
-    'cold_exposure_hunger_thirst',
-    '7. Cold, Exposure, Hunger, and Thirst',
-    'Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
-    'for 1/2 their CON in days',
-    'erratum',
-)
+_cold_exposure_hunger_thirst__said3: Final = note_of(_cold_exposure_hunger_thirst__text1)
+_cold_exposure_hunger_thirst__said7: Final = note_of(_cold_exposure_hunger_thirst__text2)
+_cold_exposure_hunger_thirst__said8: Final = note_of(_cold_exposure_hunger_thirst__text3)
+_cold_exposure_hunger_thirst__said9: Final = note_of(_cold_exposure_hunger_thirst__text4)
+_cold_exposure_hunger_thirst__said10: Final = note_of(_cold_exposure_hunger_thirst__text5)
+_cold_exposure_hunger_thirst__said11: Final = note_of(_cold_exposure_hunger_thirst__text6)
+_cold_exposure_hunger_thirst__said12: Final = note_of(_cold_exposure_hunger_thirst__text7)
+_cold_exposure_hunger_thirst__said13: Final = note_of(_cold_exposure_hunger_thirst__text8)
 _cold_exposure_hunger_thirst__unread1: Final = Note(
     'cold_exposure_hunger_thirst',
     '7. Cold, Exposure, Hunger, and Thirst',
@@ -14831,23 +14850,22 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
     """Cold, Exposure, Hunger, and Thirst: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace1, -1, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__derive1_trace, -1, v, e))
     e['days_deprived'] = derived['days_deprived'] = whole(max(v['days_without_food'], v['days_without_water'], v['days_exposed']))
     d4 = -1 if not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and e['days_deprived'] < v['CON'] else 0
     d6 = -1 if e['days_deprived'] >= v['CON'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace4, d4, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__mod1_trace, d4, v, e))
     if d4 < 0:
         held.append((_cold_exposure_hunger_thirst__mod1, 'difficult'))
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace6, d6, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__mod2_trace, d6, v, e))
     if d6 < 0:
         held.append((_cold_exposure_hunger_thirst__mod2, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
@@ -14855,20 +14873,20 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
         v['stamina'] = whole(v['CON'] * 5)
     e['stamina'] = v['stamina']
     d2 = -1 if v['days_exposed'] > 0 and v['fatigue_points_used'] else 0
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace2, d2, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__derive2_trace, d2, v, e))
     if d2 < 0:
         e['fatigue_multiplier'] = derived['fatigue_multiplier'] = whole(v['exposure_multiplier'])
     else:
         e.wait('fatigue_multiplier', lambda: whole(v['exposure_multiplier']))
     rolls: list[Roll] = []
     d5 = -1 if e['days_deprived'] * 2 >= v['CON'] and v['physical_action'] else 0
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace5, d5, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__roll1_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_cold_exposure_hunger_thirst[4]))
     d3 = -1 if v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1) else 0
     d7 = -1 if e['days_deprived'] >= v['CON'] else 0
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace3, d3, v, e))
-    trace.append(TraceEntry(_cold_exposure_hunger_thirst__trace7, d7, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__text2_trace, d7, v, e))
     notes: list[Note] = []
     if d3 < 0:
         notes.append(_cold_exposure_hunger_thirst__said3)
@@ -14906,79 +14924,18 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
         trace=tuple(trace),
     )
 
-# rule cover, straight
+# rule cover, written out
 
-_cover__trace1: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    'skill is difficult',
-    ('when partial_cover',),
-    (('partial_cover',),),
-)
-_cover__trace2: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    'roll hit_target',
-    ('when partial_cover',),
-    (('partial_cover',),),
-)
-_cover__trace3: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    'roll hit_target_or_cover',
-    ('when partial_cover',),
-    (('partial_cover',),),
-)
-_cover__trace4: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
-    (),
-    (),
-)
-_cover__trace5: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
-    (),
-    (),
-)
-_cover__trace6: Final = TraceSpec(
-    'cover',
-    '7. Cover',
-    "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
-    (),
-    (),
-)
-_cover__said4: Final = Note(
-    'cover',
-    '7. Cover',
-    "A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
-    None,
-    'note',
-)
-_cover__said5: Final = Note(
-    'cover',
-    '7. Cover',
-    'With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
-    None,
-    'note',
-)
-_cover__said6: Final = Note(
-    'cover',
-    '7. Cover',
-    "The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
-    'If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
-    'erratum',
-)
+_cover__said4: Final = note_of(_cover__text1)
+_cover__said5: Final = note_of(_cover__text2)
+_cover__said6: Final = note_of(_cover__text3)
 
 
 def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Cover: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14986,17 +14943,17 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     modifiers: list[Modifier] = []
     d1 = -1 if v['partial_cover'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_cover__trace1, d1, v, e))
+    trace.append(TraceEntry(_cover__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_cover__mod1, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     d2 = -1 if v['partial_cover'] else 0
     d3 = -1 if v['partial_cover'] else 0
-    trace.append(TraceEntry(_cover__trace2, d2, v, e))
+    trace.append(TraceEntry(_cover__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_cover[1]))
-    trace.append(TraceEntry(_cover__trace3, d3, v, e))
+    trace.append(TraceEntry(_cover__roll2_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_cover[2]))
     return Resolution(
@@ -15013,78 +14970,11 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule darkness, straight
+# rule darkness, written out
 
-_darkness__trace1: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'skill -darkness_modifier',
-    ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'),
-    (('darkness',), ('darkness', 'opponent_detected')),
-)
-_darkness__trace2: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'perception is difficult',
-    ('when darkness == complete_darkness',),
-    (('darkness',),),
-)
-_darkness__trace3: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'roll detect_in_dark',
-    ('when darkness == complete_darkness',),
-    (('darkness',),),
-)
-_darkness__trace4: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'skill -(darkness_modifier / 2 round up)',
-    ('when darkness == complete_darkness', 'when opponent_detected'),
-    (('darkness',), ('opponent_detected',)),
-)
-_darkness__trace5: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
-    (),
-    (),
-)
-_darkness__trace6: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
-    (),
-    (),
-)
-_darkness__trace7: Final = TraceSpec(
-    'darkness',
-    '7. Darkness',
-    'erratum: No rounding is given; the halved penalty is rounded up.',
-    (),
-    (),
-)
-_darkness__said5: Final = Note(
-    'darkness',
-    '7. Darkness',
-    'The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
-    None,
-    'note',
-)
-_darkness__said6: Final = Note(
-    'darkness',
-    '7. Darkness',
-    'A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
-    None,
-    'note',
-)
-_darkness__said7: Final = Note(
-    'darkness',
-    '7. Darkness',
-    'No rounding is given; the halved penalty is rounded up.',
-    'If successful, reduce the darkness modifier by half.',
-    'erratum',
-)
+_darkness__said5: Final = note_of(_darkness__text1)
+_darkness__said6: Final = note_of(_darkness__text2)
+_darkness__said7: Final = note_of(_darkness__text3)
 _darkness__unread1: Final = Note(
     'darkness',
     '7. Darkness',
@@ -15103,8 +14993,7 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15123,12 +15012,12 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d4 = -1
     value = v['skill']
-    trace.append(TraceEntry(_darkness__trace1, d1, v, e))
+    trace.append(TraceEntry(_darkness__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = -v['darkness_modifier']
         value += amount
         modifiers.append((0, Modifier(_darkness__mod1, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_darkness__trace4, d4, v, e))
+    trace.append(TraceEntry(_darkness__mod3_trace, d4, v, e))
     if d4 < 0:
         amount = -round_value(Fraction(v['darkness_modifier']) / 2, 'up')
         value += amount
@@ -15137,14 +15026,14 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['darkness'] == 'complete_darkness' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_darkness__trace2, d2, v, e))
+    trace.append(TraceEntry(_darkness__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_darkness__mod2, 'difficult'))
         where.append(1)
     e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
     rolls: list[Roll] = []
     d3 = -1 if v['darkness'] == 'complete_darkness' else 0
-    trace.append(TraceEntry(_darkness__trace3, d3, v, e))
+    trace.append(TraceEntry(_darkness__roll1_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_darkness[2]))
     notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
@@ -15173,62 +15062,10 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule desperate_actions, straight
+# rule desperate_actions, written out
 
-_desperate_actions__trace1: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    'agility is difficult',
-    ('when desperate',),
-    (('desperate',),),
-)
-_desperate_actions__trace2: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    'roll desperate_agility',
-    ('when desperate',),
-    (('desperate',),),
-)
-_desperate_actions__trace3: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    'skill is difficult',
-    ('when desperate',),
-    (('desperate',),),
-)
-_desperate_actions__trace4: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    'derive desperate_fatigue',
-    ('when desperate', 'when fatigue_points_used'),
-    (('desperate',), ('fatigue_points_used',)),
-)
-_desperate_actions__trace5: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
-    ('when desperate_last_round',),
-    (('desperate_last_round',),),
-)
-_desperate_actions__trace6: Final = TraceSpec(
-    'desperate_actions',
-    '7. Desperate Actions',
-    "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
-    (),
-    (),
-)
-_desperate_actions__said5: Final = Restriction(
-    'desperate_actions',
-    '7. Desperate Actions',
-    "attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
-)
-_desperate_actions__said6: Final = Note(
-    'desperate_actions',
-    '7. Desperate Actions',
-    "A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
-    None,
-    'note',
-)
+_desperate_actions__said5: Final = restriction_of(_desperate_actions__text1)
+_desperate_actions__said6: Final = note_of(_desperate_actions__text2)
 _desperate_actions__unread1: Final = Note(
     'desperate_actions',
     '7. Desperate Actions',
@@ -15247,8 +15084,7 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
     """Desperate Actions: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15258,7 +15094,7 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
     d3 = -1 if v['desperate'] else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_desperate_actions__trace3, d3, v, e))
+    trace.append(TraceEntry(_desperate_actions__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_desperate_actions__mod2, 'difficult'))
         where.append(2)
@@ -15268,7 +15104,7 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
     d1 = -1 if v['desperate'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_desperate_actions__trace1, d1, v, e))
+    trace.append(TraceEntry(_desperate_actions__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_desperate_actions__mod1, 'difficult'))
         where.append(0)
@@ -15279,18 +15115,18 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
         d4 = 1
     else:
         d4 = -1
-    trace.append(TraceEntry(_desperate_actions__trace4, d4, v, e))
+    trace.append(TraceEntry(_desperate_actions__derive1_trace, d4, v, e))
     if d4 < 0:
         e['desperate_fatigue'] = derived['desperate_fatigue'] = whole(v['fatigue_cost'] * 2)
     else:
         e.wait('desperate_fatigue', lambda: whole(v['fatigue_cost'] * 2))
     rolls: list[Roll] = []
     d2 = -1 if v['desperate'] else 0
-    trace.append(TraceEntry(_desperate_actions__trace2, d2, v, e))
+    trace.append(TraceEntry(_desperate_actions__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_desperate_actions[1]))
     d5 = -1 if v['desperate_last_round'] else 0
-    trace.append(TraceEntry(_desperate_actions__trace5, d5, v, e))
+    trace.append(TraceEntry(_desperate_actions__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_desperate_actions__said5)
@@ -15322,106 +15158,13 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
-# rule disarming, straight
+# rule disarming, written out
 
-_disarming__trace1: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
-    ('when disarm == grapple_disarm',),
-    (('disarm',),),
-)
-_disarming__trace2: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'skill is difficult',
-    ('when disarm == strike_disarm',),
-    (('disarm',),),
-)
-_disarming__trace3: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'roll strike_weapon',
-    ('when disarm == strike_disarm',),
-    (('disarm',),),
-)
-_disarming__trace4: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'roll knock_away',
-    ('when disarm == strike_disarm',),
-    (('disarm',),),
-)
-_disarming__trace5: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'derive weapon_damage',
-    ('when disarm == strike_disarm',),
-    (('disarm',),),
-)
-_disarming__trace6: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
-    ('when disarm == strike_disarm', 'unless disarm_suspected'),
-    (('disarm',), ('disarm_suspected',)),
-)
-_disarming__trace7: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
-    ('when disarm == strike_disarm', 'when disarm_suspected'),
-    (('disarm',), ('disarm_suspected',)),
-)
-_disarming__trace8: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
-    (),
-    (),
-)
-_disarming__trace9: Final = TraceSpec(
-    'disarming',
-    '7. Disarming',
-    "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
-    (),
-    (),
-)
-_disarming__said1: Final = Note(
-    'disarming',
-    '7. Disarming',
-    'Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
-    None,
-    'note',
-)
-_disarming__said6: Final = Note(
-    'disarming',
-    '7. Disarming',
-    'A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
-    None,
-    'note',
-)
-_disarming__said7: Final = Note(
-    'disarming',
-    '7. Disarming',
-    'The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
-    None,
-    'note',
-)
-_disarming__said8: Final = Note(
-    'disarming',
-    '7. Disarming',
-    "Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
-    None,
-    'note',
-)
-_disarming__said9: Final = Note(
-    'disarming',
-    '7. Disarming',
-    "Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
-    "Compare the damage rolled to the weapon's hit points: any in excess are removed from the weapon's hit points.",
-    'erratum',
-)
+_disarming__said1: Final = note_of(_disarming__text1)
+_disarming__said6: Final = note_of(_disarming__text2)
+_disarming__said7: Final = note_of(_disarming__text3)
+_disarming__said8: Final = note_of(_disarming__text4)
+_disarming__said9: Final = note_of(_disarming__text5)
 _disarming__unread1: Final = Note(
     'disarming',
     '7. Disarming',
@@ -15452,8 +15195,7 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Disarming: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15462,12 +15204,12 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     derived: dict[str, Value] = {}
     d2 = -1 if v['disarm'] == 'strike_disarm' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_disarming__trace2, d2, v, e))
+    trace.append(TraceEntry(_disarming__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_disarming__mod1, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     d5 = -1 if v['disarm'] == 'strike_disarm' else 0
-    trace.append(TraceEntry(_disarming__trace5, d5, v, e))
+    trace.append(TraceEntry(_disarming__derive1_trace, d5, v, e))
     if d5 < 0:
         e['weapon_damage'] = derived['weapon_damage'] = whole(max(0, v['disarm_damage'] - v['weapon_hit_points']))
     else:
@@ -15475,10 +15217,10 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     rolls: list[Roll] = []
     d3 = -1 if v['disarm'] == 'strike_disarm' else 0
     d4 = -1 if v['disarm'] == 'strike_disarm' else 0
-    trace.append(TraceEntry(_disarming__trace3, d3, v, e))
+    trace.append(TraceEntry(_disarming__roll1_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_disarming[2]))
-    trace.append(TraceEntry(_disarming__trace4, d4, v, e))
+    trace.append(TraceEntry(_disarming__roll2_trace, d4, v, e))
     if d4 < 0:
         rolls.append(roll_of(s, _rule_disarming[3]))
     d1 = -1 if v['disarm'] == 'grapple_disarm' else 0
@@ -15494,9 +15236,9 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d7 = 1
     else:
         d7 = -1
-    trace.append(TraceEntry(_disarming__trace1, d1, v, e))
-    trace.append(TraceEntry(_disarming__trace6, d6, v, e))
-    trace.append(TraceEntry(_disarming__trace7, d7, v, e))
+    trace.append(TraceEntry(_disarming__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_disarming__text2_trace, d6, v, e))
+    trace.append(TraceEntry(_disarming__text3_trace, d7, v, e))
     notes: list[Note] = []
     if d1 < 0:
         notes.append(_disarming__said1)
@@ -15535,92 +15277,12 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule disease, straight
+# rule disease, written out
 
-_disease__trace1: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'roll resist_disease',
-    ('when exposed_to_disease',),
-    (('exposed_to_disease',),),
-)
-_disease__trace2: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'derive severity',
-    ('when diseased',),
-    (('diseased',),),
-)
-_disease__trace3: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'derive characteristic_loss',
-    ('when diseased',),
-    (('diseased',),),
-)
-_disease__trace4: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'derive lost_characteristic',
-    ('when diseased',),
-    (('diseased',),),
-)
-_disease__trace5: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
-    (),
-    (),
-)
-_disease__trace6: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
-    (),
-    (),
-)
-_disease__trace7: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
-    (),
-    (),
-)
-_disease__trace8: Final = TraceSpec(
-    'disease',
-    '7. Disease',
-    'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
-    (),
-    (),
-)
-_disease__said5: Final = Note(
-    'disease',
-    '7. Disease',
-    'A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
-    None,
-    'note',
-)
-_disease__said6: Final = Note(
-    'disease',
-    '7. Disease',
-    'A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
-    None,
-    'note',
-)
-_disease__said7: Final = Note(
-    'disease',
-    '7. Disease',
-    'All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
-    None,
-    'note',
-)
-_disease__said8: Final = Note(
-    'disease',
-    '7. Disease',
-    'Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
-    None,
-    'note',
-)
+_disease__said5: Final = note_of(_disease__text1)
+_disease__said6: Final = note_of(_disease__text2)
+_disease__said7: Final = note_of(_disease__text3)
+_disease__said8: Final = note_of(_disease__text4)
 _disease__unread1: Final = Note(
     'disease',
     '7. Disease',
@@ -15639,8 +15301,7 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Disease: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15650,26 +15311,26 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         v['stamina'] = whole(v['CON'] * 5)
     e['stamina'] = v['stamina']
     d2 = -1 if v['diseased'] else 0
-    trace.append(TraceEntry(_disease__trace2, d2, v, e))
+    trace.append(TraceEntry(_disease__derive1_trace, d2, v, e))
     if d2 < 0:
         e['severity'] = derived['severity'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'degree'))
     else:
         e.wait('severity', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'degree')))
     d3 = -1 if v['diseased'] else 0
-    trace.append(TraceEntry(_disease__trace3, d3, v, e))
+    trace.append(TraceEntry(_disease__derive2_trace, d3, v, e))
     if d3 < 0:
         e['characteristic_loss'] = derived['characteristic_loss'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'loss'))
     else:
         e.wait('characteristic_loss', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'loss')))
     d4 = -1 if v['diseased'] else 0
-    trace.append(TraceEntry(_disease__trace4, d4, v, e))
+    trace.append(TraceEntry(_disease__derive3_trace, d4, v, e))
     if d4 < 0:
         e['lost_characteristic'] = derived['lost_characteristic'] = whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic'))
     else:
         e.wait('lost_characteristic', lambda: whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic')))
     rolls: list[Roll] = []
     d1 = -1 if v['exposed_to_disease'] else 0
-    trace.append(TraceEntry(_disease__trace1, d1, v, e))
+    trace.append(TraceEntry(_disease__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_disease[0]))
     notes: list[Note] = [_disease__said5, _disease__said6, _disease__said7, _disease__said8]
@@ -15698,95 +15359,12 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule disengaging, straight
+# rule disengaging, written out
 
-_disengaging__trace1: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'roll disengage_dodge',
-    ('when disengage == knockback_and_dodge',),
-    (('disengage',),),
-)
-_disengaging__trace2: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'cannot attack during a fighting withdrawal: only dodges, parries and movement away',
-    ('when disengage == fighting_withdrawal',),
-    (('disengage',),),
-)
-_disengaging__trace3: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'roll withdrawal_defense',
-    ('when disengage == fighting_withdrawal',),
-    (('disengage',),),
-)
-_disengaging__trace4: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'derive disengaged',
-    ('when disengage == fighting_withdrawal',),
-    (('disengage',),),
-)
-_disengaging__trace5: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'skill is difficult',
-    ('when disengage == turn_and_run',),
-    (('disengage',),),
-)
-_disengaging__trace6: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'cannot parry or Dodge the immediate attack on a fleeing character',
-    ('when disengage == turn_and_run',),
-    (('disengage',),),
-)
-_disengaging__trace7: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'roll parting_attack',
-    ('when disengage == turn_and_run',),
-    (('disengage',),),
-)
-_disengaging__trace8: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'note: This applies when the opponent wishes to continue the fight.',
-    (),
-    (),
-)
-_disengaging__trace9: Final = TraceSpec(
-    'disengaging',
-    '7. Disengaging',
-    'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
-    (),
-    (),
-)
-_disengaging__said2: Final = Restriction(
-    'disengaging',
-    '7. Disengaging',
-    'attack during a fighting withdrawal: only dodges, parries and movement away',
-)
-_disengaging__said6: Final = Restriction(
-    'disengaging',
-    '7. Disengaging',
-    'parry or Dodge the immediate attack on a fleeing character',
-)
-_disengaging__said8: Final = Note(
-    'disengaging',
-    '7. Disengaging',
-    'This applies when the opponent wishes to continue the fight.',
-    None,
-    'note',
-)
-_disengaging__said9: Final = Note(
-    'disengaging',
-    '7. Disengaging',
-    'Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
-    'If your character is successful in all dodges and/or parries made during this combat round',
-    'erratum',
-)
+_disengaging__said2: Final = restriction_of(_disengaging__text1)
+_disengaging__said6: Final = restriction_of(_disengaging__text2)
+_disengaging__said8: Final = note_of(_disengaging__text3)
+_disengaging__said9: Final = note_of(_disengaging__text4)
 _disengaging__unread1: Final = Note(
     'disengaging',
     '7. Disengaging',
@@ -15799,8 +15377,7 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
     """Disengaging: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15809,13 +15386,13 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
     derived: dict[str, Value] = {}
     d5 = -1 if v['disengage'] == 'turn_and_run' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_disengaging__trace5, d5, v, e))
+    trace.append(TraceEntry(_disengaging__mod1_trace, d5, v, e))
     if d5 < 0:
         held.append((_disengaging__mod1, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     e['defense'] = v['defense']
     d4 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
-    trace.append(TraceEntry(_disengaging__trace4, d4, v, e))
+    trace.append(TraceEntry(_disengaging__derive1_trace, d4, v, e))
     if d4 < 0:
         e['disengaged'] = derived['disengaged'] = whole(v['all_defenses_succeeded'])
     else:
@@ -15824,19 +15401,19 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d1 = -1 if v['disengage'] == 'knockback_and_dodge' else 0
     d3 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
     d7 = -1 if v['disengage'] == 'turn_and_run' else 0
-    trace.append(TraceEntry(_disengaging__trace1, d1, v, e))
+    trace.append(TraceEntry(_disengaging__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_disengaging[0]))
-    trace.append(TraceEntry(_disengaging__trace3, d3, v, e))
+    trace.append(TraceEntry(_disengaging__roll2_trace, d3, v, e))
     if d3 < 0:
         rolls.append(roll_of(s, _rule_disengaging[2]))
-    trace.append(TraceEntry(_disengaging__trace7, d7, v, e))
+    trace.append(TraceEntry(_disengaging__roll3_trace, d7, v, e))
     if d7 < 0:
         rolls.append(roll_of(s, _rule_disengaging[6]))
     d2 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
     d6 = -1 if v['disengage'] == 'turn_and_run' else 0
-    trace.append(TraceEntry(_disengaging__trace2, d2, v, e))
-    trace.append(TraceEntry(_disengaging__trace6, d6, v, e))
+    trace.append(TraceEntry(_disengaging__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_disengaging__text2_trace, d6, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_disengaging__said2)
@@ -15864,65 +15441,17 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule drawing_weapons, straight
+# rule drawing_weapons, written out
 
-_drawing_weapons__trace1: Final = TraceSpec(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'ready_ranks = 0',
-    ('when weapon_change != no_change', 'when base skill >= 101'),
-    (('weapon_change',), ('base skill',)),
-)
-_drawing_weapons__trace2: Final = TraceSpec(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'ready_ranks = 10',
-    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'),
-    (('weapon_change',), ('base skill',), ('weapon_change',)),
-)
-_drawing_weapons__trace3: Final = TraceSpec(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'ready_ranks = 5',
-    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'),
-    (('weapon_change',), ('base skill',), ('weapon_change',)),
-)
-_drawing_weapons__trace4: Final = TraceSpec(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
-    (),
-    (),
-)
-_drawing_weapons__trace5: Final = TraceSpec(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
-    (),
-    (),
-)
-_drawing_weapons__said4: Final = Note(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
-    None,
-    'note',
-)
-_drawing_weapons__said5: Final = Note(
-    'drawing_weapons',
-    '7. Drawing or Exchanging a Weapon',
-    'Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
-    'if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
-    'erratum',
-)
+_drawing_weapons__said4: Final = note_of(_drawing_weapons__text1)
+_drawing_weapons__said5: Final = note_of(_drawing_weapons__text2)
 
 
 def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Drawing or Exchanging a Weapon: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15951,13 +15480,13 @@ def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
     else:
         d3 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_drawing_weapons__trace1, d1, v, e))
+    trace.append(TraceEntry(_drawing_weapons__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_drawing_weapons__mod1, 0))
-    trace.append(TraceEntry(_drawing_weapons__trace2, d2, v, e))
+    trace.append(TraceEntry(_drawing_weapons__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_drawing_weapons__mod2, 10))
-    trace.append(TraceEntry(_drawing_weapons__trace3, d3, v, e))
+    trace.append(TraceEntry(_drawing_weapons__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_drawing_weapons__mod3, 5))
     e['ready_ranks'] = settle_held(_BOOK, 'ready_ranks', v['ready_ranks'], held, modifiers)
@@ -15979,86 +15508,19 @@ def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule enclosed_environments, straight
+# rule enclosed_environments, written out
 
-_enclosed_environments__trace1: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'skill is difficult',
-    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'),
-    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
-)
-_enclosed_environments__trace2: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
-    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'),
-    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
-)
-_enclosed_environments__trace3: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'skill is difficult',
-    ('when space == under_half_meter and weapon_SIZ >= 1',),
-    (('space', 'weapon_SIZ'),),
-)
-_enclosed_environments__trace4: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
-    (),
-    (),
-)
-_enclosed_environments__trace5: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
-    (),
-    (),
-)
-_enclosed_environments__trace6: Final = TraceSpec(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.",
-    (),
-    (),
-)
-_enclosed_environments__said2: Final = Note(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    "A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
-    None,
-    'note',
-)
-_enclosed_environments__said4: Final = Note(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
-    None,
-    'note',
-)
-_enclosed_environments__said5: Final = Note(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    'Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
-    'If your character has less than a half-meter radius around them, all weapon attacks with hand-to-hand or ranged weapons of SIZ/ENC 1 are Difficult.',
-    'erratum',
-)
-_enclosed_environments__said6: Final = Note(
-    'enclosed_environments',
-    '7. Enclosed Environments',
-    "Kept as the gamemaster's judgement (a note), not an Impossible grade.",
-    'larger than SIZ/ENC 2.5+ might be Impossible',
-    'erratum',
-)
+_enclosed_environments__said2: Final = note_of(_enclosed_environments__text1)
+_enclosed_environments__said4: Final = note_of(_enclosed_environments__text2)
+_enclosed_environments__said5: Final = note_of(_enclosed_environments__text3)
+_enclosed_environments__said6: Final = note_of(_enclosed_environments__text4)
 
 
 def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Enclosed Environments: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -16071,10 +15533,10 @@ def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> 
         d1 = -1
     d3 = -1 if v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1 else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_enclosed_environments__trace1, d1, v, e))
+    trace.append(TraceEntry(_enclosed_environments__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_enclosed_environments__mod1, 'difficult'))
-    trace.append(TraceEntry(_enclosed_environments__trace3, d3, v, e))
+    trace.append(TraceEntry(_enclosed_environments__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_enclosed_environments__mod2, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
@@ -16084,7 +15546,7 @@ def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> 
         d2 = 1
     else:
         d2 = -1
-    trace.append(TraceEntry(_enclosed_environments__trace2, d2, v, e))
+    trace.append(TraceEntry(_enclosed_environments__text1_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_enclosed_environments__said2)
@@ -16110,44 +15572,16 @@ def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> 
         trace=tuple(trace),
     )
 
-# rule entangling, straight
+# rule entangling, written out
 
-_entangling__trace1: Final = TraceSpec(
-    'entangling',
-    '7. Entangling',
-    'skill is difficult',
-    ('when entangle',),
-    (('entangle',),),
-)
-_entangling__trace2: Final = TraceSpec(
-    'entangling',
-    '7. Entangling',
-    'roll entangle_attack',
-    ('when entangle',),
-    (('entangle',),),
-)
-_entangling__trace3: Final = TraceSpec(
-    'entangling',
-    '7. Entangling',
-    "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
-    (),
-    (),
-)
-_entangling__said3: Final = Note(
-    'entangling',
-    '7. Entangling',
-    "The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
-    None,
-    'note',
-)
+_entangling__said3: Final = note_of(_entangling__text1)
 
 
 def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Entangling: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -16155,13 +15589,13 @@ def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     modifiers: list[Modifier] = []
     d1 = -1 if v['entangle'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_entangling__trace1, d1, v, e))
+    trace.append(TraceEntry(_entangling__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_entangling__mod1, 'difficult'))
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     d2 = -1 if v['entangle'] else 0
-    trace.append(TraceEntry(_entangling__trace2, d2, v, e))
+    trace.append(TraceEntry(_entangling__roll1_trace, d2, v, e))
     if d2 < 0:
         rolls.append(roll_of(s, _rule_entangling[1]))
     return Resolution(

@@ -2409,12 +2409,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -4306,6 +4320,13 @@ _other_mods_stack__mod1: Final = ModSpec(
     condition='when lof_skill != none; when range_mod != 0',
     label='Range MOD',
 )
+_other_mods_stack__mod1_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
 _other_mods_stack__mod2: Final = ModSpec(
     key='other_mods_stack#2.2.1',
     rule='other_mods_stack',
@@ -4319,6 +4340,13 @@ _other_mods_stack__mod2: Final = ModSpec(
     condition='when lof_skill != none; when other_mods != 0',
     label='Special Skills, Equipment, Partial Cover, etc.',
 )
+_other_mods_stack__mod2_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
 _other_mods_stack__text1: Final = TextSpec(
     key='other_mods_stack#3',
     rule='other_mods_stack',
@@ -4328,11 +4356,18 @@ _other_mods_stack__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_other_mods_stack__text1_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
 
 _rule_other_mods_stack: Final[tuple[Step, ...]] = (
-    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +range_mod', ('when lof_skill != none', 'when range_mod != 0'), (('lof_skill',), ('range_mod',))), lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
-    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +other_mods', ('when lof_skill != none', 'when other_mods != 0'), (('lof_skill',), ('other_mods',))), lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
-    Step('text', _other_mods_stack__text1, (), TraceSpec('other_mods_stack', 'VIS', 'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.', (), ()), None, ()),
+    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), _other_mods_stack__mod1_trace, lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
+    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), _other_mods_stack__mod2_trace, lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
+    Step('text', _other_mods_stack__text1, (), _other_mods_stack__text1_trace, None, ()),
 )
 """Other MODs of the roll (VIS).
 
@@ -4351,6 +4386,13 @@ _lof_roll__text1: Final = TextSpec(
     quote=None,
     condition='when lof_skill != none; when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
 )
+_lof_roll__text1_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
+)
 _lof_roll__roll1: Final = RollSpec(
     key='lof_roll#3.1else.1',
     rule='lof_roll',
@@ -4368,6 +4410,13 @@ _lof_roll__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
+)
+_lof_roll__roll1_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll lof',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
 )
 _lof_roll__roll2: Final = RollSpec(
     key='lof_roll#3.1else.2.1',
@@ -4422,6 +4471,13 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
+_lof_roll__roll2_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll hit',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',)),
+)
 _lof_roll__text2: Final = TextSpec(
     key='lof_roll#4',
     rule='lof_roll',
@@ -4431,13 +4487,20 @@ _lof_roll__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_lof_roll__text2_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
+    (),
+    (),
+)
 
 _rule_lof_roll: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('lof_roll', 'VIS', 'as other_mods_stack', (), ())),
-    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), TraceSpec('lof_roll', 'VIS', 'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.', ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), TraceSpec('lof_roll', 'VIS', 'roll lof', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('lof_roll', 'VIS', 'roll hit', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',))), (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('text', _lof_roll__text2, (), TraceSpec('lof_roll', 'VIS', 'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.', (), ()), None, ()),
+    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), _lof_roll__text1_trace, None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), _lof_roll__roll1_trace, (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), _lof_roll__roll2_trace, (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('text', _lof_roll__text2, (), _lof_roll__text2_trace, None, ()),
 )
 """The roll that requires LoF (VIS).
 
@@ -4461,6 +4524,13 @@ _difficult__mod1: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='use only the second MOV value',
 )
+_difficult__mod1_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _difficult__mod2: Final = ModSpec(
     key='difficult#2.2',
     rule='difficult',
@@ -4474,6 +4544,13 @@ _difficult__mod2: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='Move + Move: the second MOV value for both Short Skills',
 )
+_difficult__mod2_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _difficult__text1: Final = TextSpec(
     key='difficult#2.3',
     rule='difficult',
@@ -4482,6 +4559,13 @@ _difficult__text1: Final = TextSpec(
     text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+)
+_difficult__text1_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
 )
 _difficult__mod3: Final = ModSpec(
     key='difficult#3.1',
@@ -4496,6 +4580,13 @@ _difficult__mod3: Final = ModSpec(
     condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
     label='no more than 1 inch',
 )
+_difficult__mod3_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
 _difficult__text2: Final = TextSpec(
     key='difficult#4',
     rule='difficult',
@@ -4504,6 +4595,13 @@ _difficult__text2: Final = TextSpec(
     text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
+)
+_difficult__text2_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
 )
 _difficult__text3: Final = TextSpec(
     key='difficult#5',
@@ -4514,14 +4612,21 @@ _difficult__text3: Final = TextSpec(
     quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
     condition='',
 )
+_difficult__text3_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
 
 _rule_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'order_move max MOV_2 * 2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
-    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('difficult', 'MOV: Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _difficult__text2, (), TraceSpec('difficult', 'MOV: Difficult', 'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
-    Step('text', _difficult__text3, (), TraceSpec('difficult', 'MOV: Difficult', 'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.', (), ()), None, ()),
+    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod2_trace, lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
+    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _difficult__text2, (), _difficult__text2_trace, None, ()),
+    Step('text', _difficult__text3, (), _difficult__text3_trace, None, ()),
 )
 """MOV: Difficult (second MOV value) (MOV: Difficult).
 
@@ -4546,6 +4651,13 @@ _very_difficult__mod1: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='use only the second MOV value',
 )
+_very_difficult__mod1_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__mod2: Final = ModSpec(
     key='very_difficult#2.2',
     rule='very_difficult',
@@ -4559,6 +4671,13 @@ _very_difficult__mod2: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='one Short Movement Skill per order',
 )
+_very_difficult__mod2_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'order_move max MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__text1: Final = TextSpec(
     key='very_difficult#2.3',
     rule='very_difficult',
@@ -4568,6 +4687,13 @@ _very_difficult__text1: Final = TextSpec(
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
 )
+_very_difficult__text1_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot declare two Short Movement Skills in the same order',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__text2: Final = TextSpec(
     key='very_difficult#2.4',
     rule='very_difficult',
@@ -4576,6 +4702,13 @@ _very_difficult__text2: Final = TextSpec(
     text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+)
+_very_difficult__text2_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
 )
 _very_difficult__mod3: Final = ModSpec(
     key='very_difficult#3.1',
@@ -4590,6 +4723,13 @@ _very_difficult__mod3: Final = ModSpec(
     condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
     label='no more than 1 inch',
 )
+_very_difficult__mod3_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
 _very_difficult__text3: Final = TextSpec(
     key='very_difficult#4',
     rule='very_difficult',
@@ -4598,6 +4738,13 @@ _very_difficult__text3: Final = TextSpec(
     text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
+)
+_very_difficult__text3_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
 )
 _very_difficult__text4: Final = TextSpec(
     key='very_difficult#5',
@@ -4608,15 +4755,22 @@ _very_difficult__text4: Final = TextSpec(
     quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
     condition='',
 )
+_very_difficult__text4_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    (),
+    (),
+)
 
 _rule_very_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'order_move max MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot declare two Short Movement Skills in the same order', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _very_difficult__text3, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
-    Step('text', _very_difficult__text4, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").', (), ()), None, ()),
+    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod2_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text2_trace, None, (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _very_difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _very_difficult__text3, (), _very_difficult__text3_trace, None, ()),
+    Step('text', _very_difficult__text4, (), _very_difficult__text4_trace, None, ()),
 )
 """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
@@ -4642,6 +4796,13 @@ _saturation__mod1: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
+_saturation__mod1_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _saturation__mod2: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
@@ -4655,6 +4816,13 @@ _saturation__mod2: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
+_saturation__mod2_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst min 1',
+    (),
+    (),
+)
 _saturation__text1: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
@@ -4663,6 +4831,13 @@ _saturation__text1: Final = TextSpec(
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
     quote=None,
     condition='',
+)
+_saturation__text1_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
 )
 _saturation__text2: Final = TextSpec(
     key='saturation#5',
@@ -4673,12 +4848,19 @@ _saturation__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_saturation__text2_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
 
 _rule_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst -1', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -1, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _saturation__mod2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst min 1', (), ()), 1, ()),
-    Step('text', _saturation__text1, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.', (), ()), None, ()),
-    Step('text', _saturation__text2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).', (), ()), None, ()),
+    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _saturation__mod1_trace, -1, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _saturation__mod2, (), _saturation__mod2_trace, 1, ()),
+    Step('text', _saturation__text1, (), _saturation__text1_trace, None, ()),
+    Step('text', _saturation__text2, (), _saturation__text2_trace, None, ()),
 )
 """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
@@ -4701,6 +4883,13 @@ _high_saturation__mod1: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
 )
+_high_saturation__mod1_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst -2',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _high_saturation__mod2: Final = ModSpec(
     key='high_saturation#3',
     rule='high_saturation',
@@ -4714,6 +4903,13 @@ _high_saturation__mod2: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
+_high_saturation__mod2_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst min 1',
+    (),
+    (),
+)
 _high_saturation__text1: Final = TextSpec(
     key='high_saturation#4',
     rule='high_saturation',
@@ -4722,6 +4918,13 @@ _high_saturation__text1: Final = TextSpec(
     text='Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
     quote=None,
     condition='',
+)
+_high_saturation__text1_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
+    (),
+    (),
 )
 _high_saturation__text2: Final = TextSpec(
     key='high_saturation#5',
@@ -4732,12 +4935,19 @@ _high_saturation__text2: Final = TextSpec(
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
+_high_saturation__text2_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
+    (),
+    (),
+)
 
 _rule_high_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst -2', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -2, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _high_saturation__mod2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst min 1', (), ()), 1, ()),
-    Step('text', _high_saturation__text1, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.', (), ()), None, ()),
-    Step('text', _high_saturation__text2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.', (), ()), None, ()),
+    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _high_saturation__mod1_trace, -2, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _high_saturation__mod2, (), _high_saturation__mod2_trace, 1, ()),
+    Step('text', _high_saturation__text1, (), _high_saturation__text1_trace, None, ()),
+    Step('text', _high_saturation__text2, (), _high_saturation__text2_trace, None, ()),
 )
 """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
@@ -4760,6 +4970,13 @@ _low_visibility__mod1: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
+_low_visibility__mod1_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'vis min low',
+    (),
+    (),
+)
 _low_visibility__mod2: Final = ModSpec(
     key='low_visibility#4.1',
     rule='low_visibility',
@@ -4773,6 +4990,13 @@ _low_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
+_low_visibility__mod2_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'attribute -3',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _low_visibility__text1: Final = TextSpec(
     key='low_visibility#5',
     rule='low_visibility',
@@ -4781,6 +5005,13 @@ _low_visibility__text1: Final = TextSpec(
     text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
     quote=None,
     condition='',
+)
+_low_visibility__text1_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
 )
 _low_visibility__text2: Final = TextSpec(
     key='low_visibility#6',
@@ -4791,13 +5022,20 @@ _low_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_low_visibility__text2_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
 
 _rule_low_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _low_visibility__mod1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'vis min low', (), ()), 'low', ()),
-    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('low_visibility', 'VIS: Low Visibility', 'attribute -3', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -3, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _low_visibility__text1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
-    Step('text', _low_visibility__text2, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+    Step('mod', _low_visibility__mod1, (), _low_visibility__mod1_trace, 'low', ()),
+    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _low_visibility__mod2_trace, -3, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _low_visibility__text1, (), _low_visibility__text1_trace, None, ()),
+    Step('text', _low_visibility__text2, (), _low_visibility__text2_trace, None, ()),
 )
 """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
@@ -4821,6 +5059,13 @@ _poor_visibility__mod1: Final = ModSpec(
     condition='',
     label='Poor Visibility Zone',
 )
+_poor_visibility__mod1_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'vis min poor',
+    (),
+    (),
+)
 _poor_visibility__mod2: Final = ModSpec(
     key='poor_visibility#4.1',
     rule='poor_visibility',
@@ -4834,6 +5079,13 @@ _poor_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
+_poor_visibility__mod2_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'attribute -6',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _poor_visibility__text1: Final = TextSpec(
     key='poor_visibility#5',
     rule='poor_visibility',
@@ -4842,6 +5094,13 @@ _poor_visibility__text1: Final = TextSpec(
     text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
     quote=None,
     condition='',
+)
+_poor_visibility__text1_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
 )
 _poor_visibility__text2: Final = TextSpec(
     key='poor_visibility#6',
@@ -4852,13 +5111,20 @@ _poor_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_poor_visibility__text2_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
 
 _rule_poor_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _poor_visibility__mod1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'vis min poor', (), ()), 'poor', ()),
-    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'attribute -6', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -6, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _poor_visibility__text1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
-    Step('text', _poor_visibility__text2, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+    Step('mod', _poor_visibility__mod1, (), _poor_visibility__mod1_trace, 'poor', ()),
+    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _poor_visibility__mod2_trace, -6, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _poor_visibility__text1, (), _poor_visibility__text1_trace, None, ()),
+    Step('text', _poor_visibility__text2, (), _poor_visibility__text2_trace, None, ()),
 )
 """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
@@ -4882,6 +5148,13 @@ _zero_visibility__mod1: Final = ModSpec(
     condition='',
     label='Zero Visibility Zone',
 )
+_zero_visibility__mod1_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'vis min zero',
+    (),
+    (),
+)
 _zero_visibility__text1: Final = TextSpec(
     key='zero_visibility#4.1.1',
     rule='zero_visibility',
@@ -4890,6 +5163,13 @@ _zero_visibility__text1: Final = TextSpec(
     text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
     quote=None,
     condition='when lof_zone != clear_of; unless responding',
+)
+_zero_visibility__text1_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+    ('when lof_zone != clear_of', 'unless responding'),
+    (('lof_zone',), ('responding',)),
 )
 _zero_visibility__mod2: Final = ModSpec(
     key='zero_visibility#4.2.1.1.1',
@@ -4904,6 +5184,13 @@ _zero_visibility__mod2: Final = ModSpec(
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
+_zero_visibility__mod2_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'attribute -6',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
 _zero_visibility__text2: Final = TextSpec(
     key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
@@ -4912,6 +5199,13 @@ _zero_visibility__text2: Final = TextSpec(
     text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
     quote=None,
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
+)
+_zero_visibility__text2_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
 )
 _zero_visibility__text3: Final = TextSpec(
     key='zero_visibility#4.2.1else.1',
@@ -4922,6 +5216,13 @@ _zero_visibility__text3: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; unless facing',
 )
+_zero_visibility__text3_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+    ('when lof_zone != clear_of', 'when responding', 'unless facing'),
+    (('lof_zone',), ('responding',), ('facing',)),
+)
 _zero_visibility__text4: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
@@ -4930,6 +5231,13 @@ _zero_visibility__text4: Final = TextSpec(
     text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
     quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='',
+)
+_zero_visibility__text4_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    (),
+    (),
 )
 _zero_visibility__text5: Final = TextSpec(
     key='zero_visibility#6',
@@ -4940,6 +5248,13 @@ _zero_visibility__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zero_visibility__text5_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    (),
+    (),
+)
 _zero_visibility__text6: Final = TextSpec(
     key='zero_visibility#7',
     rule='zero_visibility',
@@ -4948,6 +5263,13 @@ _zero_visibility__text6: Final = TextSpec(
     text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
     quote=None,
     condition='',
+)
+_zero_visibility__text6_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    (),
+    (),
 )
 _zero_visibility__text7: Final = TextSpec(
     key='zero_visibility#8',
@@ -4958,18 +5280,25 @@ _zero_visibility__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zero_visibility__text7_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    (),
+    (),
+)
 
 _rule_zero_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _zero_visibility__mod1, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'vis min zero', (), ()), 'zero', ()),
-    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside', ('when lof_zone != clear_of', 'unless responding'), (('lof_zone',), ('responding',))), None, (('lof_zone', 0), ('responding', 1))),
-    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'attribute -6', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option', ('when lof_zone != clear_of', 'when responding', 'unless facing'), (('lof_zone',), ('responding',), ('facing',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
-    Step('text', _zero_visibility__text4, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.', (), ()), None, ()),
-    Step('text', _zero_visibility__text5, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.', (), ()), None, ()),
-    Step('text', _zero_visibility__text6, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
-    Step('text', _zero_visibility__text7, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.', (), ()), None, ()),
+    Step('mod', _zero_visibility__mod1, (), _zero_visibility__mod1_trace, 'zero', ()),
+    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), _zero_visibility__text1_trace, None, (('lof_zone', 0), ('responding', 1))),
+    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), _zero_visibility__mod2_trace, -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), _zero_visibility__text2_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), _zero_visibility__text3_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
+    Step('text', _zero_visibility__text4, (), _zero_visibility__text4_trace, None, ()),
+    Step('text', _zero_visibility__text5, (), _zero_visibility__text5_trace, None, ()),
+    Step('text', _zero_visibility__text6, (), _zero_visibility__text6_trace, None, ()),
+    Step('text', _zero_visibility__text7, (), _zero_visibility__text7_trace, None, ()),
 )
 """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
@@ -4992,6 +5321,13 @@ _white_noise__text1: Final = TextSpec(
     quote=None,
     condition='when msv',
 )
+_white_noise__text1_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    ('when msv',),
+    (('msv',),),
+)
 _white_noise__text2: Final = TextSpec(
     key='white_noise#2.3',
     rule='white_noise',
@@ -5000,6 +5336,13 @@ _white_noise__text2: Final = TextSpec(
     text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='when msv',
+)
+_white_noise__text2_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    ('when msv',),
+    (('msv',),),
 )
 _white_noise__text3: Final = TextSpec(
     key='white_noise#2.4',
@@ -5010,6 +5353,13 @@ _white_noise__text3: Final = TextSpec(
     quote='-6*',
     condition='when msv',
 )
+_white_noise__text3_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    ('when msv',),
+    (('msv',),),
+)
 _white_noise__text4: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
@@ -5019,13 +5369,20 @@ _white_noise__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_white_noise__text4_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    (),
+    (),
+)
 
 _rule_white_noise: Final[tuple[Step, ...]] = (
     Step('part', 'zero_visibility', (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'as zero_visibility', ('when msv',), (('msv',),))),
-    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text4, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.', (), ()), None, ()),
+    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), _white_noise__text1_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), _white_noise__text2_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), _white_noise__text3_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text4, (), _white_noise__text4_trace, None, ()),
 )
 """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
@@ -5047,6 +5404,13 @@ _insecure__mod1: Final = ModSpec(
     condition='',
     label='Insecure',
 )
+_insecure__mod1_trace: Final = TraceSpec(
+    'insecure',
+    'HOSTILITY LEVEL',
+    'hostility min insecure',
+    (),
+    (),
+)
 _insecure__roll1: Final = RollSpec(
     key='insecure#3',
     rule='insecure',
@@ -5066,10 +5430,11 @@ _insecure__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_insecure__roll1_trace: Final = TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_insecure: Final[tuple[Step, ...]] = (
-    Step('mod', _insecure__mod1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'hostility min insecure', (), ()), 'insecure', ()),
-    Step('roll', _insecure__roll1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (20, 0, None, 0), ()), ()),
+    Step('mod', _insecure__mod1, (), _insecure__mod1_trace, 'insecure', ()),
+    Step('roll', _insecure__roll1, (), _insecure__roll1_trace, (lambda s: (20, 0, None, 0), ()), ()),
 )
 """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
@@ -5092,6 +5457,13 @@ _adverse__mod1: Final = ModSpec(
     condition='',
     label='Adverse',
 )
+_adverse__mod1_trace: Final = TraceSpec(
+    'adverse',
+    'HOSTILITY LEVEL',
+    'hostility min adverse',
+    (),
+    (),
+)
 _adverse__roll1: Final = RollSpec(
     key='adverse#3',
     rule='adverse',
@@ -5111,10 +5483,11 @@ _adverse__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_adverse__roll1_trace: Final = TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_adverse: Final[tuple[Step, ...]] = (
-    Step('mod', _adverse__mod1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'hostility min adverse', (), ()), 'adverse', ()),
-    Step('roll', _adverse__roll1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (19, 0, None, 0), ()), ()),
+    Step('mod', _adverse__mod1, (), _adverse__mod1_trace, 'adverse', ()),
+    Step('roll', _adverse__roll1, (), _adverse__roll1_trace, (lambda s: (19, 0, None, 0), ()), ()),
 )
 """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
@@ -5137,6 +5510,13 @@ _dangerous__mod1: Final = ModSpec(
     condition='',
     label='Dangerous',
 )
+_dangerous__mod1_trace: Final = TraceSpec(
+    'dangerous',
+    'HOSTILITY LEVEL',
+    'hostility min dangerous',
+    (),
+    (),
+)
 _dangerous__roll1: Final = RollSpec(
     key='dangerous#3',
     rule='dangerous',
@@ -5156,10 +5536,11 @@ _dangerous__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_dangerous__roll1_trace: Final = TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_dangerous: Final[tuple[Step, ...]] = (
-    Step('mod', _dangerous__mod1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'hostility min dangerous', (), ()), 'dangerous', ()),
-    Step('roll', _dangerous__roll1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (18, 0, None, 0), ()), ()),
+    Step('mod', _dangerous__mod1, (), _dangerous__mod1_trace, 'dangerous', ()),
+    Step('roll', _dangerous__roll1, (), _dangerous__roll1_trace, (lambda s: (18, 0, None, 0), ()), ()),
 )
 """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
@@ -5182,6 +5563,13 @@ _aggressive__mod1: Final = ModSpec(
     condition='',
     label='Aggressive',
 )
+_aggressive__mod1_trace: Final = TraceSpec(
+    'aggressive',
+    'HOSTILITY LEVEL',
+    'hostility min aggressive',
+    (),
+    (),
+)
 _aggressive__roll1: Final = RollSpec(
     key='aggressive#3',
     rule='aggressive',
@@ -5201,10 +5589,17 @@ _aggressive__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_aggressive__roll1_trace: Final = TraceSpec(
+    'aggressive',
+    'HOSTILITY LEVEL',
+    'roll hostile',
+    (),
+    (),
+)
 
 _rule_aggressive: Final[tuple[Step, ...]] = (
-    Step('mod', _aggressive__mod1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'hostility min aggressive', (), ()), 'aggressive', ()),
-    Step('roll', _aggressive__roll1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (17, 0, None, 0), ()), ()),
+    Step('mod', _aggressive__mod1, (), _aggressive__mod1_trace, 'aggressive', ()),
+    Step('roll', _aggressive__roll1, (), _aggressive__roll1_trace, (lambda s: (17, 0, None, 0), ()), ()),
 )
 """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
@@ -5227,6 +5622,7 @@ _lethal__mod1: Final = ModSpec(
     condition='',
     label='Lethal',
 )
+_lethal__mod1_trace: Final = TraceSpec('lethal', 'HOSTILITY LEVEL', 'hostility min lethal', (), ())
 _lethal__roll1: Final = RollSpec(
     key='lethal#3',
     rule='lethal',
@@ -5246,10 +5642,11 @@ _lethal__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_lethal__roll1_trace: Final = TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_lethal: Final[tuple[Step, ...]] = (
-    Step('mod', _lethal__mod1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'hostility min lethal', (), ()), 'lethal', ()),
-    Step('roll', _lethal__roll1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (16, 0, None, 0), ()), ()),
+    Step('mod', _lethal__mod1, (), _lethal__mod1_trace, 'lethal', ()),
+    Step('roll', _lethal__roll1, (), _lethal__roll1_trace, (lambda s: (16, 0, None, 0), ()), ()),
 )
 """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
@@ -5272,6 +5669,7 @@ _savage__mod1: Final = ModSpec(
     condition='',
     label='Savage',
 )
+_savage__mod1_trace: Final = TraceSpec('savage', 'HOSTILITY LEVEL', 'hostility min savage', (), ())
 _savage__roll1: Final = RollSpec(
     key='savage#3',
     rule='savage',
@@ -5291,10 +5689,11 @@ _savage__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_savage__roll1_trace: Final = TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_savage: Final[tuple[Step, ...]] = (
-    Step('mod', _savage__mod1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'hostility min savage', (), ()), 'savage', ()),
-    Step('roll', _savage__roll1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (14, 0, None, 0), ()), ()),
+    Step('mod', _savage__mod1, (), _savage__mod1_trace, 'savage', ()),
+    Step('roll', _savage__roll1, (), _savage__roll1_trace, (lambda s: (14, 0, None, 0), ()), ()),
 )
 """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
@@ -5317,6 +5716,7 @@ _woods__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_woods__mod1_trace: Final = TraceSpec('woods', 'WOODS', 'jungle_type = yes', (), ())
 _woods__mod2: Final = ModSpec(
     key='woods#3',
     rule='woods',
@@ -5330,10 +5730,11 @@ _woods__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_woods__mod2_trace: Final = TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ())
 
 _rule_woods: Final[tuple[Step, ...]] = (
-    Step('mod', _woods__mod1, (), TraceSpec('woods', 'WOODS', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _woods__mod2, (), TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _woods__mod1, (), _woods__mod1_trace, True, ()),
+    Step('mod', _woods__mod2, (), _woods__mod2_trace, 'low', ()),
     Step('part', 'difficult', (), TraceSpec('woods', 'WOODS', 'as difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('woods', 'WOODS', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('woods', 'WOODS', 'as saturation', (), ())),
@@ -5364,6 +5765,7 @@ _jungle__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_jungle__mod1_trace: Final = TraceSpec('jungle', 'JUNGLE', 'jungle_type = yes', (), ())
 _jungle__mod2: Final = ModSpec(
     key='jungle#3',
     rule='jungle',
@@ -5377,10 +5779,11 @@ _jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_jungle__mod2_trace: Final = TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ())
 
 _rule_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _jungle__mod1, (), TraceSpec('jungle', 'JUNGLE', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _jungle__mod2, (), TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _jungle__mod1, (), _jungle__mod1_trace, True, ()),
+    Step('mod', _jungle__mod2, (), _jungle__mod2_trace, 'low', ()),
     Step('part', 'very_difficult', (), TraceSpec('jungle', 'JUNGLE', 'as very_difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('jungle', 'JUNGLE', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('jungle', 'JUNGLE', 'as saturation', (), ())),
@@ -5411,6 +5814,13 @@ _steep_hills__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_steep_hills__mod1_trace: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _steep_hills__text1: Final = TextSpec(
     key='steep_hills#4',
     rule='steep_hills',
@@ -5420,11 +5830,18 @@ _steep_hills__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_steep_hills__text1_trace: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_steep_hills: Final[tuple[Step, ...]] = (
-    Step('mod', _steep_hills__mod1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _steep_hills__mod1, (), _steep_hills__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('steep_hills', 'STEEP HILLS', 'as difficult', (), ())),
-    Step('text', _steep_hills__text1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _steep_hills__text1, (), _steep_hills__text1_trace, None, ()),
 )
 """Steep Hills (STEEP HILLS).
 
@@ -5447,6 +5864,13 @@ _high_mountain__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_high_mountain__mod1_trace: Final = TraceSpec(
+    'high_mountain',
+    'HIGH MOUNTAIN',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _high_mountain__mod2: Final = ModSpec(
     key='high_mountain#3',
     rule='high_mountain',
@@ -5460,10 +5884,17 @@ _high_mountain__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_high_mountain__mod2_trace: Final = TraceSpec(
+    'high_mountain',
+    'HIGH MOUNTAIN',
+    'zone_vis min low',
+    (),
+    (),
+)
 
 _rule_high_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _high_mountain__mod1, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
-    Step('mod', _high_mountain__mod2, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _high_mountain__mod1, (), _high_mountain__mod1_trace, True, ()),
+    Step('mod', _high_mountain__mod2, (), _high_mountain__mod2_trace, 'low', ()),
     Step('part', 'very_difficult', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as very_difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as saturation', (), ())),
@@ -5494,6 +5925,13 @@ _primeval_forest__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_primeval_forest__mod1_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'jungle_type = yes',
+    (),
+    (),
+)
 _primeval_forest__mod2: Final = ModSpec(
     key='primeval_forest#3',
     rule='primeval_forest',
@@ -5507,6 +5945,13 @@ _primeval_forest__mod2: Final = ModSpec(
     condition='',
     label='VIS: Zero Visibility',
 )
+_primeval_forest__mod2_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'zone_vis min zero',
+    (),
+    (),
+)
 _primeval_forest__text1: Final = TextSpec(
     key='primeval_forest#5',
     rule='primeval_forest',
@@ -5516,15 +5961,22 @@ _primeval_forest__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_primeval_forest__text1_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'note: See pg 165 of the main rulebook (Zero Visibility Zones).',
+    (),
+    (),
+)
 
 _rule_primeval_forest: Final[tuple[Step, ...]] = (
-    Step('mod', _primeval_forest__mod1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _primeval_forest__mod2, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'zone_vis min zero', (), ()), 'zero', ()),
+    Step('mod', _primeval_forest__mod1, (), _primeval_forest__mod1_trace, True, ()),
+    Step('mod', _primeval_forest__mod2, (), _primeval_forest__mod2_trace, 'zero', ()),
     Step('part', 'very_difficult', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as very_difficult', (), ())),
     Step('part', 'zero_visibility', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as zero_visibility', (), ())),
     Step('part', 'high_saturation', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as high_saturation', (), ())),
     Step('part', 'dangerous', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as dangerous', (), ())),
-    Step('text', _primeval_forest__text1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'note: See pg 165 of the main rulebook (Zero Visibility Zones).', (), ()), None, ()),
+    Step('text', _primeval_forest__text1, (), _primeval_forest__text1_trace, None, ()),
 )
 """Primeval Forest (PRIMEVAL FOREST).
 
@@ -5551,6 +6003,13 @@ _dense_jungle__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_dense_jungle__mod1_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'jungle_type = yes',
+    (),
+    (),
+)
 _dense_jungle__mod2: Final = ModSpec(
     key='dense_jungle#3',
     rule='dense_jungle',
@@ -5564,6 +6023,13 @@ _dense_jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Poor Visibility',
 )
+_dense_jungle__mod2_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'zone_vis min poor',
+    (),
+    (),
+)
 _dense_jungle__text1: Final = TextSpec(
     key='dense_jungle#5',
     rule='dense_jungle',
@@ -5573,15 +6039,22 @@ _dense_jungle__text1: Final = TextSpec(
     quote='VIS: Poor Visibility -6 Any Skill ... declared from, into, or through a Low Visibility Zone suffers a -6 MOD',
     condition='',
 )
+_dense_jungle__text1_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'erratum: The card\'s text says "Low Visibility Zone" under VIS: Poor Visibility; read as a Poor Visibility Zone, as its heading, its -6 and the definition of Poor Visibility say.',
+    (),
+    (),
+)
 
 _rule_dense_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _dense_jungle__mod1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _dense_jungle__mod2, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'zone_vis min poor', (), ()), 'poor', ()),
+    Step('mod', _dense_jungle__mod1, (), _dense_jungle__mod1_trace, True, ()),
+    Step('mod', _dense_jungle__mod2, (), _dense_jungle__mod2_trace, 'poor', ()),
     Step('part', 'very_difficult', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as very_difficult', (), ())),
     Step('part', 'poor_visibility', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as poor_visibility', (), ())),
     Step('part', 'high_saturation', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as high_saturation', (), ())),
     Step('part', 'dangerous', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as dangerous', (), ())),
-    Step('text', _dense_jungle__text1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'erratum: The card\'s text says "Low Visibility Zone" under VIS: Poor Visibility; read as a Poor Visibility Zone, as its heading, its -6 and the definition of Poor Visibility say.', (), ()), None, ()),
+    Step('text', _dense_jungle__text1, (), _dense_jungle__text1_trace, None, ()),
 )
 """Dense Jungle (DENSE JUNGLE).
 
@@ -5608,6 +6081,13 @@ _arctic_plains__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_arctic_plains__mod1_trace: Final = TraceSpec(
+    'arctic_plains',
+    'ARCTIC PLAINS',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _arctic_plains__text1: Final = TextSpec(
     key='arctic_plains#4',
     rule='arctic_plains',
@@ -5617,12 +6097,19 @@ _arctic_plains__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_arctic_plains__text1_trace: Final = TraceSpec(
+    'arctic_plains',
+    'ARCTIC PLAINS',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_arctic_plains: Final[tuple[Step, ...]] = (
-    Step('mod', _arctic_plains__mod1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _arctic_plains__mod1, (), _arctic_plains__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as difficult', (), ())),
     Step('part', 'insecure', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as insecure', (), ())),
-    Step('text', _arctic_plains__text1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _arctic_plains__text1, (), _arctic_plains__text1_trace, None, ()),
 )
 """Arctic Plains (ARCTIC PLAINS).
 
@@ -5646,6 +6133,13 @@ _mid_mountain__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_mid_mountain__mod1_trace: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _mid_mountain__text1: Final = TextSpec(
     key='mid_mountain#4',
     rule='mid_mountain',
@@ -5655,11 +6149,18 @@ _mid_mountain__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_mid_mountain__text1_trace: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_mid_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _mid_mountain__mod1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _mid_mountain__mod1, (), _mid_mountain__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'as very_difficult', (), ())),
-    Step('text', _mid_mountain__text1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _mid_mountain__text1, (), _mid_mountain__text1_trace, None, ()),
 )
 """Mid-Mountain (MID-MOUNTAIN).
 
@@ -5682,6 +6183,7 @@ _swamp__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_swamp__mod1_trace: Final = TraceSpec('swamp', 'SWAMP', 'aquatic_type = yes', (), ())
 _swamp__text1: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
@@ -5691,13 +6193,14 @@ _swamp__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_swamp__text1_trace: Final = TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ())
 
 _rule_swamp: Final[tuple[Step, ...]] = (
-    Step('mod', _swamp__mod1, (), TraceSpec('swamp', 'SWAMP', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _swamp__mod1, (), _swamp__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('swamp', 'SWAMP', 'as very_difficult', (), ())),
     Step('part', 'saturation', (), TraceSpec('swamp', 'SWAMP', 'as saturation', (), ())),
     Step('part', 'insecure', (), TraceSpec('swamp', 'SWAMP', 'as insecure', (), ())),
-    Step('text', _swamp__text1, (), TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ()), None, ()),
+    Step('text', _swamp__text1, (), _swamp__text1_trace, None, ()),
 )
 """Swamp (SWAMP).
 
@@ -5722,6 +6225,7 @@ _open_sea__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_open_sea__mod1_trace: Final = TraceSpec('open_sea', 'OPEN SEA', 'aquatic_type = yes', (), ())
 _open_sea__text1: Final = TextSpec(
     key='open_sea#4',
     rule='open_sea',
@@ -5731,12 +6235,19 @@ _open_sea__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_open_sea__text1_trace: Final = TraceSpec(
+    'open_sea',
+    'OPEN SEA',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_open_sea: Final[tuple[Step, ...]] = (
-    Step('mod', _open_sea__mod1, (), TraceSpec('open_sea', 'OPEN SEA', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _open_sea__mod1, (), _open_sea__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('open_sea', 'OPEN SEA', 'as very_difficult', (), ())),
     Step('part', 'insecure', (), TraceSpec('open_sea', 'OPEN SEA', 'as insecure', (), ())),
-    Step('text', _open_sea__text1, (), TraceSpec('open_sea', 'OPEN SEA', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _open_sea__text1, (), _open_sea__text1_trace, None, ()),
 )
 """Open Sea (OPEN SEA).
 
@@ -5760,6 +6271,13 @@ _rocky_ground__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
+_rocky_ground__mod1_trace: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'desert_type = yes',
+    (),
+    (),
+)
 _rocky_ground__text1: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
@@ -5769,12 +6287,19 @@ _rocky_ground__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_rocky_ground__text1_trace: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'note: VIS: N/A, no VIS effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_rocky_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _rocky_ground__mod1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'desert_type = yes', (), ()), True, ()),
+    Step('mod', _rocky_ground__mod1, (), _rocky_ground__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as difficult', (), ())),
     Step('part', 'saturation', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as saturation', (), ())),
-    Step('text', _rocky_ground__text1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'note: VIS: N/A, no VIS effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _rocky_ground__text1, (), _rocky_ground__text1_trace, None, ()),
 )
 """Rocky Ground (ROCKY GROUND).
 
@@ -5798,6 +6323,7 @@ _sand_dunes__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
+_sand_dunes__mod1_trace: Final = TraceSpec('sand_dunes', 'SAND DUNES', 'desert_type = yes', (), ())
 _sand_dunes__text1: Final = TextSpec(
     key='sand_dunes#4',
     rule='sand_dunes',
@@ -5807,12 +6333,19 @@ _sand_dunes__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sand_dunes__text1_trace: Final = TraceSpec(
+    'sand_dunes',
+    'SAND DUNES',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_sand_dunes: Final[tuple[Step, ...]] = (
-    Step('mod', _sand_dunes__mod1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'desert_type = yes', (), ()), True, ()),
+    Step('mod', _sand_dunes__mod1, (), _sand_dunes__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as very_difficult', (), ())),
     Step('part', 'adverse', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as adverse', (), ())),
-    Step('text', _sand_dunes__text1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _sand_dunes__text1, (), _sand_dunes__text1_trace, None, ()),
 )
 """Sand Dunes (SAND DUNES).
 
@@ -5836,6 +6369,7 @@ _beach__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_beach__mod1_trace: Final = TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ())
 _beach__text1: Final = TextSpec(
     key='beach#4',
     rule='beach',
@@ -5845,11 +6379,18 @@ _beach__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_beach__text1_trace: Final = TraceSpec(
+    'beach',
+    'BEACH',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_beach: Final[tuple[Step, ...]] = (
-    Step('mod', _beach__mod1, (), TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _beach__mod1, (), _beach__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('beach', 'BEACH', 'as difficult', (), ())),
-    Step('text', _beach__text1, (), TraceSpec('beach', 'BEACH', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _beach__text1, (), _beach__text1_trace, None, ()),
 )
 """Beach (BEACH).
 
@@ -5872,6 +6413,7 @@ _zero_g__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_zero_g__mod1_trace: Final = TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ())
 _zero_g__text1: Final = TextSpec(
     key='zero_g#4',
     rule='zero_g',
@@ -5880,6 +6422,13 @@ _zero_g__text1: Final = TextSpec(
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
+)
+_zero_g__text1_trace: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
 )
 _zero_g__text2: Final = TextSpec(
     key='zero_g#5',
@@ -5890,12 +6439,19 @@ _zero_g__text2: Final = TextSpec(
     quote='Terrain Type: Zero-G',
     condition='',
 )
+_zero_g__text2_trace: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
+    (),
+    (),
+)
 
 _rule_zero_g: Final[tuple[Step, ...]] = (
-    Step('mod', _zero_g__mod1, (), TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _zero_g__mod1, (), _zero_g__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('zero_g', 'ZERO-G', 'as very_difficult', (), ())),
-    Step('text', _zero_g__text1, (), TraceSpec('zero_g', 'ZERO-G', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
-    Step('text', _zero_g__text2, (), TraceSpec('zero_g', 'ZERO-G', 'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.', (), ()), None, ()),
+    Step('text', _zero_g__text1, (), _zero_g__text1_trace, None, ()),
+    Step('text', _zero_g__text2, (), _zero_g__text2_trace, None, ()),
 )
 """Zero-G (ZERO-G).
 
@@ -5918,6 +6474,13 @@ _generator_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_generator_room__mod1_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _generator_room__text1: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
@@ -5926,6 +6489,13 @@ _generator_room__text1: Final = TextSpec(
     text='Hostility Level: None.',
     quote=None,
     condition='',
+)
+_generator_room__text1_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
 )
 _generator_room__text2: Final = TextSpec(
     key='generator_room#6',
@@ -5936,14 +6506,21 @@ _generator_room__text2: Final = TextSpec(
     quote='MOV: Difficult (Optional)',
     condition='',
 )
+_generator_room__text2_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
+    (),
+    (),
+)
 
 _rule_generator_room: Final[tuple[Step, ...]] = (
-    Step('mod', _generator_room__mod1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _generator_room__mod1, (), _generator_room__mod1_trace, True, ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('generator_room', 'GENERATOR ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'white_noise', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as white_noise', (), ())),
     Step('part', 'saturation', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as saturation', (), ())),
-    Step('text', _generator_room__text1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
-    Step('text', _generator_room__text2, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.', (), ()), None, ()),
+    Step('text', _generator_room__text1, (), _generator_room__text1_trace, None, ()),
+    Step('text', _generator_room__text2, (), _generator_room__text2_trace, None, ()),
 )
 """Generator Room (GENERATOR ROOM).
 
@@ -5968,6 +6545,13 @@ _engine_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_engine_room__mod1_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _engine_room__mod2: Final = ModSpec(
     key='engine_room#3',
     rule='engine_room',
@@ -5981,6 +6565,13 @@ _engine_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_engine_room__mod2_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'zone_vis min low',
+    (),
+    (),
+)
 _engine_room__text1: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
@@ -5989,6 +6580,13 @@ _engine_room__text1: Final = TextSpec(
     text='Hostility Level: None.',
     quote=None,
     condition='',
+)
+_engine_room__text1_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
 )
 _engine_room__text2: Final = TextSpec(
     key='engine_room#7',
@@ -5999,15 +6597,22 @@ _engine_room__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_engine_room__text2_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: MOV: Difficult (Optional): see the Generator Room.',
+    (),
+    (),
+)
 
 _rule_engine_room: Final[tuple[Step, ...]] = (
-    Step('mod', _engine_room__mod1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zero_g_type = yes', (), ()), True, ()),
-    Step('mod', _engine_room__mod2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _engine_room__mod1, (), _engine_room__mod1_trace, True, ()),
+    Step('mod', _engine_room__mod2, (), _engine_room__mod2_trace, 'low', ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('engine_room', 'ENGINE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'low_visibility', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as saturation', (), ())),
-    Step('text', _engine_room__text1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
-    Step('text', _engine_room__text2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+    Step('text', _engine_room__text1, (), _engine_room__text1_trace, None, ()),
+    Step('text', _engine_room__text2, (), _engine_room__text2_trace, None, ()),
 )
 """Engine Room (ENGINE ROOM).
 
@@ -6033,6 +6638,13 @@ _energy_core_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_energy_core_room__mod1_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _energy_core_room__mod2: Final = ModSpec(
     key='energy_core_room#3',
     rule='energy_core_room',
@@ -6046,6 +6658,13 @@ _energy_core_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_energy_core_room__mod2_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'zone_vis min low',
+    (),
+    (),
+)
 _energy_core_room__text1: Final = TextSpec(
     key='energy_core_room#6',
     rule='energy_core_room',
@@ -6054,6 +6673,13 @@ _energy_core_room__text1: Final = TextSpec(
     text='SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
+)
+_energy_core_room__text1_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'note: SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
 )
 _energy_core_room__text2: Final = TextSpec(
     key='energy_core_room#7',
@@ -6064,15 +6690,22 @@ _energy_core_room__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_energy_core_room__text2_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'note: MOV: Difficult (Optional): see the Generator Room.',
+    (),
+    (),
+)
 
 _rule_energy_core_room: Final[tuple[Step, ...]] = (
-    Step('mod', _energy_core_room__mod1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zero_g_type = yes', (), ()), True, ()),
-    Step('mod', _energy_core_room__mod2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _energy_core_room__mod1, (), _energy_core_room__mod1_trace, True, ()),
+    Step('mod', _energy_core_room__mod2, (), _energy_core_room__mod2_trace, 'low', ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'low_visibility', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as low_visibility', (), ())),
     Step('part', 'white_noise', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as white_noise', (), ())),
-    Step('text', _energy_core_room__text1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
-    Step('text', _energy_core_room__text2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+    Step('text', _energy_core_room__text1, (), _energy_core_room__text1_trace, None, ()),
+    Step('text', _energy_core_room__text2, (), _energy_core_room__text2_trace, None, ()),
 )
 """Energy Core Room (ENERGY CORE ROOM).
 
@@ -6094,6 +6727,13 @@ _storm__text1: Final = TextSpec(
     quote=None,
     condition='unless jungle_type or aquatic_type or desert_type or mountains_type',
 )
+_storm__text1_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain',
+    ('unless jungle_type or aquatic_type or desert_type or mountains_type',),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),),
+)
 _storm__text2: Final = TextSpec(
     key='storm#3',
     rule='storm',
@@ -6102,6 +6742,13 @@ _storm__text2: Final = TextSpec(
     text='Terrain Type: Special. A Storm is named together with the terrain it rages over.',
     quote=None,
     condition='',
+)
+_storm__text2_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.',
+    (),
+    (),
 )
 _storm__text3: Final = TextSpec(
     key='storm#4',
@@ -6112,6 +6759,13 @@ _storm__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_storm__text3_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.',
+    (),
+    (),
+)
 _storm__text4: Final = TextSpec(
     key='storm#5',
     rule='storm',
@@ -6120,6 +6774,13 @@ _storm__text4: Final = TextSpec(
     text='MOV, SAT and Hostility Level: as the base terrain type.',
     quote=None,
     condition='',
+)
+_storm__text4_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: MOV, SAT and Hostility Level: as the base terrain type.',
+    (),
+    (),
 )
 _storm__text5: Final = TextSpec(
     key='storm#6',
@@ -6130,15 +6791,22 @@ _storm__text5: Final = TextSpec(
     quote='Increase VIS Conditions by One Level. Low VIS to Poor VIS. Poor VIS to Zero VIS.',
     condition='',
 )
+_storm__text5_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'erratum: Only these two steps are given. A terrain whose card reads "VIS: N/A" has no VIS condition to increase, so a Storm over it adds none; Zero Visibility (Primeval Forest) has no worse level and stays Zero.',
+    (),
+    (),
+)
 
 _rule_storm: Final[tuple[Step, ...]] = (
     Step('part', 'poor_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'low'), TraceSpec('storm', 'STORM', 'as poor_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
     Step('part', 'zero_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'poor'), TraceSpec('storm', 'STORM', 'as zero_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
-    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), TraceSpec('storm', 'STORM', 'cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain', ('unless jungle_type or aquatic_type or desert_type or mountains_type',), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),)), None, ()),
-    Step('text', _storm__text2, (), TraceSpec('storm', 'STORM', 'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.', (), ()), None, ()),
-    Step('text', _storm__text3, (), TraceSpec('storm', 'STORM', 'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.', (), ()), None, ()),
-    Step('text', _storm__text4, (), TraceSpec('storm', 'STORM', 'note: MOV, SAT and Hostility Level: as the base terrain type.', (), ()), None, ()),
-    Step('text', _storm__text5, (), TraceSpec('storm', 'STORM', 'erratum: Only these two steps are given. A terrain whose card reads "VIS: N/A" has no VIS condition to increase, so a Storm over it adds none; Zero Visibility (Primeval Forest) has no worse level and stays Zero.', (), ()), None, ()),
+    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), _storm__text1_trace, None, ()),
+    Step('text', _storm__text2, (), _storm__text2_trace, None, ()),
+    Step('text', _storm__text3, (), _storm__text3_trace, None, ()),
+    Step('text', _storm__text4, (), _storm__text4_trace, None, ()),
+    Step('text', _storm__text5, (), _storm__text5_trace, None, ()),
 )
 """Storm (STORM).
 
@@ -6310,36 +6978,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
-# rule other_mods_stack, straight
+# rule other_mods_stack, written out
 
-_other_mods_stack__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
-)
-_other_mods_stack__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
-)
-_other_mods_stack__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
-)
-_other_mods_stack__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
+_other_mods_stack__said3: Final = note_of(_other_mods_stack__text1)
 _other_mods_stack__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -6358,8 +6999,7 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
     """Other MODs of the roll: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6377,12 +7017,12 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
     else:
         d2 = -1
     value = v['attribute']
-    trace.append(TraceEntry(_other_mods_stack__trace1, d1, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = v['range_mod']
         value += amount
         modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_other_mods_stack__trace2, d2, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['other_mods']
         value += amount
@@ -6412,78 +7052,11 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule lof_roll, straight
+# rule lof_roll, written out
 
-_lof_roll__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
-)
-_lof_roll__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
-)
-_lof_roll__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
-)
-_lof_roll__trace4: Final = TraceSpec(
-    'lof_roll',
-    'VIS',
-    'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
-    ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
-    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
-)
-_lof_roll__trace5: Final = TraceSpec(
-    'lof_roll',
-    'VIS',
-    'roll lof',
-    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
-    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
-)
-_lof_roll__trace6: Final = TraceSpec(
-    'lof_roll',
-    'VIS',
-    'roll hit',
-    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'),
-    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',)),
-)
-_lof_roll__trace7: Final = TraceSpec(
-    'lof_roll',
-    'VIS',
-    'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
-    (),
-    (),
-)
-_lof_roll__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_lof_roll__said4: Final = Note(
-    'lof_roll',
-    'VIS',
-    'No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
-    None,
-    'note',
-)
-_lof_roll__said7: Final = Note(
-    'lof_roll',
-    'VIS',
-    'A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
-    None,
-    'note',
-)
+_lof_roll__said3: Final = note_of(_other_mods_stack__text1)
+_lof_roll__said4: Final = note_of(_lof_roll__text1)
+_lof_roll__said7: Final = note_of(_lof_roll__text2)
 _lof_roll__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -6520,8 +7093,7 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """The roll that requires LoF: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6540,12 +7112,12 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d2 = -1
     value = v['attribute']
-    trace.append(TraceEntry(_lof_roll__trace1, d1, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = v['range_mod']
         value += amount
         modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_lof_roll__trace2, d2, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['other_mods']
         value += amount
@@ -6568,10 +7140,10 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = 2
     else:
         d6 = -1
-    trace.append(TraceEntry(_lof_roll__trace5, d5, v, e))
+    trace.append(TraceEntry(_lof_roll__roll1_trace, d5, v, e))
     if d5 < 0:
         rolls.append(roll_of(s, _rule_lof_roll[2]))
-    trace.append(TraceEntry(_lof_roll__trace6, d6, v, e))
+    trace.append(TraceEntry(_lof_roll__roll2_trace, d6, v, e))
     if d6 < 0:
         rolls.append(roll_of(s, _rule_lof_roll[3]))
     if v['lof_skill'] == 'none':
@@ -6580,7 +7152,7 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = 1
     else:
         d4 = -1
-    trace.append(TraceEntry(_lof_roll__trace4, d4, v, e))
+    trace.append(TraceEntry(_lof_roll__text1_trace, d4, v, e))
     notes: list[Note] = []
     notes.append(_lof_roll__said3)
     if d4 < 0:
@@ -6620,77 +7192,18 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule difficult, straight
+# rule difficult, written out
 
-_difficult__trace1: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_difficult__trace2: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_difficult__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_difficult__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_difficult__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_difficult__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    (),
-    (),
-)
-_difficult__said3: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_difficult__said5: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_difficult__said6: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
+_difficult__said3: Final = restriction_of(_difficult__text1)
+_difficult__said5: Final = note_of(_difficult__text2)
+_difficult__said6: Final = note_of(_difficult__text3)
 
 
 def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """MOV: Difficult (second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6698,7 +7211,7 @@ def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['MOV_2'] = v['MOV_2']
     d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_difficult__trace1, d1, v, e))
+    trace.append(TraceEntry(_difficult__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_difficult__mod1, e['MOV_2']))
     e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
@@ -6706,18 +7219,18 @@ def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
-    trace.append(TraceEntry(_difficult__trace2, d2, v, e))
+    trace.append(TraceEntry(_difficult__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_difficult__mod2, e['MOV_2'] * 2))
     e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
     d4 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
-    trace.append(TraceEntry(_difficult__trace4, d4, v, e))
+    trace.append(TraceEntry(_difficult__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_difficult__mod3, 1))
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_difficult__trace3, d3, v, e))
+    trace.append(TraceEntry(_difficult__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_difficult__said3)
@@ -6748,89 +7261,19 @@ def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule very_difficult, straight
+# rule very_difficult, written out
 
-_very_difficult__trace1: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_very_difficult__trace2: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'order_move max MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_very_difficult__trace3: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot declare two Short Movement Skills in the same order',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_very_difficult__trace4: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_very_difficult__trace5: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_very_difficult__trace6: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_very_difficult__trace7: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    (),
-    (),
-)
-_very_difficult__said3: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'declare two Short Movement Skills in the same order',
-)
-_very_difficult__said4: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_very_difficult__said6: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_very_difficult__said7: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    'erratum',
-)
+_very_difficult__said3: Final = restriction_of(_very_difficult__text1)
+_very_difficult__said4: Final = restriction_of(_very_difficult__text2)
+_very_difficult__said6: Final = note_of(_very_difficult__text3)
+_very_difficult__said7: Final = note_of(_very_difficult__text4)
 
 
 def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """MOV: Very Difficult (one Short Movement, second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -6838,7 +7281,7 @@ def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolut
     e['MOV_2'] = v['MOV_2']
     d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_very_difficult__trace1, d1, v, e))
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_very_difficult__mod1, e['MOV_2']))
     e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
@@ -6846,20 +7289,20 @@ def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolut
         v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
-    trace.append(TraceEntry(_very_difficult__trace2, d2, v, e))
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_very_difficult__mod2, e['MOV_2']))
     e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
     d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
-    trace.append(TraceEntry(_very_difficult__trace5, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d5, v, e))
     if d5 < 0:
         held.append((_very_difficult__mod3, 1))
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_very_difficult__trace3, d3, v, e))
-    trace.append(TraceEntry(_very_difficult__trace4, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_very_difficult__said3)
@@ -6892,62 +7335,27 @@ def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule saturation, straight
+# rule saturation, written out
 
-_saturation__trace1: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst -1',
-    ('when lof_skill == bs_attack and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_saturation__trace2: Final = TraceSpec('saturation', 'SAT: Saturation Zone', 'burst min 1', (), ())
-_saturation__trace3: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    (),
-    (),
-)
-_saturation__trace4: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    (),
-    (),
-)
-_saturation__said3: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    None,
-    'note',
-)
-_saturation__said4: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    None,
-    'note',
-)
+_saturation__said3: Final = note_of(_saturation__text1)
+_saturation__said4: Final = note_of(_saturation__text2)
 
 
 def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """SAT: Saturation Zone (-1B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_saturation__trace1, d1, v, e))
+    trace.append(TraceEntry(_saturation__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_saturation__mod1, -1))
-    trace.append(TraceEntry(_saturation__trace2, -1, v, e))
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
     held.append((_saturation__mod2, 1))
     e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
     return Resolution(
@@ -6964,68 +7372,27 @@ def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule high_saturation, straight
+# rule high_saturation, written out
 
-_high_saturation__trace1: Final = TraceSpec(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'burst -2',
-    ('when lof_skill == bs_attack and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_high_saturation__trace2: Final = TraceSpec(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'burst min 1',
-    (),
-    (),
-)
-_high_saturation__trace3: Final = TraceSpec(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
-    (),
-    (),
-)
-_high_saturation__trace4: Final = TraceSpec(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
-    (),
-    (),
-)
-_high_saturation__said3: Final = Note(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
-    None,
-    'note',
-)
-_high_saturation__said4: Final = Note(
-    'high_saturation',
-    'SAT: High Sat Zone',
-    'The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
-    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
-    'erratum',
-)
+_high_saturation__said3: Final = note_of(_high_saturation__text1)
+_high_saturation__said4: Final = note_of(_high_saturation__text2)
 
 
 def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """SAT: High Saturation Zone (-2B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_high_saturation__trace1, d1, v, e))
+    trace.append(TraceEntry(_high_saturation__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_high_saturation__mod1, -2))
-    trace.append(TraceEntry(_high_saturation__trace2, -1, v, e))
+    trace.append(TraceEntry(_high_saturation__mod2_trace, -1, v, e))
     held.append((_high_saturation__mod2, 1))
     e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
     return Resolution(
@@ -7042,78 +7409,11 @@ def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule low_visibility, straight
+# rule low_visibility, written out
 
-_low_visibility__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
-)
-_low_visibility__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
-)
-_low_visibility__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
-)
-_low_visibility__trace4: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'vis min low',
-    (),
-    (),
-)
-_low_visibility__trace5: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'attribute -3',
-    ('when lof_skill != none and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_low_visibility__trace6: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    (),
-    (),
-)
-_low_visibility__trace7: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    (),
-    (),
-)
-_low_visibility__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_low_visibility__said6: Final = Note(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    None,
-    'note',
-)
-_low_visibility__said7: Final = Note(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    None,
-    'note',
-)
+_low_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_low_visibility__said6: Final = note_of(_low_visibility__text1)
+_low_visibility__said7: Final = note_of(_low_visibility__text2)
 _low_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -7132,8 +7432,7 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """VIS: Low Visibility (-3): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7153,22 +7452,22 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
     d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_low_visibility__trace1, d1, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_other_mods_stack__mod1, v['range_mod']))
         where.append(0)
-    trace.append(TraceEntry(_low_visibility__trace2, d2, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_other_mods_stack__mod2, v['other_mods']))
         where.append(1)
-    trace.append(TraceEntry(_low_visibility__trace5, d5, v, e))
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d5, v, e))
     if d5 < 0:
         held.append((_low_visibility__mod2, -3))
         where.append(4)
     e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_low_visibility__trace4, -1, v, e))
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
     held.append((_low_visibility__mod1, 'low'))
     where.append(3)
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
@@ -7199,78 +7498,11 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule poor_visibility, straight
+# rule poor_visibility, written out
 
-_poor_visibility__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
-)
-_poor_visibility__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
-)
-_poor_visibility__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
-)
-_poor_visibility__trace4: Final = TraceSpec(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'vis min poor',
-    (),
-    (),
-)
-_poor_visibility__trace5: Final = TraceSpec(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'attribute -6',
-    ('when lof_skill != none and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_poor_visibility__trace6: Final = TraceSpec(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
-    (),
-    (),
-)
-_poor_visibility__trace7: Final = TraceSpec(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    (),
-    (),
-)
-_poor_visibility__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_poor_visibility__said6: Final = Note(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
-    None,
-    'note',
-)
-_poor_visibility__said7: Final = Note(
-    'poor_visibility',
-    'VIS: Poor Visibility',
-    'This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    None,
-    'note',
-)
+_poor_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_poor_visibility__said6: Final = note_of(_poor_visibility__text1)
+_poor_visibility__said7: Final = note_of(_poor_visibility__text2)
 _poor_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -7289,8 +7521,7 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     """VIS: Poor Visibility (-6): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7310,22 +7541,22 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_poor_visibility__trace1, d1, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_other_mods_stack__mod1, v['range_mod']))
         where.append(0)
-    trace.append(TraceEntry(_poor_visibility__trace2, d2, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_other_mods_stack__mod2, v['other_mods']))
         where.append(1)
-    trace.append(TraceEntry(_poor_visibility__trace5, d5, v, e))
+    trace.append(TraceEntry(_poor_visibility__mod2_trace, d5, v, e))
     if d5 < 0:
         held.append((_poor_visibility__mod2, -6))
         where.append(4)
     e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_poor_visibility__trace4, -1, v, e))
+    trace.append(TraceEntry(_poor_visibility__mod1_trace, -1, v, e))
     held.append((_poor_visibility__mod1, 'poor'))
     where.append(3)
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
@@ -7356,142 +7587,16 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule zero_visibility, straight
+# rule zero_visibility, written out
 
-_zero_visibility__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
-)
-_zero_visibility__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
-)
-_zero_visibility__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
-)
-_zero_visibility__trace4: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'vis min zero',
-    (),
-    (),
-)
-_zero_visibility__trace5: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    ('when lof_zone != clear_of', 'unless responding'),
-    (('lof_zone',), ('responding',)),
-)
-_zero_visibility__trace6: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'attribute -6',
-    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
-    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_zero_visibility__trace7: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
-    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_zero_visibility__trace8: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    ('when lof_zone != clear_of', 'when responding', 'unless facing'),
-    (('lof_zone',), ('responding',), ('facing',)),
-)
-_zero_visibility__trace9: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    (),
-    (),
-)
-_zero_visibility__trace10: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    (),
-    (),
-)
-_zero_visibility__trace11: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    (),
-    (),
-)
-_zero_visibility__trace12: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    (),
-    (),
-)
-_zero_visibility__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_zero_visibility__said5: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-)
-_zero_visibility__said7: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-)
-_zero_visibility__said8: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-)
-_zero_visibility__said9: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    'Troopers cannot draw LoF through a Zero Visibility Zone.',
-    'erratum',
-)
-_zero_visibility__said10: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    None,
-    'note',
-)
-_zero_visibility__said11: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    None,
-    'note',
-)
-_zero_visibility__said12: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    None,
-    'note',
-)
+_zero_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_zero_visibility__said5: Final = restriction_of(_zero_visibility__text1)
+_zero_visibility__said7: Final = restriction_of(_zero_visibility__text2)
+_zero_visibility__said8: Final = restriction_of(_zero_visibility__text3)
+_zero_visibility__said9: Final = note_of(_zero_visibility__text4)
+_zero_visibility__said10: Final = note_of(_zero_visibility__text5)
+_zero_visibility__said11: Final = note_of(_zero_visibility__text6)
+_zero_visibility__said12: Final = note_of(_zero_visibility__text7)
 _zero_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -7522,8 +7627,7 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7552,22 +7656,22 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         d6 = -1
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_zero_visibility__trace1, d1, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_other_mods_stack__mod1, v['range_mod']))
         where.append(0)
-    trace.append(TraceEntry(_zero_visibility__trace2, d2, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_other_mods_stack__mod2, v['other_mods']))
         where.append(1)
-    trace.append(TraceEntry(_zero_visibility__trace6, d6, v, e))
+    trace.append(TraceEntry(_zero_visibility__mod2_trace, d6, v, e))
     if d6 < 0:
         held.append((_zero_visibility__mod2, -6))
         where.append(5)
     e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_zero_visibility__trace4, -1, v, e))
+    trace.append(TraceEntry(_zero_visibility__mod1_trace, -1, v, e))
     held.append((_zero_visibility__mod1, 'zero'))
     where.append(3)
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
@@ -7595,9 +7699,9 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         d8 = 2
     else:
         d8 = -1
-    trace.append(TraceEntry(_zero_visibility__trace5, d5, v, e))
-    trace.append(TraceEntry(_zero_visibility__trace7, d7, v, e))
-    trace.append(TraceEntry(_zero_visibility__trace8, d8, v, e))
+    trace.append(TraceEntry(_zero_visibility__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_zero_visibility__text2_trace, d7, v, e))
+    trace.append(TraceEntry(_zero_visibility__text3_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_zero_visibility__said5)
@@ -7638,198 +7742,32 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule white_noise, straight
+# rule white_noise, written out
 
-_white_noise__trace1: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when msv', 'when lof_skill != none', 'when range_mod != 0'),
-    (('msv',), ('lof_skill',), ('range_mod',)),
-)
-_white_noise__trace2: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when msv', 'when lof_skill != none', 'when other_mods != 0'),
-    (('msv',), ('lof_skill',), ('other_mods',)),
-)
-_white_noise__trace3: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace4: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'vis min zero',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace5: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    ('when msv', 'when lof_zone != clear_of', 'unless responding'),
-    (('msv',), ('lof_zone',), ('responding',)),
-)
-_white_noise__trace6: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'attribute -6',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_white_noise__trace7: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_white_noise__trace8: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'unless facing'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',)),
-)
-_white_noise__trace9: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace10: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace11: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace12: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace13: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace14: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace15: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    ('when msv',),
-    (('msv',),),
-)
-_white_noise__trace16: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    (),
-    (),
-)
-_white_noise__said3: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_white_noise__said5: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-)
-_white_noise__said7: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-)
-_white_noise__said8: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-)
-_white_noise__said9: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    'Troopers cannot draw LoF through a Zero Visibility Zone.',
-    'erratum',
-)
-_white_noise__said10: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    None,
-    'note',
-)
-_white_noise__said11: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    None,
-    'note',
-)
-_white_noise__said12: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    None,
-    'note',
-)
-_white_noise__said13: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    None,
-    'note',
-)
-_white_noise__said14: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    'This -6 MOD for Poor Visibility stacks with other MODs',
-    'erratum',
-)
-_white_noise__said15: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    '-6*',
-    'erratum',
-)
-_white_noise__said16: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    None,
-    'note',
-)
+_white_noise__trace1: Final = within(_other_mods_stack__mod1_trace, ('when msv',), (('msv',),))
+_white_noise__trace2: Final = within(_other_mods_stack__mod2_trace, ('when msv',), (('msv',),))
+_white_noise__trace3: Final = within(_other_mods_stack__text1_trace, ('when msv',), (('msv',),))
+_white_noise__trace4: Final = within(_zero_visibility__mod1_trace, ('when msv',), (('msv',),))
+_white_noise__trace5: Final = within(_zero_visibility__text1_trace, ('when msv',), (('msv',),))
+_white_noise__trace6: Final = within(_zero_visibility__mod2_trace, ('when msv',), (('msv',),))
+_white_noise__trace7: Final = within(_zero_visibility__text2_trace, ('when msv',), (('msv',),))
+_white_noise__trace8: Final = within(_zero_visibility__text3_trace, ('when msv',), (('msv',),))
+_white_noise__trace9: Final = within(_zero_visibility__text4_trace, ('when msv',), (('msv',),))
+_white_noise__trace10: Final = within(_zero_visibility__text5_trace, ('when msv',), (('msv',),))
+_white_noise__trace11: Final = within(_zero_visibility__text6_trace, ('when msv',), (('msv',),))
+_white_noise__trace12: Final = within(_zero_visibility__text7_trace, ('when msv',), (('msv',),))
+_white_noise__said3: Final = note_of(_other_mods_stack__text1)
+_white_noise__said5: Final = restriction_of(_zero_visibility__text1)
+_white_noise__said7: Final = restriction_of(_zero_visibility__text2)
+_white_noise__said8: Final = restriction_of(_zero_visibility__text3)
+_white_noise__said9: Final = note_of(_zero_visibility__text4)
+_white_noise__said10: Final = note_of(_zero_visibility__text5)
+_white_noise__said11: Final = note_of(_zero_visibility__text6)
+_white_noise__said12: Final = note_of(_zero_visibility__text7)
+_white_noise__said13: Final = note_of(_white_noise__text1)
+_white_noise__said14: Final = note_of(_white_noise__text2)
+_white_noise__said15: Final = note_of(_white_noise__text3)
+_white_noise__said16: Final = note_of(_white_noise__text4)
 _white_noise__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
@@ -7872,8 +7810,7 @@ def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution
     """VIS: White Noise (Zero Visibility for MSV only): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -7975,9 +7912,9 @@ def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution
     trace.append(TraceEntry(_white_noise__trace10, d10, v, e))
     trace.append(TraceEntry(_white_noise__trace11, d11, v, e))
     trace.append(TraceEntry(_white_noise__trace12, d12, v, e))
-    trace.append(TraceEntry(_white_noise__trace13, d13, v, e))
-    trace.append(TraceEntry(_white_noise__trace14, d14, v, e))
-    trace.append(TraceEntry(_white_noise__trace15, d15, v, e))
+    trace.append(TraceEntry(_white_noise__text1_trace, d13, v, e))
+    trace.append(TraceEntry(_white_noise__text2_trace, d14, v, e))
+    trace.append(TraceEntry(_white_noise__text3_trace, d15, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_white_noise__said5)
@@ -8040,98 +7977,19 @@ def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule steep_hills, straight
+# rule steep_hills, written out
 
-_steep_hills__trace1: Final = TraceSpec(
-    'steep_hills',
-    'STEEP HILLS',
-    'mountains_type = yes',
-    (),
-    (),
-)
-_steep_hills__trace2: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_steep_hills__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_steep_hills__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_steep_hills__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_steep_hills__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_steep_hills__trace7: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    (),
-    (),
-)
-_steep_hills__trace8: Final = TraceSpec(
-    'steep_hills',
-    'STEEP HILLS',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    (),
-    (),
-)
-_steep_hills__said4: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_steep_hills__said6: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_steep_hills__said7: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
-_steep_hills__said8: Final = Note(
-    'steep_hills',
-    'STEEP HILLS',
-    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    None,
-    'note',
-)
+_steep_hills__said4: Final = restriction_of(_difficult__text1)
+_steep_hills__said6: Final = note_of(_difficult__text2)
+_steep_hills__said7: Final = note_of(_difficult__text3)
+_steep_hills__said8: Final = note_of(_steep_hills__text1)
 
 
 def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Steep Hills: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8140,7 +7998,7 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_steep_hills__trace2, d2, v, e))
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_difficult__mod1, e['MOV_2']))
         where.append(1)
@@ -8150,7 +8008,7 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
     where = []
-    trace.append(TraceEntry(_steep_hills__trace3, d3, v, e))
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_difficult__mod2, e['MOV_2'] * 2))
         where.append(2)
@@ -8158,19 +8016,19 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
     where = []
-    trace.append(TraceEntry(_steep_hills__trace5, d5, v, e))
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
     if d5 < 0:
         held.append((_difficult__mod3, 1))
         where.append(4)
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_steep_hills__trace1, -1, v, e))
+    trace.append(TraceEntry(_steep_hills__mod1_trace, -1, v, e))
     held.append((_steep_hills__mod1, True))
     where.append(0)
     e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_steep_hills__trace4, d4, v, e))
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_steep_hills__said4)
@@ -8204,110 +8062,20 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule mid_mountain, straight
+# rule mid_mountain, written out
 
-_mid_mountain__trace1: Final = TraceSpec(
-    'mid_mountain',
-    'MID-MOUNTAIN',
-    'mountains_type = yes',
-    (),
-    (),
-)
-_mid_mountain__trace2: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_mid_mountain__trace3: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'order_move max MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_mid_mountain__trace4: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot declare two Short Movement Skills in the same order',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_mid_mountain__trace5: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_mid_mountain__trace6: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_mid_mountain__trace7: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_mid_mountain__trace8: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    (),
-    (),
-)
-_mid_mountain__trace9: Final = TraceSpec(
-    'mid_mountain',
-    'MID-MOUNTAIN',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    (),
-    (),
-)
-_mid_mountain__said4: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'declare two Short Movement Skills in the same order',
-)
-_mid_mountain__said5: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_mid_mountain__said7: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_mid_mountain__said8: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    'erratum',
-)
-_mid_mountain__said9: Final = Note(
-    'mid_mountain',
-    'MID-MOUNTAIN',
-    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    None,
-    'note',
-)
+_mid_mountain__said4: Final = restriction_of(_very_difficult__text1)
+_mid_mountain__said5: Final = restriction_of(_very_difficult__text2)
+_mid_mountain__said7: Final = note_of(_very_difficult__text3)
+_mid_mountain__said8: Final = note_of(_very_difficult__text4)
+_mid_mountain__said9: Final = note_of(_mid_mountain__text1)
 
 
 def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Mid-Mountain: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8316,7 +8084,7 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_mid_mountain__trace2, d2, v, e))
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_very_difficult__mod1, e['MOV_2']))
         where.append(1)
@@ -8326,7 +8094,7 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
     where = []
-    trace.append(TraceEntry(_mid_mountain__trace3, d3, v, e))
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_very_difficult__mod2, e['MOV_2']))
         where.append(2)
@@ -8334,21 +8102,21 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
     where = []
-    trace.append(TraceEntry(_mid_mountain__trace6, d6, v, e))
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
     if d6 < 0:
         held.append((_very_difficult__mod3, 1))
         where.append(5)
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_mid_mountain__trace1, -1, v, e))
+    trace.append(TraceEntry(_mid_mountain__mod1_trace, -1, v, e))
     held.append((_mid_mountain__mod1, True))
     where.append(0)
     e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_mid_mountain__trace4, d4, v, e))
-    trace.append(TraceEntry(_mid_mountain__trace5, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_mid_mountain__said4)
@@ -8384,140 +8152,21 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule rocky_ground, straight
+# rule rocky_ground, written out
 
-_rocky_ground__trace1: Final = TraceSpec(
-    'rocky_ground',
-    'ROCKY GROUND',
-    'desert_type = yes',
-    (),
-    (),
-)
-_rocky_ground__trace2: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_rocky_ground__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_rocky_ground__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_rocky_ground__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_rocky_ground__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_rocky_ground__trace7: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    (),
-    (),
-)
-_rocky_ground__trace8: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst -1',
-    ('when lof_skill == bs_attack and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_rocky_ground__trace9: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst min 1',
-    (),
-    (),
-)
-_rocky_ground__trace10: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    (),
-    (),
-)
-_rocky_ground__trace11: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    (),
-    (),
-)
-_rocky_ground__trace12: Final = TraceSpec(
-    'rocky_ground',
-    'ROCKY GROUND',
-    'note: VIS: N/A, no VIS effects. Hostility Level: None.',
-    (),
-    (),
-)
-_rocky_ground__said4: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_rocky_ground__said6: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_rocky_ground__said7: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
-_rocky_ground__said10: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    None,
-    'note',
-)
-_rocky_ground__said11: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    None,
-    'note',
-)
-_rocky_ground__said12: Final = Note(
-    'rocky_ground',
-    'ROCKY GROUND',
-    'VIS: N/A, no VIS effects. Hostility Level: None.',
-    None,
-    'note',
-)
+_rocky_ground__said4: Final = restriction_of(_difficult__text1)
+_rocky_ground__said6: Final = note_of(_difficult__text2)
+_rocky_ground__said7: Final = note_of(_difficult__text3)
+_rocky_ground__said10: Final = note_of(_saturation__text1)
+_rocky_ground__said11: Final = note_of(_saturation__text2)
+_rocky_ground__said12: Final = note_of(_rocky_ground__text1)
 
 
 def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Rocky Ground: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8526,7 +8175,7 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_rocky_ground__trace2, d2, v, e))
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_difficult__mod1, e['MOV_2']))
         where.append(1)
@@ -8536,7 +8185,7 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
     where = []
-    trace.append(TraceEntry(_rocky_ground__trace3, d3, v, e))
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_difficult__mod2, e['MOV_2'] * 2))
         where.append(2)
@@ -8544,30 +8193,30 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
     where = []
-    trace.append(TraceEntry(_rocky_ground__trace5, d5, v, e))
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
     if d5 < 0:
         held.append((_difficult__mod3, 1))
         where.append(4)
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_rocky_ground__trace1, -1, v, e))
+    trace.append(TraceEntry(_rocky_ground__mod1_trace, -1, v, e))
     held.append((_rocky_ground__mod1, True))
     where.append(0)
     e['desert_type'] = settle_held(_BOOK, 'desert_type', v['desert_type'], held, modifiers, where)
     d8 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_rocky_ground__trace8, d8, v, e))
+    trace.append(TraceEntry(_saturation__mod1_trace, d8, v, e))
     if d8 < 0:
         held.append((_saturation__mod1, -1))
         where.append(7)
-    trace.append(TraceEntry(_rocky_ground__trace9, -1, v, e))
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
     held.append((_saturation__mod2, 1))
     where.append(8)
     e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_rocky_ground__trace4, d4, v, e))
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_rocky_ground__said4)
@@ -8605,92 +8254,19 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule beach, straight
+# rule beach, written out
 
-_beach__trace1: Final = TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ())
-_beach__trace2: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_beach__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_beach__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_beach__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_beach__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_beach__trace7: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    (),
-    (),
-)
-_beach__trace8: Final = TraceSpec(
-    'beach',
-    'BEACH',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    (),
-    (),
-)
-_beach__said4: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_beach__said6: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_beach__said7: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
-_beach__said8: Final = Note(
-    'beach',
-    'BEACH',
-    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    None,
-    'note',
-)
+_beach__said4: Final = restriction_of(_difficult__text1)
+_beach__said6: Final = note_of(_difficult__text2)
+_beach__said7: Final = note_of(_difficult__text3)
+_beach__said8: Final = note_of(_beach__text1)
 
 
 def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Beach: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8699,7 +8275,7 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_beach__trace2, d2, v, e))
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_difficult__mod1, e['MOV_2']))
         where.append(1)
@@ -8709,7 +8285,7 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
     where = []
-    trace.append(TraceEntry(_beach__trace3, d3, v, e))
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_difficult__mod2, e['MOV_2'] * 2))
         where.append(2)
@@ -8717,19 +8293,19 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
     where = []
-    trace.append(TraceEntry(_beach__trace5, d5, v, e))
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
     if d5 < 0:
         held.append((_difficult__mod3, 1))
         where.append(4)
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_beach__trace1, -1, v, e))
+    trace.append(TraceEntry(_beach__mod1_trace, -1, v, e))
     held.append((_beach__mod1, True))
     where.append(0)
     e['aquatic_type'] = settle_held(_BOOK, 'aquatic_type', v['aquatic_type'], held, modifiers, where)
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_beach__trace4, d4, v, e))
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_beach__said4)
@@ -8763,118 +8339,21 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zero_g, straight
+# rule zero_g, written out
 
-_zero_g__trace1: Final = TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ())
-_zero_g__trace2: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'MOV_1 = MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_zero_g__trace3: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'order_move max MOV_2',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_zero_g__trace4: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot declare two Short Movement Skills in the same order',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_zero_g__trace5: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
-    (('movement', 'turn'),),
-)
-_zero_g__trace6: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'reaction_move max 1',
-    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
-    (('turn', 'movement', 'failed_guts'),),
-)
-_zero_g__trace7: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    (),
-    (),
-)
-_zero_g__trace8: Final = TraceSpec(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    (),
-    (),
-)
-_zero_g__trace9: Final = TraceSpec(
-    'zero_g',
-    'ZERO-G',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    (),
-    (),
-)
-_zero_g__trace10: Final = TraceSpec(
-    'zero_g',
-    'ZERO-G',
-    'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
-    (),
-    (),
-)
-_zero_g__said4: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'declare two Short Movement Skills in the same order',
-)
-_zero_g__said5: Final = Restriction(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_zero_g__said7: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_zero_g__said8: Final = Note(
-    'very_difficult',
-    'MOV: Very Difficult',
-    'This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
-    'erratum',
-)
-_zero_g__said9: Final = Note(
-    'zero_g',
-    'ZERO-G',
-    'VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
-    None,
-    'note',
-)
-_zero_g__said10: Final = Note(
-    'zero_g',
-    'ZERO-G',
-    'The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
-    'Terrain Type: Zero-G',
-    'erratum',
-)
+_zero_g__said4: Final = restriction_of(_very_difficult__text1)
+_zero_g__said5: Final = restriction_of(_very_difficult__text2)
+_zero_g__said7: Final = note_of(_very_difficult__text3)
+_zero_g__said8: Final = note_of(_very_difficult__text4)
+_zero_g__said9: Final = note_of(_zero_g__text1)
+_zero_g__said10: Final = note_of(_zero_g__text2)
 
 
 def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zero-G: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -8883,7 +8362,7 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_zero_g__trace2, d2, v, e))
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_very_difficult__mod1, e['MOV_2']))
         where.append(1)
@@ -8893,7 +8372,7 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     held = []
     where = []
-    trace.append(TraceEntry(_zero_g__trace3, d3, v, e))
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_very_difficult__mod2, e['MOV_2']))
         where.append(2)
@@ -8901,21 +8380,21 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
     held = []
     where = []
-    trace.append(TraceEntry(_zero_g__trace6, d6, v, e))
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
     if d6 < 0:
         held.append((_very_difficult__mod3, 1))
         where.append(5)
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_zero_g__trace1, -1, v, e))
+    trace.append(TraceEntry(_zero_g__mod1_trace, -1, v, e))
     held.append((_zero_g__mod1, True))
     where.append(0)
     e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
     d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
     d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
-    trace.append(TraceEntry(_zero_g__trace4, d4, v, e))
-    trace.append(TraceEntry(_zero_g__trace5, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_zero_g__said4)
@@ -8951,336 +8430,73 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule generator_room, straight
+# rule generator_room, written out
 
-_generator_room__trace1: Final = TraceSpec(
-    'generator_room',
-    'GENERATOR ROOM',
-    'zero_g_type = yes',
-    (),
-    (),
-)
-_generator_room__trace2: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_generator_room__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_generator_room__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_generator_room__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when optional_mov', 'when turn == reactive and (movement in {dodge, engage} or failed_guts)'),
-    (('optional_mov',), ('turn', 'movement', 'failed_guts')),
-)
-_generator_room__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+_generator_room__trace2: Final = within(
+    _difficult__mod1_trace,
     ('when optional_mov',),
     (('optional_mov',),),
 )
-_generator_room__trace7: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+_generator_room__trace3: Final = within(
+    _difficult__mod2_trace,
     ('when optional_mov',),
     (('optional_mov',),),
 )
-_generator_room__trace8: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when msv', 'when lof_skill != none', 'when range_mod != 0'),
-    (('msv',), ('lof_skill',), ('range_mod',)),
+_generator_room__trace4: Final = within(
+    _difficult__text1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_generator_room__trace9: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when msv', 'when lof_skill != none', 'when other_mods != 0'),
-    (('msv',), ('lof_skill',), ('other_mods',)),
+_generator_room__trace5: Final = within(
+    _difficult__mod3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_generator_room__trace10: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+_generator_room__trace6: Final = within(
+    _difficult__text2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace7: Final = within(
+    _difficult__text3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace8: Final = within(_other_mods_stack__mod1_trace, ('when msv',), (('msv',),))
+_generator_room__trace9: Final = within(_other_mods_stack__mod2_trace, ('when msv',), (('msv',),))
+_generator_room__trace10: Final = within(
+    _other_mods_stack__text1_trace,
     ('when msv',),
     (('msv',),),
 )
-_generator_room__trace11: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'vis min zero',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace12: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-    ('when msv', 'when lof_zone != clear_of', 'unless responding'),
-    (('msv',), ('lof_zone',), ('responding',)),
-)
-_generator_room__trace13: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'attribute -6',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_generator_room__trace14: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
-)
-_generator_room__trace15: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-    ('when msv', 'when lof_zone != clear_of', 'when responding', 'unless facing'),
-    (('msv',), ('lof_zone',), ('responding',), ('facing',)),
-)
-_generator_room__trace16: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace17: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace18: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace19: Final = TraceSpec(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace20: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace21: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace22: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    ('when msv',),
-    (('msv',),),
-)
-_generator_room__trace23: Final = TraceSpec(
-    'white_noise',
-    'VIS: White Noise',
-    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    (),
-    (),
-)
-_generator_room__trace24: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst -1',
-    ('when lof_skill == bs_attack and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_generator_room__trace25: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst min 1',
-    (),
-    (),
-)
-_generator_room__trace26: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    (),
-    (),
-)
-_generator_room__trace27: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    (),
-    (),
-)
-_generator_room__trace28: Final = TraceSpec(
-    'generator_room',
-    'GENERATOR ROOM',
-    'note: Hostility Level: None.',
-    (),
-    (),
-)
-_generator_room__trace29: Final = TraceSpec(
-    'generator_room',
-    'GENERATOR ROOM',
-    'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
-    (),
-    (),
-)
-_generator_room__said4: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_generator_room__said6: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_generator_room__said7: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
-_generator_room__said10: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_generator_room__said12: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
-)
-_generator_room__said14: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
-)
-_generator_room__said15: Final = Restriction(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
-)
-_generator_room__said16: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
-    'Troopers cannot draw LoF through a Zero Visibility Zone.',
-    'erratum',
-)
-_generator_room__said17: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
-    None,
-    'note',
-)
-_generator_room__said18: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
-    None,
-    'note',
-)
-_generator_room__said19: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    'This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
-    None,
-    'note',
-)
-_generator_room__said20: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
-    None,
-    'note',
-)
-_generator_room__said21: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
-    'This -6 MOD for Poor Visibility stacks with other MODs',
-    'erratum',
-)
-_generator_room__said22: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
-    '-6*',
-    'erratum',
-)
-_generator_room__said23: Final = Note(
-    'white_noise',
-    'VIS: White Noise',
-    'A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
-    None,
-    'note',
-)
-_generator_room__said26: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    None,
-    'note',
-)
-_generator_room__said27: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    None,
-    'note',
-)
-_generator_room__said28: Final = Note(
-    'generator_room',
-    'GENERATOR ROOM',
-    'Hostility Level: None.',
-    None,
-    'note',
-)
-_generator_room__said29: Final = Note(
-    'generator_room',
-    'GENERATOR ROOM',
-    'The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
-    'MOV: Difficult (Optional)',
-    'erratum',
-)
+_generator_room__trace11: Final = within(_zero_visibility__mod1_trace, ('when msv',), (('msv',),))
+_generator_room__trace12: Final = within(_zero_visibility__text1_trace, ('when msv',), (('msv',),))
+_generator_room__trace13: Final = within(_zero_visibility__mod2_trace, ('when msv',), (('msv',),))
+_generator_room__trace14: Final = within(_zero_visibility__text2_trace, ('when msv',), (('msv',),))
+_generator_room__trace15: Final = within(_zero_visibility__text3_trace, ('when msv',), (('msv',),))
+_generator_room__trace16: Final = within(_zero_visibility__text4_trace, ('when msv',), (('msv',),))
+_generator_room__trace17: Final = within(_zero_visibility__text5_trace, ('when msv',), (('msv',),))
+_generator_room__trace18: Final = within(_zero_visibility__text6_trace, ('when msv',), (('msv',),))
+_generator_room__trace19: Final = within(_zero_visibility__text7_trace, ('when msv',), (('msv',),))
+_generator_room__said4: Final = restriction_of(_difficult__text1)
+_generator_room__said6: Final = note_of(_difficult__text2)
+_generator_room__said7: Final = note_of(_difficult__text3)
+_generator_room__said10: Final = note_of(_other_mods_stack__text1)
+_generator_room__said12: Final = restriction_of(_zero_visibility__text1)
+_generator_room__said14: Final = restriction_of(_zero_visibility__text2)
+_generator_room__said15: Final = restriction_of(_zero_visibility__text3)
+_generator_room__said16: Final = note_of(_zero_visibility__text4)
+_generator_room__said17: Final = note_of(_zero_visibility__text5)
+_generator_room__said18: Final = note_of(_zero_visibility__text6)
+_generator_room__said19: Final = note_of(_zero_visibility__text7)
+_generator_room__said20: Final = note_of(_white_noise__text1)
+_generator_room__said21: Final = note_of(_white_noise__text2)
+_generator_room__said22: Final = note_of(_white_noise__text3)
+_generator_room__said23: Final = note_of(_white_noise__text4)
+_generator_room__said26: Final = note_of(_saturation__text1)
+_generator_room__said27: Final = note_of(_saturation__text2)
+_generator_room__said28: Final = note_of(_generator_room__text1)
+_generator_room__said29: Final = note_of(_generator_room__text2)
 _generator_room__unread1: Final = Note(
     'difficult',
     'MOV: Difficult',
@@ -9329,8 +8545,7 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """Generator Room: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9423,11 +8638,11 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
     d24 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_generator_room__trace24, d24, v, e))
+    trace.append(TraceEntry(_saturation__mod1_trace, d24, v, e))
     if d24 < 0:
         held.append((_saturation__mod1, -1))
         where.append(23)
-    trace.append(TraceEntry(_generator_room__trace25, -1, v, e))
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
     held.append((_saturation__mod2, 1))
     where.append(24)
     e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
@@ -9441,7 +8656,7 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_generator_room__trace1, -1, v, e))
+    trace.append(TraceEntry(_generator_room__mod1_trace, -1, v, e))
     held.append((_generator_room__mod1, True))
     where.append(0)
     e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
@@ -9502,9 +8717,9 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
     trace.append(TraceEntry(_generator_room__trace17, d17, v, e))
     trace.append(TraceEntry(_generator_room__trace18, d18, v, e))
     trace.append(TraceEntry(_generator_room__trace19, d19, v, e))
-    trace.append(TraceEntry(_generator_room__trace20, d20, v, e))
-    trace.append(TraceEntry(_generator_room__trace21, d21, v, e))
-    trace.append(TraceEntry(_generator_room__trace22, d22, v, e))
+    trace.append(TraceEntry(_white_noise__text1_trace, d20, v, e))
+    trace.append(TraceEntry(_white_noise__text2_trace, d21, v, e))
+    trace.append(TraceEntry(_white_noise__text3_trace, d22, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_generator_room__said4)
@@ -9598,211 +8813,48 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule engine_room, straight
+# rule engine_room, written out
 
-_engine_room__trace1: Final = TraceSpec('engine_room', 'ENGINE ROOM', 'zero_g_type = yes', (), ())
-_engine_room__trace2: Final = TraceSpec('engine_room', 'ENGINE ROOM', 'zone_vis min low', (), ())
-_engine_room__trace3: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'MOV_1 = MOV_2',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_engine_room__trace4: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'order_move max MOV_2 * 2',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_engine_room__trace5: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-    ('when optional_mov', 'when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive'),
-    (('optional_mov',), ('movement', 'turn')),
-)
-_engine_room__trace6: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'reaction_move max 1',
-    ('when optional_mov', 'when turn == reactive and (movement in {dodge, engage} or failed_guts)'),
-    (('optional_mov',), ('turn', 'movement', 'failed_guts')),
-)
-_engine_room__trace7: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+_engine_room__trace3: Final = within(
+    _difficult__mod1_trace,
     ('when optional_mov',),
     (('optional_mov',),),
 )
-_engine_room__trace8: Final = TraceSpec(
-    'difficult',
-    'MOV: Difficult',
-    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+_engine_room__trace4: Final = within(
+    _difficult__mod2_trace,
     ('when optional_mov',),
     (('optional_mov',),),
 )
-_engine_room__trace9: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +range_mod',
-    ('when lof_skill != none', 'when range_mod != 0'),
-    (('lof_skill',), ('range_mod',)),
+_engine_room__trace5: Final = within(
+    _difficult__text1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_engine_room__trace10: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'attribute +other_mods',
-    ('when lof_skill != none', 'when other_mods != 0'),
-    (('lof_skill',), ('other_mods',)),
+_engine_room__trace6: Final = within(
+    _difficult__mod3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_engine_room__trace11: Final = TraceSpec(
-    'other_mods_stack',
-    'VIS',
-    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    (),
-    (),
+_engine_room__trace7: Final = within(
+    _difficult__text2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_engine_room__trace12: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'vis min low',
-    (),
-    (),
+_engine_room__trace8: Final = within(
+    _difficult__text3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
 )
-_engine_room__trace13: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'attribute -3',
-    ('when lof_skill != none and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_engine_room__trace14: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    (),
-    (),
-)
-_engine_room__trace15: Final = TraceSpec(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    (),
-    (),
-)
-_engine_room__trace16: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst -1',
-    ('when lof_skill == bs_attack and lof_zone != clear_of',),
-    (('lof_skill', 'lof_zone'),),
-)
-_engine_room__trace17: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'burst min 1',
-    (),
-    (),
-)
-_engine_room__trace18: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    (),
-    (),
-)
-_engine_room__trace19: Final = TraceSpec(
-    'saturation',
-    'SAT: Saturation Zone',
-    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    (),
-    (),
-)
-_engine_room__trace20: Final = TraceSpec(
-    'engine_room',
-    'ENGINE ROOM',
-    'note: Hostility Level: None.',
-    (),
-    (),
-)
-_engine_room__trace21: Final = TraceSpec(
-    'engine_room',
-    'ENGINE ROOM',
-    'note: MOV: Difficult (Optional): see the Generator Room.',
-    (),
-    (),
-)
-_engine_room__said5: Final = Restriction(
-    'difficult',
-    'MOV: Difficult',
-    'move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
-)
-_engine_room__said7: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
-    None,
-    'note',
-)
-_engine_room__said8: Final = Note(
-    'difficult',
-    'MOV: Difficult',
-    'The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
-    'In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
-    'erratum',
-)
-_engine_room__said11: Final = Note(
-    'other_mods_stack',
-    'VIS',
-    'The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
-    None,
-    'note',
-)
-_engine_room__said14: Final = Note(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
-    None,
-    'note',
-)
-_engine_room__said15: Final = Note(
-    'low_visibility',
-    'VIS: Low Visibility',
-    'This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
-    None,
-    'note',
-)
-_engine_room__said18: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
-    None,
-    'note',
-)
-_engine_room__said19: Final = Note(
-    'saturation',
-    'SAT: Saturation Zone',
-    'Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
-    None,
-    'note',
-)
-_engine_room__said20: Final = Note(
-    'engine_room',
-    'ENGINE ROOM',
-    'Hostility Level: None.',
-    None,
-    'note',
-)
-_engine_room__said21: Final = Note(
-    'engine_room',
-    'ENGINE ROOM',
-    'MOV: Difficult (Optional): see the Generator Room.',
-    None,
-    'note',
-)
+_engine_room__said5: Final = restriction_of(_difficult__text1)
+_engine_room__said7: Final = note_of(_difficult__text2)
+_engine_room__said8: Final = note_of(_difficult__text3)
+_engine_room__said11: Final = note_of(_other_mods_stack__text1)
+_engine_room__said14: Final = note_of(_low_visibility__text1)
+_engine_room__said15: Final = note_of(_low_visibility__text2)
+_engine_room__said18: Final = note_of(_saturation__text1)
+_engine_room__said19: Final = note_of(_saturation__text2)
+_engine_room__said20: Final = note_of(_engine_room__text1)
+_engine_room__said21: Final = note_of(_engine_room__text2)
 _engine_room__unread1: Final = Note(
     'difficult',
     'MOV: Difficult',
@@ -9839,8 +8891,7 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     """Engine Room: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -9889,7 +8940,7 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_engine_room__trace2, -1, v, e))
+    trace.append(TraceEntry(_engine_room__mod2_trace, -1, v, e))
     held.append((_engine_room__mod2, 'low'))
     where.append(1)
     e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
@@ -9908,15 +8959,15 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_engine_room__trace9, d9, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d9, v, e))
     if d9 < 0:
         held.append((_other_mods_stack__mod1, v['range_mod']))
         where.append(8)
-    trace.append(TraceEntry(_engine_room__trace10, d10, v, e))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d10, v, e))
     if d10 < 0:
         held.append((_other_mods_stack__mod2, v['other_mods']))
         where.append(9)
-    trace.append(TraceEntry(_engine_room__trace13, d13, v, e))
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d13, v, e))
     if d13 < 0:
         held.append((_low_visibility__mod2, -3))
         where.append(12)
@@ -9924,23 +8975,23 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_engine_room__trace16, d16, v, e))
+    trace.append(TraceEntry(_saturation__mod1_trace, d16, v, e))
     if d16 < 0:
         held.append((_saturation__mod1, -1))
         where.append(15)
-    trace.append(TraceEntry(_engine_room__trace17, -1, v, e))
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
     held.append((_saturation__mod2, 1))
     where.append(16)
     e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_engine_room__trace12, -1, v, e))
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
     held.append((_low_visibility__mod1, 'low'))
     where.append(11)
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
     held = []
     where = []
-    trace.append(TraceEntry(_engine_room__trace1, -1, v, e))
+    trace.append(TraceEntry(_engine_room__mod1_trace, -1, v, e))
     held.append((_engine_room__mod1, True))
     where.append(0)
     e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)

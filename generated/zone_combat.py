@@ -2409,12 +2409,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -4443,6 +4457,13 @@ _range_bands__mod1: Final = ModSpec(
     condition='when different_arm',
     label='different ARM: add one zone',
 )
+_range_bands__mod1_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range +1 level',
+    ('when different_arm',),
+    (('different_arm',),),
+)
 _range_bands__mod2: Final = ModSpec(
     key='range_bands#3.1',
     rule='range_bands',
@@ -4455,6 +4476,13 @@ _range_bands__mod2: Final = ModSpec(
     rounding=None,
     condition='when scope',
     label='rifles and scopes bring it back into range',
+)
+_range_bands__mod2_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range max long',
+    ('when scope',),
+    (('scope',),),
 )
 _range_bands__mod3: Final = ModSpec(
     key='range_bands#4.1',
@@ -4469,6 +4497,13 @@ _range_bands__mod3: Final = ModSpec(
     condition='when range == medium',
     label='Medium range',
 )
+_range_bands__mod3_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -2',
+    ('when range == medium',),
+    (('range',),),
+)
 _range_bands__mod4: Final = ModSpec(
     key='range_bands#5.1',
     rule='range_bands',
@@ -4482,6 +4517,13 @@ _range_bands__mod4: Final = ModSpec(
     condition='when range == long',
     label='Long range',
 )
+_range_bands__mod4_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -4',
+    ('when range == long',),
+    (('range',),),
+)
 _range_bands__text1: Final = TextSpec(
     key='range_bands#6.1',
     rule='range_bands',
@@ -4490,6 +4532,13 @@ _range_bands__text1: Final = TextSpec(
     text='attack the target: anything past LONG is out of range',
     quote=None,
     condition='when range == beyond',
+)
+_range_bands__text1_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'cannot attack the target: anything past LONG is out of range',
+    ('when range == beyond',),
+    (('range',),),
 )
 _range_bands__text2: Final = TextSpec(
     key='range_bands#7',
@@ -4500,6 +4549,13 @@ _range_bands__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_range_bands__text2_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'note: + indicates that if in different Arms add an extra range.',
+    (),
+    (),
+)
 _range_bands__text3: Final = TextSpec(
     key='range_bands#8',
     rule='range_bands',
@@ -4508,6 +4564,13 @@ _range_bands__text3: Final = TextSpec(
     text='The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
     quote='Consult the following table for relative ranges when shooting from zone to zone.',
     condition='',
+)
+_range_bands__text3_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
+    (),
+    (),
 )
 _range_bands__text4: Final = TextSpec(
     key='range_bands#9',
@@ -4518,6 +4581,13 @@ _range_bands__text4: Final = TextSpec(
     quote='Range attacks suffer modifiers to target numbers with increased range or complexity, as follows:',
     condition='',
 )
+_range_bands__text4_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
+    (),
+    (),
+)
 _range_bands__text5: Final = TextSpec(
     key='range_bands#10',
     rule='range_bands',
@@ -4527,17 +4597,24 @@ _range_bands__text5: Final = TextSpec(
     quote='anything past LONG is out of range except rifles and scopes can bring it back into range',
     condition='',
 )
+_range_bands__text5_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
+    (),
+    (),
+)
 
 _rule_range_bands: Final[tuple[Step, ...]] = (
-    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range +1 level', ('when different_arm',), (('different_arm',),)), 1, (('different_arm', 0),)),
-    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range max long', ('when scope',), (('scope',),)), 'long', (('scope', 0),)),
-    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -2', ('when range == medium',), (('range',),)), -2, ()),
-    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -4', ('when range == long',), (('range',),)), -4, ()),
-    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
-    Step('text', _range_bands__text2, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'note: + indicates that if in different Arms add an extra range.', (), ()), None, ()),
-    Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
-    Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
-    Step('text', _range_bands__text5, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).', (), ()), None, ()),
+    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), _range_bands__mod1_trace, 1, (('different_arm', 0),)),
+    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), _range_bands__mod2_trace, 'long', (('scope', 0),)),
+    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), _range_bands__mod3_trace, -2, ()),
+    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), _range_bands__mod4_trace, -4, ()),
+    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), _range_bands__text1_trace, None, ()),
+    Step('text', _range_bands__text2, (), _range_bands__text2_trace, None, ()),
+    Step('text', _range_bands__text3, (), _range_bands__text3_trace, None, ()),
+    Step('text', _range_bands__text4, (), _range_bands__text4_trace, None, ()),
+    Step('text', _range_bands__text5, (), _range_bands__text5_trace, None, ()),
 )
 """Range bands (Range diagram; RANGE).
 
@@ -4563,6 +4640,13 @@ _pace_class_rule__mod1: Final = ModSpec(
     condition='',
     label='Pace class',
 )
+_pace_class_rule__mod1_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace +pace_shift[pace_class].shift',
+    (),
+    (),
+)
 _pace_class_rule__mod2: Final = ModSpec(
     key='pace_class_rule#3.1',
     rule='pace_class_rule',
@@ -4576,6 +4660,13 @@ _pace_class_rule__mod2: Final = ModSpec(
     condition='when pace_class == burst and not bursting',
     label='Burst: Normal (6) between bursts',
 )
+_pace_class_rule__mod2_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace -2',
+    ('when pace_class == burst and not bursting',),
+    (('pace_class', 'bursting'),),
+)
 _pace_class_rule__text1: Final = TextSpec(
     key='pace_class_rule#4',
     rule='pace_class_rule',
@@ -4584,6 +4675,13 @@ _pace_class_rule__text1: Final = TextSpec(
     text='Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
     quote=None,
     condition='',
+)
+_pace_class_rule__text1_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
+    (),
+    (),
 )
 _pace_class_rule__text2: Final = TextSpec(
     key='pace_class_rule#5',
@@ -4594,12 +4692,19 @@ _pace_class_rule__text2: Final = TextSpec(
     quote='Burst (8) - ... it will be able to use its increased value a limited number of times',
     condition='',
 )
+_pace_class_rule__text2_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
+    (),
+    (),
+)
 
 _rule_pace_class_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _pace_class_rule__mod1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace +pace_shift[pace_class].shift', (), ()), lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
-    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace -2', ('when pace_class == burst and not bursting',), (('pace_class', 'bursting'),)), -2, (('pace_class', 0), ('bursting', 0))),
-    Step('text', _pace_class_rule__text1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).', (), ()), None, ()),
-    Step('text', _pace_class_rule__text2, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.', (), ()), None, ()),
+    Step('mod', _pace_class_rule__mod1, (), _pace_class_rule__mod1_trace, lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
+    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), _pace_class_rule__mod2_trace, -2, (('pace_class', 0), ('bursting', 0))),
+    Step('text', _pace_class_rule__text1, (), _pace_class_rule__text1_trace, None, ()),
+    Step('text', _pace_class_rule__text2, (), _pace_class_rule__text2_trace, None, ()),
 )
 """Pace classes (MOVE: Pace).
 
@@ -4641,6 +4746,7 @@ _zone_move__roll1_change2: Final = ChangeSpec(
     success=False,
     condition='when second_move',
 )
+_zone_move__roll1_trace: Final = TraceSpec('zone_move', 'MOVE', 'roll move', (), ())
 _zone_move__mod1: Final = ModSpec(
     key='zone_move#3.1',
     rule='zone_move',
@@ -4653,6 +4759,13 @@ _zone_move__mod1: Final = ModSpec(
     rounding=None,
     condition='when running',
     label='running: all other actions at -2',
+)
+_zone_move__mod1_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'all_actions -2',
+    ('when running',),
+    (('running',),),
 )
 _zone_move__mod2: Final = ModSpec(
     key='zone_move#3.2',
@@ -4667,6 +4780,13 @@ _zone_move__mod2: Final = ModSpec(
     condition='when running',
     label='running counts as Dodging vs missile fire',
 )
+_zone_move__mod2_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'missile_against -1',
+    ('when running',),
+    (('running',),),
+)
 _zone_move__text1: Final = TextSpec(
     key='zone_move#4.1',
     rule='zone_move',
@@ -4675,6 +4795,13 @@ _zone_move__text1: Final = TextSpec(
     text='move a second time: a second move only involves the Medium, Short and Close zones',
     quote=None,
     condition='when second_move and (zone in {long, flank} or destination in {long, flank})',
+)
+_zone_move__text1_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'cannot move a second time: a second move only involves the Medium, Short and Close zones',
+    ('when second_move and (zone in {long, flank} or destination in {long, flank})',),
+    (('second_move', 'zone', 'destination'),),
 )
 _zone_move__text2: Final = TextSpec(
     key='zone_move#5',
@@ -4685,6 +4812,13 @@ _zone_move__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_move__text2_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
+    (),
+    (),
+)
 _zone_move__text3: Final = TextSpec(
     key='zone_move#6',
     rule='zone_move',
@@ -4693,6 +4827,13 @@ _zone_move__text3: Final = TextSpec(
     text='Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
     quote=None,
     condition='',
+)
+_zone_move__text3_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
+    (),
+    (),
 )
 _zone_move__text4: Final = TextSpec(
     key='zone_move#7',
@@ -4703,6 +4844,13 @@ _zone_move__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_move__text4_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Running has no effect on Drag rolls.',
+    (),
+    (),
+)
 _zone_move__text5: Final = TextSpec(
     key='zone_move#8',
     rule='zone_move',
@@ -4711,6 +4859,13 @@ _zone_move__text5: Final = TextSpec(
     text='The player keeps the better of the two dice: for a roll under Pace, the lower one.',
     quote='RUN ... will allow you to use 2d6 for your roll, and select one of the results.',
     condition='',
+)
+_zone_move__text5_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.',
+    (),
+    (),
 )
 _zone_move__text6: Final = TextSpec(
     key='zone_move#9',
@@ -4721,17 +4876,24 @@ _zone_move__text6: Final = TextSpec(
     quote='You may attempt to move a second time, ... but at a penalty of -3 to your Pace roll.',
     condition='',
 )
+_zone_move__text6_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
+    (),
+    (),
+)
 
 _rule_zone_move: Final[tuple[Step, ...]] = (
-    Step('roll', _zone_move__roll1, (), TraceSpec('zone_move', 'MOVE', 'roll move', (), ()), (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
-    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'all_actions -2', ('when running',), (('running',),)), -2, (('running', 0),)),
-    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'missile_against -1', ('when running',), (('running',),)), -1, (('running', 0),)),
-    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), TraceSpec('zone_move', 'MOVE', 'cannot move a second time: a second move only involves the Medium, Short and Close zones', ('when second_move and (zone in {long, flank} or destination in {long, flank})',), (('second_move', 'zone', 'destination'),)), None, (('second_move', 0), ('zone', 0), ('destination', 0))),
-    Step('text', _zone_move__text2, (), TraceSpec('zone_move', 'MOVE', 'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.', (), ()), None, ()),
-    Step('text', _zone_move__text3, (), TraceSpec('zone_move', 'MOVE', 'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.', (), ()), None, ()),
-    Step('text', _zone_move__text4, (), TraceSpec('zone_move', 'MOVE', 'note: Running has no effect on Drag rolls.', (), ()), None, ()),
-    Step('text', _zone_move__text5, (), TraceSpec('zone_move', 'MOVE', 'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.', (), ()), None, ()),
-    Step('text', _zone_move__text6, (), TraceSpec('zone_move', 'MOVE', 'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.', (), ()), None, ()),
+    Step('roll', _zone_move__roll1, (), _zone_move__roll1_trace, (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
+    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), _zone_move__mod1_trace, -2, (('running', 0),)),
+    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), _zone_move__mod2_trace, -1, (('running', 0),)),
+    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), _zone_move__text1_trace, None, (('second_move', 0), ('zone', 0), ('destination', 0))),
+    Step('text', _zone_move__text2, (), _zone_move__text2_trace, None, ()),
+    Step('text', _zone_move__text3, (), _zone_move__text3_trace, None, ()),
+    Step('text', _zone_move__text4, (), _zone_move__text4_trace, None, ()),
+    Step('text', _zone_move__text5, (), _zone_move__text5_trace, None, ()),
+    Step('text', _zone_move__text6, (), _zone_move__text6_trace, None, ()),
 )
 """MOVE: zone to zone (MOVE).
 
@@ -4752,6 +4914,13 @@ _action_limits__text1: Final = TextSpec(
     quote=None,
     condition='when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
 )
+_action_limits__text1_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
+    ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',),
+    (('action', 'zone', 'same_flank', 'width_melee'),),
+)
 _action_limits__text2: Final = TextSpec(
     key='action_limits#3.1.1',
     rule='action_limits',
@@ -4760,6 +4929,13 @@ _action_limits__text2: Final = TextSpec(
     text='DRAG: you must be in the CLOSE zone',
     quote=None,
     condition='when action == drag; when zone != close',
+)
+_action_limits__text2_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG: you must be in the CLOSE zone',
+    ('when action == drag', 'when zone != close'),
+    (('action',), ('zone',)),
 )
 _action_limits__text3: Final = TextSpec(
     key='action_limits#3.2.1',
@@ -4770,6 +4946,13 @@ _action_limits__text3: Final = TextSpec(
     quote=None,
     condition='when action == drag; when engaged',
 )
+_action_limits__text3_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG while engaged with an enemy',
+    ('when action == drag', 'when engaged'),
+    (('action',), ('engaged',)),
+)
 _action_limits__text4: Final = TextSpec(
     key='action_limits#3.3.1',
     rule='action_limits',
@@ -4778,6 +4961,13 @@ _action_limits__text4: Final = TextSpec(
     text='DRAG someone in a Flank zone',
     quote=None,
     condition='when action == drag; when target_in_flank',
+)
+_action_limits__text4_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG someone in a Flank zone',
+    ('when action == drag', 'when target_in_flank'),
+    (('action',), ('target_in_flank',)),
 )
 _action_limits__text5: Final = TextSpec(
     key='action_limits#4.1',
@@ -4788,6 +4978,13 @@ _action_limits__text5: Final = TextSpec(
     quote=None,
     condition='when action == flee and zone != long',
 )
+_action_limits__text5_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLEE: you must be in a LONG zone',
+    ('when action == flee and zone != long',),
+    (('action', 'zone'),),
+)
 _action_limits__text6: Final = TextSpec(
     key='action_limits#5.1',
     rule='action_limits',
@@ -4796,6 +4993,13 @@ _action_limits__text6: Final = TextSpec(
     text='DISTRACT: only at Short range or Close/engaged',
     quote=None,
     condition='when action == distract and range > short',
+)
+_action_limits__text6_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DISTRACT: only at Short range or Close/engaged',
+    ('when action == distract and range > short',),
+    (('action', 'range'),),
 )
 _action_limits__text7: Final = TextSpec(
     key='action_limits#6.1',
@@ -4806,6 +5010,13 @@ _action_limits__text7: Final = TextSpec(
     quote=None,
     condition='when action == stealth_action and engaged',
 )
+_action_limits__text7_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot use STEALTH while ENGAGED',
+    ('when action == stealth_action and engaged',),
+    (('action', 'engaged'),),
+)
 _action_limits__text8: Final = TextSpec(
     key='action_limits#7.1',
     rule='action_limits',
@@ -4814,6 +5025,13 @@ _action_limits__text8: Final = TextSpec(
     text='change zone with this action',
     quote=None,
     condition='when action in {assist, guard, take_cover, use}',
+)
+_action_limits__text8_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot change zone with this action',
+    ('when action in {assist, guard, take_cover, use}',),
+    (('action',),),
 )
 _action_limits__text9: Final = TextSpec(
     key='action_limits#8.1',
@@ -4824,6 +5042,13 @@ _action_limits__text9: Final = TextSpec(
     quote=None,
     condition='when action == flank_move and zone == close',
 )
+_action_limits__text9_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
+    ('when action == flank_move and zone == close',),
+    (('action', 'zone'),),
+)
 _action_limits__text10: Final = TextSpec(
     key='action_limits#9.1',
     rule='action_limits',
@@ -4832,6 +5057,13 @@ _action_limits__text10: Final = TextSpec(
     text='attack the GUARDED figure before its guard',
     quote=None,
     condition='when action == melee and guarded',
+)
+_action_limits__text10_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot attack the GUARDED figure before its guard',
+    ('when action == melee and guarded',),
+    (('action', 'guarded'),),
 )
 _action_limits__mod1: Final = ModSpec(
     key='action_limits#10.1',
@@ -4846,6 +5078,13 @@ _action_limits__mod1: Final = ModSpec(
     condition='when action == assist',
     label='ASSIST: +1 per success or raise',
 )
+_action_limits__mod1_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'all_actions +assist_successes',
+    ('when action == assist',),
+    (('action',),),
+)
 _action_limits__text11: Final = TextSpec(
     key='action_limits#11',
     rule='action_limits',
@@ -4854,6 +5093,13 @@ _action_limits__text11: Final = TextSpec(
     text='Unless otherwise stated any action includes any MOVE as an option.',
     quote=None,
     condition='',
+)
+_action_limits__text11_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Unless otherwise stated any action includes any MOVE as an option.',
+    (),
+    (),
 )
 _action_limits__text12: Final = TextSpec(
     key='action_limits#12',
@@ -4864,6 +5110,13 @@ _action_limits__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text12_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
+    (),
+    (),
+)
 _action_limits__text13: Final = TextSpec(
     key='action_limits#13',
     rule='action_limits',
@@ -4872,6 +5125,13 @@ _action_limits__text13: Final = TextSpec(
     text='CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
     quote=None,
     condition='',
+)
+_action_limits__text13_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
+    (),
+    (),
 )
 _action_limits__text14: Final = TextSpec(
     key='action_limits#14',
@@ -4882,6 +5142,13 @@ _action_limits__text14: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text14_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
+    (),
+    (),
+)
 _action_limits__text15: Final = TextSpec(
     key='action_limits#15',
     rule='action_limits',
@@ -4890,6 +5157,13 @@ _action_limits__text15: Final = TextSpec(
     text='Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
     quote=None,
     condition='',
+)
+_action_limits__text15_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
+    (),
+    (),
 )
 _action_limits__text16: Final = TextSpec(
     key='action_limits#16',
@@ -4900,6 +5174,13 @@ _action_limits__text16: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text16_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
+    (),
+    (),
+)
 _action_limits__text17: Final = TextSpec(
     key='action_limits#17',
     rule='action_limits',
@@ -4909,26 +5190,33 @@ _action_limits__text17: Final = TextSpec(
     quote='DISTRACT: AG or SM trick, only at Short range or Close/engaged.',
     condition='',
 )
+_action_limits__text17_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'erratum: Read against the range band to the target: Medium and beyond are forbidden.',
+    (),
+    (),
+)
 
 _rule_action_limits: Final[tuple[Step, ...]] = (
-    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), TraceSpec('action_limits', 'When it comes to your action', 'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first', ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',), (('action', 'zone', 'same_flank', 'width_melee'),)), None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
-    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG: you must be in the CLOSE zone', ('when action == drag', 'when zone != close'), (('action',), ('zone',))), None, (('action', 0), ('zone', 1))),
-    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG while engaged with an enemy', ('when action == drag', 'when engaged'), (('action',), ('engaged',))), None, (('action', 0), ('engaged', 1))),
-    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG someone in a Flank zone', ('when action == drag', 'when target_in_flank'), (('action',), ('target_in_flank',))), None, (('action', 0), ('target_in_flank', 1))),
-    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLEE: you must be in a LONG zone', ('when action == flee and zone != long',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot DISTRACT: only at Short range or Close/engaged', ('when action == distract and range > short',), (('action', 'range'),)), None, (('action', 0),)),
-    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot use STEALTH while ENGAGED', ('when action == stealth_action and engaged',), (('action', 'engaged'),)), None, (('action', 0), ('engaged', 0))),
-    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot change zone with this action', ('when action in {assist, guard, take_cover, use}',), (('action',),)), None, (('action', 0),)),
-    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone', ('when action == flank_move and zone == close',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot attack the GUARDED figure before its guard', ('when action == melee and guarded',), (('action', 'guarded'),)), None, (('action', 0), ('guarded', 0))),
-    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), TraceSpec('action_limits', 'When it comes to your action', 'all_actions +assist_successes', ('when action == assist',), (('action',),)), lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
-    Step('text', _action_limits__text11, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Unless otherwise stated any action includes any MOVE as an option.', (), ()), None, ()),
-    Step('text', _action_limits__text12, (), TraceSpec('action_limits', 'When it comes to your action', 'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.', (), ()), None, ()),
-    Step('text', _action_limits__text13, (), TraceSpec('action_limits', 'When it comes to your action', 'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.', (), ()), None, ()),
-    Step('text', _action_limits__text14, (), TraceSpec('action_limits', 'When it comes to your action', 'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.', (), ()), None, ()),
-    Step('text', _action_limits__text15, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.', (), ()), None, ()),
-    Step('text', _action_limits__text16, (), TraceSpec('action_limits', 'When it comes to your action', 'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.', (), ()), None, ()),
-    Step('text', _action_limits__text17, (), TraceSpec('action_limits', 'When it comes to your action', 'erratum: Read against the range band to the target: Medium and beyond are forbidden.', (), ()), None, ()),
+    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), _action_limits__text1_trace, None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
+    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), _action_limits__text2_trace, None, (('action', 0), ('zone', 1))),
+    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), _action_limits__text3_trace, None, (('action', 0), ('engaged', 1))),
+    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), _action_limits__text4_trace, None, (('action', 0), ('target_in_flank', 1))),
+    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), _action_limits__text5_trace, None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), _action_limits__text6_trace, None, (('action', 0),)),
+    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), _action_limits__text7_trace, None, (('action', 0), ('engaged', 0))),
+    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), _action_limits__text8_trace, None, (('action', 0),)),
+    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), _action_limits__text9_trace, None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), _action_limits__text10_trace, None, (('action', 0), ('guarded', 0))),
+    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), _action_limits__mod1_trace, lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
+    Step('text', _action_limits__text11, (), _action_limits__text11_trace, None, ()),
+    Step('text', _action_limits__text12, (), _action_limits__text12_trace, None, ()),
+    Step('text', _action_limits__text13, (), _action_limits__text13_trace, None, ()),
+    Step('text', _action_limits__text14, (), _action_limits__text14_trace, None, ()),
+    Step('text', _action_limits__text15, (), _action_limits__text15_trace, None, ()),
+    Step('text', _action_limits__text16, (), _action_limits__text16_trace, None, ()),
+    Step('text', _action_limits__text17, (), _action_limits__text17_trace, None, ()),
 )
 """Actions and where they may be taken (When it comes to your action).
 
@@ -4956,6 +5244,13 @@ _flank_zones__text1: Final = TextSpec(
     quote=None,
     condition='when zones_away > 0 and not same_flank',
 )
+_flank_zones__text1_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot see from a Flank zone to another zone, or from a zone into a Flank zone',
+    ('when zones_away > 0 and not same_flank',),
+    (('zones_away', 'same_flank'),),
+)
 _flank_zones__mod1: Final = ModSpec(
     key='flank_zones#3.1',
     rule='flank_zones',
@@ -4969,6 +5264,13 @@ _flank_zones__mod1: Final = ModSpec(
     condition='when same_flank',
     label='same Flanking zone: Short or Close range',
 )
+_flank_zones__mod1_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'range max short',
+    ('when same_flank',),
+    (('same_flank',),),
+)
 _flank_zones__text2: Final = TextSpec(
     key='flank_zones#4.1',
     rule='flank_zones',
@@ -4977,6 +5279,13 @@ _flank_zones__text2: Final = TextSpec(
     text='DRAG in or out of a Flank zone',
     quote=None,
     condition='when action == drag',
+)
+_flank_zones__text2_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot DRAG in or out of a Flank zone',
+    ('when action == drag',),
+    (('action',),),
 )
 _flank_zones__text3: Final = TextSpec(
     key='flank_zones#5',
@@ -4987,6 +5296,13 @@ _flank_zones__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_flank_zones__text3_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
+    (),
+    (),
+)
 _flank_zones__text4: Final = TextSpec(
     key='flank_zones#6',
     rule='flank_zones',
@@ -4995,6 +5311,13 @@ _flank_zones__text4: Final = TextSpec(
     text='Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
     quote=None,
     condition='',
+)
+_flank_zones__text4_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
+    (),
+    (),
 )
 _flank_zones__text5: Final = TextSpec(
     key='flank_zones#7',
@@ -5005,14 +5328,21 @@ _flank_zones__text5: Final = TextSpec(
     quote='You cannot see from one Zone to any other Flank Zone.',
     condition='',
 )
+_flank_zones__text5_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
+    (),
+    (),
+)
 
 _rule_flank_zones: Final[tuple[Step, ...]] = (
-    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'cannot see from a Flank zone to another zone, or from a zone into a Flank zone', ('when zones_away > 0 and not same_flank',), (('zones_away', 'same_flank'),)), None, (('zones_away', 0), ('same_flank', 0))),
-    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'range max short', ('when same_flank',), (('same_flank',),)), 'short', (('same_flank', 0),)),
-    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
-    Step('text', _flank_zones__text3, (), TraceSpec('flank_zones', 'Flank zones', 'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.', (), ()), None, ()),
-    Step('text', _flank_zones__text4, (), TraceSpec('flank_zones', 'Flank zones', 'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.', (), ()), None, ()),
-    Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.', (), ()), None, ()),
+    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), _flank_zones__text1_trace, None, (('zones_away', 0), ('same_flank', 0))),
+    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), _flank_zones__mod1_trace, 'short', (('same_flank', 0),)),
+    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), _flank_zones__text2_trace, None, (('action', 0),)),
+    Step('text', _flank_zones__text3, (), _flank_zones__text3_trace, None, ()),
+    Step('text', _flank_zones__text4, (), _flank_zones__text4_trace, None, ()),
+    Step('text', _flank_zones__text5, (), _flank_zones__text5_trace, None, ()),
 )
 """Flank zones (Flank zones).
 
@@ -5036,6 +5366,7 @@ _take_cover__mod1: Final = ModSpec(
     condition='',
     label='target in COVER',
 )
+_take_cover__mod1_trace: Final = TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ())
 _take_cover__mod2: Final = ModSpec(
     key='take_cover#3.1',
     rule='take_cover',
@@ -5048,6 +5379,13 @@ _take_cover__mod2: Final = ModSpec(
     rounding=None,
     condition='when default_cover > target_cover',
     label="the COVER tile's default cover, without taking COVER",
+)
+_take_cover__mod2_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'defence +default_cover - target_cover',
+    ('when default_cover > target_cover',),
+    (('default_cover', 'target_cover'),),
 )
 _take_cover__mod3: Final = ModSpec(
     key='take_cover#4',
@@ -5062,6 +5400,13 @@ _take_cover__mod3: Final = ModSpec(
     condition='',
     label='attacking from COVER: -(cover/2)',
 )
+_take_cover__mod3_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'shot -(own_cover / 2 round down)',
+    (),
+    (),
+)
 _take_cover__text1: Final = TextSpec(
     key='take_cover#5.1',
     rule='take_cover',
@@ -5070,6 +5415,13 @@ _take_cover__text1: Final = TextSpec(
     text='take more COVER than the zone offers',
     quote=None,
     condition='when target_cover > cover',
+)
+_take_cover__text1_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'cannot take more COVER than the zone offers',
+    ('when target_cover > cover',),
+    (('target_cover', 'cover'),),
 )
 _take_cover__text2: Final = TextSpec(
     key='take_cover#6',
@@ -5080,6 +5432,13 @@ _take_cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_take_cover__text2_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
+    (),
+    (),
+)
 _take_cover__text3: Final = TextSpec(
     key='take_cover#7',
     rule='take_cover',
@@ -5088,6 +5447,13 @@ _take_cover__text3: Final = TextSpec(
     text='You may elect a lower Cover value; once set it stays until you take a new Cover action.',
     quote=None,
     condition='',
+)
+_take_cover__text3_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.',
+    (),
+    (),
 )
 _take_cover__text4: Final = TextSpec(
     key='take_cover#8',
@@ -5098,6 +5464,13 @@ _take_cover__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_take_cover__text4_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: COVER (the action) makes use of cover in the zone; no zone movement.',
+    (),
+    (),
+)
 _take_cover__text5: Final = TextSpec(
     key='take_cover#9',
     rule='take_cover',
@@ -5107,16 +5480,23 @@ _take_cover__text5: Final = TextSpec(
     quote='Any attacks you make whilst in COVER are at -(Cover mod/2), so 0, -1 or -2.',
     condition='',
 )
+_take_cover__text5_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
+    (),
+    (),
+)
 
 _rule_take_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _take_cover__mod1, (), TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ()), lambda s: s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), TraceSpec('take_cover', 'COVER', 'defence +default_cover - target_cover', ('when default_cover > target_cover',), (('default_cover', 'target_cover'),)), lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod3, (), TraceSpec('take_cover', 'COVER', 'shot -(own_cover / 2 round down)', (), ()), lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
-    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), TraceSpec('take_cover', 'COVER', 'cannot take more COVER than the zone offers', ('when target_cover > cover',), (('target_cover', 'cover'),)), None, (('target_cover', 0),)),
-    Step('text', _take_cover__text2, (), TraceSpec('take_cover', 'COVER', 'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.', (), ()), None, ()),
-    Step('text', _take_cover__text3, (), TraceSpec('take_cover', 'COVER', 'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.', (), ()), None, ()),
-    Step('text', _take_cover__text4, (), TraceSpec('take_cover', 'COVER', 'note: COVER (the action) makes use of cover in the zone; no zone movement.', (), ()), None, ()),
-    Step('text', _take_cover__text5, (), TraceSpec('take_cover', 'COVER', "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.", (), ()), None, ()),
+    Step('mod', _take_cover__mod1, (), _take_cover__mod1_trace, lambda s: s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), _take_cover__mod2_trace, lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod3, (), _take_cover__mod3_trace, lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
+    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), _take_cover__text1_trace, None, (('target_cover', 0),)),
+    Step('text', _take_cover__text2, (), _take_cover__text2_trace, None, ()),
+    Step('text', _take_cover__text3, (), _take_cover__text3_trace, None, ()),
+    Step('text', _take_cover__text4, (), _take_cover__text4_trace, None, ()),
+    Step('text', _take_cover__text5, (), _take_cover__text5_trace, None, ()),
 )
 """COVER (COVER).
 
@@ -5141,6 +5521,13 @@ _defend_dodge__mod1: Final = ModSpec(
     condition='when action == defend; when defend_moved',
     label='DEFEND with movement',
 )
+_defend_dodge__mod1_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -2',
+    ('when action == defend', 'when defend_moved'),
+    (('action',), ('defend_moved',)),
+)
 _defend_dodge__mod2: Final = ModSpec(
     key='defend_dodge#2.1else.1',
     rule='defend_dodge',
@@ -5153,6 +5540,13 @@ _defend_dodge__mod2: Final = ModSpec(
     rounding=None,
     condition='when action == defend; unless defend_moved',
     label='DEFEND without movement',
+)
+_defend_dodge__mod2_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -4',
+    ('when action == defend', 'unless defend_moved'),
+    (('action',), ('defend_moved',)),
 )
 _defend_dodge__mod3: Final = ModSpec(
     key='defend_dodge#3.1',
@@ -5167,6 +5561,13 @@ _defend_dodge__mod3: Final = ModSpec(
     condition='when action == dodge',
     label='DODGE vs ranged attacks',
 )
+_defend_dodge__mod3_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'missile_against -2',
+    ('when action == dodge',),
+    (('action',),),
+)
 _defend_dodge__text1: Final = TextSpec(
     key='defend_dodge#4',
     rule='defend_dodge',
@@ -5176,12 +5577,19 @@ _defend_dodge__text1: Final = TextSpec(
     quote='DEFEND: Defend vs melee options, -2 with movement or -4 if not.',
     condition='',
 )
+_defend_dodge__text1_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
+    (),
+    (),
+)
 
 _rule_defend_dodge: Final[tuple[Step, ...]] = (
-    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -2', ('when action == defend', 'when defend_moved'), (('action',), ('defend_moved',))), -2, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -4', ('when action == defend', 'unless defend_moved'), (('action',), ('defend_moved',))), -4, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'missile_against -2', ('when action == dodge',), (('action',),)), -2, (('action', 0),)),
-    Step('text', _defend_dodge__text1, (), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.', (), ()), None, ()),
+    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), _defend_dodge__mod1_trace, -2, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), _defend_dodge__mod2_trace, -4, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), _defend_dodge__mod3_trace, -2, (('action', 0),)),
+    Step('text', _defend_dodge__text1, (), _defend_dodge__text1_trace, None, ()),
 )
 """DEFEND and DODGE (DEFEND; DODGE).
 
@@ -5205,6 +5613,13 @@ _stealth_mode__mod1: Final = ModSpec(
     condition='when stealthy',
     label='MA whilst in Stealth mode',
 )
+_stealth_mode__mod1_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'pace -2',
+    ('when stealthy',),
+    (('stealthy',),),
+)
 _stealth_mode__mod2: Final = ModSpec(
     key='stealth_mode#2.2',
     rule='stealth_mode',
@@ -5218,6 +5633,13 @@ _stealth_mode__mod2: Final = ModSpec(
     condition='when stealthy',
     label='in COVER: the cover mod is a bonus to Stealth',
 )
+_stealth_mode__mod2_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'stealth +own_cover',
+    ('when stealthy',),
+    (('stealthy',),),
+)
 _stealth_mode__text1: Final = TextSpec(
     key='stealth_mode#2.3.1',
     rule='stealth_mode',
@@ -5226,6 +5648,13 @@ _stealth_mode__text1: Final = TextSpec(
     text='be in STEALTH while ENGAGED',
     quote=None,
     condition='when stealthy; when engaged',
+)
+_stealth_mode__text1_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'cannot be in STEALTH while ENGAGED',
+    ('when stealthy', 'when engaged'),
+    (('stealthy',), ('engaged',)),
 )
 _stealth_mode__text2: Final = TextSpec(
     key='stealth_mode#3',
@@ -5236,6 +5665,13 @@ _stealth_mode__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stealth_mode__text2_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
+    (),
+    (),
+)
 _stealth_mode__text3: Final = TextSpec(
     key='stealth_mode#4',
     rule='stealth_mode',
@@ -5245,13 +5681,20 @@ _stealth_mode__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stealth_mode__text3_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
+    (),
+    (),
+)
 
 _rule_stealth_mode: Final[tuple[Step, ...]] = (
-    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'pace -2', ('when stealthy',), (('stealthy',),)), -2, (('stealthy', 0),)),
-    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'stealth +own_cover', ('when stealthy',), (('stealthy',),)), lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
-    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), TraceSpec('stealth_mode', 'STEALTH', 'cannot be in STEALTH while ENGAGED', ('when stealthy', 'when engaged'), (('stealthy',), ('engaged',))), None, (('stealthy', 0), ('engaged', 1))),
-    Step('text', _stealth_mode__text2, (), TraceSpec('stealth_mode', 'STEALTH', 'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.', (), ()), None, ()),
-    Step('text', _stealth_mode__text3, (), TraceSpec('stealth_mode', 'STEALTH', 'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.', (), ()), None, ()),
+    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), _stealth_mode__mod1_trace, -2, (('stealthy', 0),)),
+    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), _stealth_mode__mod2_trace, lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
+    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), _stealth_mode__text1_trace, None, (('stealthy', 0), ('engaged', 1))),
+    Step('text', _stealth_mode__text2, (), _stealth_mode__text2_trace, None, ()),
+    Step('text', _stealth_mode__text3, (), _stealth_mode__text3_trace, None, ()),
 )
 """STEALTH (STEALTH).
 
@@ -5275,6 +5718,13 @@ _drop_rule__mod1: Final = ModSpec(
     condition='when drop',
     label='DROP: +4 to hit',
 )
+_drop_rule__mod1_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'shot +4',
+    ('when drop',),
+    (('drop',),),
+)
 _drop_rule__mod2: Final = ModSpec(
     key='drop_rule#2.2',
     rule='drop_rule',
@@ -5288,6 +5738,13 @@ _drop_rule__mod2: Final = ModSpec(
     condition='when drop',
     label='DROP: +4 damage',
 )
+_drop_rule__mod2_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'damage +4',
+    ('when drop',),
+    (('drop',),),
+)
 _drop_rule__text1: Final = TextSpec(
     key='drop_rule#3',
     rule='drop_rule',
@@ -5297,11 +5754,18 @@ _drop_rule__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_drop_rule__text1_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'note: The DROP usually comes from a Stealth situation, for one attack.',
+    (),
+    (),
+)
 
 _rule_drop_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'shot +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
-    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'damage +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
-    Step('text', _drop_rule__text1, (), TraceSpec('drop_rule', 'DROP', 'note: The DROP usually comes from a Stealth situation, for one attack.', (), ()), None, ()),
+    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), _drop_rule__mod1_trace, 4, (('drop', 0),)),
+    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), _drop_rule__mod2_trace, 4, (('drop', 0),)),
+    Step('text', _drop_rule__text1, (), _drop_rule__text1_trace, None, ()),
 )
 """DROP (DROP).
 
@@ -5324,6 +5788,13 @@ _targeting_rule__mod1: Final = ModSpec(
     condition='',
     label='+2 Defence per level of targeting',
 )
+_targeting_rule__mod1_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'defence +2 per targeting',
+    (),
+    (),
+)
 _targeting_rule__mod2: Final = ModSpec(
     key='targeting_rule#3.1.1',
     rule='targeting_rule',
@@ -5337,6 +5808,13 @@ _targeting_rule__mod2: Final = ModSpec(
     condition='when targeting == 3; when vulnerability',
     label='vulnerability: an extra copy of one damage die',
 )
+_targeting_rule__mod2_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'damage +extra_die',
+    ('when targeting == 3', 'when vulnerability'),
+    (('targeting',), ('vulnerability',)),
+)
 _targeting_rule__text1: Final = TextSpec(
     key='targeting_rule#3.1else.1',
     rule='targeting_rule',
@@ -5345,6 +5823,13 @@ _targeting_rule__text1: Final = TextSpec(
     text='strike a vulnerability: none exists',
     quote=None,
     condition='when targeting == 3; unless vulnerability',
+)
+_targeting_rule__text1_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'cannot strike a vulnerability: none exists',
+    ('when targeting == 3', 'unless vulnerability'),
+    (('targeting',), ('vulnerability',)),
 )
 _targeting_rule__text2: Final = TextSpec(
     key='targeting_rule#4',
@@ -5355,6 +5840,13 @@ _targeting_rule__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_targeting_rule__text2_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
+    (),
+    (),
+)
 _targeting_rule__text3: Final = TextSpec(
     key='targeting_rule#5',
     rule='targeting_rule',
@@ -5363,6 +5855,13 @@ _targeting_rule__text3: Final = TextSpec(
     text='Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
     quote=None,
     condition='',
+)
+_targeting_rule__text3_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
+    (),
+    (),
 )
 _targeting_rule__text4: Final = TextSpec(
     key='targeting_rule#6',
@@ -5373,14 +5872,21 @@ _targeting_rule__text4: Final = TextSpec(
     quote='The following table illustrates a humanoid target effect.',
     condition='',
 )
+_targeting_rule__text4_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
+    (),
+    (),
+)
 
 _rule_targeting_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _targeting_rule__mod1, (), TraceSpec('targeting_rule', 'Targeting', 'defence +2 per targeting', (), ()), lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
-    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'damage +extra_die', ('when targeting == 3', 'when vulnerability'), (('targeting',), ('vulnerability',))), lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
-    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'cannot strike a vulnerability: none exists', ('when targeting == 3', 'unless vulnerability'), (('targeting',), ('vulnerability',))), None, (('targeting', 0), ('vulnerability', 1))),
-    Step('text', _targeting_rule__text2, (), TraceSpec('targeting_rule', 'Targeting', "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).", (), ()), None, ()),
-    Step('text', _targeting_rule__text3, (), TraceSpec('targeting_rule', 'Targeting', 'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.', (), ()), None, ()),
-    Step('text', _targeting_rule__text4, (), TraceSpec('targeting_rule', 'Targeting', 'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.', (), ()), None, ()),
+    Step('mod', _targeting_rule__mod1, (), _targeting_rule__mod1_trace, lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
+    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), _targeting_rule__mod2_trace, lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
+    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), _targeting_rule__text1_trace, None, (('targeting', 0), ('vulnerability', 1))),
+    Step('text', _targeting_rule__text2, (), _targeting_rule__text2_trace, None, ()),
+    Step('text', _targeting_rule__text3, (), _targeting_rule__text3_trace, None, ()),
+    Step('text', _targeting_rule__text4, (), _targeting_rule__text4_trace, None, ()),
 )
 """Targeting (Targeting).
 
@@ -5404,6 +5910,13 @@ _paralysed__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_paralysed__mod1_trace: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _paralysed__text1: Final = TextSpec(
     key='paralysed#2.2',
     rule='paralysed',
@@ -5413,10 +5926,17 @@ _paralysed__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_paralysed__text1_trace: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'cannot use the arm: unusable for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_paralysed: Final[tuple[Step, ...]] = (
-    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'cannot use the arm: unusable for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Paralysed (Targeting: wound effects).
 
@@ -5439,6 +5959,13 @@ _broken_arm__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='anything associated with the arm, until healed',
 )
+_broken_arm__mod1_trace: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_arm__mod2: Final = ModSpec(
     key='broken_arm#2.2',
     rule='broken_arm',
@@ -5452,10 +5979,17 @@ _broken_arm__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
 )
+_broken_arm__mod2_trace: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_broken_arm: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod1_trace, 4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
 )
 """Broken Arm (Targeting: wound effects).
 
@@ -5478,6 +6012,13 @@ _bleeder__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4 at the start of each action; raises increase the damage dice',
 )
+_bleeder__mod1_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _bleeder__mod2: Final = ModSpec(
     key='bleeder#2.2',
     rule='bleeder',
@@ -5490,6 +6031,13 @@ _bleeder__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='extra Bleeds add -2 each',
+)
+_bleeder__mod2_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +2 per extra_bleeds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _bleeder__mod3: Final = ModSpec(
     key='bleeder#2.3',
@@ -5504,6 +6052,13 @@ _bleeder__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='raises increase the target for the VG roll',
 )
+_bleeder__mod3_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _bleeder__text1: Final = TextSpec(
     key='bleeder#3',
     rule='bleeder',
@@ -5512,6 +6067,13 @@ _bleeder__text1: Final = TextSpec(
     text='The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
     quote=None,
     condition='',
+)
+_bleeder__text1_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
+    (),
+    (),
 )
 _bleeder__text2: Final = TextSpec(
     key='bleeder#4',
@@ -5522,13 +6084,20 @@ _bleeder__text2: Final = TextSpec(
     quote='They can make a VG vs 4 roll (mods, extra Bleeds add -2@)',
     condition='',
 )
+_bleeder__text2_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
+    (),
+    (),
+)
 
 _rule_bleeder: Final[tuple[Step, ...]] = (
-    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +2 per extra_bleeds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
-    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _bleeder__text1, (), TraceSpec('bleeder', 'Targeting: wound effects', 'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.', (), ()), None, ()),
-    Step('text', _bleeder__text2, (), TraceSpec('bleeder', 'Targeting: wound effects', 'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.', (), ()), None, ()),
+    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod2_trace, lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
+    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod3_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _bleeder__text1, (), _bleeder__text1_trace, None, ()),
+    Step('text', _bleeder__text2, (), _bleeder__text2_trace, None, ()),
 )
 """Bleeder (Targeting: wound effects).
 
@@ -5552,6 +6121,13 @@ _knockdown__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Defence reduced by 2 until they have an action',
 )
+_knockdown__mod1_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__mod2: Final = ModSpec(
     key='knockdown#2.2',
     rule='knockdown',
@@ -5564,6 +6140,13 @@ _knockdown__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
+)
+_knockdown__mod2_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _knockdown__mod3: Final = ModSpec(
     key='knockdown#2.3',
@@ -5578,6 +6161,13 @@ _knockdown__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Knockdown: Defence -2 until they have an action',
 )
+_knockdown__mod3_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__mod4: Final = ModSpec(
     key='knockdown#2.4',
     rule='knockdown',
@@ -5591,6 +6181,13 @@ _knockdown__mod4: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Knockdown: a raise, Defence -2 more',
 )
+_knockdown__mod4_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__text1: Final = TextSpec(
     key='knockdown#2.5',
     rule='knockdown',
@@ -5599,6 +6196,13 @@ _knockdown__text1: Final = TextSpec(
     text='The target is forced to the ground and stunned.',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_knockdown__text1_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'note: The target is forced to the ground and stunned.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _knockdown__text2: Final = TextSpec(
     key='knockdown#3',
@@ -5609,14 +6213,21 @@ _knockdown__text2: Final = TextSpec(
     quote='Raises will increase the defence penalty.',
     condition='',
 )
+_knockdown__text2_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'erratum: By 2 a raise, the size of the base penalty.',
+    (),
+    (),
+)
 
 _rule_knockdown: Final[tuple[Step, ...]] = (
-    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'note: The target is forced to the ground and stunned.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _knockdown__text2, (), TraceSpec('knockdown', 'Targeting: wound effects', 'erratum: By 2 a raise, the size of the base penalty.', (), ()), None, ()),
+    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod1_trace, 2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod3_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod4_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _knockdown__text2, (), _knockdown__text2_trace, None, ()),
 )
 """Knockdown (Targeting: wound effects).
 
@@ -5641,6 +6252,13 @@ _crippled__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_crippled__mod1_trace: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _crippled__text1: Final = TextSpec(
     key='crippled#2.2',
     rule='crippled',
@@ -5650,10 +6268,17 @@ _crippled__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_crippled__text1_trace: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'cannot move: for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_crippled: Final[tuple[Step, ...]] = (
-    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'cannot move: for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Crippled (Targeting: wound effects).
 
@@ -5676,6 +6301,13 @@ _broken_leg__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Broken Leg: -4 to Movement rate',
 )
+_broken_leg__mod1_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_leg__mod2: Final = ModSpec(
     key='broken_leg#2.2',
     rule='broken_leg',
@@ -5688,6 +6320,13 @@ _broken_leg__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_broken_leg__mod2_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _broken_leg__mod3: Final = ModSpec(
     key='broken_leg#2.3',
@@ -5702,6 +6341,13 @@ _broken_leg__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_broken_leg__mod3_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_leg__text1: Final = TextSpec(
     key='broken_leg#3',
     rule='broken_leg',
@@ -5711,12 +6357,19 @@ _broken_leg__text1: Final = TextSpec(
     quote='suffer a penalty of 4 to your Movement rate for next 1d4+1 rounds',
     condition='',
 )
+_broken_leg__text1_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
+    (),
+    (),
+)
 
 _rule_broken_leg: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _broken_leg__text1, (), TraceSpec('broken_leg', 'Targeting: wound effects', 'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.', (), ()), None, ()),
+    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod1_trace, -4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _broken_leg__text1, (), _broken_leg__text1_trace, None, ()),
 )
 """Broken Leg (Targeting: wound effects).
 
@@ -5740,6 +6393,13 @@ _winded__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_winded__mod1_trace: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _winded__text1: Final = TextSpec(
     key='winded#2.2',
     rule='winded',
@@ -5749,10 +6409,17 @@ _winded__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_winded__text1_trace: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_winded: Final[tuple[Step, ...]] = (
-    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Winded (Targeting: wound effects).
 
@@ -5774,6 +6441,13 @@ _pain__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Pain: -2 for 1d4+1 actions',
 )
+_pain__mod1_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _pain__mod2: Final = ModSpec(
     key='pain#2.2',
     rule='pain',
@@ -5786,6 +6460,13 @@ _pain__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_pain__mod2_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _pain__mod3: Final = ModSpec(
     key='pain#2.3',
@@ -5800,11 +6481,18 @@ _pain__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the duration dice',
 )
+_pain__mod3_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_pain: Final[tuple[Step, ...]] = (
-    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
 )
 """Pain (Targeting: wound effects).
 
@@ -5828,6 +6516,13 @@ _guts__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4 more on every hit taken; a raise increases the damage dice',
 )
+_guts__mod1_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _guts__mod2: Final = ModSpec(
     key='guts#2.2',
     rule='guts',
@@ -5841,6 +6536,13 @@ _guts__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_guts__mod2_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_duration +duration_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _guts__text1: Final = TextSpec(
     key='guts#2.3',
     rule='guts',
@@ -5849,6 +6551,13 @@ _guts__text1: Final = TextSpec(
     text='Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_guts__text1_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _guts__text2: Final = TextSpec(
     key='guts#3',
@@ -5859,12 +6568,19 @@ _guts__text2: Final = TextSpec(
     quote='Raise can be used to increase the damage dice or the duration dice used.',
     condition='',
 )
+_guts__text2_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.',
+    (),
+    (),
+)
 
 _rule_guts: Final[tuple[Step, ...]] = (
-    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_duration +duration_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
-    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _guts__text2, (), TraceSpec('guts', 'Targeting: wound effects', 'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.', (), ()), None, ()),
+    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod2_trace, lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
+    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _guts__text2, (), _guts__text2_trace, None, ()),
 )
 """Guts (Targeting: wound effects).
 
@@ -5887,6 +6603,13 @@ _scarred__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='to co-operative interaction rolls, permanent',
 )
+_scarred__mod1_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +1',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _scarred__mod2: Final = ModSpec(
     key='scarred#2.2',
     rule='scarred',
@@ -5900,6 +6623,13 @@ _scarred__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise increases the penalty',
 )
+_scarred__mod2_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _scarred__text1: Final = TextSpec(
     key='scarred#3',
     rule='scarred',
@@ -5909,11 +6639,18 @@ _scarred__text1: Final = TextSpec(
     quote='which causes a 1 penalty to interaction rolls of a co-operative nature',
     condition='',
 )
+_scarred__text1_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
+    (),
+    (),
+)
 
 _rule_scarred: Final[tuple[Step, ...]] = (
-    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +1', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 1, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _scarred__text1, (), TraceSpec('scarred', 'Targeting: wound effects', 'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).', (), ()), None, ()),
+    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod1_trace, 1, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod2_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _scarred__text1, (), _scarred__text1_trace, None, ()),
 )
 """Scarred (Targeting: wound effects).
 
@@ -5936,6 +6673,13 @@ _deafened__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 to the SP roll',
 )
+_deafened__mod1_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_target +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _deafened__mod2: Final = ModSpec(
     key='deafened#2.2',
     rule='deafened',
@@ -5949,6 +6693,13 @@ _deafened__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_deafened__mod2_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _deafened__text1: Final = TextSpec(
     key='deafened#2.3',
     rule='deafened',
@@ -5958,11 +6709,18 @@ _deafened__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_deafened__text1_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_deafened: Final[tuple[Step, ...]] = (
-    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_target +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod1_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod2_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Deafened (Targeting: wound effects).
 
@@ -5986,6 +6744,13 @@ _blinded__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Blinded: -2 to vision related actions',
 )
+_blinded__mod1_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _blinded__mod2: Final = ModSpec(
     key='blinded#2.2',
     rule='blinded',
@@ -5998,6 +6763,13 @@ _blinded__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_blinded__mod2_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _blinded__mod3: Final = ModSpec(
     key='blinded#2.3',
@@ -6012,6 +6784,13 @@ _blinded__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the duration dice',
 )
+_blinded__mod3_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _blinded__text1: Final = TextSpec(
     key='blinded#2.4',
     rule='blinded',
@@ -6020,6 +6799,13 @@ _blinded__text1: Final = TextSpec(
     text='perform any kind of targeting, for the duration in actions',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_blinded__text1_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'cannot perform any kind of targeting, for the duration in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _blinded__text2: Final = TextSpec(
     key='blinded#3',
@@ -6030,6 +6816,13 @@ _blinded__text2: Final = TextSpec(
     quote='Raise can be used to increase the duration dice or penalty.',
     condition='',
 )
+_blinded__text2_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    (),
+    (),
+)
 _blinded__text3: Final = TextSpec(
     key='blinded#4',
     rule='blinded',
@@ -6039,14 +6832,21 @@ _blinded__text3: Final = TextSpec(
     quote='you cannot perform any kind of targeting for next 1d4+! actions',
     condition='',
 )
+_blinded__text3_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.',
+    (),
+    (),
+)
 
 _rule_blinded: Final[tuple[Step, ...]] = (
-    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'cannot perform any kind of targeting, for the duration in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _blinded__text2, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".', (), ()), None, ()),
-    Step('text', _blinded__text3, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.', (), ()), None, ()),
+    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _blinded__text2, (), _blinded__text2_trace, None, ()),
+    Step('text', _blinded__text3, (), _blinded__text3_trace, None, ()),
 )
 """Blinded (Targeting: wound effects).
 
@@ -6065,6 +6865,13 @@ _uncon__derive1: Final = DeriveSpec(
     name='uncon_target',
     condition='when final_damage >= tuffness',
 )
+_uncon__derive1_trace: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'derive uncon_target',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _uncon__text1: Final = TextSpec(
     key='uncon#2.2',
     rule='uncon',
@@ -6074,10 +6881,17 @@ _uncon__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_uncon__text1_trace: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_uncon: Final[tuple[Step, ...]] = (
-    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'derive uncon_target', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__derive1_trace, lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Uncon (Targeting: wound effects).
 
@@ -6099,6 +6913,13 @@ _zone_cover__mod1: Final = ModSpec(
     condition='',
     label="the zone's max COVER",
 )
+_zone_cover__mod1_trace: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'cover +zone_cover_value',
+    (),
+    (),
+)
 _zone_cover__text1: Final = TextSpec(
     key='zone_cover#3',
     rule='zone_cover',
@@ -6108,10 +6929,17 @@ _zone_cover__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_cover__text1_trace: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'note: COVER: available max COVER mod (-1, -2 or -4).',
+    (),
+    (),
+)
 
 _rule_zone_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_cover__mod1, (), TraceSpec('zone_cover', 'Zone Traits', 'cover +zone_cover_value', (), ()), lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
-    Step('text', _zone_cover__text1, (), TraceSpec('zone_cover', 'Zone Traits', 'note: COVER: available max COVER mod (-1, -2 or -4).', (), ()), None, ()),
+    Step('mod', _zone_cover__mod1, (), _zone_cover__mod1_trace, lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
+    Step('text', _zone_cover__text1, (), _zone_cover__text1_trace, None, ()),
 )
 """Zone trait: COVER (Zone Traits).
 
@@ -6133,6 +6961,13 @@ _zone_light__mod1: Final = ModSpec(
     condition='',
     label="the zone's LIGHT",
 )
+_zone_light__mod1_trace: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'visibility +zone_light_mod',
+    (),
+    (),
+)
 _zone_light__text1: Final = TextSpec(
     key='zone_light#3',
     rule='zone_light',
@@ -6142,10 +6977,17 @@ _zone_light__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_light__text1_trace: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'note: LIGHT: a general mod for light, affecting all rolls that require visibility.',
+    (),
+    (),
+)
 
 _rule_zone_light: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_light__mod1, (), TraceSpec('zone_light', 'Zone Traits', 'visibility +zone_light_mod', (), ()), lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
-    Step('text', _zone_light__text1, (), TraceSpec('zone_light', 'Zone Traits', 'note: LIGHT: a general mod for light, affecting all rolls that require visibility.', (), ()), None, ()),
+    Step('mod', _zone_light__mod1, (), _zone_light__mod1_trace, lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
+    Step('text', _zone_light__text1, (), _zone_light__text1_trace, None, ()),
 )
 """Zone trait: LIGHT (Zone Traits).
 
@@ -6167,6 +7009,13 @@ _zone_visibility__mod1: Final = ModSpec(
     condition='',
     label="the zone's VISIBILITY",
 )
+_zone_visibility__mod1_trace: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'visibility +zone_visibility_mod',
+    (),
+    (),
+)
 _zone_visibility__text1: Final = TextSpec(
     key='zone_visibility#3',
     rule='zone_visibility',
@@ -6176,10 +7025,17 @@ _zone_visibility__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_visibility__text1_trace: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
+    (),
+    (),
+)
 
 _rule_zone_visibility: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_visibility__mod1, (), TraceSpec('zone_visibility', 'Zone Traits', 'visibility +zone_visibility_mod', (), ()), lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
-    Step('text', _zone_visibility__text1, (), TraceSpec('zone_visibility', 'Zone Traits', 'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.', (), ()), None, ()),
+    Step('mod', _zone_visibility__mod1, (), _zone_visibility__mod1_trace, lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
+    Step('text', _zone_visibility__text1, (), _zone_visibility__text1_trace, None, ()),
 )
 """Zone trait: VISIBILITY (Zone Traits).
 
@@ -6197,6 +7053,13 @@ _zone_entry__text1: Final = TextSpec(
     quote=None,
     condition='when crossings >= zone_entry_max',
 )
+_zone_entry__text1_trace: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'cannot enter or leave the zone this turn: its ENTRY is used up',
+    ('when crossings >= zone_entry_max',),
+    (('crossings', 'zone_entry_max'),),
+)
 _zone_entry__text2: Final = TextSpec(
     key='zone_entry#3',
     rule='zone_entry',
@@ -6206,10 +7069,17 @@ _zone_entry__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_entry__text2_trace: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
+    (),
+    (),
+)
 
 _rule_zone_entry: Final[tuple[Step, ...]] = (
-    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), TraceSpec('zone_entry', 'Zone Traits', 'cannot enter or leave the zone this turn: its ENTRY is used up', ('when crossings >= zone_entry_max',), (('crossings', 'zone_entry_max'),)), None, (('crossings', 0), ('zone_entry_max', 0))),
-    Step('text', _zone_entry__text2, (), TraceSpec('zone_entry', 'Zone Traits', 'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.', (), ()), None, ()),
+    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), _zone_entry__text1_trace, None, (('crossings', 0), ('zone_entry_max', 0))),
+    Step('text', _zone_entry__text2, (), _zone_entry__text2_trace, None, ()),
 )
 """Zone trait: ENTRY (Zone Traits).
 
@@ -6227,6 +7097,13 @@ _zone_width__text1: Final = TextSpec(
     quote=None,
     condition='when close_occupants >= zone_width_max',
 )
+_zone_width__text1_trace: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
+    ('when close_occupants >= zone_width_max',),
+    (('close_occupants', 'zone_width_max'),),
+)
 _zone_width__text2: Final = TextSpec(
     key='zone_width#3',
     rule='zone_width',
@@ -6236,10 +7113,17 @@ _zone_width__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_width__text2_trace: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
+    (),
+    (),
+)
 
 _rule_zone_width: Final[tuple[Step, ...]] = (
-    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
-    Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).", (), ()), None, ()),
+    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), _zone_width__text1_trace, None, (('close_occupants', 0), ('zone_width_max', 0))),
+    Step('text', _zone_width__text2, (), _zone_width__text2_trace, None, ()),
 )
 """Zone trait: WIDTH (Zone Traits).
 
@@ -6261,6 +7145,13 @@ _zone_terrain__mod1: Final = ModSpec(
     condition='',
     label="the zone's TERRAIN",
 )
+_zone_terrain__mod1_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'pace +terrain_ma',
+    (),
+    (),
+)
 _zone_terrain__mod2: Final = ModSpec(
     key='zone_terrain#3.1',
     rule='zone_terrain',
@@ -6274,6 +7165,13 @@ _zone_terrain__mod2: Final = ModSpec(
     condition='when rough',
     label='rough terrain: Movement rates 3/4 of normal',
 )
+_zone_terrain__mod2_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'move_target * 3 / 4 round down',
+    ('when rough',),
+    (('rough',),),
+)
 _zone_terrain__text1: Final = TextSpec(
     key='zone_terrain#4',
     rule='zone_terrain',
@@ -6282,6 +7180,13 @@ _zone_terrain__text1: Final = TextSpec(
     text='TERRAIN: modifier to Movement Allowances.',
     quote=None,
     condition='',
+)
+_zone_terrain__text1_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'note: TERRAIN: modifier to Movement Allowances.',
+    (),
+    (),
 )
 _zone_terrain__text2: Final = TextSpec(
     key='zone_terrain#5',
@@ -6292,12 +7197,19 @@ _zone_terrain__text2: Final = TextSpec(
     quote='all Movement rates are 3/4 of normal due to rough terrain',
     condition='',
 )
+_zone_terrain__text2_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
+    (),
+    (),
+)
 
 _rule_zone_terrain: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_terrain__mod1, (), TraceSpec('zone_terrain', 'Zone Traits', 'pace +terrain_ma', (), ()), lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
-    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), TraceSpec('zone_terrain', 'Zone Traits', 'move_target * 3 / 4 round down', ('when rough',), (('rough',),)), Fraction(3) / 4, (('rough', 0),)),
-    Step('text', _zone_terrain__text1, (), TraceSpec('zone_terrain', 'Zone Traits', 'note: TERRAIN: modifier to Movement Allowances.', (), ()), None, ()),
-    Step('text', _zone_terrain__text2, (), TraceSpec('zone_terrain', 'Zone Traits', "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).", (), ()), None, ()),
+    Step('mod', _zone_terrain__mod1, (), _zone_terrain__mod1_trace, lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
+    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), _zone_terrain__mod2_trace, Fraction(3) / 4, (('rough', 0),)),
+    Step('text', _zone_terrain__text1, (), _zone_terrain__text1_trace, None, ()),
+    Step('text', _zone_terrain__text2, (), _zone_terrain__text2_trace, None, ()),
 )
 """Zone trait: TERRAIN (Zone Traits).
 
@@ -6320,6 +7232,13 @@ _debris_tile__mod1: Final = ModSpec(
     condition='when debris_level == light',
     label='DEBRIS - Light: 1 Cover option',
 )
+_debris_tile__mod1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +1',
+    ('when debris_level == light',),
+    (('debris_level',),),
+)
 _debris_tile__mod2: Final = ModSpec(
     key='debris_tile#2.2.1',
     rule='debris_tile',
@@ -6333,12 +7252,26 @@ _debris_tile__mod2: Final = ModSpec(
     condition='when debris_level == light; when debris_choice == lose_ma',
     label='DEBRIS - Light: -1 MA',
 )
+_debris_tile__mod2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -1',
+    ('when debris_level == light', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive1: Final = DeriveSpec(
     key='debris_tile#2.2else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == light; unless debris_choice == lose_ma',
+)
+_debris_tile__derive1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == light', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__mod3: Final = ModSpec(
     key='debris_tile#3.1',
@@ -6353,6 +7286,13 @@ _debris_tile__mod3: Final = ModSpec(
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate: 2 Cover option',
 )
+_debris_tile__mod3_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +2',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
 _debris_tile__mod4: Final = ModSpec(
     key='debris_tile#3.2',
     rule='debris_tile',
@@ -6365,6 +7305,13 @@ _debris_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate',
+)
+_debris_tile__mod4_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +1',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
 )
 _debris_tile__mod5: Final = ModSpec(
     key='debris_tile#3.3.1',
@@ -6379,12 +7326,26 @@ _debris_tile__mod5: Final = ModSpec(
     condition='when debris_level == moderate; when debris_choice == lose_ma',
     label='DEBRIS - Moderate: -2 MA',
 )
+_debris_tile__mod5_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -2',
+    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive2: Final = DeriveSpec(
     key='debris_tile#3.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == moderate; unless debris_choice == lose_ma',
+)
+_debris_tile__derive2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__mod6: Final = ModSpec(
     key='debris_tile#4.1',
@@ -6399,6 +7360,13 @@ _debris_tile__mod6: Final = ModSpec(
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy: 4 Cover option',
 )
+_debris_tile__mod6_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +4',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
 _debris_tile__mod7: Final = ModSpec(
     key='debris_tile#4.2',
     rule='debris_tile',
@@ -6411,6 +7379,13 @@ _debris_tile__mod7: Final = ModSpec(
     rounding=None,
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy',
+)
+_debris_tile__mod7_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +2',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
 )
 _debris_tile__mod8: Final = ModSpec(
     key='debris_tile#4.3.1',
@@ -6425,12 +7400,26 @@ _debris_tile__mod8: Final = ModSpec(
     condition='when debris_level == heavy; when debris_choice == lose_ma',
     label='DEBRIS - Heavy: -3 MA',
 )
+_debris_tile__mod8_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -3',
+    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive3: Final = DeriveSpec(
     key='debris_tile#4.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == heavy; unless debris_choice == lose_ma',
+)
+_debris_tile__derive3_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__text1: Final = TextSpec(
     key='debris_tile#5',
@@ -6441,6 +7430,13 @@ _debris_tile__text1: Final = TextSpec(
     quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
     condition='',
 )
+_debris_tile__text1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    (),
+    (),
+)
 _debris_tile__text2: Final = TextSpec(
     key='debris_tile#6',
     rule='debris_tile',
@@ -6450,21 +7446,28 @@ _debris_tile__text2: Final = TextSpec(
     quote='-1 MA or AG4 roll',
     condition='',
 )
+_debris_tile__text2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    (),
+    (),
+)
 
 _rule_debris_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +1', ('when debris_level == light',), (('debris_level',),)), 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -1', ('when debris_level == light', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -1, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == light', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +2', ('when debris_level == moderate',), (('debris_level',),)), 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +1', ('when debris_level == moderate',), (('debris_level',),)), 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -2', ('when debris_level == moderate', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -2, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == moderate', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +4', ('when debris_level == heavy',), (('debris_level',),)), 4, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +2', ('when debris_level == heavy',), (('debris_level',),)), 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -3', ('when debris_level == heavy', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -3, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == heavy', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
-    Step('text', _debris_tile__text1, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).', (), ()), None, ()),
-    Step('text', _debris_tile__text2, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.', (), ()), None, ()),
+    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), _debris_tile__mod1_trace, 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod2_trace, -1, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive1_trace, lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod3_trace, 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod4_trace, 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod5_trace, -2, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive2_trace, lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod6_trace, 4, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod7_trace, 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod8_trace, -3, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive3_trace, lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
+    Step('text', _debris_tile__text1, (), _debris_tile__text1_trace, None, ()),
+    Step('text', _debris_tile__text2, (), _debris_tile__text2_trace, None, ()),
 )
 """DEBRIS (Condition tiles: DEBRIS).
 
@@ -6492,10 +7495,17 @@ _zone_debris__text1: Final = TextSpec(
     quote='DEBRIS: both natural (plants) or artificial (furniture).',
     condition='',
 )
+_zone_debris__text1_trace: Final = TraceSpec(
+    'zone_debris',
+    'Zone Traits',
+    'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.',
+    (),
+    (),
+)
 
 _rule_zone_debris: Final[tuple[Step, ...]] = (
     Step('part', 'debris_tile', (), TraceSpec('zone_debris', 'Zone Traits', 'as debris_tile', (), ())),
-    Step('text', _zone_debris__text1, (), TraceSpec('zone_debris', 'Zone Traits', 'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.', (), ()), None, ()),
+    Step('text', _zone_debris__text1, (), _zone_debris__text1_trace, None, ()),
 )
 """Zone trait: DEBRIS (Zone Traits).
 
@@ -6517,6 +7527,13 @@ _zone_stacking__mod1: Final = ModSpec(
     condition='',
     label="the field's STACKING, from the normal 4",
 )
+_zone_stacking__mod1_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +zone_stacking_max - 4',
+    (),
+    (),
+)
 _zone_stacking__mod2: Final = ModSpec(
     key='zone_stacking#3',
     rule='zone_stacking',
@@ -6530,6 +7547,13 @@ _zone_stacking__mod2: Final = ModSpec(
     condition='',
     label='+1 per Size of a large creature',
 )
+_zone_stacking__mod2_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +target_size',
+    (),
+    (),
+)
 _zone_stacking__text1: Final = TextSpec(
     key='zone_stacking#4',
     rule='zone_stacking',
@@ -6538,6 +7562,13 @@ _zone_stacking__text1: Final = TextSpec(
     text='STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
     quote=None,
     condition='',
+)
+_zone_stacking__text1_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
+    (),
+    (),
 )
 _zone_stacking__text2: Final = TextSpec(
     key='zone_stacking#5',
@@ -6548,12 +7579,19 @@ _zone_stacking__text2: Final = TextSpec(
     quote='The Size of large creatures can be used to increase the number of opponents that can stack around it +1 per Size).',
     condition='',
 )
+_zone_stacking__text2_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    "erratum: Read as always applied, +1 per Size, on top of the field's value.",
+    (),
+    (),
+)
 
 _rule_zone_stacking: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_stacking__mod1, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +zone_stacking_max - 4', (), ()), lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
-    Step('mod', _zone_stacking__mod2, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +target_size', (), ()), lambda s: s.v['target_size'], (('target_size', 0),)),
-    Step('text', _zone_stacking__text1, (), TraceSpec('zone_stacking', 'Zone Traits', 'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.', (), ()), None, ()),
-    Step('text', _zone_stacking__text2, (), TraceSpec('zone_stacking', 'Zone Traits', "erratum: Read as always applied, +1 per Size, on top of the field's value.", (), ()), None, ()),
+    Step('mod', _zone_stacking__mod1, (), _zone_stacking__mod1_trace, lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
+    Step('mod', _zone_stacking__mod2, (), _zone_stacking__mod2_trace, lambda s: s.v['target_size'], (('target_size', 0),)),
+    Step('text', _zone_stacking__text1, (), _zone_stacking__text1_trace, None, ()),
+    Step('text', _zone_stacking__text2, (), _zone_stacking__text2_trace, None, ()),
 )
 """Zone trait: STACKING (Zone Traits).
 
@@ -6576,6 +7614,13 @@ _rain__mod1: Final = ModSpec(
     condition='when rain_level == light; when range >= medium',
     label='RAIN - Light: -1 visibility at Med+',
 )
+_rain__mod1_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == light', 'when range >= medium'),
+    (('rain_level',), ('range',)),
+)
 _rain__mod2: Final = ModSpec(
     key='rain#2.2',
     rule='rain',
@@ -6588,6 +7633,13 @@ _rain__mod2: Final = ModSpec(
     rounding=None,
     condition='when rain_level == light',
     label='RAIN - Light',
+)
+_rain__mod2_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
 )
 _rain__mod3: Final = ModSpec(
     key='rain#2.3',
@@ -6602,6 +7654,13 @@ _rain__mod3: Final = ModSpec(
     condition='when rain_level == light',
     label='RAIN - Light',
 )
+_rain__mod3_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == light',),
+    (('rain_level',),),
+)
 _rain__mod4: Final = ModSpec(
     key='rain#2.4',
     rule='rain',
@@ -6614,6 +7673,13 @@ _rain__mod4: Final = ModSpec(
     rounding=None,
     condition='when rain_level == light',
     label='RAIN - Light: Notice via sound',
+)
+_rain__mod4_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
 )
 _rain__mod5: Final = ModSpec(
     key='rain#3.1.1',
@@ -6628,6 +7694,13 @@ _rain__mod5: Final = ModSpec(
     condition='when rain_level == moderate; when range >= long',
     label='RAIN - Moderate: -2 at Long+',
 )
+_rain__mod5_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == moderate', 'when range >= long'),
+    (('rain_level',), ('range',)),
+)
 _rain__mod6: Final = ModSpec(
     key='rain#3.1else.1',
     rule='rain',
@@ -6640,6 +7713,13 @@ _rain__mod6: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate; unless range >= long',
     label='RAIN - Moderate',
+)
+_rain__mod6_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == moderate', 'unless range >= long'),
+    (('rain_level',), ('range',)),
 )
 _rain__mod7: Final = ModSpec(
     key='rain#3.2',
@@ -6654,6 +7734,13 @@ _rain__mod7: Final = ModSpec(
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
 )
+_rain__mod7_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
 _rain__mod8: Final = ModSpec(
     key='rain#3.3',
     rule='rain',
@@ -6666,6 +7753,13 @@ _rain__mod8: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
+)
+_rain__mod8_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
 )
 _rain__mod9: Final = ModSpec(
     key='rain#3.4',
@@ -6680,6 +7774,13 @@ _rain__mod9: Final = ModSpec(
     condition='when rain_level == moderate',
     label='RAIN - Moderate: Notice via sound',
 )
+_rain__mod9_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
 _rain__mod10: Final = ModSpec(
     key='rain#3.5',
     rule='rain',
@@ -6692,6 +7793,13 @@ _rain__mod10: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
+)
+_rain__mod10_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
 )
 _rain__mod11: Final = ModSpec(
     key='rain#4.1',
@@ -6706,6 +7814,13 @@ _rain__mod11: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod11_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__mod12: Final = ModSpec(
     key='rain#4.2',
     rule='rain',
@@ -6718,6 +7833,13 @@ _rain__mod12: Final = ModSpec(
     rounding=None,
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
+)
+_rain__mod12_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
 )
 _rain__mod13: Final = ModSpec(
     key='rain#4.3',
@@ -6732,6 +7854,13 @@ _rain__mod13: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod13_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__mod14: Final = ModSpec(
     key='rain#4.4',
     rule='rain',
@@ -6744,6 +7873,13 @@ _rain__mod14: Final = ModSpec(
     rounding=None,
     condition='when rain_level == heavy',
     label='RAIN - Heavy: Notice via sound',
+)
+_rain__mod14_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
 )
 _rain__mod15: Final = ModSpec(
     key='rain#4.5',
@@ -6758,6 +7894,13 @@ _rain__mod15: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod15_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__text1: Final = TextSpec(
     key='rain#5',
     rule='rain',
@@ -6766,6 +7909,13 @@ _rain__text1: Final = TextSpec(
     text='The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
     quote='RAIN \u2013 Light',
     condition='',
+)
+_rain__text1_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
+    (),
+    (),
 )
 _rain__text2: Final = TextSpec(
     key='rain#6',
@@ -6776,6 +7926,13 @@ _rain__text2: Final = TextSpec(
     quote='-1 visibility, -2 at Long+',
     condition='',
 )
+_rain__text2_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.',
+    (),
+    (),
+)
 _rain__text3: Final = TextSpec(
     key='rain#7',
     rule='rain',
@@ -6785,26 +7942,33 @@ _rain__text3: Final = TextSpec(
     quote='2 Diamonds means it will be Medium Rain.',
     condition='',
 )
+_rain__text3_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
+    (),
+    (),
+)
 
 _rule_rain: Final[tuple[Step, ...]] = (
-    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == light', 'when range >= medium'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == light',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == moderate', 'when range >= long'), (('rain_level',), ('range',))), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == moderate', 'unless range >= long'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
-    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
-    Step('text', _rain__text1, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.', (), ()), None, ()),
-    Step('text', _rain__text2, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.', (), ()), None, ()),
-    Step('text', _rain__text3, (), TraceSpec('rain', 'Condition tiles: RAIN', "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.", (), ()), None, ()),
+    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _rain__mod1_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), _rain__mod2_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), _rain__mod3_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), _rain__mod4_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod5_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod6_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod7_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod8_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod9_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod10_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod11_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod12_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod13_trace, 2, (('rain_level', 0),)),
+    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod14_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod15_trace, 2, (('rain_level', 0),)),
+    Step('text', _rain__text1, (), _rain__text1_trace, None, ()),
+    Step('text', _rain__text2, (), _rain__text2_trace, None, ()),
+    Step('text', _rain__text3, (), _rain__text3_trace, None, ()),
 )
 """RAIN (Condition tiles: RAIN).
 
@@ -6840,6 +8004,13 @@ _fog__mod1: Final = ModSpec(
     condition='when fog_level == light',
     label='FOG - Light',
 )
+_fog__mod1_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -1',
+    ('when fog_level == light',),
+    (('fog_level',),),
+)
 _fog__mod2: Final = ModSpec(
     key='fog#2.2',
     rule='fog',
@@ -6852,6 +8023,13 @@ _fog__mod2: Final = ModSpec(
     rounding=None,
     condition='when fog_level == light',
     label='FOG - Light',
+)
+_fog__mod2_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +1',
+    ('when fog_level == light',),
+    (('fog_level',),),
 )
 _fog__mod3: Final = ModSpec(
     key='fog#3.1',
@@ -6866,6 +8044,13 @@ _fog__mod3: Final = ModSpec(
     condition='when fog_level == moderate',
     label='FOG - Moderate',
 )
+_fog__mod3_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
 _fog__mod4: Final = ModSpec(
     key='fog#3.2',
     rule='fog',
@@ -6879,6 +8064,13 @@ _fog__mod4: Final = ModSpec(
     condition='when fog_level == moderate',
     label='FOG - Moderate',
 )
+_fog__mod4_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
 _fog__text1: Final = TextSpec(
     key='fog#3.3.1',
     rule='fog',
@@ -6887,6 +8079,13 @@ _fog__text1: Final = TextSpec(
     text='see more than 2 zones in Moderate fog',
     quote=None,
     condition='when fog_level == moderate; when zones_away > 2',
+)
+_fog__text1_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 2 zones in Moderate fog',
+    ('when fog_level == moderate', 'when zones_away > 2'),
+    (('fog_level',), ('zones_away',)),
 )
 _fog__mod5: Final = ModSpec(
     key='fog#4.1',
@@ -6901,6 +8100,13 @@ _fog__mod5: Final = ModSpec(
     condition='when fog_level == heavy',
     label='FOG - Heavy',
 )
+_fog__mod5_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
 _fog__mod6: Final = ModSpec(
     key='fog#4.2',
     rule='fog',
@@ -6914,6 +8120,13 @@ _fog__mod6: Final = ModSpec(
     condition='when fog_level == heavy',
     label='FOG - Heavy',
 )
+_fog__mod6_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
 _fog__text2: Final = TextSpec(
     key='fog#4.3.1',
     rule='fog',
@@ -6923,16 +8136,23 @@ _fog__text2: Final = TextSpec(
     quote=None,
     condition='when fog_level == heavy; when zones_away > 1',
 )
+_fog__text2_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 1 zone in Heavy fog',
+    ('when fog_level == heavy', 'when zones_away > 1'),
+    (('fog_level',), ('zones_away',)),
+)
 
 _rule_fog: Final[tuple[Step, ...]] = (
-    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -1', ('when fog_level == light',), (('fog_level',),)), -1, (('fog_level', 0),)),
-    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +1', ('when fog_level == light',), (('fog_level',),)), 1, (('fog_level', 0),)),
-    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -2', ('when fog_level == moderate',), (('fog_level',),)), -2, (('fog_level', 0),)),
-    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +2', ('when fog_level == moderate',), (('fog_level',),)), 2, (('fog_level', 0),)),
-    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 2 zones in Moderate fog', ('when fog_level == moderate', 'when zones_away > 2'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
-    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -4', ('when fog_level == heavy',), (('fog_level',),)), -4, (('fog_level', 0),)),
-    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +4', ('when fog_level == heavy',), (('fog_level',),)), 4, (('fog_level', 0),)),
-    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 1 zone in Heavy fog', ('when fog_level == heavy', 'when zones_away > 1'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), _fog__mod1_trace, -1, (('fog_level', 0),)),
+    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), _fog__mod2_trace, 1, (('fog_level', 0),)),
+    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod3_trace, -2, (('fog_level', 0),)),
+    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod4_trace, 2, (('fog_level', 0),)),
+    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), _fog__text1_trace, None, (('fog_level', 0), ('zones_away', 1))),
+    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod5_trace, -4, (('fog_level', 0),)),
+    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod6_trace, 4, (('fog_level', 0),)),
+    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), _fog__text2_trace, None, (('fog_level', 0), ('zones_away', 1))),
 )
 """FOG (Condition tiles: FOG).
 
@@ -6961,6 +8181,13 @@ _cover_tile__mod1: Final = ModSpec(
     condition='when cover_level == light',
     label='COVER - Light',
 )
+_cover_tile__mod1_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
+)
 _cover_tile__mod2: Final = ModSpec(
     key='cover_tile#2.2',
     rule='cover_tile',
@@ -6973,6 +8200,13 @@ _cover_tile__mod2: Final = ModSpec(
     rounding=None,
     condition='when cover_level == light',
     label='COVER - Light: Tuff vs AOE',
+)
+_cover_tile__mod2_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
 )
 _cover_tile__mod3: Final = ModSpec(
     key='cover_tile#3.1',
@@ -6987,6 +8221,13 @@ _cover_tile__mod3: Final = ModSpec(
     condition='when cover_level == moderate',
     label='COVER - Moderate',
 )
+_cover_tile__mod3_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
 _cover_tile__mod4: Final = ModSpec(
     key='cover_tile#3.2',
     rule='cover_tile',
@@ -6999,6 +8240,13 @@ _cover_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when cover_level == moderate',
     label='COVER - Moderate: 1 Cover default',
+)
+_cover_tile__mod4_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
 )
 _cover_tile__mod5: Final = ModSpec(
     key='cover_tile#3.3',
@@ -7013,6 +8261,13 @@ _cover_tile__mod5: Final = ModSpec(
     condition='when cover_level == moderate',
     label='COVER - Moderate: Tuff vs AOE',
 )
+_cover_tile__mod5_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
 _cover_tile__mod6: Final = ModSpec(
     key='cover_tile#3.4',
     rule='cover_tile',
@@ -7025,6 +8280,13 @@ _cover_tile__mod6: Final = ModSpec(
     rounding=None,
     condition='when cover_level == moderate',
     label='COVER - Moderate',
+)
+_cover_tile__mod6_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
 )
 _cover_tile__mod7: Final = ModSpec(
     key='cover_tile#4.1',
@@ -7039,6 +8301,13 @@ _cover_tile__mod7: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy',
 )
+_cover_tile__mod7_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__mod8: Final = ModSpec(
     key='cover_tile#4.2',
     rule='cover_tile',
@@ -7051,6 +8320,13 @@ _cover_tile__mod8: Final = ModSpec(
     rounding=None,
     condition='when cover_level == heavy',
     label='COVER - Heavy: 2 Cover default',
+)
+_cover_tile__mod8_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
 )
 _cover_tile__mod9: Final = ModSpec(
     key='cover_tile#4.3',
@@ -7065,6 +8341,13 @@ _cover_tile__mod9: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy: Tuff vs AOE',
 )
+_cover_tile__mod9_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__mod10: Final = ModSpec(
     key='cover_tile#4.4',
     rule='cover_tile',
@@ -7078,6 +8361,13 @@ _cover_tile__mod10: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy',
 )
+_cover_tile__mod10_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__text1: Final = TextSpec(
     key='cover_tile#5',
     rule='cover_tile',
@@ -7087,19 +8377,26 @@ _cover_tile__text1: Final = TextSpec(
     quote='2 Cover / 1 Cover default',
     condition='',
 )
+_cover_tile__text1_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
+    (),
+    (),
+)
 
 _rule_cover_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('text', _cover_tile__text1, (), TraceSpec('cover_tile', 'Condition tiles: COVER', 'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.', (), ()), None, ()),
+    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod1_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod2_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod3_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod4_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod5_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod6_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod7_trace, 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod8_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod9_trace, 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod10_trace, 2, (('cover_level', 0),)),
+    Step('text', _cover_tile__text1, (), _cover_tile__text1_trace, None, ()),
 )
 """COVER (Condition tiles: COVER).
 
@@ -7130,6 +8427,13 @@ _lighting__mod1: Final = ModSpec(
     condition='when light_level == light',
     label='LIGHT - Dim',
 )
+_lighting__mod1_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -1',
+    ('when light_level == light',),
+    (('light_level',),),
+)
 _lighting__mod2: Final = ModSpec(
     key='lighting#3.1',
     rule='lighting',
@@ -7142,6 +8446,13 @@ _lighting__mod2: Final = ModSpec(
     rounding=None,
     condition='when light_level == moderate',
     label='LIGHT - Dark',
+)
+_lighting__mod2_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -2',
+    ('when light_level == moderate',),
+    (('light_level',),),
 )
 _lighting__mod3: Final = ModSpec(
     key='lighting#3.2',
@@ -7156,6 +8467,13 @@ _lighting__mod3: Final = ModSpec(
     condition='when light_level == moderate',
     label='LIGHT - Dark',
 )
+_lighting__mod3_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +1',
+    ('when light_level == moderate',),
+    (('light_level',),),
+)
 _lighting__mod4: Final = ModSpec(
     key='lighting#4.1',
     rule='lighting',
@@ -7168,6 +8486,13 @@ _lighting__mod4: Final = ModSpec(
     rounding=None,
     condition='when light_level == heavy',
     label='LIGHT - Black',
+)
+_lighting__mod4_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -4',
+    ('when light_level == heavy',),
+    (('light_level',),),
 )
 _lighting__mod5: Final = ModSpec(
     key='lighting#4.2',
@@ -7182,6 +8507,13 @@ _lighting__mod5: Final = ModSpec(
     condition='when light_level == heavy',
     label='LIGHT - Black',
 )
+_lighting__mod5_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +2',
+    ('when light_level == heavy',),
+    (('light_level',),),
+)
 _lighting__text1: Final = TextSpec(
     key='lighting#5',
     rule='lighting',
@@ -7191,14 +8523,21 @@ _lighting__text1: Final = TextSpec(
     quote='LIGHT \u2013 Dim / Dark / Black',
     condition='',
 )
+_lighting__text1_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'erratum: The three levels are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_lighting: Final[tuple[Step, ...]] = (
-    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -1', ('when light_level == light',), (('light_level',),)), -1, (('light_level', 0),)),
-    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -2', ('when light_level == moderate',), (('light_level',),)), -2, (('light_level', 0),)),
-    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +1', ('when light_level == moderate',), (('light_level',),)), 1, (('light_level', 0),)),
-    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -4', ('when light_level == heavy',), (('light_level',),)), -4, (('light_level', 0),)),
-    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +2', ('when light_level == heavy',), (('light_level',),)), 2, (('light_level', 0),)),
-    Step('text', _lighting__text1, (), TraceSpec('lighting', 'Condition tiles: LIGHT', 'erratum: The three levels are read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), _lighting__mod1_trace, -1, (('light_level', 0),)),
+    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod2_trace, -2, (('light_level', 0),)),
+    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod3_trace, 1, (('light_level', 0),)),
+    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod4_trace, -4, (('light_level', 0),)),
+    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod5_trace, 2, (('light_level', 0),)),
+    Step('text', _lighting__text1, (), _lighting__text1_trace, None, ()),
 )
 """LIGHT (Condition tiles: LIGHT).
 
@@ -7224,6 +8563,13 @@ _noise__mod1: Final = ModSpec(
     condition='when noise_level == light',
     label='NOISE - Light',
 )
+_noise__mod1_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -1',
+    ('when noise_level == light',),
+    (('noise_level',),),
+)
 _noise__mod2: Final = ModSpec(
     key='noise#3.1',
     rule='noise',
@@ -7236,6 +8582,13 @@ _noise__mod2: Final = ModSpec(
     rounding=None,
     condition='when noise_level == moderate',
     label='NOISE - Moderate',
+)
+_noise__mod2_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -2',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
 )
 _noise__mod3: Final = ModSpec(
     key='noise#3.2',
@@ -7250,6 +8603,13 @@ _noise__mod3: Final = ModSpec(
     condition='when noise_level == moderate',
     label='NOISE - Moderate',
 )
+_noise__mod3_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
+)
 _noise__mod4: Final = ModSpec(
     key='noise#4.1',
     rule='noise',
@@ -7262,6 +8622,13 @@ _noise__mod4: Final = ModSpec(
     rounding=None,
     condition='when noise_level == heavy',
     label='NOISE - Loud',
+)
+_noise__mod4_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -4',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
 )
 _noise__mod5: Final = ModSpec(
     key='noise#4.2',
@@ -7276,6 +8643,13 @@ _noise__mod5: Final = ModSpec(
     condition='when noise_level == heavy',
     label='NOISE - Loud',
 )
+_noise__mod5_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
+)
 _noise__text1: Final = TextSpec(
     key='noise#5',
     rule='noise',
@@ -7285,14 +8659,21 @@ _noise__text1: Final = TextSpec(
     quote='NOISE \u2013 Loud / -4 Hearing / +1 Stealth',
     condition='',
 )
+_noise__text1_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
+    (),
+    (),
+)
 
 _rule_noise: Final[tuple[Step, ...]] = (
-    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -1', ('when noise_level == light',), (('noise_level',),)), -1, (('noise_level', 0),)),
-    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -2', ('when noise_level == moderate',), (('noise_level',),)), -2, (('noise_level', 0),)),
-    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == moderate',), (('noise_level',),)), 1, (('noise_level', 0),)),
-    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -4', ('when noise_level == heavy',), (('noise_level',),)), -4, (('noise_level', 0),)),
-    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == heavy',), (('noise_level',),)), 1, (('noise_level', 0),)),
-    Step('text', _noise__text1, (), TraceSpec('noise', 'Condition tiles: NOISE', 'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.', (), ()), None, ()),
+    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), _noise__mod1_trace, -1, (('noise_level', 0),)),
+    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod2_trace, -2, (('noise_level', 0),)),
+    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod3_trace, 1, (('noise_level', 0),)),
+    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod4_trace, -4, (('noise_level', 0),)),
+    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod5_trace, 1, (('noise_level', 0),)),
+    Step('text', _noise__text1, (), _noise__text1_trace, None, ()),
 )
 """NOISE (Condition tiles: NOISE).
 
@@ -7318,6 +8699,13 @@ _buzz__mod1: Final = ModSpec(
     condition='when buzz_level == light',
     label='BUZZ - Light',
 )
+_buzz__mod1_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -1',
+    ('when buzz_level == light',),
+    (('buzz_level',),),
+)
 _buzz__mod2: Final = ModSpec(
     key='buzz#3.1',
     rule='buzz',
@@ -7330,6 +8718,13 @@ _buzz__mod2: Final = ModSpec(
     rounding=None,
     condition='when buzz_level == moderate',
     label='BUZZ - Moderate',
+)
+_buzz__mod2_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -2',
+    ('when buzz_level == moderate',),
+    (('buzz_level',),),
 )
 _buzz__mod3: Final = ModSpec(
     key='buzz#4.1',
@@ -7344,11 +8739,18 @@ _buzz__mod3: Final = ModSpec(
     condition='when buzz_level == heavy',
     label='BUZZ - Heavy',
 )
+_buzz__mod3_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -4',
+    ('when buzz_level == heavy',),
+    (('buzz_level',),),
+)
 
 _rule_buzz: Final[tuple[Step, ...]] = (
-    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -1', ('when buzz_level == light',), (('buzz_level',),)), -1, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -2', ('when buzz_level == moderate',), (('buzz_level',),)), -2, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -4', ('when buzz_level == heavy',), (('buzz_level',),)), -4, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), _buzz__mod1_trace, -1, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), _buzz__mod2_trace, -2, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), _buzz__mod3_trace, -4, (('buzz_level', 0),)),
 )
 """BUZZ (Condition tiles: BUZZ).
 
@@ -7372,6 +8774,13 @@ _wind__mod1: Final = ModSpec(
     condition='when wind_level == light; unless heavy_weapon or range <= short',
     label='WIND - Light: not Heavy, not Short or closer',
 )
+_wind__mod1_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == light', 'unless heavy_weapon or range <= short'),
+    (('wind_level',), ('heavy_weapon', 'range')),
+)
 _wind__mod2: Final = ModSpec(
     key='wind#3.1.1.1',
     rule='wind',
@@ -7384,6 +8793,13 @@ _wind__mod2: Final = ModSpec(
     rounding=None,
     condition='when wind_level == moderate; unless heavy_weapon or range == close; when range >= medium',
     label='WIND - Moderate: Medium+',
+)
+_wind__mod2_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
 )
 _wind__mod3: Final = ModSpec(
     key='wind#3.1.1else.1',
@@ -7398,6 +8814,13 @@ _wind__mod3: Final = ModSpec(
     condition='when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium',
     label='WIND - Moderate: Short',
 )
+_wind__mod3_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
+)
 _wind__mod4: Final = ModSpec(
     key='wind#4.1.1.1',
     rule='wind',
@@ -7410,6 +8833,13 @@ _wind__mod4: Final = ModSpec(
     rounding=None,
     condition='when wind_level == heavy; unless range == close; when heavy_weapon',
     label='WIND - Heavy: Heavy ranged fire',
+)
+_wind__mod4_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'),
+    (('wind_level',), ('range',), ('heavy_weapon',)),
 )
 _wind__mod5: Final = ModSpec(
     key='wind#4.1.1else.1.1',
@@ -7424,6 +8854,13 @@ _wind__mod5: Final = ModSpec(
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium',
     label='WIND - Heavy: Medium+',
 )
+_wind__mod5_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -4',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
 _wind__mod6: Final = ModSpec(
     key='wind#4.1.1else.1else.1',
     rule='wind',
@@ -7437,6 +8874,13 @@ _wind__mod6: Final = ModSpec(
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium',
     label='WIND - Heavy: Short',
 )
+_wind__mod6_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
 _wind__text1: Final = TextSpec(
     key='wind#5',
     rule='wind',
@@ -7445,6 +8889,13 @@ _wind__text1: Final = TextSpec(
     text='"Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
     quote='-2 Ranged Mod+ fire',
     condition='',
+)
+_wind__text1_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
+    (),
+    (),
 )
 _wind__text2: Final = TextSpec(
     key='wind#6',
@@ -7455,6 +8906,13 @@ _wind__text2: Final = TextSpec(
     quote='(not Heavy, not -Short)',
     condition='',
 )
+_wind__text2_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.',
+    (),
+    (),
+)
 _wind__text3: Final = TextSpec(
     key='wind#7',
     rule='wind',
@@ -7464,17 +8922,24 @@ _wind__text3: Final = TextSpec(
     quote='(not Close) / -2 Heavy Ranged fire',
     condition='',
 )
+_wind__text3_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
+    (),
+    (),
+)
 
 _rule_wind: Final[tuple[Step, ...]] = (
-    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == light', 'unless heavy_weapon or range <= short'), (('wind_level',), ('heavy_weapon', 'range'))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'), (('wind_level',), ('range',), ('heavy_weapon',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -4', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -4, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('text', _wind__text1, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.', (), ()), None, ()),
-    Step('text', _wind__text2, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.', (), ()), None, ()),
-    Step('text', _wind__text3, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.', (), ()), None, ()),
+    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), _wind__mod1_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod2_trace, -2, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod3_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), _wind__mod4_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod5_trace, -4, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod6_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('text', _wind__text1, (), _wind__text1_trace, None, ()),
+    Step('text', _wind__text2, (), _wind__text2_trace, None, ()),
+    Step('text', _wind__text3, (), _wind__text3_trace, None, ()),
 )
 """WIND (Condition tiles: WIND).
 
@@ -7501,6 +8966,13 @@ _wall_tile__mod1: Final = ModSpec(
     condition='when wall_level == light',
     label='WALL - Low, ruined, exposed: 1 Cover option',
 )
+_wall_tile__mod1_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +1',
+    ('when wall_level == light',),
+    (('wall_level',),),
+)
 _wall_tile__mod2: Final = ModSpec(
     key='wall_tile#3.1',
     rule='wall_tile',
@@ -7513,6 +8985,13 @@ _wall_tile__mod2: Final = ModSpec(
     rounding=None,
     condition='when wall_level == moderate',
     label='WALL - Solid, internal: 2 Cover option',
+)
+_wall_tile__mod2_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +2',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
 )
 _wall_tile__mod3: Final = ModSpec(
     key='wall_tile#3.2',
@@ -7527,6 +9006,13 @@ _wall_tile__mod3: Final = ModSpec(
     condition='when wall_level == moderate',
     label='WALL - Solid, internal',
 )
+_wall_tile__mod3_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +1',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
+)
 _wall_tile__mod4: Final = ModSpec(
     key='wall_tile#4.1',
     rule='wall_tile',
@@ -7539,6 +9025,13 @@ _wall_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when wall_level == heavy',
     label='WALL - Strong: 4 Cover option',
+)
+_wall_tile__mod4_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +4',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
 )
 _wall_tile__mod5: Final = ModSpec(
     key='wall_tile#4.2',
@@ -7553,6 +9046,13 @@ _wall_tile__mod5: Final = ModSpec(
     condition='when wall_level == heavy',
     label='WALL - Strong',
 )
+_wall_tile__mod5_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +2',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
+)
 _wall_tile__text1: Final = TextSpec(
     key='wall_tile#5',
     rule='wall_tile',
@@ -7562,14 +9062,21 @@ _wall_tile__text1: Final = TextSpec(
     quote='WALL \u2013 Low, ruined, exposed / solid, internal / strong',
     condition='',
 )
+_wall_tile__text1_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'erratum: Read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_wall_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +1', ('when wall_level == light',), (('wall_level',),)), 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +2', ('when wall_level == moderate',), (('wall_level',),)), 2, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +1', ('when wall_level == moderate',), (('wall_level',),)), 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +4', ('when wall_level == heavy',), (('wall_level',),)), 4, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +2', ('when wall_level == heavy',), (('wall_level',),)), 2, (('wall_level', 0),)),
-    Step('text', _wall_tile__text1, (), TraceSpec('wall_tile', 'Condition tiles: WALL', 'erratum: Read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), _wall_tile__mod1_trace, 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod2_trace, 2, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod3_trace, 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod4_trace, 4, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod5_trace, 2, (('wall_level', 0),)),
+    Step('text', _wall_tile__text1, (), _wall_tile__text1_trace, None, ()),
 )
 """WALL (Condition tiles: WALL).
 
@@ -7589,6 +9096,13 @@ _barrier__derive1: Final = DeriveSpec(
     name='barrier_tuffness',
     condition='when barrier_level == light',
 )
+_barrier__derive1_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == light',),
+    (('barrier_level',),),
+)
 _barrier__derive2: Final = DeriveSpec(
     key='barrier#3.1',
     rule='barrier',
@@ -7596,12 +9110,26 @@ _barrier__derive2: Final = DeriveSpec(
     name='barrier_tuffness',
     condition='when barrier_level == moderate',
 )
+_barrier__derive2_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == moderate',),
+    (('barrier_level',),),
+)
 _barrier__derive3: Final = DeriveSpec(
     key='barrier#4.1',
     rule='barrier',
     source='Condition tiles: BARRIER',
     name='barrier_tuffness',
     condition='when barrier_level == heavy',
+)
+_barrier__derive3_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == heavy',),
+    (('barrier_level',),),
 )
 _barrier__text1: Final = TextSpec(
     key='barrier#5',
@@ -7612,6 +9140,13 @@ _barrier__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_barrier__text1_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
+    (),
+    (),
+)
 _barrier__text2: Final = TextSpec(
     key='barrier#6',
     rule='barrier',
@@ -7621,13 +9156,20 @@ _barrier__text2: Final = TextSpec(
     quote='Tuff 8, BC',
     condition='',
 )
+_barrier__text2_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_barrier: Final[tuple[Step, ...]] = (
-    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == light',), (('barrier_level',),)), lambda s: 8, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == moderate',), (('barrier_level',),)), lambda s: 10, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == heavy',), (('barrier_level',),)), lambda s: 12, (('barrier_level', 0),)),
-    Step('text', _barrier__text1, (), TraceSpec('barrier', 'Condition tiles: BARRIER', "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.", (), ()), None, ()),
-    Step('text', _barrier__text2, (), TraceSpec('barrier', 'Condition tiles: BARRIER', 'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), _barrier__derive1_trace, lambda s: 8, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), _barrier__derive2_trace, lambda s: 10, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), _barrier__derive3_trace, lambda s: 12, (('barrier_level', 0),)),
+    Step('text', _barrier__text1, (), _barrier__text1_trace, None, ()),
+    Step('text', _barrier__text2, (), _barrier__text2_trace, None, ()),
 )
 """BARRIER (Condition tiles: BARRIER).
 
@@ -7645,6 +9187,13 @@ _tile_slippery__derive1: Final = DeriveSpec(
     name='slippery_ag',
     condition='',
 )
+_tile_slippery__derive1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'derive slippery_ag',
+    (),
+    (),
+)
 _tile_slippery__mod1: Final = ModSpec(
     key='tile_slippery#3',
     rule='tile_slippery',
@@ -7658,6 +9207,13 @@ _tile_slippery__mod1: Final = ModSpec(
     condition='',
     label='SLIPPERY',
 )
+_tile_slippery__mod1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'stealth -1',
+    (),
+    (),
+)
 _tile_slippery__text1: Final = TextSpec(
     key='tile_slippery#4',
     rule='tile_slippery',
@@ -7667,11 +9223,18 @@ _tile_slippery__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_slippery__text1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
 
 _rule_tile_slippery: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_slippery__derive1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'derive slippery_ag', (), ()), lambda s: 4, ()),
-    Step('mod', _tile_slippery__mod1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'stealth -1', (), ()), -1, ()),
-    Step('text', _tile_slippery__text1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+    Step('derive', _tile_slippery__derive1, (), _tile_slippery__derive1_trace, lambda s: 4, ()),
+    Step('mod', _tile_slippery__mod1, (), _tile_slippery__mod1_trace, -1, ()),
+    Step('text', _tile_slippery__text1, (), _tile_slippery__text1_trace, None, ()),
 )
 """SLIPPERY (Condition tiles: ground).
 
@@ -7694,6 +9257,13 @@ _tile_slowing__mod1: Final = ModSpec(
     condition='',
     label='SLOWING: half MA (actual)',
 )
+_tile_slowing__mod1_trace: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'move_target / 2 round down',
+    (),
+    (),
+)
 _tile_slowing__text1: Final = TextSpec(
     key='tile_slowing#3',
     rule='tile_slowing',
@@ -7703,10 +9273,17 @@ _tile_slowing__text1: Final = TextSpec(
     quote='Half MA (actual)',
     condition='',
 )
+_tile_slowing__text1_trace: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
+    (),
+    (),
+)
 
 _rule_tile_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_slowing__mod1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'move_target / 2 round down', (), ()), 2, ()),
-    Step('text', _tile_slowing__text1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.', (), ()), None, ()),
+    Step('mod', _tile_slowing__mod1, (), _tile_slowing__mod1_trace, 2, ()),
+    Step('text', _tile_slowing__text1, (), _tile_slowing__text1_trace, None, ()),
 )
 """SLOWING (Condition tiles: ground).
 
@@ -7722,6 +9299,13 @@ _tile_obstacle__derive1: Final = DeriveSpec(
     name='obstacle_ag',
     condition='',
 )
+_tile_obstacle__derive1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'derive obstacle_ag',
+    (),
+    (),
+)
 _tile_obstacle__mod1: Final = ModSpec(
     key='tile_obstacle#3',
     rule='tile_obstacle',
@@ -7734,6 +9318,13 @@ _tile_obstacle__mod1: Final = ModSpec(
     rounding=None,
     condition='',
     label='OBSTACLE: Cover 2 option',
+)
+_tile_obstacle__mod1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'cover +2',
+    (),
+    (),
 )
 _tile_obstacle__mod2: Final = ModSpec(
     key='tile_obstacle#4',
@@ -7748,6 +9339,13 @@ _tile_obstacle__mod2: Final = ModSpec(
     condition='',
     label='OBSTACLE',
 )
+_tile_obstacle__mod2_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'stealth +1',
+    (),
+    (),
+)
 _tile_obstacle__text1: Final = TextSpec(
     key='tile_obstacle#5',
     rule='tile_obstacle',
@@ -7757,12 +9355,19 @@ _tile_obstacle__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_obstacle__text1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
 
 _rule_tile_obstacle: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_obstacle__derive1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'derive obstacle_ag', (), ()), lambda s: 4, ()),
-    Step('mod', _tile_obstacle__mod1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'cover +2', (), ()), 2, ()),
-    Step('mod', _tile_obstacle__mod2, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'stealth +1', (), ()), 1, ()),
-    Step('text', _tile_obstacle__text1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+    Step('derive', _tile_obstacle__derive1, (), _tile_obstacle__derive1_trace, lambda s: 4, ()),
+    Step('mod', _tile_obstacle__mod1, (), _tile_obstacle__mod1_trace, 2, ()),
+    Step('mod', _tile_obstacle__mod2, (), _tile_obstacle__mod2_trace, 1, ()),
+    Step('text', _tile_obstacle__text1, (), _tile_obstacle__text1_trace, None, ()),
 )
 """OBSTACLE (Condition tiles: ground).
 
@@ -7786,6 +9391,13 @@ _tile_open_ground__mod1: Final = ModSpec(
     condition='',
     label='OPEN GROUND',
 )
+_tile_open_ground__mod1_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_open_ground__mod2: Final = ModSpec(
     key='tile_open_ground#3',
     rule='tile_open_ground',
@@ -7798,6 +9410,13 @@ _tile_open_ground__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='OPEN GROUND: No cover',
+)
+_tile_open_ground__mod2_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
 )
 _tile_open_ground__mod3: Final = ModSpec(
     key='tile_open_ground#4',
@@ -7812,11 +9431,18 @@ _tile_open_ground__mod3: Final = ModSpec(
     condition='',
     label='OPEN GROUND: No cover',
 )
+_tile_open_ground__mod3_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 
 _rule_tile_open_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_open_ground__mod1, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_open_ground__mod2, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_open_ground__mod3, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_open_ground__mod1, (), _tile_open_ground__mod1_trace, -2, ()),
+    Step('mod', _tile_open_ground__mod2, (), _tile_open_ground__mod2_trace, 0, ()),
+    Step('mod', _tile_open_ground__mod3, (), _tile_open_ground__mod3_trace, 0, ()),
 )
 """OPEN GROUND (Condition tiles: ground).
 
@@ -7840,6 +9466,13 @@ _tile_exposed_ground__mod1: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND',
 )
+_tile_exposed_ground__mod1_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_exposed_ground__mod2: Final = ModSpec(
     key='tile_exposed_ground#3',
     rule='tile_exposed_ground',
@@ -7852,6 +9485,13 @@ _tile_exposed_ground__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='EXPOSED GROUND: No cover',
+)
+_tile_exposed_ground__mod2_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
 )
 _tile_exposed_ground__mod3: Final = ModSpec(
     key='tile_exposed_ground#4',
@@ -7866,6 +9506,13 @@ _tile_exposed_ground__mod3: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND: No cover',
 )
+_tile_exposed_ground__mod3_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 _tile_exposed_ground__mod4: Final = ModSpec(
     key='tile_exposed_ground#5',
     rule='tile_exposed_ground',
@@ -7879,6 +9526,13 @@ _tile_exposed_ground__mod4: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND: +1 to ranged attacks',
 )
+_tile_exposed_ground__mod4_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'missile_against +1',
+    (),
+    (),
+)
 _tile_exposed_ground__text1: Final = TextSpec(
     key='tile_exposed_ground#6',
     rule='tile_exposed_ground',
@@ -7888,13 +9542,20 @@ _tile_exposed_ground__text1: Final = TextSpec(
     quote='+1 to ranged attacks',
     condition='',
 )
+_tile_exposed_ground__text1_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'erratum: Read as +1 to ranged attacks against figures on the exposed ground.',
+    (),
+    (),
+)
 
 _rule_tile_exposed_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_exposed_ground__mod1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_exposed_ground__mod2, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_exposed_ground__mod3, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_exposed_ground__mod4, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'missile_against +1', (), ()), 1, ()),
-    Step('text', _tile_exposed_ground__text1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'erratum: Read as +1 to ranged attacks against figures on the exposed ground.', (), ()), None, ()),
+    Step('mod', _tile_exposed_ground__mod1, (), _tile_exposed_ground__mod1_trace, -2, ()),
+    Step('mod', _tile_exposed_ground__mod2, (), _tile_exposed_ground__mod2_trace, 0, ()),
+    Step('mod', _tile_exposed_ground__mod3, (), _tile_exposed_ground__mod3_trace, 0, ()),
+    Step('mod', _tile_exposed_ground__mod4, (), _tile_exposed_ground__mod4_trace, 1, ()),
+    Step('text', _tile_exposed_ground__text1, (), _tile_exposed_ground__text1_trace, None, ()),
 )
 """EXPOSED GROUND (Condition tiles: ground).
 
@@ -7919,6 +9580,13 @@ _tile_clatter__mod1: Final = ModSpec(
     condition='',
     label='CLATTER',
 )
+_tile_clatter__mod1_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_clatter__mod2: Final = ModSpec(
     key='tile_clatter#3',
     rule='tile_clatter',
@@ -7931,6 +9599,13 @@ _tile_clatter__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='CLATTER: +1 Noticeable',
+)
+_tile_clatter__mod2_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'noticed +1',
+    (),
+    (),
 )
 _tile_clatter__mod3: Final = ModSpec(
     key='tile_clatter#4',
@@ -7945,6 +9620,13 @@ _tile_clatter__mod3: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod3_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
+)
 _tile_clatter__mod4: Final = ModSpec(
     key='tile_clatter#5',
     rule='tile_clatter',
@@ -7958,12 +9640,19 @@ _tile_clatter__mod4: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod4_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 
 _rule_tile_clatter: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_clatter__mod1, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_clatter__mod2, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'noticed +1', (), ()), 1, ()),
-    Step('mod', _tile_clatter__mod3, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_clatter__mod4, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_clatter__mod1, (), _tile_clatter__mod1_trace, -2, ()),
+    Step('mod', _tile_clatter__mod2, (), _tile_clatter__mod2_trace, 1, ()),
+    Step('mod', _tile_clatter__mod3, (), _tile_clatter__mod3_trace, 0, ()),
+    Step('mod', _tile_clatter__mod4, (), _tile_clatter__mod4_trace, 0, ()),
 )
 """CLATTER (Condition tiles: ground).
 
@@ -7984,6 +9673,13 @@ _tile_shortcut__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_shortcut__text1_trace: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'note: May move an extra zone free: the shortcut connects to an adjacent zone.',
+    (),
+    (),
+)
 _tile_shortcut__derive1: Final = DeriveSpec(
     key='tile_shortcut#3',
     rule='tile_shortcut',
@@ -7991,10 +9687,17 @@ _tile_shortcut__derive1: Final = DeriveSpec(
     name='free_zones',
     condition='',
 )
+_tile_shortcut__derive1_trace: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'derive free_zones',
+    (),
+    (),
+)
 
 _rule_tile_shortcut: Final[tuple[Step, ...]] = (
-    Step('text', _tile_shortcut__text1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'note: May move an extra zone free: the shortcut connects to an adjacent zone.', (), ()), None, ()),
-    Step('derive', _tile_shortcut__derive1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'derive free_zones', (), ()), lambda s: 1, ()),
+    Step('text', _tile_shortcut__text1, (), _tile_shortcut__text1_trace, None, ()),
+    Step('derive', _tile_shortcut__derive1, (), _tile_shortcut__derive1_trace, lambda s: 1, ()),
 )
 """SHORTCUT (Condition tiles: ground).
 
@@ -8010,6 +9713,13 @@ _tile_fire__derive1: Final = DeriveSpec(
     name='fire_ag',
     condition='',
 )
+_tile_fire__derive1_trace: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'derive fire_ag',
+    (),
+    (),
+)
 _tile_fire__text1: Final = TextSpec(
     key='tile_fire#3',
     rule='tile_fire',
@@ -8019,10 +9729,17 @@ _tile_fire__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_fire__text1_trace: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or burn every round.',
+    (),
+    (),
+)
 
 _rule_tile_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_fire__derive1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'derive fire_ag', (), ()), lambda s: 4, ()),
-    Step('text', _tile_fire__text1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'note: AG vs 4 or burn every round.', (), ()), None, ()),
+    Step('derive', _tile_fire__derive1, (), _tile_fire__derive1_trace, lambda s: 4, ()),
+    Step('text', _tile_fire__text1, (), _tile_fire__text1_trace, None, ()),
 )
 """FIRE (Condition tiles: hazards).
 
@@ -8038,12 +9755,26 @@ _tile_danger__derive1: Final = DeriveSpec(
     name='danger_ag',
     condition='',
 )
+_tile_danger__derive1_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_ag',
+    (),
+    (),
+)
 _tile_danger__derive2: Final = DeriveSpec(
     key='tile_danger#3',
     rule='tile_danger',
     source='Condition tiles: hazards',
     name='danger_damage',
     condition='',
+)
+_tile_danger__derive2_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_damage',
+    (),
+    (),
 )
 _tile_danger__text1: Final = TextSpec(
     key='tile_danger#4',
@@ -8054,11 +9785,18 @@ _tile_danger__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_danger__text1_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or 2d6 damage.',
+    (),
+    (),
+)
 
 _rule_tile_danger: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_danger__derive1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_ag', (), ()), lambda s: 4, ()),
-    Step('derive', _tile_danger__derive2, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_damage', (), ()), lambda s: Dice(((2, 6),)), ()),
-    Step('text', _tile_danger__text1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'note: AG vs 4 or 2d6 damage.', (), ()), None, ()),
+    Step('derive', _tile_danger__derive1, (), _tile_danger__derive1_trace, lambda s: 4, ()),
+    Step('derive', _tile_danger__derive2, (), _tile_danger__derive2_trace, lambda s: Dice(((2, 6),)), ()),
+    Step('text', _tile_danger__text1, (), _tile_danger__text1_trace, None, ()),
 )
 """DANGER (Condition tiles: hazards).
 
@@ -8075,6 +9813,13 @@ _tile_test__derive1: Final = DeriveSpec(
     name='trait_test',
     condition='',
 )
+_tile_test__derive1_trace: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'derive trait_test',
+    (),
+    (),
+)
 _tile_test__text1: Final = TextSpec(
     key='tile_test#3',
     rule='tile_test',
@@ -8084,10 +9829,17 @@ _tile_test__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_test__text1_trace: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'note: Trait vs 4 test or Shaken.',
+    (),
+    (),
+)
 
 _rule_tile_test: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_test__derive1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'derive trait_test', (), ()), lambda s: 4, ()),
-    Step('text', _tile_test__text1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'note: Trait vs 4 test or Shaken.', (), ()), None, ()),
+    Step('derive', _tile_test__derive1, (), _tile_test__derive1_trace, lambda s: 4, ()),
+    Step('text', _tile_test__text1, (), _tile_test__text1_trace, None, ()),
 )
 """TEST (Condition tiles: hazards).
 
@@ -8103,6 +9855,13 @@ _tile_pit__derive1: Final = DeriveSpec(
     name='pit_notice',
     condition='',
 )
+_tile_pit__derive1_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_notice',
+    (),
+    (),
+)
 _tile_pit__derive2: Final = DeriveSpec(
     key='tile_pit#3',
     rule='tile_pit',
@@ -8110,12 +9869,26 @@ _tile_pit__derive2: Final = DeriveSpec(
     name='pit_ag',
     condition='',
 )
+_tile_pit__derive2_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_ag',
+    (),
+    (),
+)
 _tile_pit__derive3: Final = DeriveSpec(
     key='tile_pit#4',
     rule='tile_pit',
     source='Condition tiles: hazards',
     name='pit_damage',
     condition='',
+)
+_tile_pit__derive3_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_damage',
+    (),
+    (),
 )
 _tile_pit__text1: Final = TextSpec(
     key='tile_pit#5',
@@ -8126,12 +9899,19 @@ _tile_pit__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_pit__text1_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'note: Notice vs 4; AG vs 6 or 3d6 damage.',
+    (),
+    (),
+)
 
 _rule_tile_pit: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_pit__derive1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_notice', (), ()), lambda s: 4, ()),
-    Step('derive', _tile_pit__derive2, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_ag', (), ()), lambda s: 6, ()),
-    Step('derive', _tile_pit__derive3, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('text', _tile_pit__text1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'note: Notice vs 4; AG vs 6 or 3d6 damage.', (), ()), None, ()),
+    Step('derive', _tile_pit__derive1, (), _tile_pit__derive1_trace, lambda s: 4, ()),
+    Step('derive', _tile_pit__derive2, (), _tile_pit__derive2_trace, lambda s: 6, ()),
+    Step('derive', _tile_pit__derive3, (), _tile_pit__derive3_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('text', _tile_pit__text1, (), _tile_pit__text1_trace, None, ()),
 )
 """PIT (Condition tiles: hazards).
 
@@ -8149,12 +9929,26 @@ _tile_trap__derive1: Final = DeriveSpec(
     name='trap_notice',
     condition='',
 )
+_tile_trap__derive1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_notice',
+    (),
+    (),
+)
 _tile_trap__derive2: Final = DeriveSpec(
     key='tile_trap#3',
     rule='tile_trap',
     source='Condition tiles: hazards',
     name='trap_damage',
     condition='',
+)
+_tile_trap__derive2_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_damage',
+    (),
+    (),
 )
 _tile_trap__mod1: Final = ModSpec(
     key='tile_trap#4',
@@ -8169,6 +9963,13 @@ _tile_trap__mod1: Final = ModSpec(
     condition='',
     label='TRAP: +2 Notice',
 )
+_tile_trap__mod1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'noticed +2',
+    (),
+    (),
+)
 _tile_trap__text1: Final = TextSpec(
     key='tile_trap#5',
     rule='tile_trap',
@@ -8178,12 +9979,19 @@ _tile_trap__text1: Final = TextSpec(
     quote='Notice vs Set (6) or 3d6 damage / +2 Notice',
     condition='',
 )
+_tile_trap__text1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
+    (),
+    (),
+)
 
 _rule_tile_trap: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trap__derive1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_notice', (), ()), lambda s: 6, ()),
-    Step('derive', _tile_trap__derive2, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('mod', _tile_trap__mod1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'noticed +2', (), ()), 2, ()),
-    Step('text', _tile_trap__text1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.", (), ()), None, ()),
+    Step('derive', _tile_trap__derive1, (), _tile_trap__derive1_trace, lambda s: 6, ()),
+    Step('derive', _tile_trap__derive2, (), _tile_trap__derive2_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('mod', _tile_trap__mod1, (), _tile_trap__mod1_trace, 2, ()),
+    Step('text', _tile_trap__text1, (), _tile_trap__text1_trace, None, ()),
 )
 """TRAP (Condition tiles: hazards).
 
@@ -8201,6 +10009,13 @@ _tile_trip_wire__derive1: Final = DeriveSpec(
     name='trip_wire_notice',
     condition='',
 )
+_tile_trip_wire__derive1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'derive trip_wire_notice',
+    (),
+    (),
+)
 _tile_trip_wire__mod1: Final = ModSpec(
     key='tile_trip_wire#3',
     rule='tile_trip_wire',
@@ -8214,6 +10029,13 @@ _tile_trip_wire__mod1: Final = ModSpec(
     condition='',
     label='TRIP WIRE: +2 Notice if not spotted',
 )
+_tile_trip_wire__mod1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'noticed +2',
+    (),
+    (),
+)
 _tile_trip_wire__text1: Final = TextSpec(
     key='tile_trip_wire#4',
     rule='tile_trip_wire',
@@ -8223,11 +10045,18 @@ _tile_trip_wire__text1: Final = TextSpec(
     quote='Notice vs 6 or +2 Notice',
     condition='',
 )
+_tile_trip_wire__text1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.',
+    (),
+    (),
+)
 
 _rule_tile_trip_wire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trip_wire__derive1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'derive trip_wire_notice', (), ()), lambda s: 6, ()),
-    Step('mod', _tile_trip_wire__mod1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'noticed +2', (), ()), 2, ()),
-    Step('text', _tile_trip_wire__text1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.', (), ()), None, ()),
+    Step('derive', _tile_trip_wire__derive1, (), _tile_trip_wire__derive1_trace, lambda s: 6, ()),
+    Step('mod', _tile_trip_wire__mod1, (), _tile_trip_wire__mod1_trace, 2, ()),
+    Step('text', _tile_trip_wire__text1, (), _tile_trip_wire__text1_trace, None, ()),
 )
 """TRIP WIRE (Condition tiles: alarms).
 
@@ -8244,6 +10073,13 @@ _tile_alarm__derive1: Final = DeriveSpec(
     name='alarm_notice',
     condition='',
 )
+_tile_alarm__derive1_trace: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'derive alarm_notice',
+    (),
+    (),
+)
 _tile_alarm__mod1: Final = ModSpec(
     key='tile_alarm#3',
     rule='tile_alarm',
@@ -8257,10 +10093,17 @@ _tile_alarm__mod1: Final = ModSpec(
     condition='',
     label='ALARM: +4 Notice if not spotted',
 )
+_tile_alarm__mod1_trace: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'noticed +4',
+    (),
+    (),
+)
 
 _rule_tile_alarm: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_alarm__derive1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'derive alarm_notice', (), ()), lambda s: 6, ()),
-    Step('mod', _tile_alarm__mod1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'noticed +4', (), ()), 4, ()),
+    Step('derive', _tile_alarm__derive1, (), _tile_alarm__derive1_trace, lambda s: 6, ()),
+    Step('mod', _tile_alarm__mod1, (), _tile_alarm__mod1_trace, 4, ()),
 )
 """ALARM (Condition tiles: alarms).
 
@@ -8277,6 +10120,13 @@ _tile_hideyhole__derive1: Final = DeriveSpec(
     name='surprise',
     condition='',
 )
+_tile_hideyhole__derive1_trace: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'derive surprise',
+    (),
+    (),
+)
 _tile_hideyhole__text1: Final = TextSpec(
     key='tile_hideyhole#3',
     rule='tile_hideyhole',
@@ -8286,10 +10136,17 @@ _tile_hideyhole__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_hideyhole__text1_trace: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'note: Surprise attack by opponent.',
+    (),
+    (),
+)
 
 _rule_tile_hideyhole: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_hideyhole__derive1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'derive surprise', (), ()), lambda s: True, ()),
-    Step('text', _tile_hideyhole__text1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'note: Surprise attack by opponent.', (), ()), None, ()),
+    Step('derive', _tile_hideyhole__derive1, (), _tile_hideyhole__derive1_trace, lambda s: True, ()),
+    Step('text', _tile_hideyhole__text1, (), _tile_hideyhole__text1_trace, None, ()),
 )
 """HIDEYHOLE (Condition tiles: alarms).
 
@@ -8311,9 +10168,16 @@ _tile_advantage__mod1: Final = ModSpec(
     condition='',
     label='ADVANTAGE: +1 to all actions option',
 )
+_tile_advantage__mod1_trace: Final = TraceSpec(
+    'tile_advantage',
+    'Condition tiles: positions',
+    'all_actions +1',
+    (),
+    (),
+)
 
 _rule_tile_advantage: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_advantage__mod1, (), TraceSpec('tile_advantage', 'Condition tiles: positions', 'all_actions +1', (), ()), 1, ()),
+    Step('mod', _tile_advantage__mod1, (), _tile_advantage__mod1_trace, 1, ()),
 )
 """ADVANTAGE (Condition tiles: positions).
 
@@ -8335,6 +10199,13 @@ _tile_concealment__mod1: Final = ModSpec(
     condition='',
     label='CONCEALMENT: +2 vs Drag',
 )
+_tile_concealment__mod1_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
 _tile_concealment__mod2: Final = ModSpec(
     key='tile_concealment#3',
     rule='tile_concealment',
@@ -8347,6 +10218,13 @@ _tile_concealment__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='CONCEALMENT',
+)
+_tile_concealment__mod2_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'stealth +1',
+    (),
+    (),
 )
 _tile_concealment__mod3: Final = ModSpec(
     key='tile_concealment#4',
@@ -8361,6 +10239,13 @@ _tile_concealment__mod3: Final = ModSpec(
     condition='',
     label='CONCEALMENT: 2 Cover option',
 )
+_tile_concealment__mod3_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'cover +2',
+    (),
+    (),
+)
 _tile_concealment__mod4: Final = ModSpec(
     key='tile_concealment#5',
     rule='tile_concealment',
@@ -8374,12 +10259,19 @@ _tile_concealment__mod4: Final = ModSpec(
     condition='',
     label='CONCEALMENT: Tuff vs AOE',
 )
+_tile_concealment__mod4_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
 
 _rule_tile_concealment: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_concealment__mod1, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
-    Step('mod', _tile_concealment__mod2, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'stealth +1', (), ()), 1, ()),
-    Step('mod', _tile_concealment__mod3, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'cover +2', (), ()), 2, ()),
-    Step('mod', _tile_concealment__mod4, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+    Step('mod', _tile_concealment__mod1, (), _tile_concealment__mod1_trace, 2, ()),
+    Step('mod', _tile_concealment__mod2, (), _tile_concealment__mod2_trace, 1, ()),
+    Step('mod', _tile_concealment__mod3, (), _tile_concealment__mod3_trace, 2, ()),
+    Step('mod', _tile_concealment__mod4, (), _tile_concealment__mod4_trace, 2, ()),
 )
 """CONCEALMENT (Condition tiles: positions).
 
@@ -8404,6 +10296,13 @@ _tile_defensive__mod1: Final = ModSpec(
     condition='',
     label='DEFENSIVE: +2 to resist Drag',
 )
+_tile_defensive__mod1_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
 _tile_defensive__mod2: Final = ModSpec(
     key='tile_defensive#3',
     rule='tile_defensive',
@@ -8416,6 +10315,13 @@ _tile_defensive__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='DEFENSIVE: Tuffness vs ranged',
+)
+_tile_defensive__mod2_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_ranged +2',
+    (),
+    (),
 )
 _tile_defensive__mod3: Final = ModSpec(
     key='tile_defensive#4',
@@ -8430,11 +10336,18 @@ _tile_defensive__mod3: Final = ModSpec(
     condition='',
     label='DEFENSIVE: Tuffness vs AOE',
 )
+_tile_defensive__mod3_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
 
 _rule_tile_defensive: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_defensive__mod1, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
-    Step('mod', _tile_defensive__mod2, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_ranged +2', (), ()), 2, ()),
-    Step('mod', _tile_defensive__mod3, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+    Step('mod', _tile_defensive__mod1, (), _tile_defensive__mod1_trace, 2, ()),
+    Step('mod', _tile_defensive__mod2, (), _tile_defensive__mod2_trace, 2, ()),
+    Step('mod', _tile_defensive__mod3, (), _tile_defensive__mod3_trace, 2, ()),
 )
 """DEFENSIVE (Condition tiles: positions).
 
@@ -8463,12 +10376,26 @@ _sporadic_encounter__roll1: Final = RollSpec(
     notes=(),
     condition='when moving',
 )
+_sporadic_encounter__roll1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'roll sporadic',
+    ('when moving',),
+    (('moving',),),
+)
 _sporadic_encounter__derive1: Final = DeriveSpec(
     key='sporadic_encounter#3',
     rule='sporadic_encounter',
     source='Sporadics',
     name='targeted_chance',
     condition='',
+)
+_sporadic_encounter__derive1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'derive targeted_chance',
+    (),
+    (),
 )
 _sporadic_encounter__text1: Final = TextSpec(
     key='sporadic_encounter#4',
@@ -8479,6 +10406,13 @@ _sporadic_encounter__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_encounter__text1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
+    (),
+    (),
+)
 _sporadic_encounter__text2: Final = TextSpec(
     key='sporadic_encounter#5',
     rule='sporadic_encounter',
@@ -8487,6 +10421,13 @@ _sporadic_encounter__text2: Final = TextSpec(
     text='Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
     quote=None,
     condition='',
+)
+_sporadic_encounter__text2_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    (),
+    (),
 )
 _sporadic_encounter__text3: Final = TextSpec(
     key='sporadic_encounter#6',
@@ -8497,6 +10438,13 @@ _sporadic_encounter__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_encounter__text3_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
+    (),
+    (),
+)
 _sporadic_encounter__text4: Final = TextSpec(
     key='sporadic_encounter#7',
     rule='sporadic_encounter',
@@ -8505,6 +10453,13 @@ _sporadic_encounter__text4: Final = TextSpec(
     text='Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
     quote=None,
     condition='',
+)
+_sporadic_encounter__text4_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
+    (),
+    (),
 )
 _sporadic_encounter__text5: Final = TextSpec(
     key='sporadic_encounter#8',
@@ -8515,15 +10470,22 @@ _sporadic_encounter__text5: Final = TextSpec(
     quote='As long as you do not move you eep the benefit. Others can move to you but you keep the benefit is plausible.',
     condition='',
 )
+_sporadic_encounter__text5_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".',
+    (),
+    (),
+)
 
 _rule_sporadic_encounter: Final[tuple[Step, ...]] = (
-    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), TraceSpec('sporadic_encounter', 'Sporadics', 'roll sporadic', ('when moving',), (('moving',),)), (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
-    Step('derive', _sporadic_encounter__derive1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'derive targeted_chance', (), ()), lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
-    Step('text', _sporadic_encounter__text1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text2, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text3, (), TraceSpec('sporadic_encounter', 'Sporadics', "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.", (), ()), None, ()),
-    Step('text', _sporadic_encounter__text4, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text5, (), TraceSpec('sporadic_encounter', 'Sporadics', 'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".', (), ()), None, ()),
+    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), _sporadic_encounter__roll1_trace, (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
+    Step('derive', _sporadic_encounter__derive1, (), _sporadic_encounter__derive1_trace, lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
+    Step('text', _sporadic_encounter__text1, (), _sporadic_encounter__text1_trace, None, ()),
+    Step('text', _sporadic_encounter__text2, (), _sporadic_encounter__text2_trace, None, ()),
+    Step('text', _sporadic_encounter__text3, (), _sporadic_encounter__text3_trace, None, ()),
+    Step('text', _sporadic_encounter__text4, (), _sporadic_encounter__text4_trace, None, ()),
+    Step('text', _sporadic_encounter__text5, (), _sporadic_encounter__text5_trace, None, ()),
 )
 """Sporadics (Sporadics).
 
@@ -8542,6 +10504,13 @@ _sporadic_pit__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_pit__text1_trace: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'cannot stand up: permanently PRONE until out of the pit (ST to get out)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 _sporadic_pit__text2: Final = TextSpec(
     key='sporadic_pit#3',
     rule='sporadic_pit',
@@ -8551,10 +10520,17 @@ _sporadic_pit__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_pit__text2_trace: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'note: You fall down: AG to avoid, ST to get out of it.',
+    (),
+    (),
+)
 
 _rule_sporadic_pit: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_pit', 'List of sporadic', 'cannot stand up: permanently PRONE until out of the pit (ST to get out)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_pit__text2, (), TraceSpec('sporadic_pit', 'List of sporadic', 'note: You fall down: AG to avoid, ST to get out of it.', (), ()), None, ()),
+    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), _sporadic_pit__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_pit__text2, (), _sporadic_pit__text2_trace, None, ()),
 )
 """Pit (sporadic) (List of sporadic).
 
@@ -8572,6 +10548,13 @@ _sporadic_walls__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_walls__text1_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+    (),
+    (),
+)
 _sporadic_walls__mod1: Final = ModSpec(
     key='sporadic_walls#3.1',
     rule='sporadic_walls',
@@ -8585,6 +10568,13 @@ _sporadic_walls__mod1: Final = ModSpec(
     condition='when adopted',
     label='the wall adopted as a Defensible 2',
 )
+_sporadic_walls__mod1_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'stacking max 2',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_walls__text2: Final = TextSpec(
     key='sporadic_walls#4',
     rule='sporadic_walls',
@@ -8594,11 +10584,18 @@ _sporadic_walls__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_walls__text2_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'note: Your turn ends and you are free to move next round.',
+    (),
+    (),
+)
 
 _rule_sporadic_walls: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_walls__text1, (), TraceSpec('sporadic_walls', 'List of sporadic', 'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)', (), ()), None, ()),
-    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_walls', 'List of sporadic', 'stacking max 2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
-    Step('text', _sporadic_walls__text2, (), TraceSpec('sporadic_walls', 'List of sporadic', 'note: Your turn ends and you are free to move next round.', (), ()), None, ()),
+    Step('text', _sporadic_walls__text1, (), _sporadic_walls__text1_trace, None, ()),
+    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), _sporadic_walls__mod1_trace, 2, (('adopted', 0),)),
+    Step('text', _sporadic_walls__text2, (), _sporadic_walls__text2_trace, None, ()),
 )
 """Walls (sporadic) (List of sporadic).
 
@@ -8617,10 +10614,17 @@ _sporadic_doorway__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_doorway__text1_trace: Final = TraceSpec(
+    'sporadic_doorway',
+    'List of sporadic',
+    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    (),
+    (),
+)
 
 _rule_sporadic_doorway: Final[tuple[Step, ...]] = (
     Step('part', 'sporadic_walls', (lambda s: not s.v['door_open'],), TraceSpec('sporadic_doorway', 'List of sporadic', 'as sporadic_walls', ('unless door_open',), (('door_open',),))),
-    Step('text', _sporadic_doorway__text1, (), TraceSpec('sporadic_doorway', 'List of sporadic', 'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.', (), ()), None, ()),
+    Step('text', _sporadic_doorway__text1, (), _sporadic_doorway__text1_trace, None, ()),
 )
 """Doorway (sporadic) (List of sporadic).
 
@@ -8638,10 +10642,17 @@ _sporadic_window__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_window__text1_trace: Final = TraceSpec(
+    'sporadic_window',
+    'List of sporadic',
+    'note: Same as a door, but easier to break.',
+    (),
+    (),
+)
 
 _rule_sporadic_window: Final[tuple[Step, ...]] = (
     Step('part', 'sporadic_doorway', (), TraceSpec('sporadic_window', 'List of sporadic', 'as sporadic_doorway', (), ())),
-    Step('text', _sporadic_window__text1, (), TraceSpec('sporadic_window', 'List of sporadic', 'note: Same as a door, but easier to break.', (), ()), None, ()),
+    Step('text', _sporadic_window__text1, (), _sporadic_window__text1_trace, None, ()),
 )
 """Window (sporadic) (List of sporadic).
 
@@ -8663,6 +10674,13 @@ _sporadic_furniture__mod1: Final = ModSpec(
     condition='when adopted',
     label='furniture adopted as COVER -2',
 )
+_sporadic_furniture__mod1_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cover +2',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_furniture__text1: Final = TextSpec(
     key='sporadic_furniture#3.1',
     rule='sporadic_furniture',
@@ -8671,6 +10689,13 @@ _sporadic_furniture__text1: Final = TextSpec(
     text='move on past the furniture: it is an obstacle (AG to avoid)',
     quote=None,
     condition='when failed_ag',
+)
+_sporadic_furniture__text1_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cannot move on past the furniture: it is an obstacle (AG to avoid)',
+    ('when failed_ag',),
+    (('failed_ag',),),
 )
 _sporadic_furniture__text2: Final = TextSpec(
     key='sporadic_furniture#4',
@@ -8681,11 +10706,18 @@ _sporadic_furniture__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_furniture__text2_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    "note: It may be thrown at opponents, at the GM's call.",
+    (),
+    (),
+)
 
 _rule_sporadic_furniture: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cover +2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
-    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cannot move on past the furniture: it is an obstacle (AG to avoid)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_furniture__text2, (), TraceSpec('sporadic_furniture', 'List of sporadic', "note: It may be thrown at opponents, at the GM's call.", (), ()), None, ()),
+    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), _sporadic_furniture__mod1_trace, 2, (('adopted', 0),)),
+    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), _sporadic_furniture__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_furniture__text2, (), _sporadic_furniture__text2_trace, None, ()),
 )
 """Furniture (sporadic) (List of sporadic).
 
@@ -8708,6 +10740,13 @@ _sporadic_debris__mod1: Final = ModSpec(
     condition='',
     label='debris: cover -1',
 )
+_sporadic_debris__mod1_trace: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cover +1',
+    (),
+    (),
+)
 _sporadic_debris__text1: Final = TextSpec(
     key='sporadic_debris#3.1',
     rule='sporadic_debris',
@@ -8717,10 +10756,17 @@ _sporadic_debris__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_debris__text1_trace: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cannot act further: the turn ends (failed AG)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 
 _rule_sporadic_debris: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_debris__mod1, (), TraceSpec('sporadic_debris', 'List of sporadic', 'cover +1', (), ()), 1, ()),
-    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_debris', 'List of sporadic', 'cannot act further: the turn ends (failed AG)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('mod', _sporadic_debris__mod1, (), _sporadic_debris__mod1_trace, 1, ()),
+    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), _sporadic_debris__text1_trace, None, (('failed_ag', 0),)),
 )
 """Debris (sporadic) (List of sporadic).
 
@@ -8743,6 +10789,13 @@ _sporadic_vegetation__mod1: Final = ModSpec(
     condition='',
     label='vegetation: +1 or 2 to Stealth',
 )
+_sporadic_vegetation__mod1_trace: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'stealth +vegetation_stealth',
+    (),
+    (),
+)
 _sporadic_vegetation__text1: Final = TextSpec(
     key='sporadic_vegetation#3',
     rule='sporadic_vegetation',
@@ -8752,10 +10805,17 @@ _sporadic_vegetation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_vegetation__text1_trace: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'note: May slow movement, may cause an AG roll, can provide cover.',
+    (),
+    (),
+)
 
 _rule_sporadic_vegetation: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_vegetation__mod1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'stealth +vegetation_stealth', (), ()), lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
-    Step('text', _sporadic_vegetation__text1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'note: May slow movement, may cause an AG roll, can provide cover.', (), ()), None, ()),
+    Step('mod', _sporadic_vegetation__mod1, (), _sporadic_vegetation__mod1_trace, lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
+    Step('text', _sporadic_vegetation__text1, (), _sporadic_vegetation__text1_trace, None, ()),
 )
 """Vegetation (sporadic) (List of sporadic).
 
@@ -8771,6 +10831,13 @@ _sporadic_traps__derive1: Final = DeriveSpec(
     name='traps_damage',
     condition='',
 )
+_sporadic_traps__derive1_trace: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'derive traps_damage',
+    (),
+    (),
+)
 _sporadic_traps__text1: Final = TextSpec(
     key='sporadic_traps#3',
     rule='sporadic_traps',
@@ -8780,10 +10847,17 @@ _sporadic_traps__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_traps__text1_trace: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'note: A Notice roll to spot it, an AG roll to avoid it.',
+    (),
+    (),
+)
 
 _rule_sporadic_traps: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_traps__derive1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'derive traps_damage', (), ()), lambda s: Dice(((2, 6),)).plus(1), ()),
-    Step('text', _sporadic_traps__text1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'note: A Notice roll to spot it, an AG roll to avoid it.', (), ()), None, ()),
+    Step('derive', _sporadic_traps__derive1, (), _sporadic_traps__derive1_trace, lambda s: Dice(((2, 6),)).plus(1), ()),
+    Step('text', _sporadic_traps__text1, (), _sporadic_traps__text1_trace, None, ()),
 )
 """Traps (sporadic) (List of sporadic).
 
@@ -8801,6 +10875,13 @@ _sporadic_slippery__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_slippery__text1_trace: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'cannot keep moving: fallen PRONE and the turn ends',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 _sporadic_slippery__text2: Final = TextSpec(
     key='sporadic_slippery#3',
     rule='sporadic_slippery',
@@ -8810,10 +10891,17 @@ _sporadic_slippery__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_slippery__text2_trace: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'note: AG roll not to fall prone and end the turn.',
+    (),
+    (),
+)
 
 _rule_sporadic_slippery: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_slippery', 'List of sporadic', 'cannot keep moving: fallen PRONE and the turn ends', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_slippery__text2, (), TraceSpec('sporadic_slippery', 'List of sporadic', 'note: AG roll not to fall prone and end the turn.', (), ()), None, ()),
+    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), _sporadic_slippery__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_slippery__text2, (), _sporadic_slippery__text2_trace, None, ()),
 )
 """Slippery (sporadic) (List of sporadic).
 
@@ -8835,6 +10923,13 @@ _sporadic_slowing__mod1: Final = ModSpec(
     condition='',
     label='Slowing: -1 to -4 MA',
 )
+_sporadic_slowing__mod1_trace: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'pace -slowing_points',
+    (),
+    (),
+)
 _sporadic_slowing__text1: Final = TextSpec(
     key='sporadic_slowing#3',
     rule='sporadic_slowing',
@@ -8844,10 +10939,17 @@ _sporadic_slowing__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_slowing__text1_trace: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'note: Causes a movement check.',
+    (),
+    (),
+)
 
 _rule_sporadic_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_slowing__mod1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'pace -slowing_points', (), ()), lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
-    Step('text', _sporadic_slowing__text1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'note: Causes a movement check.', (), ()), None, ()),
+    Step('mod', _sporadic_slowing__mod1, (), _sporadic_slowing__mod1_trace, lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
+    Step('text', _sporadic_slowing__text1, (), _sporadic_slowing__text1_trace, None, ()),
 )
 """Slowing (sporadic) (List of sporadic).
 
@@ -8865,6 +10967,13 @@ _sporadic_fire__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_fire__text1_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'cannot stay put: you must MOVE next action or you DO catch fire',
+    (),
+    (),
+)
 _sporadic_fire__text2: Final = TextSpec(
     key='sporadic_fire#3.1',
     rule='sporadic_fire',
@@ -8873,6 +10982,13 @@ _sporadic_fire__text2: Final = TextSpec(
     text='Failed the AG roll: check for catching fire.',
     quote=None,
     condition='when failed_ag',
+)
+_sporadic_fire__text2_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: Failed the AG roll: check for catching fire.',
+    ('when failed_ag',),
+    (('failed_ag',),),
 )
 _sporadic_fire__text3: Final = TextSpec(
     key='sporadic_fire#4',
@@ -8883,11 +10999,18 @@ _sporadic_fire__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_fire__text3_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: You may JUMP over it.',
+    (),
+    (),
+)
 
 _rule_sporadic_fire: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_fire__text1, (), TraceSpec('sporadic_fire', 'List of sporadic', 'cannot stay put: you must MOVE next action or you DO catch fire', (), ()), None, ()),
-    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_fire', 'List of sporadic', 'note: Failed the AG roll: check for catching fire.', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_fire__text3, (), TraceSpec('sporadic_fire', 'List of sporadic', 'note: You may JUMP over it.', (), ()), None, ()),
+    Step('text', _sporadic_fire__text1, (), _sporadic_fire__text1_trace, None, ()),
+    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), _sporadic_fire__text2_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_fire__text3, (), _sporadic_fire__text3_trace, None, ()),
 )
 """Fire (sporadic) (List of sporadic).
 
@@ -8909,6 +11032,13 @@ _sporadic_defensible__mod1: Final = ModSpec(
     condition='when adopted',
     label='a Defensible spot: 1, 2 or 3 at a time',
 )
+_sporadic_defensible__mod1_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'stacking max defensible_limit',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_defensible__text1: Final = TextSpec(
     key='sporadic_defensible#2.2',
     rule='sporadic_defensible',
@@ -8917,6 +11047,13 @@ _sporadic_defensible__text1: Final = TextSpec(
     text='move without losing the Defensible spot',
     quote=None,
     condition='when adopted',
+)
+_sporadic_defensible__text1_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move without losing the Defensible spot',
+    ('when adopted',),
+    (('adopted',),),
 )
 _sporadic_defensible__text2: Final = TextSpec(
     key='sporadic_defensible#2.3.1',
@@ -8927,6 +11064,13 @@ _sporadic_defensible__text2: Final = TextSpec(
     quote=None,
     condition='when adopted; when engaged',
 )
+_sporadic_defensible__text2_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move while engaged: they have trapped you in it',
+    ('when adopted', 'when engaged'),
+    (('adopted',), ('engaged',)),
+)
 _sporadic_defensible__text3: Final = TextSpec(
     key='sporadic_defensible#3',
     rule='sporadic_defensible',
@@ -8936,12 +11080,19 @@ _sporadic_defensible__text3: Final = TextSpec(
     quote='(vack into a corner etc)',
     condition='',
 )
+_sporadic_defensible__text3_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'erratum: "vack" is read as "back".',
+    (),
+    (),
+)
 
 _rule_sporadic_defensible: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'stacking max defensible_limit', ('when adopted',), (('adopted',),)), lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
-    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move without losing the Defensible spot', ('when adopted',), (('adopted',),)), None, (('adopted', 0),)),
-    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move while engaged: they have trapped you in it', ('when adopted', 'when engaged'), (('adopted',), ('engaged',))), None, (('adopted', 0), ('engaged', 1))),
-    Step('text', _sporadic_defensible__text3, (), TraceSpec('sporadic_defensible', 'List of sporadic', 'erratum: "vack" is read as "back".', (), ()), None, ()),
+    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), _sporadic_defensible__mod1_trace, lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
+    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), _sporadic_defensible__text1_trace, None, (('adopted', 0),)),
+    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), _sporadic_defensible__text2_trace, None, (('adopted', 0), ('engaged', 1))),
+    Step('text', _sporadic_defensible__text3, (), _sporadic_defensible__text3_trace, None, ()),
 )
 """Defensible (sporadic) (List of sporadic).
 
@@ -8961,9 +11112,16 @@ _sporadic_animals__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_animals__text1_trace: Final = TraceSpec(
+    'sporadic_animals',
+    'List of sporadic',
+    'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
+    (),
+    (),
+)
 
 _rule_sporadic_animals: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_animals__text1, (), TraceSpec('sporadic_animals', 'List of sporadic', 'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.', (), ()), None, ()),
+    Step('text', _sporadic_animals__text1, (), _sporadic_animals__text1_trace, None, ()),
 )
 """Animals (sporadic) (List of sporadic)."""
 
@@ -8976,6 +11134,13 @@ _sporadic_falling_debris__derive1: Final = DeriveSpec(
     name='falling_damage',
     condition='',
 )
+_sporadic_falling_debris__derive1_trace: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'derive falling_damage',
+    (),
+    (),
+)
 _sporadic_falling_debris__text1: Final = TextSpec(
     key='sporadic_falling_debris#3',
     rule='sporadic_falling_debris',
@@ -8985,10 +11150,17 @@ _sporadic_falling_debris__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_falling_debris__text1_trace: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'note: AG to avoid or take 3d6 damage.',
+    (),
+    (),
+)
 
 _rule_sporadic_falling_debris: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_falling_debris__derive1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'derive falling_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('text', _sporadic_falling_debris__text1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'note: AG to avoid or take 3d6 damage.', (), ()), None, ()),
+    Step('derive', _sporadic_falling_debris__derive1, (), _sporadic_falling_debris__derive1_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('text', _sporadic_falling_debris__text1, (), _sporadic_falling_debris__text1_trace, None, ()),
 )
 """Falling debris (sporadic) (List of sporadic).
 
@@ -9004,6 +11176,13 @@ _card_draw__derive1: Final = DeriveSpec(
     name='tile_category',
     condition='',
 )
+_card_draw__derive1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive tile_category',
+    (),
+    (),
+)
 _card_draw__mod1: Final = ModSpec(
     key='card_draw#3.1',
     rule='card_draw',
@@ -9016,6 +11195,13 @@ _card_draw__mod1: Final = ModSpec(
     rounding=None,
     condition='when high_rank >= 6 and high_rank <= 10',
     label='a card of 6 to 10: Medium',
+)
+_card_draw__mod1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when high_rank >= 6 and high_rank <= 10',),
+    (('high_rank',),),
 )
 _card_draw__mod2: Final = ModSpec(
     key='card_draw#4.1',
@@ -9030,6 +11216,13 @@ _card_draw__mod2: Final = ModSpec(
     condition='when same_suit == 2',
     label='a pair of the suit: Medium',
 )
+_card_draw__mod2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when same_suit == 2',),
+    (('same_suit',),),
+)
 _card_draw__mod3: Final = ModSpec(
     key='card_draw#5.1',
     rule='card_draw',
@@ -9042,6 +11235,13 @@ _card_draw__mod3: Final = ModSpec(
     rounding=None,
     condition='when same_suit == 3',
     label='three of the suit: Heavy',
+)
+_card_draw__mod3_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min heavy',
+    ('when same_suit == 3',),
+    (('same_suit',),),
 )
 _card_draw__mod4: Final = ModSpec(
     key='card_draw#6.1',
@@ -9056,12 +11256,26 @@ _card_draw__mod4: Final = ModSpec(
     condition='when high_rank >= 11',
     label='a court card counts as any card of its suit',
 )
+_card_draw__mod4_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level = chosen_level',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
+)
 _card_draw__derive2: Final = DeriveSpec(
     key='card_draw#6.2',
     rule='card_draw',
     source='Step 2; Step 3',
     name='starts_with_benny',
     condition='when high_rank >= 11',
+)
+_card_draw__derive2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive starts_with_benny',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
 )
 _card_draw__text1: Final = TextSpec(
     key='card_draw#7',
@@ -9072,6 +11286,13 @@ _card_draw__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_card_draw__text1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
+    (),
+    (),
+)
 _card_draw__text2: Final = TextSpec(
     key='card_draw#8',
     rule='card_draw',
@@ -9080,6 +11301,13 @@ _card_draw__text2: Final = TextSpec(
     text='Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
     quote=None,
     condition='',
+)
+_card_draw__text2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
+    (),
+    (),
 )
 _card_draw__text3: Final = TextSpec(
     key='card_draw#9',
@@ -9090,6 +11318,13 @@ _card_draw__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_card_draw__text3_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
+    (),
+    (),
+)
 _card_draw__text4: Final = TextSpec(
     key='card_draw#10',
     rule='card_draw',
@@ -9098,6 +11333,13 @@ _card_draw__text4: Final = TextSpec(
     text='With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
     quote='Multiple suit cards (eg 2 diamonds) can be played together as one to gain the level of effect.',
     condition='',
+)
+_card_draw__text4_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
+    (),
+    (),
 )
 _card_draw__text5: Final = TextSpec(
     key='card_draw#11',
@@ -9108,6 +11350,13 @@ _card_draw__text5: Final = TextSpec(
     quote='5D = Minor sight tile (ignored due to higher card) / 8D = Medium sight tile',
     condition='',
 )
+_card_draw__text5_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
+    (),
+    (),
+)
 _card_draw__text6: Final = TextSpec(
     key='card_draw#12',
     rule='card_draw',
@@ -9116,6 +11365,13 @@ _card_draw__text6: Final = TextSpec(
     text='The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
     quote='From the cards drawn compare to the following via suits and number of each.',
     condition='',
+)
+_card_draw__text6_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    (),
+    (),
 )
 _card_draw__text7: Final = TextSpec(
     key='card_draw#13',
@@ -9126,21 +11382,28 @@ _card_draw__text7: Final = TextSpec(
     quote='KS = counts as any Spade card, tiles starts with a benny, player choice.',
     condition='',
 )
+_card_draw__text7_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
+    (),
+    (),
+)
 
 _rule_card_draw: Final[tuple[Step, ...]] = (
-    Step('derive', _card_draw__derive1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'derive tile_category', (), ()), lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
-    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when high_rank >= 6 and high_rank <= 10',), (('high_rank',),)), 'moderate', (('high_rank', 0),)),
-    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when same_suit == 2',), (('same_suit',),)), 'moderate', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min heavy', ('when same_suit == 3',), (('same_suit',),)), 'heavy', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level = chosen_level', ('when high_rank >= 11',), (('high_rank',),)), lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
-    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'derive starts_with_benny', ('when high_rank >= 11',), (('high_rank',),)), lambda s: True, (('high_rank', 0),)),
-    Step('text', _card_draw__text1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).', (), ()), None, ()),
-    Step('text', _card_draw__text2, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.', (), ()), None, ()),
-    Step('text', _card_draw__text3, (), TraceSpec('card_draw', 'Step 2; Step 3', "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.", (), ()), None, ()),
-    Step('text', _card_draw__text4, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.', (), ()), None, ()),
-    Step('text', _card_draw__text5, (), TraceSpec('card_draw', 'Step 2; Step 3', "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.", (), ()), None, ()),
-    Step('text', _card_draw__text6, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.', (), ()), None, ()),
-    Step('text', _card_draw__text7, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.', (), ()), None, ()),
+    Step('derive', _card_draw__derive1, (), _card_draw__derive1_trace, lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
+    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), _card_draw__mod1_trace, 'moderate', (('high_rank', 0),)),
+    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), _card_draw__mod2_trace, 'moderate', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), _card_draw__mod3_trace, 'heavy', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), _card_draw__mod4_trace, lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
+    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), _card_draw__derive2_trace, lambda s: True, (('high_rank', 0),)),
+    Step('text', _card_draw__text1, (), _card_draw__text1_trace, None, ()),
+    Step('text', _card_draw__text2, (), _card_draw__text2_trace, None, ()),
+    Step('text', _card_draw__text3, (), _card_draw__text3_trace, None, ()),
+    Step('text', _card_draw__text4, (), _card_draw__text4_trace, None, ()),
+    Step('text', _card_draw__text5, (), _card_draw__text5_trace, None, ()),
+    Step('text', _card_draw__text6, (), _card_draw__text6_trace, None, ()),
+    Step('text', _card_draw__text7, (), _card_draw__text7_trace, None, ()),
 )
 """Drawing the condition tiles (Step 2; Step 3).
 
@@ -9167,6 +11430,13 @@ _initiative__mod1: Final = ModSpec(
     condition='when light_weapon',
     label='Light weapon: an extra card, keep any',
 )
+_initiative__mod1_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
 _initiative__mod2: Final = ModSpec(
     key='initiative#3.1',
     rule='initiative',
@@ -9179,6 +11449,13 @@ _initiative__mod2: Final = ModSpec(
     rounding=None,
     condition='when heavy_weapon',
     label='Heavy weapon: an extra card',
+)
+_initiative__mod2_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
 )
 _initiative__mod3: Final = ModSpec(
     key='initiative#3.2',
@@ -9193,6 +11470,13 @@ _initiative__mod3: Final = ModSpec(
     condition='when heavy_weapon',
     label='Heavy weapon: discard the highest',
 )
+_initiative__mod3_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
+)
 _initiative__mod4: Final = ModSpec(
     key='initiative#4.1',
     rule='initiative',
@@ -9205,6 +11489,13 @@ _initiative__mod4: Final = ModSpec(
     rounding=None,
     condition='when stunned',
     label='stunned: an extra card',
+)
+_initiative__mod4_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when stunned',),
+    (('stunned',),),
 )
 _initiative__mod5: Final = ModSpec(
     key='initiative#4.2',
@@ -9219,6 +11510,13 @@ _initiative__mod5: Final = ModSpec(
     condition='when stunned',
     label='stunned: discard the highest',
 )
+_initiative__mod5_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when stunned',),
+    (('stunned',),),
+)
 _initiative__mod6: Final = ModSpec(
     key='initiative#5.1',
     rule='initiative',
@@ -9232,6 +11530,13 @@ _initiative__mod6: Final = ModSpec(
     condition='when joker',
     label='a Joker gives a bonus action',
 )
+_initiative__mod6_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'bonus_actions +1',
+    ('when joker',),
+    (('joker',),),
+)
 _initiative__text1: Final = TextSpec(
     key='initiative#6',
     rule='initiative',
@@ -9240,6 +11545,13 @@ _initiative__text1: Final = TextSpec(
     text='A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     quote=None,
     condition='',
+)
+_initiative__text1_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    (),
+    (),
 )
 _initiative__text2: Final = TextSpec(
     key='initiative#7',
@@ -9250,6 +11562,13 @@ _initiative__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_initiative__text2_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    (),
+    (),
+)
 _initiative__text3: Final = TextSpec(
     key='initiative#8',
     rule='initiative',
@@ -9258,6 +11577,13 @@ _initiative__text3: Final = TextSpec(
     text='With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
     quote=None,
     condition='',
+)
+_initiative__text3_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    (),
+    (),
 )
 _initiative__text4: Final = TextSpec(
     key='initiative#9',
@@ -9268,6 +11594,13 @@ _initiative__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_initiative__text4_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
+    (),
+    (),
+)
 _initiative__text5: Final = TextSpec(
     key='initiative#10',
     rule='initiative',
@@ -9277,19 +11610,26 @@ _initiative__text5: Final = TextSpec(
     quote='Jokers give you a bonus action as well (so by default you would get 3 actions).',
     condition='',
 )
+_initiative__text5_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
+    (),
+    (),
+)
 
 _rule_initiative: Final[tuple[Step, ...]] = (
-    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when light_weapon',), (('light_weapon',),)), 1, (('light_weapon', 0),)),
-    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), TraceSpec('initiative', 'Initiative: cards', 'bonus_actions +1', ('when joker',), (('joker',),)), 1, (('joker', 0),)),
-    Step('text', _initiative__text1, (), TraceSpec('initiative', 'Initiative: cards', 'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.', (), ()), None, ()),
-    Step('text', _initiative__text2, (), TraceSpec('initiative', 'Initiative: cards', 'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.', (), ()), None, ()),
-    Step('text', _initiative__text3, (), TraceSpec('initiative', 'Initiative: cards', 'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.', (), ()), None, ()),
-    Step('text', _initiative__text4, (), TraceSpec('initiative', 'Initiative: cards', "note: A Joker is wild: act at any time, but not in the middle of someone else's action.", (), ()), None, ()),
-    Step('text', _initiative__text5, (), TraceSpec('initiative', 'Initiative: cards', 'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.', (), ()), None, ()),
+    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), _initiative__mod1_trace, 1, (('light_weapon', 0),)),
+    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), _initiative__mod2_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), _initiative__mod3_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), _initiative__mod4_trace, 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), _initiative__mod5_trace, 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), _initiative__mod6_trace, 1, (('joker', 0),)),
+    Step('text', _initiative__text1, (), _initiative__text1_trace, None, ()),
+    Step('text', _initiative__text2, (), _initiative__text2_trace, None, ()),
+    Step('text', _initiative__text3, (), _initiative__text3_trace, None, ()),
+    Step('text', _initiative__text4, (), _initiative__text4_trace, None, ()),
+    Step('text', _initiative__text5, (), _initiative__text5_trace, None, ()),
 )
 """Initiative deck (Initiative: cards).
 
@@ -9316,6 +11656,13 @@ _weapons__mod1: Final = ModSpec(
     condition='when light_weapon',
     label='Light weapon: one dice level down',
 )
+_weapons__mod1_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die -1 step',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
 _weapons__mod2: Final = ModSpec(
     key='weapons#3.1',
     rule='weapons',
@@ -9328,6 +11675,13 @@ _weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when heavy_weapon',
     label='Heavy weapon: one dice level up',
+)
+_weapons__mod2_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
 )
 _weapons__mod3: Final = ModSpec(
     key='weapons#4.1',
@@ -9342,6 +11696,13 @@ _weapons__mod3: Final = ModSpec(
     condition='when two_handed',
     label='used two handed: an extra dice level',
 )
+_weapons__mod3_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when two_handed',),
+    (('two_handed',),),
+)
 _weapons__derive1: Final = DeriveSpec(
     key='weapons#5',
     rule='weapons',
@@ -9349,6 +11710,7 @@ _weapons__derive1: Final = DeriveSpec(
     name='strike_damage',
     condition='',
 )
+_weapons__derive1_trace: Final = TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ())
 _weapons__derive2: Final = DeriveSpec(
     key='weapons#6',
     rule='weapons',
@@ -9356,6 +11718,7 @@ _weapons__derive2: Final = DeriveSpec(
     name='shooting_damage',
     condition='',
 )
+_weapons__derive2_trace: Final = TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ())
 _weapons__text1: Final = TextSpec(
     key='weapons#7',
     rule='weapons',
@@ -9364,6 +11727,13 @@ _weapons__text1: Final = TextSpec(
     text='Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
     quote=None,
     condition='',
+)
+_weapons__text1_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
+    (),
+    (),
 )
 _weapons__text2: Final = TextSpec(
     key='weapons#8',
@@ -9374,6 +11744,13 @@ _weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_weapons__text2_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
+    (),
+    (),
+)
 _weapons__text3: Final = TextSpec(
     key='weapons#9',
     rule='weapons',
@@ -9383,16 +11760,23 @@ _weapons__text3: Final = TextSpec(
     quote='Thus for average humans, with 4/4/4/4, would have the following values:',
     condition='',
 )
+_weapons__text3_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
+    (),
+    (),
+)
 
 _rule_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die -1 step', ('when light_weapon',), (('light_weapon',),)), -1, (('light_weapon', 0),)),
-    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when two_handed',), (('two_handed',),)), 1, (('two_handed', 0),)),
-    Step('derive', _weapons__derive1, (), TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
-    Step('derive', _weapons__derive2, (), TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
-    Step('text', _weapons__text1, (), TraceSpec('weapons', 'Damage', 'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.', (), ()), None, ()),
-    Step('text', _weapons__text2, (), TraceSpec('weapons', 'Damage', 'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.', (), ()), None, ()),
-    Step('text', _weapons__text3, (), TraceSpec('weapons', 'Damage', 'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.', (), ()), None, ()),
+    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), _weapons__mod1_trace, -1, (('light_weapon', 0),)),
+    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), _weapons__mod2_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), _weapons__mod3_trace, 1, (('two_handed', 0),)),
+    Step('derive', _weapons__derive1, (), _weapons__derive1_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
+    Step('derive', _weapons__derive2, (), _weapons__derive2_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
+    Step('text', _weapons__text1, (), _weapons__text1_trace, None, ()),
+    Step('text', _weapons__text2, (), _weapons__text2_trace, None, ()),
+    Step('text', _weapons__text3, (), _weapons__text3_trace, None, ()),
 )
 """Weapons and damage (Damage).
 
@@ -9418,6 +11802,13 @@ _armour_rules__mod1: Final = ModSpec(
     condition='',
     label='Bulk armour',
 )
+_armour_rules__mod1_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +bulk_armour[bulk].armour',
+    (),
+    (),
+)
 _armour_rules__mod2: Final = ModSpec(
     key='armour_rules#3.1',
     rule='armour_rules',
@@ -9430,6 +11821,13 @@ _armour_rules__mod2: Final = ModSpec(
     rounding=None,
     condition='when shield_use == for_defence',
     label='shield used for Defence',
+)
+_armour_rules__mod2_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'defence +shield_bonus',
+    ('when shield_use == for_defence',),
+    (('shield_use',),),
 )
 _armour_rules__mod3: Final = ModSpec(
     key='armour_rules#4.1',
@@ -9444,6 +11842,13 @@ _armour_rules__mod3: Final = ModSpec(
     condition='when shield_use == for_armour',
     label='shield used as Armour',
 )
+_armour_rules__mod3_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +shield_bonus',
+    ('when shield_use == for_armour',),
+    (('shield_use',),),
+)
 _armour_rules__mod4: Final = ModSpec(
     key='armour_rules#5.1',
     rule='armour_rules',
@@ -9457,6 +11862,13 @@ _armour_rules__mod4: Final = ModSpec(
     condition='when large_shield',
     label='large shield: 1pt of Cover vs missiles',
 )
+_armour_rules__mod4_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'missile_against -1',
+    ('when large_shield',),
+    (('large_shield',),),
+)
 _armour_rules__text1: Final = TextSpec(
     key='armour_rules#6.1',
     rule='armour_rules',
@@ -9465,6 +11877,13 @@ _armour_rules__text1: Final = TextSpec(
     text='layer worn armour on top of worn armour',
     quote=None,
     condition='when worn_armours > 1',
+)
+_armour_rules__text1_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot layer worn armour on top of worn armour',
+    ('when worn_armours > 1',),
+    (('worn_armours',),),
 )
 _armour_rules__text2: Final = TextSpec(
     key='armour_rules#7.1',
@@ -9475,6 +11894,13 @@ _armour_rules__text2: Final = TextSpec(
     quote=None,
     condition='when damage_source != opponent',
 )
+_armour_rules__text2_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    ('when damage_source != opponent',),
+    (('damage_source',),),
+)
 _armour_rules__text3: Final = TextSpec(
     key='armour_rules#8',
     rule='armour_rules',
@@ -9483,6 +11909,13 @@ _armour_rules__text3: Final = TextSpec(
     text="Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
     quote=None,
     condition='',
+)
+_armour_rules__text3_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    (),
+    (),
 )
 _armour_rules__text4: Final = TextSpec(
     key='armour_rules#9',
@@ -9493,6 +11926,13 @@ _armour_rules__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armour_rules__text4_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    (),
+    (),
+)
 _armour_rules__text5: Final = TextSpec(
     key='armour_rules#10',
     rule='armour_rules',
@@ -9502,17 +11942,24 @@ _armour_rules__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armour_rules__text5_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: The shield's use is decided each time you take an action and holds till the next.",
+    (),
+    (),
+)
 
 _rule_armour_rules: Final[tuple[Step, ...]] = (
-    Step('mod', _armour_rules__mod1, (), TraceSpec('armour_rules', 'Armour', 'armour +bulk_armour[bulk].armour', (), ()), lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
-    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), TraceSpec('armour_rules', 'Armour', 'defence +shield_bonus', ('when shield_use == for_defence',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), TraceSpec('armour_rules', 'Armour', 'armour +shield_bonus', ('when shield_use == for_armour',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), TraceSpec('armour_rules', 'Armour', 'missile_against -1', ('when large_shield',), (('large_shield',),)), -1, (('large_shield', 0),)),
-    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), TraceSpec('armour_rules', 'Armour', 'cannot layer worn armour on top of worn armour', ('when worn_armours > 1',), (('worn_armours',),)), None, (('worn_armours', 0),)),
-    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), TraceSpec('armour_rules', 'Armour', 'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour', ('when damage_source != opponent',), (('damage_source',),)), None, (('damage_source', 0),)),
-    Step('text', _armour_rules__text3, (), TraceSpec('armour_rules', 'Armour', "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.", (), ()), None, ()),
-    Step('text', _armour_rules__text4, (), TraceSpec('armour_rules', 'Armour', 'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).', (), ()), None, ()),
-    Step('text', _armour_rules__text5, (), TraceSpec('armour_rules', 'Armour', "note: The shield's use is decided each time you take an action and holds till the next.", (), ()), None, ()),
+    Step('mod', _armour_rules__mod1, (), _armour_rules__mod1_trace, lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
+    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), _armour_rules__mod2_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), _armour_rules__mod3_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), _armour_rules__mod4_trace, -1, (('large_shield', 0),)),
+    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), _armour_rules__text1_trace, None, (('worn_armours', 0),)),
+    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), _armour_rules__text2_trace, None, (('damage_source', 0),)),
+    Step('text', _armour_rules__text3, (), _armour_rules__text3_trace, None, ()),
+    Step('text', _armour_rules__text4, (), _armour_rules__text4_trace, None, ()),
+    Step('text', _armour_rules__text5, (), _armour_rules__text5_trace, None, ()),
 )
 """Armour (Armour).
 
@@ -9533,6 +11980,13 @@ _aoe_targets__derive1: Final = DeriveSpec(
     name='template_targets',
     condition='',
 )
+_aoe_targets__derive1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive template_targets',
+    (),
+    (),
+)
 _aoe_targets__derive2: Final = DeriveSpec(
     key='aoe_targets#3',
     rule='aoe_targets',
@@ -9540,12 +11994,26 @@ _aoe_targets__derive2: Final = DeriveSpec(
     name='enemies',
     condition='',
 )
+_aoe_targets__derive2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive enemies',
+    (),
+    (),
+)
 _aoe_targets__derive3: Final = DeriveSpec(
     key='aoe_targets#4',
     rule='aoe_targets',
     source='AoE attacks',
     name='friends',
     condition='',
+)
+_aoe_targets__derive3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive friends',
+    (),
+    (),
 )
 _aoe_targets__mod1: Final = ModSpec(
     key='aoe_targets#5',
@@ -9560,6 +12028,13 @@ _aoe_targets__mod1: Final = ModSpec(
     condition='',
     label='-2 per friend converted (option)',
 )
+_aoe_targets__mod1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -2 per converted',
+    (),
+    (),
+)
 _aoe_targets__mod2: Final = ModSpec(
     key='aoe_targets#6.1',
     rule='aoe_targets',
@@ -9572,6 +12047,13 @@ _aoe_targets__mod2: Final = ModSpec(
     rounding=None,
     condition='when targets_final < targets_rolled',
     label='-2 per friendly target dropped (option)',
+)
+_aoe_targets__mod2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))',
+    ('when targets_final < targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
 )
 _aoe_targets__mod3: Final = ModSpec(
     key='aoe_targets#7.1',
@@ -9586,6 +12068,13 @@ _aoe_targets__mod3: Final = ModSpec(
     condition='when targets_final > targets_rolled',
     label='-2 per enemy target added (option)',
 )
+_aoe_targets__mod3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))',
+    ('when targets_final > targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
+)
 _aoe_targets__text1: Final = TextSpec(
     key='aoe_targets#8.1',
     rule='aoe_targets',
@@ -9594,6 +12083,13 @@ _aoe_targets__text1: Final = TextSpec(
     text="add targets past the most the template's roll can give",
     quote=None,
     condition='when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',
+)
+_aoe_targets__text1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "cannot add targets past the most the template's roll can give",
+    ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',),
+    (('aoe', 'targets_final'),),
 )
 _aoe_targets__text2: Final = TextSpec(
     key='aoe_targets#9.1',
@@ -9604,6 +12100,13 @@ _aoe_targets__text2: Final = TextSpec(
     quote=None,
     condition='when aoe_raises + converted > targets_final / 2 round down',
 )
+_aoe_targets__text2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cannot convert more friends than there are',
+    ('when aoe_raises + converted > targets_final / 2 round down',),
+    (('aoe_raises', 'converted', 'targets_final'),),
+)
 _aoe_targets__text3: Final = TextSpec(
     key='aoe_targets#10',
     rule='aoe_targets',
@@ -9612,6 +12115,13 @@ _aoe_targets__text3: Final = TextSpec(
     text='Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
     quote=None,
     condition='',
+)
+_aoe_targets__text3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
+    (),
+    (),
 )
 _aoe_targets__text4: Final = TextSpec(
     key='aoe_targets#11',
@@ -9622,6 +12132,13 @@ _aoe_targets__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aoe_targets__text4_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
+    (),
+    (),
+)
 _aoe_targets__text5: Final = TextSpec(
     key='aoe_targets#12',
     rule='aoe_targets',
@@ -9630,6 +12147,13 @@ _aoe_targets__text5: Final = TextSpec(
     text="Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
     quote='you may add extra targets to your roll, upto the max roll possible (6 for d6 etc)',
     condition='',
+)
+_aoe_targets__text5_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
+    (),
+    (),
 )
 _aoe_targets__text6: Final = TextSpec(
     key='aoe_targets#13',
@@ -9640,20 +12164,27 @@ _aoe_targets__text6: Final = TextSpec(
     quote='For each extra enemy target you add (odd numbers) your casting roll will be at -2.',
     condition='',
 )
+_aoe_targets__text6_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.',
+    (),
+    (),
+)
 
 _rule_aoe_targets: Final[tuple[Step, ...]] = (
-    Step('derive', _aoe_targets__derive1, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive template_targets', (), ()), lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
-    Step('derive', _aoe_targets__derive2, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive enemies', (), ()), lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('derive', _aoe_targets__derive3, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive friends', (), ()), lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('mod', _aoe_targets__mod1, (), TraceSpec('aoe_targets', 'AoE attacks', 'cast -2 per converted', (), ()), lambda s: -2 * s.v['converted'], (('converted', 0),)),
-    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))', ('when targets_final < targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))', ('when targets_final > targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), TraceSpec('aoe_targets', 'AoE attacks', "cannot add targets past the most the template's roll can give", ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',), (('aoe', 'targets_final'),)), None, (('aoe', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), TraceSpec('aoe_targets', 'AoE attacks', 'cannot convert more friends than there are', ('when aoe_raises + converted > targets_final / 2 round down',), (('aoe_raises', 'converted', 'targets_final'),)), None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text3, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.', (), ()), None, ()),
-    Step('text', _aoe_targets__text4, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.', (), ()), None, ()),
-    Step('text', _aoe_targets__text5, (), TraceSpec('aoe_targets', 'AoE attacks', "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.", (), ()), None, ()),
-    Step('text', _aoe_targets__text6, (), TraceSpec('aoe_targets', 'AoE attacks', 'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.', (), ()), None, ()),
+    Step('derive', _aoe_targets__derive1, (), _aoe_targets__derive1_trace, lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
+    Step('derive', _aoe_targets__derive2, (), _aoe_targets__derive2_trace, lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('derive', _aoe_targets__derive3, (), _aoe_targets__derive3_trace, lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('mod', _aoe_targets__mod1, (), _aoe_targets__mod1_trace, lambda s: -2 * s.v['converted'], (('converted', 0),)),
+    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), _aoe_targets__mod2_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), _aoe_targets__mod3_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), _aoe_targets__text1_trace, None, (('aoe', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), _aoe_targets__text2_trace, None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text3, (), _aoe_targets__text3_trace, None, ()),
+    Step('text', _aoe_targets__text4, (), _aoe_targets__text4_trace, None, ()),
+    Step('text', _aoe_targets__text5, (), _aoe_targets__text5_trace, None, ()),
+    Step('text', _aoe_targets__text6, (), _aoe_targets__text6_trace, None, ()),
 )
 """AoE targets: friends and enemies (AoE attacks).
 
@@ -9676,6 +12207,7 @@ _stun__derive1: Final = DeriveSpec(
     name='stuns',
     condition='',
 )
+_stun__derive1_trace: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ())
 _stun__derive2: Final = DeriveSpec(
     key='stun#3',
     rule='stun',
@@ -9683,6 +12215,7 @@ _stun__derive2: Final = DeriveSpec(
     name='stun_total',
     condition='',
 )
+_stun__derive2_trace: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ())
 _stun__text1: Final = TextSpec(
     key='stun#4.1',
     rule='stun',
@@ -9691,6 +12224,13 @@ _stun__text1: Final = TextSpec(
     text='act: unconscious (as many stuns as Body)',
     quote=None,
     condition='when stun_option and stun_total >= body',
+)
+_stun__text1_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'cannot act: unconscious (as many stuns as Body)',
+    ('when stun_option and stun_total >= body',),
+    (('stun_option', 'stun_total', 'body'),),
 )
 _stun__text2: Final = TextSpec(
     key='stun#5',
@@ -9701,6 +12241,13 @@ _stun__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stun__text2_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
+    (),
+    (),
+)
 _stun__text3: Final = TextSpec(
     key='stun#6',
     rule='stun',
@@ -9709,6 +12256,13 @@ _stun__text3: Final = TextSpec(
     text='Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
     quote=None,
     condition='',
+)
+_stun__text3_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
+    (),
+    (),
 )
 _stun__text4: Final = TextSpec(
     key='stun#7',
@@ -9719,6 +12273,13 @@ _stun__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stun__text4_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
+    (),
+    (),
+)
 _stun__text5: Final = TextSpec(
     key='stun#8',
     rule='stun',
@@ -9727,6 +12288,13 @@ _stun__text5: Final = TextSpec(
     text='"So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
     quote='if that exceeds the targets Body+Bulk tier value then they suffer a stun',
     condition='',
+)
+_stun__text5_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
+    (),
+    (),
 )
 _stun__text6: Final = TextSpec(
     key='stun#9',
@@ -9737,16 +12305,23 @@ _stun__text6: Final = TextSpec(
     quote='The effect of Stun is:',
     condition='',
 )
+_stun__text6_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
+    (),
+    (),
+)
 
 _rule_stun: Final[tuple[Step, ...]] = (
-    Step('derive', _stun__derive1, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ()), lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
-    Step('derive', _stun__derive2, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ()), lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
-    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), TraceSpec('stun', 'Modifiers: Stun', 'cannot act: unconscious (as many stuns as Body)', ('when stun_option and stun_total >= body',), (('stun_option', 'stun_total', 'body'),)), None, (('stun_option', 0), ('body', 0))),
-    Step('text', _stun__text2, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.', (), ()), None, ()),
-    Step('text', _stun__text3, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.', (), ()), None, ()),
-    Step('text', _stun__text4, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.', (), ()), None, ()),
-    Step('text', _stun__text5, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.', (), ()), None, ()),
-    Step('text', _stun__text6, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).', (), ()), None, ()),
+    Step('derive', _stun__derive1, (), _stun__derive1_trace, lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
+    Step('derive', _stun__derive2, (), _stun__derive2_trace, lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
+    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), _stun__text1_trace, None, (('stun_option', 0), ('body', 0))),
+    Step('text', _stun__text2, (), _stun__text2_trace, None, ()),
+    Step('text', _stun__text3, (), _stun__text3_trace, None, ()),
+    Step('text', _stun__text4, (), _stun__text4_trace, None, ()),
+    Step('text', _stun__text5, (), _stun__text5_trace, None, ()),
+    Step('text', _stun__text6, (), _stun__text6_trace, None, ()),
 )
 """Stun (Modifiers: Stun).
 
@@ -9975,112 +12550,20 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
-# rule range_bands, straight
+# rule range_bands, written out
 
-_range_bands__trace1: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'range +1 level',
-    ('when different_arm',),
-    (('different_arm',),),
-)
-_range_bands__trace2: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'range max long',
-    ('when scope',),
-    (('scope',),),
-)
-_range_bands__trace3: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'shot -2',
-    ('when range == medium',),
-    (('range',),),
-)
-_range_bands__trace4: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'shot -4',
-    ('when range == long',),
-    (('range',),),
-)
-_range_bands__trace5: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'cannot attack the target: anything past LONG is out of range',
-    ('when range == beyond',),
-    (('range',),),
-)
-_range_bands__trace6: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'note: + indicates that if in different Arms add an extra range.',
-    (),
-    (),
-)
-_range_bands__trace7: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
-    (),
-    (),
-)
-_range_bands__trace8: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
-    (),
-    (),
-)
-_range_bands__trace9: Final = TraceSpec(
-    'range_bands',
-    'Range diagram; RANGE',
-    'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
-    (),
-    (),
-)
-_range_bands__said5: Final = Restriction(
-    'range_bands',
-    'Range diagram; RANGE',
-    'attack the target: anything past LONG is out of range',
-)
-_range_bands__said6: Final = Note(
-    'range_bands',
-    'Range diagram; RANGE',
-    '+ indicates that if in different Arms add an extra range.',
-    None,
-    'note',
-)
-_range_bands__said7: Final = Note(
-    'range_bands',
-    'Range diagram; RANGE',
-    'The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
-    'Consult the following table for relative ranges when shooting from zone to zone.',
-    'erratum',
-)
-_range_bands__said8: Final = Note(
-    'range_bands',
-    'Range diagram; RANGE',
-    "The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
-    'Range attacks suffer modifiers to target numbers with increased range or complexity, as follows:',
-    'erratum',
-)
-_range_bands__said9: Final = Note(
-    'range_bands',
-    'Range diagram; RANGE',
-    'Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
-    'anything past LONG is out of range except rifles and scopes can bring it back into range',
-    'erratum',
-)
+_range_bands__said5: Final = restriction_of(_range_bands__text1)
+_range_bands__said6: Final = note_of(_range_bands__text2)
+_range_bands__said7: Final = note_of(_range_bands__text3)
+_range_bands__said8: Final = note_of(_range_bands__text4)
+_range_bands__said9: Final = note_of(_range_bands__text5)
 
 
 def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Range bands: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10089,10 +12572,10 @@ def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d1 = -1 if v['different_arm'] else 0
     d2 = -1 if v['scope'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_range_bands__trace1, d1, v, e))
+    trace.append(TraceEntry(_range_bands__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_range_bands__mod1, 1))
-    trace.append(TraceEntry(_range_bands__trace2, d2, v, e))
+    trace.append(TraceEntry(_range_bands__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_range_bands__mod2, 'long'))
     e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
@@ -10102,17 +12585,17 @@ def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d3 = -1 if e['range'] == 'medium' else 0
     d4 = -1 if e['range'] == 'long' else 0
     value = v['shot']
-    trace.append(TraceEntry(_range_bands__trace3, d3, v, e))
+    trace.append(TraceEntry(_range_bands__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_range_bands__mod3, -2, 'applied', None))
-    trace.append(TraceEntry(_range_bands__trace4, d4, v, e))
+    trace.append(TraceEntry(_range_bands__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -4
+        value -= 4
         modifiers.append(Modifier(_range_bands__mod4, -4, 'applied', None))
     e['shot'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0)
     d5 = -1 if e['range'] == 'beyond' else 0
-    trace.append(TraceEntry(_range_bands__trace5, d5, v, e))
+    trace.append(TraceEntry(_range_bands__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_range_bands__said5)
@@ -10142,58 +12625,17 @@ def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule pace_class_rule, straight
+# rule pace_class_rule, written out
 
-_pace_class_rule__trace1: Final = TraceSpec(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'pace +pace_shift[pace_class].shift',
-    (),
-    (),
-)
-_pace_class_rule__trace2: Final = TraceSpec(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'pace -2',
-    ('when pace_class == burst and not bursting',),
-    (('pace_class', 'bursting'),),
-)
-_pace_class_rule__trace3: Final = TraceSpec(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
-    (),
-    (),
-)
-_pace_class_rule__trace4: Final = TraceSpec(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
-    (),
-    (),
-)
-_pace_class_rule__said3: Final = Note(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
-    None,
-    'note',
-)
-_pace_class_rule__said4: Final = Note(
-    'pace_class_rule',
-    'MOVE: Pace',
-    'Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
-    'Burst (8) - ... it will be able to use its increased value a limited number of times',
-    'erratum',
-)
+_pace_class_rule__said3: Final = note_of(_pace_class_rule__text1)
+_pace_class_rule__said4: Final = note_of(_pace_class_rule__text2)
 
 
 def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Pace classes: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10201,13 +12643,13 @@ def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolu
     modifiers: list[Modifier] = []
     d2 = -1 if v['pace_class'] == 'burst' and not v['bursting'] else 0
     value = v['pace']
-    trace.append(TraceEntry(_pace_class_rule__trace1, -1, v, e))
+    trace.append(TraceEntry(_pace_class_rule__mod1_trace, -1, v, e))
     amount = s.lookup('pace_shift', (v['pace_class'],), 'shift')
     value += amount
     modifiers.append(Modifier(_pace_class_rule__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_pace_class_rule__trace2, d2, v, e))
+    trace.append(TraceEntry(_pace_class_rule__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_pace_class_rule__mod2, -2, 'applied', None))
     e['pace'] = value if type(value) is int else added_total(value, 'int', True)
     return Resolution(
@@ -10224,113 +12666,21 @@ def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule zone_move, straight
+# rule zone_move, written out
 
-_zone_move__trace1: Final = TraceSpec('zone_move', 'MOVE', 'roll move', (), ())
-_zone_move__trace2: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'all_actions -2',
-    ('when running',),
-    (('running',),),
-)
-_zone_move__trace3: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'missile_against -1',
-    ('when running',),
-    (('running',),),
-)
-_zone_move__trace4: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'cannot move a second time: a second move only involves the Medium, Short and Close zones',
-    ('when second_move and (zone in {long, flank} or destination in {long, flank})',),
-    (('second_move', 'zone', 'destination'),),
-)
-_zone_move__trace5: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
-    (),
-    (),
-)
-_zone_move__trace6: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
-    (),
-    (),
-)
-_zone_move__trace7: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'note: Running has no effect on Drag rolls.',
-    (),
-    (),
-)
-_zone_move__trace8: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.',
-    (),
-    (),
-)
-_zone_move__trace9: Final = TraceSpec(
-    'zone_move',
-    'MOVE',
-    'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
-    (),
-    (),
-)
-_zone_move__said4: Final = Restriction(
-    'zone_move',
-    'MOVE',
-    'move a second time: a second move only involves the Medium, Short and Close zones',
-)
-_zone_move__said5: Final = Note(
-    'zone_move',
-    'MOVE',
-    'Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
-    None,
-    'note',
-)
-_zone_move__said6: Final = Note(
-    'zone_move',
-    'MOVE',
-    'Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
-    None,
-    'note',
-)
-_zone_move__said7: Final = Note(
-    'zone_move',
-    'MOVE',
-    'Running has no effect on Drag rolls.',
-    None,
-    'note',
-)
-_zone_move__said8: Final = Note(
-    'zone_move',
-    'MOVE',
-    'The player keeps the better of the two dice: for a roll under Pace, the lower one.',
-    'RUN ... will allow you to use 2d6 for your roll, and select one of the results.',
-    'erratum',
-)
-_zone_move__said9: Final = Note(
-    'zone_move',
-    'MOVE',
-    'Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
-    'You may attempt to move a second time, ... but at a penalty of -3 to your Pace roll.',
-    'erratum',
-)
+_zone_move__said4: Final = restriction_of(_zone_move__text1)
+_zone_move__said5: Final = note_of(_zone_move__text2)
+_zone_move__said6: Final = note_of(_zone_move__text3)
+_zone_move__said7: Final = note_of(_zone_move__text4)
+_zone_move__said8: Final = note_of(_zone_move__text5)
+_zone_move__said9: Final = note_of(_zone_move__text6)
 
 
 def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """MOVE: zone to zone: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10342,23 +12692,23 @@ def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['move_target'] = v['move_target']
     d2 = -1 if v['running'] else 0
     value = v['all_actions']
-    trace.append(TraceEntry(_zone_move__trace2, d2, v, e))
+    trace.append(TraceEntry(_zone_move__mod1_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_zone_move__mod1, -2, 'applied', None))
     e['all_actions'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
     d3 = -1 if v['running'] else 0
     value = v['missile_against']
-    trace.append(TraceEntry(_zone_move__trace3, d3, v, e))
+    trace.append(TraceEntry(_zone_move__mod2_trace, d3, v, e))
     if d3 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_zone_move__mod2, -1, 'applied', None))
     e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
     rolls: list[Roll] = []
-    trace.append(TraceEntry(_zone_move__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_move__roll1_trace, -1, v, e))
     rolls.append(roll_of(s, _rule_zone_move[0]))
     d4 = -1 if v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')) else 0
-    trace.append(TraceEntry(_zone_move__trace4, d4, v, e))
+    trace.append(TraceEntry(_zone_move__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_zone_move__said4)
@@ -10390,233 +12740,25 @@ def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule action_limits, straight
+# rule action_limits, written out
 
-_action_limits__trace1: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
-    ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',),
-    (('action', 'zone', 'same_flank', 'width_melee'),),
-)
-_action_limits__trace2: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot DRAG: you must be in the CLOSE zone',
-    ('when action == drag', 'when zone != close'),
-    (('action',), ('zone',)),
-)
-_action_limits__trace3: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot DRAG while engaged with an enemy',
-    ('when action == drag', 'when engaged'),
-    (('action',), ('engaged',)),
-)
-_action_limits__trace4: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot DRAG someone in a Flank zone',
-    ('when action == drag', 'when target_in_flank'),
-    (('action',), ('target_in_flank',)),
-)
-_action_limits__trace5: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot FLEE: you must be in a LONG zone',
-    ('when action == flee and zone != long',),
-    (('action', 'zone'),),
-)
-_action_limits__trace6: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot DISTRACT: only at Short range or Close/engaged',
-    ('when action == distract and range > short',),
-    (('action', 'range'),),
-)
-_action_limits__trace7: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot use STEALTH while ENGAGED',
-    ('when action == stealth_action and engaged',),
-    (('action', 'engaged'),),
-)
-_action_limits__trace8: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot change zone with this action',
-    ('when action in {assist, guard, take_cover, use}',),
-    (('action',),),
-)
-_action_limits__trace9: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
-    ('when action == flank_move and zone == close',),
-    (('action', 'zone'),),
-)
-_action_limits__trace10: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'cannot attack the GUARDED figure before its guard',
-    ('when action == melee and guarded',),
-    (('action', 'guarded'),),
-)
-_action_limits__trace11: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'all_actions +assist_successes',
-    ('when action == assist',),
-    (('action',),),
-)
-_action_limits__trace12: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: Unless otherwise stated any action includes any MOVE as an option.',
-    (),
-    (),
-)
-_action_limits__trace13: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
-    (),
-    (),
-)
-_action_limits__trace14: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
-    (),
-    (),
-)
-_action_limits__trace15: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
-    (),
-    (),
-)
-_action_limits__trace16: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
-    (),
-    (),
-)
-_action_limits__trace17: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
-    (),
-    (),
-)
-_action_limits__trace18: Final = TraceSpec(
-    'action_limits',
-    'When it comes to your action',
-    'erratum: Read against the range band to the target: Medium and beyond are forbidden.',
-    (),
-    (),
-)
-_action_limits__said1: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
-)
-_action_limits__said2: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'DRAG: you must be in the CLOSE zone',
-)
-_action_limits__said3: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'DRAG while engaged with an enemy',
-)
-_action_limits__said4: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'DRAG someone in a Flank zone',
-)
-_action_limits__said5: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'FLEE: you must be in a LONG zone',
-)
-_action_limits__said6: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'DISTRACT: only at Short range or Close/engaged',
-)
-_action_limits__said7: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'use STEALTH while ENGAGED',
-)
-_action_limits__said8: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'change zone with this action',
-)
-_action_limits__said9: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
-)
-_action_limits__said10: Final = Restriction(
-    'action_limits',
-    'When it comes to your action',
-    'attack the GUARDED figure before its guard',
-)
-_action_limits__said12: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'Unless otherwise stated any action includes any MOVE as an option.',
-    None,
-    'note',
-)
-_action_limits__said13: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
-    None,
-    'note',
-)
-_action_limits__said14: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
-    None,
-    'note',
-)
-_action_limits__said15: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
-    None,
-    'note',
-)
-_action_limits__said16: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
-    None,
-    'note',
-)
-_action_limits__said17: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
-    None,
-    'note',
-)
-_action_limits__said18: Final = Note(
-    'action_limits',
-    'When it comes to your action',
-    'Read against the range band to the target: Medium and beyond are forbidden.',
-    'DISTRACT: AG or SM trick, only at Short range or Close/engaged.',
-    'erratum',
-)
+_action_limits__said1: Final = restriction_of(_action_limits__text1)
+_action_limits__said2: Final = restriction_of(_action_limits__text2)
+_action_limits__said3: Final = restriction_of(_action_limits__text3)
+_action_limits__said4: Final = restriction_of(_action_limits__text4)
+_action_limits__said5: Final = restriction_of(_action_limits__text5)
+_action_limits__said6: Final = restriction_of(_action_limits__text6)
+_action_limits__said7: Final = restriction_of(_action_limits__text7)
+_action_limits__said8: Final = restriction_of(_action_limits__text8)
+_action_limits__said9: Final = restriction_of(_action_limits__text9)
+_action_limits__said10: Final = restriction_of(_action_limits__text10)
+_action_limits__said12: Final = note_of(_action_limits__text11)
+_action_limits__said13: Final = note_of(_action_limits__text12)
+_action_limits__said14: Final = note_of(_action_limits__text13)
+_action_limits__said15: Final = note_of(_action_limits__text14)
+_action_limits__said16: Final = note_of(_action_limits__text15)
+_action_limits__said17: Final = note_of(_action_limits__text16)
+_action_limits__said18: Final = note_of(_action_limits__text17)
 _action_limits__unread1: Final = Note(
     'action_limits',
     'When it comes to your action',
@@ -10635,15 +12777,14 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     """Actions and where they may be taken: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d11 = -1 if v['action'] == 'assist' else 0
     value = v['all_actions']
-    trace.append(TraceEntry(_action_limits__trace11, d11, v, e))
+    trace.append(TraceEntry(_action_limits__mod1_trace, d11, v, e))
     if d11 < 0:
         amount = v['assist_successes']
         value += amount
@@ -10675,16 +12816,16 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d8 = -1 if v['action'] in ('assist', 'guard', 'take_cover', 'use') else 0
     d9 = -1 if v['action'] == 'flank_move' and v['zone'] == 'close' else 0
     d10 = -1 if v['action'] == 'melee' and v['guarded'] else 0
-    trace.append(TraceEntry(_action_limits__trace1, d1, v, e))
-    trace.append(TraceEntry(_action_limits__trace2, d2, v, e))
-    trace.append(TraceEntry(_action_limits__trace3, d3, v, e))
-    trace.append(TraceEntry(_action_limits__trace4, d4, v, e))
-    trace.append(TraceEntry(_action_limits__trace5, d5, v, e))
-    trace.append(TraceEntry(_action_limits__trace6, d6, v, e))
-    trace.append(TraceEntry(_action_limits__trace7, d7, v, e))
-    trace.append(TraceEntry(_action_limits__trace8, d8, v, e))
-    trace.append(TraceEntry(_action_limits__trace9, d9, v, e))
-    trace.append(TraceEntry(_action_limits__trace10, d10, v, e))
+    trace.append(TraceEntry(_action_limits__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_action_limits__text2_trace, d2, v, e))
+    trace.append(TraceEntry(_action_limits__text3_trace, d3, v, e))
+    trace.append(TraceEntry(_action_limits__text4_trace, d4, v, e))
+    trace.append(TraceEntry(_action_limits__text5_trace, d5, v, e))
+    trace.append(TraceEntry(_action_limits__text6_trace, d6, v, e))
+    trace.append(TraceEntry(_action_limits__text7_trace, d7, v, e))
+    trace.append(TraceEntry(_action_limits__text8_trace, d8, v, e))
+    trace.append(TraceEntry(_action_limits__text9_trace, d9, v, e))
+    trace.append(TraceEntry(_action_limits__text10_trace, d10, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_action_limits__said1)
@@ -10736,103 +12877,34 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule flank_zones, straight
+# rule flank_zones, written out
 
-_flank_zones__trace1: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'cannot see from a Flank zone to another zone, or from a zone into a Flank zone',
-    ('when zones_away > 0 and not same_flank',),
-    (('zones_away', 'same_flank'),),
-)
-_flank_zones__trace2: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'range max short',
-    ('when same_flank',),
-    (('same_flank',),),
-)
-_flank_zones__trace3: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'cannot DRAG in or out of a Flank zone',
-    ('when action == drag',),
-    (('action',),),
-)
-_flank_zones__trace4: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
-    (),
-    (),
-)
-_flank_zones__trace5: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
-    (),
-    (),
-)
-_flank_zones__trace6: Final = TraceSpec(
-    'flank_zones',
-    'Flank zones',
-    'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
-    (),
-    (),
-)
-_flank_zones__said1: Final = Restriction(
-    'flank_zones',
-    'Flank zones',
-    'see from a Flank zone to another zone, or from a zone into a Flank zone',
-)
-_flank_zones__said3: Final = Restriction(
-    'flank_zones',
-    'Flank zones',
-    'DRAG in or out of a Flank zone',
-)
-_flank_zones__said4: Final = Note(
-    'flank_zones',
-    'Flank zones',
-    'Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
-    None,
-    'note',
-)
-_flank_zones__said5: Final = Note(
-    'flank_zones',
-    'Flank zones',
-    'Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
-    None,
-    'note',
-)
-_flank_zones__said6: Final = Note(
-    'flank_zones',
-    'Flank zones',
-    'Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
-    'You cannot see from one Zone to any other Flank Zone.',
-    'erratum',
-)
+_flank_zones__said1: Final = restriction_of(_flank_zones__text1)
+_flank_zones__said3: Final = restriction_of(_flank_zones__text2)
+_flank_zones__said4: Final = note_of(_flank_zones__text3)
+_flank_zones__said5: Final = note_of(_flank_zones__text4)
+_flank_zones__said6: Final = note_of(_flank_zones__text5)
 
 
 def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Flank zones: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d2 = -1 if v['same_flank'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_flank_zones__trace2, d2, v, e))
+    trace.append(TraceEntry(_flank_zones__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_flank_zones__mod1, 'short'))
     e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
     d1 = -1 if v['zones_away'] > 0 and not v['same_flank'] else 0
     d3 = -1 if v['action'] == 'drag' else 0
-    trace.append(TraceEntry(_flank_zones__trace1, d1, v, e))
-    trace.append(TraceEntry(_flank_zones__trace3, d3, v, e))
+    trace.append(TraceEntry(_flank_zones__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_flank_zones__text2_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_flank_zones__said1)
@@ -10857,99 +12929,20 @@ def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule take_cover, straight
+# rule take_cover, written out
 
-_take_cover__trace1: Final = TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ())
-_take_cover__trace2: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'defence +default_cover - target_cover',
-    ('when default_cover > target_cover',),
-    (('default_cover', 'target_cover'),),
-)
-_take_cover__trace3: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'shot -(own_cover / 2 round down)',
-    (),
-    (),
-)
-_take_cover__trace4: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'cannot take more COVER than the zone offers',
-    ('when target_cover > cover',),
-    (('target_cover', 'cover'),),
-)
-_take_cover__trace5: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
-    (),
-    (),
-)
-_take_cover__trace6: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.',
-    (),
-    (),
-)
-_take_cover__trace7: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    'note: COVER (the action) makes use of cover in the zone; no zone movement.',
-    (),
-    (),
-)
-_take_cover__trace8: Final = TraceSpec(
-    'take_cover',
-    'COVER',
-    "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
-    (),
-    (),
-)
-_take_cover__said4: Final = Restriction(
-    'take_cover',
-    'COVER',
-    'take more COVER than the zone offers',
-)
-_take_cover__said5: Final = Note(
-    'take_cover',
-    'COVER',
-    'Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
-    None,
-    'note',
-)
-_take_cover__said6: Final = Note(
-    'take_cover',
-    'COVER',
-    'You may elect a lower Cover value; once set it stays until you take a new Cover action.',
-    None,
-    'note',
-)
-_take_cover__said7: Final = Note(
-    'take_cover',
-    'COVER',
-    'COVER (the action) makes use of cover in the zone; no zone movement.',
-    None,
-    'note',
-)
-_take_cover__said8: Final = Note(
-    'take_cover',
-    'COVER',
-    "The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
-    'Any attacks you make whilst in COVER are at -(Cover mod/2), so 0, -1 or -2.',
-    'erratum',
-)
+_take_cover__said4: Final = restriction_of(_take_cover__text1)
+_take_cover__said5: Final = note_of(_take_cover__text2)
+_take_cover__said6: Final = note_of(_take_cover__text3)
+_take_cover__said7: Final = note_of(_take_cover__text4)
+_take_cover__said8: Final = note_of(_take_cover__text5)
 
 
 def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -10959,7 +12952,7 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     if v['shot'] is None:
         v['shot'] = whole(e['visibility'] + e['all_actions'])
     value = v['shot']
-    trace.append(TraceEntry(_take_cover__trace3, -1, v, e))
+    trace.append(TraceEntry(_take_cover__mod3_trace, -1, v, e))
     amount = -round_value(Fraction(v['own_cover']) / 2, 'down')
     value += amount
     modifiers.append((2, Modifier(_take_cover__mod3, whole(amount), 'applied', None)))
@@ -10967,11 +12960,11 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['default_cover'] = v['default_cover']
     d2 = -1 if e['default_cover'] > v['target_cover'] else 0
     value = v['defence']
-    trace.append(TraceEntry(_take_cover__trace1, -1, v, e))
+    trace.append(TraceEntry(_take_cover__mod1_trace, -1, v, e))
     amount = v['target_cover']
     value += amount
     modifiers.append((0, Modifier(_take_cover__mod1, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_take_cover__trace2, d2, v, e))
+    trace.append(TraceEntry(_take_cover__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = e['default_cover'] - v['target_cover']
         value += amount
@@ -10979,7 +12972,7 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['defence'] = value if type(value) is int else added_total(value, 'int', True)
     e['cover'] = v['cover']
     d4 = -1 if v['target_cover'] > e['cover'] else 0
-    trace.append(TraceEntry(_take_cover__trace4, d4, v, e))
+    trace.append(TraceEntry(_take_cover__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_take_cover__said4)
@@ -11014,43 +13007,9 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule defend_dodge, straight
+# rule defend_dodge, written out
 
-_defend_dodge__trace1: Final = TraceSpec(
-    'defend_dodge',
-    'DEFEND; DODGE',
-    'melee_against -2',
-    ('when action == defend', 'when defend_moved'),
-    (('action',), ('defend_moved',)),
-)
-_defend_dodge__trace2: Final = TraceSpec(
-    'defend_dodge',
-    'DEFEND; DODGE',
-    'melee_against -4',
-    ('when action == defend', 'unless defend_moved'),
-    (('action',), ('defend_moved',)),
-)
-_defend_dodge__trace3: Final = TraceSpec(
-    'defend_dodge',
-    'DEFEND; DODGE',
-    'missile_against -2',
-    ('when action == dodge',),
-    (('action',),),
-)
-_defend_dodge__trace4: Final = TraceSpec(
-    'defend_dodge',
-    'DEFEND; DODGE',
-    'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
-    (),
-    (),
-)
-_defend_dodge__said4: Final = Note(
-    'defend_dodge',
-    'DEFEND; DODGE',
-    'Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
-    'DEFEND: Defend vs melee options, -2 with movement or -4 if not.',
-    'erratum',
-)
+_defend_dodge__said4: Final = note_of(_defend_dodge__text1)
 _defend_dodge__unread1: Final = Note(
     'defend_dodge',
     'DEFEND; DODGE',
@@ -11063,17 +13022,16 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     """DEFEND and DODGE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     d3 = -1 if v['action'] == 'dodge' else 0
     value = v['missile_against']
-    trace.append(TraceEntry(_defend_dodge__trace3, d3, v, e))
+    trace.append(TraceEntry(_defend_dodge__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -2
+        value -= 2
         modifiers.append((2, Modifier(_defend_dodge__mod3, -2, 'applied', None)))
     e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
     if v['action'] != 'defend':
@@ -11089,13 +13047,13 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     else:
         d2 = -1
     value = v['melee_against']
-    trace.append(TraceEntry(_defend_dodge__trace1, d1, v, e))
+    trace.append(TraceEntry(_defend_dodge__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append((0, Modifier(_defend_dodge__mod1, -2, 'applied', None)))
-    trace.append(TraceEntry(_defend_dodge__trace2, d2, v, e))
+    trace.append(TraceEntry(_defend_dodge__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -4
+        value -= 4
         modifiers.append((1, Modifier(_defend_dodge__mod2, -4, 'applied', None)))
     e['melee_against'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     notes: list[Note] = [_defend_dodge__said4]
@@ -11121,58 +13079,11 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule stealth_mode, straight
+# rule stealth_mode, written out
 
-_stealth_mode__trace1: Final = TraceSpec(
-    'stealth_mode',
-    'STEALTH',
-    'pace -2',
-    ('when stealthy',),
-    (('stealthy',),),
-)
-_stealth_mode__trace2: Final = TraceSpec(
-    'stealth_mode',
-    'STEALTH',
-    'stealth +own_cover',
-    ('when stealthy',),
-    (('stealthy',),),
-)
-_stealth_mode__trace3: Final = TraceSpec(
-    'stealth_mode',
-    'STEALTH',
-    'cannot be in STEALTH while ENGAGED',
-    ('when stealthy', 'when engaged'),
-    (('stealthy',), ('engaged',)),
-)
-_stealth_mode__trace4: Final = TraceSpec(
-    'stealth_mode',
-    'STEALTH',
-    'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
-    (),
-    (),
-)
-_stealth_mode__trace5: Final = TraceSpec(
-    'stealth_mode',
-    'STEALTH',
-    'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
-    (),
-    (),
-)
-_stealth_mode__said3: Final = Restriction('stealth_mode', 'STEALTH', 'be in STEALTH while ENGAGED')
-_stealth_mode__said4: Final = Note(
-    'stealth_mode',
-    'STEALTH',
-    'STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
-    None,
-    'note',
-)
-_stealth_mode__said5: Final = Note(
-    'stealth_mode',
-    'STEALTH',
-    'To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
-    None,
-    'note',
-)
+_stealth_mode__said3: Final = restriction_of(_stealth_mode__text1)
+_stealth_mode__said4: Final = note_of(_stealth_mode__text2)
+_stealth_mode__said5: Final = note_of(_stealth_mode__text3)
 _stealth_mode__unread1: Final = Note(
     'stealth_mode',
     'STEALTH',
@@ -11191,22 +13102,21 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     """STEALTH: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['stealthy'] else 0
     value = v['pace']
-    trace.append(TraceEntry(_stealth_mode__trace1, d1, v, e))
+    trace.append(TraceEntry(_stealth_mode__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_stealth_mode__mod1, -2, 'applied', None))
     e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d2 = -1 if v['stealthy'] else 0
     value = v['stealth']
-    trace.append(TraceEntry(_stealth_mode__trace2, d2, v, e))
+    trace.append(TraceEntry(_stealth_mode__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['own_cover']
         value += amount
@@ -11218,7 +13128,7 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         d3 = 1
     else:
         d3 = -1
-    trace.append(TraceEntry(_stealth_mode__trace3, d3, v, e))
+    trace.append(TraceEntry(_stealth_mode__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_stealth_mode__said3)
@@ -11247,38 +13157,16 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule drop_rule, straight
+# rule drop_rule, written out
 
-_drop_rule__trace1: Final = TraceSpec('drop_rule', 'DROP', 'shot +4', ('when drop',), (('drop',),))
-_drop_rule__trace2: Final = TraceSpec(
-    'drop_rule',
-    'DROP',
-    'damage +4',
-    ('when drop',),
-    (('drop',),),
-)
-_drop_rule__trace3: Final = TraceSpec(
-    'drop_rule',
-    'DROP',
-    'note: The DROP usually comes from a Stealth situation, for one attack.',
-    (),
-    (),
-)
-_drop_rule__said3: Final = Note(
-    'drop_rule',
-    'DROP',
-    'The DROP usually comes from a Stealth situation, for one attack.',
-    None,
-    'note',
-)
+_drop_rule__said3: Final = note_of(_drop_rule__text1)
 
 
 def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """DROP: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11289,14 +13177,14 @@ def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         v['shot'] = whole(e['visibility'] + e['all_actions'])
     d1 = -1 if v['drop'] else 0
     value = v['shot']
-    trace.append(TraceEntry(_drop_rule__trace1, d1, v, e))
+    trace.append(TraceEntry(_drop_rule__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 4
         modifiers.append(Modifier(_drop_rule__mod1, 4, 'applied', None))
     e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d2 = -1 if v['drop'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_drop_rule__trace2, d2, v, e))
+    trace.append(TraceEntry(_drop_rule__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_drop_rule__mod2, 4))
     e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
@@ -11325,76 +13213,12 @@ def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule targeting_rule, straight
+# rule targeting_rule, written out
 
-_targeting_rule__trace1: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    'defence +2 per targeting',
-    (),
-    (),
-)
-_targeting_rule__trace2: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    'damage +extra_die',
-    ('when targeting == 3', 'when vulnerability'),
-    (('targeting',), ('vulnerability',)),
-)
-_targeting_rule__trace3: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    'cannot strike a vulnerability: none exists',
-    ('when targeting == 3', 'unless vulnerability'),
-    (('targeting',), ('vulnerability',)),
-)
-_targeting_rule__trace4: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
-    (),
-    (),
-)
-_targeting_rule__trace5: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
-    (),
-    (),
-)
-_targeting_rule__trace6: Final = TraceSpec(
-    'targeting_rule',
-    'Targeting',
-    'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
-    (),
-    (),
-)
-_targeting_rule__said3: Final = Restriction(
-    'targeting_rule',
-    'Targeting',
-    'strike a vulnerability: none exists',
-)
-_targeting_rule__said4: Final = Note(
-    'targeting_rule',
-    'Targeting',
-    "Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
-    None,
-    'note',
-)
-_targeting_rule__said5: Final = Note(
-    'targeting_rule',
-    'Targeting',
-    'Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
-    None,
-    'note',
-)
-_targeting_rule__said6: Final = Note(
-    'targeting_rule',
-    'Targeting',
-    'The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
-    'The following table illustrates a humanoid target effect.',
-    'erratum',
-)
+_targeting_rule__said3: Final = restriction_of(_targeting_rule__text1)
+_targeting_rule__said4: Final = note_of(_targeting_rule__text2)
+_targeting_rule__said5: Final = note_of(_targeting_rule__text3)
+_targeting_rule__said6: Final = note_of(_targeting_rule__text4)
 _targeting_rule__unread1: Final = Note(
     'targeting_rule',
     'Targeting',
@@ -11413,14 +13237,13 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
     """Targeting: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['defence']
-    trace.append(TraceEntry(_targeting_rule__trace1, -1, v, e))
+    trace.append(TraceEntry(_targeting_rule__mod1_trace, -1, v, e))
     amount = 2 * v['targeting']
     value += amount
     modifiers.append(Modifier(_targeting_rule__mod1, whole(amount), 'applied', None))
@@ -11432,7 +13255,7 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
     else:
         d2 = -1
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_targeting_rule__trace2, d2, v, e))
+    trace.append(TraceEntry(_targeting_rule__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_targeting_rule__mod2, v['extra_die']))
     e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
@@ -11442,7 +13265,7 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d3 = 1
     else:
         d3 = -1
-    trace.append(TraceEntry(_targeting_rule__trace3, d3, v, e))
+    trace.append(TraceEntry(_targeting_rule__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_targeting_rule__said3)
@@ -11471,27 +13294,9 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule paralysed, straight
+# rule paralysed, written out
 
-_paralysed__trace1: Final = TraceSpec(
-    'paralysed',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_paralysed__trace2: Final = TraceSpec(
-    'paralysed',
-    'Targeting: wound effects',
-    'cannot use the arm: unusable for the duration, in actions',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_paralysed__said2: Final = Restriction(
-    'paralysed',
-    'Targeting: wound effects',
-    'use the arm: unusable for the duration, in actions',
-)
+_paralysed__said2: Final = restriction_of(_paralysed__text1)
 _paralysed__unread1: Final = Note(
     'paralysed',
     'Targeting: wound effects',
@@ -11504,20 +13309,19 @@ def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Paralysed: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_paralysed__trace1, d1, v, e))
+    trace.append(TraceEntry(_paralysed__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_paralysed__mod1, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_paralysed__trace2, d2, v, e))
+    trace.append(TraceEntry(_paralysed__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_paralysed__said2)
@@ -11543,22 +13347,8 @@ def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule broken_arm, straight
+# rule broken_arm, written out
 
-_broken_arm__trace1: Final = TraceSpec(
-    'broken_arm',
-    'Targeting: wound effects',
-    'wound_penalty +4',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_broken_arm__trace2: Final = TraceSpec(
-    'broken_arm',
-    'Targeting: wound effects',
-    'wound_penalty +2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
 _broken_arm__unread1: Final = Note(
     'broken_arm',
     'Targeting: wound effects',
@@ -11571,8 +13361,7 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Broken Arm: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11580,11 +13369,11 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['wound_penalty']
-    trace.append(TraceEntry(_broken_arm__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_arm__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 4
         modifiers.append(Modifier(_broken_arm__mod1, 4, 'applied', None))
-    trace.append(TraceEntry(_broken_arm__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_arm__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = 2 * v['penalty_raises']
         value += amount
@@ -11612,57 +13401,10 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule bleeder, straight
+# rule bleeder, written out
 
-_bleeder__trace1: Final = TraceSpec(
-    'bleeder',
-    'Targeting: wound effects',
-    'wound_damage +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_bleeder__trace2: Final = TraceSpec(
-    'bleeder',
-    'Targeting: wound effects',
-    'wound_target +2 per extra_bleeds',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_bleeder__trace3: Final = TraceSpec(
-    'bleeder',
-    'Targeting: wound effects',
-    'wound_target +penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_bleeder__trace4: Final = TraceSpec(
-    'bleeder',
-    'Targeting: wound effects',
-    'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
-    (),
-    (),
-)
-_bleeder__trace5: Final = TraceSpec(
-    'bleeder',
-    'Targeting: wound effects',
-    'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
-    (),
-    (),
-)
-_bleeder__said4: Final = Note(
-    'bleeder',
-    'Targeting: wound effects',
-    'The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
-    None,
-    'note',
-)
-_bleeder__said5: Final = Note(
-    'bleeder',
-    'Targeting: wound effects',
-    '"-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
-    'They can make a VG vs 4 roll (mods, extra Bleeds add -2@)',
-    'erratum',
-)
+_bleeder__said4: Final = note_of(_bleeder__text1)
+_bleeder__said5: Final = note_of(_bleeder__text2)
 _bleeder__unread1: Final = Note(
     'bleeder',
     'Targeting: wound effects',
@@ -11687,27 +13429,26 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Bleeder: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_bleeder__trace1, d1, v, e))
+    trace.append(TraceEntry(_bleeder__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_bleeder__mod1, v['dice_raises']))
     e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers)
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['wound_target']
-    trace.append(TraceEntry(_bleeder__trace2, d2, v, e))
+    trace.append(TraceEntry(_bleeder__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = 2 * v['extra_bleeds']
         value += amount
         modifiers.append(Modifier(_bleeder__mod2, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_bleeder__trace3, d3, v, e))
+    trace.append(TraceEntry(_bleeder__mod3_trace, d3, v, e))
     if d3 < 0:
         amount = v['penalty_raises']
         value += amount
@@ -11742,64 +13483,10 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule knockdown, straight
+# rule knockdown, written out
 
-_knockdown__trace1: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'wound_penalty +2',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_knockdown__trace2: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'wound_penalty +2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_knockdown__trace3: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'defence -2',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_knockdown__trace4: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'defence -2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_knockdown__trace5: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'note: The target is forced to the ground and stunned.',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_knockdown__trace6: Final = TraceSpec(
-    'knockdown',
-    'Targeting: wound effects',
-    'erratum: By 2 a raise, the size of the base penalty.',
-    (),
-    (),
-)
-_knockdown__said5: Final = Note(
-    'knockdown',
-    'Targeting: wound effects',
-    'The target is forced to the ground and stunned.',
-    None,
-    'note',
-)
-_knockdown__said6: Final = Note(
-    'knockdown',
-    'Targeting: wound effects',
-    'By 2 a raise, the size of the base penalty.',
-    'Raises will increase the defence penalty.',
-    'erratum',
-)
+_knockdown__said5: Final = note_of(_knockdown__text1)
+_knockdown__said6: Final = note_of(_knockdown__text2)
 _knockdown__unread1: Final = Note(
     'knockdown',
     'Targeting: wound effects',
@@ -11812,8 +13499,7 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Knockdown: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -11821,11 +13507,11 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['defence']
-    trace.append(TraceEntry(_knockdown__trace3, d3, v, e))
+    trace.append(TraceEntry(_knockdown__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -2
+        value -= 2
         modifiers.append((2, Modifier(_knockdown__mod3, -2, 'applied', None)))
-    trace.append(TraceEntry(_knockdown__trace4, d4, v, e))
+    trace.append(TraceEntry(_knockdown__mod4_trace, d4, v, e))
     if d4 < 0:
         amount = -2 * v['penalty_raises']
         value += amount
@@ -11834,18 +13520,18 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['wound_penalty']
-    trace.append(TraceEntry(_knockdown__trace1, d1, v, e))
+    trace.append(TraceEntry(_knockdown__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 2
         modifiers.append((0, Modifier(_knockdown__mod1, 2, 'applied', None)))
-    trace.append(TraceEntry(_knockdown__trace2, d2, v, e))
+    trace.append(TraceEntry(_knockdown__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = 2 * v['penalty_raises']
         value += amount
         modifiers.append((1, Modifier(_knockdown__mod2, whole(amount), 'applied', None)))
     e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     d5 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_knockdown__trace5, d5, v, e))
+    trace.append(TraceEntry(_knockdown__text1_trace, d5, v, e))
     notes: list[Note] = []
     if d5 < 0:
         notes.append(_knockdown__said5)
@@ -11873,27 +13559,9 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule crippled, straight
+# rule crippled, written out
 
-_crippled__trace1: Final = TraceSpec(
-    'crippled',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_crippled__trace2: Final = TraceSpec(
-    'crippled',
-    'Targeting: wound effects',
-    'cannot move: for the duration, in actions',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_crippled__said2: Final = Restriction(
-    'crippled',
-    'Targeting: wound effects',
-    'move: for the duration, in actions',
-)
+_crippled__said2: Final = restriction_of(_crippled__text1)
 _crippled__unread1: Final = Note(
     'crippled',
     'Targeting: wound effects',
@@ -11906,20 +13574,19 @@ def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Crippled: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_crippled__trace1, d1, v, e))
+    trace.append(TraceEntry(_crippled__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_crippled__mod1, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_crippled__trace2, d2, v, e))
+    trace.append(TraceEntry(_crippled__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_crippled__said2)
@@ -11945,43 +13612,9 @@ def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule broken_leg, straight
+# rule broken_leg, written out
 
-_broken_leg__trace1: Final = TraceSpec(
-    'broken_leg',
-    'Targeting: wound effects',
-    'pace -4',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_broken_leg__trace2: Final = TraceSpec(
-    'broken_leg',
-    'Targeting: wound effects',
-    'pace -2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_broken_leg__trace3: Final = TraceSpec(
-    'broken_leg',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_broken_leg__trace4: Final = TraceSpec(
-    'broken_leg',
-    'Targeting: wound effects',
-    'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
-    (),
-    (),
-)
-_broken_leg__said4: Final = Note(
-    'broken_leg',
-    'Targeting: wound effects',
-    'The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
-    'suffer a penalty of 4 to your Movement rate for next 1d4+1 rounds',
-    'erratum',
-)
+_broken_leg__said4: Final = note_of(_broken_leg__text1)
 _broken_leg__unread1: Final = Note(
     'broken_leg',
     'Targeting: wound effects',
@@ -12000,8 +13633,7 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Broken Leg: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12009,11 +13641,11 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['pace']
-    trace.append(TraceEntry(_broken_leg__trace1, d1, v, e))
+    trace.append(TraceEntry(_broken_leg__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -4
+        value -= 4
         modifiers.append(Modifier(_broken_leg__mod1, -4, 'applied', None))
-    trace.append(TraceEntry(_broken_leg__trace2, d2, v, e))
+    trace.append(TraceEntry(_broken_leg__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = -2 * v['penalty_raises']
         value += amount
@@ -12021,7 +13653,7 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_broken_leg__trace3, d3, v, e))
+    trace.append(TraceEntry(_broken_leg__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_broken_leg__mod3, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
@@ -12051,29 +13683,9 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule winded, straight
+# rule winded, written out
 
-_winded__trace1: Final = TraceSpec(
-    'winded',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_winded__trace2: Final = TraceSpec(
-    'winded',
-    'Targeting: wound effects',
-    'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_winded__said2: Final = Note(
-    'winded',
-    'Targeting: wound effects',
-    'A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
-    None,
-    'note',
-)
+_winded__said2: Final = note_of(_winded__text1)
 _winded__unread1: Final = Note(
     'winded',
     'Targeting: wound effects',
@@ -12086,20 +13698,19 @@ def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Winded: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_winded__trace1, d1, v, e))
+    trace.append(TraceEntry(_winded__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_winded__mod1, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_winded__trace2, d2, v, e))
+    trace.append(TraceEntry(_winded__text1_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_winded__said2)
@@ -12124,29 +13735,8 @@ def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule pain, straight
+# rule pain, written out
 
-_pain__trace1: Final = TraceSpec(
-    'pain',
-    'Targeting: wound effects',
-    'all_actions -2',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_pain__trace2: Final = TraceSpec(
-    'pain',
-    'Targeting: wound effects',
-    'all_actions -2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_pain__trace3: Final = TraceSpec(
-    'pain',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
 _pain__unread1: Final = Note(
     'pain',
     'Targeting: wound effects',
@@ -12165,8 +13755,7 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Pain: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12174,11 +13763,11 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['all_actions']
-    trace.append(TraceEntry(_pain__trace1, d1, v, e))
+    trace.append(TraceEntry(_pain__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_pain__mod1, -2, 'applied', None))
-    trace.append(TraceEntry(_pain__trace2, d2, v, e))
+    trace.append(TraceEntry(_pain__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = -2 * v['penalty_raises']
         value += amount
@@ -12186,7 +13775,7 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['all_actions'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_pain__trace3, d3, v, e))
+    trace.append(TraceEntry(_pain__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_pain__mod3, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
@@ -12216,50 +13805,10 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule guts, straight
+# rule guts, written out
 
-_guts__trace1: Final = TraceSpec(
-    'guts',
-    'Targeting: wound effects',
-    'wound_damage +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_guts__trace2: Final = TraceSpec(
-    'guts',
-    'Targeting: wound effects',
-    'wound_duration +duration_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_guts__trace3: Final = TraceSpec(
-    'guts',
-    'Targeting: wound effects',
-    'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_guts__trace4: Final = TraceSpec(
-    'guts',
-    'Targeting: wound effects',
-    'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.',
-    (),
-    (),
-)
-_guts__said3: Final = Note(
-    'guts',
-    'Targeting: wound effects',
-    'Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
-    None,
-    'note',
-)
-_guts__said4: Final = Note(
-    'guts',
-    'Targeting: wound effects',
-    'Encoded: raises on the damage die and raises on the duration dice are counted apart.',
-    'Raise can be used to increase the damage dice or the duration dice used.',
-    'erratum',
-)
+_guts__said3: Final = note_of(_guts__text1)
+_guts__said4: Final = note_of(_guts__text2)
 _guts__unread1: Final = Note(
     'guts',
     'Targeting: wound effects',
@@ -12278,8 +13827,7 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Guts: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12287,7 +13835,7 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_guts__trace2, d2, v, e))
+    trace.append(TraceEntry(_guts__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_guts__mod2, v['duration_raises']))
         where.append(1)
@@ -12295,13 +13843,13 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held = []
     where = []
-    trace.append(TraceEntry(_guts__trace1, d1, v, e))
+    trace.append(TraceEntry(_guts__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_guts__mod1, v['dice_raises']))
         where.append(0)
     e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers, where)
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_guts__trace3, d3, v, e))
+    trace.append(TraceEntry(_guts__text1_trace, d3, v, e))
     notes: list[Note] = []
     if d3 < 0:
         notes.append(_guts__said3)
@@ -12332,36 +13880,9 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule scarred, straight
+# rule scarred, written out
 
-_scarred__trace1: Final = TraceSpec(
-    'scarred',
-    'Targeting: wound effects',
-    'wound_penalty +1',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_scarred__trace2: Final = TraceSpec(
-    'scarred',
-    'Targeting: wound effects',
-    'wound_penalty +penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_scarred__trace3: Final = TraceSpec(
-    'scarred',
-    'Targeting: wound effects',
-    'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
-    (),
-    (),
-)
-_scarred__said3: Final = Note(
-    'scarred',
-    'Targeting: wound effects',
-    'Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
-    'which causes a 1 penalty to interaction rolls of a co-operative nature',
-    'erratum',
-)
+_scarred__said3: Final = note_of(_scarred__text1)
 _scarred__unread1: Final = Note(
     'scarred',
     'Targeting: wound effects',
@@ -12374,8 +13895,7 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Scarred: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12383,11 +13903,11 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['wound_penalty']
-    trace.append(TraceEntry(_scarred__trace1, d1, v, e))
+    trace.append(TraceEntry(_scarred__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 1
         modifiers.append(Modifier(_scarred__mod1, 1, 'applied', None))
-    trace.append(TraceEntry(_scarred__trace2, d2, v, e))
+    trace.append(TraceEntry(_scarred__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['penalty_raises']
         value += amount
@@ -12415,34 +13935,9 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule deafened, straight
+# rule deafened, written out
 
-_deafened__trace1: Final = TraceSpec(
-    'deafened',
-    'Targeting: wound effects',
-    'wound_target +2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_deafened__trace2: Final = TraceSpec(
-    'deafened',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_deafened__trace3: Final = TraceSpec(
-    'deafened',
-    'Targeting: wound effects',
-    'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_deafened__said3: Final = Restriction(
-    'deafened',
-    'Targeting: wound effects',
-    'perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
-)
+_deafened__said3: Final = restriction_of(_deafened__text1)
 _deafened__unread1: Final = Note(
     'deafened',
     'Targeting: wound effects',
@@ -12461,8 +13956,7 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Deafened: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12470,21 +13964,21 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_deafened__trace2, d2, v, e))
+    trace.append(TraceEntry(_deafened__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_deafened__mod2, v['dice_raises']))
         where.append(1)
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers, where)
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['wound_target']
-    trace.append(TraceEntry(_deafened__trace1, d1, v, e))
+    trace.append(TraceEntry(_deafened__mod1_trace, d1, v, e))
     if d1 < 0:
         amount = 2 * v['penalty_raises']
         value += amount
         modifiers.append((0, Modifier(_deafened__mod1, whole(amount), 'applied', None)))
     e['wound_target'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_deafened__trace3, d3, v, e))
+    trace.append(TraceEntry(_deafened__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_deafened__said3)
@@ -12515,69 +14009,11 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule blinded, straight
+# rule blinded, written out
 
-_blinded__trace1: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'visibility -2',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_blinded__trace2: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'visibility -2 per penalty_raises',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_blinded__trace3: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'wound_duration +dice_raises steps',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_blinded__trace4: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'cannot perform any kind of targeting, for the duration in actions',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_blinded__trace5: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
-    (),
-    (),
-)
-_blinded__trace6: Final = TraceSpec(
-    'blinded',
-    'Targeting: wound effects',
-    'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.',
-    (),
-    (),
-)
-_blinded__said4: Final = Restriction(
-    'blinded',
-    'Targeting: wound effects',
-    'perform any kind of targeting, for the duration in actions',
-)
-_blinded__said5: Final = Note(
-    'blinded',
-    'Targeting: wound effects',
-    'The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
-    'Raise can be used to increase the duration dice or penalty.',
-    'erratum',
-)
-_blinded__said6: Final = Note(
-    'blinded',
-    'Targeting: wound effects',
-    '"1d4+!" is a typo for 1d4+1, the duration of every other effect.',
-    'you cannot perform any kind of targeting for next 1d4+! actions',
-    'erratum',
-)
+_blinded__said4: Final = restriction_of(_blinded__text1)
+_blinded__said5: Final = note_of(_blinded__text2)
+_blinded__said6: Final = note_of(_blinded__text3)
 _blinded__unread1: Final = Note(
     'blinded',
     'Targeting: wound effects',
@@ -12596,8 +14032,7 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Blinded: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -12605,11 +14040,11 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
     value = v['visibility']
-    trace.append(TraceEntry(_blinded__trace1, d1, v, e))
+    trace.append(TraceEntry(_blinded__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_blinded__mod1, -2, 'applied', None))
-    trace.append(TraceEntry(_blinded__trace2, d2, v, e))
+    trace.append(TraceEntry(_blinded__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = -2 * v['penalty_raises']
         value += amount
@@ -12617,12 +14052,12 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_blinded__trace3, d3, v, e))
+    trace.append(TraceEntry(_blinded__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_blinded__mod3, v['dice_raises']))
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_blinded__trace4, d4, v, e))
+    trace.append(TraceEntry(_blinded__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
     if d4 < 0:
         restrictions.append(_blinded__said4)
@@ -12652,50 +14087,29 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule uncon, straight
+# rule uncon, written out
 
-_uncon__trace1: Final = TraceSpec(
-    'uncon',
-    'Targeting: wound effects',
-    'derive uncon_target',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_uncon__trace2: Final = TraceSpec(
-    'uncon',
-    'Targeting: wound effects',
-    'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
-    ('when final_damage >= tuffness',),
-    (('final_damage', 'tuffness'),),
-)
-_uncon__said2: Final = Note(
-    'uncon',
-    'Targeting: wound effects',
-    'Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
-    None,
-    'note',
-)
+_uncon__said2: Final = note_of(_uncon__text1)
 
 
 def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Uncon: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
     e['wound_target'] = v['wound_target']
     d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_uncon__trace1, d1, v, e))
+    trace.append(TraceEntry(_uncon__derive1_trace, d1, v, e))
     if d1 < 0:
         e['uncon_target'] = derived['uncon_target'] = whole(e['wound_target'])
     else:
         e.wait('uncon_target', lambda: whole(e['wound_target']))
     d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
-    trace.append(TraceEntry(_uncon__trace2, d2, v, e))
+    trace.append(TraceEntry(_uncon__text1_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_uncon__said2)
@@ -12717,43 +14131,22 @@ def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zone_cover, straight
+# rule zone_cover, written out
 
-_zone_cover__trace1: Final = TraceSpec(
-    'zone_cover',
-    'Zone Traits',
-    'cover +zone_cover_value',
-    (),
-    (),
-)
-_zone_cover__trace2: Final = TraceSpec(
-    'zone_cover',
-    'Zone Traits',
-    'note: COVER: available max COVER mod (-1, -2 or -4).',
-    (),
-    (),
-)
-_zone_cover__said2: Final = Note(
-    'zone_cover',
-    'Zone Traits',
-    'COVER: available max COVER mod (-1, -2 or -4).',
-    None,
-    'note',
-)
+_zone_cover__said2: Final = note_of(_zone_cover__text1)
 
 
 def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: COVER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_zone_cover__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_cover__mod1_trace, -1, v, e))
     held.append((_zone_cover__mod1, v['zone_cover_value']))
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
     return Resolution(
@@ -12770,43 +14163,22 @@ def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zone_light, straight
+# rule zone_light, written out
 
-_zone_light__trace1: Final = TraceSpec(
-    'zone_light',
-    'Zone Traits',
-    'visibility +zone_light_mod',
-    (),
-    (),
-)
-_zone_light__trace2: Final = TraceSpec(
-    'zone_light',
-    'Zone Traits',
-    'note: LIGHT: a general mod for light, affecting all rolls that require visibility.',
-    (),
-    (),
-)
-_zone_light__said2: Final = Note(
-    'zone_light',
-    'Zone Traits',
-    'LIGHT: a general mod for light, affecting all rolls that require visibility.',
-    None,
-    'note',
-)
+_zone_light__said2: Final = note_of(_zone_light__text1)
 
 
 def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['visibility']
-    trace.append(TraceEntry(_zone_light__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_light__mod1_trace, -1, v, e))
     amount = v['zone_light_mod']
     value += amount
     modifiers.append(Modifier(_zone_light__mod1, whole(amount), 'applied', None))
@@ -12825,43 +14197,22 @@ def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zone_visibility, straight
+# rule zone_visibility, written out
 
-_zone_visibility__trace1: Final = TraceSpec(
-    'zone_visibility',
-    'Zone Traits',
-    'visibility +zone_visibility_mod',
-    (),
-    (),
-)
-_zone_visibility__trace2: Final = TraceSpec(
-    'zone_visibility',
-    'Zone Traits',
-    'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
-    (),
-    (),
-)
-_zone_visibility__said2: Final = Note(
-    'zone_visibility',
-    'Zone Traits',
-    'VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
-    None,
-    'note',
-)
+_zone_visibility__said2: Final = note_of(_zone_visibility__text1)
 
 
 def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: VISIBILITY: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['visibility']
-    trace.append(TraceEntry(_zone_visibility__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_visibility__mod1_trace, -1, v, e))
     amount = v['zone_visibility_mod']
     value += amount
     modifiers.append(Modifier(_zone_visibility__mod1, whole(amount), 'applied', None))
@@ -12880,47 +14231,22 @@ def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule zone_entry, straight
+# rule zone_entry, written out
 
-_zone_entry__trace1: Final = TraceSpec(
-    'zone_entry',
-    'Zone Traits',
-    'cannot enter or leave the zone this turn: its ENTRY is used up',
-    ('when crossings >= zone_entry_max',),
-    (('crossings', 'zone_entry_max'),),
-)
-_zone_entry__trace2: Final = TraceSpec(
-    'zone_entry',
-    'Zone Traits',
-    'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
-    (),
-    (),
-)
-_zone_entry__said1: Final = Restriction(
-    'zone_entry',
-    'Zone Traits',
-    'enter or leave the zone this turn: its ENTRY is used up',
-)
-_zone_entry__said2: Final = Note(
-    'zone_entry',
-    'Zone Traits',
-    'ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
-    None,
-    'note',
-)
+_zone_entry__said1: Final = restriction_of(_zone_entry__text1)
+_zone_entry__said2: Final = note_of(_zone_entry__text2)
 
 
 def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: ENTRY: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d1 = -1 if v['crossings'] >= v['zone_entry_max'] else 0
-    trace.append(TraceEntry(_zone_entry__trace1, d1, v, e))
+    trace.append(TraceEntry(_zone_entry__text1_trace, d1, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_zone_entry__said1)
@@ -12938,47 +14264,22 @@ def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zone_width, straight
+# rule zone_width, written out
 
-_zone_width__trace1: Final = TraceSpec(
-    'zone_width',
-    'Zone Traits',
-    'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
-    ('when close_occupants >= zone_width_max',),
-    (('close_occupants', 'zone_width_max'),),
-)
-_zone_width__trace2: Final = TraceSpec(
-    'zone_width',
-    'Zone Traits',
-    "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
-    (),
-    (),
-)
-_zone_width__said1: Final = Restriction(
-    'zone_width',
-    'Zone Traits',
-    'enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
-)
-_zone_width__said2: Final = Note(
-    'zone_width',
-    'Zone Traits',
-    "WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
-    None,
-    'note',
-)
+_zone_width__said1: Final = restriction_of(_zone_width__text1)
+_zone_width__said2: Final = note_of(_zone_width__text2)
 
 
 def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: WIDTH: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d1 = -1 if v['close_occupants'] >= v['zone_width_max'] else 0
-    trace.append(TraceEntry(_zone_width__trace1, d1, v, e))
+    trace.append(TraceEntry(_zone_width__text1_trace, d1, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_zone_width__said1)
@@ -12996,58 +14297,23 @@ def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule zone_terrain, straight
+# rule zone_terrain, written out
 
-_zone_terrain__trace1: Final = TraceSpec('zone_terrain', 'Zone Traits', 'pace +terrain_ma', (), ())
-_zone_terrain__trace2: Final = TraceSpec(
-    'zone_terrain',
-    'Zone Traits',
-    'move_target * 3 / 4 round down',
-    ('when rough',),
-    (('rough',),),
-)
-_zone_terrain__trace3: Final = TraceSpec(
-    'zone_terrain',
-    'Zone Traits',
-    'note: TERRAIN: modifier to Movement Allowances.',
-    (),
-    (),
-)
-_zone_terrain__trace4: Final = TraceSpec(
-    'zone_terrain',
-    'Zone Traits',
-    "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
-    (),
-    (),
-)
-_zone_terrain__said3: Final = Note(
-    'zone_terrain',
-    'Zone Traits',
-    'TERRAIN: modifier to Movement Allowances.',
-    None,
-    'note',
-)
-_zone_terrain__said4: Final = Note(
-    'zone_terrain',
-    'Zone Traits',
-    "Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
-    'all Movement rates are 3/4 of normal due to rough terrain',
-    'erratum',
-)
+_zone_terrain__said3: Final = note_of(_zone_terrain__text1)
+_zone_terrain__said4: Final = note_of(_zone_terrain__text2)
 
 
 def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: TERRAIN: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['pace']
-    trace.append(TraceEntry(_zone_terrain__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_terrain__mod1_trace, -1, v, e))
     amount = v['terrain_ma']
     value += amount
     modifiers.append(Modifier(_zone_terrain__mod1, whole(amount), 'applied', None))
@@ -13056,7 +14322,7 @@ def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         v['move_target'] = whole(e['pace'])
     d2 = -1 if v['rough'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_zone_terrain__trace2, d2, v, e))
+    trace.append(TraceEntry(_zone_terrain__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_zone_terrain__mod2, Fraction(3) / 4))
     e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
@@ -13079,127 +14345,11 @@ def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule zone_debris, straight
+# rule zone_debris, written out
 
-_zone_debris__trace1: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +1',
-    ('when debris_level == light',),
-    (('debris_level',),),
-)
-_zone_debris__trace2: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -1',
-    ('when debris_level == light', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace3: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == light', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace4: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +2',
-    ('when debris_level == moderate',),
-    (('debris_level',),),
-)
-_zone_debris__trace5: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'stealth +1',
-    ('when debris_level == moderate',),
-    (('debris_level',),),
-)
-_zone_debris__trace6: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -2',
-    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace7: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace8: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +4',
-    ('when debris_level == heavy',),
-    (('debris_level',),),
-)
-_zone_debris__trace9: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'stealth +2',
-    ('when debris_level == heavy',),
-    (('debris_level',),),
-)
-_zone_debris__trace10: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -3',
-    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace11: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_zone_debris__trace12: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    (),
-    (),
-)
-_zone_debris__trace13: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
-    (),
-    (),
-)
-_zone_debris__trace14: Final = TraceSpec(
-    'zone_debris',
-    'Zone Traits',
-    'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.',
-    (),
-    (),
-)
-_zone_debris__said12: Final = Note(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    'DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
-    'erratum',
-)
-_zone_debris__said13: Final = Note(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
-    '-1 MA or AG4 roll',
-    'erratum',
-)
-_zone_debris__said14: Final = Note(
-    'zone_debris',
-    'Zone Traits',
-    'The trait gives no values; it is read as the DEBRIS condition tile at its level.',
-    'DEBRIS: both natural (plants) or artificial (furniture).',
-    'erratum',
-)
+_zone_debris__said12: Final = note_of(_debris_tile__text1)
+_zone_debris__said13: Final = note_of(_debris_tile__text2)
+_zone_debris__said14: Final = note_of(_zone_debris__text1)
 _zone_debris__unread1: Final = Note(
     'debris_tile',
     'Condition tiles: DEBRIS',
@@ -13212,8 +14362,7 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
     """Zone trait: DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13238,27 +14387,27 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
     else:
         d10 = -1
     value = v['pace']
-    trace.append(TraceEntry(_zone_debris__trace2, d2, v, e))
+    trace.append(TraceEntry(_debris_tile__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -1
+        value -= 1
         modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
-    trace.append(TraceEntry(_zone_debris__trace6, d6, v, e))
+    trace.append(TraceEntry(_debris_tile__mod5_trace, d6, v, e))
     if d6 < 0:
-        value += -2
+        value -= 2
         modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
-    trace.append(TraceEntry(_zone_debris__trace10, d10, v, e))
+    trace.append(TraceEntry(_debris_tile__mod8_trace, d10, v, e))
     if d10 < 0:
-        value += -3
+        value -= 3
         modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
     e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
     d5 = -1 if v['debris_level'] == 'moderate' else 0
     d9 = -1 if v['debris_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_zone_debris__trace5, d5, v, e))
+    trace.append(TraceEntry(_debris_tile__mod4_trace, d5, v, e))
     if d5 < 0:
         value += 1
         modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
-    trace.append(TraceEntry(_zone_debris__trace9, d9, v, e))
+    trace.append(TraceEntry(_debris_tile__mod7_trace, d9, v, e))
     if d9 < 0:
         value += 2
         modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
@@ -13268,15 +14417,15 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d8 = -1 if v['debris_level'] == 'heavy' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_zone_debris__trace1, d1, v, e))
+    trace.append(TraceEntry(_debris_tile__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_debris_tile__mod1, 1))
         where.append(0)
-    trace.append(TraceEntry(_zone_debris__trace4, d4, v, e))
+    trace.append(TraceEntry(_debris_tile__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_debris_tile__mod3, 2))
         where.append(3)
-    trace.append(TraceEntry(_zone_debris__trace8, d8, v, e))
+    trace.append(TraceEntry(_debris_tile__mod6_trace, d8, v, e))
     if d8 < 0:
         held.append((_debris_tile__mod6, 4))
         where.append(7)
@@ -13299,9 +14448,9 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
         d11 = 1
     else:
         d11 = -1
-    trace.append(TraceEntry(_zone_debris__trace3, d3, v, e))
-    trace.append(TraceEntry(_zone_debris__trace7, d7, v, e))
-    trace.append(TraceEntry(_zone_debris__trace11, d11, v, e))
+    trace.append(TraceEntry(_debris_tile__derive1_trace, d3, v, e))
+    trace.append(TraceEntry(_debris_tile__derive2_trace, d7, v, e))
+    trace.append(TraceEntry(_debris_tile__derive3_trace, d11, v, e))
     if d3 < 0:
         e['debris_ag'] = derived['debris_ag'] = whole(4)
     elif d7 < 0:
@@ -13334,68 +14483,27 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule zone_stacking, straight
+# rule zone_stacking, written out
 
-_zone_stacking__trace1: Final = TraceSpec(
-    'zone_stacking',
-    'Zone Traits',
-    'stacking +zone_stacking_max - 4',
-    (),
-    (),
-)
-_zone_stacking__trace2: Final = TraceSpec(
-    'zone_stacking',
-    'Zone Traits',
-    'stacking +target_size',
-    (),
-    (),
-)
-_zone_stacking__trace3: Final = TraceSpec(
-    'zone_stacking',
-    'Zone Traits',
-    'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
-    (),
-    (),
-)
-_zone_stacking__trace4: Final = TraceSpec(
-    'zone_stacking',
-    'Zone Traits',
-    "erratum: Read as always applied, +1 per Size, on top of the field's value.",
-    (),
-    (),
-)
-_zone_stacking__said3: Final = Note(
-    'zone_stacking',
-    'Zone Traits',
-    'STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
-    None,
-    'note',
-)
-_zone_stacking__said4: Final = Note(
-    'zone_stacking',
-    'Zone Traits',
-    "Read as always applied, +1 per Size, on top of the field's value.",
-    'The Size of large creatures can be used to increase the number of opponents that can stack around it +1 per Size).',
-    'erratum',
-)
+_zone_stacking__said3: Final = note_of(_zone_stacking__text1)
+_zone_stacking__said4: Final = note_of(_zone_stacking__text2)
 
 
 def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Zone trait: STACKING: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['stacking']
-    trace.append(TraceEntry(_zone_stacking__trace1, -1, v, e))
+    trace.append(TraceEntry(_zone_stacking__mod1_trace, -1, v, e))
     amount = v['zone_stacking_max'] - 4
     value += amount
     modifiers.append(Modifier(_zone_stacking__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_zone_stacking__trace2, -1, v, e))
+    trace.append(TraceEntry(_zone_stacking__mod2_trace, -1, v, e))
     amount = v['target_size']
     value += amount
     modifiers.append(Modifier(_zone_stacking__mod2, whole(amount), 'applied', None))
@@ -13418,163 +14526,18 @@ def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule rain, straight
+# rule rain, written out
 
-_rain__trace1: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'visibility -1',
-    ('when rain_level == light', 'when range >= medium'),
-    (('rain_level',), ('range',)),
-)
-_rain__trace2: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'ag -1',
-    ('when rain_level == light',),
-    (('rain_level',),),
-)
-_rain__trace3: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'resist_fire +1',
-    ('when rain_level == light',),
-    (('rain_level',),),
-)
-_rain__trace4: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'hearing -1',
-    ('when rain_level == light',),
-    (('rain_level',),),
-)
-_rain__trace5: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'visibility -2',
-    ('when rain_level == moderate', 'when range >= long'),
-    (('rain_level',), ('range',)),
-)
-_rain__trace6: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'visibility -1',
-    ('when rain_level == moderate', 'unless range >= long'),
-    (('rain_level',), ('range',)),
-)
-_rain__trace7: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'ag -2',
-    ('when rain_level == moderate',),
-    (('rain_level',),),
-)
-_rain__trace8: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'resist_fire +1',
-    ('when rain_level == moderate',),
-    (('rain_level',),),
-)
-_rain__trace9: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'hearing -2',
-    ('when rain_level == moderate',),
-    (('rain_level',),),
-)
-_rain__trace10: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'stealth +1',
-    ('when rain_level == moderate',),
-    (('rain_level',),),
-)
-_rain__trace11: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'visibility -2',
-    ('when rain_level == heavy',),
-    (('rain_level',),),
-)
-_rain__trace12: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'ag -2',
-    ('when rain_level == heavy',),
-    (('rain_level',),),
-)
-_rain__trace13: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'resist_fire +2',
-    ('when rain_level == heavy',),
-    (('rain_level',),),
-)
-_rain__trace14: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'hearing -2',
-    ('when rain_level == heavy',),
-    (('rain_level',),),
-)
-_rain__trace15: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'stealth +2',
-    ('when rain_level == heavy',),
-    (('rain_level',),),
-)
-_rain__trace16: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
-    (),
-    (),
-)
-_rain__trace17: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.',
-    (),
-    (),
-)
-_rain__trace18: Final = TraceSpec(
-    'rain',
-    'Condition tiles: RAIN',
-    "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
-    (),
-    (),
-)
-_rain__said16: Final = Note(
-    'rain',
-    'Condition tiles: RAIN',
-    'The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
-    'RAIN \u2013 Light',
-    'erratum',
-)
-_rain__said17: Final = Note(
-    'rain',
-    'Condition tiles: RAIN',
-    'Read as -1 visibility at any range, -2 instead at Long and beyond.',
-    '-1 visibility, -2 at Long+',
-    'erratum',
-)
-_rain__said18: Final = Note(
-    'rain',
-    'Condition tiles: RAIN',
-    "RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
-    '2 Diamonds means it will be Medium Rain.',
-    'erratum',
-)
+_rain__said16: Final = note_of(_rain__text1)
+_rain__said17: Final = note_of(_rain__text2)
+_rain__said18: Final = note_of(_rain__text3)
 
 
 def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """RAIN: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13600,53 +14563,53 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = -1
     d11 = -1 if v['rain_level'] == 'heavy' else 0
     value = v['visibility']
-    trace.append(TraceEntry(_rain__trace1, d1, v, e))
+    trace.append(TraceEntry(_rain__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append((0, Modifier(_rain__mod1, -1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace5, d5, v, e))
+    trace.append(TraceEntry(_rain__mod5_trace, d5, v, e))
     if d5 < 0:
-        value += -2
+        value -= 2
         modifiers.append((4, Modifier(_rain__mod5, -2, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace6, d6, v, e))
+    trace.append(TraceEntry(_rain__mod6_trace, d6, v, e))
     if d6 < 0:
-        value += -1
+        value -= 1
         modifiers.append((5, Modifier(_rain__mod6, -1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace11, d11, v, e))
+    trace.append(TraceEntry(_rain__mod11_trace, d11, v, e))
     if d11 < 0:
-        value += -2
+        value -= 2
         modifiers.append((10, Modifier(_rain__mod11, -2, 'applied', None)))
     e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d5 < 0 or d6 < 0 or d11 < 0)
     d2 = -1 if v['rain_level'] == 'light' else 0
     d7 = -1 if v['rain_level'] == 'moderate' else 0
     d12 = -1 if v['rain_level'] == 'heavy' else 0
     value = v['ag']
-    trace.append(TraceEntry(_rain__trace2, d2, v, e))
+    trace.append(TraceEntry(_rain__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -1
+        value -= 1
         modifiers.append((1, Modifier(_rain__mod2, -1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace7, d7, v, e))
+    trace.append(TraceEntry(_rain__mod7_trace, d7, v, e))
     if d7 < 0:
-        value += -2
+        value -= 2
         modifiers.append((6, Modifier(_rain__mod7, -2, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace12, d12, v, e))
+    trace.append(TraceEntry(_rain__mod12_trace, d12, v, e))
     if d12 < 0:
-        value += -2
+        value -= 2
         modifiers.append((11, Modifier(_rain__mod12, -2, 'applied', None)))
     e['ag'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d7 < 0 or d12 < 0)
     d3 = -1 if v['rain_level'] == 'light' else 0
     d8 = -1 if v['rain_level'] == 'moderate' else 0
     d13 = -1 if v['rain_level'] == 'heavy' else 0
     value = v['resist_fire']
-    trace.append(TraceEntry(_rain__trace3, d3, v, e))
+    trace.append(TraceEntry(_rain__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 1
         modifiers.append((2, Modifier(_rain__mod3, 1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace8, d8, v, e))
+    trace.append(TraceEntry(_rain__mod8_trace, d8, v, e))
     if d8 < 0:
         value += 1
         modifiers.append((7, Modifier(_rain__mod8, 1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace13, d13, v, e))
+    trace.append(TraceEntry(_rain__mod13_trace, d13, v, e))
     if d13 < 0:
         value += 2
         modifiers.append((12, Modifier(_rain__mod13, 2, 'applied', None)))
@@ -13655,27 +14618,27 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d9 = -1 if v['rain_level'] == 'moderate' else 0
     d14 = -1 if v['rain_level'] == 'heavy' else 0
     value = v['hearing']
-    trace.append(TraceEntry(_rain__trace4, d4, v, e))
+    trace.append(TraceEntry(_rain__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -1
+        value -= 1
         modifiers.append((3, Modifier(_rain__mod4, -1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace9, d9, v, e))
+    trace.append(TraceEntry(_rain__mod9_trace, d9, v, e))
     if d9 < 0:
-        value += -2
+        value -= 2
         modifiers.append((8, Modifier(_rain__mod9, -2, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace14, d14, v, e))
+    trace.append(TraceEntry(_rain__mod14_trace, d14, v, e))
     if d14 < 0:
-        value += -2
+        value -= 2
         modifiers.append((13, Modifier(_rain__mod14, -2, 'applied', None)))
     e['hearing'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d9 < 0 or d14 < 0)
     d10 = -1 if v['rain_level'] == 'moderate' else 0
     d15 = -1 if v['rain_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_rain__trace10, d10, v, e))
+    trace.append(TraceEntry(_rain__mod10_trace, d10, v, e))
     if d10 < 0:
         value += 1
         modifiers.append((9, Modifier(_rain__mod10, 1, 'applied', None)))
-    trace.append(TraceEntry(_rain__trace15, d15, v, e))
+    trace.append(TraceEntry(_rain__mod15_trace, d15, v, e))
     if d15 < 0:
         value += 2
         modifiers.append((14, Modifier(_rain__mod15, 2, 'applied', None)))
@@ -13710,74 +14673,10 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule fog, straight
+# rule fog, written out
 
-_fog__trace1: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'visibility -1',
-    ('when fog_level == light',),
-    (('fog_level',),),
-)
-_fog__trace2: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'stealth +1',
-    ('when fog_level == light',),
-    (('fog_level',),),
-)
-_fog__trace3: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'visibility -2',
-    ('when fog_level == moderate',),
-    (('fog_level',),),
-)
-_fog__trace4: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'stealth +2',
-    ('when fog_level == moderate',),
-    (('fog_level',),),
-)
-_fog__trace5: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'cannot see more than 2 zones in Moderate fog',
-    ('when fog_level == moderate', 'when zones_away > 2'),
-    (('fog_level',), ('zones_away',)),
-)
-_fog__trace6: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'visibility -4',
-    ('when fog_level == heavy',),
-    (('fog_level',),),
-)
-_fog__trace7: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'stealth +4',
-    ('when fog_level == heavy',),
-    (('fog_level',),),
-)
-_fog__trace8: Final = TraceSpec(
-    'fog',
-    'Condition tiles: FOG',
-    'cannot see more than 1 zone in Heavy fog',
-    ('when fog_level == heavy', 'when zones_away > 1'),
-    (('fog_level',), ('zones_away',)),
-)
-_fog__said5: Final = Restriction(
-    'fog',
-    'Condition tiles: FOG',
-    'see more than 2 zones in Moderate fog',
-)
-_fog__said8: Final = Restriction(
-    'fog',
-    'Condition tiles: FOG',
-    'see more than 1 zone in Heavy fog',
-)
+_fog__said5: Final = restriction_of(_fog__text1)
+_fog__said8: Final = restriction_of(_fog__text2)
 _fog__unread1: Final = Note(
     'fog',
     'Condition tiles: FOG',
@@ -13790,8 +14689,7 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """FOG: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13800,32 +14698,32 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['fog_level'] == 'moderate' else 0
     d6 = -1 if v['fog_level'] == 'heavy' else 0
     value = v['visibility']
-    trace.append(TraceEntry(_fog__trace1, d1, v, e))
+    trace.append(TraceEntry(_fog__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append((0, Modifier(_fog__mod1, -1, 'applied', None)))
-    trace.append(TraceEntry(_fog__trace3, d3, v, e))
+    trace.append(TraceEntry(_fog__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -2
+        value -= 2
         modifiers.append((2, Modifier(_fog__mod3, -2, 'applied', None)))
-    trace.append(TraceEntry(_fog__trace6, d6, v, e))
+    trace.append(TraceEntry(_fog__mod5_trace, d6, v, e))
     if d6 < 0:
-        value += -4
+        value -= 4
         modifiers.append((5, Modifier(_fog__mod5, -4, 'applied', None)))
     e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d3 < 0 or d6 < 0)
     d2 = -1 if v['fog_level'] == 'light' else 0
     d4 = -1 if v['fog_level'] == 'moderate' else 0
     d7 = -1 if v['fog_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_fog__trace2, d2, v, e))
+    trace.append(TraceEntry(_fog__mod2_trace, d2, v, e))
     if d2 < 0:
         value += 1
         modifiers.append((1, Modifier(_fog__mod2, 1, 'applied', None)))
-    trace.append(TraceEntry(_fog__trace4, d4, v, e))
+    trace.append(TraceEntry(_fog__mod4_trace, d4, v, e))
     if d4 < 0:
         value += 2
         modifiers.append((3, Modifier(_fog__mod4, 2, 'applied', None)))
-    trace.append(TraceEntry(_fog__trace7, d7, v, e))
+    trace.append(TraceEntry(_fog__mod6_trace, d7, v, e))
     if d7 < 0:
         value += 4
         modifiers.append((6, Modifier(_fog__mod6, 4, 'applied', None)))
@@ -13842,8 +14740,8 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d8 = 1
     else:
         d8 = -1
-    trace.append(TraceEntry(_fog__trace5, d5, v, e))
-    trace.append(TraceEntry(_fog__trace8, d8, v, e))
+    trace.append(TraceEntry(_fog__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_fog__text2_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_fog__said5)
@@ -13872,100 +14770,16 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule cover_tile, straight
+# rule cover_tile, written out
 
-_cover_tile__trace1: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'cover +1',
-    ('when cover_level == light',),
-    (('cover_level',),),
-)
-_cover_tile__trace2: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'tuff_aoe +1',
-    ('when cover_level == light',),
-    (('cover_level',),),
-)
-_cover_tile__trace3: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'cover +2',
-    ('when cover_level == moderate',),
-    (('cover_level',),),
-)
-_cover_tile__trace4: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'default_cover +1',
-    ('when cover_level == moderate',),
-    (('cover_level',),),
-)
-_cover_tile__trace5: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'tuff_aoe +2',
-    ('when cover_level == moderate',),
-    (('cover_level',),),
-)
-_cover_tile__trace6: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'stealth +1',
-    ('when cover_level == moderate',),
-    (('cover_level',),),
-)
-_cover_tile__trace7: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'cover +4',
-    ('when cover_level == heavy',),
-    (('cover_level',),),
-)
-_cover_tile__trace8: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'default_cover +2',
-    ('when cover_level == heavy',),
-    (('cover_level',),),
-)
-_cover_tile__trace9: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'tuff_aoe +4',
-    ('when cover_level == heavy',),
-    (('cover_level',),),
-)
-_cover_tile__trace10: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'stealth +2',
-    ('when cover_level == heavy',),
-    (('cover_level',),),
-)
-_cover_tile__trace11: Final = TraceSpec(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
-    (),
-    (),
-)
-_cover_tile__said11: Final = Note(
-    'cover_tile',
-    'Condition tiles: COVER',
-    'Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
-    '2 Cover / 1 Cover default',
-    'erratum',
-)
+_cover_tile__said11: Final = note_of(_cover_tile__text1)
 
 
 def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -13974,11 +14788,11 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d8 = -1 if v['cover_level'] == 'heavy' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_cover_tile__trace4, d4, v, e))
+    trace.append(TraceEntry(_cover_tile__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_cover_tile__mod4, 1))
         where.append(3)
-    trace.append(TraceEntry(_cover_tile__trace8, d8, v, e))
+    trace.append(TraceEntry(_cover_tile__mod8_trace, d8, v, e))
     if d8 < 0:
         held.append((_cover_tile__mod8, 2))
         where.append(7)
@@ -13986,11 +14800,11 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d6 = -1 if v['cover_level'] == 'moderate' else 0
     d10 = -1 if v['cover_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_cover_tile__trace6, d6, v, e))
+    trace.append(TraceEntry(_cover_tile__mod6_trace, d6, v, e))
     if d6 < 0:
         value += 1
         modifiers.append((5, Modifier(_cover_tile__mod6, 1, 'applied', None)))
-    trace.append(TraceEntry(_cover_tile__trace10, d10, v, e))
+    trace.append(TraceEntry(_cover_tile__mod10_trace, d10, v, e))
     if d10 < 0:
         value += 2
         modifiers.append((9, Modifier(_cover_tile__mod10, 2, 'applied', None)))
@@ -14000,15 +14814,15 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d7 = -1 if v['cover_level'] == 'heavy' else 0
     held = []
     where = []
-    trace.append(TraceEntry(_cover_tile__trace1, d1, v, e))
+    trace.append(TraceEntry(_cover_tile__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_cover_tile__mod1, 1))
         where.append(0)
-    trace.append(TraceEntry(_cover_tile__trace3, d3, v, e))
+    trace.append(TraceEntry(_cover_tile__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_cover_tile__mod3, 2))
         where.append(2)
-    trace.append(TraceEntry(_cover_tile__trace7, d7, v, e))
+    trace.append(TraceEntry(_cover_tile__mod7_trace, d7, v, e))
     if d7 < 0:
         held.append((_cover_tile__mod7, 4))
         where.append(6)
@@ -14017,15 +14831,15 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d5 = -1 if v['cover_level'] == 'moderate' else 0
     d9 = -1 if v['cover_level'] == 'heavy' else 0
     value = v['tuff_aoe']
-    trace.append(TraceEntry(_cover_tile__trace2, d2, v, e))
+    trace.append(TraceEntry(_cover_tile__mod2_trace, d2, v, e))
     if d2 < 0:
         value += 1
         modifiers.append((1, Modifier(_cover_tile__mod2, 1, 'applied', None)))
-    trace.append(TraceEntry(_cover_tile__trace5, d5, v, e))
+    trace.append(TraceEntry(_cover_tile__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 2
         modifiers.append((4, Modifier(_cover_tile__mod5, 2, 'applied', None)))
-    trace.append(TraceEntry(_cover_tile__trace9, d9, v, e))
+    trace.append(TraceEntry(_cover_tile__mod9_trace, d9, v, e))
     if d9 < 0:
         value += 4
         modifiers.append((8, Modifier(_cover_tile__mod9, 4, 'applied', None)))
@@ -14056,113 +14870,10 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule debris_tile, straight
+# rule debris_tile, written out
 
-_debris_tile__trace1: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +1',
-    ('when debris_level == light',),
-    (('debris_level',),),
-)
-_debris_tile__trace2: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -1',
-    ('when debris_level == light', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace3: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == light', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace4: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +2',
-    ('when debris_level == moderate',),
-    (('debris_level',),),
-)
-_debris_tile__trace5: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'stealth +1',
-    ('when debris_level == moderate',),
-    (('debris_level',),),
-)
-_debris_tile__trace6: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -2',
-    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace7: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace8: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'cover +4',
-    ('when debris_level == heavy',),
-    (('debris_level',),),
-)
-_debris_tile__trace9: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'stealth +2',
-    ('when debris_level == heavy',),
-    (('debris_level',),),
-)
-_debris_tile__trace10: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'pace -3',
-    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace11: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'derive debris_ag',
-    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
-    (('debris_level',), ('debris_choice',)),
-)
-_debris_tile__trace12: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    (),
-    (),
-)
-_debris_tile__trace13: Final = TraceSpec(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
-    (),
-    (),
-)
-_debris_tile__said12: Final = Note(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
-    'DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
-    'erratum',
-)
-_debris_tile__said13: Final = Note(
-    'debris_tile',
-    'Condition tiles: DEBRIS',
-    'Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
-    '-1 MA or AG4 roll',
-    'erratum',
-)
+_debris_tile__said12: Final = note_of(_debris_tile__text1)
+_debris_tile__said13: Final = note_of(_debris_tile__text2)
 _debris_tile__unread1: Final = Note(
     'debris_tile',
     'Condition tiles: DEBRIS',
@@ -14175,8 +14886,7 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
     """DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14201,27 +14911,27 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
     else:
         d10 = -1
     value = v['pace']
-    trace.append(TraceEntry(_debris_tile__trace2, d2, v, e))
+    trace.append(TraceEntry(_debris_tile__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -1
+        value -= 1
         modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
-    trace.append(TraceEntry(_debris_tile__trace6, d6, v, e))
+    trace.append(TraceEntry(_debris_tile__mod5_trace, d6, v, e))
     if d6 < 0:
-        value += -2
+        value -= 2
         modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
-    trace.append(TraceEntry(_debris_tile__trace10, d10, v, e))
+    trace.append(TraceEntry(_debris_tile__mod8_trace, d10, v, e))
     if d10 < 0:
-        value += -3
+        value -= 3
         modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
     e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
     d5 = -1 if v['debris_level'] == 'moderate' else 0
     d9 = -1 if v['debris_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_debris_tile__trace5, d5, v, e))
+    trace.append(TraceEntry(_debris_tile__mod4_trace, d5, v, e))
     if d5 < 0:
         value += 1
         modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
-    trace.append(TraceEntry(_debris_tile__trace9, d9, v, e))
+    trace.append(TraceEntry(_debris_tile__mod7_trace, d9, v, e))
     if d9 < 0:
         value += 2
         modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
@@ -14231,15 +14941,15 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d8 = -1 if v['debris_level'] == 'heavy' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_debris_tile__trace1, d1, v, e))
+    trace.append(TraceEntry(_debris_tile__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_debris_tile__mod1, 1))
         where.append(0)
-    trace.append(TraceEntry(_debris_tile__trace4, d4, v, e))
+    trace.append(TraceEntry(_debris_tile__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_debris_tile__mod3, 2))
         where.append(3)
-    trace.append(TraceEntry(_debris_tile__trace8, d8, v, e))
+    trace.append(TraceEntry(_debris_tile__mod6_trace, d8, v, e))
     if d8 < 0:
         held.append((_debris_tile__mod6, 4))
         where.append(7)
@@ -14262,9 +14972,9 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
         d11 = 1
     else:
         d11 = -1
-    trace.append(TraceEntry(_debris_tile__trace3, d3, v, e))
-    trace.append(TraceEntry(_debris_tile__trace7, d7, v, e))
-    trace.append(TraceEntry(_debris_tile__trace11, d11, v, e))
+    trace.append(TraceEntry(_debris_tile__derive1_trace, d3, v, e))
+    trace.append(TraceEntry(_debris_tile__derive2_trace, d7, v, e))
+    trace.append(TraceEntry(_debris_tile__derive3_trace, d11, v, e))
     if d3 < 0:
         e['debris_ag'] = derived['debris_ag'] = whole(4)
     elif d7 < 0:
@@ -14297,65 +15007,16 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule lighting, straight
+# rule lighting, written out
 
-_lighting__trace1: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'visibility -1',
-    ('when light_level == light',),
-    (('light_level',),),
-)
-_lighting__trace2: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'visibility -2',
-    ('when light_level == moderate',),
-    (('light_level',),),
-)
-_lighting__trace3: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'stealth +1',
-    ('when light_level == moderate',),
-    (('light_level',),),
-)
-_lighting__trace4: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'visibility -4',
-    ('when light_level == heavy',),
-    (('light_level',),),
-)
-_lighting__trace5: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'stealth +2',
-    ('when light_level == heavy',),
-    (('light_level',),),
-)
-_lighting__trace6: Final = TraceSpec(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'erratum: The three levels are read as Light, Moderate and Heavy.',
-    (),
-    (),
-)
-_lighting__said6: Final = Note(
-    'lighting',
-    'Condition tiles: LIGHT',
-    'The three levels are read as Light, Moderate and Heavy.',
-    'LIGHT \u2013 Dim / Dark / Black',
-    'erratum',
-)
+_lighting__said6: Final = note_of(_lighting__text1)
 
 
 def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14364,27 +15025,27 @@ def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['light_level'] == 'moderate' else 0
     d4 = -1 if v['light_level'] == 'heavy' else 0
     value = v['visibility']
-    trace.append(TraceEntry(_lighting__trace1, d1, v, e))
+    trace.append(TraceEntry(_lighting__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append((0, Modifier(_lighting__mod1, -1, 'applied', None)))
-    trace.append(TraceEntry(_lighting__trace2, d2, v, e))
+    trace.append(TraceEntry(_lighting__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append((1, Modifier(_lighting__mod2, -2, 'applied', None)))
-    trace.append(TraceEntry(_lighting__trace4, d4, v, e))
+    trace.append(TraceEntry(_lighting__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -4
+        value -= 4
         modifiers.append((3, Modifier(_lighting__mod4, -4, 'applied', None)))
     e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
     d3 = -1 if v['light_level'] == 'moderate' else 0
     d5 = -1 if v['light_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_lighting__trace3, d3, v, e))
+    trace.append(TraceEntry(_lighting__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 1
         modifiers.append((2, Modifier(_lighting__mod3, 1, 'applied', None)))
-    trace.append(TraceEntry(_lighting__trace5, d5, v, e))
+    trace.append(TraceEntry(_lighting__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 2
         modifiers.append((4, Modifier(_lighting__mod5, 2, 'applied', None)))
@@ -14408,65 +15069,16 @@ def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule noise, straight
+# rule noise, written out
 
-_noise__trace1: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'hearing -1',
-    ('when noise_level == light',),
-    (('noise_level',),),
-)
-_noise__trace2: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'hearing -2',
-    ('when noise_level == moderate',),
-    (('noise_level',),),
-)
-_noise__trace3: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'stealth +1',
-    ('when noise_level == moderate',),
-    (('noise_level',),),
-)
-_noise__trace4: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'hearing -4',
-    ('when noise_level == heavy',),
-    (('noise_level',),),
-)
-_noise__trace5: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'stealth +1',
-    ('when noise_level == heavy',),
-    (('noise_level',),),
-)
-_noise__trace6: Final = TraceSpec(
-    'noise',
-    'Condition tiles: NOISE',
-    'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
-    (),
-    (),
-)
-_noise__said6: Final = Note(
-    'noise',
-    'Condition tiles: NOISE',
-    'Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
-    'NOISE \u2013 Loud / -4 Hearing / +1 Stealth',
-    'erratum',
-)
+_noise__said6: Final = note_of(_noise__text1)
 
 
 def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """NOISE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14475,27 +15087,27 @@ def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['noise_level'] == 'moderate' else 0
     d4 = -1 if v['noise_level'] == 'heavy' else 0
     value = v['hearing']
-    trace.append(TraceEntry(_noise__trace1, d1, v, e))
+    trace.append(TraceEntry(_noise__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append((0, Modifier(_noise__mod1, -1, 'applied', None)))
-    trace.append(TraceEntry(_noise__trace2, d2, v, e))
+    trace.append(TraceEntry(_noise__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append((1, Modifier(_noise__mod2, -2, 'applied', None)))
-    trace.append(TraceEntry(_noise__trace4, d4, v, e))
+    trace.append(TraceEntry(_noise__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -4
+        value -= 4
         modifiers.append((3, Modifier(_noise__mod4, -4, 'applied', None)))
     e['hearing'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
     d3 = -1 if v['noise_level'] == 'moderate' else 0
     d5 = -1 if v['noise_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_noise__trace3, d3, v, e))
+    trace.append(TraceEntry(_noise__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 1
         modifiers.append((2, Modifier(_noise__mod3, 1, 'applied', None)))
-    trace.append(TraceEntry(_noise__trace5, d5, v, e))
+    trace.append(TraceEntry(_noise__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 1
         modifiers.append((4, Modifier(_noise__mod5, 1, 'applied', None)))
@@ -14515,37 +15127,15 @@ def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule buzz, straight
+# rule buzz, written out
 
-_buzz__trace1: Final = TraceSpec(
-    'buzz',
-    'Condition tiles: BUZZ',
-    'comms -1',
-    ('when buzz_level == light',),
-    (('buzz_level',),),
-)
-_buzz__trace2: Final = TraceSpec(
-    'buzz',
-    'Condition tiles: BUZZ',
-    'comms -2',
-    ('when buzz_level == moderate',),
-    (('buzz_level',),),
-)
-_buzz__trace3: Final = TraceSpec(
-    'buzz',
-    'Condition tiles: BUZZ',
-    'comms -4',
-    ('when buzz_level == heavy',),
-    (('buzz_level',),),
-)
 
 
 def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """BUZZ: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14554,17 +15144,17 @@ def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['buzz_level'] == 'moderate' else 0
     d3 = -1 if v['buzz_level'] == 'heavy' else 0
     value = v['comms']
-    trace.append(TraceEntry(_buzz__trace1, d1, v, e))
+    trace.append(TraceEntry(_buzz__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_buzz__mod1, -1, 'applied', None))
-    trace.append(TraceEntry(_buzz__trace2, d2, v, e))
+    trace.append(TraceEntry(_buzz__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_buzz__mod2, -2, 'applied', None))
-    trace.append(TraceEntry(_buzz__trace3, d3, v, e))
+    trace.append(TraceEntry(_buzz__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -4
+        value -= 4
         modifiers.append(Modifier(_buzz__mod3, -4, 'applied', None))
     e['comms'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0)
     return Resolution(
@@ -14581,92 +15171,11 @@ def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule wind, straight
+# rule wind, written out
 
-_wind__trace1: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -1',
-    ('when wind_level == light', 'unless heavy_weapon or range <= short'),
-    (('wind_level',), ('heavy_weapon', 'range')),
-)
-_wind__trace2: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -2',
-    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'),
-    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
-)
-_wind__trace3: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -1',
-    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'),
-    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
-)
-_wind__trace4: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -2',
-    ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'),
-    (('wind_level',), ('range',), ('heavy_weapon',)),
-)
-_wind__trace5: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -4',
-    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'),
-    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
-)
-_wind__trace6: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'shot -2',
-    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'),
-    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
-)
-_wind__trace7: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
-    (),
-    (),
-)
-_wind__trace8: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.',
-    (),
-    (),
-)
-_wind__trace9: Final = TraceSpec(
-    'wind',
-    'Condition tiles: WIND',
-    'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
-    (),
-    (),
-)
-_wind__said7: Final = Note(
-    'wind',
-    'Condition tiles: WIND',
-    '"Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
-    '-2 Ranged Mod+ fire',
-    'erratum',
-)
-_wind__said8: Final = Note(
-    'wind',
-    'Condition tiles: WIND',
-    'Read as: not for Heavy ranged weapons, and not at Short range or closer.',
-    '(not Heavy, not -Short)',
-    'erratum',
-)
-_wind__said9: Final = Note(
-    'wind',
-    'Condition tiles: WIND',
-    'Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
-    '(not Close) / -2 Heavy Ranged fire',
-    'erratum',
-)
+_wind__said7: Final = note_of(_wind__text1)
+_wind__said8: Final = note_of(_wind__text2)
+_wind__said9: Final = note_of(_wind__text3)
 _wind__unread1: Final = Note(
     'wind',
     'Condition tiles: WIND',
@@ -14679,8 +15188,7 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """WIND: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14741,29 +15249,29 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         d6 = -1
     value = v['shot']
-    trace.append(TraceEntry(_wind__trace1, d1, v, e))
+    trace.append(TraceEntry(_wind__mod1_trace, d1, v, e))
     if d1 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_wind__mod1, -1, 'applied', None))
-    trace.append(TraceEntry(_wind__trace2, d2, v, e))
+    trace.append(TraceEntry(_wind__mod2_trace, d2, v, e))
     if d2 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_wind__mod2, -2, 'applied', None))
-    trace.append(TraceEntry(_wind__trace3, d3, v, e))
+    trace.append(TraceEntry(_wind__mod3_trace, d3, v, e))
     if d3 < 0:
-        value += -1
+        value -= 1
         modifiers.append(Modifier(_wind__mod3, -1, 'applied', None))
-    trace.append(TraceEntry(_wind__trace4, d4, v, e))
+    trace.append(TraceEntry(_wind__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_wind__mod4, -2, 'applied', None))
-    trace.append(TraceEntry(_wind__trace5, d5, v, e))
+    trace.append(TraceEntry(_wind__mod5_trace, d5, v, e))
     if d5 < 0:
-        value += -4
+        value -= 4
         modifiers.append(Modifier(_wind__mod5, -4, 'applied', None))
-    trace.append(TraceEntry(_wind__trace6, d6, v, e))
+    trace.append(TraceEntry(_wind__mod6_trace, d6, v, e))
     if d6 < 0:
-        value += -2
+        value -= 2
         modifiers.append(Modifier(_wind__mod6, -2, 'applied', None))
     e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0)
     notes: list[Note] = [_wind__said7, _wind__said8, _wind__said9]
@@ -14795,65 +15303,16 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule wall_tile, straight
+# rule wall_tile, written out
 
-_wall_tile__trace1: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'cover +1',
-    ('when wall_level == light',),
-    (('wall_level',),),
-)
-_wall_tile__trace2: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'cover +2',
-    ('when wall_level == moderate',),
-    (('wall_level',),),
-)
-_wall_tile__trace3: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'stealth +1',
-    ('when wall_level == moderate',),
-    (('wall_level',),),
-)
-_wall_tile__trace4: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'cover +4',
-    ('when wall_level == heavy',),
-    (('wall_level',),),
-)
-_wall_tile__trace5: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'stealth +2',
-    ('when wall_level == heavy',),
-    (('wall_level',),),
-)
-_wall_tile__trace6: Final = TraceSpec(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'erratum: Read as Light, Moderate and Heavy.',
-    (),
-    (),
-)
-_wall_tile__said6: Final = Note(
-    'wall_tile',
-    'Condition tiles: WALL',
-    'Read as Light, Moderate and Heavy.',
-    'WALL \u2013 Low, ruined, exposed / solid, internal / strong',
-    'erratum',
-)
+_wall_tile__said6: Final = note_of(_wall_tile__text1)
 
 
 def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """WALL: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14861,11 +15320,11 @@ def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['wall_level'] == 'moderate' else 0
     d5 = -1 if v['wall_level'] == 'heavy' else 0
     value = v['stealth']
-    trace.append(TraceEntry(_wall_tile__trace3, d3, v, e))
+    trace.append(TraceEntry(_wall_tile__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 1
         modifiers.append((2, Modifier(_wall_tile__mod3, 1, 'applied', None)))
-    trace.append(TraceEntry(_wall_tile__trace5, d5, v, e))
+    trace.append(TraceEntry(_wall_tile__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 2
         modifiers.append((4, Modifier(_wall_tile__mod5, 2, 'applied', None)))
@@ -14875,15 +15334,15 @@ def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if v['wall_level'] == 'heavy' else 0
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_wall_tile__trace1, d1, v, e))
+    trace.append(TraceEntry(_wall_tile__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_wall_tile__mod1, 1))
         where.append(0)
-    trace.append(TraceEntry(_wall_tile__trace2, d2, v, e))
+    trace.append(TraceEntry(_wall_tile__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_wall_tile__mod2, 2))
         where.append(1)
-    trace.append(TraceEntry(_wall_tile__trace4, d4, v, e))
+    trace.append(TraceEntry(_wall_tile__mod4_trace, d4, v, e))
     if d4 < 0:
         held.append((_wall_tile__mod4, 4))
         where.append(3)
@@ -14903,65 +15362,17 @@ def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule barrier, straight
+# rule barrier, written out
 
-_barrier__trace1: Final = TraceSpec(
-    'barrier',
-    'Condition tiles: BARRIER',
-    'derive barrier_tuffness',
-    ('when barrier_level == light',),
-    (('barrier_level',),),
-)
-_barrier__trace2: Final = TraceSpec(
-    'barrier',
-    'Condition tiles: BARRIER',
-    'derive barrier_tuffness',
-    ('when barrier_level == moderate',),
-    (('barrier_level',),),
-)
-_barrier__trace3: Final = TraceSpec(
-    'barrier',
-    'Condition tiles: BARRIER',
-    'derive barrier_tuffness',
-    ('when barrier_level == heavy',),
-    (('barrier_level',),),
-)
-_barrier__trace4: Final = TraceSpec(
-    'barrier',
-    'Condition tiles: BARRIER',
-    "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
-    (),
-    (),
-)
-_barrier__trace5: Final = TraceSpec(
-    'barrier',
-    'Condition tiles: BARRIER',
-    'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
-    (),
-    (),
-)
-_barrier__said4: Final = Note(
-    'barrier',
-    'Condition tiles: BARRIER',
-    "Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
-    None,
-    'note',
-)
-_barrier__said5: Final = Note(
-    'barrier',
-    'Condition tiles: BARRIER',
-    '"BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
-    'Tuff 8, BC',
-    'erratum',
-)
+_barrier__said4: Final = note_of(_barrier__text1)
+_barrier__said5: Final = note_of(_barrier__text2)
 
 
 def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """BARRIER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -14969,9 +15380,9 @@ def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['barrier_level'] == 'light' else 0
     d2 = -1 if v['barrier_level'] == 'moderate' else 0
     d3 = -1 if v['barrier_level'] == 'heavy' else 0
-    trace.append(TraceEntry(_barrier__trace1, d1, v, e))
-    trace.append(TraceEntry(_barrier__trace2, d2, v, e))
-    trace.append(TraceEntry(_barrier__trace3, d3, v, e))
+    trace.append(TraceEntry(_barrier__derive1_trace, d1, v, e))
+    trace.append(TraceEntry(_barrier__derive2_trace, d2, v, e))
+    trace.append(TraceEntry(_barrier__derive3_trace, d3, v, e))
     if d1 < 0:
         e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(8)
     elif d2 < 0:
@@ -14994,55 +15405,27 @@ def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_slippery, straight
+# rule tile_slippery, written out
 
-_tile_slippery__trace1: Final = TraceSpec(
-    'tile_slippery',
-    'Condition tiles: ground',
-    'derive slippery_ag',
-    (),
-    (),
-)
-_tile_slippery__trace2: Final = TraceSpec(
-    'tile_slippery',
-    'Condition tiles: ground',
-    'stealth -1',
-    (),
-    (),
-)
-_tile_slippery__trace3: Final = TraceSpec(
-    'tile_slippery',
-    'Condition tiles: ground',
-    'note: AG vs 4 or fall.',
-    (),
-    (),
-)
-_tile_slippery__said3: Final = Note(
-    'tile_slippery',
-    'Condition tiles: ground',
-    'AG vs 4 or fall.',
-    None,
-    'note',
-)
+_tile_slippery__said3: Final = note_of(_tile_slippery__text1)
 
 
 def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """SLIPPERY: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     value = v['stealth']
-    trace.append(TraceEntry(_tile_slippery__trace2, -1, v, e))
-    value += -1
+    trace.append(TraceEntry(_tile_slippery__mod1_trace, -1, v, e))
+    value -= 1
     modifiers.append(Modifier(_tile_slippery__mod1, -1, 'applied', None))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
-    trace.append(TraceEntry(_tile_slippery__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_slippery__derive1_trace, -1, v, e))
     e['slippery_ag'] = derived['slippery_ag'] = whole(4)
     return Resolution(
         rulebook='zone_combat',
@@ -15058,37 +15441,16 @@ def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule tile_slowing, straight
+# rule tile_slowing, written out
 
-_tile_slowing__trace1: Final = TraceSpec(
-    'tile_slowing',
-    'Condition tiles: ground',
-    'move_target / 2 round down',
-    (),
-    (),
-)
-_tile_slowing__trace2: Final = TraceSpec(
-    'tile_slowing',
-    'Condition tiles: ground',
-    'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
-    (),
-    (),
-)
-_tile_slowing__said2: Final = Note(
-    'tile_slowing',
-    'Condition tiles: ground',
-    'Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
-    'Half MA (actual)',
-    'erratum',
-)
+_tile_slowing__said2: Final = note_of(_tile_slowing__text1)
 
 
 def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """SLOWING: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -15097,7 +15459,7 @@ def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     if v['move_target'] is None:
         v['move_target'] = whole(e['pace'])
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_tile_slowing__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_slowing__mod1_trace, -1, v, e))
     held.append((_tile_slowing__mod1, 2))
     e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
     return Resolution(
@@ -15114,68 +15476,33 @@ def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule tile_obstacle, straight
+# rule tile_obstacle, written out
 
-_tile_obstacle__trace1: Final = TraceSpec(
-    'tile_obstacle',
-    'Condition tiles: ground',
-    'derive obstacle_ag',
-    (),
-    (),
-)
-_tile_obstacle__trace2: Final = TraceSpec(
-    'tile_obstacle',
-    'Condition tiles: ground',
-    'cover +2',
-    (),
-    (),
-)
-_tile_obstacle__trace3: Final = TraceSpec(
-    'tile_obstacle',
-    'Condition tiles: ground',
-    'stealth +1',
-    (),
-    (),
-)
-_tile_obstacle__trace4: Final = TraceSpec(
-    'tile_obstacle',
-    'Condition tiles: ground',
-    'note: AG vs 4 or fall.',
-    (),
-    (),
-)
-_tile_obstacle__said4: Final = Note(
-    'tile_obstacle',
-    'Condition tiles: ground',
-    'AG vs 4 or fall.',
-    None,
-    'note',
-)
+_tile_obstacle__said4: Final = note_of(_tile_obstacle__text1)
 
 
 def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """OBSTACLE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     derived: dict[str, Value] = {}
     value = v['stealth']
-    trace.append(TraceEntry(_tile_obstacle__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_obstacle__mod2_trace, -1, v, e))
     value += 1
     modifiers.append((2, Modifier(_tile_obstacle__mod2, 1, 'applied', None)))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_tile_obstacle__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_obstacle__mod1_trace, -1, v, e))
     held.append((_tile_obstacle__mod1, 2))
     where.append(1)
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
-    trace.append(TraceEntry(_tile_obstacle__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_obstacle__derive1_trace, -1, v, e))
     e['obstacle_ag'] = derived['obstacle_ag'] = whole(4)
     modifiers.sort(key=_FIRST)  # in the order of their steps
     return Resolution(
@@ -15192,55 +15519,33 @@ def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule tile_open_ground, straight
+# rule tile_open_ground, written out
 
-_tile_open_ground__trace1: Final = TraceSpec(
-    'tile_open_ground',
-    'Condition tiles: ground',
-    'stealth -2',
-    (),
-    (),
-)
-_tile_open_ground__trace2: Final = TraceSpec(
-    'tile_open_ground',
-    'Condition tiles: ground',
-    'cover = 0',
-    (),
-    (),
-)
-_tile_open_ground__trace3: Final = TraceSpec(
-    'tile_open_ground',
-    'Condition tiles: ground',
-    'default_cover = 0',
-    (),
-    (),
-)
 
 
 def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """OPEN GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_tile_open_ground__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_open_ground__mod3_trace, -1, v, e))
     held.append((_tile_open_ground__mod3, 0))
     where.append(2)
     e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
     value = v['stealth']
-    trace.append(TraceEntry(_tile_open_ground__trace1, -1, v, e))
-    value += -2
+    trace.append(TraceEntry(_tile_open_ground__mod1_trace, -1, v, e))
+    value -= 2
     modifiers.append((0, Modifier(_tile_open_ground__mod1, -2, 'applied', None)))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     held = []
     where = []
-    trace.append(TraceEntry(_tile_open_ground__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_open_ground__mod2_trace, -1, v, e))
     held.append((_tile_open_ground__mod2, 0))
     where.append(1)
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
@@ -15259,81 +15564,39 @@ def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule tile_exposed_ground, straight
+# rule tile_exposed_ground, written out
 
-_tile_exposed_ground__trace1: Final = TraceSpec(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'stealth -2',
-    (),
-    (),
-)
-_tile_exposed_ground__trace2: Final = TraceSpec(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'cover = 0',
-    (),
-    (),
-)
-_tile_exposed_ground__trace3: Final = TraceSpec(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'default_cover = 0',
-    (),
-    (),
-)
-_tile_exposed_ground__trace4: Final = TraceSpec(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'missile_against +1',
-    (),
-    (),
-)
-_tile_exposed_ground__trace5: Final = TraceSpec(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'erratum: Read as +1 to ranged attacks against figures on the exposed ground.',
-    (),
-    (),
-)
-_tile_exposed_ground__said5: Final = Note(
-    'tile_exposed_ground',
-    'Condition tiles: ground',
-    'Read as +1 to ranged attacks against figures on the exposed ground.',
-    '+1 to ranged attacks',
-    'erratum',
-)
+_tile_exposed_ground__said5: Final = note_of(_tile_exposed_ground__text1)
 
 
 def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """EXPOSED GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_tile_exposed_ground__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_exposed_ground__mod3_trace, -1, v, e))
     held.append((_tile_exposed_ground__mod3, 0))
     where.append(2)
     e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
     value = v['stealth']
-    trace.append(TraceEntry(_tile_exposed_ground__trace1, -1, v, e))
-    value += -2
+    trace.append(TraceEntry(_tile_exposed_ground__mod1_trace, -1, v, e))
+    value -= 2
     modifiers.append((0, Modifier(_tile_exposed_ground__mod1, -2, 'applied', None)))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     held = []
     where = []
-    trace.append(TraceEntry(_tile_exposed_ground__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_exposed_ground__mod2_trace, -1, v, e))
     held.append((_tile_exposed_ground__mod2, 0))
     where.append(1)
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
     value = v['missile_against']
-    trace.append(TraceEntry(_tile_exposed_ground__trace4, -1, v, e))
+    trace.append(TraceEntry(_tile_exposed_ground__mod4_trace, -1, v, e))
     value += 1
     modifiers.append((3, Modifier(_tile_exposed_ground__mod4, 1, 'applied', None)))
     e['missile_against'] = value if type(value) is int else added_total(value, 'int', True)
@@ -15362,67 +15625,38 @@ def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule tile_clatter, straight
+# rule tile_clatter, written out
 
-_tile_clatter__trace1: Final = TraceSpec(
-    'tile_clatter',
-    'Condition tiles: ground',
-    'stealth -2',
-    (),
-    (),
-)
-_tile_clatter__trace2: Final = TraceSpec(
-    'tile_clatter',
-    'Condition tiles: ground',
-    'noticed +1',
-    (),
-    (),
-)
-_tile_clatter__trace3: Final = TraceSpec(
-    'tile_clatter',
-    'Condition tiles: ground',
-    'cover = 0',
-    (),
-    (),
-)
-_tile_clatter__trace4: Final = TraceSpec(
-    'tile_clatter',
-    'Condition tiles: ground',
-    'default_cover = 0',
-    (),
-    (),
-)
 
 
 def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """CLATTER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_tile_clatter__trace4, -1, v, e))
+    trace.append(TraceEntry(_tile_clatter__mod4_trace, -1, v, e))
     held.append((_tile_clatter__mod4, 0))
     where.append(3)
     e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
     value = v['stealth']
-    trace.append(TraceEntry(_tile_clatter__trace1, -1, v, e))
-    value += -2
+    trace.append(TraceEntry(_tile_clatter__mod1_trace, -1, v, e))
+    value -= 2
     modifiers.append((0, Modifier(_tile_clatter__mod1, -2, 'applied', None)))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['noticed']
-    trace.append(TraceEntry(_tile_clatter__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_clatter__mod2_trace, -1, v, e))
     value += 1
     modifiers.append((1, Modifier(_tile_clatter__mod2, 1, 'applied', None)))
     e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
     held = []
     where = []
-    trace.append(TraceEntry(_tile_clatter__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_clatter__mod3_trace, -1, v, e))
     held.append((_tile_clatter__mod3, 0))
     where.append(2)
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
@@ -15451,42 +15685,21 @@ def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule tile_shortcut, straight
+# rule tile_shortcut, written out
 
-_tile_shortcut__trace1: Final = TraceSpec(
-    'tile_shortcut',
-    'Condition tiles: ground',
-    'note: May move an extra zone free: the shortcut connects to an adjacent zone.',
-    (),
-    (),
-)
-_tile_shortcut__trace2: Final = TraceSpec(
-    'tile_shortcut',
-    'Condition tiles: ground',
-    'derive free_zones',
-    (),
-    (),
-)
-_tile_shortcut__said1: Final = Note(
-    'tile_shortcut',
-    'Condition tiles: ground',
-    'May move an extra zone free: the shortcut connects to an adjacent zone.',
-    None,
-    'note',
-)
+_tile_shortcut__said1: Final = note_of(_tile_shortcut__text1)
 
 
 def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """SHORTCUT: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_shortcut__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_shortcut__derive1_trace, -1, v, e))
     e['free_zones'] = derived['free_zones'] = whole(1)
     return Resolution(
         rulebook='zone_combat',
@@ -15502,42 +15715,21 @@ def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule tile_fire, straight
+# rule tile_fire, written out
 
-_tile_fire__trace1: Final = TraceSpec(
-    'tile_fire',
-    'Condition tiles: hazards',
-    'derive fire_ag',
-    (),
-    (),
-)
-_tile_fire__trace2: Final = TraceSpec(
-    'tile_fire',
-    'Condition tiles: hazards',
-    'note: AG vs 4 or burn every round.',
-    (),
-    (),
-)
-_tile_fire__said2: Final = Note(
-    'tile_fire',
-    'Condition tiles: hazards',
-    'AG vs 4 or burn every round.',
-    None,
-    'note',
-)
+_tile_fire__said2: Final = note_of(_tile_fire__text1)
 
 
 def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """FIRE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_fire__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_fire__derive1_trace, -1, v, e))
     e['fire_ag'] = derived['fire_ag'] = whole(4)
     return Resolution(
         rulebook='zone_combat',
@@ -15553,51 +15745,23 @@ def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_danger, straight
+# rule tile_danger, written out
 
-_tile_danger__trace1: Final = TraceSpec(
-    'tile_danger',
-    'Condition tiles: hazards',
-    'derive danger_ag',
-    (),
-    (),
-)
-_tile_danger__trace2: Final = TraceSpec(
-    'tile_danger',
-    'Condition tiles: hazards',
-    'derive danger_damage',
-    (),
-    (),
-)
-_tile_danger__trace3: Final = TraceSpec(
-    'tile_danger',
-    'Condition tiles: hazards',
-    'note: AG vs 4 or 2d6 damage.',
-    (),
-    (),
-)
-_tile_danger__said3: Final = Note(
-    'tile_danger',
-    'Condition tiles: hazards',
-    'AG vs 4 or 2d6 damage.',
-    None,
-    'note',
-)
+_tile_danger__said3: Final = note_of(_tile_danger__text1)
 
 
 def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """DANGER: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_danger__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_danger__derive1_trace, -1, v, e))
     e['danger_ag'] = derived['danger_ag'] = whole(4)
-    trace.append(TraceEntry(_tile_danger__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_danger__derive2_trace, -1, v, e))
     e['danger_damage'] = derived['danger_damage'] = whole(Dice(((2, 6),)))
     return Resolution(
         rulebook='zone_combat',
@@ -15613,42 +15777,21 @@ def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule tile_test, straight
+# rule tile_test, written out
 
-_tile_test__trace1: Final = TraceSpec(
-    'tile_test',
-    'Condition tiles: hazards',
-    'derive trait_test',
-    (),
-    (),
-)
-_tile_test__trace2: Final = TraceSpec(
-    'tile_test',
-    'Condition tiles: hazards',
-    'note: Trait vs 4 test or Shaken.',
-    (),
-    (),
-)
-_tile_test__said2: Final = Note(
-    'tile_test',
-    'Condition tiles: hazards',
-    'Trait vs 4 test or Shaken.',
-    None,
-    'note',
-)
+_tile_test__said2: Final = note_of(_tile_test__text1)
 
 
 def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """TEST: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_test__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_test__derive1_trace, -1, v, e))
     e['trait_test'] = derived['trait_test'] = whole(4)
     return Resolution(
         rulebook='zone_combat',
@@ -15664,60 +15807,25 @@ def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_pit, straight
+# rule tile_pit, written out
 
-_tile_pit__trace1: Final = TraceSpec(
-    'tile_pit',
-    'Condition tiles: hazards',
-    'derive pit_notice',
-    (),
-    (),
-)
-_tile_pit__trace2: Final = TraceSpec(
-    'tile_pit',
-    'Condition tiles: hazards',
-    'derive pit_ag',
-    (),
-    (),
-)
-_tile_pit__trace3: Final = TraceSpec(
-    'tile_pit',
-    'Condition tiles: hazards',
-    'derive pit_damage',
-    (),
-    (),
-)
-_tile_pit__trace4: Final = TraceSpec(
-    'tile_pit',
-    'Condition tiles: hazards',
-    'note: Notice vs 4; AG vs 6 or 3d6 damage.',
-    (),
-    (),
-)
-_tile_pit__said4: Final = Note(
-    'tile_pit',
-    'Condition tiles: hazards',
-    'Notice vs 4; AG vs 6 or 3d6 damage.',
-    None,
-    'note',
-)
+_tile_pit__said4: Final = note_of(_tile_pit__text1)
 
 
 def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """PIT: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_pit__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_pit__derive1_trace, -1, v, e))
     e['pit_notice'] = derived['pit_notice'] = whole(4)
-    trace.append(TraceEntry(_tile_pit__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_pit__derive2_trace, -1, v, e))
     e['pit_ag'] = derived['pit_ag'] = whole(6)
-    trace.append(TraceEntry(_tile_pit__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_pit__derive3_trace, -1, v, e))
     e['pit_damage'] = derived['pit_damage'] = whole(Dice(((3, 6),)))
     return Resolution(
         rulebook='zone_combat',
@@ -15733,64 +15841,29 @@ def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_trap, straight
+# rule tile_trap, written out
 
-_tile_trap__trace1: Final = TraceSpec(
-    'tile_trap',
-    'Condition tiles: hazards',
-    'derive trap_notice',
-    (),
-    (),
-)
-_tile_trap__trace2: Final = TraceSpec(
-    'tile_trap',
-    'Condition tiles: hazards',
-    'derive trap_damage',
-    (),
-    (),
-)
-_tile_trap__trace3: Final = TraceSpec(
-    'tile_trap',
-    'Condition tiles: hazards',
-    'noticed +2',
-    (),
-    (),
-)
-_tile_trap__trace4: Final = TraceSpec(
-    'tile_trap',
-    'Condition tiles: hazards',
-    "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
-    (),
-    (),
-)
-_tile_trap__said4: Final = Note(
-    'tile_trap',
-    'Condition tiles: hazards',
-    "Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
-    'Notice vs Set (6) or 3d6 damage / +2 Notice',
-    'erratum',
-)
+_tile_trap__said4: Final = note_of(_tile_trap__text1)
 
 
 def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """TRAP: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     value = v['noticed']
-    trace.append(TraceEntry(_tile_trap__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_trap__mod1_trace, -1, v, e))
     value += 2
     modifiers.append(Modifier(_tile_trap__mod1, 2, 'applied', None))
     e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
-    trace.append(TraceEntry(_tile_trap__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_trap__derive1_trace, -1, v, e))
     e['trap_notice'] = derived['trap_notice'] = whole(6)
-    trace.append(TraceEntry(_tile_trap__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_trap__derive2_trace, -1, v, e))
     e['trap_damage'] = derived['trap_damage'] = whole(Dice(((3, 6),)))
     return Resolution(
         rulebook='zone_combat',
@@ -15806,55 +15879,27 @@ def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_trip_wire, straight
+# rule tile_trip_wire, written out
 
-_tile_trip_wire__trace1: Final = TraceSpec(
-    'tile_trip_wire',
-    'Condition tiles: alarms',
-    'derive trip_wire_notice',
-    (),
-    (),
-)
-_tile_trip_wire__trace2: Final = TraceSpec(
-    'tile_trip_wire',
-    'Condition tiles: alarms',
-    'noticed +2',
-    (),
-    (),
-)
-_tile_trip_wire__trace3: Final = TraceSpec(
-    'tile_trip_wire',
-    'Condition tiles: alarms',
-    'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.',
-    (),
-    (),
-)
-_tile_trip_wire__said3: Final = Note(
-    'tile_trip_wire',
-    'Condition tiles: alarms',
-    'Read as: failing to spot it gives enemies +2 to Notice the figure.',
-    'Notice vs 6 or +2 Notice',
-    'erratum',
-)
+_tile_trip_wire__said3: Final = note_of(_tile_trip_wire__text1)
 
 
 def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """TRIP WIRE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     value = v['noticed']
-    trace.append(TraceEntry(_tile_trip_wire__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_trip_wire__mod1_trace, -1, v, e))
     value += 2
     modifiers.append(Modifier(_tile_trip_wire__mod1, 2, 'applied', None))
     e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
-    trace.append(TraceEntry(_tile_trip_wire__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_trip_wire__derive1_trace, -1, v, e))
     e['trip_wire_notice'] = derived['trip_wire_notice'] = whole(6)
     return Resolution(
         rulebook='zone_combat',
@@ -15870,41 +15915,26 @@ def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_alarm, straight
+# rule tile_alarm, written out
 
-_tile_alarm__trace1: Final = TraceSpec(
-    'tile_alarm',
-    'Condition tiles: alarms',
-    'derive alarm_notice',
-    (),
-    (),
-)
-_tile_alarm__trace2: Final = TraceSpec(
-    'tile_alarm',
-    'Condition tiles: alarms',
-    'noticed +4',
-    (),
-    (),
-)
 
 
 def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """ALARM: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     derived: dict[str, Value] = {}
     value = v['noticed']
-    trace.append(TraceEntry(_tile_alarm__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_alarm__mod1_trace, -1, v, e))
     value += 4
     modifiers.append(Modifier(_tile_alarm__mod1, 4, 'applied', None))
     e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
-    trace.append(TraceEntry(_tile_alarm__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_alarm__derive1_trace, -1, v, e))
     e['alarm_notice'] = derived['alarm_notice'] = whole(6)
     return Resolution(
         rulebook='zone_combat',
@@ -15920,42 +15950,21 @@ def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule tile_hideyhole, straight
+# rule tile_hideyhole, written out
 
-_tile_hideyhole__trace1: Final = TraceSpec(
-    'tile_hideyhole',
-    'Condition tiles: alarms',
-    'derive surprise',
-    (),
-    (),
-)
-_tile_hideyhole__trace2: Final = TraceSpec(
-    'tile_hideyhole',
-    'Condition tiles: alarms',
-    'note: Surprise attack by opponent.',
-    (),
-    (),
-)
-_tile_hideyhole__said2: Final = Note(
-    'tile_hideyhole',
-    'Condition tiles: alarms',
-    'Surprise attack by opponent.',
-    None,
-    'note',
-)
+_tile_hideyhole__said2: Final = note_of(_tile_hideyhole__text1)
 
 
 def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """HIDEYHOLE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_tile_hideyhole__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_hideyhole__derive1_trace, -1, v, e))
     e['surprise'] = derived['surprise'] = whole(True)
     return Resolution(
         rulebook='zone_combat',
@@ -15971,29 +15980,21 @@ def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_advantage, straight
+# rule tile_advantage, written out
 
-_tile_advantage__trace1: Final = TraceSpec(
-    'tile_advantage',
-    'Condition tiles: positions',
-    'all_actions +1',
-    (),
-    (),
-)
 
 
 def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """ADVANTAGE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['all_actions']
-    trace.append(TraceEntry(_tile_advantage__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_advantage__mod1_trace, -1, v, e))
     value += 1
     modifiers.append(Modifier(_tile_advantage__mod1, 1, 'applied', None))
     e['all_actions'] = value if type(value) is int else added_total(value, 'int', True)
@@ -16011,66 +16012,37 @@ def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_concealment, straight
+# rule tile_concealment, written out
 
-_tile_concealment__trace1: Final = TraceSpec(
-    'tile_concealment',
-    'Condition tiles: positions',
-    'drag_resist +2',
-    (),
-    (),
-)
-_tile_concealment__trace2: Final = TraceSpec(
-    'tile_concealment',
-    'Condition tiles: positions',
-    'stealth +1',
-    (),
-    (),
-)
-_tile_concealment__trace3: Final = TraceSpec(
-    'tile_concealment',
-    'Condition tiles: positions',
-    'cover +2',
-    (),
-    (),
-)
-_tile_concealment__trace4: Final = TraceSpec(
-    'tile_concealment',
-    'Condition tiles: positions',
-    'tuff_aoe +2',
-    (),
-    (),
-)
 
 
 def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """CONCEALMENT: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     value = v['stealth']
-    trace.append(TraceEntry(_tile_concealment__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_concealment__mod2_trace, -1, v, e))
     value += 1
     modifiers.append((1, Modifier(_tile_concealment__mod2, 1, 'applied', None)))
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     held: list[tuple[ModSpec, Any]] = []
     where: list[int] = []
-    trace.append(TraceEntry(_tile_concealment__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_concealment__mod3_trace, -1, v, e))
     held.append((_tile_concealment__mod3, 2))
     where.append(2)
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
     value = v['tuff_aoe']
-    trace.append(TraceEntry(_tile_concealment__trace4, -1, v, e))
+    trace.append(TraceEntry(_tile_concealment__mod4_trace, -1, v, e))
     value += 2
     modifiers.append((3, Modifier(_tile_concealment__mod4, 2, 'applied', None)))
     e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['drag_resist']
-    trace.append(TraceEntry(_tile_concealment__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_concealment__mod1_trace, -1, v, e))
     value += 2
     modifiers.append((0, Modifier(_tile_concealment__mod1, 2, 'applied', None)))
     e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
@@ -16099,53 +16071,31 @@ def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule tile_defensive, straight
+# rule tile_defensive, written out
 
-_tile_defensive__trace1: Final = TraceSpec(
-    'tile_defensive',
-    'Condition tiles: positions',
-    'drag_resist +2',
-    (),
-    (),
-)
-_tile_defensive__trace2: Final = TraceSpec(
-    'tile_defensive',
-    'Condition tiles: positions',
-    'tuff_ranged +2',
-    (),
-    (),
-)
-_tile_defensive__trace3: Final = TraceSpec(
-    'tile_defensive',
-    'Condition tiles: positions',
-    'tuff_aoe +2',
-    (),
-    (),
-)
 
 
 def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """DEFENSIVE: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[tuple[int, Modifier]] = []
     value = v['tuff_aoe']
-    trace.append(TraceEntry(_tile_defensive__trace3, -1, v, e))
+    trace.append(TraceEntry(_tile_defensive__mod3_trace, -1, v, e))
     value += 2
     modifiers.append((2, Modifier(_tile_defensive__mod3, 2, 'applied', None)))
     e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['tuff_ranged']
-    trace.append(TraceEntry(_tile_defensive__trace2, -1, v, e))
+    trace.append(TraceEntry(_tile_defensive__mod2_trace, -1, v, e))
     value += 2
     modifiers.append((1, Modifier(_tile_defensive__mod2, 2, 'applied', None)))
     e['tuff_ranged'] = value if type(value) is int else added_total(value, 'int', True)
     value = v['drag_resist']
-    trace.append(TraceEntry(_tile_defensive__trace1, -1, v, e))
+    trace.append(TraceEntry(_tile_defensive__mod1_trace, -1, v, e))
     value += 2
     modifiers.append((0, Modifier(_tile_defensive__mod1, 2, 'applied', None)))
     e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
@@ -16172,110 +16122,30 @@ def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule sporadic_encounter, straight
+# rule sporadic_encounter, written out
 
-_sporadic_encounter__trace1: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'roll sporadic',
-    ('when moving',),
-    (('moving',),),
-)
-_sporadic_encounter__trace2: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'derive targeted_chance',
-    (),
-    (),
-)
-_sporadic_encounter__trace3: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
-    (),
-    (),
-)
-_sporadic_encounter__trace4: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
-    (),
-    (),
-)
-_sporadic_encounter__trace5: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
-    (),
-    (),
-)
-_sporadic_encounter__trace6: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
-    (),
-    (),
-)
-_sporadic_encounter__trace7: Final = TraceSpec(
-    'sporadic_encounter',
-    'Sporadics',
-    'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".',
-    (),
-    (),
-)
-_sporadic_encounter__said3: Final = Note(
-    'sporadic_encounter',
-    'Sporadics',
-    'Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
-    None,
-    'note',
-)
-_sporadic_encounter__said4: Final = Note(
-    'sporadic_encounter',
-    'Sporadics',
-    'Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
-    None,
-    'note',
-)
-_sporadic_encounter__said5: Final = Note(
-    'sporadic_encounter',
-    'Sporadics',
-    "Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
-    None,
-    'note',
-)
-_sporadic_encounter__said6: Final = Note(
-    'sporadic_encounter',
-    'Sporadics',
-    'Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
-    None,
-    'note',
-)
-_sporadic_encounter__said7: Final = Note(
-    'sporadic_encounter',
-    'Sporadics',
-    '"eep" is read as "keep" and "is plausible" as "if plausible".',
-    'As long as you do not move you eep the benefit. Others can move to you but you keep the benefit is plausible.',
-    'erratum',
-)
+_sporadic_encounter__said3: Final = note_of(_sporadic_encounter__text1)
+_sporadic_encounter__said4: Final = note_of(_sporadic_encounter__text2)
+_sporadic_encounter__said5: Final = note_of(_sporadic_encounter__text3)
+_sporadic_encounter__said6: Final = note_of(_sporadic_encounter__text4)
+_sporadic_encounter__said7: Final = note_of(_sporadic_encounter__text5)
 
 
 def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Sporadics: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     s = _CachedScope(_BOOK, v, e, trace)
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_sporadic_encounter__trace2, -1, v, e))
+    trace.append(TraceEntry(_sporadic_encounter__derive1_trace, -1, v, e))
     e['targeted_chance'] = derived['targeted_chance'] = whole(Fraction(1) / (v['target_groups'] + v['blank_options']))
     rolls: list[Roll] = []
     d1 = -1 if v['moving'] else 0
-    trace.append(TraceEntry(_sporadic_encounter__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_encounter__roll1_trace, d1, v, e))
     if d1 < 0:
         rolls.append(roll_of(s, _rule_sporadic_encounter[0]))
     return Resolution(
@@ -16296,47 +16166,22 @@ def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
-# rule sporadic_pit, straight
+# rule sporadic_pit, written out
 
-_sporadic_pit__trace1: Final = TraceSpec(
-    'sporadic_pit',
-    'List of sporadic',
-    'cannot stand up: permanently PRONE until out of the pit (ST to get out)',
-    ('when failed_ag',),
-    (('failed_ag',),),
-)
-_sporadic_pit__trace2: Final = TraceSpec(
-    'sporadic_pit',
-    'List of sporadic',
-    'note: You fall down: AG to avoid, ST to get out of it.',
-    (),
-    (),
-)
-_sporadic_pit__said1: Final = Restriction(
-    'sporadic_pit',
-    'List of sporadic',
-    'stand up: permanently PRONE until out of the pit (ST to get out)',
-)
-_sporadic_pit__said2: Final = Note(
-    'sporadic_pit',
-    'List of sporadic',
-    'You fall down: AG to avoid, ST to get out of it.',
-    None,
-    'note',
-)
+_sporadic_pit__said1: Final = restriction_of(_sporadic_pit__text1)
+_sporadic_pit__said2: Final = note_of(_sporadic_pit__text2)
 
 
 def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Pit (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d1 = -1 if v['failed_ag'] else 0
-    trace.append(TraceEntry(_sporadic_pit__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_pit__text1_trace, d1, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_sporadic_pit__said1)
@@ -16354,56 +16199,24 @@ def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule sporadic_walls, straight
+# rule sporadic_walls, written out
 
-_sporadic_walls__trace1: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-    (),
-    (),
-)
-_sporadic_walls__trace2: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'stacking max 2',
-    ('when adopted',),
-    (('adopted',),),
-)
-_sporadic_walls__trace3: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'note: Your turn ends and you are free to move next round.',
-    (),
-    (),
-)
-_sporadic_walls__said1: Final = Restriction(
-    'sporadic_walls',
-    'List of sporadic',
-    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-)
-_sporadic_walls__said3: Final = Note(
-    'sporadic_walls',
-    'List of sporadic',
-    'Your turn ends and you are free to move next round.',
-    None,
-    'note',
-)
+_sporadic_walls__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_walls__said3: Final = note_of(_sporadic_walls__text2)
 
 
 def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Walls (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d2 = -1 if v['adopted'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_sporadic_walls__trace2, d2, v, e))
+    trace.append(TraceEntry(_sporadic_walls__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_sporadic_walls__mod1, 2))
     e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
@@ -16421,55 +16234,26 @@ def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule sporadic_doorway, straight
+# rule sporadic_doorway, written out
 
-_sporadic_doorway__trace1: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+_sporadic_doorway__trace1: Final = within(
+    _sporadic_walls__text1_trace,
     ('unless door_open',),
     (('door_open',),),
 )
-_sporadic_doorway__trace2: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'stacking max 2',
-    ('unless door_open', 'when adopted'),
-    (('door_open',), ('adopted',)),
-)
-_sporadic_doorway__trace3: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'note: Your turn ends and you are free to move next round.',
+_sporadic_doorway__trace2: Final = within(
+    _sporadic_walls__mod1_trace,
     ('unless door_open',),
     (('door_open',),),
 )
-_sporadic_doorway__trace4: Final = TraceSpec(
-    'sporadic_doorway',
-    'List of sporadic',
-    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
-    (),
-    (),
+_sporadic_doorway__trace3: Final = within(
+    _sporadic_walls__text2_trace,
+    ('unless door_open',),
+    (('door_open',),),
 )
-_sporadic_doorway__said1: Final = Restriction(
-    'sporadic_walls',
-    'List of sporadic',
-    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-)
-_sporadic_doorway__said3: Final = Note(
-    'sporadic_walls',
-    'List of sporadic',
-    'Your turn ends and you are free to move next round.',
-    None,
-    'note',
-)
-_sporadic_doorway__said4: Final = Note(
-    'sporadic_doorway',
-    'List of sporadic',
-    'A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
-    None,
-    'note',
-)
+_sporadic_doorway__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_doorway__said3: Final = note_of(_sporadic_walls__text2)
+_sporadic_doorway__said4: Final = note_of(_sporadic_doorway__text1)
 _sporadic_doorway__unread1: Final = Note(
     'sporadic_walls',
     'List of sporadic',
@@ -16482,8 +16266,7 @@ def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resol
     """Doorway (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -16526,69 +16309,27 @@ def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule sporadic_window, straight
+# rule sporadic_window, written out
 
-_sporadic_window__trace1: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+_sporadic_window__trace1: Final = within(
+    _sporadic_walls__text1_trace,
     ('unless door_open',),
     (('door_open',),),
 )
-_sporadic_window__trace2: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'stacking max 2',
-    ('unless door_open', 'when adopted'),
-    (('door_open',), ('adopted',)),
-)
-_sporadic_window__trace3: Final = TraceSpec(
-    'sporadic_walls',
-    'List of sporadic',
-    'note: Your turn ends and you are free to move next round.',
+_sporadic_window__trace2: Final = within(
+    _sporadic_walls__mod1_trace,
     ('unless door_open',),
     (('door_open',),),
 )
-_sporadic_window__trace4: Final = TraceSpec(
-    'sporadic_doorway',
-    'List of sporadic',
-    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
-    (),
-    (),
+_sporadic_window__trace3: Final = within(
+    _sporadic_walls__text2_trace,
+    ('unless door_open',),
+    (('door_open',),),
 )
-_sporadic_window__trace5: Final = TraceSpec(
-    'sporadic_window',
-    'List of sporadic',
-    'note: Same as a door, but easier to break.',
-    (),
-    (),
-)
-_sporadic_window__said1: Final = Restriction(
-    'sporadic_walls',
-    'List of sporadic',
-    'move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
-)
-_sporadic_window__said3: Final = Note(
-    'sporadic_walls',
-    'List of sporadic',
-    'Your turn ends and you are free to move next round.',
-    None,
-    'note',
-)
-_sporadic_window__said4: Final = Note(
-    'sporadic_doorway',
-    'List of sporadic',
-    'A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
-    None,
-    'note',
-)
-_sporadic_window__said5: Final = Note(
-    'sporadic_window',
-    'List of sporadic',
-    'Same as a door, but easier to break.',
-    None,
-    'note',
-)
+_sporadic_window__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_window__said3: Final = note_of(_sporadic_walls__text2)
+_sporadic_window__said4: Final = note_of(_sporadic_doorway__text1)
+_sporadic_window__said5: Final = note_of(_sporadic_window__text1)
 _sporadic_window__unread1: Final = Note(
     'sporadic_walls',
     'List of sporadic',
@@ -16601,8 +16342,7 @@ def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolu
     """Window (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -16646,61 +16386,29 @@ def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule sporadic_furniture, straight
+# rule sporadic_furniture, written out
 
-_sporadic_furniture__trace1: Final = TraceSpec(
-    'sporadic_furniture',
-    'List of sporadic',
-    'cover +2',
-    ('when adopted',),
-    (('adopted',),),
-)
-_sporadic_furniture__trace2: Final = TraceSpec(
-    'sporadic_furniture',
-    'List of sporadic',
-    'cannot move on past the furniture: it is an obstacle (AG to avoid)',
-    ('when failed_ag',),
-    (('failed_ag',),),
-)
-_sporadic_furniture__trace3: Final = TraceSpec(
-    'sporadic_furniture',
-    'List of sporadic',
-    "note: It may be thrown at opponents, at the GM's call.",
-    (),
-    (),
-)
-_sporadic_furniture__said2: Final = Restriction(
-    'sporadic_furniture',
-    'List of sporadic',
-    'move on past the furniture: it is an obstacle (AG to avoid)',
-)
-_sporadic_furniture__said3: Final = Note(
-    'sporadic_furniture',
-    'List of sporadic',
-    "It may be thrown at opponents, at the GM's call.",
-    None,
-    'note',
-)
+_sporadic_furniture__said2: Final = restriction_of(_sporadic_furniture__text1)
+_sporadic_furniture__said3: Final = note_of(_sporadic_furniture__text2)
 
 
 def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Furniture (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['adopted'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_sporadic_furniture__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_furniture__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_sporadic_furniture__mod1, 2))
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
     d2 = -1 if v['failed_ag'] else 0
-    trace.append(TraceEntry(_sporadic_furniture__trace2, d2, v, e))
+    trace.append(TraceEntry(_sporadic_furniture__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_sporadic_furniture__said2)
@@ -16718,45 +16426,26 @@ def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
-# rule sporadic_debris, straight
+# rule sporadic_debris, written out
 
-_sporadic_debris__trace1: Final = TraceSpec(
-    'sporadic_debris',
-    'List of sporadic',
-    'cover +1',
-    (),
-    (),
-)
-_sporadic_debris__trace2: Final = TraceSpec(
-    'sporadic_debris',
-    'List of sporadic',
-    'cannot act further: the turn ends (failed AG)',
-    ('when failed_ag',),
-    (('failed_ag',),),
-)
-_sporadic_debris__said2: Final = Restriction(
-    'sporadic_debris',
-    'List of sporadic',
-    'act further: the turn ends (failed AG)',
-)
+_sporadic_debris__said2: Final = restriction_of(_sporadic_debris__text1)
 
 
 def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_sporadic_debris__trace1, -1, v, e))
+    trace.append(TraceEntry(_sporadic_debris__mod1_trace, -1, v, e))
     held.append((_sporadic_debris__mod1, 1))
     e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
     d2 = -1 if v['failed_ag'] else 0
-    trace.append(TraceEntry(_sporadic_debris__trace2, d2, v, e))
+    trace.append(TraceEntry(_sporadic_debris__text1_trace, d2, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_sporadic_debris__said2)
@@ -16774,43 +16463,22 @@ def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
-# rule sporadic_vegetation, straight
+# rule sporadic_vegetation, written out
 
-_sporadic_vegetation__trace1: Final = TraceSpec(
-    'sporadic_vegetation',
-    'List of sporadic',
-    'stealth +vegetation_stealth',
-    (),
-    (),
-)
-_sporadic_vegetation__trace2: Final = TraceSpec(
-    'sporadic_vegetation',
-    'List of sporadic',
-    'note: May slow movement, may cause an AG roll, can provide cover.',
-    (),
-    (),
-)
-_sporadic_vegetation__said2: Final = Note(
-    'sporadic_vegetation',
-    'List of sporadic',
-    'May slow movement, may cause an AG roll, can provide cover.',
-    None,
-    'note',
-)
+_sporadic_vegetation__said2: Final = note_of(_sporadic_vegetation__text1)
 
 
 def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Vegetation (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['stealth']
-    trace.append(TraceEntry(_sporadic_vegetation__trace1, -1, v, e))
+    trace.append(TraceEntry(_sporadic_vegetation__mod1_trace, -1, v, e))
     amount = v['vegetation_stealth']
     value += amount
     modifiers.append(Modifier(_sporadic_vegetation__mod1, whole(amount), 'applied', None))
@@ -16829,42 +16497,21 @@ def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule sporadic_traps, straight
+# rule sporadic_traps, written out
 
-_sporadic_traps__trace1: Final = TraceSpec(
-    'sporadic_traps',
-    'List of sporadic',
-    'derive traps_damage',
-    (),
-    (),
-)
-_sporadic_traps__trace2: Final = TraceSpec(
-    'sporadic_traps',
-    'List of sporadic',
-    'note: A Notice roll to spot it, an AG roll to avoid it.',
-    (),
-    (),
-)
-_sporadic_traps__said2: Final = Note(
-    'sporadic_traps',
-    'List of sporadic',
-    'A Notice roll to spot it, an AG roll to avoid it.',
-    None,
-    'note',
-)
+_sporadic_traps__said2: Final = note_of(_sporadic_traps__text1)
 
 
 def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Traps (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_sporadic_traps__trace1, -1, v, e))
+    trace.append(TraceEntry(_sporadic_traps__derive1_trace, -1, v, e))
     e['traps_damage'] = derived['traps_damage'] = whole(Dice(((2, 6),)).plus(1))
     return Resolution(
         rulebook='zone_combat',
@@ -16880,47 +16527,22 @@ def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule sporadic_slippery, straight
+# rule sporadic_slippery, written out
 
-_sporadic_slippery__trace1: Final = TraceSpec(
-    'sporadic_slippery',
-    'List of sporadic',
-    'cannot keep moving: fallen PRONE and the turn ends',
-    ('when failed_ag',),
-    (('failed_ag',),),
-)
-_sporadic_slippery__trace2: Final = TraceSpec(
-    'sporadic_slippery',
-    'List of sporadic',
-    'note: AG roll not to fall prone and end the turn.',
-    (),
-    (),
-)
-_sporadic_slippery__said1: Final = Restriction(
-    'sporadic_slippery',
-    'List of sporadic',
-    'keep moving: fallen PRONE and the turn ends',
-)
-_sporadic_slippery__said2: Final = Note(
-    'sporadic_slippery',
-    'List of sporadic',
-    'AG roll not to fall prone and end the turn.',
-    None,
-    'note',
-)
+_sporadic_slippery__said1: Final = restriction_of(_sporadic_slippery__text1)
+_sporadic_slippery__said2: Final = note_of(_sporadic_slippery__text2)
 
 
 def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Slippery (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d1 = -1 if v['failed_ag'] else 0
-    trace.append(TraceEntry(_sporadic_slippery__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_slippery__text1_trace, d1, v, e))
     restrictions: list[Restriction] = []
     if d1 < 0:
         restrictions.append(_sporadic_slippery__said1)
@@ -16938,43 +16560,22 @@ def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
-# rule sporadic_slowing, straight
+# rule sporadic_slowing, written out
 
-_sporadic_slowing__trace1: Final = TraceSpec(
-    'sporadic_slowing',
-    'List of sporadic',
-    'pace -slowing_points',
-    (),
-    (),
-)
-_sporadic_slowing__trace2: Final = TraceSpec(
-    'sporadic_slowing',
-    'List of sporadic',
-    'note: Causes a movement check.',
-    (),
-    (),
-)
-_sporadic_slowing__said2: Final = Note(
-    'sporadic_slowing',
-    'List of sporadic',
-    'Causes a movement check.',
-    None,
-    'note',
-)
+_sporadic_slowing__said2: Final = note_of(_sporadic_slowing__text1)
 
 
 def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Slowing (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     value = v['pace']
-    trace.append(TraceEntry(_sporadic_slowing__trace1, -1, v, e))
+    trace.append(TraceEntry(_sporadic_slowing__mod1_trace, -1, v, e))
     amount = -v['slowing_points']
     value += amount
     modifiers.append(Modifier(_sporadic_slowing__mod1, whole(amount), 'applied', None))
@@ -16993,61 +16594,23 @@ def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule sporadic_fire, straight
+# rule sporadic_fire, written out
 
-_sporadic_fire__trace1: Final = TraceSpec(
-    'sporadic_fire',
-    'List of sporadic',
-    'cannot stay put: you must MOVE next action or you DO catch fire',
-    (),
-    (),
-)
-_sporadic_fire__trace2: Final = TraceSpec(
-    'sporadic_fire',
-    'List of sporadic',
-    'note: Failed the AG roll: check for catching fire.',
-    ('when failed_ag',),
-    (('failed_ag',),),
-)
-_sporadic_fire__trace3: Final = TraceSpec(
-    'sporadic_fire',
-    'List of sporadic',
-    'note: You may JUMP over it.',
-    (),
-    (),
-)
-_sporadic_fire__said1: Final = Restriction(
-    'sporadic_fire',
-    'List of sporadic',
-    'stay put: you must MOVE next action or you DO catch fire',
-)
-_sporadic_fire__said2: Final = Note(
-    'sporadic_fire',
-    'List of sporadic',
-    'Failed the AG roll: check for catching fire.',
-    None,
-    'note',
-)
-_sporadic_fire__said3: Final = Note(
-    'sporadic_fire',
-    'List of sporadic',
-    'You may JUMP over it.',
-    None,
-    'note',
-)
+_sporadic_fire__said1: Final = restriction_of(_sporadic_fire__text1)
+_sporadic_fire__said2: Final = note_of(_sporadic_fire__text2)
+_sporadic_fire__said3: Final = note_of(_sporadic_fire__text3)
 
 
 def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Fire (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     d2 = -1 if v['failed_ag'] else 0
-    trace.append(TraceEntry(_sporadic_fire__trace2, d2, v, e))
+    trace.append(TraceEntry(_sporadic_fire__text2_trace, d2, v, e))
     notes: list[Note] = []
     if d2 < 0:
         notes.append(_sporadic_fire__said2)
@@ -17066,53 +16629,11 @@ def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule sporadic_defensible, straight
+# rule sporadic_defensible, written out
 
-_sporadic_defensible__trace1: Final = TraceSpec(
-    'sporadic_defensible',
-    'List of sporadic',
-    'stacking max defensible_limit',
-    ('when adopted',),
-    (('adopted',),),
-)
-_sporadic_defensible__trace2: Final = TraceSpec(
-    'sporadic_defensible',
-    'List of sporadic',
-    'cannot move without losing the Defensible spot',
-    ('when adopted',),
-    (('adopted',),),
-)
-_sporadic_defensible__trace3: Final = TraceSpec(
-    'sporadic_defensible',
-    'List of sporadic',
-    'cannot move while engaged: they have trapped you in it',
-    ('when adopted', 'when engaged'),
-    (('adopted',), ('engaged',)),
-)
-_sporadic_defensible__trace4: Final = TraceSpec(
-    'sporadic_defensible',
-    'List of sporadic',
-    'erratum: "vack" is read as "back".',
-    (),
-    (),
-)
-_sporadic_defensible__said2: Final = Restriction(
-    'sporadic_defensible',
-    'List of sporadic',
-    'move without losing the Defensible spot',
-)
-_sporadic_defensible__said3: Final = Restriction(
-    'sporadic_defensible',
-    'List of sporadic',
-    'move while engaged: they have trapped you in it',
-)
-_sporadic_defensible__said4: Final = Note(
-    'sporadic_defensible',
-    'List of sporadic',
-    '"vack" is read as "back".',
-    '(vack into a corner etc)',
-    'erratum',
-)
+_sporadic_defensible__said2: Final = restriction_of(_sporadic_defensible__text1)
+_sporadic_defensible__said3: Final = restriction_of(_sporadic_defensible__text2)
+_sporadic_defensible__said4: Final = note_of(_sporadic_defensible__text3)
 _sporadic_defensible__unread1: Final = Note(
     'sporadic_defensible',
     'List of sporadic',
@@ -17131,15 +16652,14 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
     """Defensible (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     modifiers: list[Modifier] = []
     d1 = -1 if v['adopted'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_sporadic_defensible__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_defensible__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_sporadic_defensible__mod1, v['defensible_limit']))
     e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
@@ -17150,8 +16670,8 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
         d3 = 1
     else:
         d3 = -1
-    trace.append(TraceEntry(_sporadic_defensible__trace2, d2, v, e))
-    trace.append(TraceEntry(_sporadic_defensible__trace3, d3, v, e))
+    trace.append(TraceEntry(_sporadic_defensible__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_sporadic_defensible__text2_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d2 < 0:
         restrictions.append(_sporadic_defensible__said2)
@@ -17181,30 +16701,16 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule sporadic_animals, straight
+# rule sporadic_animals, written out
 
-_sporadic_animals__trace1: Final = TraceSpec(
-    'sporadic_animals',
-    'List of sporadic',
-    'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
-    (),
-    (),
-)
-_sporadic_animals__said1: Final = Note(
-    'sporadic_animals',
-    'List of sporadic',
-    'Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
-    None,
-    'note',
-)
+_sporadic_animals__said1: Final = note_of(_sporadic_animals__text1)
 
 
 def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Animals (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     return Resolution(
         rulebook='zone_combat',
@@ -17220,42 +16726,21 @@ def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=(),
     )
 
-# rule sporadic_falling_debris, straight
+# rule sporadic_falling_debris, written out
 
-_sporadic_falling_debris__trace1: Final = TraceSpec(
-    'sporadic_falling_debris',
-    'List of sporadic',
-    'derive falling_damage',
-    (),
-    (),
-)
-_sporadic_falling_debris__trace2: Final = TraceSpec(
-    'sporadic_falling_debris',
-    'List of sporadic',
-    'note: AG to avoid or take 3d6 damage.',
-    (),
-    (),
-)
-_sporadic_falling_debris__said2: Final = Note(
-    'sporadic_falling_debris',
-    'List of sporadic',
-    'AG to avoid or take 3d6 damage.',
-    None,
-    'note',
-)
+_sporadic_falling_debris__said2: Final = note_of(_sporadic_falling_debris__text1)
 
 
 def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Falling debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_sporadic_falling_debris__trace1, -1, v, e))
+    trace.append(TraceEntry(_sporadic_falling_debris__derive1_trace, -1, v, e))
     e['falling_damage'] = derived['falling_damage'] = whole(Dice(((3, 6),)))
     return Resolution(
         rulebook='zone_combat',
@@ -17271,148 +16756,15 @@ def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -
         trace=tuple(trace),
     )
 
-# rule card_draw, straight
+# rule card_draw, written out
 
-_card_draw__trace1: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'derive tile_category',
-    (),
-    (),
-)
-_card_draw__trace2: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'tile_level min moderate',
-    ('when high_rank >= 6 and high_rank <= 10',),
-    (('high_rank',),),
-)
-_card_draw__trace3: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'tile_level min moderate',
-    ('when same_suit == 2',),
-    (('same_suit',),),
-)
-_card_draw__trace4: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'tile_level min heavy',
-    ('when same_suit == 3',),
-    (('same_suit',),),
-)
-_card_draw__trace5: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'tile_level = chosen_level',
-    ('when high_rank >= 11',),
-    (('high_rank',),),
-)
-_card_draw__trace6: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'derive starts_with_benny',
-    ('when high_rank >= 11',),
-    (('high_rank',),),
-)
-_card_draw__trace7: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
-    (),
-    (),
-)
-_card_draw__trace8: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
-    (),
-    (),
-)
-_card_draw__trace9: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
-    (),
-    (),
-)
-_card_draw__trace10: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
-    (),
-    (),
-)
-_card_draw__trace11: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
-    (),
-    (),
-)
-_card_draw__trace12: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
-    (),
-    (),
-)
-_card_draw__trace13: Final = TraceSpec(
-    'card_draw',
-    'Step 2; Step 3',
-    'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
-    (),
-    (),
-)
-_card_draw__said7: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    'Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
-    None,
-    'note',
-)
-_card_draw__said8: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    'Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
-    None,
-    'note',
-)
-_card_draw__said9: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    "Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
-    None,
-    'note',
-)
-_card_draw__said10: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    'With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
-    'Multiple suit cards (eg 2 diamonds) can be played together as one to gain the level of effect.',
-    'erratum',
-)
-_card_draw__said11: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    "Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
-    '5D = Minor sight tile (ignored due to higher card) / 8D = Medium sight tile',
-    'erratum',
-)
-_card_draw__said12: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    'The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
-    'From the cards drawn compare to the following via suits and number of each.',
-    'erratum',
-)
-_card_draw__said13: Final = Note(
-    'card_draw',
-    'Step 2; Step 3',
-    'Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
-    'KS = counts as any Spade card, tiles starts with a benny, player choice.',
-    'erratum',
-)
+_card_draw__said7: Final = note_of(_card_draw__text1)
+_card_draw__said8: Final = note_of(_card_draw__text2)
+_card_draw__said9: Final = note_of(_card_draw__text3)
+_card_draw__said10: Final = note_of(_card_draw__text4)
+_card_draw__said11: Final = note_of(_card_draw__text5)
+_card_draw__said12: Final = note_of(_card_draw__text6)
+_card_draw__said13: Final = note_of(_card_draw__text7)
 _card_draw__unread1: Final = Note(
     'card_draw',
     'Step 2; Step 3',
@@ -17425,8 +16777,7 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Drawing the condition tiles: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -17438,23 +16789,23 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if v['same_suit'] == 3 else 0
     d5 = -1 if v['high_rank'] >= 11 else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_card_draw__trace2, d2, v, e))
+    trace.append(TraceEntry(_card_draw__mod1_trace, d2, v, e))
     if d2 < 0:
         held.append((_card_draw__mod1, 'moderate'))
-    trace.append(TraceEntry(_card_draw__trace3, d3, v, e))
+    trace.append(TraceEntry(_card_draw__mod2_trace, d3, v, e))
     if d3 < 0:
         held.append((_card_draw__mod2, 'moderate'))
-    trace.append(TraceEntry(_card_draw__trace4, d4, v, e))
+    trace.append(TraceEntry(_card_draw__mod3_trace, d4, v, e))
     if d4 < 0:
         held.append((_card_draw__mod3, 'heavy'))
-    trace.append(TraceEntry(_card_draw__trace5, d5, v, e))
+    trace.append(TraceEntry(_card_draw__mod4_trace, d5, v, e))
     if d5 < 0:
         held.append((_card_draw__mod4, v['chosen_level']))
     e['tile_level'] = settle_held(_BOOK, 'tile_level', v['tile_level'], held, modifiers)
-    trace.append(TraceEntry(_card_draw__trace1, -1, v, e))
+    trace.append(TraceEntry(_card_draw__derive1_trace, -1, v, e))
     e['tile_category'] = derived['tile_category'] = whole(s.lookup('suit_category', (v['suit'],), 'category'))
     d6 = -1 if v['high_rank'] >= 11 else 0
-    trace.append(TraceEntry(_card_draw__trace6, d6, v, e))
+    trace.append(TraceEntry(_card_draw__derive2_trace, d6, v, e))
     if d6 < 0:
         e['starts_with_benny'] = derived['starts_with_benny'] = whole(True)
     else:
@@ -17482,128 +16833,20 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule initiative, straight
+# rule initiative, written out
 
-_initiative__trace1: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'initiative_cards +1',
-    ('when light_weapon',),
-    (('light_weapon',),),
-)
-_initiative__trace2: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'initiative_cards +1',
-    ('when heavy_weapon',),
-    (('heavy_weapon',),),
-)
-_initiative__trace3: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'initiative_discards +1',
-    ('when heavy_weapon',),
-    (('heavy_weapon',),),
-)
-_initiative__trace4: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'initiative_cards +1',
-    ('when stunned',),
-    (('stunned',),),
-)
-_initiative__trace5: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'initiative_discards +1',
-    ('when stunned',),
-    (('stunned',),),
-)
-_initiative__trace6: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'bonus_actions +1',
-    ('when joker',),
-    (('joker',),),
-)
-_initiative__trace7: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
-    (),
-    (),
-)
-_initiative__trace8: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
-    (),
-    (),
-)
-_initiative__trace9: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
-    (),
-    (),
-)
-_initiative__trace10: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    (),
-    (),
-)
-_initiative__trace11: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
-    (),
-    (),
-)
-_initiative__said7: Final = Note(
-    'initiative',
-    'Initiative: cards',
-    'A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
-    None,
-    'note',
-)
-_initiative__said8: Final = Note(
-    'initiative',
-    'Initiative: cards',
-    'Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
-    None,
-    'note',
-)
-_initiative__said9: Final = Note(
-    'initiative',
-    'Initiative: cards',
-    'With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
-    None,
-    'note',
-)
-_initiative__said10: Final = Note(
-    'initiative',
-    'Initiative: cards',
-    "A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    None,
-    'note',
-)
-_initiative__said11: Final = Note(
-    'initiative',
-    'Initiative: cards',
-    'The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
-    'Jokers give you a bonus action as well (so by default you would get 3 actions).',
-    'erratum',
-)
+_initiative__said7: Final = note_of(_initiative__text1)
+_initiative__said8: Final = note_of(_initiative__text2)
+_initiative__said9: Final = note_of(_initiative__text3)
+_initiative__said10: Final = note_of(_initiative__text4)
+_initiative__said11: Final = note_of(_initiative__text5)
 
 
 def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Initiative deck: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -17612,15 +16855,15 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['heavy_weapon'] else 0
     d4 = -1 if v['stunned'] else 0
     value = v['initiative_cards']
-    trace.append(TraceEntry(_initiative__trace1, d1, v, e))
+    trace.append(TraceEntry(_initiative__mod1_trace, d1, v, e))
     if d1 < 0:
         value += 1
         modifiers.append((0, Modifier(_initiative__mod1, 1, 'applied', None)))
-    trace.append(TraceEntry(_initiative__trace2, d2, v, e))
+    trace.append(TraceEntry(_initiative__mod2_trace, d2, v, e))
     if d2 < 0:
         value += 1
         modifiers.append((1, Modifier(_initiative__mod2, 1, 'applied', None)))
-    trace.append(TraceEntry(_initiative__trace4, d4, v, e))
+    trace.append(TraceEntry(_initiative__mod4_trace, d4, v, e))
     if d4 < 0:
         value += 1
         modifiers.append((3, Modifier(_initiative__mod4, 1, 'applied', None)))
@@ -17628,18 +16871,18 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['heavy_weapon'] else 0
     d5 = -1 if v['stunned'] else 0
     value = v['initiative_discards']
-    trace.append(TraceEntry(_initiative__trace3, d3, v, e))
+    trace.append(TraceEntry(_initiative__mod3_trace, d3, v, e))
     if d3 < 0:
         value += 1
         modifiers.append((2, Modifier(_initiative__mod3, 1, 'applied', None)))
-    trace.append(TraceEntry(_initiative__trace5, d5, v, e))
+    trace.append(TraceEntry(_initiative__mod5_trace, d5, v, e))
     if d5 < 0:
         value += 1
         modifiers.append((4, Modifier(_initiative__mod5, 1, 'applied', None)))
     e['initiative_discards'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
     d6 = -1 if v['joker'] else 0
     value = v['bonus_actions']
-    trace.append(TraceEntry(_initiative__trace6, d6, v, e))
+    trace.append(TraceEntry(_initiative__mod6_trace, d6, v, e))
     if d6 < 0:
         value += 1
         modifiers.append((5, Modifier(_initiative__mod6, 1, 'applied', None)))
@@ -17671,81 +16914,18 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule weapons, straight
+# rule weapons, written out
 
-_weapons__trace1: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'weapon_die -1 step',
-    ('when light_weapon',),
-    (('light_weapon',),),
-)
-_weapons__trace2: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'weapon_die +1 step',
-    ('when heavy_weapon',),
-    (('heavy_weapon',),),
-)
-_weapons__trace3: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'weapon_die +1 step',
-    ('when two_handed',),
-    (('two_handed',),),
-)
-_weapons__trace4: Final = TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ())
-_weapons__trace5: Final = TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ())
-_weapons__trace6: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
-    (),
-    (),
-)
-_weapons__trace7: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
-    (),
-    (),
-)
-_weapons__trace8: Final = TraceSpec(
-    'weapons',
-    'Damage',
-    'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
-    (),
-    (),
-)
-_weapons__said6: Final = Note(
-    'weapons',
-    'Damage',
-    'Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
-    None,
-    'note',
-)
-_weapons__said7: Final = Note(
-    'weapons',
-    'Damage',
-    'Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
-    None,
-    'note',
-)
-_weapons__said8: Final = Note(
-    'weapons',
-    'Damage',
-    'The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
-    'Thus for average humans, with 4/4/4/4, would have the following values:',
-    'erratum',
-)
+_weapons__said6: Final = note_of(_weapons__text1)
+_weapons__said7: Final = note_of(_weapons__text2)
+_weapons__said8: Final = note_of(_weapons__text3)
 
 
 def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Weapons and damage: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -17755,19 +16935,19 @@ def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['heavy_weapon'] else 0
     d3 = -1 if v['two_handed'] else 0
     held: list[tuple[ModSpec, Any]] = []
-    trace.append(TraceEntry(_weapons__trace1, d1, v, e))
+    trace.append(TraceEntry(_weapons__mod1_trace, d1, v, e))
     if d1 < 0:
         held.append((_weapons__mod1, -1))
-    trace.append(TraceEntry(_weapons__trace2, d2, v, e))
+    trace.append(TraceEntry(_weapons__mod2_trace, d2, v, e))
     if d2 < 0:
         held.append((_weapons__mod2, 1))
-    trace.append(TraceEntry(_weapons__trace3, d3, v, e))
+    trace.append(TraceEntry(_weapons__mod3_trace, d3, v, e))
     if d3 < 0:
         held.append((_weapons__mod3, 1))
     e['weapon_die'] = settle_held(_BOOK, 'weapon_die', v['weapon_die'], held, modifiers)
-    trace.append(TraceEntry(_weapons__trace4, -1, v, e))
+    trace.append(TraceEntry(_weapons__derive1_trace, -1, v, e))
     e['strike_damage'] = derived['strike_damage'] = whole(e['weapon_die'].plus(v['brawn_die']).plus(v['bulk_tier']))
-    trace.append(TraceEntry(_weapons__trace5, -1, v, e))
+    trace.append(TraceEntry(_weapons__derive2_trace, -1, v, e))
     e['shooting_damage'] = derived['shooting_damage'] = whole(e['weapon_die'].plus(v['brawn_die']))
     return Resolution(
         rulebook='zone_combat',
@@ -17790,102 +16970,13 @@ def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule armour_rules, straight
+# rule armour_rules, written out
 
-_armour_rules__trace1: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'armour +bulk_armour[bulk].armour',
-    (),
-    (),
-)
-_armour_rules__trace2: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'defence +shield_bonus',
-    ('when shield_use == for_defence',),
-    (('shield_use',),),
-)
-_armour_rules__trace3: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'armour +shield_bonus',
-    ('when shield_use == for_armour',),
-    (('shield_use',),),
-)
-_armour_rules__trace4: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'missile_against -1',
-    ('when large_shield',),
-    (('large_shield',),),
-)
-_armour_rules__trace5: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'cannot layer worn armour on top of worn armour',
-    ('when worn_armours > 1',),
-    (('worn_armours',),),
-)
-_armour_rules__trace6: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
-    ('when damage_source != opponent',),
-    (('damage_source',),),
-)
-_armour_rules__trace7: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
-    (),
-    (),
-)
-_armour_rules__trace8: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
-    (),
-    (),
-)
-_armour_rules__trace9: Final = TraceSpec(
-    'armour_rules',
-    'Armour',
-    "note: The shield's use is decided each time you take an action and holds till the next.",
-    (),
-    (),
-)
-_armour_rules__said5: Final = Restriction(
-    'armour_rules',
-    'Armour',
-    'layer worn armour on top of worn armour',
-)
-_armour_rules__said6: Final = Restriction(
-    'armour_rules',
-    'Armour',
-    'reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
-)
-_armour_rules__said7: Final = Note(
-    'armour_rules',
-    'Armour',
-    "Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
-    None,
-    'note',
-)
-_armour_rules__said8: Final = Note(
-    'armour_rules',
-    'Armour',
-    'Some creatures gain natural or bonus armour from special circumstances (skeletons).',
-    None,
-    'note',
-)
-_armour_rules__said9: Final = Note(
-    'armour_rules',
-    'Armour',
-    "The shield's use is decided each time you take an action and holds till the next.",
-    None,
-    'note',
-)
+_armour_rules__said5: Final = restriction_of(_armour_rules__text1)
+_armour_rules__said6: Final = restriction_of(_armour_rules__text2)
+_armour_rules__said7: Final = note_of(_armour_rules__text3)
+_armour_rules__said8: Final = note_of(_armour_rules__text4)
+_armour_rules__said9: Final = note_of(_armour_rules__text5)
 _armour_rules__unread1: Final = Note(
     'armour_rules',
     'Armour',
@@ -17898,8 +16989,7 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     """Armour: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -17907,7 +16997,7 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     modifiers: list[tuple[int, Modifier]] = []
     d2 = -1 if v['shield_use'] == 'for_defence' else 0
     value = v['defence']
-    trace.append(TraceEntry(_armour_rules__trace2, d2, v, e))
+    trace.append(TraceEntry(_armour_rules__mod2_trace, d2, v, e))
     if d2 < 0:
         amount = v['shield_bonus']
         value += amount
@@ -17915,18 +17005,18 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     e['defence'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
     d4 = -1 if v['large_shield'] else 0
     value = v['missile_against']
-    trace.append(TraceEntry(_armour_rules__trace4, d4, v, e))
+    trace.append(TraceEntry(_armour_rules__mod4_trace, d4, v, e))
     if d4 < 0:
-        value += -1
+        value -= 1
         modifiers.append((3, Modifier(_armour_rules__mod4, -1, 'applied', None)))
     e['missile_against'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
     d3 = -1 if v['shield_use'] == 'for_armour' else 0
     value = v['armour']
-    trace.append(TraceEntry(_armour_rules__trace1, -1, v, e))
+    trace.append(TraceEntry(_armour_rules__mod1_trace, -1, v, e))
     amount = s.lookup('bulk_armour', (v['bulk'],), 'armour')
     value += amount
     modifiers.append((0, Modifier(_armour_rules__mod1, whole(amount), 'applied', None)))
-    trace.append(TraceEntry(_armour_rules__trace3, d3, v, e))
+    trace.append(TraceEntry(_armour_rules__mod3_trace, d3, v, e))
     if d3 < 0:
         amount = v['shield_bonus']
         value += amount
@@ -17934,8 +17024,8 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     e['armour'] = value if type(value) is int else added_total(value, 'int', True)
     d5 = -1 if v['worn_armours'] > 1 else 0
     d6 = -1 if v['damage_source'] != 'opponent' else 0
-    trace.append(TraceEntry(_armour_rules__trace5, d5, v, e))
-    trace.append(TraceEntry(_armour_rules__trace6, d6, v, e))
+    trace.append(TraceEntry(_armour_rules__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_armour_rules__text2_trace, d6, v, e))
     restrictions: list[Restriction] = []
     if d5 < 0:
         restrictions.append(_armour_rules__said5)
@@ -17973,126 +17063,21 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
-# rule aoe_targets, straight
+# rule aoe_targets, written out
 
-_aoe_targets__trace1: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'derive template_targets',
-    (),
-    (),
-)
-_aoe_targets__trace2: Final = TraceSpec('aoe_targets', 'AoE attacks', 'derive enemies', (), ())
-_aoe_targets__trace3: Final = TraceSpec('aoe_targets', 'AoE attacks', 'derive friends', (), ())
-_aoe_targets__trace4: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'cast -2 per converted',
-    (),
-    (),
-)
-_aoe_targets__trace5: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))',
-    ('when targets_final < targets_rolled',),
-    (('targets_final', 'targets_rolled'),),
-)
-_aoe_targets__trace6: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))',
-    ('when targets_final > targets_rolled',),
-    (('targets_final', 'targets_rolled'),),
-)
-_aoe_targets__trace7: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    "cannot add targets past the most the template's roll can give",
-    ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',),
-    (('aoe', 'targets_final'),),
-)
-_aoe_targets__trace8: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'cannot convert more friends than there are',
-    ('when aoe_raises + converted > targets_final / 2 round down',),
-    (('aoe_raises', 'converted', 'targets_final'),),
-)
-_aoe_targets__trace9: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
-    (),
-    (),
-)
-_aoe_targets__trace10: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
-    (),
-    (),
-)
-_aoe_targets__trace11: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
-    (),
-    (),
-)
-_aoe_targets__trace12: Final = TraceSpec(
-    'aoe_targets',
-    'AoE attacks',
-    'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.',
-    (),
-    (),
-)
-_aoe_targets__said7: Final = Restriction(
-    'aoe_targets',
-    'AoE attacks',
-    "add targets past the most the template's roll can give",
-)
-_aoe_targets__said8: Final = Restriction(
-    'aoe_targets',
-    'AoE attacks',
-    'convert more friends than there are',
-)
-_aoe_targets__said9: Final = Note(
-    'aoe_targets',
-    'AoE attacks',
-    'Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
-    None,
-    'note',
-)
-_aoe_targets__said10: Final = Note(
-    'aoe_targets',
-    'AoE attacks',
-    'A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
-    None,
-    'note',
-)
-_aoe_targets__said11: Final = Note(
-    'aoe_targets',
-    'AoE attacks',
-    "Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
-    'you may add extra targets to your roll, upto the max roll possible (6 for d6 etc)',
-    'erratum',
-)
-_aoe_targets__said12: Final = Note(
-    'aoe_targets',
-    'AoE attacks',
-    'Read as -2 per odd target added; even targets added are friends and cost nothing.',
-    'For each extra enemy target you add (odd numbers) your casting roll will be at -2.',
-    'erratum',
-)
+_aoe_targets__said7: Final = restriction_of(_aoe_targets__text1)
+_aoe_targets__said8: Final = restriction_of(_aoe_targets__text2)
+_aoe_targets__said9: Final = note_of(_aoe_targets__text3)
+_aoe_targets__said10: Final = note_of(_aoe_targets__text4)
+_aoe_targets__said11: Final = note_of(_aoe_targets__text5)
+_aoe_targets__said12: Final = note_of(_aoe_targets__text6)
 
 
 def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """AoE targets: friends and enemies: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
@@ -18102,31 +17087,31 @@ def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d5 = -1 if v['targets_final'] < v['targets_rolled'] else 0
     d6 = -1 if v['targets_final'] > v['targets_rolled'] else 0
     value = v['cast']
-    trace.append(TraceEntry(_aoe_targets__trace4, -1, v, e))
+    trace.append(TraceEntry(_aoe_targets__mod1_trace, -1, v, e))
     amount = -2 * v['converted']
     value += amount
     modifiers.append(Modifier(_aoe_targets__mod1, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_aoe_targets__trace5, d5, v, e))
+    trace.append(TraceEntry(_aoe_targets__mod2_trace, d5, v, e))
     if d5 < 0:
         amount = -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down')))
         value += amount
         modifiers.append(Modifier(_aoe_targets__mod2, whole(amount), 'applied', None))
-    trace.append(TraceEntry(_aoe_targets__trace6, d6, v, e))
+    trace.append(TraceEntry(_aoe_targets__mod3_trace, d6, v, e))
     if d6 < 0:
         amount = -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down')))
         value += amount
         modifiers.append(Modifier(_aoe_targets__mod3, whole(amount), 'applied', None))
     e['cast'] = value if type(value) is int else added_total(value, 'int', True)
-    trace.append(TraceEntry(_aoe_targets__trace1, -1, v, e))
+    trace.append(TraceEntry(_aoe_targets__derive1_trace, -1, v, e))
     e['template_targets'] = derived['template_targets'] = whole(s.lookup('aoe_templates', (v['aoe'],), 'targets'))
-    trace.append(TraceEntry(_aoe_targets__trace2, -1, v, e))
+    trace.append(TraceEntry(_aoe_targets__derive2_trace, -1, v, e))
     e['enemies'] = derived['enemies'] = whole(round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted'])
-    trace.append(TraceEntry(_aoe_targets__trace3, -1, v, e))
+    trace.append(TraceEntry(_aoe_targets__derive3_trace, -1, v, e))
     e['friends'] = derived['friends'] = whole(round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted'])
     d7 = -1 if (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7) else 0
     d8 = -1 if v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down') else 0
-    trace.append(TraceEntry(_aoe_targets__trace7, d7, v, e))
-    trace.append(TraceEntry(_aoe_targets__trace8, d8, v, e))
+    trace.append(TraceEntry(_aoe_targets__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_aoe_targets__text2_trace, d8, v, e))
     restrictions: list[Restriction] = []
     if d7 < 0:
         restrictions.append(_aoe_targets__said7)
@@ -18153,110 +17138,31 @@ def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
-# rule stun, straight
+# rule stun, written out
 
-_stun__trace1: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ())
-_stun__trace2: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ())
-_stun__trace3: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'cannot act: unconscious (as many stuns as Body)',
-    ('when stun_option and stun_total >= body',),
-    (('stun_option', 'stun_total', 'body'),),
-)
-_stun__trace4: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
-    (),
-    (),
-)
-_stun__trace5: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
-    (),
-    (),
-)
-_stun__trace6: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
-    (),
-    (),
-)
-_stun__trace7: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
-    (),
-    (),
-)
-_stun__trace8: Final = TraceSpec(
-    'stun',
-    'Modifiers: Stun',
-    'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
-    (),
-    (),
-)
-_stun__said3: Final = Restriction(
-    'stun',
-    'Modifiers: Stun',
-    'act: unconscious (as many stuns as Body)',
-)
-_stun__said4: Final = Note(
-    'stun',
-    'Modifiers: Stun',
-    'Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
-    None,
-    'note',
-)
-_stun__said5: Final = Note(
-    'stun',
-    'Modifiers: Stun',
-    'Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
-    None,
-    'note',
-)
-_stun__said6: Final = Note(
-    'stun',
-    'Modifiers: Stun',
-    'Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
-    None,
-    'note',
-)
-_stun__said7: Final = Note(
-    'stun',
-    'Modifiers: Stun',
-    '"So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
-    'if that exceeds the targets Body+Bulk tier value then they suffer a stun',
-    'erratum',
-)
-_stun__said8: Final = Note(
-    'stun',
-    'Modifiers: Stun',
-    'The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
-    'The effect of Stun is:',
-    'erratum',
-)
+_stun__said3: Final = restriction_of(_stun__text1)
+_stun__said4: Final = note_of(_stun__text2)
+_stun__said5: Final = note_of(_stun__text3)
+_stun__said6: Final = note_of(_stun__text4)
+_stun__said7: Final = note_of(_stun__text5)
+_stun__said8: Final = note_of(_stun__text6)
 
 
 def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     """Stun: the plan of the rule alone (`_Plan.resolve`), written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
-    may say had no effect.  `dN`: the clause of step N (its trace: `_RULE__traceN`) that did
-    not hold, -1 when all held.
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
     """
     e = _Settled()
     trace: list[TraceEntry] = []
     derived: dict[str, Value] = {}
-    trace.append(TraceEntry(_stun__trace1, -1, v, e))
+    trace.append(TraceEntry(_stun__derive1_trace, -1, v, e))
     e['stuns'] = derived['stuns'] = whole(round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down'))
-    trace.append(TraceEntry(_stun__trace2, -1, v, e))
+    trace.append(TraceEntry(_stun__derive2_trace, -1, v, e))
     e['stun_total'] = derived['stun_total'] = whole(v['stun_levels'] + e['stuns'])
     d3 = -1 if v['stun_option'] and e['stun_total'] >= v['body'] else 0
-    trace.append(TraceEntry(_stun__trace3, d3, v, e))
+    trace.append(TraceEntry(_stun__text1_trace, d3, v, e))
     restrictions: list[Restriction] = []
     if d3 < 0:
         restrictions.append(_stun__said3)
