@@ -183,7 +183,7 @@ class StraightLine:
         function = private._name(("straight", rule.name), f"_resolve_{rule.name}")
         self.written[rule.name] = function
         steps = shape.steps
-        w.blank()
+        w.blank(2)
         w.line(f"# rule {rule.name}, written out")
         w.blank()
         traces = []  # each step's trace spec: its own, or with the clauses of the `as` around it
@@ -199,14 +199,21 @@ class StraightLine:
         for index in shape.texts:
             effect = steps[index].effect
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
-            said[index] = name = private._name(("straight said", rule.name, str(index)), f"_{rule.name}__said{index + 1}")
-            w.line(f"{name}: Final = {'restriction_of' if isinstance(effect, m.CannotEffect) else 'note_of'}({steps[index].const})")
+            said[index] = name = private._name(
+                ("straight said", rule.name, str(index)), f"_{rule.name}__said{index + 1}"
+            )
+            w.line(
+                f"{name}: Final = {'restriction_of' if isinstance(effect, m.CannotEffect) else 'note_of'}({steps[index].const})"
+            )
         unread: list[str] = []
         for number, (_, _, origin, cites, text) in enumerate(shape.gated, start=1):
             name = private._name(("straight unread", rule.name, str(number)), f"_{rule.name}__unread{number}")
             unread.append(name)
             w.call(f"{name}: Final = Note", [literal(origin), literal(cites), literal(text), "kind='input'"])
-        w.blank(2)
+        if any(flat.texts for flat in steps) or shape.texts or shape.gated:  # constants written above
+            w.blank(2)
+        else:
+            w.line("")  # after the header's blank line
         w.line(f"def {function}(v: dict[str, Any], given: frozenset[str]) -> Resolution:")
         w.indent()
         w.docstring(

@@ -801,8 +801,7 @@ class Emitter:
         settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
         straight = StraightLine(self)
         straight.emit(settle)
-        w.blank()
-        w.blank()
+        w.blank(2)
         w.line("_BOOK: Final = Book(")
         w.indent()
         w.line("info=RULEBOOK,")

@@ -8607,6 +8607,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
 # rule forest_adjustment, written out
 
 _forest_adjustment__said3: Final = note_of(_forest_adjustment__text1)
@@ -8670,6 +8672,7 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule terrain_movement, written out
 
@@ -8764,6 +8767,7 @@ def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
+
 # rule hex_obscurement, written out
 
 _hex_obscurement__said6: Final = note_of(_hex_obscurement__text1)
@@ -8845,6 +8849,7 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule hull_down, written out
 
 _hull_down__said6: Final = restriction_of(_hull_down__text1)
@@ -8896,6 +8901,7 @@ def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule weather, written out
 
@@ -8979,6 +8985,7 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule night, written out
 
 _night__said3: Final = note_of(_night__text1)
@@ -9026,8 +9033,8 @@ def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule crew_actions, written out
 
+# rule crew_actions, written out
 
 
 def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -9055,6 +9062,7 @@ def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule firing, written out
 
@@ -9142,8 +9150,8 @@ def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule burst_fire, written out
 
+# rule burst_fire, written out
 
 
 def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -9192,6 +9200,7 @@ def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule walking_fire, written out
 
@@ -9257,6 +9266,7 @@ def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule saturation_fire, written out
 
 _saturation_fire__said5: Final = restriction_of(_saturation_fire__text1)
@@ -9320,6 +9330,7 @@ def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule area_of_effect, written out
 
 _area_of_effect__said4: Final = note_of(_area_of_effect__text1)
@@ -9367,6 +9378,7 @@ def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule indirect_fire, written out
 
@@ -9429,6 +9441,7 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule anti_missile_fire, written out
 
@@ -9540,6 +9553,7 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
+
 # rule ramming, written out
 
 _ramming__said3: Final = restriction_of(_ramming__text1)
@@ -9631,6 +9645,7 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule ecm_jam, written out
 
 _ecm_jam__said2: Final = note_of(_ecm_jam__text1)
@@ -9669,6 +9684,7 @@ def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule ecm_degrade_sensors, written out
 
 _ecm_degrade_sensors__said2: Final = note_of(_ecm_degrade_sensors__text1)
@@ -9705,6 +9721,7 @@ def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Re
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule ecm_spoof, written out
 
@@ -9761,6 +9778,7 @@ def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule eecm_counteract, written out
 
 _eecm_counteract__said3: Final = note_of(_eecm_counteract__text1)
@@ -9803,6 +9821,7 @@ def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule eecm_degrade_range, written out
 
 _eecm_degrade_range__said3: Final = note_of(_eecm_degrade_range__text1)
@@ -9837,6 +9856,7 @@ def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Res
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule damage, written out
 
@@ -9928,6 +9948,7 @@ def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule overkill_ejecting, written out
 
 _overkill_ejecting__said2: Final = note_of(_overkill_ejecting__text1)
@@ -9958,6 +9979,7 @@ def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule detection, written out
 
@@ -10096,6 +10118,7 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,

@@ -6321,6 +6321,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
 # rule broken_ground, written out
 
 _broken_ground__said3: Final = note_of(_broken_ground__text1)
@@ -6384,6 +6386,7 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule mud, written out
 
@@ -6463,6 +6466,7 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule snow, written out
 
 _snow__said3: Final = note_of(_broken_ground__text1)
@@ -6538,6 +6542,7 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule smoke, written out
 
@@ -6644,6 +6649,7 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule darkness, written out
 
 _darkness__said5: Final = note_of(_darkness__text1)
@@ -6739,6 +6745,7 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule ice, written out
 
 _ice__said2: Final = note_of(_ice__text1)
@@ -6781,6 +6788,7 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule wall_cover, written out
 
@@ -6859,6 +6867,7 @@ def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule wall_crossing, written out
 
 _wall_crossing__said1: Final = restriction_of(_wall_crossing__text1)
@@ -6901,6 +6910,7 @@ def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule pits, written out
 
@@ -6986,6 +6996,7 @@ def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule gravity, written out
 
 _gravity__said3: Final = note_of(_gravity__text1)
@@ -7022,6 +7033,7 @@ def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule microgravity, written out
 
@@ -7142,6 +7154,7 @@ def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,

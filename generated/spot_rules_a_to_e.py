@@ -12305,6 +12305,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
+
+
 # rule skill_roll, written out
 
 _skill_roll__said6: Final = note_of(_skill_roll__text1)
@@ -12361,6 +12363,7 @@ def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule characteristic_roll, written out
 
@@ -12440,6 +12443,7 @@ def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule resistance_roll, written out
 
 _resistance_roll__said2: Final = note_of(_resistance_roll__text1)
@@ -12470,6 +12474,7 @@ def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule acid, written out
 
@@ -12586,6 +12591,7 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule aerial_combat, written out
 
@@ -12803,6 +12809,7 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule aimed_attacks, written out
 
 _aimed_attacks__said2: Final = note_of(_aimed_attacks__text1)
@@ -12838,6 +12845,7 @@ def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule aim_bonus, written out
 
@@ -12912,6 +12920,7 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule targeting_specific_area, written out
 
@@ -13011,6 +13020,7 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule ambushes, written out
 
@@ -13184,6 +13194,7 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule area_attacks, written out
 
 _area_attacks__said6: Final = note_of(_area_attacks__text1)
@@ -13263,6 +13274,7 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule armor_damaged, written out
 
@@ -13358,6 +13370,7 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule aura_attacks, written out
 
 _aura_attacks__said9: Final = note_of(_aura_attacks__text1)
@@ -13431,6 +13444,7 @@ def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule autofire, written out
 
@@ -13536,6 +13550,7 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule backstabs, written out
 
 _backstabs__said6: Final = restriction_of(_backstabs__text1)
@@ -13626,6 +13641,7 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule big_and_little_targets, written out
 
 _big_and_little_targets__said5: Final = note_of(_big_and_little_targets__text1)
@@ -13704,6 +13720,7 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule both_sides_surprised, written out
 
@@ -13789,6 +13806,7 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
+
 # rule broken_weapons, written out
 
 _broken_weapons__said4: Final = note_of(_broken_weapons__text1)
@@ -13868,6 +13886,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule chases, written out
 
 _chases__said4: Final = note_of(_chases__text1)
@@ -13926,6 +13945,7 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule range_track_attacks, written out
 
@@ -14046,6 +14066,7 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule chases_on_foot, written out
 
 _chases_on_foot__said4: Final = restriction_of(_chases_on_foot__text1)
@@ -14155,6 +14176,7 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule vehicular_chases, written out
 
 _vehicular_chases__said2: Final = restriction_of(_vehicular_chases__text1)
@@ -14198,6 +14220,7 @@ def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule vehicle_damage, written out
 
@@ -14264,6 +14287,7 @@ def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule maneuver_penalty, written out
 
 _maneuver_penalty__said2: Final = note_of(_maneuver_penalty__text1)
@@ -14298,6 +14322,7 @@ def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule skill_roll_modifiers, written out
 
@@ -14428,6 +14453,7 @@ def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
+
 # rule individual_actions, written out
 
 _individual_actions__said6: Final = note_of(_individual_actions__text1)
@@ -14504,6 +14530,7 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule chase_trouble_effects, written out
 
@@ -14619,6 +14646,7 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         trace=tuple(trace),
     )
 
+
 # rule choking, written out
 
 _choking__said3: Final = note_of(_choking__text1)
@@ -14667,6 +14695,7 @@ def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule close_combat, written out
 
@@ -14753,6 +14782,7 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule closing, written out
 
 _closing__said2: Final = restriction_of(_closing__text1)
@@ -14827,6 +14857,7 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule cold_exposure_hunger_thirst, written out
 
@@ -14924,6 +14955,7 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
         trace=tuple(trace),
     )
 
+
 # rule cover, written out
 
 _cover__said4: Final = note_of(_cover__text1)
@@ -14969,6 +15001,7 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule darkness, written out
 
@@ -15061,6 +15094,7 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule desperate_actions, written out
 
@@ -15157,6 +15191,7 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule disarming, written out
 
@@ -15277,6 +15312,7 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule disease, written out
 
 _disease__said5: Final = note_of(_disease__text1)
@@ -15358,6 +15394,7 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule disengaging, written out
 
@@ -15441,6 +15478,7 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule drawing_weapons, written out
 
 _drawing_weapons__said4: Final = note_of(_drawing_weapons__text1)
@@ -15508,6 +15546,7 @@ def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule enclosed_environments, written out
 
 _enclosed_environments__said2: Final = note_of(_enclosed_environments__text1)
@@ -15572,6 +15611,7 @@ def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> 
         trace=tuple(trace),
     )
 
+
 # rule entangling, written out
 
 _entangling__said3: Final = note_of(_entangling__text1)
@@ -15611,6 +15651,7 @@ def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,

@@ -10747,8 +10747,9 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
-# rule attack, written out
 
+
+# rule attack, written out
 
 
 def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -10777,6 +10778,7 @@ def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule explosions, written out
 
@@ -10857,6 +10859,7 @@ def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule point_blank_range, written out
 
@@ -10949,6 +10952,7 @@ def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule falling, written out
 
@@ -11055,6 +11059,7 @@ def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule fighting_while_down, written out
 
 _fighting_while_down__said3: Final = restriction_of(_fighting_while_down__text1)
@@ -11149,6 +11154,7 @@ def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule fire_and_heat, written out
 
 _fire_and_heat__said6: Final = note_of(_fire_and_heat__text1)
@@ -11242,6 +11248,7 @@ def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule firing_into_combat, written out
 
 _firing_into_combat__said4: Final = note_of(_firing_into_combat__text1)
@@ -11319,6 +11326,7 @@ def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
+
 # rule fortified_positions, written out
 
 _fortified_positions__said3: Final = note_of(_fortified_positions__text1)
@@ -11395,6 +11403,7 @@ def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule improvised_wear, written out
 
 _improvised_wear__said2: Final = note_of(_improvised_wear__text1)
@@ -11424,6 +11433,7 @@ def _resolve_improvised_wear(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule improvised_weapons, written out
 
@@ -11455,6 +11465,7 @@ def _resolve_improvised_weapons(v: dict[str, Any], given: frozenset[str]) -> Res
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule improvised_parrying_weapons, written out
 
@@ -11502,6 +11513,7 @@ def _resolve_improvised_parrying_weapons(v: dict[str, Any], given: frozenset[str
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule knockback, written out
 
@@ -11613,6 +11625,7 @@ def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule knockout_attacks, written out
 
 _knockout_attacks__said3: Final = restriction_of(_knockout_attacks__text1)
@@ -11673,6 +11686,7 @@ def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule light_sources, written out
 
@@ -11753,6 +11767,7 @@ def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule mass_combat, written out
 
 _mass_combat__said3: Final = note_of(_mass_combat__text1)
@@ -11798,6 +11813,7 @@ def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule missile_fire_while_moving, written out
 
@@ -11921,6 +11937,7 @@ def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str])
         trace=tuple(trace),
     )
 
+
 # rule superior_position, written out
 
 _superior_position__said4: Final = note_of(_superior_position__text1)
@@ -12001,6 +12018,7 @@ def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
+
 # rule natural_weapons, written out
 
 _natural_weapons__said5: Final = note_of(_natural_weapons__text1)
@@ -12059,6 +12077,7 @@ def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule poisons, written out
 
 _poisons__said5: Final = note_of(_poisons__text1)
@@ -12098,6 +12117,7 @@ def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule poison_antidotes, written out
 
@@ -12151,6 +12171,7 @@ def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule prone, written out
 
@@ -12336,6 +12357,7 @@ def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule pulling_blows, written out
 
 _pulling_blows__said3: Final = note_of(_pulling_blows__text1)
@@ -12371,6 +12393,7 @@ def _resolve_pulling_blows(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule quickdraws, written out
 
@@ -12449,6 +12472,7 @@ def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule radiation, written out
 
@@ -12580,6 +12604,7 @@ def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule shields_and_missile_fire, written out
 
 _shields_and_missile_fire__said3: Final = note_of(_shields_and_missile_fire__text1)
@@ -12638,6 +12663,7 @@ def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) 
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule shooting_up_or_down, written out
 
@@ -12715,8 +12741,8 @@ def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule slippery_surfaces, written out
 
+# rule slippery_surfaces, written out
 
 
 def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -12753,6 +12779,7 @@ def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule stunning_or_subduing, written out
 
@@ -12896,6 +12923,7 @@ def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> R
         trace=tuple(trace),
     )
 
+
 # rule superior_numbers, written out
 
 _superior_numbers__said3: Final = note_of(_superior_numbers__text1)
@@ -12928,6 +12956,7 @@ def _resolve_superior_numbers(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sweep_attacks, written out
 
@@ -13021,6 +13050,7 @@ def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule thrown_weapons, written out
 
 _thrown_weapons__said4: Final = note_of(_thrown_weapons__text1)
@@ -13076,6 +13106,7 @@ def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule underwater_combat, written out
 
@@ -13239,6 +13270,7 @@ def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Reso
         trace=tuple(trace),
     )
 
+
 # rule vacuum, written out
 
 _vacuum__trace1: Final = within(_attack__roll1_trace, ('when sight_roll',), (('sight_roll',),))
@@ -13336,6 +13368,7 @@ def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule volley_fire, written out
 
 _volley_fire__said5: Final = restriction_of(_volley_fire__text1)
@@ -13385,6 +13418,7 @@ def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule weapon_length, written out
 
@@ -13469,6 +13503,7 @@ def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule wind, written out
 
 _wind__said5: Final = note_of(_wind__text1)
@@ -13531,6 +13566,7 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule cloud_cover, written out
 
 _cloud_cover__said4: Final = note_of(_cloud_cover__text1)
@@ -13581,6 +13617,7 @@ def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule rain, written out
 
@@ -13636,6 +13673,7 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule weather_conditions, written out
 
@@ -13746,6 +13784,7 @@ def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
+
 # rule zero_gravity_combat, written out
 
 _zero_gravity_combat__said5: Final = note_of(_zero_gravity_combat__text1)
@@ -13815,6 +13854,7 @@ def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Re
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,

@@ -6978,6 +6978,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
 # rule other_mods_stack, written out
 
 _other_mods_stack__said3: Final = note_of(_other_mods_stack__text1)
@@ -7051,6 +7053,7 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule lof_roll, written out
 
@@ -7192,6 +7195,7 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule difficult, written out
 
 _difficult__said3: Final = restriction_of(_difficult__text1)
@@ -7260,6 +7264,7 @@ def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule very_difficult, written out
 
@@ -7335,6 +7340,7 @@ def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule saturation, written out
 
 _saturation__said3: Final = note_of(_saturation__text1)
@@ -7372,6 +7378,7 @@ def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule high_saturation, written out
 
 _high_saturation__said3: Final = note_of(_high_saturation__text1)
@@ -7408,6 +7415,7 @@ def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule low_visibility, written out
 
@@ -7498,6 +7506,7 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule poor_visibility, written out
 
 _poor_visibility__said3: Final = note_of(_other_mods_stack__text1)
@@ -7586,6 +7595,7 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zero_visibility, written out
 
@@ -7741,6 +7751,7 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule white_noise, written out
 
@@ -7977,6 +7988,7 @@ def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule steep_hills, written out
 
 _steep_hills__said4: Final = restriction_of(_difficult__text1)
@@ -8061,6 +8073,7 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule mid_mountain, written out
 
@@ -8151,6 +8164,7 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule rocky_ground, written out
 
@@ -8254,6 +8268,7 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule beach, written out
 
 _beach__said4: Final = restriction_of(_difficult__text1)
@@ -8338,6 +8353,7 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zero_g, written out
 
@@ -8429,6 +8445,7 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule generator_room, written out
 
@@ -8813,6 +8830,7 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule engine_room, written out
 
 _engine_room__trace3: Final = within(
@@ -9073,6 +9091,7 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,

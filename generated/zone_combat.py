@@ -12550,6 +12550,8 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
 # rule range_bands, written out
 
 _range_bands__said5: Final = restriction_of(_range_bands__text1)
@@ -12625,6 +12627,7 @@ def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule pace_class_rule, written out
 
 _pace_class_rule__said3: Final = note_of(_pace_class_rule__text1)
@@ -12665,6 +12668,7 @@ def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zone_move, written out
 
@@ -12739,6 +12743,7 @@ def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule action_limits, written out
 
@@ -12877,6 +12882,7 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule flank_zones, written out
 
 _flank_zones__said1: Final = restriction_of(_flank_zones__text1)
@@ -12928,6 +12934,7 @@ def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule take_cover, written out
 
@@ -13007,6 +13014,7 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule defend_dodge, written out
 
 _defend_dodge__said4: Final = note_of(_defend_dodge__text1)
@@ -13078,6 +13086,7 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule stealth_mode, written out
 
@@ -13157,6 +13166,7 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule drop_rule, written out
 
 _drop_rule__said3: Final = note_of(_drop_rule__text1)
@@ -13212,6 +13222,7 @@ def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule targeting_rule, written out
 
@@ -13294,6 +13305,7 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule paralysed, written out
 
 _paralysed__said2: Final = restriction_of(_paralysed__text1)
@@ -13346,6 +13358,7 @@ def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule broken_arm, written out
 
@@ -13400,6 +13413,7 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule bleeder, written out
 
@@ -13483,6 +13497,7 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule knockdown, written out
 
 _knockdown__said5: Final = note_of(_knockdown__text1)
@@ -13559,6 +13574,7 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule crippled, written out
 
 _crippled__said2: Final = restriction_of(_crippled__text1)
@@ -13611,6 +13627,7 @@ def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule broken_leg, written out
 
@@ -13683,6 +13700,7 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule winded, written out
 
 _winded__said2: Final = note_of(_winded__text1)
@@ -13734,6 +13752,7 @@ def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule pain, written out
 
@@ -13804,6 +13823,7 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule guts, written out
 
@@ -13880,6 +13900,7 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule scarred, written out
 
 _scarred__said3: Final = note_of(_scarred__text1)
@@ -13934,6 +13955,7 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule deafened, written out
 
@@ -14008,6 +14030,7 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule blinded, written out
 
@@ -14087,6 +14110,7 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule uncon, written out
 
 _uncon__said2: Final = note_of(_uncon__text1)
@@ -14131,6 +14155,7 @@ def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule zone_cover, written out
 
 _zone_cover__said2: Final = note_of(_zone_cover__text1)
@@ -14162,6 +14187,7 @@ def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zone_light, written out
 
@@ -14197,6 +14223,7 @@ def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule zone_visibility, written out
 
 _zone_visibility__said2: Final = note_of(_zone_visibility__text1)
@@ -14231,6 +14258,7 @@ def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule zone_entry, written out
 
 _zone_entry__said1: Final = restriction_of(_zone_entry__text1)
@@ -14264,6 +14292,7 @@ def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule zone_width, written out
 
 _zone_width__said1: Final = restriction_of(_zone_width__text1)
@@ -14296,6 +14325,7 @@ def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zone_terrain, written out
 
@@ -14344,6 +14374,7 @@ def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule zone_debris, written out
 
@@ -14483,6 +14514,7 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule zone_stacking, written out
 
 _zone_stacking__said3: Final = note_of(_zone_stacking__text1)
@@ -14525,6 +14557,7 @@ def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule rain, written out
 
@@ -14673,6 +14706,7 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule fog, written out
 
 _fog__said5: Final = restriction_of(_fog__text1)
@@ -14769,6 +14803,7 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule cover_tile, written out
 
@@ -14869,6 +14904,7 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule debris_tile, written out
 
@@ -15007,6 +15043,7 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule lighting, written out
 
 _lighting__said6: Final = note_of(_lighting__text1)
@@ -15069,6 +15106,7 @@ def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule noise, written out
 
 _noise__said6: Final = note_of(_noise__text1)
@@ -15127,8 +15165,8 @@ def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
-# rule buzz, written out
 
+# rule buzz, written out
 
 
 def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -15170,6 +15208,7 @@ def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule wind, written out
 
@@ -15303,6 +15342,7 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule wall_tile, written out
 
 _wall_tile__said6: Final = note_of(_wall_tile__text1)
@@ -15362,6 +15402,7 @@ def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule barrier, written out
 
 _barrier__said4: Final = note_of(_barrier__text1)
@@ -15405,6 +15446,7 @@ def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule tile_slippery, written out
 
 _tile_slippery__said3: Final = note_of(_tile_slippery__text1)
@@ -15441,6 +15483,7 @@ def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule tile_slowing, written out
 
 _tile_slowing__said2: Final = note_of(_tile_slowing__text1)
@@ -15475,6 +15518,7 @@ def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule tile_obstacle, written out
 
@@ -15519,8 +15563,8 @@ def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
-# rule tile_open_ground, written out
 
+# rule tile_open_ground, written out
 
 
 def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -15563,6 +15607,7 @@ def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule tile_exposed_ground, written out
 
@@ -15625,8 +15670,8 @@ def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
-# rule tile_clatter, written out
 
+# rule tile_clatter, written out
 
 
 def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -15685,6 +15730,7 @@ def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule tile_shortcut, written out
 
 _tile_shortcut__said1: Final = note_of(_tile_shortcut__text1)
@@ -15715,6 +15761,7 @@ def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         trace=tuple(trace),
     )
 
+
 # rule tile_fire, written out
 
 _tile_fire__said2: Final = note_of(_tile_fire__text1)
@@ -15744,6 +15791,7 @@ def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule tile_danger, written out
 
@@ -15777,6 +15825,7 @@ def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule tile_test, written out
 
 _tile_test__said2: Final = note_of(_tile_test__text1)
@@ -15806,6 +15855,7 @@ def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule tile_pit, written out
 
@@ -15840,6 +15890,7 @@ def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule tile_trap, written out
 
@@ -15879,6 +15930,7 @@ def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule tile_trip_wire, written out
 
 _tile_trip_wire__said3: Final = note_of(_tile_trip_wire__text1)
@@ -15915,8 +15967,8 @@ def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_alarm, written out
 
+# rule tile_alarm, written out
 
 
 def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -15950,6 +16002,7 @@ def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule tile_hideyhole, written out
 
 _tile_hideyhole__said2: Final = note_of(_tile_hideyhole__text1)
@@ -15980,8 +16033,8 @@ def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_advantage, written out
 
+# rule tile_advantage, written out
 
 
 def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -16012,8 +16065,8 @@ def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
-# rule tile_concealment, written out
 
+# rule tile_concealment, written out
 
 
 def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -16071,8 +16124,8 @@ def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
-# rule tile_defensive, written out
 
+# rule tile_defensive, written out
 
 
 def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
@@ -16122,6 +16175,7 @@ def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolut
         trace=tuple(trace),
     )
 
+
 # rule sporadic_encounter, written out
 
 _sporadic_encounter__said3: Final = note_of(_sporadic_encounter__text1)
@@ -16166,6 +16220,7 @@ def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
+
 # rule sporadic_pit, written out
 
 _sporadic_pit__said1: Final = restriction_of(_sporadic_pit__text1)
@@ -16198,6 +16253,7 @@ def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_walls, written out
 
@@ -16233,6 +16289,7 @@ def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_doorway, written out
 
@@ -16308,6 +16365,7 @@ def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_window, written out
 
@@ -16386,6 +16444,7 @@ def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule sporadic_furniture, written out
 
 _sporadic_furniture__said2: Final = restriction_of(_sporadic_furniture__text1)
@@ -16426,6 +16485,7 @@ def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Res
         trace=tuple(trace),
     )
 
+
 # rule sporadic_debris, written out
 
 _sporadic_debris__said2: Final = restriction_of(_sporadic_debris__text1)
@@ -16463,6 +16523,7 @@ def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolu
         trace=tuple(trace),
     )
 
+
 # rule sporadic_vegetation, written out
 
 _sporadic_vegetation__said2: Final = note_of(_sporadic_vegetation__text1)
@@ -16497,6 +16558,7 @@ def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule sporadic_traps, written out
 
 _sporadic_traps__said2: Final = note_of(_sporadic_traps__text1)
@@ -16526,6 +16588,7 @@ def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_slippery, written out
 
@@ -16559,6 +16622,7 @@ def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Reso
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_slowing, written out
 
@@ -16594,6 +16658,7 @@ def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resol
         trace=tuple(trace),
     )
 
+
 # rule sporadic_fire, written out
 
 _sporadic_fire__said1: Final = restriction_of(_sporadic_fire__text1)
@@ -16628,6 +16693,7 @@ def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule sporadic_defensible, written out
 
@@ -16701,6 +16767,7 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
         trace=tuple(trace),
     )
 
+
 # rule sporadic_animals, written out
 
 _sporadic_animals__said1: Final = note_of(_sporadic_animals__text1)
@@ -16725,6 +16792,7 @@ def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resol
         tables=(),
         trace=(),
     )
+
 
 # rule sporadic_falling_debris, written out
 
@@ -16755,6 +16823,7 @@ def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule card_draw, written out
 
@@ -16832,6 +16901,7 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule initiative, written out
 
@@ -16914,6 +16984,7 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         trace=tuple(trace),
     )
 
+
 # rule weapons, written out
 
 _weapons__said6: Final = note_of(_weapons__text1)
@@ -16969,6 +17040,7 @@ def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 # rule armour_rules, written out
 
@@ -17063,6 +17135,7 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         trace=tuple(trace),
     )
 
+
 # rule aoe_targets, written out
 
 _aoe_targets__said7: Final = restriction_of(_aoe_targets__text1)
@@ -17138,6 +17211,7 @@ def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution
         trace=tuple(trace),
     )
 
+
 # rule stun, written out
 
 _stun__said3: Final = restriction_of(_stun__text1)
@@ -17185,6 +17259,7 @@ def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
 
 _BOOK: Final = Book(
     info=RULEBOOK,
