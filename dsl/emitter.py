@@ -2,8 +2,9 @@
 
 Layout of a generated module: a header docstring naming its source; the runtime (dsl/runtime.py,
 copied verbatim); the rulebook's inputs; one private `_rule_NAME(run)` per rule registering what
-the rule does under which condition; the tables; and the public API: `RULEBOOK`, `INPUTS`,
-`RULES`, `resolve(names, **inputs)` and one typed function per rule and table.
+the rule does under which condition; the tables; the rules of a simple shape written out as
+straight-line functions `_resolve_NAME` (dsl/emit_rules.py); and the public API: `RULEBOOK`,
+`INPUTS`, `RULES`, `resolve(names, **inputs)` and one typed function per rule and table.
 
 Safety by construction: rulebook text is only ever written through `literal()` / `docstring()`
 (dsl/writer.py); names are identifiers the grammar and checker validated; a name that would
