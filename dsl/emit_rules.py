@@ -131,6 +131,8 @@ def shape_of(emitter: Emitter, rule: m.Rule, settle: list[str]) -> Shape | None:
             nodes.append((kind, name, by_node.get(node, [])))
     if len(nodes) != len(wanted):
         return None
+    if any(node not in wanted for node in by_node):
+        return None  # a step settles a value the plan does not (never met in a checked book)
     applied = [i for kind, _, group in nodes if kind == "stat" for i in group]
     shape = Shape(steps, nodes, rolls, texts, ordered=applied == sorted(applied))
     shape.gated = _gated(emitter, steps)
@@ -180,7 +182,7 @@ class StraightLine:
         e = self.emitter
         w = self.w
         private = e.private
-        function = private._name(("straight", rule.name), f"_resolve_{rule.name}")
+        function = private.written(rule.name, "resolve", 0)
         self.written[rule.name] = function
         steps = shape.steps
         w.blank(2)
@@ -191,7 +193,7 @@ class StraightLine:
             if not flat.texts:
                 traces.append(private.trace(flat.const))
                 continue
-            traces.append(private._name(("straight trace", rule.name, str(index)), f"_{rule.name}__trace{index + 1}"))
+            traces.append(private.written(rule.name, "trace", index + 1))
             texts = _tuple([literal(x) for x in flat.texts])
             names = _tuple([_tuple([literal(x) for x in group]) for group in flat.names])
             w.call(f"{traces[-1]}: Final = within", [private.trace(flat.const), texts, names])
@@ -199,15 +201,13 @@ class StraightLine:
         for index in shape.texts:
             effect = steps[index].effect
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
-            said[index] = name = private._name(
-                ("straight said", rule.name, str(index)), f"_{rule.name}__said{index + 1}"
-            )
+            said[index] = name = private.written(rule.name, "said", index + 1)
             w.line(
                 f"{name}: Final = {'restriction_of' if isinstance(effect, m.CannotEffect) else 'note_of'}({steps[index].const})"
             )
         unread: list[str] = []
         for number, (_, _, origin, cites, text) in enumerate(shape.gated, start=1):
-            name = private._name(("straight unread", rule.name, str(number)), f"_{rule.name}__unread{number}")
+            name = private.written(rule.name, "unread", number)
             unread.append(name)
             w.call(f"{name}: Final = Note", [literal(origin), literal(cites), literal(text), "kind='input'"])
         if any(flat.texts for flat in steps) or shape.texts or shape.gated:  # constants written above
@@ -269,26 +269,8 @@ class StraightLine:
                 if self._additive(name, [steps[i].effect for i in group]):
                     self._added(name, group, steps, traces)
                 else:
-                    if not held_declared:
-                        w.line("held: list[tuple[ModSpec, Any]] = []")
-                        if not shape.ordered:
-                            w.line("where: list[int] = []")
-                        held_declared = True
-                    else:
-                        w.line("held = []")
-                        if not shape.ordered:
-                            w.line("where = []")
-                    for index in group:
-                        effect = steps[index].effect
-                        assert isinstance(effect, m.ModEffect)
-                        code, _ = e.amount(effect)
-                        self._traced(index, steps, traces)
-                        lines = [f"held.append(({steps[index].const}, {code}))"]
-                        if not shape.ordered:
-                            lines.append(f"where.append({index})")
-                        self._when(index, steps, *lines)
-                    where = "" if shape.ordered else ", where"
-                    w.line(f"e[{key}] = settle_held(_BOOK, {key}, v[{key}], held, modifiers{where})")
+                    self._settled(name, group, steps, traces, declare=not held_declared)
+                    held_declared = True
             else:
                 self._decide(group, steps)
                 for index in group:
@@ -433,6 +415,27 @@ class StraightLine:
         self.w.indent()
         self.w.lines(list(lines))
         self.w.dedent()
+
+    def _settled(self, stat: str, group: list[int], steps: list[Flat], traces: list[str], *, declare: bool) -> None:
+        """A stat whose modifiers do more than add: those that hold, settled by `settle_held`
+        (`declare`: the first such stat of the rule, whose lists are annotated)."""
+        e = self.emitter
+        w = self.w
+        key = literal(stat)
+        w.line("held: list[tuple[ModSpec, Any]] = []" if declare else "held = []")
+        if not self.ordered:
+            w.line("where: list[int] = []" if declare else "where = []")
+        for index in group:
+            effect = steps[index].effect
+            assert isinstance(effect, m.ModEffect)
+            code, _ = e.amount(effect)
+            self._traced(index, steps, traces)
+            lines = [f"held.append(({steps[index].const}, {code}))"]
+            if not self.ordered:
+                lines.append(f"where.append({index})")
+            self._when(index, steps, *lines)
+        where = "" if self.ordered else ", where"
+        w.line(f"e[{key}] = settle_held(_BOOK, {key}, v[{key}], held, modifiers{where})")
 
     def _additive(self, stat: str, effects: list[m.Effect]) -> bool:
         """Every modifier of the stat adds and counts (`_added` holds whichever hold)."""

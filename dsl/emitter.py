@@ -113,6 +113,12 @@ class PrivateNames:
         """The constant of the trace spec of an effect's step."""
         return self._name(("trace", effect), f"{effect}_trace")
 
+    def written(self, rule: str, what: str, number: int) -> str:
+        """A name of a rule written out (dsl/emit_rules.py): its function `_resolve_RULE` (`what`
+        "resolve"), or one of its constants `_RULE__WHATn`."""
+        wanted = f"_resolve_{rule}" if what == "resolve" else f"_{rule}__{what}{number}"
+        return self._name(("written", rule, what, str(number)), wanted)
+
     def change(self, effect: str, number: int) -> str:
         return self._name(("change", effect, str(number)), f"{effect}_change{number}")
 
