@@ -21,8 +21,6 @@ table (a chain).
 
 from __future__ import annotations
 
-import io
-import tokenize
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -168,6 +166,8 @@ class StraightLine:
         """Each rule written out, with its function."""
         self.ordered = True
         """The rule being written applies its modifiers in the order of their steps."""
+        self.uses: set[str] = set()
+        """The locals the rule being written reads: `s`, `e`, `trace` (made only when read)."""
 
     def emit(self, settle: list[str]) -> None:
         book = self.emitter.book
@@ -223,21 +223,20 @@ class StraightLine:
         )
         old_scope, old_writer = e.scope, self.w
         e.scope = ""
+        e.read = self.uses = set()
         self.w = body = CodeWriter()
         body.indent()
         try:
             self._body(rule, shape, traces, said, unread)
         finally:
             e.scope, self.w = old_scope, old_writer
-        text = body.source()
-        scope = _reads_name(text, "s")  # a lookup or a roll reads the scope
-        if scope or _reads_name(text, "e"):
+        if "s" in self.uses or "e" in self.uses:
             w.line("e = _Settled()")
-        if scope or _reads_name(text, "trace"):
+        if "s" in self.uses or "trace" in self.uses:
             w.line("trace: list[TraceEntry] = []")
-        if scope:
+        if "s" in self.uses:  # a lookup or a roll reads the scope
             w.line("s = _CachedScope(_BOOK, v, e, trace)")
-        w.raw(text)
+        w.raw(body.source())
         w.dedent()
 
     def _body(self, rule: m.Rule, shape: Shape, traces: list[str], said: dict[int, str], unread: list[str]) -> None:
@@ -249,6 +248,8 @@ class StraightLine:
         if mods:
             w.line(f"modifiers: list[{'Modifier' if shape.ordered else 'tuple[int, Modifier]'}] = []")
         self.ordered = shape.ordered
+        if shape.nodes:
+            self.uses.add("e")  # each node settles a value in it, or reads the stats there
         derives = any(kind == "derive" for kind, _, _ in shape.nodes)
         if derives:
             w.line("derived: dict[str, Value] = {}")
@@ -283,6 +284,7 @@ class StraightLine:
                 self._traced(index, steps, traces)
                 part = self._step_of(steps[index])
                 self._when(index, steps, f"rolls.append(roll_of(s, {part}))")
+                self.uses.add("s")
         conditional_texts = [i for i in shape.texts if steps[i].outer or steps[i].effect.guard]
         self._decide(conditional_texts, steps)
         for index in conditional_texts:
@@ -301,7 +303,7 @@ class StraightLine:
         reads = sorted(set(rule.reads), key=lambda k: order[k])
         if mods and not shape.ordered:
             w.line("modifiers.sort(key=_FIRST)  # in the order of their steps")
-        traced = _reads_name(w.source(), "trace") or _reads_name(w.source(), "s")
+        traced = "trace" in self.uses or "s" in self.uses
         w.line("return Resolution(")
         w.indent()
         w.line(f"rulebook={literal(book.name)},")
@@ -403,6 +405,7 @@ class StraightLine:
         return f"d{index + 1} < 0" if self._clauses(steps[index]) else "True"
 
     def _traced(self, index: int, steps: list[Flat], traces: list[str]) -> None:
+        self.uses |= {"trace", "e"}
         self.w.line(f"trace.append(TraceEntry({traces[index]}, {self._decided(index, steps)}, v, e))")
 
     def _when(self, index: int, steps: list[Flat], *lines: str) -> None:
@@ -527,19 +530,6 @@ class StraightLine:
             w.line(f"{literal(k)}: {code},")
         w.dedent()
         w.line("},")
-
-
-def _reads_name(code: str, name: str) -> bool:
-    """Whether indented code reads a name (not in a string, nor as an attribute or a keyword
-    argument)."""
-    tokens = list(tokenize.generate_tokens(io.StringIO("if True:\n" + code).readline))
-    return any(
-        token.type == tokenize.NAME
-        and token.string == name
-        and tokens[i - 1].string != "."
-        and tokens[i + 1].string != "="
-        for i, token in enumerate(tokens)
-    )
 
 
 def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:

@@ -155,6 +155,9 @@ class Emitter:
         self.scope = "s."
         """How expressions reach the scope's values: `s.v[...]` in the functions of the specs; `v[...]`
         in a straight-line resolver, whose values are its locals (dsl/emit_rules.py)."""
+        self.read: set[str] = set()
+        """What the code written so far reads besides the inputs: `s` (the scope, to look a row
+        up), `e` (the settled values); a straight-line resolver makes only what it reads."""
         self.consts: dict[str, list[str | None]] = {}
         """Each part's effects by the name of their spec constant (None for an `as`)."""
         # the parameter that asks for a sequence over rounds; `rounds_` in a book with an input `rounds`
@@ -576,6 +579,7 @@ class Emitter:
             if ref.kind == "special":
                 return ref.name, _ATOM
             if ref.kind in ("stat", "derive"):
+                self.read.add("e")
                 return f"{self.scope}e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
             return f"{self.scope}v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
         if isinstance(expr, n.Call):
@@ -586,6 +590,7 @@ class Emitter:
         if isinstance(expr, n.Lookup):
             keys = _tuple([self._py(k) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
+            self.read.add("s")
             return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
             return "-" + _wrap(self._code(expr.operand), _UNARY), _UNARY
