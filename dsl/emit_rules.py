@@ -22,11 +22,13 @@ table (a chain).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from dsl import model as m
 from dsl import printer
 from dsl import types as t
+from dsl.runtime import _MAX_BITS as MAX_BITS
 from dsl.writer import CodeWriter, literal
 
 if TYPE_CHECKING:
@@ -166,6 +168,8 @@ class StraightLine:
         """Each rule written out, with its function."""
         self.ordered = True
         """The rule being written applies its modifiers in the order of their steps."""
+        self.gated: dict[str, list[tuple[str, list[tuple[int, int]], str, str | None, str]]] = {}
+        """The inputs of each rule written out a note may say had no effect (`Shape.gated`)."""
         self.uses: set[str] = set()
         """The locals the rule being written reads: `s`, `e`, `trace` (made only when read)."""
 
@@ -175,6 +179,7 @@ class StraightLine:
             shape = shape_of(self.emitter, rule, settle)
             if shape is not None:
                 self._rule(rule, shape)
+                self.gated[rule.name] = shape.gated
 
     # ------------------------------------------------------------------ one rule
 
@@ -329,6 +334,48 @@ class StraightLine:
         w.line(f"trace={'tuple(trace)' if traced else '()'},")
         w.dedent()
         w.line(")")
+
+    # ------------------------------------------------------------------ its public function
+
+    def told(self, rule: str, reads: tuple[str, ...], params: list[str]) -> None:
+        """The start of a written-out rule's own function: when every value is one `resolve_rule`
+        takes as it is (`_accepted`: a whole number in range, a flag, a member; None for a value
+        worked out from others), the written-out function is called with them at once; else
+        `resolve_rule` checks them (and raises for the first it refuses)."""
+        e = self.emitter
+        w = self.w
+        tests = []
+        for key, param in zip(reads, params, strict=True):
+            var = e.book.vars[key]
+            test = _plainly(var, param)
+            if test is None:
+                return  # a number, dice or text: always checked
+            if var.default_expr is not None and var.default is not None:
+                return  # None asks for the formula, which `resolve_rule` leaves to the default
+            tests.append(f"({param} is None or ({test}))" if var.default_expr is not None else test)
+        given = [
+            f"({literal(name)}, {params[reads.index(name)]}, {_default(e.book.vars[name])})"
+            for name, _, _, _, _ in self.gated[rule]
+        ]
+        w.line("if (")
+        w.indent()
+        for number, test in enumerate(tests):
+            w.line(("and " if number else "") + test)
+        w.dedent()
+        w.line("):  # every value as it is told: the rule written out, at once")
+        w.indent()
+        values = [f"{literal(key)}: {param}" for key, param in zip(reads, params, strict=True)]
+        one = "values = {" + ", ".join(["**_BOOK.defaults", *values]) + "}"
+        if len(one) + 8 <= 99:
+            w.line(one)
+        else:
+            w.line("values = {")
+            w.indent()
+            w.lines([item + "," for item in ["**_BOOK.defaults", *values]])
+            w.dedent()
+            w.line("}")
+        w.line(f"return {self.written[rule]}(values, {'changed(' + ', '.join(given) + ')' if given else '_NOTHING'})")
+        w.dedent()
 
     # ------------------------------------------------------------------ pieces
 
@@ -530,6 +577,32 @@ class StraightLine:
             w.line(f"{literal(k)}: {code},")
         w.dedent()
         w.line("},")
+
+
+def _plainly(var: m.Var, param: str) -> str | None:
+    """The test that a value is one `_accepted` takes as it is, or None for a kind it never does."""
+    kind = var.type
+    if isinstance(kind, t.Flag):
+        return f"type({param}) is bool"
+    if isinstance(kind, t.Enum):
+        return f"type({param}) is str and {param} in {_tuple([literal(x) for x in kind.members])}"
+    if isinstance(kind, t.Numeric) and kind.kind in ("int", "percent"):
+        low, high = kind.low, kind.high
+        if low is None or high is None or low.denominator != 1 or high.denominator != 1:
+            return None
+        if max(abs(low), abs(high)).numerator.bit_length() > MAX_BITS:
+            return None
+        return f"type({param}) is int and {low.numerator} <= {param} <= {high.numerator}"
+    return None
+
+
+def _default(var: m.Var) -> str:
+    """An input's default, as the runtime holds it (a flag's, a member's, a whole number's)."""
+    value = var.default
+    if value is None or isinstance(value, (bool, str)):
+        return literal(value)
+    assert isinstance(value, (int, Fraction)) and Fraction(value).denominator == 1, value
+    return str(int(value))
 
 
 def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:

@@ -158,6 +158,8 @@ class Emitter:
         self.read: set[str] = set()
         """What the code written so far reads besides the inputs: `s` (the scope, to look a row
         up), `e` (the settled values); a straight-line resolver makes only what it reads."""
+        self.straight = StraightLine(self)
+        """The rules written out (`_book` fills it in)."""
         self.consts: dict[str, list[str | None]] = {}
         """Each part's effects by the name of their spec constant (None for an `as`)."""
         # the parameter that asks for a sequence over rounds; `rounds_` in a book with an input `rounds`
@@ -811,7 +813,7 @@ class Emitter:
             w.dedent()
             w.blank()
         settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
-        straight = StraightLine(self)
+        self.straight = straight = StraightLine(self)
         straight.emit(settle)
         w.blank(2)
         w.line("_BOOK: Final = Book(")
@@ -969,6 +971,8 @@ class Emitter:
         w.indent()
         w.docstring(doc)
         if not (table or sequence):  # the values in the order of the rule's reads, as the runtime takes them
+            if name in self.straight.written:
+                self.straight.told(name, reads, told)
             self._resolve_rule(name, told)
             w.dedent()
             return

@@ -2301,6 +2301,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of

@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -10277,6 +10283,20 @@ def forest_adjustment(
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and (forest_entry is None or (type(forest_entry) is str and forest_entry in ('no_forest', 'sparse', 'open', 'dense', 'closed')))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'forest': forest,
+            'forest_entry': forest_entry,
+        }
+        return _resolve_forest_adjustment(values, changed(('vehicle_size', vehicle_size, 8)))
     return resolve_rule(_BOOK, 'forest_adjustment', (unit, vehicle_size, forest, forest_entry))
 
 @inputs_by_name
@@ -10305,6 +10325,30 @@ def terrain_movement(
     - cannot enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and (forest_entry is None or (type(forest_entry) is str and forest_entry in ('no_forest', 'sparse', 'open', 'dense', 'closed')))
+        and (forest_column is None or (type(forest_column) is str and forest_column in ('infantry', 'wheel', 'track', 'walker', 'gev')))
+        and type(vegetation) is str and vegetation in ('no_vegetation', 'tall_grasses', 'jungle')
+        and type(surface) is str and surface in ('bare', 'ice', 'snow', 'deep_snow')
+        and type(elevation) is str and elevation in ('level', 'elevation_up', 'elevation_down')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'terrain': terrain,
+            'forest': forest,
+            'forest_entry': forest_entry,
+            'forest_column': forest_column,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return _resolve_terrain_movement(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'terrain_movement',
@@ -10364,6 +10408,22 @@ def hull_down(
     - derive elevation_hull_down = elevation_features[elevation].hull_down
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
+    if (
+        type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and type(vegetation) is str and vegetation in ('no_vegetation', 'tall_grasses', 'jungle')
+        and type(surface) is str and surface in ('bare', 'ice', 'snow', 'deep_snow')
+        and type(elevation) is str and elevation in ('level', 'elevation_up', 'elevation_down')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'terrain': terrain,
+            'forest': forest,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return _resolve_hull_down(values, _NOTHING)
     return resolve_rule(_BOOK, 'hull_down', (terrain, forest, vegetation, surface, elevation))
 
 @inputs_by_name
@@ -10383,6 +10443,22 @@ def weather(
     - attack -1 (when weather == high_wind; unless weapon == missile)
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
+    if (
+        type(weather) is str and weather in ('fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')
+        and type(weather_hexes) is int and 0 <= weather_hexes <= 100
+        and type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(MP) is int and 0 <= MP <= 100
+        and type(attack) is int and -40 <= attack <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weather': weather,
+            'weather_hexes': weather_hexes,
+            'weapon': weapon,
+            'MP': MP,
+            'attack': attack,
+        }
+        return _resolve_weather(values, _NOTHING)
     return resolve_rule(_BOOK, 'weather', (weather, weather_hexes, weapon, MP, attack))
 
 @inputs_by_name
@@ -10450,6 +10526,11 @@ def crew_actions(*, crew: int = 1) -> Resolution:
 
     - derive total_actions = actions[crew].total
     """
+    if (
+        type(crew) is int and 1 <= crew <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'crew': crew}
+        return _resolve_crew_actions(values, _NOTHING)
     return resolve_rule(_BOOK, 'crew_actions', (crew,))
 
 @inputs_by_name
@@ -10478,6 +10559,34 @@ def firing(
     - attack -2 (when turret_locked)
     - attack -2 (when different_environment)
     """
+    if (
+        type(speed) is str and speed in ('stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed')
+        and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
+        and type(aim) is str and aim in ('no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small')
+        and type(target_speed) is int and 0 <= target_speed <= 10000
+        and type(arc) is str and arc in ('front', 'rear_flank', 'rear')
+        and type(obscurement_points) is int and 0 <= obscurement_points <= 40
+        and type(turret_locked) is bool
+        and type(different_environment) is bool
+        and type(attack) is int and -40 <= attack <= 40
+        and type(attack_dice) is int and -10 <= attack_dice <= 10
+        and type(defense) is int and -10 <= defense <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'speed': speed,
+            'range_band': range_band,
+            'aim': aim,
+            'target_speed': target_speed,
+            'arc': arc,
+            'obscurement_points': obscurement_points,
+            'turret_locked': turret_locked,
+            'different_environment': different_environment,
+            'attack': attack,
+            'attack_dice': attack_dice,
+            'defense': defense,
+        }
+        return _resolve_firing(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'firing',
@@ -10510,6 +10619,20 @@ def burst_fire(
     - MoS +rof (unless armored_target)
     - derive rounds = 5 * rof
     """
+    if (
+        type(rof) is int and 0 <= rof <= 20
+        and type(armored_target) is bool
+        and type(DM) is int and 0 <= DM <= 200
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'rof': rof,
+            'armored_target': armored_target,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return _resolve_burst_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS))
 
 @inputs_by_name
@@ -10530,6 +10653,22 @@ def walking_fire(
     - MoS +damage_rof (unless armored_target)
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
+    if (
+        type(rof) is int and 0 <= rof <= 20
+        and type(armored_target) is bool
+        and type(targets) is int and 1 <= targets <= 30
+        and type(DM) is int and 0 <= DM <= 200
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'rof': rof,
+            'armored_target': armored_target,
+            'targets': targets,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return _resolve_walking_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'walking_fire', (rof, armored_target, targets, DM, MoS))
 
 @inputs_by_name
@@ -10550,6 +10689,24 @@ def saturation_fire(
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
+    if (
+        type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
+        and type(rof) is int and 0 <= rof <= 20
+        and type(attack_total) is int and 0 <= attack_total <= 40
+        and type(defense_total) is int and 0 <= defense_total <= 40
+        and type(DM) is int and 0 <= DM <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weapon': weapon,
+            'range_band': range_band,
+            'rof': rof,
+            'attack_total': attack_total,
+            'defense_total': defense_total,
+            'DM': DM,
+        }
+        return _resolve_saturation_fire(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'saturation_fire',
@@ -10569,6 +10726,13 @@ def area_of_effect(
     - derive concussion = DM / 2 round down (when in_space)
     - derive concussion_atmosphere = DM (unless in_space)
     """
+    if (
+        type(in_space) is bool
+        and type(targeting_hex) is bool
+        and type(DM) is int and 0 <= DM <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
+        return _resolve_area_of_effect(values, _NOTHING)
     return resolve_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM))
 
 @inputs_by_name
@@ -10583,6 +10747,18 @@ def indirect_fire(
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
+    if (
+        type(observer) is bool
+        and type(observer_obscurement) is int and 0 <= observer_obscurement <= 40
+        and type(attack) is int and -40 <= attack <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'observer': observer,
+            'observer_obscurement': observer_obscurement,
+            'attack': attack,
+        }
+        return _resolve_indirect_fire(values, changed(('observer_obscurement', observer_obscurement, 0)))
     return resolve_rule(_BOOK, 'indirect_fire', (observer, observer_obscurement, attack))
 
 @inputs_by_name
@@ -10604,6 +10780,22 @@ def anti_missile_fire(
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
+    if (
+        type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(rof) is int and 0 <= rof <= 20
+        and type(missile_rof) is int and 0 <= missile_rof <= 20
+        and type(attack) is int and -40 <= attack <= 40
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weapon': weapon,
+            'rof': rof,
+            'missile_rof': missile_rof,
+            'attack': attack,
+            'MoS': MoS,
+        }
+        return _resolve_anti_missile_fire(values, changed(('weapon', weapon, 'ballistic')))
     return resolve_rule(_BOOK, 'anti_missile_fire', (weapon, rof, missile_rof, attack, MoS))
 
 @inputs_by_name
@@ -10625,6 +10817,26 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
+    if (
+        type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(ram_direction) is str and ram_direction in ('head_on', 'side', 'rear')
+        and type(own_speed) is int and 1 <= own_speed <= 1000
+        and type(other_speed) is int and 0 <= other_speed <= 1000
+        and type(air_space) is bool
+        and (impact_speed is None or (type(impact_speed) is int and 1 <= impact_speed <= 2000))
+        and (ram_dm is None or (type(ram_dm) is int and 0 <= ram_dm <= 200))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'vehicle_size': vehicle_size,
+            'ram_direction': ram_direction,
+            'own_speed': own_speed,
+            'other_speed': other_speed,
+            'air_space': air_space,
+            'impact_speed': impact_speed,
+            'ram_dm': ram_dm,
+        }
+        return _resolve_ramming(values, changed(('air_space', air_space, False)))
     return resolve_rule(
         _BOOK,
         'ramming',
@@ -10642,6 +10854,18 @@ def ecm_jam(
 
     - derive jam_threshold = ecm_threshold
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_ecm_jam(values, _NOTHING)
     return resolve_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
@@ -10655,6 +10879,18 @@ def ecm_degrade_sensors(
 
     - derive sensor_threshold = ecm_threshold
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_ecm_degrade_sensors(values, _NOTHING)
     return resolve_rule(_BOOK, 'ecm_degrade_sensors', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
@@ -10663,6 +10899,13 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and type(guided) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
+        return _resolve_ecm_spoof(values, changed(('ecm_iw', ecm_iw, 0), ('ecm_rating', ecm_rating, 0)))
     return resolve_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided))
 
 @inputs_by_name
@@ -10678,6 +10921,20 @@ def eecm_counteract(
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and type(eecm_mos) is int and 0 <= eecm_mos <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'eecm_mos': eecm_mos,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_eecm_counteract(values, _NOTHING)
     return resolve_rule(_BOOK, 'eecm_counteract', (ecm_iw, ecm_rating, eecm_mos, ecm_threshold))
 
 @inputs_by_name
@@ -10687,6 +10944,12 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
+    if (
+        type(eecm_mos) is int and 0 <= eecm_mos <= 20
+        and type(ecm_range) is int and 0 <= ecm_range <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
+        return _resolve_eecm_degrade_range(values, _NOTHING)
     return resolve_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range))
 
 @inputs_by_name
@@ -10698,6 +10961,12 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
+    if (
+        type(damage_band) is int and 0 <= damage_band <= 100
+        and type(armor) is int and -10 <= armor <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'damage_band': damage_band, 'armor': armor}
+        return _resolve_damage(values, _NOTHING)
     return resolve_rule(_BOOK, 'damage', (damage_band, armor))
 
 @inputs_by_name
@@ -10709,6 +10978,11 @@ def overkill_ejecting(
 
     - roll eject: d6 >= ejection[ejection]
     """
+    if (
+        type(ejection) is str and ejection in ('no_ejection_system', 'has_ejection_system')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'ejection': ejection}
+        return _resolve_overkill_ejecting(values, _NOTHING)
     return resolve_rule(_BOOK, 'overkill_ejecting', (ejection,))
 
 @inputs_by_name
@@ -10768,6 +11042,46 @@ def detection(
     - stealth -1 per weapons_fired
     - stealth -1 per rof_points
     """
+    if (
+        type(obscurement_points) is int and 0 <= obscurement_points <= 40
+        and type(sensor) is str and sensor in ('visual_day', 'visual_night', 'passive', 'active')
+        and type(iw_skill) is int and 0 <= iw_skill <= 10
+        and type(sensor_rating) is int and -5 <= sensor_rating <= 10
+        and type(range_bonus) is int and -10 <= range_bonus <= 10
+        and type(extra_range_bands) is int and 0 <= extra_range_bands <= 10
+        and type(defender_active) is bool
+        and type(defender_range_bands) is int and 0 <= defender_range_bands <= 10
+        and type(stealth_rating) is int and 0 <= stealth_rating <= 10
+        and type(sensor_profile) is int and 0 <= sensor_profile <= 10
+        and type(hexes_moved) is int and 0 <= hexes_moved <= 100
+        and type(thrust_spent) is int and 0 <= thrust_spent <= 100
+        and type(weapons_fired) is int and 0 <= weapons_fired <= 20
+        and type(rof_points) is int and 0 <= rof_points <= 20
+        and type(concealment_points) is int and 0 <= concealment_points <= 40
+        and type(detection) is int and -100 <= detection <= 100
+        and type(stealth) is int and -300 <= stealth <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'obscurement_points': obscurement_points,
+            'sensor': sensor,
+            'iw_skill': iw_skill,
+            'sensor_rating': sensor_rating,
+            'range_bonus': range_bonus,
+            'extra_range_bands': extra_range_bands,
+            'defender_active': defender_active,
+            'defender_range_bands': defender_range_bands,
+            'stealth_rating': stealth_rating,
+            'sensor_profile': sensor_profile,
+            'hexes_moved': hexes_moved,
+            'thrust_spent': thrust_spent,
+            'weapons_fired': weapons_fired,
+            'rof_points': rof_points,
+            'concealment_points': concealment_points,
+            'detection': detection,
+            'stealth': stealth,
+        }
+        return _resolve_detection(values, changed(('extra_range_bands', extra_range_bands, 0), ('concealment_points', concealment_points, 0), ('defender_active', defender_active, False)))
     return resolve_rule(
         _BOOK,
         'detection',

@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -7247,6 +7253,22 @@ def broken_ground(
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+        }
+        return _resolve_broken_ground(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'broken_ground', (DEX, MOV, moved, weapon, acrobatics))
 
 @inputs_by_name
@@ -7285,6 +7307,24 @@ def mud(
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+        and type(ground_depth) is str and ground_depth in ('ankle', 'knee')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return _resolve_mud(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'mud', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
@@ -7304,6 +7344,24 @@ def snow(
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+        and type(ground_depth) is str and ground_depth in ('ankle', 'knee')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return _resolve_snow(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'snow', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
@@ -7349,6 +7407,24 @@ def darkness(
     - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(lit) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'lit': lit,
+        }
+        return _resolve_darkness(values, changed(('moved', moved, 0), ('weapon', weapon, 'none')))
     return resolve_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit))
 
 @inputs_by_name
@@ -7362,6 +7438,13 @@ def ice(
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'DEX': DEX, 'moved': moved, 'stance': stance}
+        return _resolve_ice(values, changed(('moved', moved, 0)))
     return resolve_rule(_BOOK, 'ice', (DEX, moved, stance))
 
 @inputs_by_name
@@ -7384,6 +7467,28 @@ def wall_cover(
     - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+        and type(attacker) is str and attacker in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker_distance) is int and 1 <= attacker_distance <= 99
+        and type(throwing_grenade) is bool
+        and type(firing_over) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'wall': wall,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+        }
+        return _resolve_wall_cover(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'wall_cover',
@@ -7401,6 +7506,11 @@ def wall_crossing(
     - cannot move over the wall (when wall in {two_meters, over_two_meters})
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
+    if (
+        type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'wall': wall}
+        return _resolve_wall_crossing(values, _NOTHING)
     return resolve_rule(_BOOK, 'wall_crossing', (wall,))
 
 @inputs_by_name
@@ -7420,6 +7530,28 @@ def pits(
     - as wall_cover with wall=pit
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker) is str and attacker in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker_distance) is int and 1 <= attacker_distance <= 99
+        and type(throwing_grenade) is bool
+        and type(firing_over) is bool
+        and type(pit) is str and pit in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+            'pit': pit,
+        }
+        return _resolve_pits(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'pits',

@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -15842,6 +15848,22 @@ def skill_roll(
     - skill is impossible (when impossible)
     - roll skill_check: d100 <= skill
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(easy) is bool
+        and type(difficult) is bool
+        and type(at_one_fifth) is bool
+        and type(impossible) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'easy': easy,
+            'difficult': difficult,
+            'at_one_fifth': at_one_fifth,
+            'impossible': impossible,
+        }
+        return _resolve_skill_roll(values, _NOTHING)
     return resolve_rule(_BOOK, 'skill_roll', (skill, easy, difficult, at_one_fifth, impossible))
 
 @inputs_by_name
@@ -15872,6 +15894,34 @@ def characteristic_roll(
     - roll idea_roll: d100 <= idea
     - roll luck_roll: d100 <= luck
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(CON) is int and 1 <= CON <= 100
+        and type(INT) is int and 1 <= INT <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and type(CHA) is int and 1 <= CHA <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and (luck is None or (type(luck) is int and 0 <= luck <= 500))
+        and type(multiplier) is int and 1 <= multiplier <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'CON': CON,
+            'INT': INT,
+            'POW': POW,
+            'DEX': DEX,
+            'CHA': CHA,
+            'stamina': stamina,
+            'agility': agility,
+            'idea': idea,
+            'luck': luck,
+            'multiplier': multiplier,
+        }
+        return _resolve_characteristic_roll(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'characteristic_roll',
@@ -15884,6 +15934,12 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
 
     - roll resist: resist POW vs opponent_POW
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'POW': POW, 'opponent_POW': opponent_POW}
+        return _resolve_resistance_roll(values, _NOTHING)
     return resolve_rule(_BOOK, 'resistance_roll', (POW, opponent_POW))
 
 @inputs_by_name
@@ -15948,6 +16004,30 @@ def aerial_combat(
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(fly) is int and 0 <= fly <= 200
+        and type(stunt) is str and stunt in ('none', 'simple', 'moderately_difficult', 'difficult_stunt', 'extremely_difficult')
+        and type(wind) is str and wind in ('calm', 'light', 'moderate', 'strong', 'severe', 'windstorm', 'hurricane', 'tornado')
+        and type(tail_wind) is bool
+        and type(thin_air) is bool
+        and type(armor_worn) is str and armor_worn in ('no_armor', 'light_armor', 'medium_armor', 'heavy_armor')
+        and type(flying) is bool
+        and type(fly_result) is str and fly_result in ('not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'fly': fly,
+            'stunt': stunt,
+            'wind': wind,
+            'tail_wind': tail_wind,
+            'thin_air': thin_air,
+            'armor_worn': armor_worn,
+            'flying': flying,
+            'fly_result': fly_result,
+        }
+        return _resolve_aerial_combat(values, changed(('tail_wind', tail_wind, False), ('fly_result', fly_result, 'not_rolled')))
     return resolve_rule(
         _BOOK,
         'aerial_combat',
@@ -15965,6 +16045,13 @@ def aimed_attacks(
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
+    if (
+        type(INT) is int and 1 <= INT <= 100
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and type(interrupted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'INT': INT, 'idea': idea, 'interrupted': interrupted}
+        return _resolve_aimed_attacks(values, _NOTHING)
     return resolve_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted))
 
 @inputs_by_name
@@ -15980,6 +16067,20 @@ def aim_bonus(
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(aim_ranks) is int and 0 <= aim_ranks <= 50
+        and type(beyond_double_range) is bool
+        and type(target_area) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+        }
+        return _resolve_aim_bonus(values, changed(('target_area', target_area, False), ('aim_ranks', aim_ranks, 0)))
     return resolve_rule(_BOOK, 'aim_bonus', (skill, aim_ranks, beyond_double_range, target_area))
 
 @inputs_by_name
@@ -16017,6 +16118,22 @@ def targeting_specific_area(
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(aim_ranks) is int and 0 <= aim_ranks <= 50
+        and type(beyond_double_range) is bool
+        and type(target_area) is bool
+        and type(unarmored_area) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+            'unarmored_area': unarmored_area,
+        }
+        return _resolve_targeting_specific_area(values, changed(('aim_ranks', aim_ranks, 0), ('unarmored_area', unarmored_area, False)))
     return resolve_rule(
         _BOOK,
         'targeting_specific_area',
@@ -16047,6 +16164,30 @@ def ambushes(
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(ambush) is str and ambush in ('no_ambush', 'missile_ambush', 'hand_to_hand_ambush')
+        and type(stealth) is int and 0 <= stealth <= 200
+        and type(attackers_seen) is bool
+        and type(stealth_succeeded) is bool
+        and type(target_noticed) is bool
+        and type(after_first_round) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'ambush': ambush,
+            'stealth': stealth,
+            'attackers_seen': attackers_seen,
+            'stealth_succeeded': stealth_succeeded,
+            'target_noticed': target_noticed,
+            'after_first_round': after_first_round,
+        }
+        return _resolve_ambushes(values, changed(('stealth', stealth, 50), ('attackers_seen', attackers_seen, False), ('stealth_succeeded', stealth_succeeded, False), ('target_noticed', target_noticed, False)))
     return resolve_rule(
         _BOOK,
         'ambushes',
@@ -16132,6 +16273,34 @@ def aura_attacks(
     - aura +aura_circumstances
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
+    if (
+        type(SIZ) is int and 1 <= SIZ <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(CHA) is int and 1 <= CHA <= 100
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+        and (aura is None or (type(aura) is int and 0 <= aura <= 200))
+        and type(command_roll) is str and command_roll in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+        and type(passion_roll) is str and passion_roll in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+        and type(previous_aura_success) is bool
+        and type(experience) is int and 0 <= experience <= 3
+        and type(aura_circumstances) is int and -3 <= aura_circumstances <= 3
+        and type(opponent_pow_shift) is int and -3 <= opponent_pow_shift <= 3
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'SIZ': SIZ,
+            'POW': POW,
+            'CHA': CHA,
+            'opponent_POW': opponent_POW,
+            'aura': aura,
+            'command_roll': command_roll,
+            'passion_roll': passion_roll,
+            'previous_aura_success': previous_aura_success,
+            'experience': experience,
+            'aura_circumstances': aura_circumstances,
+            'opponent_pow_shift': opponent_pow_shift,
+        }
+        return _resolve_aura_attacks(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'aura_attacks',
@@ -16166,6 +16335,20 @@ def autofire(
     - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(fire_mode) is str and fire_mode in ('single_shot', 'burst', 'full_autofire')
+        and type(autofire_targets) is str and autofire_targets in ('one_target', 'spread_targets', 'narrow_targets')
+        and type(shots) is int and 1 <= shots <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'fire_mode': fire_mode,
+            'autofire_targets': autofire_targets,
+            'shots': shots,
+        }
+        return _resolve_autofire(values, changed(('autofire_targets', autofire_targets, 'one_target'), ('shots', shots, 3)))
     return resolve_rule(_BOOK, 'autofire', (skill, fire_mode, autofire_targets, shots))
 
 @inputs_by_name
@@ -16188,6 +16371,24 @@ def backstabs(
     - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+        and type(backstab) is bool
+        and type(helpless) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'opponent_POW': opponent_POW,
+            'backstab': backstab,
+            'helpless': helpless,
+        }
+        return _resolve_backstabs(values, changed(('opponent_POW', opponent_POW, 10)))
     return resolve_rule(
         _BOOK,
         'backstabs',
@@ -16209,6 +16410,20 @@ def big_and_little_targets(
     - skill is easy (when target_kind == large_object)
     - skill is difficult (when target_kind == tiny_object)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(SIZ) is int and 1 <= SIZ <= 100
+        and type(target_SIZ) is int and 1 <= target_SIZ <= 200
+        and type(target_kind) is str and target_kind in ('creature', 'large_object', 'tiny_object')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'SIZ': SIZ,
+            'target_SIZ': target_SIZ,
+            'target_kind': target_kind,
+        }
+        return _resolve_big_and_little_targets(values, changed(('target_SIZ', target_SIZ, 10), ('SIZ', SIZ, 10)))
     return resolve_rule(_BOOK, 'big_and_little_targets', (skill, SIZ, target_SIZ, target_kind))
 
 @inputs_by_name
@@ -16227,6 +16442,24 @@ def both_sides_surprised(
     - roll other_detects: d100 <= opponent_perception (when both_surprised)
     - roll act_first: d100 <= idea (when both_surprised)
     """
+    if (
+        type(perception) is int and 0 <= perception <= 200
+        and type(INT) is int and 1 <= INT <= 100
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and type(both_surprised) is bool
+        and type(opponent_perception) is int and 0 <= opponent_perception <= 200
+        and type(both_ideas_succeed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'perception': perception,
+            'INT': INT,
+            'idea': idea,
+            'both_surprised': both_surprised,
+            'opponent_perception': opponent_perception,
+            'both_ideas_succeed': both_ideas_succeed,
+        }
+        return _resolve_both_sides_surprised(values, changed(('opponent_perception', opponent_perception, 50), ('both_ideas_succeed', both_ideas_succeed, False)))
     return resolve_rule(
         _BOOK,
         'both_sides_surprised',
@@ -16267,6 +16500,18 @@ def chases(
     - derive moves = chase_steps[chase_result].mover (when in_chase)
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(in_chase) is bool
+        and type(chase_result) is str and chase_result in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_result': chase_result,
+        }
+        return _resolve_chases(values, changed(('chase_result', chase_result, 'not_rolled')))
     return resolve_rule(_BOOK, 'chases', (skill, in_chase, chase_result))
 
 @inputs_by_name
@@ -16287,6 +16532,20 @@ def range_track_attacks(
     - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
     - roll chase_shot: d100 <= skill (when in_chase)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(in_chase) is bool
+        and type(chase_range) is str and chase_range in ('side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight')
+        and type(chase_attack) is str and chase_attack in ('missile_attack', 'hand_to_hand_attack')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_range': chase_range,
+            'chase_attack': chase_attack,
+        }
+        return _resolve_range_track_attacks(values, changed(('chase_range', chase_range, 'side_by_side'), ('chase_attack', chase_attack, 'missile_attack')))
     return resolve_rule(_BOOK, 'range_track_attacks', (skill, in_chase, chase_range, chase_attack))
 
 @inputs_by_name
@@ -16306,6 +16565,24 @@ def chases_on_foot(
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(opponent_CON) is int and 1 <= opponent_CON <= 100
+        and type(on_foot) is bool
+        and type(encumbered) is bool
+        and type(winded_failures) is int and 0 <= winded_failures <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'stamina': stamina,
+            'opponent_CON': opponent_CON,
+            'on_foot': on_foot,
+            'encumbered': encumbered,
+            'winded_failures': winded_failures,
+        }
+        return _resolve_chases_on_foot(values, changed(('CON', CON, 10), ('opponent_CON', opponent_CON, 10), ('encumbered', encumbered, False), ('winded_failures', winded_failures, 0)))
     return resolve_rule(
         _BOOK,
         'chases_on_foot',
@@ -16319,6 +16596,18 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
+    if (
+        type(speed) is int and 0 <= speed <= 20
+        and type(opponent_speed) is int and 0 <= opponent_speed <= 20
+        and type(top_speed) is int and 1 <= top_speed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'speed': speed,
+            'opponent_speed': opponent_speed,
+            'top_speed': top_speed,
+        }
+        return _resolve_vehicular_chases(values, _NOTHING)
     return resolve_rule(_BOOK, 'vehicular_chases', (speed, opponent_speed, top_speed))
 
 @inputs_by_name
@@ -16388,6 +16677,22 @@ def vehicle_damage(
     - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
+    if (
+        type(top_speed) is int and 1 <= top_speed <= 20
+        and type(vehicle_hit_points) is int and -100 <= vehicle_hit_points <= 1000
+        and type(vehicle_max_hit_points) is int and 1 <= vehicle_max_hit_points <= 1000
+        and type(vehicle_armor) is int and 0 <= vehicle_armor <= 100
+        and type(impact) is int and 0 <= impact <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'top_speed': top_speed,
+            'vehicle_hit_points': vehicle_hit_points,
+            'vehicle_max_hit_points': vehicle_max_hit_points,
+            'vehicle_armor': vehicle_armor,
+            'impact': impact,
+        }
+        return _resolve_vehicle_damage(values, changed(('top_speed', top_speed, 6)))
     return resolve_rule(
         _BOOK,
         'vehicle_damage',
@@ -16404,6 +16709,12 @@ def maneuver_penalty(
 
     - skill +maneuver_modifier[maneuver]
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'maneuver': maneuver}
+        return _resolve_maneuver_penalty(values, _NOTHING)
     return resolve_rule(_BOOK, 'maneuver_penalty', (skill, maneuver))
 
 @inputs_by_name
@@ -16446,6 +16757,46 @@ def skill_roll_modifiers(
     - skill -10% (when minor_vehicle_damage)
     - skill +handling
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(speed) is int and 0 <= speed <= 20
+        and type(top_speed) is int and 1 <= top_speed <= 20
+        and type(handling) is int and -50 <= handling <= 50
+        and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
+        and type(fog) is bool
+        and type(night) is bool
+        and type(rain) is bool
+        and type(chase_wind) is bool
+        and type(heavy_rain) is bool
+        and type(oily_or_icy) is bool
+        and type(snow) is bool
+        and type(gravel_road) is bool
+        and type(downhill_grade) is bool
+        and type(dirt_road) is bool
+        and type(limbs_rocks) is bool
+        and type(minor_vehicle_damage) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'speed': speed,
+            'top_speed': top_speed,
+            'handling': handling,
+            'maneuver': maneuver,
+            'fog': fog,
+            'night': night,
+            'rain': rain,
+            'chase_wind': chase_wind,
+            'heavy_rain': heavy_rain,
+            'oily_or_icy': oily_or_icy,
+            'snow': snow,
+            'gravel_road': gravel_road,
+            'downhill_grade': downhill_grade,
+            'dirt_road': dirt_road,
+            'limbs_rocks': limbs_rocks,
+            'minor_vehicle_damage': minor_vehicle_damage,
+        }
+        return _resolve_skill_roll_modifiers(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'skill_roll_modifiers',
@@ -16490,6 +16841,28 @@ def individual_actions(
     - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(POW) is int and 1 <= POW <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and (luck is None or (type(luck) is int and 0 <= luck <= 500))
+        and type(moving_in_vehicle) is bool
+        and type(thrown_risk) is bool
+        and type(enclosed_vehicle) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'POW': POW,
+            'DEX': DEX,
+            'agility': agility,
+            'luck': luck,
+            'moving_in_vehicle': moving_in_vehicle,
+            'thrown_risk': thrown_risk,
+            'enclosed_vehicle': enclosed_vehicle,
+        }
+        return _resolve_individual_actions(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'individual_actions',
@@ -16517,6 +16890,22 @@ def chase_trouble_effects(
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(speed) is int and 0 <= speed <= 20
+        and type(trouble) is str and trouble in ('no_trouble', 'flat_tire', 'propulsion_damage', 'propulsion_rupture', 'skid', 'minor_fishtail', 'moderate_fishtail', 'severe_fishtail', 'roll_or_tumble')
+        and type(fueled) is bool
+        and type(creature_drawn) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'speed': speed,
+            'trouble': trouble,
+            'fueled': fueled,
+            'creature_drawn': creature_drawn,
+        }
+        return _resolve_chase_trouble_effects(values, changed(('creature_drawn', creature_drawn, False), ('fueled', fueled, False)))
     return resolve_rule(
         _BOOK,
         'chase_trouble_effects',
@@ -16564,6 +16953,12 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(choked) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'CON': CON, 'choked': choked}
+        return _resolve_choking(values, changed(('CON', CON, 10)))
     return resolve_rule(_BOOK, 'choking', (CON, choked))
 
 @inputs_by_name
@@ -16625,6 +17020,30 @@ def cold_exposure_hunger_thirst(
     - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
     - skill is difficult (when days_deprived >= CON)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(days_without_food) is int and 0 <= days_without_food <= 100
+        and type(days_without_water) is int and 0 <= days_without_water <= 100
+        and type(days_exposed) is int and 0 <= days_exposed <= 100
+        and type(fatigue_points_used) is bool
+        and type(physical_action) is bool
+        and type(exposure_multiplier) is int and 2 <= exposure_multiplier <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'CON': CON,
+            'stamina': stamina,
+            'days_without_food': days_without_food,
+            'days_without_water': days_without_water,
+            'days_exposed': days_exposed,
+            'fatigue_points_used': fatigue_points_used,
+            'physical_action': physical_action,
+            'exposure_multiplier': exposure_multiplier,
+        }
+        return _resolve_cold_exposure_hunger_thirst(values, changed(('exposure_multiplier', exposure_multiplier, 2)))
     return resolve_rule(
         _BOOK,
         'cold_exposure_hunger_thirst',
@@ -16649,6 +17068,12 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target: d100 <= skill (when partial_cover)
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(partial_cover) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'partial_cover': partial_cover}
+        return _resolve_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'cover', (skill, partial_cover))
 
 @inputs_by_name
@@ -16667,6 +17092,22 @@ def darkness(
     - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(darkness) is str and darkness in ('lit', 'semi_darkness', 'complete_darkness')
+        and type(darkness_modifier) is int and 0 <= darkness_modifier <= 100
+        and type(opponent_detected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'perception': perception,
+            'darkness': darkness,
+            'darkness_modifier': darkness_modifier,
+            'opponent_detected': opponent_detected,
+        }
+        return _resolve_darkness(values, changed(('opponent_detected', opponent_detected, False), ('darkness_modifier', darkness_modifier, 0)))
     return resolve_rule(
         _BOOK,
         'darkness',
@@ -16692,6 +17133,26 @@ def desperate_actions(
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and type(fatigue_points_used) is bool
+        and type(desperate) is bool
+        and type(desperate_last_round) is bool
+        and type(fatigue_cost) is int and 0 <= fatigue_cost <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'DEX': DEX,
+            'agility': agility,
+            'fatigue_points_used': fatigue_points_used,
+            'desperate': desperate,
+            'desperate_last_round': desperate_last_round,
+            'fatigue_cost': fatigue_cost,
+        }
+        return _resolve_desperate_actions(values, changed(('fatigue_points_used', fatigue_points_used, True), ('fatigue_cost', fatigue_cost, 1)))
     return resolve_rule(
         _BOOK,
         'desperate_actions',
@@ -16715,6 +17176,24 @@ def disarming(
     - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(opponent_STR) is int and 1 <= opponent_STR <= 100
+        and type(disarm) is str and disarm in ('no_disarm', 'grapple_disarm', 'strike_disarm')
+        and type(disarm_damage) is int and 0 <= disarm_damage <= 100
+        and type(weapon_hit_points) is int and 0 <= weapon_hit_points <= 100
+        and type(disarm_suspected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'opponent_STR': opponent_STR,
+            'disarm': disarm,
+            'disarm_damage': disarm_damage,
+            'weapon_hit_points': weapon_hit_points,
+            'disarm_suspected': disarm_suspected,
+        }
+        return _resolve_disarming(values, changed(('disarm_damage', disarm_damage, 0), ('opponent_STR', opponent_STR, 10), ('weapon_hit_points', weapon_hit_points, 10), ('disarm_suspected', disarm_suspected, False)))
     return resolve_rule(
         _BOOK,
         'disarming',
@@ -16738,6 +17217,24 @@ def disease(
     - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(exposed_to_disease) is bool
+        and type(diseased) is bool
+        and type(con_failures) is int and 0 <= con_failures <= 100
+        and type(disease_type) is str and disease_type in ('atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'stamina': stamina,
+            'exposed_to_disease': exposed_to_disease,
+            'diseased': diseased,
+            'con_failures': con_failures,
+            'disease_type': disease_type,
+        }
+        return _resolve_disease(values, changed(('con_failures', con_failures, 0), ('disease_type', disease_type, 'chills')))
     return resolve_rule(
         _BOOK,
         'disease',
@@ -16786,6 +17283,20 @@ def disengaging(
     - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(disengage) is str and disengage in ('stay_engaged', 'knockback_and_dodge', 'fighting_withdrawal', 'turn_and_run')
+        and type(all_defenses_succeeded) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'disengage': disengage,
+            'all_defenses_succeeded': all_defenses_succeeded,
+        }
+        return _resolve_disengaging(values, changed(('all_defenses_succeeded', all_defenses_succeeded, False)))
     return resolve_rule(_BOOK, 'disengaging', (skill, defense, disengage, all_defenses_succeeded))
 
 @inputs_by_name
@@ -16801,6 +17312,18 @@ def drawing_weapons(
     - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(weapon_change) is str and weapon_change in ('no_change', 'draw', 'exchange', 'drop_and_draw')
+        and type(ready_ranks) is int and 0 <= ready_ranks <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'weapon_change': weapon_change,
+            'ready_ranks': ready_ranks,
+        }
+        return _resolve_drawing_weapons(values, _NOTHING)
     return resolve_rule(_BOOK, 'drawing_weapons', (skill, weapon_change, ready_ranks))
 
 @inputs_by_name
@@ -16825,6 +17348,12 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(entangle) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'entangle': entangle}
+        return _resolve_entangling(values, _NOTHING)
     return resolve_rule(_BOOK, 'entangling', (skill, entangle))
 
 @inputs_by_name

@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -14045,6 +14051,11 @@ def attack(*, skill: int = 50) -> Resolution:
 
     - roll hit: d100 <= skill
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill}
+        return _resolve_attack(values, _NOTHING)
     return resolve_rule(_BOOK, 'attack', (skill,))
 
 @inputs_by_name
@@ -14082,6 +14093,22 @@ def point_blank_range(
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(target_range) is int and 0 <= target_range <= 20000
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(reach) is int and 1 <= reach <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'reach': reach,
+        }
+        return _resolve_point_blank_range(values, changed(('missile_kind', missile_kind, 'firearm'), ('DEX', DEX, 10)))
     return resolve_rule(
         _BOOK,
         'point_blank_range',
@@ -14161,6 +14188,22 @@ def fighting_while_down(
     - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(actor_prone) is bool
+        and type(target_prone) is bool
+        and type(two_handed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'two_handed': two_handed,
+        }
+        return _resolve_fighting_while_down(values, changed(('two_handed', two_handed, False), ('action', action, 'attack')))
     return resolve_rule(
         _BOOK,
         'fighting_while_down',
@@ -14188,6 +14231,26 @@ def fire_and_heat(
     - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
     - roll extinguish: d100 <= luck (when extinguishing)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(hit_points) is int and 1 <= hit_points <= 200
+        and type(fire) is str and fire in ('candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense')
+        and type(clothed_unarmored) is bool
+        and type(burn_damage) is int and 0 <= burn_damage <= 500
+        and type(extinguishing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'luck': luck,
+            'hit_points': hit_points,
+            'fire': fire,
+            'clothed_unarmored': clothed_unarmored,
+            'burn_damage': burn_damage,
+            'extinguishing': extinguishing,
+        }
+        return _resolve_fire_and_heat(values, changed(('POW', POW, 10)))
     return resolve_rule(
         _BOOK,
         'fire_and_heat',
@@ -14213,6 +14276,22 @@ def firing_into_combat(
     - skill +5% per extra_bodies (when extra_bodies > 0)
     - skill min 0
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(into_combat) is bool
+        and type(engaged) is bool
+        and type(both_close) is bool
+        and type(extra_bodies) is int and 0 <= extra_bodies <= 50
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'into_combat': into_combat,
+            'engaged': engaged,
+            'both_close': both_close,
+            'extra_bodies': extra_bodies,
+        }
+        return _resolve_firing_into_combat(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'firing_into_combat',
@@ -14233,6 +14312,18 @@ def fortified_positions(
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(attack_kind) is str and attack_kind in ('hand_to_hand', 'missile')
+        and type(fortified) is str and fortified in ('open', 'behind_fortification', 'crouched_behind')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'attack_kind': attack_kind,
+            'fortified': fortified,
+        }
+        return _resolve_fortified_positions(values, changed(('attack_kind', attack_kind, 'hand_to_hand')))
     return resolve_rule(_BOOK, 'fortified_positions', (skill, attack_kind, fortified))
 
 @inputs_by_name
@@ -14241,6 +14332,12 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
+    if (
+        type(weapon_hp) is int and 1 <= weapon_hp <= 100
+        and type(parried_damage) is int and 0 <= parried_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return _resolve_improvised_wear(values, _NOTHING)
     return resolve_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage))
 
 @inputs_by_name
@@ -14249,6 +14346,12 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
 
     - as improvised_wear
     """
+    if (
+        type(weapon_hp) is int and 1 <= weapon_hp <= 100
+        and type(parried_damage) is int and 0 <= parried_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return _resolve_improvised_weapons(values, _NOTHING)
     return resolve_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage))
 
 @inputs_by_name
@@ -14294,6 +14397,32 @@ def knockback(
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
     """
+    if (
+        type(SIZ) is int and 1 <= SIZ <= 200
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(ride) is int and 0 <= ride <= 200
+        and (knock_siz is None or (type(knock_siz) is int and 0 <= knock_siz <= 400))
+        and type(knockback_damage) is int and 0 <= knockback_damage <= 400
+        and type(mount_siz) is int and 0 <= mount_siz <= 400
+        and type(kept_seat) is bool
+        and type(from_above) is bool
+        and type(half_siz_threshold) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'SIZ': SIZ,
+            'DEX': DEX,
+            'agility': agility,
+            'ride': ride,
+            'knock_siz': knock_siz,
+            'knockback_damage': knockback_damage,
+            'mount_siz': mount_siz,
+            'kept_seat': kept_seat,
+            'from_above': from_above,
+            'half_siz_threshold': half_siz_threshold,
+        }
+        return _resolve_knockback(values, changed(('ride', ride, 50), ('knockback_damage', knockback_damage, 0)))
     return resolve_rule(
         _BOOK,
         'knockback',
@@ -14325,6 +14454,13 @@ def knockout_attacks(
     - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(wound) is str and wound in ('minor', 'major')
+        and type(headed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'wound': wound, 'headed': headed}
+        return _resolve_knockout_attacks(values, _NOTHING)
     return resolve_rule(_BOOK, 'knockout_attacks', (skill, wound, headed))
 
 @inputs_by_name
@@ -14347,6 +14483,28 @@ def light_sources(
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(spot) is int and 0 <= spot <= 200
+        and type(light) is str and light in ('long_candle', 'short_candle', 'torch_light', 'lantern')
+        and type(light_distance) is int and 0 <= light_distance <= 10000
+        and type(careful_light) is bool
+        and type(light_dropped) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'skill': skill,
+            'luck': luck,
+            'spot': spot,
+            'light': light,
+            'light_distance': light_distance,
+            'careful_light': careful_light,
+            'light_dropped': light_dropped,
+        }
+        return _resolve_light_sources(values, changed(('spot', spot, 25)))
     return resolve_rule(
         _BOOK,
         'light_sources',
@@ -14367,6 +14525,22 @@ def mass_combat(
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(immersed) is bool
+        and type(side_pot) is int and 0 <= side_pot <= 100
+        and type(enemy_pot) is int and 0 <= enemy_pot <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'luck': luck,
+            'immersed': immersed,
+            'side_pot': side_pot,
+            'enemy_pot': enemy_pot,
+        }
+        return _resolve_mass_combat(values, _NOTHING)
     return resolve_rule(_BOOK, 'mass_combat', (POW, luck, immersed, side_pot, enemy_pot))
 
 @inputs_by_name
@@ -14390,6 +14564,28 @@ def missile_fire_while_moving(
     - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(jump) is int and 0 <= jump <= 200
+        and type(ride) is int and 0 <= ride <= 200
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(moving) is str and moving in ('still', 'mounted', 'running', 'leaping')
+        and type(fire_direction) is str and fire_direction in ('ahead', 'sideways', 'behind')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'jump': jump,
+            'ride': ride,
+            'missile_kind': missile_kind,
+            'moving': moving,
+            'fire_direction': fire_direction,
+        }
+        return _resolve_missile_fire_while_moving(values, changed(('ride', ride, 50), ('jump', jump, 25), ('fire_direction', fire_direction, 'ahead'), ('missile_kind', missile_kind, 'firearm')))
     return resolve_rule(
         _BOOK,
         'missile_fire_while_moving',
@@ -14411,6 +14607,22 @@ def superior_position(
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(superior) is bool
+        and type(long_weapon) is bool
+        and type(opponent_long_weapon) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'superior': superior,
+            'long_weapon': long_weapon,
+            'opponent_long_weapon': opponent_long_weapon,
+        }
+        return _resolve_superior_position(values, changed(('opponent_long_weapon', opponent_long_weapon, False), ('long_weapon', long_weapon, False)))
     return resolve_rule(
         _BOOK,
         'superior_position',
@@ -14504,6 +14716,13 @@ def poisons(
     - derive poison_damage_resisted = POT / 2 round up
     - derive poison_onset = poison_delay[poison_speed]
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POT) is int and 0 <= POT <= 100
+        and type(poison_speed) is str and poison_speed in ('fast', 'slow')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
+        return _resolve_poisons(values, _NOTHING)
     return resolve_rule(_BOOK, 'poisons', (CON, POT, poison_speed))
 
 @inputs_by_name
@@ -14520,6 +14739,20 @@ def poison_antidotes(
     - POT min 0
     - as poisons
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POT) is int and 0 <= POT <= 100
+        and type(antidote_pot) is int and 0 <= antidote_pot <= 100
+        and type(poison_speed) is str and poison_speed in ('fast', 'slow')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'POT': POT,
+            'antidote_pot': antidote_pot,
+            'poison_speed': poison_speed,
+        }
+        return _resolve_poison_antidotes(values, _NOTHING)
     return resolve_rule(_BOOK, 'poison_antidotes', (CON, POT, antidote_pot, poison_speed))
 
 @inputs_by_name
@@ -14546,6 +14779,32 @@ def prone(
     - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(base_range) is int and 1 <= base_range <= 5000
+        and type(target_range) is int and 0 <= target_range <= 20000
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(attack_kind) is str and attack_kind in ('hand_to_hand', 'missile')
+        and type(actor_prone) is bool
+        and type(target_prone) is bool
+        and type(voluntarily_prone) is bool
+        and type(getting_up) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'base_range': base_range,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'attack_kind': attack_kind,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'voluntarily_prone': voluntarily_prone,
+            'getting_up': getting_up,
+        }
+        return _resolve_prone(values, changed(('attack_kind', attack_kind, 'hand_to_hand'), ('target_range', target_range, 10), ('base_range', base_range, 50), ('action', action, 'attack'), ('missile_kind', missile_kind, 'firearm'), ('voluntarily_prone', voluntarily_prone, False), ('getting_up', getting_up, False)))
     return resolve_rule(
         _BOOK,
         'prone',
@@ -14594,6 +14853,24 @@ def quickdraws(
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(spot) is int and 0 <= spot <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(opponent_DEX) is int and 1 <= opponent_DEX <= 100
+        and type(after_exchange) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'spot': spot,
+            'action': action,
+            'opponent_DEX': opponent_DEX,
+            'after_exchange': after_exchange,
+        }
+        return _resolve_quickdraws(values, changed(('spot', spot, 25), ('DEX', DEX, 10), ('opponent_DEX', opponent_DEX, 10)))
     return resolve_rule(
         _BOOK,
         'quickdraws',
@@ -14625,6 +14902,26 @@ def radiation(
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 200))
+        and type(radiation_pot) is int and 0 <= radiation_pot <= 100
+        and type(mutations) is bool
+        and type(physical_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'POW': POW,
+            'skill': skill,
+            'stamina': stamina,
+            'radiation_pot': radiation_pot,
+            'mutations': mutations,
+            'physical_skill': physical_skill,
+        }
+        return _resolve_radiation(values, changed(('physical_skill', physical_skill, False), ('stamina', stamina, None), ('POW', POW, 10)))
     return resolve_rule(
         _BOOK,
         'radiation',
@@ -14643,6 +14940,18 @@ def shields_and_missile_fire(
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
+    if (
+        type(shield) is str and shield in ('half', 'full', 'large')
+        and type(shield_use) is str and shield_use in ('in_combat', 'kneeling')
+        and type(fast_missile) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'shield': shield,
+            'shield_use': shield_use,
+            'fast_missile': fast_missile,
+        }
+        return _resolve_shields_and_missile_fire(values, changed(('shield', shield, 'full'), ('shield_use', shield_use, 'in_combat')))
     return resolve_rule(_BOOK, 'shields_and_missile_fire', (shield, shield_use, fast_missile))
 
 @inputs_by_name
@@ -14662,6 +14971,20 @@ def shooting_up_or_down(
     - skill +10% (when shot_direction == downward)
     - skill min 0
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(base_range) is int and 1 <= base_range <= 5000
+        and type(shot_angle) is int and 0 <= shot_angle <= 90
+        and type(shot_direction) is str and shot_direction in ('level', 'upward', 'downward')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'base_range': base_range,
+            'shot_angle': shot_angle,
+            'shot_direction': shot_direction,
+        }
+        return _resolve_shooting_up_or_down(values, changed(('base_range', base_range, 50)))
     return resolve_rule(
         _BOOK,
         'shooting_up_or_down',
@@ -14680,6 +15003,13 @@ def slippery_surfaces(
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(slick) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'DEX': DEX, 'agility': agility, 'slick': slick}
+        return _resolve_slippery_surfaces(values, _NOTHING)
     return resolve_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick))
 
 @inputs_by_name
@@ -14707,6 +15037,32 @@ def stunning_or_subduing(
     - roll stun: resist stun_damage vs hit_points (when stun_hit)
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
+    if (
+        type(INT) is int and 1 <= INT <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(hit_points) is int and 1 <= hit_points <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(target_stunned) is bool
+        and type(actor_stunned) is bool
+        and type(stun_hit) is bool
+        and type(stun_damage) is int and 0 <= stun_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'INT': INT,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'hit_points': hit_points,
+            'action': action,
+            'target_stunned': target_stunned,
+            'actor_stunned': actor_stunned,
+            'stun_hit': stun_hit,
+            'stun_damage': stun_damage,
+        }
+        return _resolve_stunning_or_subduing(values, changed(('action', action, 'attack'), ('INT', INT, 10), ('stun_damage', stun_damage, 0), ('hit_points', hit_points, 12)))
     return resolve_rule(
         _BOOK,
         'stunning_or_subduing',
@@ -14735,6 +15091,12 @@ def superior_numbers(
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
     - derive crowded_out = attackers - can_attack
     """
+    if (
+        type(attackers) is int and 1 <= attackers <= 50
+        and type(attacker_weapons) is str and attacker_weapons in ('normal', 'large', 'long_spears')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'attackers': attackers, 'attacker_weapons': attacker_weapons}
+        return _resolve_superior_numbers(values, _NOTHING)
     return resolve_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons))
 
 @inputs_by_name
@@ -14885,6 +15247,30 @@ def vacuum(
     - roll eardrums: d100 <= stamina (when abrupt)
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(INT) is int and 1 <= INT <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 200))
+        and type(vacuum_round) is int and 1 <= vacuum_round <= 1000
+        and type(exhaled) is bool
+        and type(suit_armor) is int and 0 <= suit_armor <= 40
+        and type(abrupt) is bool
+        and type(sight_roll) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'INT': INT,
+            'skill': skill,
+            'stamina': stamina,
+            'vacuum_round': vacuum_round,
+            'exhaled': exhaled,
+            'suit_armor': suit_armor,
+            'abrupt': abrupt,
+            'sight_roll': sight_roll,
+        }
+        return _resolve_vacuum(values, changed(('INT', INT, 10), ('stamina', stamina, None)))
     return resolve_rule(
         _BOOK,
         'vacuum',
@@ -14907,6 +15293,20 @@ def volley_fire(
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
     - cannot parry or Dodge while launching volley attacks
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (dex_rank is None or (type(dex_rank) is int and 0 <= dex_rank <= 100))
+        and type(attacks_per_round) is int and 1 <= attacks_per_round <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'dex_rank': dex_rank,
+            'attacks_per_round': attacks_per_round,
+        }
+        return _resolve_volley_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'volley_fire', (DEX, skill, dex_rank, attacks_per_round))
 
 @inputs_by_name
@@ -14925,6 +15325,22 @@ def weapon_length(
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(my_length) is str and my_length in ('short', 'medium', 'long')
+        and type(their_length) is str and their_length in ('short', 'medium', 'long')
+        and type(inside_guard) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'my_length': my_length,
+            'their_length': their_length,
+            'inside_guard': inside_guard,
+        }
+        return _resolve_weapon_length(values, changed(('action', action, 'attack')))
     return resolve_rule(
         _BOOK,
         'weapon_length',
@@ -14946,6 +15362,20 @@ def wind(
     - skill min 0 (when wind_affected)
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(wind_str) is int and 0 <= wind_str <= 40
+        and type(wind_affected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+        }
+        return _resolve_wind(values, changed(('STR', STR, 10)))
     return resolve_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected))
 
 @inputs_by_name
@@ -14961,6 +15391,13 @@ def cloud_cover(
     - skill min 0 (when sky_skill)
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
+        and type(sky_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
+        return _resolve_cloud_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill))
 
 @inputs_by_name
@@ -14976,6 +15413,18 @@ def rain(
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
+        and type(weather_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return _resolve_rain(values, changed(('precipitation_kind', precipitation_kind, 'dry')))
     return resolve_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill))
 
 @inputs_by_name
@@ -14996,6 +15445,28 @@ def weather_conditions(
     - as cloud_cover
     - as rain
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(wind_str) is int and 0 <= wind_str <= 40
+        and type(wind_affected) is bool
+        and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
+        and type(sky_skill) is bool
+        and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
+        and type(weather_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+            'clouds': clouds,
+            'sky_skill': sky_skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return _resolve_weather_conditions(values, changed(('STR', STR, 10), ('precipitation_kind', precipitation_kind, 'dry')))
     return resolve_rule(
         _BOOK,
         'weather_conditions',
@@ -15028,6 +15499,24 @@ def zero_gravity_combat(
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(zero_g_failed) is bool
+        and type(braced) is bool
+        and type(impact_damage) is int and 0 <= impact_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'zero_g_failed': zero_g_failed,
+            'braced': braced,
+            'impact_damage': impact_damage,
+        }
+        return _resolve_zero_gravity_combat(values, changed(('impact_damage', impact_damage, 0)))
     return resolve_rule(
         _BOOK,
         'zero_gravity_combat',

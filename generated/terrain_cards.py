@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -9207,6 +9213,20 @@ def other_mods_stack(
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'lof_skill': lof_skill,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_other_mods_stack(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(_BOOK, 'other_mods_stack', (attribute, lof_skill, range_mod, other_mods))
 
 @inputs_by_name
@@ -9228,6 +9248,30 @@ def lof_roll(
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_lof_roll(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('lof_zone', lof_zone, 'through'), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'lof_roll',
@@ -9252,6 +9296,26 @@ def difficult(
     - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_difficult(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'difficult',
@@ -9277,6 +9341,26 @@ def very_difficult(
     - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_very_difficult(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'very_difficult',
@@ -9295,6 +9379,13 @@ def saturation(
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if (
+        type(burst) is int and 1 <= burst <= 6
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
+        return _resolve_saturation(values, _NOTHING)
     return resolve_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
@@ -9309,6 +9400,13 @@ def high_saturation(
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if (
+        type(burst) is int and 1 <= burst <= 6
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
+        return _resolve_high_saturation(values, _NOTHING)
     return resolve_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
@@ -9327,6 +9425,24 @@ def low_visibility(
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_low_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'low_visibility',
@@ -9349,6 +9465,24 @@ def poor_visibility(
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_poor_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'poor_visibility',
@@ -9376,6 +9510,28 @@ def zero_visibility(
     - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_zero_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'zero_visibility',
@@ -9399,6 +9555,30 @@ def white_noise(
 
     - as zero_visibility (when msv)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+        and type(msv) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+        }
+        return _resolve_white_noise(values, changed(('lof_skill', lof_skill, 'bs_attack'), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('lof_zone', lof_zone, 'through'), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'white_noise',
@@ -9602,6 +9782,28 @@ def steep_hills(
     - mountains_type = yes
     - as difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_steep_hills(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'steep_hills',
@@ -9826,6 +10028,28 @@ def mid_mountain(
     - mountains_type = yes
     - as very_difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_mid_mountain(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'mid_mountain',
@@ -9930,6 +10154,34 @@ def rocky_ground(
     - as difficult
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(burst) is int and 1 <= burst <= 6
+        and type(desert_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'burst': burst,
+            'desert_type': desert_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return _resolve_rocky_ground(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'rocky_ground',
@@ -10000,6 +10252,28 @@ def beach(
     - aquatic_type = yes
     - as difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(aquatic_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_beach(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'beach',
@@ -10023,6 +10297,28 @@ def zero_g(
     - zero_g_type = yes
     - as very_difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_zero_g(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'zero_g',
@@ -10059,6 +10355,50 @@ def generator_room(
     - as white_noise
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+        and type(msv) is bool
+        and type(optional_mov) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+            'optional_mov': optional_mov,
+        }
+        return _resolve_generator_room(values, changed(('movement', movement, 'move'), ('turn', turn, 'active'), ('failed_guts', failed_guts, False), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'generator_room',
@@ -10114,6 +10454,46 @@ def engine_room(
     - as low_visibility
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(optional_mov) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'optional_mov': optional_mov,
+        }
+        return _resolve_engine_room(values, changed(('movement', movement, 'move'), ('turn', turn, 'active'), ('failed_guts', failed_guts, False), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'engine_room',

@@ -2308,6 +2308,12 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
 _NOTHING: Final[frozenset[str]] = frozenset()
 
 
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
 # ---------------------------------------------------------------------------- straight-line rules
 #
 # What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
@@ -17542,6 +17548,24 @@ def range_bands(
     - shot -4 (when range == long)
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(different_arm) is bool
+        and type(scope) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'different_arm': different_arm,
+            'scope': scope,
+        }
+        return _resolve_range_bands(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'range_bands',
@@ -17560,6 +17584,13 @@ def pace_class_rule(
     - pace +pace_shift[pace_class].shift
     - pace -2 (when pace_class == burst and not bursting)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(pace_class) is str and pace_class in ('slow', 'normal', 'fast', 'rapid', 'burst')
+        and type(bursting) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
+        return _resolve_pace_class_rule(values, _NOTHING)
     return resolve_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting))
 
 @inputs_by_name
@@ -17581,6 +17612,28 @@ def zone_move(
     - missile_against -1 (when running)
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+        and type(all_actions) is int and -20 <= all_actions <= 20
+        and type(missile_against) is int and -20 <= missile_against <= 20
+        and type(zone) is str and zone in ('close', 'short', 'medium', 'long', 'flank')
+        and type(destination) is str and destination in ('close', 'short', 'medium', 'long', 'flank')
+        and type(running) is bool
+        and type(second_move) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'move_target': move_target,
+            'all_actions': all_actions,
+            'missile_against': missile_against,
+            'zone': zone,
+            'destination': destination,
+            'running': running,
+            'second_move': second_move,
+        }
+        return _resolve_zone_move(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'zone_move',
@@ -17615,6 +17668,32 @@ def action_limits(
     - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(zone) is str and zone in ('close', 'short', 'medium', 'long', 'flank')
+        and type(engaged) is bool
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(target_in_flank) is bool
+        and type(same_flank) is bool
+        and type(guarded) is bool
+        and type(width_melee) is bool
+        and type(assist_successes) is int and 0 <= assist_successes <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'range': range_,
+            'zone': zone,
+            'engaged': engaged,
+            'action': action,
+            'target_in_flank': target_in_flank,
+            'same_flank': same_flank,
+            'guarded': guarded,
+            'width_melee': width_melee,
+            'assist_successes': assist_successes,
+        }
+        return _resolve_action_limits(values, changed(('target_in_flank', target_in_flank, False), ('assist_successes', assist_successes, 0)))
     return resolve_rule(
         _BOOK,
         'action_limits',
@@ -17646,6 +17725,20 @@ def flank_zones(
     - range max short (when same_flank)
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
+    if (
+        type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(zones_away) is int and 0 <= zones_away <= 8
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(same_flank) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'range': range_,
+            'zones_away': zones_away,
+            'action': action,
+            'same_flank': same_flank,
+        }
+        return _resolve_flank_zones(values, _NOTHING)
     return resolve_rule(_BOOK, 'flank_zones', (range_, zones_away, action, same_flank))
 
 @inputs_by_name
@@ -17667,6 +17760,28 @@ def take_cover(
     - shot -(own_cover / 2 round down)
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(defence) is int and 0 <= defence <= 40
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(target_cover) is int and 0 <= target_cover <= 4
+        and type(own_cover) is int and 0 <= own_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'defence': defence,
+            'cover': cover,
+            'default_cover': default_cover,
+            'target_cover': target_cover,
+            'own_cover': own_cover,
+        }
+        return _resolve_take_cover(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'take_cover',
@@ -17687,6 +17802,20 @@ def defend_dodge(
     - melee_against -4 (when action == defend; unless defend_moved)
     - missile_against -2 (when action == dodge)
     """
+    if (
+        type(missile_against) is int and -20 <= missile_against <= 20
+        and type(melee_against) is int and -20 <= melee_against <= 20
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(defend_moved) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'missile_against': missile_against,
+            'melee_against': melee_against,
+            'action': action,
+            'defend_moved': defend_moved,
+        }
+        return _resolve_defend_dodge(values, changed(('defend_moved', defend_moved, False)))
     return resolve_rule(
         _BOOK,
         'defend_dodge',
@@ -17708,6 +17837,22 @@ def stealth_mode(
     - stealth +own_cover (when stealthy)
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(engaged) is bool
+        and type(stealthy) is bool
+        and type(own_cover) is int and 0 <= own_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'engaged': engaged,
+            'stealthy': stealthy,
+            'own_cover': own_cover,
+        }
+        return _resolve_stealth_mode(values, changed(('own_cover', own_cover, 0), ('engaged', engaged, False)))
     return resolve_rule(_BOOK, 'stealth_mode', (pace, stealth, engaged, stealthy, own_cover))
 
 @inputs_by_name
@@ -17775,6 +17920,20 @@ def broken_arm(
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_broken_arm(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(
         _BOOK,
         'broken_arm',
@@ -17828,6 +17987,22 @@ def knockdown(
     - defence -2 (when final_damage >= tuffness)
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(defence) is int and 0 <= defence <= 40
+        and type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'defence': defence,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_knockdown(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(
         _BOOK,
         'knockdown',
@@ -17941,6 +18116,20 @@ def scarred(
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_scarred(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(_BOOK, 'scarred', (wound_penalty, final_damage, tuffness, penalty_raises))
 
 @inputs_by_name
@@ -17994,6 +18183,18 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
+    if (
+        type(wound_target) is int and 0 <= wound_target <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_target': wound_target,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+        }
+        return _resolve_uncon(values, _NOTHING)
     return resolve_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness))
 
 @inputs_by_name
@@ -18002,6 +18203,12 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
 
     - cover +zone_cover_value
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(zone_cover_value) is int and 0 <= zone_cover_value <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'zone_cover_value': zone_cover_value}
+        return _resolve_zone_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_cover', (cover, zone_cover_value))
 
 @inputs_by_name
@@ -18010,6 +18217,12 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
 
     - visibility +zone_light_mod
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(zone_light_mod) is int and -6 <= zone_light_mod <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'visibility': visibility, 'zone_light_mod': zone_light_mod}
+        return _resolve_zone_light(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_light', (visibility, zone_light_mod))
 
 @inputs_by_name
@@ -18018,6 +18231,16 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
 
     - visibility +zone_visibility_mod
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(zone_visibility_mod) is int and -6 <= zone_visibility_mod <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'zone_visibility_mod': zone_visibility_mod,
+        }
+        return _resolve_zone_visibility(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod))
 
 @inputs_by_name
@@ -18026,6 +18249,12 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
 
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
+    if (
+        type(zone_entry_max) is int and 0 <= zone_entry_max <= 20
+        and type(crossings) is int and 0 <= crossings <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'zone_entry_max': zone_entry_max, 'crossings': crossings}
+        return _resolve_zone_entry(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings))
 
 @inputs_by_name
@@ -18034,6 +18263,16 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
 
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
+    if (
+        type(zone_width_max) is int and 1 <= zone_width_max <= 20
+        and type(close_occupants) is int and 0 <= close_occupants <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'zone_width_max': zone_width_max,
+            'close_occupants': close_occupants,
+        }
+        return _resolve_zone_width(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants))
 
 @inputs_by_name
@@ -18049,6 +18288,20 @@ def zone_terrain(
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+        and type(terrain_ma) is int and -4 <= terrain_ma <= 2
+        and type(rough) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'move_target': move_target,
+            'terrain_ma': terrain_ma,
+            'rough': rough,
+        }
+        return _resolve_zone_terrain(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_terrain', (pace, move_target, terrain_ma, rough))
 
 @inputs_by_name
@@ -18064,6 +18317,22 @@ def zone_debris(
 
     - as debris_tile
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(debris_level) is str and debris_level in ('light', 'moderate', 'heavy')
+        and type(debris_choice) is str and debris_choice in ('lose_ma', 'roll_ag')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return _resolve_zone_debris(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'zone_debris', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
@@ -18078,6 +18347,18 @@ def zone_stacking(
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(zone_stacking_max) is int and 1 <= zone_stacking_max <= 4
+        and type(target_size) is int and 0 <= target_size <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'zone_stacking_max': zone_stacking_max,
+            'target_size': target_size,
+        }
+        return _resolve_zone_stacking(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_stacking', (stacking, zone_stacking_max, target_size))
 
 @inputs_by_name
@@ -18109,6 +18390,26 @@ def rain(
     - hearing -2 (when rain_level == heavy)
     - stealth +2 (when rain_level == heavy)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(ag) is int and -20 <= ag <= 20
+        and type(resist_fire) is int and -20 <= resist_fire <= 20
+        and type(hearing) is int and -20 <= hearing <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(rain_level) is str and rain_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'range': range_,
+            'ag': ag,
+            'resist_fire': resist_fire,
+            'hearing': hearing,
+            'stealth': stealth,
+            'rain_level': rain_level,
+        }
+        return _resolve_rain(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'rain',
@@ -18134,6 +18435,20 @@ def fog(
     - stealth +4 (when fog_level == heavy)
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(zones_away) is int and 0 <= zones_away <= 8
+        and type(fog_level) is str and fog_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'stealth': stealth,
+            'zones_away': zones_away,
+            'fog_level': fog_level,
+        }
+        return _resolve_fog(values, changed(('zones_away', zones_away, 1)))
     return resolve_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level))
 
 @inputs_by_name
@@ -18158,6 +18473,22 @@ def cover_tile(
     - tuff_aoe +4 (when cover_level == heavy)
     - stealth +2 (when cover_level == heavy)
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(cover_level) is str and cover_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'tuff_aoe': tuff_aoe,
+            'cover_level': cover_level,
+        }
+        return _resolve_cover_tile(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'cover_tile',
@@ -18187,6 +18518,22 @@ def debris_tile(
     - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(debris_level) is str and debris_level in ('light', 'moderate', 'heavy')
+        and type(debris_choice) is str and debris_choice in ('lose_ma', 'roll_ag')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return _resolve_debris_tile(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'debris_tile', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
@@ -18204,6 +18551,18 @@ def lighting(
     - visibility -4 (when light_level == heavy)
     - stealth +2 (when light_level == heavy)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(light_level) is str and light_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'stealth': stealth,
+            'light_level': light_level,
+        }
+        return _resolve_lighting(values, _NOTHING)
     return resolve_rule(_BOOK, 'lighting', (visibility, stealth, light_level))
 
 @inputs_by_name
@@ -18221,6 +18580,18 @@ def noise(
     - hearing -4 (when noise_level == heavy)
     - stealth +1 (when noise_level == heavy)
     """
+    if (
+        type(hearing) is int and -20 <= hearing <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(noise_level) is str and noise_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'hearing': hearing,
+            'stealth': stealth,
+            'noise_level': noise_level,
+        }
+        return _resolve_noise(values, _NOTHING)
     return resolve_rule(_BOOK, 'noise', (hearing, stealth, noise_level))
 
 @inputs_by_name
@@ -18235,6 +18606,12 @@ def buzz(
     - comms -2 (when buzz_level == moderate)
     - comms -4 (when buzz_level == heavy)
     """
+    if (
+        type(comms) is int and -20 <= comms <= 20
+        and type(buzz_level) is str and buzz_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'comms': comms, 'buzz_level': buzz_level}
+        return _resolve_buzz(values, _NOTHING)
     return resolve_rule(_BOOK, 'buzz', (comms, buzz_level))
 
 @inputs_by_name
@@ -18256,6 +18633,24 @@ def wind(
     - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(heavy_weapon) is bool
+        and type(wind_level) is str and wind_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'heavy_weapon': heavy_weapon,
+            'wind_level': wind_level,
+        }
+        return _resolve_wind(values, changed(('heavy_weapon', heavy_weapon, False)))
     return resolve_rule(
         _BOOK,
         'wind',
@@ -18277,6 +18672,13 @@ def wall_tile(
     - cover +4 (when wall_level == heavy)
     - stealth +2 (when wall_level == heavy)
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(wall_level) is str and wall_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
+        return _resolve_wall_tile(values, _NOTHING)
     return resolve_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level))
 
 @inputs_by_name
@@ -18287,6 +18689,11 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 10 (when barrier_level == moderate)
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
+    if (
+        type(barrier_level) is str and barrier_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'barrier_level': barrier_level}
+        return _resolve_barrier(values, _NOTHING)
     return resolve_rule(_BOOK, 'barrier', (barrier_level,))
 
 @inputs_by_name
@@ -18296,6 +18703,11 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - derive slippery_ag = 4
     - stealth -1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth}
+        return _resolve_tile_slippery(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_slippery', (stealth,))
 
 @inputs_by_name
@@ -18304,6 +18716,12 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
 
     - move_target / 2 round down
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'move_target': move_target}
+        return _resolve_tile_slowing(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_slowing', (pace, move_target))
 
 @inputs_by_name
@@ -18314,6 +18732,12 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - cover +2
     - stealth +1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'cover': cover}
+        return _resolve_tile_obstacle(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_obstacle', (stealth, cover))
 
 @inputs_by_name
@@ -18324,6 +18748,18 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
     - cover = 0
     - default_cover = 0
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return _resolve_tile_open_ground(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover))
 
 @inputs_by_name
@@ -18341,6 +18777,20 @@ def tile_exposed_ground(
     - default_cover = 0
     - missile_against +1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(missile_against) is int and -20 <= missile_against <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'missile_against': missile_against,
+        }
+        return _resolve_tile_exposed_ground(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'tile_exposed_ground',
@@ -18362,6 +18812,20 @@ def tile_clatter(
     - cover = 0
     - default_cover = 0
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(noticed) is int and 0 <= noticed <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'noticed': noticed,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return _resolve_tile_clatter(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_clatter', (stealth, noticed, cover, default_cover))
 
 @inputs_by_name
@@ -18370,6 +18834,10 @@ def tile_shortcut() -> Resolution:
 
     - derive free_zones = 1
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_shortcut(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
 
 @inputs_by_name
@@ -18378,6 +18846,10 @@ def tile_fire() -> Resolution:
 
     - derive fire_ag = 4
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
 
 @inputs_by_name
@@ -18387,6 +18859,10 @@ def tile_danger() -> Resolution:
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_danger(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
 
 @inputs_by_name
@@ -18395,6 +18871,10 @@ def tile_test() -> Resolution:
 
     - derive trait_test = 4
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_test(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
 
 @inputs_by_name
@@ -18405,6 +18885,10 @@ def tile_pit() -> Resolution:
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_pit(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
 
 @inputs_by_name
@@ -18415,6 +18899,11 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - derive trap_damage = 3d6
     - noticed +2
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_trap(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_trap', (noticed,))
 
 @inputs_by_name
@@ -18424,6 +18913,11 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - derive trip_wire_notice = 6
     - noticed +2
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_trip_wire(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_trip_wire', (noticed,))
 
 @inputs_by_name
@@ -18433,6 +18927,11 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - derive alarm_notice = 6
     - noticed +4
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_alarm(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_alarm', (noticed,))
 
 @inputs_by_name
@@ -18441,6 +18940,10 @@ def tile_hideyhole() -> Resolution:
 
     - derive surprise = yes
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_hideyhole(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
 
 @inputs_by_name
@@ -18449,6 +18952,11 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
 
     - all_actions +1
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'all_actions': all_actions}
+        return _resolve_tile_advantage(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_advantage', (all_actions,))
 
 @inputs_by_name
@@ -18466,6 +18974,20 @@ def tile_concealment(
     - cover +2
     - tuff_aoe +2
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(drag_resist) is int and 0 <= drag_resist <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'tuff_aoe': tuff_aoe,
+            'drag_resist': drag_resist,
+        }
+        return _resolve_tile_concealment(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_concealment', (stealth, cover, tuff_aoe, drag_resist))
 
 @inputs_by_name
@@ -18476,6 +18998,18 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
     - tuff_ranged +2
     - tuff_aoe +2
     """
+    if (
+        type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(tuff_ranged) is int and 0 <= tuff_ranged <= 20
+        and type(drag_resist) is int and 0 <= drag_resist <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'tuff_aoe': tuff_aoe,
+            'tuff_ranged': tuff_ranged,
+            'drag_resist': drag_resist,
+        }
+        return _resolve_tile_defensive(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_defensive', (tuff_aoe, tuff_ranged, drag_resist))
 
 @inputs_by_name
@@ -18490,6 +19024,18 @@ def sporadic_encounter(
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
+    if (
+        type(moving) is bool
+        and type(target_groups) is int and 1 <= target_groups <= 20
+        and type(blank_options) is int and 0 <= blank_options <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'moving': moving,
+            'target_groups': target_groups,
+            'blank_options': blank_options,
+        }
+        return _resolve_sporadic_encounter(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_encounter', (moving, target_groups, blank_options))
 
 @inputs_by_name
@@ -18498,6 +19044,11 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_pit(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_pit', (failed_ag,))
 
 @inputs_by_name
@@ -18507,6 +19058,12 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stacking': stacking, 'adopted': adopted}
+        return _resolve_sporadic_walls(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_walls', (stacking, adopted))
 
 @inputs_by_name
@@ -18520,6 +19077,18 @@ def sporadic_doorway(
 
     - as sporadic_walls (unless door_open)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+        and type(door_open) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return _resolve_sporadic_doorway(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open))
 
 @inputs_by_name
@@ -18533,6 +19102,18 @@ def sporadic_window(
 
     - as sporadic_doorway
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+        and type(door_open) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return _resolve_sporadic_window(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open))
 
 @inputs_by_name
@@ -18547,6 +19128,13 @@ def sporadic_furniture(
     - cover +2 (when adopted)
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(failed_ag) is bool
+        and type(adopted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
+        return _resolve_sporadic_furniture(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted))
 
 @inputs_by_name
@@ -18556,6 +19144,12 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cover +1
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'failed_ag': failed_ag}
+        return _resolve_sporadic_debris(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_debris', (cover, failed_ag))
 
 @inputs_by_name
@@ -18564,6 +19158,12 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
 
     - stealth +vegetation_stealth
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(vegetation_stealth) is int and 1 <= vegetation_stealth <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
+        return _resolve_sporadic_vegetation(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth))
 
 @inputs_by_name
@@ -18572,6 +19172,10 @@ def sporadic_traps() -> Resolution:
 
     - derive traps_damage = 2d6 + 1
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_traps(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
 
 @inputs_by_name
@@ -18580,6 +19184,11 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
 
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_slippery(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slippery', (failed_ag,))
 
 @inputs_by_name
@@ -18588,6 +19197,12 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
 
     - pace -slowing_points
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(slowing_points) is int and 1 <= slowing_points <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'slowing_points': slowing_points}
+        return _resolve_sporadic_slowing(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points))
 
 @inputs_by_name
@@ -18596,6 +19211,11 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_fire', (failed_ag,))
 
 @inputs_by_name
@@ -18612,6 +19232,20 @@ def sporadic_defensible(
     - cannot move without losing the Defensible spot (when adopted)
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(engaged) is bool
+        and type(adopted) is bool
+        and type(defensible_limit) is int and 1 <= defensible_limit <= 3
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'engaged': engaged,
+            'adopted': adopted,
+            'defensible_limit': defensible_limit,
+        }
+        return _resolve_sporadic_defensible(values, changed(('defensible_limit', defensible_limit, 2), ('engaged', engaged, False)))
     return resolve_rule(
         _BOOK,
         'sporadic_defensible',
@@ -18621,6 +19255,10 @@ def sporadic_defensible(
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_animals(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
 
 @inputs_by_name
@@ -18629,6 +19267,10 @@ def sporadic_falling_debris() -> Resolution:
 
     - derive falling_damage = 3d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_falling_debris(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
 @inputs_by_name
@@ -18649,6 +19291,22 @@ def card_draw(
     - tile_level = chosen_level (when high_rank >= 11)
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
+    if (
+        type(suit) is str and suit in ('clubs', 'spades', 'diamonds', 'hearts')
+        and type(high_rank) is int and 2 <= high_rank <= 14
+        and type(same_suit) is int and 1 <= same_suit <= 3
+        and type(chosen_level) is str and chosen_level in ('light', 'moderate', 'heavy')
+        and type(tile_level) is str and tile_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'suit': suit,
+            'high_rank': high_rank,
+            'same_suit': same_suit,
+            'chosen_level': chosen_level,
+            'tile_level': tile_level,
+        }
+        return _resolve_card_draw(values, changed(('chosen_level', chosen_level, 'moderate')))
     return resolve_rule(_BOOK, 'card_draw', (suit, high_rank, same_suit, chosen_level, tile_level))
 
 @inputs_by_name
@@ -18671,6 +19329,26 @@ def initiative(
     - initiative_discards +1 (when stunned)
     - bonus_actions +1 (when joker)
     """
+    if (
+        type(heavy_weapon) is bool
+        and type(light_weapon) is bool
+        and type(stunned) is bool
+        and type(joker) is bool
+        and type(initiative_cards) is int and 1 <= initiative_cards <= 10
+        and type(initiative_discards) is int and 0 <= initiative_discards <= 10
+        and type(bonus_actions) is int and 0 <= bonus_actions <= 5
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'heavy_weapon': heavy_weapon,
+            'light_weapon': light_weapon,
+            'stunned': stunned,
+            'joker': joker,
+            'initiative_cards': initiative_cards,
+            'initiative_discards': initiative_discards,
+            'bonus_actions': bonus_actions,
+        }
+        return _resolve_initiative(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'initiative',
@@ -18731,6 +19409,30 @@ def armour_rules(
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
+    if (
+        type(defence) is int and 0 <= defence <= 40
+        and type(missile_against) is int and -20 <= missile_against <= 20
+        and type(armour) is int and 0 <= armour <= 40
+        and type(bulk) is int and 1 <= bulk <= 16
+        and type(worn_armours) is int and 0 <= worn_armours <= 3
+        and type(damage_source) is str and damage_source in ('opponent', 'own_fail', 'casting')
+        and type(shield_use) is str and shield_use in ('no_shield', 'for_defence', 'for_armour')
+        and type(shield_bonus) is int and 0 <= shield_bonus <= 4
+        and type(large_shield) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'defence': defence,
+            'missile_against': missile_against,
+            'armour': armour,
+            'bulk': bulk,
+            'worn_armours': worn_armours,
+            'damage_source': damage_source,
+            'shield_use': shield_use,
+            'shield_bonus': shield_bonus,
+            'large_shield': large_shield,
+        }
+        return _resolve_armour_rules(values, changed(('shield_bonus', shield_bonus, 1)))
     return resolve_rule(
         _BOOK,
         'armour_rules',
@@ -18768,6 +19470,24 @@ def aoe_targets(
     - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
+    if (
+        type(aoe) is str and aoe in ('small', 'sweep', 'cone', 'medium_template', 'large')
+        and type(targets_rolled) is int and 1 <= targets_rolled <= 9
+        and type(targets_final) is int and 1 <= targets_final <= 9
+        and type(aoe_raises) is int and 0 <= aoe_raises <= 9
+        and type(converted) is int and 0 <= converted <= 9
+        and type(cast_) is int and -40 <= cast_ <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'aoe': aoe,
+            'targets_rolled': targets_rolled,
+            'targets_final': targets_final,
+            'aoe_raises': aoe_raises,
+            'converted': converted,
+            'cast': cast_,
+        }
+        return _resolve_aoe_targets(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'aoe_targets',
@@ -18789,6 +19509,22 @@ def stun(
     - derive stun_total = stun_levels + stuns
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
+    if (
+        type(bulk_tier) is int and 0 <= bulk_tier <= 15
+        and type(stun_damage) is int and 0 <= stun_damage <= 100
+        and type(body) is int and 1 <= body <= 12
+        and type(stun_levels) is int and 0 <= stun_levels <= 20
+        and type(stun_option) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'bulk_tier': bulk_tier,
+            'stun_damage': stun_damage,
+            'body': body,
+            'stun_levels': stun_levels,
+            'stun_option': stun_option,
+        }
+        return _resolve_stun(values, _NOTHING)
     return resolve_rule(_BOOK, 'stun', (bulk_tier, stun_damage, body, stun_levels, stun_option))
 
 @inputs_by_name
