@@ -5,7 +5,9 @@ Resolution, to_dict() and repr, or the same error.
 Every rule written out of every bundled book and of the fixture (tests/fixtures/straight), over a
 grid of the values where its conditions change (each input's bounds and the numbers its rule
 compares with, one beyond each; every member, both flags), one input at a time and in random
-combinations, with the inputs told chosen at random (they decide the "had no effect" notes)."""
+combinations, with the inputs told chosen at random (they decide the "had no effect" notes); and
+through the rule's own function, which calls the written-out function at once with values it
+takes as they are (tests/test_fast_path.py tries it with every edge of every input's check)."""
 
 from __future__ import annotations
 
@@ -84,9 +86,9 @@ def grid(var: m.Var, numbers: set[Fraction], texts: list[str]) -> list[Any]:
     return list(dict.fromkeys(values))
 
 
-def outcome(call: Any, *args: Any) -> Any:
+def outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
-        resolution = call(*args)
+        resolution = call(*args, **kwargs)
     except Exception as error:  # the module's RuleInputError, compared by its text
         return ("error", type(error).__name__, str(error))
     return resolution, resolution.to_dict(), repr(resolution)
@@ -99,7 +101,7 @@ def test_a_rule_written_out_resolves_as_its_plan_and_the_reference(path: Path) -
     assert B.straight, "no rule written out"
     texts = texts_of(book)
     rng = random.Random(f"straight {path.stem}")
-    compared = 0
+    compared = called = 0
     for name, function in B.straight.items():
         rule = book.rules[name]
         numbers = numbers_of(book, name)
@@ -107,6 +109,9 @@ def test_a_rule_written_out_resolves_as_its_plan_and_the_reference(path: Path) -
         situations: list[dict[str, Any]] = [{}]
         situations += [{key: value} for key, values in grids.items() for value in values]
         situations += [{key: rng.choice(values) for key, values in grids.items()} for _ in range(RANDOM)]
+        function_of = getattr(module, name, None)
+        params = getattr(getattr(function_of, "__wrapped__", None), "__kwdefaults__", None) or {}
+        params = params if set(rule.reads) <= set(params) else {}  # not renamed (`range_`)
         for situation in situations:
             values = dict(B.defaults)
             for key, value in situation.items():
@@ -123,10 +128,16 @@ def test_a_rule_written_out_resolves_as_its_plan_and_the_reference(path: Path) -
             assert again == reference, (name, situation, sorted(given))
             assert plan == reference, (name, situation, sorted(given))
             compared += 1
+            if params:  # the rule's own function, every input told (None: worked out)
+                told = {key: situation.get(key, B.defaults[key]) for key in rule.reads}
+                expected = outcome(module.resolve_with, B, [name], dict(told), True, True)
+                assert outcome(function_of, **told) == expected, (name, told)
+                called += 1
     assert compared >= 20 * len(B.straight)
+    assert called >= compared // 2
     FIGURES.append(
         f"straight-line {path.stem}: {len(B.straight)} of {len(book.rules)} rules written out, "
-        f"{compared} situations as their plans and the reference"
+        f"{compared} situations as their plans and the reference ({called} through the rules' own functions)"
     )
 
 
