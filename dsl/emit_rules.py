@@ -10,13 +10,15 @@ as one function, `_resolve_RULE(v, given)`, that a reviewer reads top to bottom:
   counts, else through `settle_held` (stacking groups, grades, sets, orders);
 - the decided clause of each step is a local (`d3`), -1 when every clause held;
 - trace specs, notes, restrictions and the "had no effect" notes are module constants;
-- rolls are made by `roll_of` (their chances looked up once worked out).
+- rolls are made by `roll_of` (their chances looked up once worked out);
+- modifiers that settle out of the order of their steps are put in it at the end.
 
-What it returns is what `_Plan.resolve` returns for the rule alone (tests/test_straight_line.py
-holds the two and the reference `_Situation` equal on grids of every rule of every bundled
-book).  A rule outside that shape keeps going through the plan: one that composes a part twice
-(steps of one key), whose modifiers settle out of their order, or whose roll sends on to a
-table (a chain).
+The rule's own function calls it at once when every value is one `resolve_rule` takes as it is
+(`told`), and `resolve_rule` and `resolve_with` call it for the rule alone.  What it returns is
+what `_Plan.resolve` returns (tests/test_straight_line.py holds the two and the reference
+`_Situation` equal on grids of every rule of every bundled book).  A rule outside that shape
+keeps going through the plan: one that composes a part twice (steps of one key), whose roll
+sends on to a table (a chain), that runs over rounds, or of more than MAX_STEPS steps.
 """
 
 from __future__ import annotations
@@ -253,8 +255,8 @@ class StraightLine:
         if mods:
             w.line(f"modifiers: list[{'Modifier' if shape.ordered else 'tuple[int, Modifier]'}] = []")
         self.ordered = shape.ordered
-        if shape.nodes:
-            self.uses.add("e")  # each node settles a value in it, or reads the stats there
+        if any(kind != "base" for kind, _, _ in shape.nodes):
+            self.uses.add("e")  # a stat or a derived value settles in it
         derives = any(kind == "derive" for kind, _, _ in shape.nodes)
         if derives:
             w.line("derived: dict[str, Value] = {}")
